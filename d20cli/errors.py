@@ -1,0 +1,70 @@
+"""The project's errors and exit statuses.
+
+Every error a user can cause is a `D20Error`: a one-line message, and where known the
+text it is about and the column (1-based) of the fault, so the edge (CLI, shell) can
+print the text with a caret under the column. The core raises; only the edge prints.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitStatus(IntEnum):
+    OK = 0
+    FAILED_OUTCOME = 1  # with --exit-status: the roll's outcome was a failure
+    BAD_INPUT = 2
+    INTERRUPTED = 130
+
+
+class D20Error(Exception):
+    """A user-facing error: bad input, an impossible request, an unreadable file."""
+
+    def __init__(self, message: str, text: str | None = None, column: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.text = text
+        self.column = column
+
+    def located(self, text: str, column: int | None) -> D20Error:
+        """The same error placed in `text` (used when a part is parsed out of a line)."""
+        return type(self)(self.message, text, column)
+
+    def one_line(self) -> str:
+        """The message on one line, with the column if known: `at column 3: expected integer`."""
+        if self.column is not None:
+            return f"error at column {self.column}: {self.message}"
+        return f"error: {self.message}"
+
+    def caret_lines(self) -> list[str]:
+        """The offending text and a caret under the column (empty if there is no text)."""
+        if self.text is None or self.column is None:
+            return []
+        text = self.text.replace("\t", " ").replace("\r", " ").replace("\n", " ")
+        if len(text) > 200:  # keep the window around the fault readable
+            start = max(0, self.column - 100)
+            text = text[start : start + 200]
+            col = self.column - start
+        else:
+            col = self.column
+        return [f"  {text}", "  " + " " * (max(col, 1) - 1) + "^"]
+
+
+class ParseError(D20Error):
+    """The words do not form a request."""
+
+
+class DiceError(D20Error):
+    """A dice expression that cannot be rolled: bad sides, a never-ending explosion, ..."""
+
+
+class BudgetError(D20Error):
+    """A request that would roll more dice than the budget allows."""
+
+
+class RulesError(D20Error):
+    """A request the chosen system does not offer (a verb or a word)."""
+
+
+class StateError(D20Error):
+    """Saved state that cannot be read or written."""

@@ -1,0 +1,114 @@
+"""Where faces come from.
+
+A roller hands out faces for dice with a range lo..hi (a d20 is 1..20, a Fudge die -1..1,
+d% 1..100). `RandomRoller` draws them from a `random.Random` that the caller passes in;
+`ForcedRoller` hands out the faces the user gave with `--dice`, in roll order, and checks
+each against the die's range. Both count every die against a budget, so runaway requests
+stop with an error instead of eating the machine.
+
+Nothing here holds global state: every request gets its own roller.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Sequence
+
+from d20cli.errors import BudgetError, DiceError
+
+DEFAULT_BUDGET = 1_000_000
+
+
+class Roller:
+    """Base roller: counts dice against the budget. Subclasses supply `_draw`."""
+
+    def __init__(self, budget: int = DEFAULT_BUDGET) -> None:
+        self.budget = budget
+        self.count = 0  # dice handed out so far
+
+    def charge(self, n: int, what: str = "this request") -> None:
+        """Count n dice against the budget (call before rolling when the count is known)."""
+        if self.count + n > self.budget:
+            raise BudgetError(
+                f"{what} needs more than {self.budget:,} dice (the dice budget); "
+                "raise it with --budget N or D20_BUDGET"
+            )
+
+    def roll(self, lo: int, hi: int) -> int:
+        """One face in lo..hi."""
+        self.charge(1)
+        self.count += 1
+        return self._draw(lo, hi)
+
+    def roll_many(self, lo: int, hi: int, n: int) -> list[int]:
+        """n faces in lo..hi (much faster than n calls for big pools)."""
+        self.charge(n)
+        self.count += n
+        return self._draw_many(lo, hi, n)
+
+    def finish(self) -> None:
+        """Called when a request is done; a forced roller checks that no face was left over."""
+
+    def _draw(self, lo: int, hi: int) -> int:
+        raise NotImplementedError  # abstract: RandomRoller and ForcedRoller supply it
+
+    def _draw_many(self, lo: int, hi: int, n: int) -> list[int]:
+        return [self._draw(lo, hi) for _ in range(n)]
+
+
+class RandomRoller(Roller):
+    """Faces from a `random.Random` (seeded for --seed, else from the OS)."""
+
+    def __init__(self, rng: random.Random, budget: int = DEFAULT_BUDGET) -> None:
+        super().__init__(budget)
+        self.rng = rng
+
+    def _draw(self, lo: int, hi: int) -> int:
+        return lo + self.rng._randbelow(hi - lo + 1)  # type: ignore[attr-defined]
+
+    def _draw_many(self, lo: int, hi: int, n: int) -> list[int]:
+        below = self.rng._randbelow  # type: ignore[attr-defined]
+        size = hi - lo + 1
+        return [lo + below(size) for _ in range(n)]
+
+
+class ForcedRoller(Roller):
+    """Faces given by the user (`--dice 17,4,3`), handed out in roll order."""
+
+    def __init__(self, faces: Sequence[int], budget: int = DEFAULT_BUDGET) -> None:
+        super().__init__(budget)
+        self.faces = list(faces)
+        self.used = 0
+
+    def _draw(self, lo: int, hi: int) -> int:
+        if self.used >= len(self.faces):
+            raise DiceError(
+                f"--dice gave {len(self.faces)} face(s) but the request needs more "
+                f"(die #{self.used + 1} is a d{hi - lo + 1 if lo == 1 else f'{lo}..{hi}'})"
+            )
+        face = self.faces[self.used]
+        self.used += 1
+        if not lo <= face <= hi:
+            raise DiceError(f"--dice face #{self.used} is {face}, outside {lo}..{hi} for that die")
+        return face
+
+    def finish(self) -> None:
+        if self.used < len(self.faces):
+            raise DiceError(
+                f"--dice gave {len(self.faces)} faces but the request used only {self.used}"
+            )
+
+
+def make_roller(
+    seed: int | None = None,
+    faces: Sequence[int] | None = None,
+    budget: int = DEFAULT_BUDGET,
+) -> Roller:
+    """The roller for one request: forced faces, a seeded generator, or the OS's randomness."""
+    if faces is not None:
+        return ForcedRoller(faces, budget)
+    if seed is not None:
+        return RandomRoller(random.Random(seed), budget)
+    # The OS's randomness seeds a fast generator: unpredictable, and quick for big pools.
+    return RandomRoller(random.Random(int.from_bytes(os.urandom(16), "big")), budget)
