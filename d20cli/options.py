@@ -1,0 +1,201 @@
+"""The options every request takes, parsed from words anywhere in a line.
+
+One table (`OPTIONS`) names every option; the command line, lines on standard input and
+lines in the shell all go through `split_options`, and the typer commands are checked
+against the same table by a test. Negative numbers and signed modifiers (`-1`, `-2+1d4`)
+are words, never options.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from d20cli.errors import ParseError
+from d20cli.roller import DEFAULT_BUDGET
+
+
+@dataclass(frozen=True)
+class Options:
+    system: str | None = None  # None: D20_SYSTEM, else levelup
+    json: bool = False
+    seed: int | None = None
+    dice: tuple[int, ...] | None = None
+    repeat: int = 1
+    quiet: bool = False
+    no_color: bool = False
+    summary: bool = False
+    exit_status: bool = False
+    budget: int | None = None  # None: D20_BUDGET, else 1,000,000
+    odds: bool = False
+    as_: str | None = None
+    no_log: bool = False
+    players: int | None = None
+    boon: bool = False
+
+    def merged(self, other: Options) -> Options:
+        """These options with every field that `other` sets (differs from the default) applied."""
+        default = Options()
+        changes = {
+            f.name: getattr(other, f.name)
+            for f in fields(Options)
+            if getattr(other, f.name) != getattr(default, f.name)
+        }
+        return replace(self, **changes)
+
+    def system_id(self) -> str:
+        return self.system or os.environ.get("D20_SYSTEM", "").strip() or "levelup"
+
+    def dice_budget(self) -> int:
+        if self.budget is not None:
+            return self.budget
+        env = os.environ.get("D20_BUDGET", "").strip()
+        if env:
+            try:
+                value = int(env.replace("_", "").replace(",", ""))
+            except ValueError:
+                raise ParseError(f"D20_BUDGET must be a whole number, not {env!r}") from None
+            if value < 1:
+                raise ParseError("D20_BUDGET must be at least 1")
+            return value
+        return DEFAULT_BUDGET
+
+
+def _int(lo: int, hi: int | None = None) -> Callable[[str, str], int]:
+    def parse(name: str, text: str) -> int:
+        try:
+            value = int(text.replace("_", ""))
+        except ValueError:
+            raise ParseError(f"{name} takes a whole number, not {text!r}") from None
+        if value < lo or (hi is not None and value > hi):
+            bound = f"from {lo:,} to {hi:,}" if hi is not None else f"of at least {lo:,}"
+            raise ParseError(f"{name} takes a number {bound}, not {value:,}")
+        return value
+
+    return parse
+
+
+def _faces(name: str, text: str) -> tuple[int, ...]:
+    parts = [p for p in text.replace(" ", ",").split(",") if p]
+    if not parts:
+        raise ParseError(f"{name} takes faces separated by commas, e.g. {name} 17,4,3")
+    try:
+        return tuple(int(p) for p in parts)
+    except ValueError:
+        bad = next(p for p in parts if not p.lstrip("+-").isdigit())
+        raise ParseError(f"{name}: {bad!r} is not a die face (faces are whole numbers)") from None
+
+
+def _text(name: str, text: str) -> str:
+    if not text:
+        raise ParseError(f"{name} needs a value")
+    return text
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    field: str
+    names: tuple[str, ...]
+    help: str
+    value: Callable[[str, str], Any] | None = None  # None: a flag
+    metavar: str = ""
+
+
+MAX_REPEAT = 10_000_000
+
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "system", ("--system", "-s"), "rule system: levelup, reglamento, mm, pendagger", _text, "ID"
+    ),
+    OptionSpec("json", ("--json",), "one JSON object per result line"),
+    OptionSpec(
+        "seed", ("--seed",), "seed the dice: the same seed gives the same rolls", _int(0), "N"
+    ),
+    OptionSpec(
+        "dice",
+        ("--dice",),
+        "use these faces instead of random ones, in roll order",
+        _faces,
+        "F,F,...",
+    ),
+    OptionSpec("repeat", ("--repeat", "-n"), "roll the request N times", _int(1, MAX_REPEAT), "N"),
+    OptionSpec("quiet", ("--quiet", "-q"), "print only the totals"),
+    OptionSpec("no_color", ("--no-color",), "plain text, no colours (also NO_COLOR)"),
+    OptionSpec("summary", ("--summary",), "with --repeat: a tally of outcomes instead of rolls"),
+    OptionSpec(
+        "exit_status",
+        ("--exit-status",),
+        "exit status 1 when the outcome is a failure (0 on success)",
+    ),
+    OptionSpec(
+        "budget",
+        ("--budget",),
+        "the most dice one request may roll (default 1,000,000)",
+        _int(1),
+        "N",
+    ),
+    OptionSpec("odds", ("--odds",), "show the chance of the outcome beside the roll"),
+    OptionSpec("as_", ("--as",), "resolve label words through this character", _text, "NAME"),
+    OptionSpec("no_log", ("--no-log",), "do not write this roll to the roll log"),
+    OptionSpec(
+        "players", ("--players",), "scores: how many players roll the dice", _int(1, 100), "N"
+    ),
+    OptionSpec("boon", ("--boon",), "fortune: the boon option (hold up to 4 fortune dice)"),
+)
+
+_BY_NAME: dict[str, OptionSpec] = {name: spec for spec in OPTIONS for name in spec.names}
+
+
+def looks_like_option(token: str) -> bool:
+    """A token that starts like an option (and not like a negative number or modifier)."""
+    if token.startswith("--"):
+        return len(token) > 2
+    return (
+        token.startswith("-")
+        and len(token) > 1
+        and token[1].isalpha()
+        and (token.split("=", 1)[0] in _BY_NAME or not any(c.isdigit() for c in token))
+    )
+
+
+def split_options(tokens: Sequence[str]) -> tuple[list[str], Options]:
+    """Separate option tokens from request words. Options may come anywhere; `--` ends them;
+    a word starting with `#` begins a comment (everything after it is words)."""
+    words: list[str] = []
+    values: dict[str, Any] = {}
+    i = 0
+    only_words = False
+    while i < len(tokens):
+        token = tokens[i]
+        i += 1
+        if only_words or token.startswith("#"):
+            only_words = only_words or token.startswith("#")
+            words.append(token)
+            continue
+        if token == "--":
+            only_words = True
+            continue
+        if not looks_like_option(token):
+            words.append(token)
+            continue
+        name, eq, inline = token.partition("=")
+        spec = _BY_NAME.get(name)
+        if spec is None:
+            known = ", ".join(s.names[0] for s in OPTIONS)
+            raise ParseError(f"unknown option {name} (options: {known})")
+        if spec.value is None:
+            if eq:
+                raise ParseError(f"{name} takes no value")
+            values[spec.field] = True
+            continue
+        if eq:
+            raw = inline
+        elif i < len(tokens):
+            raw = tokens[i]
+            i += 1
+        else:
+            raise ParseError(f"{name} needs a value ({spec.metavar})")
+        values[spec.field] = spec.value(name, raw)
+    return words, Options(**values)

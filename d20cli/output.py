@@ -1,0 +1,100 @@
+"""Where results go: plain text, colour through rich, JSON lines, errors on stderr.
+
+Colour only on a terminal, and never with --no-color or NO_COLOR; rich is imported only
+when colour is on, so pipes and scripts do not pay for it. JSON lines are flushed one by
+one so a consumer can stream them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, TextIO
+
+from d20cli.errors import D20Error
+from d20cli.render import Line
+
+
+def color_wanted(stream: TextIO, no_color: bool = False) -> bool:
+    if no_color or os.environ.get("NO_COLOR", ""):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class Output:
+    """The two streams of one run, and how to write lines on them."""
+
+    def __init__(
+        self,
+        stdout: TextIO | None = None,
+        stderr: TextIO | None = None,
+        color: bool | None = None,
+        width: int | None = None,
+    ) -> None:
+        self.stdout = stdout if stdout is not None else sys.stdout
+        self.stderr = stderr if stderr is not None else sys.stderr
+        self.color = color_wanted(self.stdout) if color is None else color
+        self.width = width
+        self._console: Any = None
+
+    def without_color(self) -> Output:
+        return Output(self.stdout, self.stderr, False, self.width)
+
+    def console(self) -> Any:
+        """A rich Console on stdout (created on first use)."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(
+                file=self.stdout,
+                force_terminal=self.color,
+                no_color=not self.color,
+                color_system="auto" if self.color else None,
+                highlight=False,
+                width=self.width,
+                soft_wrap=self.width is None,
+            )
+        return self._console
+
+    def lines(self, lines: list[Line]) -> None:
+        if self.color:
+            from rich.text import Text
+
+            console = self.console()
+            for line in lines:
+                console.print(Text.assemble(*line))
+        else:
+            self.stdout.write("".join("".join(t for t, _ in line) + "\n" for line in lines))
+        self.stdout.flush()
+
+    def text(self, text: str) -> None:
+        self.stdout.write(text + "\n")
+        self.stdout.flush()
+
+    def json(self, obj: Any) -> None:
+        self.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self.stdout.flush()
+
+    def error(self, err: D20Error, as_json: bool = False) -> None:
+        """The one-line message (and the text with a caret under the column) on stderr;
+        with --json also {"error": ...} on stdout."""
+        lines = [f"d20: {err.one_line()}", *err.caret_lines()]
+        self.stderr.write("\n".join(lines) + "\n")
+        self.stderr.flush()
+        if as_json:
+            obj: dict[str, Any] = {"error": err.message}
+            if err.column is not None:
+                obj["column"] = err.column
+            if err.text is not None:
+                obj["input"] = err.text
+            self.json(obj)
+
+    def warn(self, message: str) -> None:
+        self.stderr.write(f"d20: warning: {message}\n")
+        self.stderr.flush()

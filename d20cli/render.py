@@ -1,0 +1,373 @@
+"""Results as lines of styled text, for people.
+
+A renderer returns `Line`s: lists of (text, style) segments, where a style is a rich style
+string ("bold green", "dim strike") or "". The text alone must say everything (a dropped
+die reads `~4~`, an exploded one `6!`), because pipes and NO_COLOR get the plain text;
+on a terminal the same segments are printed in colour through rich (d20cli.output).
+Rendering never decides rules: every outcome and label comes from a system.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from d20cli.results import Damage, DiceSummary, Die, Result
+
+Seg = tuple[str, str]
+Line = list[Seg]
+
+# Outcome badges. Ids not listed get the neutral style.
+_OUTCOME_STYLE = {
+    "critical_success": "bold black on bright_green",
+    "major_success": "bold black on green",
+    "normal_success": "bold black on green",
+    "success": "bold black on green",
+    "limited_success": "bold black on yellow",
+    "failure": "bold white on red",
+    "critical_failure": "bold white on bright_red",
+    "first_wins": "bold black on cyan",
+    "second_wins": "bold black on magenta",
+    "tie": "bold black on white",
+    "favorable": "bold black on green",
+    "lucky": "bold black on green",
+    "unfavorable": "bold white on red",
+    "unlucky": "bold white on red",
+}
+
+_ROLE_NAMES = {
+    "d20": "d20",
+    "expertise": "expertise",
+    "modifier": "mod dice",
+    "damage": "damage",
+    "tiebreak": "tie-break",
+    "luck": "d20",
+    "score": "",
+    "roll": "",
+}
+
+
+def badge(outcome: str | None, label: str | None) -> Seg:
+    text = label or (outcome or "").replace("_", " ").capitalize()
+    return (f" {text} ", _OUTCOME_STYLE.get(outcome or "", "bold reverse"))
+
+
+def die_text(d: Die) -> str:
+    face = str(d.face) if d.sides != 3 or "fudge" not in d.flags else _fudge(d.face)
+    if "exploded" in d.flags:
+        face += "!"
+    if "rerolled" in d.flags:
+        face += "r"
+    if "min" in d.flags or "max" in d.flags:
+        face += "*"
+    if "success" in d.flags:
+        face += "+"
+    if "failure" in d.flags:
+        face += "-"
+    if not d.kept:
+        face = f"~{face}~"
+    return face
+
+
+def _fudge(face: int) -> str:
+    return {-1: "-", 0: "0", 1: "+"}.get(face, str(face))
+
+
+def die_style(d: Die) -> str:
+    if not d.kept:
+        return "dim strike"
+    if d.sides > 1 and d.face == d.sides and d.sides != 3:
+        return "bold green"
+    if d.sides > 1 and d.face == 1 and d.sides != 3:
+        return "bold red"
+    if "success" in d.flags:
+        return "bold green"
+    if "failure" in d.flags:
+        return "red"
+    return "bold"
+
+
+def dice_segments(dice: Sequence[Die]) -> Line:
+    """`17 ~4~` with each die styled; dice of different sizes get their size in front."""
+    out: Line = []
+    sizes = {d.sides for d in dice}
+    last_sides = None
+    for i, d in enumerate(dice):
+        if i:
+            out.append((" ", ""))
+        if len(sizes) > 1 and d.sides != last_sides:
+            out.append((f"d{d.sides if d.sides != 100 else '%'}:", "dim"))
+        last_sides = d.sides
+        out.append((die_text(d), die_style(d)))
+    return out
+
+
+def _signed(n: int) -> str:
+    return f"+{n}" if n >= 0 else str(n)
+
+
+def _header(r: Result, system_tag: bool = True) -> Line:
+    line: Line = [(r.request, "bold")]
+    if system_tag:
+        line.append((f"  [{r.system}]", "dim"))
+    return line
+
+
+def _by_role(dice: Iterable[Die]) -> list[tuple[str, list[Die]]]:
+    groups: list[tuple[str, list[Die]]] = []
+    for d in dice:
+        if groups and groups[-1][0] == d.role:
+            groups[-1][1].append(d)
+        else:
+            groups.append((d.role, [d]))
+    return groups
+
+
+def summary_segments(s: DiceSummary) -> Line:
+    sides = "/".join(f"d{n}" for n in s.sides)
+    line: Line = [(f"{s.count:,} dice ({sides}), {s.kept:,} kept; faces: ", "dim")]
+    for i, (face, n) in enumerate(sorted(s.faces.items())):
+        if i:
+            line.append((" ", ""))
+        line.append((f"{face}", "bold"))
+        line.append((f"\u00d7{n:,}", "dim"))
+    return line
+
+
+def _roll_body(r: Result) -> Line:
+    line: Line = [("  ", "")]
+    expression = r.detail.get("expression")
+    if expression is not None:
+        line.append((str(expression), "cyan"))
+        line.append((" ", ""))
+    if r.dice_summary is not None:
+        line += summary_segments(r.dice_summary)
+    else:
+        groups = _by_role(r.dice)
+        labelled = any(d.label for d in r.dice)
+        if labelled:
+            for i, (label, dice) in enumerate(_by_label(r.dice)):
+                if i:
+                    line.append(("  ", ""))
+                if label:
+                    line.append((f"{label}:", "dim"))
+                line.append(("(", "dim"))
+                line += dice_segments(dice)
+                line.append((")", "dim"))
+        elif groups:
+            line.append(("(", "dim"))
+            line += dice_segments(r.dice)
+            line.append((")", "dim"))
+    line.append(("  = ", ""))
+    line.append((str(r.total), "bold yellow"))
+    labels = r.detail.get("labels")
+    if isinstance(labels, dict) and labels:
+        parts = ", ".join(f"{k} {v}" for k, v in labels.items())
+        line.append((f"  ({parts})", "dim"))
+    return line
+
+
+def _by_label(dice: Sequence[Die]) -> list[tuple[str | None, list[Die]]]:
+    groups: list[tuple[str | None, list[Die]]] = []
+    for d in dice:
+        if groups and groups[-1][0] == d.label:
+            groups[-1][1].append(d)
+        else:
+            groups.append((d.label, [d]))
+    return groups
+
+
+def _check_body(r: Result) -> Line:
+    """`d20 17 ~4~  expertise 3  +5  = 25 vs 15  Success`"""
+    line: Line = [("  ", "")]
+    for i, (role, dice) in enumerate(_by_role(r.dice)):
+        if role == "damage":
+            continue
+        if i:
+            line.append(("  ", ""))
+        name = _ROLE_NAMES.get(role, role)
+        if role == "expertise":
+            name = f"expertise d{dice[0].sides}"
+        if name:
+            line.append((name + " ", "dim"))
+        line += dice_segments(dice)
+    dice_total = sum(d.face for d in r.dice if d.kept and d.role not in ("d20", "damage"))
+    if r.modifier is not None and r.natural is not None:
+        flat = r.modifier - dice_total
+        if flat or not r.dice:
+            line.append((f"  {_signed(flat)}", ""))
+    if r.total is not None:
+        line.append(("  = ", ""))
+        line.append((str(r.total), "bold yellow"))
+    if r.target is not None:
+        line.append((f" vs {r.target}", ""))
+    if r.outcome is not None:
+        line.append(("  ", ""))
+        line.append(badge(r.outcome, r.label))
+    elif r.label:
+        line.append((f"  {r.label}", "bold"))
+    return line
+
+
+def _damage_line(dmg: Damage) -> Line:
+    line: Line = [("  damage ", "dim"), (dmg.expression, "cyan"), (" ", "")]
+    if dmg.dice:
+        line.append(("(", "dim"))
+        line += dice_segments(dmg.dice)
+        line.append((")", "dim"))
+    line.append(("  = ", ""))
+    line.append((str(dmg.total), "bold yellow"))
+    if dmg.critical:
+        line.append(("  critical: dice doubled", "bold magenta"))
+    return line
+
+
+def _detail_lines(r: Result) -> list[Line]:
+    lines: list[Line] = []
+    row = r.detail.get("row")
+    rank = r.detail.get("rank")
+    if isinstance(row, dict) and rank:
+        line: Line = [(f"  {rank}: ", "dim")]
+        for i, (level, faces) in enumerate(row.items()):
+            if i:
+                line.append((" \u00b7 ", "dim"))
+            style = "bold" if level == r.outcome else "dim"
+            line.append((f"{str(level).replace('_', ' ')} {faces}", style))
+        lines.append(line)
+    fortune = r.detail.get("fortune_gained")
+    if fortune:
+        lines.append([("  natural 20 taken as a normal success: +1 fortune die", "bold magenta")])
+    return lines
+
+
+def _member_line(index: int, m: Result, width: int) -> Line:
+    head = m.name or m.request
+    line: Line = [(f"  {index:>2}. ", "dim"), (head.ljust(width), "")]
+    body = _check_body(m)
+    return line + body[1:]
+
+
+def render_result(r: Result, system_tag: bool = True) -> list[Line]:
+    """The lines that show one result."""
+    lines: list[Line] = [_header(r, system_tag)]
+    comment = r.detail.get("comment")
+    if comment:
+        lines[0].append((f"  # {comment}", "italic dim"))
+    if r.members is not None:
+        width = max((len(m.name or m.request) for m in r.members), default=0)
+        lines += [_member_line(i + 1, m, width) for i, m in enumerate(r.members)]
+        tail: Line = [("  ", "")]
+        if r.target is not None:
+            tail.append((f"vs {r.target}  ", ""))
+        tail.append(badge(r.outcome, r.label))
+        lines.append(tail)
+    elif r.sides is not None:
+        names = ("first", "second")
+        width = max(len(s.name or s.request) for s in r.sides)
+        for i, side in enumerate(r.sides):
+            tag = names[i] if i < 2 else str(i + 1)
+            line: Line = [(f"  {tag:<6} ", "dim"), ((side.name or side.request).ljust(width), "")]
+            lines.append(line + _check_body(side)[1:])
+        tie = [d for d in r.dice if d.role == "tiebreak"]
+        if tie:
+            lines.append([("  tie-break d20 ", "dim"), *dice_segments(tie)])
+        lines.append([("  ", ""), badge(r.outcome, r.label)])
+    elif r.scores is not None:
+        for s in r.scores:
+            line = [(f"  {s.ability:<4}", "dim")]
+            for i, d in enumerate(s.dice):
+                if i:
+                    line.append((" ", ""))
+                line.append((die_text(d), die_style(d)))
+                if d.by:
+                    line.append((f"({d.by})", "dim"))
+            line += [
+                ("  = ", ""),
+                (f"{s.total:>2}", "bold yellow"),
+                (f"  {_signed(s.modifier):>3}  ", ""),
+                (s.rank, "bold"),
+            ]
+            lines.append(line)
+    elif r.verb == "roll":
+        lines.append(_roll_body(r))
+    else:
+        lines.append(_check_body(r))
+    if r.damage is not None:
+        lines.append(_damage_line(r.damage))
+    lines += _detail_lines(r)
+    lines += [[(f"  {note}", "italic dim")] for note in r.notes]
+    return lines
+
+
+def quiet_text(r: Result) -> str:
+    """`-q`: the total, or the outcome where there is no total."""
+    if r.total is not None:
+        if r.damage is not None:
+            return f"{r.total} {r.damage.total}"
+        return str(r.total)
+    return r.outcome or ""
+
+
+@dataclass
+class Tally:
+    """A running count of outcomes and totals for `--repeat N --summary` (no result kept)."""
+
+    request: str
+    system: str
+    verb: str
+    rolls: int = 0
+    counts: Counter[str | None] = field(default_factory=Counter)
+    labels: dict[str | None, str | None] = field(default_factory=dict)
+    total_sum: int = 0
+    total_count: int = 0
+    low: int | None = None
+    high: int | None = None
+
+    def add(self, r: Result) -> None:
+        self.rolls += 1
+        self.counts[r.outcome] += 1
+        self.labels.setdefault(r.outcome, r.label)
+        if r.total is not None:
+            self.total_sum += r.total
+            self.total_count += 1
+            self.low = r.total if self.low is None else min(self.low, r.total)
+            self.high = r.total if self.high is None else max(self.high, r.total)
+
+    def mean(self) -> float | None:
+        return self.total_sum / self.total_count if self.total_count else None
+
+    def lines(self) -> list[Line]:
+        n = self.rolls
+        lines: list[Line] = [
+            [(self.request, "bold"), (f"  [{self.system}]", "dim"), (f"  {n:,} rolls", "")]
+        ]
+        for outcome, k in sorted(self.counts.items(), key=lambda kv: -kv[1]):
+            label = self.labels.get(outcome) or (outcome or "no outcome")
+            lines.append([("  ", ""), badge(outcome, label), (f"  {k:,}  {100 * k / n:.1f}%", "")])
+        mean = self.mean()
+        if mean is not None:
+            lines.append(
+                [
+                    ("  mean total ", "dim"),
+                    (f"{mean:.2f}", "bold yellow"),
+                    (f"  min {self.low}  max {self.high}", "dim"),
+                ]
+            )
+        return lines
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "request": self.request,
+            "system": self.system,
+            "verb": self.verb,
+            "rolls": self.rolls,
+            "outcomes": {str(k) if k is not None else "null": v for k, v in self.counts.items()},
+            "percent": {
+                str(k) if k is not None else "null": round(100 * v / self.rolls, 3)
+                for k, v in self.counts.items()
+            },
+            "mean": self.mean(),
+            "min": self.low,
+            "max": self.high,
+        }
