@@ -1,0 +1,92 @@
+"""The `d20` entry point.
+
+Plain requests (`d20 check +5 vs 15`) go straight to the runner, without building the
+typer app, so a roll starts fast. Standard input that is not a terminal is read as one
+request per line. Everything else (help, `systems`, `shell`, `odds`, ...) goes to typer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+from d20cli.errors import ExitStatus, ParseError
+from d20cli.verbs import VERBS
+
+COMMANDS = ("systems", "shell", "odds", "char", "log", "completion")
+_HELP_FLAGS = ("--help", "-h", "--version")
+
+
+def _unknown_command(word: str) -> int:
+    import difflib
+
+    from d20cli.output import Output
+
+    known = [*VERBS, *COMMANDS]
+    close = difflib.get_close_matches(word.lower(), known, n=3)
+    hint = f"; did you mean {' or '.join(close)}?" if close else f" (commands: {', '.join(known)})"
+    Output().error(ParseError(f"unknown command {word!r}{hint}"))
+    return int(ExitStatus.BAD_INPUT)
+
+
+def dispatch(args: list[str]) -> int:
+    from d20cli.options import Options, split_options
+
+    if args and args[0] in VERBS and not any(a in _HELP_FLAGS for a in args):
+        from d20cli.output import Output
+        from d20cli.run import run_tokens
+
+        return int(run_tokens(args, Options(), Output()).status)
+    if not any(a in _HELP_FLAGS for a in args) and (not args or args[0].startswith("-")):
+        from d20cli.errors import D20Error
+        from d20cli.output import Output
+
+        try:
+            words, opts = split_options(args)
+        except D20Error as err:
+            Output().error(err)
+            return int(ExitStatus.BAD_INPUT)
+        if not words:
+            if not sys.stdin.isatty():
+                from d20cli.run import run_lines, stdin_lines
+
+                return int(run_lines(stdin_lines(sys.stdin), opts, Output()))
+            if sys.stdout.isatty():
+                from d20cli.shell import run_shell
+
+                return int(run_shell(opts))
+        elif words[0] in VERBS:
+            from d20cli.run import run_tokens
+
+            return int(run_tokens(args, Options(), Output()).status)
+    elif args and args[0] not in VERBS and args[0] not in COMMANDS and not args[0].startswith("-"):
+        return _unknown_command(args[0])
+    from d20cli.cli import run_app
+
+    return run_app(args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        status = dispatch(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`d20 ... | head -1`): stop quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return int(ExitStatus.OK)
+    except KeyboardInterrupt:
+        with contextlib.suppress(BrokenPipeError, ValueError, OSError):
+            sys.stdout.flush()
+        return int(ExitStatus.INTERRUPTED)
+    return status
+
+
+def entry() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

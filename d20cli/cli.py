@@ -1,0 +1,145 @@
+"""The typer application: help pages, the verbs as subcommands, and the other commands.
+
+Each verb command is one line: its words and options go, as typed, to `run.run_tokens`,
+which parses the options from the shared table (d20cli.options) so that the command line,
+standard input and the shell accept exactly the same things. `__main__` sends plain verb
+requests straight to `run_tokens` without building this app, to start quickly.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from d20cli.errors import ExitStatus
+from d20cli.options import OPTIONS, Options
+from d20cli.output import Output
+from d20cli.verbs import VERB_HELP
+
+app = typer.Typer(
+    name="d20",
+    help=(
+        "A dice roller for d20 tabletop games.\n\n"
+        "d20 VERB WORDS... [OPTIONS] rolls one request, e.g. `d20 check +5 vs 15 adv`. "
+        "With no arguments on a terminal it opens the interactive shell; with standard "
+        "input it runs one request per line."
+    ),
+    no_args_is_help=False,
+    add_completion=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["--help", "-h"]},
+)
+
+
+def _options_epilog() -> str:
+    rows = []
+    for spec in OPTIONS:
+        names = ", ".join(spec.names)
+        if spec.metavar:
+            names += f" {spec.metavar}"
+        rows.append(f"  {names:<24} {spec.help}")
+    return "Options (anywhere after the verb):\n\n" + "\n\n".join(rows)
+
+
+def _make_verb(verb: str, summary: str, examples: tuple[str, ...]) -> None:
+    def command(ctx: typer.Context) -> None:
+        from d20cli.run import run_tokens
+
+        outcome = run_tokens([verb, *ctx.args], Options(), Output())
+        raise typer.Exit(int(outcome.status))
+
+    examples_text = "\n\n".join(f"  d20 {e}" for e in examples)
+    command.__doc__ = f"{summary}\n\nExamples:\n\n{examples_text}"
+    app.command(
+        verb,
+        help=command.__doc__,
+        epilog=_options_epilog(),
+        context_settings={
+            "allow_extra_args": True,
+            "ignore_unknown_options": True,
+            "help_option_names": ["--help", "-h"],
+        },
+    )(command)
+
+
+for _verb, (_summary, _examples) in VERB_HELP.items():
+    _make_verb(_verb, _summary, _examples)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from d20cli import version
+
+        typer.echo(f"d20 {version()}")
+        raise typer.Exit()
+
+
+@app.callback(invoke_without_command=True)
+def main_callback(
+    ctx: typer.Context,
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
+    ] = False,
+) -> None:
+    """A dice roller for d20 tabletop games."""
+    if ctx.invoked_subcommand is None:
+        from d20cli.run import run_lines, stdin_lines
+
+        if sys.stdin.isatty():
+            typer.echo(ctx.get_help())
+            raise typer.Exit()
+        status = run_lines(stdin_lines(sys.stdin), Options(), Output())
+        raise typer.Exit(int(status))
+
+
+@app.command("systems")
+def systems_command(
+    json_out: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
+) -> None:
+    """List the rule systems with their verbs, outcome tiers and an example per verb."""
+    from d20cli.systems_view import show_systems
+
+    show_systems(Output(), json_out)
+
+
+def run_app(argv: list[str]) -> int:
+    """Run the typer app on argv (without the program name); return the exit status."""
+    try:
+        app(args=argv, prog_name="d20", standalone_mode=True)
+    except SystemExit as stop:
+        code = stop.code
+        if code is None:
+            return 0
+        return code if isinstance(code, int) else int(ExitStatus.BAD_INPUT)
+    return 0
+
+
+@app.command("shell")
+def shell_command(
+    system: Annotated[
+        str | None, typer.Option("--system", "-s", help="Start with this rule system.")
+    ] = None,
+) -> None:
+    """The interactive shell: one request per line, TAB completion, history, `again`."""
+    from d20cli.shell import run_shell
+
+    raise typer.Exit(run_shell(Options(system=system)))
+
+
+@app.command("completion")
+def completion_command(
+    shell: Annotated[str, typer.Argument(help="bash, zsh or fish")] = "bash",
+    install: Annotated[
+        bool, typer.Option("--install", help="Install it for your shell (writes a file).")
+    ] = False,
+) -> None:
+    """Print the completion script for bash, zsh or fish (or --install it)."""
+    from d20cli.completion import install_script, script
+
+    if install:
+        typer.echo(install_script(shell))
+    else:
+        sys.stdout.write(script(shell))

@@ -1,0 +1,151 @@
+"""One request from words to output: parse, resolve, render. Errors become exit status 2.
+
+The command line, each line of standard input and each line of the shell come through
+`run_tokens`, so they accept the same words and options and fail the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from d20cli.errors import D20Error, ExitStatus, ParseError
+from d20cli.options import Options, split_options
+from d20cli.output import Output
+from d20cli.render import Tally, quiet_text, render_result
+from d20cli.results import Result
+from d20cli.roller import make_roller
+
+MAX_LINE = 10_000  # characters in one request
+
+
+@dataclass
+class Outcome:
+    """How one request went: its exit status and its last result (for `again`, the log)."""
+
+    status: ExitStatus
+    results: list[Result]
+
+
+def request_text(words: list[str], opts: Options) -> str:
+    text = " ".join(w for w in words if w)
+    if opts.players is not None and words and words[0].lower() == "scores":
+        text += f" {opts.players}"
+    return text
+
+
+def resolve(text: str, opts: Options) -> Iterator[Result]:
+    """Parse `text` (verb first) and yield each result of the request, repeats included."""
+    if not text.strip():
+        raise ParseError("nothing to roll: give a verb and its words, e.g. `check +5 vs 15`")
+    if len(text) > MAX_LINE:
+        raise ParseError(f"the request is {len(text):,} characters long; the limit is {MAX_LINE:,}")
+    from d20cli.grammar import parse_request
+    from d20cli.systems import get_system
+
+    system = get_system(opts.system_id())
+    request = parse_request(text)
+    roller = make_roller(opts.seed, opts.dice, opts.dice_budget())
+    count = request.repeat * opts.repeat
+    for _ in range(count):
+        yield system.resolve(request, roller)
+    roller.finish()
+
+
+def exit_for(result: Result, opts: Options) -> ExitStatus:
+    if opts.exit_status and result.success is False:
+        return ExitStatus.FAILED_OUTCOME
+    return ExitStatus.OK
+
+
+def run_request(text: str, opts: Options, out: Output) -> Outcome:
+    """Resolve and print one request. Errors are printed and give BAD_INPUT."""
+    results: list[Result] = []
+    status = ExitStatus.OK
+    tally: Tally | None = None
+    try:
+        for result in resolve(text, opts):
+            if opts.summary and opts.repeat > 1:
+                if tally is None:
+                    tally = Tally(text, result.system, result.verb)
+                tally.add(result)
+                continue
+            _emit(result, opts, out)
+            status = max(status, exit_for(result, opts))
+            results = [result]
+    except D20Error as err:
+        if err.text is None:
+            err = err.located(text, err.column) if err.column is not None else err
+        out.error(err, opts.json)
+        return Outcome(ExitStatus.BAD_INPUT, results)
+    except RecursionError:
+        out.error(ParseError("the request is nested too deeply", text, None), opts.json)
+        return Outcome(ExitStatus.BAD_INPUT, results)
+    if tally is not None:
+        if opts.json:
+            out.json(tally.to_json())
+        elif opts.quiet:
+            mean = tally.mean()
+            out.text(f"{mean:.2f}" if mean is not None else "")
+        else:
+            out.lines(tally.lines())
+    return Outcome(status, results)
+
+
+def _emit(result: Result, opts: Options, out: Output) -> None:
+    if opts.json:
+        out.json(result.to_json())
+    elif opts.quiet:
+        out.text(quiet_text(result))
+    else:
+        out.lines(render_result(result))
+
+
+def run_tokens(tokens: list[str], base: Options, out: Output) -> Outcome:
+    """One request given as tokens (words and options mixed, as typed)."""
+    try:
+        words, line_opts = split_options(tokens)
+    except D20Error as err:
+        out.error(err, base.json or "--json" in tokens)
+        return Outcome(ExitStatus.BAD_INPUT, [])
+    opts = base.merged(line_opts)
+    if opts.no_color and out.color:
+        out = out.without_color()
+    return run_request(request_text(words, opts), opts, out)
+
+
+def split_line(line: str) -> list[str]:
+    """A line of input as tokens: split on white space (quotes are not special)."""
+    return line.split()
+
+
+def run_lines(lines: Iterable[str | D20Error], base: Options, out: Output) -> ExitStatus:
+    """One request per line (standard input). Blank lines and `#` lines are skipped; a bad
+    line is reported and the rest still run; the status is the worst one seen."""
+    worst = ExitStatus.OK
+    for raw in lines:
+        if isinstance(raw, D20Error):
+            out.error(raw, base.json)
+            worst = ExitStatus.BAD_INPUT
+            continue
+        line = raw.strip().lstrip("\ufeff")
+        if not line or line.startswith("#"):
+            continue
+        outcome = run_tokens(split_line(line), base, out)
+        worst = max(worst, outcome.status)
+    return worst
+
+
+def stdin_lines(stream: Any) -> Iterator[str | D20Error]:
+    """Lines of standard input, decoded one by one so that a line of invalid UTF-8 is
+    reported as that line's error and the rest still run."""
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        yield from stream
+        return
+    for number, raw in enumerate(buffer, 1):
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            yield ParseError(f"line {number} is not valid UTF-8 (byte {err.start + 1})")

@@ -1,0 +1,64 @@
+"""`d20 systems`: each rule system with its verbs, outcome tiers and an example per verb."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from d20cli.output import Output
+from d20cli.render import Line, badge
+
+
+def systems_data() -> list[dict[str, Any]]:
+    from d20cli.systems import SYSTEM_IDS, get_system
+
+    data = []
+    for sid in SYSTEM_IDS:
+        system = get_system(sid)
+        data.append(
+            {
+                "id": system.id,
+                "title": system.title,
+                "aliases": list(system.aliases),
+                "verbs": {
+                    verb: {"summary": summary, "example": f"d20 {example} --system {system.id}"}
+                    for verb, (summary, example) in system.verbs.items()
+                },
+                "outcomes": {oid: label for oid, label in system.outcomes},
+            }
+        )
+    return data
+
+
+def systems_lines() -> list[Line]:
+    lines: list[Line] = []
+    for i, system in enumerate(systems_data()):
+        if i:
+            lines.append([])
+        head: Line = [(system["id"], "bold cyan"), (f"  {system['title']}", "bold")]
+        if system["aliases"]:
+            head.append((f"  (also: {', '.join(system['aliases'])})", "dim"))
+        lines.append(head)
+        tiers: Line = [("  outcomes: ", "dim")]
+        for j, (oid, label) in enumerate(system["outcomes"].items()):
+            if j:
+                tiers.append((" ", ""))
+            tiers.append(badge(oid, f"{label} ({oid})"))
+        lines.append(tiers)
+        width = max(len(v) for v in system["verbs"])
+        for verb, info in system["verbs"].items():
+            lines.append(
+                [
+                    (f"  {verb:<{width}}  ", "bold"),
+                    (info["summary"], ""),
+                    ("  e.g. ", "dim"),
+                    (info["example"], "cyan"),
+                ]
+            )
+    return lines
+
+
+def show_systems(out: Output, as_json: bool) -> None:
+    if as_json:
+        out.json(systems_data())
+    else:
+        out.lines(systems_lines())
