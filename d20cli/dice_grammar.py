@@ -1,0 +1,454 @@
+"""The dice-notation grammar (pyparsing): text -> `d20cli.dice` syntax trees.
+
+Grammar only: parse actions build dataclasses and nothing else (no rolling, no printing).
+Keywords are case-insensitive (`4D6KH3` = `4d6kh3`).
+
+    expression  := sum
+    sum         := product (('+' | '-') product)*
+    product     := unary (('*' | '/') unary)*
+    unary       := '-'* atom
+    atom        := dice | '(' sum ')' | integer label?
+    dice        := (integer | '(' sum ')')? 'd' (integer | '%' | 'F') modifier* label?
+    modifier    := 'r' point | 'ro' point            reroll (again while it matches / once)
+                 | '!' point? | '!!' point?          explode / compound (default: highest face)
+                 | 'mi' integer | 'ma' integer       per-die floor / ceiling
+                 | ('kh'|'kl'|'dh'|'dl'|'k') integer keep / drop (k = kh)
+                 | op integer ('f' point)?           dice pool: successes minus failures
+    point       := op? integer                       (a bare number means '=')
+    op          := '>=' | '<=' | '>' | '<' | '='
+    label       := '[' text ']'
+    roll line   := 'roll' (integer 'x')? expression ('adv' | 'dis')* ('#' comment)?
+
+Modifiers follow the dice with no space between them and may come in any order, each at
+most once (evaluation order is fixed, see `d20cli.dice`). A compare point written right
+after `!` belongs to the explosion: `6d10!>=7` explodes on 7+; a pool of exploding dice
+is `6d10!=10>=7`.
+
+Decisions: `0d6` is a valid term totalling 0 (no dice); a die has 1..1,000,000 sides
+(`d0` and `d1000001` are errors at the sides' column); numbers have at most 12 digits;
+input is at most 10,000 characters and parentheses nest at most 100 levels deep (and
+the tree at most 200 levels), both ParseErrors, never a RecursionError; `Nx` repeats
+1..1,000 times; `adv`/`dis` need exactly one plain `1d20` in the expression (`adv` and
+`dis` together cancel; either one repeated is still one).
+
+Public API: `expression` and `signed_expression` (pyparsing elements yielding exactly
+one `dice.Expr` token, for other grammars to embed; the signed one also accepts a
+leading `+`), `parse_expression(text)`, `parse_roll(line)`.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pyparsing as pp
+
+from d20cli.dice import (
+    MAX_SIDES,
+    Arithmetic,
+    Compare,
+    Dice,
+    Explode,
+    Expr,
+    Keep,
+    KeepKind,
+    Neg,
+    Number,
+    Pool,
+    Reroll,
+    RollRequest,
+    adv_problem,
+)
+from d20cli.errors import ParseError
+
+pp.ParserElement.enable_packrat()
+
+MAX_LENGTH = 10_000
+MAX_PAREN_DEPTH = 100
+MAX_TREE_DEPTH = 200
+MAX_DIGITS = 12
+MAX_REPEAT = 1000
+
+_I = re.IGNORECASE
+
+
+def _fail(s: str, loc: int, msg: str) -> pp.ParseFatalException:
+    return pp.ParseFatalException(s, loc, msg)
+
+
+def _to_int(s: str, loc: int, toks: pp.ParseResults) -> int:
+    text = toks[0]
+    if len(text) > MAX_DIGITS:
+        raise _fail(s, loc, f"number too large (more than {MAX_DIGITS} digits)")
+    return int(text)
+
+
+def _int(name: str, tight: bool = False) -> pp.ParserElement:
+    e = pp.Regex(r"\d+").set_name(name).set_parse_action(_to_int)
+    return e.leave_whitespace() if tight else e
+
+
+def _kw(word: str) -> pp.ParserElement:
+    """A modifier keyword glued to the dice, not followed by another letter."""
+    return pp.Regex(re.escape(word) + r"(?![a-z])", _I).set_name(f"'{word}'").leave_whitespace()
+
+
+integer = _int("integer")
+_op = pp.Regex(r">=|<=|>|<|=").set_name("a comparison").leave_whitespace()
+
+
+def _point(after: str) -> pp.ParserElement:
+    """`op? integer` glued on; a bare number means `=`."""
+    return (pp.Opt(_op, default="=") + _int("integer", tight=True)).set_name(
+        f"a face or compare point after '{after}' (like 1 or <=2)"
+    )
+
+
+def _build_compare(toks: pp.ParseResults) -> Compare:
+    return Compare(toks[0], toks[1])
+
+
+# --- modifiers: each yields a (kind, value, loc) tuple -----------------------------------
+
+
+def _mod(kind: str, build: Any) -> Any:
+    def action(s: str, loc: int, toks: pp.ParseResults) -> tuple[str, Any, int]:
+        return (kind, build(toks), loc)
+
+    return action
+
+
+_reroll = (
+    (_kw("ro") - _point("ro").copy().set_parse_action(_build_compare)).set_parse_action(
+        _mod("reroll", lambda t: Reroll(t[1], once=True))
+    )
+    | (_kw("r") - _point("r").copy().set_parse_action(_build_compare)).set_parse_action(
+        _mod("reroll", lambda t: Reroll(t[1]))
+    )
+).set_name("reroll")
+
+_explode = (
+    pp.Regex(r"!!|!").leave_whitespace()
+    + pp.Opt((_op + _int("integer", tight=True)).set_parse_action(_build_compare))
+).set_parse_action(
+    _mod("explode", lambda t: Explode(t[1] if len(t) > 1 else None, compound=t[0] == "!!"))
+)
+
+
+def _limit(word: str, kind: str) -> pp.ParserElement:
+    return (_kw(word) - _int(f"a number after '{word}'", tight=True)).set_parse_action(
+        _mod(kind, lambda t: t[1])
+    )
+
+
+def _keep(word: str, kind: KeepKind) -> pp.ParserElement:
+    return (_kw(word) - _int(f"a number after '{word}'", tight=True)).set_parse_action(
+        _mod("keep", lambda t: Keep(kind, t[1]))
+    )
+
+
+_keep_drop = _keep("kh", "kh") | _keep("kl", "kl") | _keep("dh", "dh") | _keep("dl", "dl")
+_keep_drop = _keep_drop | _keep("k", "kh")
+
+_pool = (
+    (_op - _int("a number after the comparison", tight=True)).set_parse_action(_build_compare)
+    + pp.Opt(_kw("f") - _point("f").copy().set_parse_action(_build_compare))
+).set_parse_action(_mod("pool", lambda t: Pool(t[0], t[2] if len(t) > 2 else None)))
+
+_HINTS = {
+    "f": "'f' (failures) needs a success target first, like 6d10>=7f1",
+    "x": "a repeat goes first: 'roll 6x 4d6kh3'",
+}
+
+
+def _unknown(s: str, loc: int, toks: pp.ParseResults) -> None:
+    word = toks[0]
+    hint = _HINTS.get(word.lower())
+    raise _fail(s, loc, hint or f"unknown modifier '{word}'")
+
+
+_bad_mod = pp.Regex(r"[a-z]+", _I).leave_whitespace().set_parse_action(_unknown)
+
+_modifier = (
+    _reroll
+    | _explode
+    | _limit("mi", "minimum")
+    | _limit("ma", "maximum")
+    | _keep_drop
+    | _pool
+    | _bad_mod
+).set_name("a dice modifier")
+
+_label = (
+    pp.Suppress("[")
+    - pp.Regex(r"[^\[\]]+").set_name("a label")
+    - pp.Suppress(pp.Literal("]").set_name("']' to close the label"))
+).set_parse_action(lambda t: ("label", t[0].strip(), 0))
+
+# --- terms ----------------------------------------------------------------------------
+
+expression = pp.Forward()
+expression.set_name("an expression")
+
+_close = pp.Literal(")").set_name("')' (unbalanced parenthesis)")
+_group = pp.Suppress("(") - expression - pp.Suppress(_close)
+
+_sides = (
+    _int("a number of sides after 'd'", tight=True)
+    | pp.Literal("%").leave_whitespace()
+    | pp.CaselessLiteral("F").leave_whitespace()
+).set_name("a number of sides after 'd'")
+
+_MOD_NAMES = {
+    "reroll": "a reroll",
+    "explode": "an explosion",
+    "minimum": "'mi'",
+    "maximum": "'ma'",
+    "keep": "keep/drop",
+    "pool": "a pool target",
+}
+
+
+def _build_dice(s: str, loc: int, toks: pp.ParseResults) -> Dice:
+    items = list(toks)
+    count: int | Expr = 1
+    if items[0] != "d":
+        count = items.pop(0)
+    items.pop(0)  # the 'd'
+    sides_loc = items.pop(0)
+    sides = items.pop(0)
+    if isinstance(sides, int) and not 1 <= sides <= MAX_SIDES:
+        raise _fail(s, sides_loc, f"a die needs 1 to {MAX_SIDES:,} sides, not {sides}")
+    if isinstance(sides, str):
+        sides = "F" if sides.upper() == "F" else "%"
+    mods: dict[str, Any] = {}
+    for kind, value, at in items:
+        if kind in mods:
+            what = "a label" if kind == "label" else _MOD_NAMES[kind]
+            raise _fail(s, at, f"the dice already have {what}")
+        mods[kind] = value
+    lo, hi = (-1, 1) if sides == "F" else (1, 100 if sides == "%" else int(sides))
+    for kind in ("minimum", "maximum"):
+        v = mods.get(kind)
+        if v is not None and not lo <= v <= hi:
+            raise _fail(s, loc, f"'{kind[:2]}{v}' is outside the die's faces {lo}..{hi}")
+    if mods.get("minimum", lo) > mods.get("maximum", hi):
+        raise _fail(s, loc, "'mi' is above 'ma'")
+    return Dice(count, sides, **mods)
+
+
+_d_glued = pp.CaselessLiteral("d").leave_whitespace().set_parse_action(lambda: "d")
+# A bare `d` only starts dice when a size follows, so words like `dis` or `dmg` in an
+# embedding grammar are not mistaken for dice.
+_d_alone = pp.Regex(r"d(?![a-eg-z])", _I).set_name("dice").set_parse_action(lambda: "d")
+_sides_at = pp.Empty().leave_whitespace().set_parse_action(lambda s, loc, t: loc)
+
+dice_term = (
+    ((integer | _group) + _d_glued | _d_alone)
+    - _sides_at
+    + _sides
+    + pp.ZeroOrMore(_modifier)
+    + pp.Opt(_label)
+).set_name("dice")
+dice_term.set_parse_action(_build_dice)
+
+
+def _build_number(toks: pp.ParseResults) -> Number:
+    return Number(toks[0], toks[1][1] if len(toks) > 1 else None)
+
+
+number = (integer + pp.Opt(_label)).set_name("a number").set_parse_action(_build_number)
+
+atom = (dice_term | _group | number).set_name("a number, dice or '('")
+
+
+def _build_unary(s: str, loc: int, toks: pp.ParseResults) -> Expr:
+    *signs, e = toks
+    if len(signs) > MAX_PAREN_DEPTH:
+        raise _fail(s, loc, f"more than {MAX_PAREN_DEPTH} '-' signs in a row")
+    for _ in signs:
+        e = Neg(e)
+    return e  # type: ignore[no-any-return]
+
+
+unary = (pp.ZeroOrMore(pp.Literal("-")) + atom).set_name("a number, dice or '('")
+unary.set_parse_action(_build_unary)
+
+
+def _build_chain(toks: pp.ParseResults) -> Expr:
+    first, *rest = toks
+    if not rest:
+        return first  # type: ignore[no-any-return]
+    return Arithmetic(first, tuple(zip(rest[::2], rest[1::2], strict=True)))
+
+
+product = (unary + pp.ZeroOrMore(pp.one_of("* /") - unary)).set_parse_action(_build_chain)
+expression <<= (product + pp.ZeroOrMore(pp.one_of("+ -") - product)).set_parse_action(_build_chain)
+
+signed_expression = (pp.Opt(pp.Suppress("+")) + expression).set_name("a signed expression")
+
+# --- the roll line --------------------------------------------------------------------
+
+
+def _repeat(s: str, loc: int, toks: pp.ParseResults) -> int:
+    n = int(toks[0][:-1][: MAX_DIGITS + 1])
+    if not 1 <= n <= MAX_REPEAT:
+        raise _fail(s, loc, f"repeat {n} times? it must be 1 to {MAX_REPEAT:,}")
+    return n
+
+
+_repeat_el = pp.Regex(r"\d+x", _I).set_name("a repeat like 6x").set_parse_action(_repeat)
+_adv_word = pp.Regex(r"(advantage|adv|disadvantage|dis)(?![a-z])", _I).set_name("adv or dis")
+_adv_word.set_parse_action(lambda s, loc, t: ("adv", t[0].lower(), loc))
+_comment = pp.Regex(r"#.*").set_parse_action(lambda t: ("comment", t[0][1:].strip(), 0))
+
+roll_line = (
+    pp.CaselessKeyword("roll").suppress()
+    - pp.Opt(_repeat_el)
+    + expression
+    + pp.ZeroOrMore(_adv_word)
+    + pp.Opt(_comment)
+)
+
+# --- entry points ---------------------------------------------------------------------
+
+
+def check_input(text: str) -> int:
+    """Reject over-long input and over-deep parentheses; return the parentheses' depth."""
+    if len(text) > MAX_LENGTH:
+        raise ParseError(
+            f"the input is longer than {MAX_LENGTH:,} characters", text, MAX_LENGTH + 1
+        )
+    depth = deepest = 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+            if depth > MAX_PAREN_DEPTH:
+                raise ParseError(
+                    f"parentheses nest more than {MAX_PAREN_DEPTH} levels deep", text, i + 1
+                )
+            deepest = max(deepest, depth)
+        elif ch == ")":
+            depth -= 1
+    return deepest
+
+
+_FRAMES_PER_LEVEL = 40  # pyparsing's recursion per level of parentheses (measured: ~31)
+
+
+@contextmanager
+def parse_guard(text: str) -> Iterator[None]:
+    """Check `text` (length, depth) and give pyparsing the stack it needs for it.
+
+    pyparsing recurses about 31 frames per level of parentheses, so 100 levels need more
+    than Python's default limit of 1,000 frames. The limit is raised only for the parse
+    and restored afterwards; a RecursionError still becomes a ParseError. Other grammars
+    that embed `expression` can wrap their own parse in this too.
+    """
+    deepest = check_input(text)
+    old = sys.getrecursionlimit()
+    frame, used = sys._getframe(), 0
+    while frame is not None:
+        used += 1
+        frame = frame.f_back  # type: ignore[assignment]
+    need = used + 500 + _FRAMES_PER_LEVEL * deepest
+    if need > old:
+        sys.setrecursionlimit(need)
+    try:
+        yield
+    except RecursionError:
+        raise ParseError("the expression nests too deeply", text, 1) from None
+    finally:
+        if need > old:
+            sys.setrecursionlimit(old)
+
+
+def _tree_depth(e: Expr) -> int:
+    deepest = 0
+    stack: list[tuple[Expr, int]] = [(e, 1)]
+    while stack:
+        x, d = stack.pop()
+        deepest = max(deepest, d)
+        if isinstance(x, Neg):
+            stack.append((x.operand, d + 1))
+        elif isinstance(x, Arithmetic):
+            stack.append((x.first, d + 1))
+            stack.extend((y, d + 1) for _, y in x.rest)
+        elif isinstance(x, Dice) and not isinstance(x.count, int):
+            stack.append((x.count, d + 1))
+    return deepest
+
+
+def _check_depth(e: Expr, text: str) -> None:
+    if _tree_depth(e) > MAX_TREE_DEPTH:
+        raise ParseError(f"the expression nests more than {MAX_TREE_DEPTH} levels deep", text, 1)
+
+
+def _message(exc: pp.ParseBaseException, text: str) -> str:
+    """A message a person understands, from pyparsing's."""
+    msg = str(exc.msg)
+    loc = exc.loc
+    found = text[loc:].split(None, 1)[0] if text[loc:].strip() else ""
+    if msg.startswith("Expected end of text"):
+        if found.startswith("."):
+            return "numbers must be whole (integers only)"
+        if found.startswith(")"):
+            return "unbalanced parenthesis: ')' without a matching '('"
+        return f"unexpected '{found}'"
+    if msg.startswith("Expected "):
+        msg = "expected " + msg[len("Expected ") :]
+        if "')' (unbalanced parenthesis)" in msg:
+            return "unbalanced parenthesis: expected ')'"
+        if msg.startswith("expected {") or msg.startswith("expected an expression"):
+            msg = "expected a number, dice or '('"
+        if not found:
+            return f"{msg}, found the end"
+        return f"{msg}, found '{found[:20]}'"
+    return msg
+
+
+def _error(exc: pp.ParseBaseException, text: str) -> ParseError:
+    loc = min(max(exc.loc, 0), len(text))
+    return ParseError(_message(exc, text), text, loc + 1)
+
+
+def parse_expression(text: str) -> Expr:
+    """The whole of `text` as one dice expression (ParseError with a 1-based column)."""
+    try:
+        with parse_guard(text):
+            toks = expression.parse_string(text, parse_all=True)
+    except pp.ParseBaseException as exc:
+        raise _error(exc, text) from None
+    e: Expr = toks[0]
+    _check_depth(e, text)
+    return e
+
+
+def parse_roll(line: str) -> RollRequest:
+    """`roll [Nx] EXPR [adv|dis] [# comment]` -> RollRequest (ParseError located in line)."""
+    try:
+        with parse_guard(line):
+            toks = roll_line.parse_string(line, parse_all=True)
+    except pp.ParseBaseException as exc:
+        raise _error(exc, line) from None
+    items = list(toks)
+    repeat = 1
+    if isinstance(items[0], int):
+        repeat = items.pop(0)
+    expr: Expr = items.pop(0)
+    _check_depth(expr, line)
+    adv_words = [(w, at) for kind, w, at in items if kind == "adv"]
+    comments = [c for kind, c, _ in items if kind == "comment"]
+    adv = 0
+    if adv_words:
+        problem = adv_problem(expr)
+        if problem is not None:
+            raise ParseError(problem, line, adv_words[0][1] + 1)
+        has_adv = any(w.startswith("adv") for w, _ in adv_words)
+        has_dis = any(w.startswith("dis") for w, _ in adv_words)
+        adv = int(has_adv) - int(has_dis)
+    comment = comments[0] if comments and comments[0] else None
+    return RollRequest(text=line, expr=expr, repeat=repeat, adv=adv, comment=comment)
