@@ -87,6 +87,19 @@ class Compare:
             return face > v
         return face < v
 
+    def matches_all(self, lo: int, hi: int) -> bool:
+        """Does every face in lo..hi match?"""
+        op, v = self.op, self.value
+        if op == "=":
+            return lo == hi == v
+        if op == ">=":
+            return lo >= v
+        if op == "<=":
+            return hi <= v
+        if op == ">":
+            return lo > v
+        return hi < v
+
     def text(self, bare_equals: bool = False) -> str:
         if bare_equals and self.op == "=":
             return str(self.value)
@@ -188,12 +201,33 @@ class Dice:
     keep: Keep | None = None
     pool: Pool | None = None
     label: str | None = None
+    # Cached at construction for the hot path: the text, its quoted form for budget
+    # messages, and whether the term has no modifiers at all.
     _text: str = field(init=False, repr=False, compare=False, hash=False, default="")
+    _what: str = field(init=False, repr=False, compare=False, hash=False, default="")
+    _plain: bool = field(init=False, repr=False, compare=False, hash=False, default=False)
+    _range: tuple[int, int] = field(
+        init=False, repr=False, compare=False, hash=False, default=(1, 1)
+    )
 
     precedence: ClassVar[int] = _ATOM
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_text", self._render())
+        text = self._render()
+        object.__setattr__(self, "_text", text)
+        object.__setattr__(self, "_what", f"'{text}'")
+        plain = (
+            self.reroll is None
+            and self.explode is None
+            and self.minimum is None
+            and self.maximum is None
+            and self.keep is None
+            and self.pool is None
+        )
+        object.__setattr__(self, "_plain", plain)
+        sides = self.sides
+        lo, hi = (-1, 1) if sides == "F" else (1, 100) if sides == "%" else (1, int(sides))
+        object.__setattr__(self, "_range", (lo, hi))
 
     def _render(self) -> str:
         c = self.count
@@ -217,13 +251,12 @@ class Dice:
     @property
     def lo(self) -> int:
         """The lowest face of one die."""
-        return -1 if self.sides == "F" else 1
+        return self._range[0]
 
     @property
     def hi(self) -> int:
         """The highest face of one die."""
-        s = self.sides
-        return 1 if s == "F" else 100 if s == "%" else int(s)
+        return self._range[1]
 
     @property
     def die_sides(self) -> int:
@@ -234,14 +267,7 @@ class Dice:
     @property
     def plain(self) -> bool:
         """No modifiers at all: the fast path."""
-        return (
-            self.reroll is None
-            and self.explode is None
-            and self.minimum is None
-            and self.maximum is None
-            and self.keep is None
-            and self.pool is None
-        )
+        return self._plain
 
     def bounds(self) -> tuple[float, float]:
         if isinstance(self.count, int):
@@ -553,10 +579,16 @@ class _Evaluator:
         self.roles = roles  # id(Dice node) -> role, for the d20s of adv/dis
 
     def eval(self, e: Expr) -> Evaluated:
-        if isinstance(e, Dice):
-            return self.dice(e)
-        if isinstance(e, Number):
-            return EvalNumber(e, e.value)
+        kind = type(e)
+        if kind is Dice:
+            return self.dice(e)  # type: ignore[arg-type]
+        if kind is Number:
+            return EvalNumber(e, e.value)  # type: ignore[arg-type,union-attr]
+        return self.compound(e)
+
+    def compound(self, e: Expr) -> Evaluated:
+        if isinstance(e, Dice | Number):
+            return self.eval(e)
         if isinstance(e, Arithmetic):
             first = self.eval(e.first)
             total = first.total
@@ -585,18 +617,18 @@ class _Evaluator:
         roller = self.roller
         role = self.roles.get(id(e), self.role) if self.roles else self.role
         count_ev: Evaluated | None = None
-        if isinstance(e.count, int):
-            n = e.count
-        else:
-            count_ev = self.eval(e.count)
+        n = e.count
+        if type(n) is not int:
+            count_ev = self.eval(n)  # type: ignore[arg-type]
             n = count_ev.total
             if n < 0:
                 raise DiceError(f"'{e}' would roll {n} dice: the count must not be negative")
-        lo, hi = e.lo, e.hi
-        if isinstance(e.sides, int) and not 1 <= e.sides <= MAX_SIDES:
+        assert isinstance(n, int)
+        lo, hi = e._range
+        if not 1 <= hi <= MAX_SIDES:
             raise DiceError(f"'{e}': a die needs 1 to {MAX_SIDES:,} sides, not {e.sides}")
-        roller.charge(n, f"'{e._text}'")
-        if e.plain:
+        roller.charge(n, e._what)
+        if e._plain:
             faces = roller.roll_many(lo, hi, n) if n != 1 else [roller.roll(lo, hi)]
             return EvalDice(e, sum(faces), faces, None, None, count_ev, role)
         if e.reroll is None and e.explode is None:
@@ -610,6 +642,20 @@ class _Evaluator:
                     if c != f:
                         faces[i] = c
                         flags[i] = ("min",) if c > f else ("max",)
+            keep = e.keep
+            if e.pool is None and keep is not None:  # fast path: keep/drop single dice
+                k = keep.kept_count(n)
+                if keep.kind in ("kh", "dl"):  # ties keep the earlier die (stable sort)
+                    order = sorted(range(n), key=lambda i: -faces[i])
+                else:
+                    order = sorted(range(n), key=faces.__getitem__)
+                kept = [False] * n
+                total = 0
+                for i in order[:k]:
+                    kept[i] = True
+                    total += faces[i]
+                all_kept = k == n
+                return EvalDice(e, total, faces, None if all_kept else kept, flags, count_ev, role)
             units = [[i] for i in range(n)]
             values = faces
         else:
@@ -621,14 +667,13 @@ class _Evaluator:
     ) -> tuple[list[int], list[tuple[str, ...]], list[list[int]], list[int]]:
         """Roll n dice one by one with rerolls and explosions."""
         roller = self.roller
-        what = f"'{e}'"
+        what = e._what
         reroll = e.reroll
         explode = e.explode
         point = e._explode_point() if explode is not None else None
-        every = range(lo, hi + 1)
-        if reroll is not None and not reroll.once and all(reroll.point.matches(f) for f in every):
+        if reroll is not None and not reroll.once and reroll.point.matches_all(lo, hi):
             raise DiceError(f"{what} would reroll forever: every face matches '{reroll}'")
-        if point is not None and all(point.matches(f) for f in every):
+        if point is not None and point.matches_all(lo, hi):
             raise DiceError(f"{what} would explode forever: every face matches '{explode}'")
         compound = explode is not None and explode.compound
         clamps = e.minimum is not None or e.maximum is not None
@@ -803,12 +848,17 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
     roles = {} if adv_term is None else {id(adv_term): "d20"}
     tree = _Evaluator(roller, "roll", roles).eval(expr)
     detail: dict[str, Any] = {"expression": str(expr)}
-    labels = tree.labels()
+    if isinstance(tree, EvalDice):  # the common single-term roll: no walk needed
+        terms = [tree]
+        labels = {} if tree.expr.label is None else {tree.expr.label: tree.total}
+    else:
+        terms = list(tree.terms())
+        labels = tree.labels()
     if labels:
         detail["labels"] = labels
     if request.comment:
         detail["comment"] = request.comment
-    count = tree.die_count
+    count = sum(len(t.faces) for t in terms)
     if count > LIST_LIMIT:
         return Result(
             request=request.text,
@@ -819,11 +869,14 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
             detail=detail,
             tree=tree,
         )
+    dice: list[Die] = []
+    for t in terms:
+        dice.extend(t.term_dice())
     return Result(
         request=request.text,
         system=system,
         verb="roll",
-        dice=tuple(tree.dice()),
+        dice=tuple(dice),
         total=tree.total,
         detail=detail,
         tree=tree,
