@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from d20cli.dice import evaluate, resolve_roll  # noqa: E402
-from d20cli.dice_grammar import parse_expression, parse_roll  # noqa: E402
-from d20cli.roller import RandomRoller  # noqa: E402
+from d20cli.dice import evaluate, resolve_roll
+from d20cli.dice_grammar import parse_expression, parse_roll
+from d20cli.roller import RandomRoller
 
 SECONDS = 1.0
 
