@@ -1,0 +1,409 @@
+"""The request language: one line, verb first, to a Request dataclass (d20cli.requests).
+
+Knows words, not rules: `check +5 vs 15 adv expertise=d6` parses in every system; whether
+the chosen system offers advantage or expertise is decided by d20cli.systems.
+
+    check|save|attack|attempt|defend|resist|routine [LABEL] [RANK|SCORE [±N] | ±MOD]
+        {vs TARGET | adv | dis | expertise[=d4|d6|d8] | dmg EXPR | reliable | unreliable
+         | fortune | bonus | penalty | major-bonus | major-penalty}
+    TARGET: N | very-easy .. nigh-impossible | defense N | rank N | routine ±N
+    group MEMBER {, MEMBER} [vs TARGET]      MEMBER: [LABEL] [±MOD] {option}
+    contest|opposed SIDE vs SIDE             SIDE: [LABEL] [±MOD] {option}
+    compare N vs N      percent N[%]      luck {adv | dis | fortune}
+    scores [N | players=N]      fortune [show | spend]      roll ...  (d20cli.dice_grammar)
+
+Modifiers are signed (`+5`, `-1`, `+5+1d4`); an unsigned number in a modifier's place is a
+SCORE (a Pen & Dagger ability score), and a signed number after a RANK or SCORE is the
+rank adjustment. Errors are ParseError with a message and the 1-based column in the line.
+
+`VERBS` and `KEYWORDS` (for completion) are built from the same tables as the grammar.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import pyparsing as pp
+
+from d20cli import dice_grammar
+from d20cli.errors import ParseError
+from d20cli.requests import (
+    CIRCUMSTANCE_WORDS,
+    DC_WORDS,
+    EXPERTISE_SIZES,
+    FORTUNE_ACTIONS,
+    RANK_WORDS,
+    CheckRequest,
+    CompareRequest,
+    ContestRequest,
+    FortuneRequest,
+    GroupRequest,
+    LuckRequest,
+    PercentRequest,
+    Request,
+    ScoresRequest,
+    Target,
+)
+
+pp.ParserElement.enable_packrat()
+
+# --- word tables (the grammar and completion both read these) ---------------------------
+
+CHECK_VERBS: tuple[str, ...] = (
+    "check",
+    "save",
+    "attack",
+    "attempt",
+    "defend",
+    "resist",
+    "routine",
+)
+CONTEST_VERBS: tuple[str, ...] = ("contest", "opposed")
+OTHER_VERBS: tuple[str, ...] = ("group", "compare", "percent", "luck", "scores", "fortune", "roll")
+#: Every verb, in the order help and completion list them.
+VERBS: tuple[str, ...] = (
+    "check",
+    "save",
+    "attack",
+    "group",
+    "contest",
+    "opposed",
+    "luck",
+    "attempt",
+    "defend",
+    "percent",
+    "routine",
+    "compare",
+    "resist",
+    "scores",
+    "fortune",
+    "roll",
+)
+ADV_WORDS: tuple[str, ...] = ("adv", "advantage")
+DIS_WORDS: tuple[str, ...] = ("dis", "disadvantage")
+FLAG_WORDS: tuple[str, ...] = ("reliable", "unreliable", "fortune")
+TARGET_PREFIXES: tuple[str, ...] = ("defense", "rank", "routine")
+VS = "vs"
+DMG = "dmg"
+EXPERTISE = "expertise"
+PLAYERS = "players"
+
+KEYWORDS: tuple[str, ...] = (
+    VS,
+    *ADV_WORDS,
+    *DIS_WORDS,
+    EXPERTISE,
+    *(f"{EXPERTISE}=d{n}" for n in EXPERTISE_SIZES),
+    DMG,
+    *FLAG_WORDS,
+    *TARGET_PREFIXES,
+    *FORTUNE_ACTIONS,
+    f"{PLAYERS}=",
+    *RANK_WORDS,
+    *DC_WORDS,
+    *CIRCUMSTANCE_WORDS,
+)
+
+MAX_DIGITS = 9  # a number in a request has at most this many digits
+
+assert set(VERBS) == set(CHECK_VERBS + CONTEST_VERBS + OTHER_VERBS)
+
+# --- elements ----------------------------------------------------------------------------
+
+_I = re.IGNORECASE
+
+
+@dataclass(frozen=True, slots=True)
+class _Item:
+    """One parsed word: its kind, value and 1-based column."""
+
+    kind: str
+    value: Any
+    column: int
+
+
+def _item(kind: str, value: Any = None) -> Any:
+    def action(s: str, loc: int, toks: pp.ParseResults) -> _Item:
+        return _Item(kind, toks[0] if value is None else value, loc + 1)
+
+    return action
+
+
+def _kw(*words: str) -> pp.ParserElement:
+    """Any of these words, whole (not followed by a letter, digit, '-' or '_')."""
+    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    name = " or ".join(f"'{w}'" for w in words)
+    return pp.Regex(rf"(?:{alternatives})(?![\w-])", _I).set_name(name)
+
+
+def _to_int(s: str, loc: int, toks: pp.ParseResults) -> int:
+    text = str(toks[0])
+    if len(text.lstrip("+-")) > MAX_DIGITS:
+        raise pp.ParseFatalException(s, loc, f"{text[:20]} is too large a number")
+    return int(text)
+
+
+integer = pp.Regex(r"\d+(?![\w.])").set_name("a number").set_parse_action(_to_int)
+signed_integer = (
+    pp.Regex(r"[+-]\d+(?![\w.])").set_name("a signed number (+1, -2)").set_parse_action(_to_int)
+)
+any_integer = pp.Regex(r"[+-]?\d+(?![\w.])").set_name("a number").set_parse_action(_to_int)
+
+# A signed modifier: `+5`, `-1`, `+5+1d4` (the dice engine's expression after the sign).
+modifier = (pp.FollowedBy(pp.Regex("[+-]")) + dice_grammar.signed_expression).set_name(
+    "a signed modifier (+5, -1, +2+1d4)"
+)
+modifier.add_parse_action(_item("modifier"))
+
+_keyword_any = _kw(*KEYWORDS, *VERBS)
+label = (~_keyword_any + pp.Regex(r"[a-z][\w'-]*", _I)).set_name("a label word")
+label.add_parse_action(lambda s, loc, t: _Item("label", str(t[0]), loc + 1))
+
+rank_word = (
+    _kw(*RANK_WORDS)
+    .set_name("a rank")
+    .set_parse_action(lambda s, loc, t: _Item("rank", str(t[0]).lower(), loc + 1))
+)
+score = integer.copy().set_name("an ability score").add_parse_action(_item("score"))
+adjust = signed_integer.copy().set_name("a rank adjustment").add_parse_action(_item("adjust"))
+
+adv = _kw(*ADV_WORDS).set_parse_action(_item("adv", 1))
+dis = _kw(*DIS_WORDS).set_parse_action(_item("dis", 1))
+_size = (
+    pp.Regex(r"d(\d+)(?!\w)", _I)
+    .set_name("an expertise die: " + ", ".join(f"d{n}" for n in EXPERTISE_SIZES))
+    .set_parse_action(lambda s, loc, t: int(t[0][1:][: MAX_DIGITS + 1]))
+)
+
+
+def _check_size(s: str, loc: int, toks: pp.ParseResults) -> None:
+    if toks[0] not in EXPERTISE_SIZES:
+        sizes = ", ".join(f"d{n}" for n in EXPERTISE_SIZES)
+        raise pp.ParseFatalException(s, loc, f"an expertise die is {sizes}, not d{toks[0]}")
+
+
+_size.add_parse_action(_check_size)
+expertise = (
+    _kw(EXPERTISE) + pp.Opt(pp.Suppress(pp.Literal("=").leave_whitespace()) - _size)
+).set_name("'expertise'")
+expertise.set_parse_action(
+    lambda s, loc, t: _Item("expertise", t[1] if len(t) > 1 else EXPERTISE_SIZES[0], loc + 1)
+)
+flag = _kw(*FLAG_WORDS).set_parse_action(lambda s, loc, t: _Item(str(t[0]).lower(), 1, loc + 1))
+circumstance = _kw(*CIRCUMSTANCE_WORDS).set_parse_action(
+    lambda s, loc, t: _Item("circumstance", str(t[0]).lower(), loc + 1)
+)
+damage = (pp.Suppress(_kw(DMG)) - dice_grammar.expression).set_name("'dmg' and an expression")
+damage.set_parse_action(_item("dmg"))
+
+_named_dc = (
+    _kw(*DC_WORDS)
+    .set_name("a DC name")
+    .set_parse_action(lambda t: Target("named", 0, str(t[0]).lower()))
+)
+_defense = (pp.Suppress(_kw("defense")) - integer).set_parse_action(
+    lambda t: Target("defense", t[0])
+)
+_rank_target = (pp.Suppress(_kw("rank")) - integer).set_parse_action(lambda t: Target("rank", t[0]))
+_routine = (pp.Suppress(_kw("routine")) - any_integer).set_parse_action(
+    lambda t: Target("routine", t[0])
+)
+_number = integer.copy().add_parse_action(lambda t: Target("number", t[0]))
+target = (_defense | _rank_target | _routine | _named_dc | _number).set_name(
+    "a target: a number, a DC name, defense N, rank N or routine +N"
+)
+target_clause = (pp.Suppress(_kw(VS)) - target).set_name("'vs' and a target")
+target_clause.set_parse_action(_item("target"))
+
+member_option = (adv | dis | expertise | flag | circumstance).set_name("an option")
+check_option = (target_clause | damage | member_option).set_name("an option")
+
+check_head = pp.Opt(label) + pp.Opt((rank_word | score) + pp.Opt(adjust) | modifier)
+check_body = check_head + pp.ZeroOrMore(check_option)
+
+member = pp.Group(
+    ((label + pp.Opt(modifier)) | modifier).set_name("a member: a label or a modifier")
+    + pp.ZeroOrMore(member_option)
+).set_name("a group member")
+group_body = member + pp.ZeroOrMore(pp.Suppress(",") - member) + pp.Opt(target_clause)
+
+side = pp.Group(
+    ((label + pp.Opt(modifier)) | modifier).set_name("a side: a label or a modifier")
+    + pp.ZeroOrMore(member_option)
+).set_name("a side")
+contest_body = side + pp.Suppress(_kw(VS)) - side
+
+compare_body = (
+    any_integer.copy().add_parse_action(_item("first"))
+    - pp.Suppress(_kw(VS))
+    - any_integer.copy().add_parse_action(_item("second"))
+)
+percent_body = integer.copy().add_parse_action(_item("percent")) + pp.Opt(
+    pp.Suppress(pp.Literal("%").leave_whitespace())
+)
+luck_body = pp.ZeroOrMore(adv | dis | flag)
+scores_body = pp.Opt(
+    (pp.Suppress(_kw(PLAYERS) + pp.Literal("=")) - integer) | integer
+).set_parse_action(lambda s, loc, t: [_Item("players", t[0], loc + 1)] if t else [])
+fortune_body = pp.Opt(
+    _kw(*FORTUNE_ACTIONS).set_parse_action(
+        lambda s, loc, t: _Item("action", str(t[0]).lower(), loc + 1)
+    )
+)
+
+BODIES: dict[str, pp.ParserElement] = {
+    **{verb: check_body for verb in CHECK_VERBS},
+    **{verb: contest_body for verb in CONTEST_VERBS},
+    "group": group_body,
+    "compare": compare_body,
+    "percent": percent_body,
+    "luck": luck_body,
+    "scores": scores_body,
+    "fortune": fortune_body,
+}
+LINES: dict[str, pp.ParserElement] = {
+    verb: (pp.Suppress(_kw(verb)) + body).set_name(f"a {verb} request")
+    for verb, body in BODIES.items()
+}
+for _name, _element in list(globals().items()):
+    if isinstance(_element, pp.ParserElement) and not _element.customName:
+        _element.set_name(_name.strip("_").replace("_", " "))
+
+# --- assembling requests --------------------------------------------------------------------
+
+
+def _columns(items: list[_Item], verb_column: int) -> tuple[tuple[str, int], ...]:
+    seen: dict[str, int] = {"verb": verb_column}
+    for item in items:
+        seen.setdefault(item.kind, item.column)
+    return tuple(seen.items())
+
+
+def _check(verb: str, text: str, items: list[_Item], verb_column: int) -> CheckRequest:
+    fields: dict[str, Any] = {}
+    counts = {"adv": 0, "dis": 0, "reliable": 0, "unreliable": 0}
+    grants: list[int] = []
+    words: list[str] = []
+    for item in items:
+        kind = item.kind
+        if kind in counts:
+            counts[kind] += 1
+        elif kind == "expertise":
+            grants.append(int(item.value))
+        elif kind == "circumstance":
+            words.append(str(item.value))
+        elif kind == "fortune":
+            fields["fortune"] = True
+        else:
+            key = {"label": "name", "dmg": "damage"}.get(kind, kind)
+            if key in fields:
+                what = {"target": "one target (vs ...)", "damage": "one dmg expression"}
+                raise ParseError(
+                    f"a {verb} takes only {what.get(key, 'one ' + kind)}", text, item.column
+                )
+            fields[key] = item.value
+    return CheckRequest(
+        verb=verb,
+        text=text,
+        expertise=tuple(grants),
+        circumstances=tuple(words),
+        columns=_columns(items, verb_column),
+        adv=counts["adv"],
+        dis=counts["dis"],
+        reliable=counts["reliable"],
+        unreliable=counts["unreliable"],
+        **fields,
+    )
+
+
+def _flatten(toks: pp.ParseResults) -> list[Any]:
+    out: list[Any] = []
+    for t in toks:
+        out.append(_flatten(t) if isinstance(t, pp.ParseResults) else t)
+    return out
+
+
+def _build(verb: str, text: str, toks: pp.ParseResults, verb_column: int) -> Request:
+    parts = _flatten(toks)
+    if verb in CHECK_VERBS:
+        return _check(verb, text, parts, verb_column)
+    if verb in CONTEST_VERBS:
+        first, second = (_check("check", text, p, verb_column) for p in parts)
+        return ContestRequest(verb, text, first, second, columns=(("verb", verb_column),))
+    if verb == "group":
+        groups = [p for p in parts if isinstance(p, list)]
+        targets = [p for p in parts if isinstance(p, _Item)]
+        members = tuple(_check("check", text, g, verb_column) for g in groups)
+        return GroupRequest(
+            verb,
+            text,
+            members,
+            targets[0].value if targets else None,
+            columns=_columns(targets, verb_column),
+        )
+    items: dict[str, _Item] = {p.kind: p for p in parts}
+    columns = _columns(list(items.values()), verb_column)
+    if verb == "compare":
+        return CompareRequest(
+            verb, text, items["first"].value, items["second"].value, columns=columns
+        )
+    if verb == "percent":
+        return PercentRequest(verb, text, items["percent"].value, columns=columns)
+    if verb == "luck":
+        counts = {k: sum(1 for p in parts if p.kind == k) for k in ("adv", "dis")}
+        for p in parts:
+            if p.kind in ("reliable", "unreliable"):
+                raise ParseError(
+                    f"a luck roll takes adv, dis or fortune, not {p.kind}", text, p.column
+                )
+        return LuckRequest(
+            verb, text, counts["adv"], counts["dis"], "fortune" in items, columns=columns
+        )
+    if verb == "scores":
+        players = items["players"].value if "players" in items else None
+        return ScoresRequest(verb, text, players, columns=columns)
+    if verb == "fortune":
+        action = items["action"].value if "action" in items else "show"
+        return FortuneRequest(verb, text, action, columns=columns)
+    raise AssertionError(verb)
+
+
+# --- entry point ---------------------------------------------------------------------------
+
+
+def _message(exc: pp.ParseBaseException, text: str) -> str:
+    msg = str(exc.msg)
+    rest = text[exc.loc :]
+    found = rest.split(None, 1)[0] if rest.strip() else ""
+    if msg.startswith("Expected end of text"):
+        return f"unexpected {found[:30]!r}" if found else "unexpected end"
+    if msg.startswith("Expected "):
+        msg = "expected " + msg[len("Expected ") :]
+        return f"{msg}, found {found[:30]!r}" if found else f"{msg}, found the end"
+    return msg
+
+
+def parse_request(line: str) -> Request:
+    """Parse one request line (verb first) into a Request. ParseError (message, line,
+    1-based column) when the words do not form a request."""
+    stripped = line.lstrip()
+    verb_column = len(line) - len(stripped) + 1
+    if not stripped:
+        raise ParseError("nothing to roll: give a verb, e.g. check +5 vs 15", line, 1)
+    first = re.split(r"[\s,]", stripped, maxsplit=1)[0]
+    verb = first.lower()
+    if verb not in VERBS:
+        raise ParseError(
+            f"unknown verb {first[:30]!r}; the verbs are {', '.join(VERBS)}", line, verb_column
+        )
+    if verb == "roll":
+        return dice_grammar.parse_roll(line)
+    try:
+        with dice_grammar.parse_guard(line):
+            toks = LINES[verb].parse_string(line, parse_all=True)
+    except pp.ParseBaseException as exc:
+        loc = min(max(exc.loc, 0), len(line))
+        raise ParseError(_message(exc, line), line, loc + 1) from None
+    return _build(verb, line, toks, verb_column)

@@ -1,0 +1,248 @@
+"""What the user asked for: frozen dataclasses built by the grammar.
+
+A request knows words, not rules: `check +5 vs 15 adv` becomes a `CheckRequest` with a
+modifier, a target and one advantage; whether the chosen system has advantage at all, and
+what it does with it, is decided by `d20cli.systems`. Every request carries `verb`, `text`
+(the line as typed) and `repeat` (how many times the caller rolls it; default 1).
+
+The word tables here (`TARGET_WORDS`, `CIRCUMSTANCE_WORDS`, `RANK_WORDS`, ...) are the
+vocabulary the grammar accepts and completion offers; the numbers behind the words (a named
+DC's value, a rank's row) are rules and live in the system modules, which check that they
+cover exactly these words.
+
+`columns` maps a word kind ("verb", "adv", "dis", "expertise", "dmg", "target",
+"reliable", "unreliable", "fortune", "circumstance", "rank", "score", "adjust",
+"modifier", "label") to the 1-based column where it first appears in `text`, so a system
+can point its error at the word it does not offer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias
+
+if TYPE_CHECKING:
+    from d20cli.dice import Expr, RollRequest
+
+#: Named difficulty classes (Mutants & Masterminds), easiest first.
+DC_WORDS: tuple[str, ...] = (
+    "very-easy",
+    "easy",
+    "average",
+    "tough",
+    "challenging",
+    "formidable",
+    "heroic",
+    "super-heroic",
+    "nigh-impossible",
+)
+#: Circumstance words (Mutants & Masterminds) that add to the modifier.
+CIRCUMSTANCE_WORDS: tuple[str, ...] = ("bonus", "penalty", "major-bonus", "major-penalty")
+#: Pen & Dagger ranks, worst to best.
+RANK_WORDS: tuple[str, ...] = (
+    "doomed",
+    "hopeless",
+    "inept",
+    "untrained",
+    "novice",
+    "trained",
+    "adept",
+    "master",
+    "epic",
+    "legendary",
+    "godlike",
+)
+#: Expertise die sizes that `expertise=dN` accepts; bare `expertise` grants the first.
+EXPERTISE_SIZES: tuple[int, ...] = (4, 6, 8)
+#: Target kinds: a plain number, a named DC, `defense N`, `rank N`, `routine +N`.
+TARGET_KINDS: tuple[str, ...] = ("number", "named", "defense", "rank", "routine")
+#: Words that may follow `fortune`.
+FORTUNE_ACTIONS: tuple[str, ...] = ("show", "spend")
+
+Columns: TypeAlias = tuple[tuple[str, int], ...]
+
+
+def _column(columns: Columns, key: str) -> int | None:
+    for name, col in columns:
+        if name == key:
+            return col
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What a check is made against.
+
+    kind "number": `vs 15`; "named": `vs tough` (name holds the word); "defense":
+    `vs defense 6`; "rank": `vs rank 8`; "routine": `vs routine +3` (value is the
+    opposing modifier). What the value means is up to the system.
+    """
+
+    kind: str
+    value: int
+    name: str | None = None
+
+    def __str__(self) -> str:
+        if self.kind == "number":
+            return str(self.value)
+        if self.kind == "named":
+            return str(self.name)
+        if self.kind == "routine":
+            return f"routine {self.value:+d}"
+        return f"{self.kind} {self.value}"
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    """One d20 roll against a target: check, save, attack, attempt, defend, resist, routine.
+
+    modifier: the signed modifier expression (`+5`, `-1`, `+5+1d4`), None when not given.
+    name: the optional label word (`check stealth +7`).
+    adv / dis: how many times advantage / disadvantage was asked for.
+    expertise: the expertise grants in order (`expertise` = 4, `expertise=d6` = 6).
+    circumstances: circumstance words in order (`bonus`, `major-penalty`).
+    reliable / unreliable: how many times each was asked for.
+    rank: a rank word (`attempt adept`); score: an unsigned number in the modifier's place
+    (`attempt 14`: an ability score); adjust: a signed number after a rank or score
+    (`attempt trained +1`), the rank adjustment.
+    damage: the expression after `dmg`. fortune: the word `fortune` was given.
+    """
+
+    verb: str
+    text: str
+    modifier: Expr | None = None
+    target: Target | None = None
+    name: str | None = None
+    adv: int = 0
+    dis: int = 0
+    expertise: tuple[int, ...] = ()
+    circumstances: tuple[str, ...] = ()
+    reliable: int = 0
+    unreliable: int = 0
+    rank: str | None = None
+    score: int | None = None
+    adjust: int | None = None
+    damage: Expr | None = None
+    fortune: bool = False
+    repeat: int = 1
+    columns: Columns = ()
+
+    def column(self, key: str) -> int | None:
+        """The 1-based column of the first word of this kind, if it was typed."""
+        return _column(self.columns, key)
+
+
+@dataclass(frozen=True)
+class GroupRequest:
+    """`group +3, +5 adv, -1 vs 12`: members (each a `CheckRequest` with verb "check" and
+    no target of its own) against one shared target."""
+
+    verb: str
+    text: str
+    members: tuple[CheckRequest, ...]
+    target: Target | None = None
+    repeat: int = 1
+    columns: Columns = ()
+
+    def column(self, key: str) -> int | None:
+        return _column(self.columns, key)
+
+
+@dataclass(frozen=True)
+class ContestRequest:
+    """`contest +3 vs +1 adv`, `opposed +8 vs +6`: two sides (each a `CheckRequest` with
+    verb "check" and no target) that both roll."""
+
+    verb: str
+    text: str
+    first: CheckRequest
+    second: CheckRequest
+    repeat: int = 1
+    columns: Columns = ()
+
+    def column(self, key: str) -> int | None:
+        return _column(self.columns, key)
+
+
+@dataclass(frozen=True)
+class CompareRequest:
+    """`compare 8 vs 6`: two ranks compared without a roll."""
+
+    verb: str
+    text: str
+    first: int
+    second: int
+    repeat: int = 1
+    columns: Columns = ()
+
+    def column(self, key: str) -> int | None:
+        return _column(self.columns, key)
+
+
+@dataclass(frozen=True)
+class PercentRequest:
+    """`percent 45`: a percent chance rolled on a d20."""
+
+    verb: str
+    text: str
+    percent: int
+    repeat: int = 1
+    columns: Columns = ()
+
+    def column(self, key: str) -> int | None:
+        return _column(self.columns, key)
+
+
+@dataclass(frozen=True)
+class LuckRequest:
+    """`luck` (optionally `adv`, `dis`, `fortune`)."""
+
+    verb: str
+    text: str
+    adv: int = 0
+    dis: int = 0
+    fortune: bool = False
+    repeat: int = 1
+    columns: Columns = ()
+
+    def column(self, key: str) -> int | None:
+        return _column(self.columns, key)
+
+
+@dataclass(frozen=True)
+class ScoresRequest:
+    """`scores`, `scores 5`, `scores players=5`: generate six ability scores.
+
+    players is None when not given (the system picks its default)."""
+
+    verb: str
+    text: str
+    players: int | None = None
+    repeat: int = 1
+    columns: Columns = ()
+
+    def column(self, key: str) -> int | None:
+        return _column(self.columns, key)
+
+
+@dataclass(frozen=True)
+class FortuneRequest:
+    """`fortune` (action "show") or `fortune spend` (action "spend").
+
+    The held count lives in the session state; see `d20cli.systems.pendagger`
+    (`fortune_result`, `spend_fortune`) for the pure parts."""
+
+    verb: str
+    text: str
+    action: str = "show"
+    repeat: int = 1
+    columns: Columns = ()
+
+    def column(self, key: str) -> int | None:
+        return _column(self.columns, key)
+
+
+Request: TypeAlias = (
+    "CheckRequest | GroupRequest | ContestRequest | CompareRequest | PercentRequest"
+    " | LuckRequest | ScoresRequest | FortuneRequest | RollRequest"
+)

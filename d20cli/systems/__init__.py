@@ -1,0 +1,66 @@
+"""The rule systems: one module per system holds all of its rules.
+
+`get_system(name)` accepts an id (`levelup`, `reglamento`, `mm`, `pendagger`) or an alias
+(`a5e`, `mutants`, `pd`, ...) and imports only that system's module. `SYSTEMS` (all four, in
+order) is computed on first use. No system module imports pyparsing.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from d20cli.errors import RulesError
+from d20cli.systems.common import System
+
+__all__ = ["ALIASES", "SYSTEMS", "SYSTEM_IDS", "System", "get_system", "system_id"]
+
+#: The system ids, in the order they are listed.
+SYSTEM_IDS: tuple[str, ...] = ("levelup", "reglamento", "mm", "pendagger")
+
+#: Other names for the systems (lower case; spaces, underscores and dots read as "-").
+ALIASES: dict[str, str] = {
+    "a5e": "levelup",
+    "level-up": "levelup",
+    "levelup-a5e": "levelup",
+    "level-up-a5e": "levelup",
+    "lu": "levelup",
+    "reg": "reglamento",
+    "mutants": "mm",
+    "m&m": "mm",
+    "mnm": "mm",
+    "m-m": "mm",
+    "mandm": "mm",
+    "mutants-masterminds": "mm",
+    "mutants-and-masterminds": "mm",
+    "pd": "pendagger",
+    "p&d": "pendagger",
+    "pnd": "pendagger",
+    "pen-and-dagger": "pendagger",
+    "pen-dagger": "pendagger",
+    "pen&dagger": "pendagger",
+}
+
+
+def system_id(name: str) -> str:
+    """The system id for an id or alias; RulesError listing the known ids otherwise."""
+    key = name.strip().lower().replace("_", "-").replace(" ", "-").replace(".", "-")
+    if key in SYSTEM_IDS:
+        return key
+    if key in ALIASES:
+        return ALIASES[key]
+    known = ", ".join(SYSTEM_IDS)
+    raise RulesError(f"unknown system {name!r}; the systems are {known}")
+
+
+def get_system(name: str) -> System:
+    """The system with this id or alias (imports only its module)."""
+    module = import_module(f"d20cli.systems.{system_id(name)}")
+    system: System = module.SYSTEM
+    return system
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SYSTEMS":
+        return tuple(get_system(sid) for sid in SYSTEM_IDS)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,250 @@
+"""Mechanics that RULES.md calls conventions for all systems, and the one adapter to the dice
+engine.
+
+- advantage and disadvantage cancel, however many of each (`net_advantage`);
+- rolling the d20 (two with advantage or disadvantage, keep the higher / lower) (`roll_d20`);
+- evaluating a modifier or damage expression through `d20cli.dice` (`evaluate`,
+  `expression_text`, `double_dice`): the only place that knows the dice engine's API;
+- checking the words of a request against what a system offers (`reject_words`), so the
+  error says what that system has instead.
+
+No rules of a particular system live here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from d20cli.errors import RulesError
+from d20cli.results import Die, Result
+
+if TYPE_CHECKING:
+    from d20cli.dice import Expr
+    from d20cli.requests import CheckRequest, Request
+    from d20cli.roller import Roller
+
+
+def net_advantage(adv: int, dis: int) -> int:
+    """+1 for advantage, -1 for disadvantage, 0 for a normal roll.
+
+    Any number of advantage sources with any number of disadvantage sources cancel;
+    several of one kind are still one."""
+    if adv > 0 and dis == 0:
+        return 1
+    if dis > 0 and adv == 0:
+        return -1
+    return 0
+
+
+@dataclass(frozen=True, slots=True)
+class D20Roll:
+    """The kept d20 face and every d20 rolled (the dropped one has kept=False)."""
+
+    natural: int
+    dice: tuple[Die, ...]
+
+
+def roll_d20(roller: Roller, adv: int = 0, dis: int = 0, role: str = "d20") -> D20Roll:
+    """Roll the d20 (two with advantage or disadvantage) and keep the higher / lower.
+
+    On equal faces the first die is kept."""
+    net = net_advantage(adv, dis)
+    first = roller.roll(1, 20)
+    if net == 0:
+        return D20Roll(first, (Die(20, first, True, role),))
+    second = roller.roll(1, 20)
+    keep_first = first >= second if net > 0 else first <= second
+    dice = (Die(20, first, keep_first, role), Die(20, second, not keep_first, role))
+    return D20Roll(first if keep_first else second, dice)
+
+
+def pick_d20(faces: tuple[int, ...], adv: int = 0, dis: int = 0) -> int:
+    """The kept face among already-rolled d20 faces (for odds: the same choice as roll_d20)."""
+    net = net_advantage(adv, dis)
+    if net == 0 or len(faces) == 1:
+        return faces[0]
+    return max(faces) if net > 0 else min(faces)
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluated:
+    """An evaluated expression: its total, its dice (in roll order) and its text."""
+
+    total: int
+    dice: tuple[Die, ...]
+    text: str
+
+
+def evaluate(expr: Expr | None, roller: Roller, role: str) -> Evaluated:
+    """Roll a modifier or damage expression (None counts as +0)."""
+    if expr is None:
+        return Evaluated(0, (), "")
+    from d20cli import dice
+
+    ev = dice.evaluate(expr, roller, role=role)
+    return Evaluated(ev.total, tuple(ev.dice()), str(expr))
+
+
+def expression_text(expr: Expr | None) -> str:
+    """The normalised text of an expression ("" for None)."""
+    return "" if expr is None else str(expr)
+
+
+def double_dice(expr: Expr) -> Expr:
+    """The same expression with every dice term rolling twice as many dice (`1d8+4` ->
+    `2d8+4`); numbers are left alone (a critical hit adds its modifiers once)."""
+    from dataclasses import replace
+
+    from d20cli import dice
+
+    if isinstance(expr, dice.Dice):
+        if isinstance(expr.count, int):
+            return replace(expr, count=2 * expr.count)
+        return replace(expr, count=dice.Arithmetic(dice.Number(2), (("*", expr.count),)))
+    if isinstance(expr, dice.Neg):
+        return dice.Neg(double_dice(expr.operand))
+    if isinstance(expr, dice.Arithmetic):
+        rest = tuple((op, double_dice(x)) for op, x in expr.rest)
+        return dice.Arithmetic(double_dice(expr.first), rest)
+    return expr
+
+
+def has_dice(expr: Expr | None) -> bool:
+    """Whether the expression rolls any dice."""
+    if expr is None:
+        return False
+    from d20cli import dice
+
+    if isinstance(expr, dice.Dice):
+        return True
+    if isinstance(expr, dice.Neg):
+        return has_dice(expr.operand)
+    if isinstance(expr, dice.Arithmetic):
+        return has_dice(expr.first) or any(has_dice(x) for _, x in expr.rest)
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Grade:
+    """What a grading function decides: outcome id, human label, success flag, mm degree."""
+
+    outcome: str | None
+    label: str | None
+    success: bool | None
+    degree: int | None = None
+
+
+UNGRADED = Grade(None, None, None)
+
+
+@dataclass(frozen=True, slots=True)
+class CheckRoll:
+    """The dice of one d20 check in `--dice` order: the d20 (two with advantage or
+    disadvantage), then the extra die (expertise), then the modifier expression's dice.
+
+    modifier: everything added to the natural (extra die + expression + flat bonus)."""
+
+    natural: int
+    modifier: int
+    dice: tuple[Die, ...]
+
+    @property
+    def total(self) -> int:
+        return self.natural + self.modifier
+
+
+def roll_check(
+    roller: Roller,
+    adv: int,
+    dis: int,
+    modifier: Expr | None,
+    extra_die: int | None = None,
+    extra_role: str = "expertise",
+    flat: int = 0,
+) -> CheckRoll:
+    """Roll a d20 check's dice in the `--dice` order; `flat` is added to the modifier."""
+    d20 = roll_d20(roller, adv, dis)
+    dice = list(d20.dice)
+    added = flat
+    if extra_die is not None:
+        face = roller.roll(1, extra_die)
+        dice.append(Die(extra_die, face, True, extra_role))
+        added += face
+    ev = evaluate(modifier, roller, "modifier")
+    dice.extend(ev.dice)
+    return CheckRoll(d20.natural, added + ev.total, tuple(dice))
+
+
+def located(request: Request, message: str, key: str | None = None) -> RulesError:
+    """A RulesError pointing at the word of kind `key` in the request's text."""
+    column = getattr(request, "column", None)
+    col = column(key) if (key is not None and callable(column)) else None
+    if col is None and key is not None and callable(column):
+        col = column("verb")
+    return RulesError(message, request.text, col)
+
+
+# The words a check request may carry, each with a test of whether it was given.
+CHECK_WORDS: Mapping[str, Callable[[CheckRequest], bool]] = {
+    "adv": lambda r: r.adv > 0,
+    "dis": lambda r: r.dis > 0,
+    "expertise": lambda r: bool(r.expertise),
+    "circumstance": lambda r: bool(r.circumstances),
+    "reliable": lambda r: r.reliable > 0,
+    "unreliable": lambda r: r.unreliable > 0,
+    "fortune": lambda r: r.fortune,
+    "rank": lambda r: r.rank is not None,
+    "score": lambda r: r.score is not None,
+    "adjust": lambda r: r.adjust is not None,
+    "dmg": lambda r: r.damage is not None,
+    "modifier": lambda r: r.modifier is not None,
+    "target": lambda r: r.target is not None,
+}
+
+
+def reject_words(
+    request: CheckRequest,
+    offered: set[str],
+    hints: Mapping[str, str],
+    system: str,
+) -> None:
+    """Raise a RulesError for the first word kind in the request that `offered` lacks.
+
+    hints: word kind -> message (what the system offers instead)."""
+    for key, given in CHECK_WORDS.items():
+        if key not in offered and given(request):
+            default = f"{system} does not use {key!r} with {request.verb!r}"
+            raise located(request, hints.get(key, default), key)
+
+
+def unknown_verb(
+    request: Request, system: str, verbs: Iterable[str], hint: str | None = None
+) -> RulesError:
+    """The error for a verb the system does not have, listing the ones it has."""
+    message = f"{system} has no {request.verb!r}; its verbs are {', '.join(verbs)}"
+    if hint:
+        message += f" ({hint})"
+    return RulesError(message, request.text, 1)
+
+
+@dataclass(frozen=True)
+class System:
+    """One rule system: its id, title, verbs and outcome tiers, and its resolver.
+
+    verbs: verb -> (one-line summary, example words), in the order `d20 systems` shows them.
+    outcomes: (outcome id, label), worst to best, the tiers this system can produce.
+    aliases: other names `get_system` accepts.
+    """
+
+    id: str
+    title: str
+    verbs: Mapping[str, tuple[str, str]]
+    outcomes: tuple[tuple[str, str], ...]
+    resolver: Callable[[Request, Roller], Result]
+    aliases: tuple[str, ...] = ()
+
+    def resolve(self, request: Request, roller: Roller) -> Result:
+        """Roll the request with this system's rules (RulesError for what it lacks)."""
+        return self.resolver(request, roller)

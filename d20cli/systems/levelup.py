@@ -1,0 +1,283 @@
+"""Level Up Advanced 5th Edition: every rule of this system (RULES.md, "levelup").
+
+Verbs: check, save, attack, group, roll. Each verb rolls its dice, then a pure grading
+function (`grade_check`, `grade_save`, `grade_attack`, `grade_group`) decides the outcome;
+an odds module can call the grading functions over every face.
+
+Decisions where the texts are silent (also in RULES.md's spirit):
+- A roll with no target has outcome null (convention for all systems), attacks included; a
+  natural 20 or 1 is then only noted. Damage given without a target is still rolled
+  (critical, doubled, on a natural 20; not at all on a natural 1, which always misses).
+- Damage that comes out below 0 is shown as rolled (the text names no minimum).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from d20cli.errors import RulesError
+from d20cli.requests import CheckRequest, GroupRequest, Request, Target
+from d20cli.results import Damage, Result
+from d20cli.systems.common import (
+    UNGRADED,
+    Grade,
+    System,
+    double_dice,
+    evaluate,
+    located,
+    reject_words,
+    roll_check,
+    unknown_verb,
+)
+
+if TYPE_CHECKING:
+    from d20cli.roller import Roller
+
+ID = "levelup"
+TITLE = "Level Up Advanced 5th Edition"
+
+VERBS: dict[str, tuple[str, str]] = {
+    "check": (
+        "Ability, skill or tool check; a natural 20 or 1 is critical only if the total agrees",
+        "check +5 vs 15 adv expertise=d6",
+    ),
+    "save": (
+        "Saving throw; natural 20 always succeeds (critical save), natural 1 always fails",
+        "save -1 vs 12 dis",
+    ),
+    "attack": (
+        "Attack roll vs AC; natural 20 critical hit (damage dice doubled), natural 1 fumble",
+        "attack +7 vs 15 dmg 1d8+4",
+    ),
+    "group": (
+        "Group check: more than half succeed; all succeed: critical; all fail: critical failure",
+        "group +3, +5 adv, -1 vs 12",
+    ),
+    "roll": ("Roll a dice expression", "roll 2d6+3"),
+}
+
+OUTCOMES: tuple[tuple[str, str], ...] = (
+    ("critical_failure", "Critical failure"),
+    ("failure", "Failure"),
+    ("success", "Success"),
+    ("critical_success", "Critical success"),
+)
+
+#: Expertise die sizes in stepping order; a grant past the last changes nothing.
+EXPERTISE_STEPS: tuple[int, ...] = (4, 6, 8)
+
+_HINTS = {
+    "circumstance": "levelup has no circumstance words; use adv or dis (or a modifier)",
+    "reliable": "reliable is a pendagger word; levelup has adv, dis and expertise",
+    "unreliable": "unreliable is a pendagger word; levelup has adv, dis and expertise",
+    "fortune": "fortune dice are pendagger's; levelup has adv, dis and expertise",
+    "rank": "ranks are pendagger's; a levelup roll takes a signed modifier: check +5 vs 15",
+    "score": "a levelup modifier needs its sign (+14 or -1); bare numbers are pendagger "
+    "ability scores",
+    "adjust": "rank adjustments are pendagger's",
+    "dmg": "only attack takes dmg in levelup",
+}
+
+_OTHER_VERBS = {
+    "contest": "a contest is reglamento's; roll two checks",
+    "luck": "luck rolls are reglamento's and pendagger's",
+    "percent": "percent is mm's; use roll 1d100",
+    "attempt": "attempt is pendagger's; use check",
+    "defend": "defend is pendagger's; use save or check",
+    "resist": "resist is mm's; use save",
+    "opposed": "opposed is mm's",
+    "compare": "compare is mm's",
+    "routine": "routine checks are mm's",
+    "scores": "scores is pendagger's",
+    "fortune": "fortune dice are pendagger's",
+}
+
+
+# --- pure rules -----------------------------------------------------------------------
+
+
+def expertise_size(grants: Sequence[int]) -> int | None:
+    """The expertise die for these grants: the first grant's size, stepped up one size
+    (d4 -> d6 -> d8) for each further grant; past d8 nothing changes. None for no grants."""
+    if not grants:
+        return None
+    for size in grants:
+        if size not in EXPERTISE_STEPS:
+            raise RulesError(f"an expertise die is a d4, d6 or d8, not a d{size}")
+    step = EXPERTISE_STEPS.index(grants[0]) + len(grants) - 1
+    return EXPERTISE_STEPS[min(step, len(EXPERTISE_STEPS) - 1)]
+
+
+def grade_check(natural: int, total: int, target: int | None) -> Grade:
+    """An ability, skill or tool check: success when total >= target. A natural 20 is a
+    critical success only if the total succeeds (else a plain failure); a natural 1 is a
+    critical failure only if the total fails (else a plain success)."""
+    if target is None:
+        return UNGRADED
+    if total >= target:
+        if natural == 20:
+            return Grade("critical_success", "Critical success", True)
+        return Grade("success", "Success", True)
+    if natural == 1:
+        return Grade("critical_failure", "Critical failure", False)
+    return Grade("failure", "Failure", False)
+
+
+def grade_save(natural: int, total: int, target: int | None) -> Grade:
+    """A saving throw: natural 20 is a critical save and always succeeds; natural 1 always
+    fails (a plain failure: the text names no critical); otherwise total >= target."""
+    if target is None:
+        return UNGRADED
+    if natural == 20:
+        return Grade("critical_success", "Critical save", True)
+    if natural == 1:
+        return Grade("failure", "Failure", False)
+    if total >= target:
+        return Grade("success", "Success", True)
+    return Grade("failure", "Failure", False)
+
+
+def grade_attack(natural: int, total: int, target: int | None) -> Grade:
+    """An attack roll: natural 20 is a critical hit and always hits; natural 1 is a fumble
+    and always misses; otherwise a hit when total >= target (the AC)."""
+    if target is None:
+        return UNGRADED
+    if natural == 20:
+        return Grade("critical_success", "Critical hit", True)
+    if natural == 1:
+        return Grade("critical_failure", "Fumble", False)
+    if total >= target:
+        return Grade("success", "Hit", True)
+    return Grade("failure", "Miss", False)
+
+
+GRADERS = {"check": grade_check, "save": grade_save, "attack": grade_attack}
+
+
+def grade_group(successes: Sequence[bool | None]) -> Grade:
+    """A group check from its members' successes: all succeed -> critical success; more
+    than half -> success; all fail -> critical failure; otherwise failure. Ungraded when a
+    member is ungraded (no target)."""
+    if not successes or any(s is None for s in successes):
+        return UNGRADED
+    n = len(successes)
+    k = sum(1 for s in successes if s)
+    tail = f" ({k} of {n} succeed)"
+    if k == n:
+        return Grade("critical_success", "Critical success" + tail, True)
+    if k == 0:
+        return Grade("critical_failure", "Critical failure" + tail, False)
+    if 2 * k > n:
+        return Grade("success", "Success" + tail, True)
+    return Grade("failure", "Failure" + tail, False)
+
+
+def check_notes(verb: str, natural: int, total: int, target: int | None) -> tuple[str, ...]:
+    """Human notes on how a natural face was read."""
+    if target is None:
+        if verb == "attack" and natural == 20:
+            return ("natural 20: a critical hit whatever the AC",)
+        if verb == "attack" and natural == 1:
+            return ("natural 1: a fumble, always a miss",)
+        if verb == "save" and natural == 20:
+            return ("natural 20: a critical save, always a success",)
+        if verb == "save" and natural == 1:
+            return ("natural 1: a save always fails",)
+        return ()
+    if verb == "check" and natural == 20 and total < target:
+        return ("natural 20 below the DC: a plain failure",)
+    if verb == "check" and natural == 1 and total >= target:
+        return ("natural 1 meeting the DC: a plain success",)
+    return ()
+
+
+# --- resolution -----------------------------------------------------------------------
+
+
+def _target_number(request: CheckRequest | GroupRequest, target: Target | None) -> int | None:
+    if target is None:
+        return None
+    if target.kind != "number":
+        raise located(
+            request,
+            f"levelup targets are numbers (a DC or an AC), not {target}: e.g. vs 15",
+            "target",
+        )
+    return target.value
+
+
+def _resolve_check(request: CheckRequest, roller: Roller, target: int | None) -> Result:
+    verb = request.verb
+    offered = {"adv", "dis", "expertise", "modifier", "target"}
+    if verb == "attack":
+        offered.add("dmg")
+    reject_words(request, offered, _HINTS, ID)
+    size = expertise_size(request.expertise)
+    roll = roll_check(roller, request.adv, request.dis, request.modifier, size)
+    grade = GRADERS[verb](roll.natural, roll.total, target)
+    notes = list(check_notes(verb, roll.natural, roll.total, target))
+    if size is not None and len(request.expertise) > 1:
+        notes.append(f"{len(request.expertise)} expertise grants: one d{size}")
+    damage = None
+    if request.damage is not None:
+        hit = grade.success if grade.success is not None else roll.natural != 1
+        if hit:
+            critical = roll.natural == 20
+            expr = double_dice(request.damage) if critical else request.damage
+            ev = evaluate(expr, roller, "damage")
+            damage = Damage(ev.total, ev.dice, critical, ev.text)
+        else:
+            notes.append("a miss: no damage")
+    return Result(
+        request=request.text,
+        system=ID,
+        verb=verb,
+        dice=roll.dice,
+        natural=roll.natural,
+        modifier=roll.modifier,
+        total=roll.total,
+        target=target,
+        outcome=grade.outcome,
+        label=grade.label,
+        success=grade.success,
+        name=request.name,
+        damage=damage,
+        detail={"expertise": f"d{size}"} if size is not None else {},
+        notes=tuple(notes),
+    )
+
+
+def _resolve_group(request: GroupRequest, roller: Roller) -> Result:
+    target = _target_number(request, request.target)
+    members = tuple(_resolve_check(m, roller, target) for m in request.members)
+    grade = grade_group([m.success for m in members])
+    successes = sum(1 for m in members if m.success)
+    return Result(
+        request=request.text,
+        system=ID,
+        verb=request.verb,
+        dice=tuple(d for m in members for d in m.dice),
+        target=target,
+        outcome=grade.outcome,
+        label=grade.label,
+        success=grade.success,
+        members=members,
+        detail={"successes": successes, "size": len(members)},
+    )
+
+
+def resolve(request: Request, roller: Roller) -> Result:
+    """Resolve a request with the Level Up rules."""
+    if isinstance(request, CheckRequest) and request.verb in GRADERS:
+        return _resolve_check(request, roller, _target_number(request, request.target))
+    if isinstance(request, GroupRequest):
+        return _resolve_group(request, roller)
+    if request.verb == "roll":
+        from d20cli import dice
+
+        return dice.resolve_roll(request, roller, ID)  # type: ignore[arg-type]
+    raise unknown_verb(request, ID, VERBS, _OTHER_VERBS.get(request.verb))
+
+
+SYSTEM = System(ID, TITLE, VERBS, OUTCOMES, resolve, aliases=("a5e", "level-up"))
