@@ -86,8 +86,8 @@ def _to_int(s: str, loc: int, toks: pp.ParseResults) -> int:
     return int(text)
 
 
-def _int(name: str, tight: bool = False) -> pp.ParserElement:
-    e = pp.Regex(r"\d+").set_name(name).set_parse_action(_to_int)
+def _int(name: str, tight: bool = False, signed: bool = False) -> pp.ParserElement:
+    e = pp.Regex(r"-?\d+" if signed else r"\d+").set_name(name).set_parse_action(_to_int)
     return e.leave_whitespace() if tight else e
 
 
@@ -102,9 +102,8 @@ _op = pp.Regex(r">=|<=|>|<|=").set_name("a comparison").leave_whitespace()
 
 def _point(after: str) -> pp.ParserElement:
     """`op? integer` glued on; a bare number means `=`."""
-    return (pp.Opt(_op, default="=") + _int("integer", tight=True)).set_name(
-        f"a face or compare point after '{after}' (like 1 or <=2)"
-    )
+    name = f"a face or compare point after '{after}' (like 1 or <=2)"
+    return (pp.Opt(_op, default="=") + _int(name, tight=True, signed=True)).set_name(name)
 
 
 def _build_compare(toks: pp.ParseResults) -> Compare:
@@ -132,7 +131,11 @@ _reroll = (
 
 _explode = (
     pp.Regex(r"!!|!").leave_whitespace()
-    + pp.Opt((_op + _int("integer", tight=True)).set_parse_action(_build_compare))
+    + pp.Opt(
+        (_op - _int("a number after the comparison", tight=True, signed=True)).set_parse_action(
+            _build_compare
+        )
+    )
 ).set_parse_action(
     _mod("explode", lambda t: Explode(t[1] if len(t) > 1 else None, compound=t[0] == "!!"))
 )
@@ -154,7 +157,9 @@ _keep_drop = _keep("kh", "kh") | _keep("kl", "kl") | _keep("dh", "dh") | _keep("
 _keep_drop = _keep_drop | _keep("k", "kh")
 
 _pool = (
-    (_op - _int("a number after the comparison", tight=True)).set_parse_action(_build_compare)
+    (_op - _int("a number after the comparison", tight=True, signed=True)).set_parse_action(
+        _build_compare
+    )
     + pp.Opt(_kw("f") - _point("f").copy().set_parse_action(_build_compare))
 ).set_parse_action(_mod("pool", lambda t: Pool(t[0], t[2] if len(t) > 2 else None)))
 
