@@ -38,6 +38,11 @@ def dispatch(args: list[str]) -> int:
         from d20cli.run import run_tokens
 
         return int(run_tokens(args, Options(), Output()).status)
+    if args and args[0] == "odds" and not any(a in _HELP_FLAGS for a in args):
+        from d20cli.output import Output
+        from d20cli.run import run_odds
+
+        return int(run_odds(args[1:], Options(), Output()))
     if not any(a in _HELP_FLAGS for a in args) and (not args or args[0].startswith("-")):
         from d20cli.errors import D20Error
         from d20cli.output import Output

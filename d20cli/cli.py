@@ -143,3 +143,32 @@ def completion_command(
         typer.echo(install_script(shell))
     else:
         sys.stdout.write(script(shell))
+
+
+@app.command(
+    "odds",
+    context_settings={
+        "allow_extra_args": True,
+        "ignore_unknown_options": True,
+        "help_option_names": ["--help", "-h"],
+    },
+    epilog=_options_epilog(),
+)
+def odds_command(ctx: typer.Context) -> None:
+    """The exact probability of every outcome of a request, instead of a roll.
+
+    Examples:
+
+      d20 odds check +5 vs 15 adv expertise=d6 --system levelup
+
+      d20 odds roll 4d6dl1
+
+      d20 odds attack +7 vs 15 dmg 1d8+4
+
+      d20 odds compare "check +5 vs 15 adv" "check +5 vs 15 expertise=d8"
+
+      d20 odds group +3, +5, -1, +2, +0, +4 vs 12 --simulate 100000
+    """
+    from d20cli.run import run_odds
+
+    raise typer.Exit(int(run_odds(list(ctx.args), Options(), Output())))

@@ -34,6 +34,7 @@ class Options:
     no_log: bool = False
     players: int | None = None
     boon: bool = False
+    simulate: int | None = None
 
     def merged(self, other: Options) -> Options:
         """These options with every field that `other` sets (differs from the default) applied."""
@@ -143,6 +144,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "players", ("--players",), "scores: how many players roll the dice", _int(1, 100), "N"
     ),
     OptionSpec("boon", ("--boon",), "fortune: the boon option (hold up to 4 fortune dice)"),
+    OptionSpec(
+        "simulate",
+        ("--simulate",),
+        "odds: estimate from N random rolls instead of exact odds",
+        _int(1, MAX_REPEAT),
+        "N",
+    ),
 )
 
 _BY_NAME: dict[str, OptionSpec] = {name: spec for spec in OPTIONS for name in spec.names}

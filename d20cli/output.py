@@ -27,6 +27,12 @@ def color_wanted(stream: TextIO, no_color: bool = False) -> bool:
         return False
 
 
+def plain_text(line: Line) -> str:
+    """A line without styles. A badge (a style with a background) loses the padding that
+    only makes sense in colour, and no line ends in spaces."""
+    return "".join(t.strip() if " on " in style else t for t, style in line).rstrip()
+
+
 class Output:
     """The two streams of one run, and how to write lines on them."""
 
@@ -70,7 +76,7 @@ class Output:
             for line in lines:
                 console.print(Text.assemble(*line))
         else:
-            self.stdout.write("".join("".join(t for t, _ in line) + "\n" for line in lines))
+            self.stdout.write("".join(plain_text(line) + "\n" for line in lines))
         self.stdout.flush()
 
     def text(self, text: str) -> None:

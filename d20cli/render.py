@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from d20cli.results import Damage, DiceSummary, Die, Result
 
@@ -136,29 +137,19 @@ def summary_segments(s: DiceSummary) -> Line:
 
 
 def _roll_body(r: Result) -> Line:
+    """`4d6kh3 (6 5 ~2~ 4) + 3  = 18`: each term of the expression with its dice."""
     line: Line = [("  ", "")]
-    expression = r.detail.get("expression")
-    if expression is not None:
-        line.append((str(expression), "cyan"))
-        line.append((" ", ""))
     if r.dice_summary is not None:
+        expression = r.detail.get("expression")
+        if expression is not None:
+            line += [(str(expression), "cyan"), (" ", "")]
         line += summary_segments(r.dice_summary)
+    elif r.tree is not None:
+        line += tree_segments(r.tree)
     else:
-        groups = _by_role(r.dice)
-        labelled = any(d.label for d in r.dice)
-        if labelled:
-            for i, (label, dice) in enumerate(_by_label(r.dice)):
-                if i:
-                    line.append(("  ", ""))
-                if label:
-                    line.append((f"{label}:", "dim"))
-                line.append(("(", "dim"))
-                line += dice_segments(dice)
-                line.append((")", "dim"))
-        elif groups:
-            line.append(("(", "dim"))
-            line += dice_segments(r.dice)
-            line.append((")", "dim"))
+        line += [(str(r.detail.get("expression", "")), "cyan"), (" (", "dim")]
+        line += dice_segments(r.dice)
+        line.append((")", "dim"))
     line.append(("  = ", ""))
     line.append((str(r.total), "bold yellow"))
     labels = r.detail.get("labels")
@@ -166,6 +157,34 @@ def _roll_body(r: Result) -> Line:
         parts = ", ".join(f"{k} {v}" for k, v in labels.items())
         line.append((f"  ({parts})", "dim"))
     return line
+
+
+def tree_segments(node: Any, parent: int = 0) -> Line:
+    """An evaluated expression (d20cli.dice) as segments: numbers as they are, each dice
+    term as its notation followed by its dice in parentheses."""
+    from d20cli import dice
+
+    if isinstance(node, dice.EvalDice):
+        term = node.expr
+        out: Line = [(str(term), "cyan"), (" (", "dim")]
+        out += dice_segments(node.term_dice())
+        out.append((")", "dim"))
+        return out
+    if isinstance(node, dice.EvalNumber):
+        return [(str(node.expr), "")]
+    if isinstance(node, dice.EvalNeg):
+        inner = tree_segments(node.operand, node.expr.precedence)
+        return [("-", ""), *inner]
+    if isinstance(node, dice.EvalArithmetic):
+        p = node.expr.precedence
+        out = tree_segments(node.first, p)
+        for op, child in node.rest:
+            out.append((f" {op} ", ""))
+            out += tree_segments(child, p + 1)
+        if p < parent:
+            out = [("(", ""), *out, (")", "")]
+        return out
+    return [(str(getattr(node, "total", "")), "")]
 
 
 def _by_label(dice: Sequence[Die]) -> list[tuple[str | None, list[Die]]]:
@@ -248,12 +267,10 @@ def _member_line(index: int, m: Result, width: int) -> Line:
     return line + body[1:]
 
 
-def render_result(r: Result, system_tag: bool = True) -> list[Line]:
-    """The lines that show one result."""
-    lines: list[Line] = [_header(r, system_tag)]
-    comment = r.detail.get("comment")
-    if comment:
-        lines[0].append((f"  # {comment}", "italic dim"))
+def render_result(r: Result, header: bool = True) -> list[Line]:
+    """The lines that show one result (`header=False`: without the request line, for the
+    second and later results of a repeated request)."""
+    lines: list[Line] = [_header(r)] if header else []
     if r.members is not None:
         width = max((len(m.name or m.request) for m in r.members), default=0)
         lines += [_member_line(i + 1, m, width) for i, m in enumerate(r.members)]

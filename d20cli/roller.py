@@ -47,6 +47,18 @@ class Roller:
         self.count += n
         return self._draw_many(lo, hi, n)
 
+    def d20s(self, net: int) -> tuple[int, ...]:
+        """The d20 faces of one roll: one, or two with advantage (net > 0) or disadvantage
+        (net < 0). The odds engine's roller answers with the kept face alone, weighted."""
+        first = self.roll(1, 20)
+        return (first,) if net == 0 else (first, self.roll(1, 20))
+
+    def preset_total(self, expr: object) -> int | None:
+        """The odds engine's roller picks a whole expression's total here (one branch per
+        total, weighted by its exact probability); ordinary rollers return None and the
+        expression is rolled die by die."""
+        return None
+
     def finish(self) -> None:
         """Called when a request is done; a forced roller checks that no face was left over."""
 

@@ -22,7 +22,9 @@ MAX_LINE = 10_000  # characters in one request
 
 @dataclass
 class Outcome:
-    """How one request went: its exit status and its last result (for `again`, the log)."""
+    """How one request went: its exit status and its last result (for `again`, the log).
+
+    `results` holds only the last result: a long --repeat keeps no list of results."""
 
     status: ExitStatus
     results: list[Result]
@@ -64,14 +66,21 @@ def run_request(text: str, opts: Options, out: Output) -> Outcome:
     results: list[Result] = []
     status = ExitStatus.OK
     tally: Tally | None = None
+    chances: Any = None
     try:
         for result in resolve(text, opts):
+            if opts.odds:
+                if chances is None:
+                    from d20cli.odds import odds_of
+
+                    chances = odds_of(text, opts.system_id())
+                result = with_chance(result, chances)
             if opts.summary and opts.repeat > 1:
                 if tally is None:
                     tally = Tally(text, result.system, result.verb)
                 tally.add(result)
                 continue
-            _emit(result, opts, out)
+            _emit(result, opts, out, header=not results)
             status = max(status, exit_for(result, opts))
             results = [result]
     except D20Error as err:
@@ -93,13 +102,78 @@ def run_request(text: str, opts: Options, out: Output) -> Outcome:
     return Outcome(status, results)
 
 
-def _emit(result: Result, opts: Options, out: Output) -> None:
+def with_chance(result: Result, odds: Any) -> Result:
+    """The result with the chance its outcome had (`--odds`), as a note and in JSON."""
+    from dataclasses import replace
+
+    from d20cli.odds import chance_of
+
+    p = chance_of(result, odds)
+    if p is None:
+        return result
+    what = result.label or result.outcome or "this outcome"
+    note = f"{what} \u2014 you had {float(p) * 100:.1f}%"
+    detail = {**result.detail, "chance": f"{p.numerator}/{p.denominator}"}
+    return replace(result, notes=(*result.notes, note), detail=detail)
+
+
+def run_odds(tokens: list[str], base: Options, out: Output) -> ExitStatus:
+    """`odds VERB WORDS...` and `odds compare "A" "B"`: exact odds (or --simulate N)."""
+    from d20cli.odds import compare_lines, odds_lines, odds_of, simulate
+
+    try:
+        words, line_opts = split_options(tokens)
+    except D20Error as err:
+        out.error(err, base.json or "--json" in tokens)
+        return ExitStatus.BAD_INPUT
+    opts = base.merged(line_opts)
+    if opts.no_color and out.color:
+        out = out.without_color()
+
+    def one(text: str) -> Any:
+        if opts.simulate is not None:
+            return simulate(text, opts.system_id(), opts.simulate, opts.seed)
+        return odds_of(text, opts.system_id())
+
+    texts: list[str]
+    if words and words[0] == "compare":
+        texts = [w for w in words[1:] if w]
+        if len(texts) != 2:
+            err = ParseError('odds compare takes two quoted requests: "check +5 vs 15 adv" ...')
+            out.error(err, opts.json)
+            return ExitStatus.BAD_INPUT
+    else:
+        texts = [request_text(words, opts)]
+    results = []
+    for text in texts:
+        try:
+            if not text.strip():
+                raise ParseError("odds of what? e.g. `d20 odds check +5 vs 15`")
+            results.append(one(text))
+        except D20Error as err:
+            if err.text is None:
+                err = err.located(text, err.column) if err.column is not None else err
+            out.error(err, opts.json)
+            return ExitStatus.BAD_INPUT
+    if opts.json:
+        if len(results) == 2:
+            out.json({"compare": [r.to_json() for r in results]})
+        else:
+            out.json(results[0].to_json())
+    elif len(results) == 2:
+        out.lines(compare_lines(results[0], results[1]))
+    else:
+        out.lines(odds_lines(results[0]))
+    return ExitStatus.OK
+
+
+def _emit(result: Result, opts: Options, out: Output, header: bool = True) -> None:
     if opts.json:
         out.json(result.to_json())
     elif opts.quiet:
         out.text(quiet_text(result))
     else:
-        out.lines(render_result(result))
+        out.lines(render_result(result, header))
 
 
 def run_tokens(tokens: list[str], base: Options, out: Output) -> Outcome:
@@ -116,8 +190,17 @@ def run_tokens(tokens: list[str], base: Options, out: Output) -> Outcome:
 
 
 def split_line(line: str) -> list[str]:
-    """A line of input as tokens: split on white space (quotes are not special)."""
-    return line.split()
+    """A line of input as tokens: split on white space; quotes group words (`odds compare
+    "check +5 vs 15" "check +6 vs 15"`); a line whose quotes do not pair up (an apostrophe
+    in a comment) is split on white space alone."""
+    if '"' not in line and "'" not in line:
+        return line.split()
+    import shlex
+
+    try:
+        return shlex.split(line)
+    except ValueError:
+        return line.split()
 
 
 def run_lines(lines: Iterable[str | D20Error], base: Options, out: Output) -> ExitStatus:

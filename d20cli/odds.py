@@ -1,0 +1,568 @@
+"""Exact odds: the probability of every outcome of a request, from the same resolver code
+that rolls it.
+
+How: the request is resolved again and again with a `ReplayRoller`, which answers every
+question a resolver asks of its roller ("a face from 1 to 20", "the kept d20 with
+advantage", "the total of 1d4+2") with one branch of the answer, and remembers the
+branches it did not take. A depth-first walk replays each untaken branch until every path
+has run. Each path's probability is the product of its branches' weights, kept as exact
+integers; the outcomes, totals and degrees of the paths add up to the odds. No rule is
+written twice: the resolver decides each path's outcome exactly as it does at the table.
+
+To keep the walk short, a roller may answer coarse questions in one branch each: the kept
+d20 of an advantage roll is one question with 20 weighted answers (not 400 pairs), and a
+whole modifier expression is one question answered from its exact distribution (see
+`d20cli.distribution`). Verbs whose walks would be too long (large group checks, ability
+scores) are computed from their members' odds and the system's own grading function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Any
+
+from d20cli.errors import BudgetError, D20Error
+from d20cli.results import Result
+from d20cli.roller import Roller
+
+MAX_PATHS = 400_000  # resolver runs one odds request may take before it gives up
+
+Branches = tuple[tuple[int, int], ...]  # (value, weight) pairs
+
+_UNIFORM: dict[tuple[int, int], Branches] = {}
+# The kept face of 2d20 keep-highest: P(k) = (2k - 1) / 400; keep-lowest: (41 - 2k) / 400.
+_D20_ADV: Branches = tuple((k, 2 * k - 1) for k in range(1, 21))
+_D20_DIS: Branches = tuple((k, 41 - 2 * k) for k in range(1, 21))
+
+
+def _uniform(lo: int, hi: int) -> Branches:
+    key = (lo, hi)
+    found = _UNIFORM.get(key)
+    if found is None:
+        found = tuple((v, 1) for v in range(lo, hi + 1))
+        _UNIFORM[key] = found
+    return found
+
+
+class TooCostly(D20Error):
+    """The exact odds would take too long to compute."""
+
+
+class ReplayRoller(Roller):
+    """Answers a roller's questions along one path of branch choices (see module doc)."""
+
+    def __init__(
+        self,
+        path: list[int],
+        totals: Callable[[object], Branches | None] | None = None,
+    ) -> None:
+        super().__init__(budget=10**9)
+        self.path = path
+        self.totals = totals
+        self.trace: list[Branches] = []
+        self.taken: list[int] = []
+        self.weight = 1
+        self.denominator = 1
+
+    def _choose(self, branches: Branches) -> int:
+        pos = len(self.taken)
+        index = self.path[pos] if pos < len(self.path) else 0
+        self.trace.append(branches)
+        self.taken.append(index)
+        value, weight = branches[index]
+        self.weight *= weight
+        self.denominator *= sum(w for _, w in branches) if len(branches) > 0 else 1
+        return value
+
+    def _draw(self, lo: int, hi: int) -> int:
+        return self._choose(_uniform(lo, hi))
+
+    def d20s(self, net: int) -> tuple[int, ...]:
+        if net == 0:
+            return (self._choose(_uniform(1, 20)),)
+        kept = self._choose(_D20_ADV if net > 0 else _D20_DIS)
+        return (kept, kept)
+
+    def preset_total(self, expr: object) -> int | None:
+        if self.totals is None:
+            return None
+        branches = self.totals(expr)
+        if branches is None:
+            return None
+        return self._choose(branches)
+
+
+def walk(
+    run: Callable[[Roller], Result],
+    totals: Callable[[object], Branches | None] | None = None,
+    max_paths: int = MAX_PATHS,
+) -> Iterator[tuple[int, int, Result]]:
+    """Every path of `run` as (weight, denominator, result); the weights over the
+    denominators sum to 1."""
+    stack: list[list[int]] = [[]]
+    paths = 0
+    while stack:
+        path = stack.pop()
+        roller = ReplayRoller(path, totals)
+        try:
+            result = run(roller)
+        except BudgetError:
+            raise
+        paths += 1
+        if paths > max_paths:
+            raise TooCostly(
+                f"the exact odds need more than {max_paths:,} cases; "
+                "estimate them with --simulate N"
+            )
+        taken = roller.taken
+        for pos in range(len(path), len(roller.trace)):
+            for alt in range(1, len(roller.trace[pos])):
+                stack.append([*taken[:pos], alt])
+        yield roller.weight, roller.denominator, result
+
+
+@dataclass
+class Odds:
+    """The exact odds of one request."""
+
+    request: str
+    system: str
+    verb: str
+    outcomes: dict[str, Fraction] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)  # outcome ids, worst to best
+    degrees: dict[int, Fraction] | None = None
+    distribution: dict[int, Fraction] | None = None
+    damage_mean: Fraction | None = None
+    damage_distribution: dict[int, Fraction] | None = None
+    estimate: int | None = None  # --simulate N: the number of rolls behind an estimate
+    notes: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def mean(self) -> Fraction | None:
+        if not self.distribution:
+            return None
+        return sum((t * p for t, p in self.distribution.items()), Fraction(0))
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "request": self.request,
+            "system": self.system,
+            "verb": self.verb,
+            "odds": {k: _frac(v) for k, v in self.ordered_outcomes()},
+        }
+        if self.degrees is not None:
+            out["degrees"] = {f"{d:+d}": _frac(p) for d, p in sorted(self.degrees.items())}
+        if self.distribution is not None:
+            out["distribution"] = {str(t): _frac(p) for t, p in sorted(self.distribution.items())}
+            mean = self.mean
+            out["mean"] = _frac(mean) if mean is not None else None
+        if self.damage_mean is not None:
+            out["damage_mean"] = _frac(self.damage_mean)
+        if self.damage_distribution is not None:
+            out["damage_distribution"] = {
+                str(t): _frac(p) for t, p in sorted(self.damage_distribution.items())
+            }
+        if self.estimate is not None:
+            out["estimate"] = {"rolls": self.estimate}
+        out.update(self.extra)
+        return out
+
+    def ordered_outcomes(self) -> list[tuple[str, Fraction]]:
+        rank = {oid: i for i, oid in enumerate(self.order)}
+        return sorted(self.outcomes.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0]))
+
+
+def _frac(p: Fraction) -> str:
+    return f"{p.numerator}/{p.denominator}"
+
+
+NO_OUTCOME = "none"
+
+
+class _Acc:
+    """Adds up weighted results over a common denominator (exact integers)."""
+
+    def __init__(self) -> None:
+        self.den = 1
+        self.outcomes: dict[str, int] = {}
+        self.degrees: dict[int, int] = {}
+        self.totals: dict[int, int] = {}
+        self.damage: dict[int, int] = {}
+        self.labels: dict[str, str] = {}
+        self.has_degree = False
+        self.has_total = True
+        self.has_damage = False
+
+    def _rescale(self, den: int) -> int:
+        """Bring the accumulator to a denominator that `den` divides; return the factor
+        for a weight over `den`."""
+        if self.den % den == 0:
+            return self.den // den
+        from math import lcm
+
+        new = lcm(self.den, den)
+        k = new // self.den
+        for table in (self.outcomes, self.degrees, self.totals, self.damage):
+            for key in table:
+                table[key] *= k
+        self.den = new
+        return new // den
+
+    def add(self, weight: int, den: int, r: Result) -> None:
+        factor = self._rescale(den)
+        w = weight * factor
+        key = r.outcome or NO_OUTCOME
+        self.outcomes[key] = self.outcomes.get(key, 0) + w
+        if r.label and key not in self.labels:
+            self.labels[key] = _generic_label(r)
+        if r.degree is not None:
+            self.has_degree = True
+            self.degrees[r.degree] = self.degrees.get(r.degree, 0) + w
+        if r.total is None:
+            self.has_total = False
+        else:
+            self.totals[r.total] = self.totals.get(r.total, 0) + w
+        if r.damage is not None or r.verb == "attack":
+            dmg = r.damage.total if r.damage is not None else 0
+            if r.damage is not None:
+                self.has_damage = True
+            self.damage[dmg] = self.damage.get(dmg, 0) + w
+
+    def odds(self, request: str, system: str, verb: str, order: list[str]) -> Odds:
+        def fr(table: dict[int, int]) -> dict[int, Fraction]:
+            return {k: Fraction(v, self.den) for k, v in sorted(table.items()) if v}
+
+        out = Odds(request, system, verb, order=order)
+        out.outcomes = {k: Fraction(v, self.den) for k, v in self.outcomes.items() if v}
+        out.labels = dict(self.labels)
+        if self.has_degree:
+            out.degrees = fr(self.degrees)
+        if self.has_total and self.totals:
+            out.distribution = fr(self.totals)
+        if self.has_damage:
+            dist = fr(self.damage)
+            out.damage_distribution = dist
+            out.damage_mean = sum((t * p for t, p in dist.items()), Fraction(0))
+        return out
+
+
+def _generic_label(r: Result) -> str:
+    """The outcome's label without per-roll details ("Success (2 of 3 succeed)" -> "Success",
+    "2 degrees of success" stays: the degree table carries the detail)."""
+    label = r.label or ""
+    return label.split(" (", 1)[0]
+
+
+# --- computing the odds of a request ----------------------------------------------------
+
+
+def _totals_provider() -> Callable[[object], Branches | None]:
+    """Whole-expression answers for the replay roller, from d20cli.distribution, cached
+    per expression for one odds request."""
+    from d20cli import distribution
+
+    cache: dict[object, Branches | None] = {}
+
+    def totals(expr: object) -> Branches | None:
+        if expr not in cache:
+            try:
+                cache[expr] = distribution.branches(expr)  # type: ignore[arg-type]
+            except D20Error:
+                cache[expr] = None
+        return cache[expr]
+
+    return totals
+
+
+def _outcome_order(system: Any) -> tuple[list[str], dict[str, str]]:
+    order = [oid for oid, _ in system.outcomes]
+    labels = {oid: label for oid, label in system.outcomes}
+    return order, labels
+
+
+def odds_of(text: str, system_name: str, max_paths: int = MAX_PATHS) -> Odds:
+    """The exact odds of the request `text` (verb first) under the named system."""
+    from d20cli.grammar import parse_request
+    from d20cli.requests import GroupRequest
+    from d20cli.systems import get_system
+
+    system = get_system(system_name)
+    request = parse_request(text)
+    order, labels = _outcome_order(system)
+    verb = request.verb
+    if verb == "roll":
+        return _roll_odds(request, system.id)
+    if verb == "fortune":
+        raise D20Error("fortune has no odds: it shows or spends the fortune dice you hold")
+    if verb == "scores":
+        return _scores_odds(request, system)
+    if isinstance(request, GroupRequest):
+        return _group_odds(request, system, order, labels, max_paths)
+    acc = _Acc()
+    for weight, den, result in walk(
+        lambda roller: system.resolve(request, roller), _totals_provider(), max_paths
+    ):
+        acc.add(weight, den, result)
+    odds = acc.odds(request.text, system.id, verb, order)
+    odds.labels = {**odds.labels, **{k: v for k, v in labels.items() if k in odds.outcomes}}
+    return odds
+
+
+def _roll_odds(request: Any, system_id: str) -> Odds:
+    from d20cli import distribution
+    from d20cli.dice import with_advantage
+
+    expr, _ = with_advantage(request.expr, request.adv) if request.adv else (request.expr, None)
+    dist = distribution.distribution(expr)
+    den = dist.denominator
+    odds = Odds(request.text, system_id, "roll")
+    odds.distribution = {t: Fraction(w, den) for t, w in sorted(dist.counts.items()) if w}
+    if dist.truncated:
+        odds.notes.append(
+            f"explosions counted to a depth of {distribution.DEFAULT_DEPTH}; "
+            f"the cap leaves out {float(dist.truncated) * 100:.6f}%"
+        )
+        odds.extra["truncated"] = _frac(dist.truncated)
+    return odds
+
+
+def _scores_odds(request: Any, system: Any) -> Odds:
+    """The distribution of one ability score (4d6, lowest dropped) and of its rank."""
+    from d20cli import distribution
+    from d20cli.dice_grammar import parse_expression
+
+    rank_of = getattr(import_system_module(system.id), "rank_for_score", None)
+    dist = distribution.distribution(parse_expression("4d6dl1"))
+    den = dist.denominator
+    odds = Odds(request.text, system.id, "scores")
+    odds.distribution = {t: Fraction(w, den) for t, w in sorted(dist.counts.items()) if w}
+    if rank_of is not None:
+        ranks: dict[str, Fraction] = {}
+        for total, p in odds.distribution.items():
+            rank = str(rank_of(total))
+            ranks[rank] = ranks.get(rank, Fraction(0)) + p
+        odds.extra["ranks"] = {k: _frac(v) for k, v in ranks.items()}
+    odds.notes.append("one ability score: 4d6 with the lowest die dropped")
+    return odds
+
+
+def import_system_module(system_id: str) -> Any:
+    from importlib import import_module
+
+    return import_module(f"d20cli.systems.{system_id}")
+
+
+def _group_odds(
+    request: Any, system: Any, order: list[str], labels: dict[str, str], max_paths: int
+) -> Odds:
+    """A group check: each member's chance of success from its own resolver walk, the
+    number of successes by convolution, and the system's own group grading on each count."""
+    module = import_system_module(system.id)
+    grade_group = module.grade_group
+    count = [Fraction(1)]  # count[k]: probability that k members succeed so far
+    for member in request.members:
+        single = replace(member, target=request.target, text=request.text)
+        p_success = Fraction(0)
+        for weight, den, result in walk(
+            lambda roller, m=single: system.resolve(m, roller), _totals_provider(), max_paths
+        ):
+            if result.success:
+                p_success += Fraction(weight, den)
+        nxt = [Fraction(0)] * (len(count) + 1)
+        for k, p in enumerate(count):
+            nxt[k] += p * (1 - p_success)
+            nxt[k + 1] += p * p_success
+        count = nxt
+    n = len(request.members)
+    odds = Odds(request.text, system.id, request.verb, order=order)
+    successes: dict[int, Fraction] = {}
+    for k, p in enumerate(count):
+        if not p:
+            continue
+        grade = grade_group([True] * k + [False] * (n - k))
+        key = grade.outcome or NO_OUTCOME
+        odds.outcomes[key] = odds.outcomes.get(key, Fraction(0)) + p
+        odds.labels.setdefault(key, labels.get(key, key))
+        successes[k] = p
+    odds.extra["successes"] = {str(k): _frac(p) for k, p in successes.items()}
+    return odds
+
+
+def simulate(text: str, system_name: str, rolls: int, seed: int | None) -> Odds:
+    """An estimate from `rolls` random rolls (labelled as an estimate)."""
+    from d20cli.grammar import parse_request
+    from d20cli.roller import make_roller
+    from d20cli.systems import get_system
+
+    system = get_system(system_name)
+    request = parse_request(text)
+    roller = make_roller(seed, None, budget=10**12)
+    order, labels = _outcome_order(system)
+    acc = _Acc()
+    for _ in range(rolls):
+        acc.add(1, 1, system.resolve(request, roller))
+    odds = acc.odds(request.text, system.id, request.verb, order)
+    odds.labels = {**odds.labels, **{k: v for k, v in labels.items() if k in odds.outcomes}}
+    odds.estimate = rolls
+    return odds
+
+
+# --- showing the odds -----------------------------------------------------------------
+
+
+def _one_in(p: Fraction) -> str:
+    if p == 0:
+        return "never"
+    n = 1 / p
+    if n.denominator == 1:
+        return f"1 in {n.numerator:,}"
+    return f"1 in {float(n):,.1f}"
+
+
+def _bar(p: Fraction, width: int = 30) -> str:
+    eighths = round(float(p) * width * 8)
+    full, part = divmod(eighths, 8)
+    return "\u2588" * full + ("" if not part else chr(0x2590 - part))
+
+
+def odds_lines(odds: Odds) -> list[Any]:
+    """Lines (render.Line) for people: each outcome as a fraction, a percent, 1 in N and a
+    bar; the totals as a histogram; mean, standard deviation, min and max."""
+    from d20cli.render import Line, badge
+
+    head: Line = [(f"odds {odds.request}", "bold"), (f"  [{odds.system}]", "dim")]
+    if odds.estimate is not None:
+        head.append((f"  estimate from {odds.estimate:,} rolls", "bold yellow"))
+    lines: list[Line] = [head]
+    rows = odds.ordered_outcomes()
+    if rows:
+        width = max(len(odds.labels.get(k, k)) for k, _ in rows) + 2
+        for key, p in rows:
+            label = odds.labels.get(key, key.replace("_", " "))
+            b = badge(key if key != NO_OUTCOME else None, label)
+            pad = " " * max(0, width - len(b[0]))
+            frac = _frac(p) if odds.estimate is None else f"{p.numerator:,}/{p.denominator:,}"
+            lines.append(
+                [
+                    ("  ", ""),
+                    b,
+                    (pad, ""),
+                    (f"{float(p) * 100:7.2f}%", "bold"),
+                    (f"  {frac:>12}  {_one_in(p):>12}  ", "dim"),
+                    (_bar(p), "green"),
+                ]
+            )
+    if odds.degrees:
+        lines.append([("  degrees:", "dim")])
+        for d, p in sorted(odds.degrees.items()):
+            lines.append(
+                [
+                    (f"    {d:+d}".ljust(8), "bold"),
+                    (f"{float(p) * 100:7.2f}%", ""),
+                    (f"  {_frac(p):>12}  ", "dim"),
+                    (_bar(p), "cyan"),
+                ]
+            )
+    if odds.distribution:
+        lines += _histogram(odds.distribution)
+    if odds.damage_mean is not None:
+        lines.append(
+            [
+                ("  expected damage per attack ", "dim"),
+                (f"{float(odds.damage_mean):.3f}", "bold yellow"),
+                (f"  ({_frac(odds.damage_mean)})", "dim"),
+            ]
+        )
+    ranks = odds.extra.get("ranks")
+    if isinstance(ranks, dict):
+        lines.append([("  ranks: ", "dim")])
+        for rank, frac in ranks.items():
+            p = Fraction(frac)
+            lines.append([(f"    {rank:<10}", "bold"), (f"{float(p) * 100:7.2f}%", "")])
+    lines += [[(f"  {note}", "italic dim")] for note in odds.notes]
+    return lines
+
+
+def _histogram(dist: dict[int, Fraction], max_rows: int = 40) -> list[Any]:
+    from d20cli.render import Line
+
+    lines: list[Line] = []
+    mean = sum((t * p for t, p in dist.items()), Fraction(0))
+    var = sum(((t - mean) ** 2 * p for t, p in dist.items()), Fraction(0))
+    lo, hi = min(dist), max(dist)
+    lines.append(
+        [
+            ("  total: mean ", "dim"),
+            (f"{float(mean):.3f}", "bold yellow"),
+            (f"  sd {float(var) ** 0.5:.3f}  min {lo}  max {hi}", "dim"),
+        ]
+    )
+    items = sorted(dist.items())
+    if len(items) > max_rows:  # bucket wide distributions so the chart stays readable
+        size = -(-len(range(lo, hi + 1)) // max_rows)
+        buckets: dict[tuple[int, int], Fraction] = {}
+        for t, p in items:
+            start = lo + (t - lo) // size * size
+            key = (start, min(start + size - 1, hi))
+            buckets[key] = buckets.get(key, Fraction(0)) + p
+        rows = [(f"{a}-{b}" if a != b else str(a), p) for (a, b), p in sorted(buckets.items())]
+    else:
+        rows = [(str(t), p) for t, p in items]
+    top = max(p for _, p in rows)
+    width = max(len(r) for r, _ in rows)
+    for label, p in rows:
+        lines.append(
+            [
+                (f"  {label:>{width}} ", "bold"),
+                (f"{float(p) * 100:6.2f}% ", ""),
+                (_bar(p / top if top else p), "blue"),
+            ]
+        )
+    return lines
+
+
+def compare_lines(a: Odds, b: Odds) -> list[Any]:
+    """`odds compare A B`: each outcome's probability side by side, and the difference."""
+    from d20cli.render import Line, badge
+
+    keys = [k for k, _ in a.ordered_outcomes()]
+    keys += [k for k, _ in b.ordered_outcomes() if k not in keys]
+    labels = {**b.labels, **a.labels}
+    lines: list[Line] = [
+        [("A ", "bold cyan"), (a.request, "bold"), (f"  [{a.system}]", "dim")],
+        [("B ", "bold magenta"), (b.request, "bold"), (f"  [{b.system}]", "dim")],
+    ]
+    width = max((len(labels.get(k, k)) for k in keys), default=0) + 2
+    lines.append([(" " * (width + 2) + "       A        B     B-A", "dim")])
+    for k in keys:
+        pa, pb = a.outcomes.get(k, Fraction(0)), b.outcomes.get(k, Fraction(0))
+        diff = (float(pb) - float(pa)) * 100
+        bd = badge(k if k != NO_OUTCOME else None, labels.get(k, k))
+        lines.append(
+            [
+                ("  ", ""),
+                bd,
+                (" " * max(0, width - len(bd[0])), ""),
+                (f"{float(pa) * 100:7.2f}% {float(pb) * 100:7.2f}% ", ""),
+                (f"{diff:+7.2f}", "bold green" if diff > 0 else "bold red" if diff < 0 else ""),
+            ]
+        )
+    ma, mb = a.mean, b.mean
+    if ma is not None and mb is not None:
+        lines.append(
+            [
+                ("  mean total ", "dim"),
+                (f"{float(ma):.3f} vs {float(mb):.3f}  ({float(mb - ma):+.3f})", "bold"),
+            ]
+        )
+    return lines
+
+
+def chance_of(result: Result, odds: Odds) -> Fraction | None:
+    """The probability the odds gave to the outcome this result got."""
+    key = result.outcome or NO_OUTCOME
+    return odds.outcomes.get(key)

@@ -1,0 +1,255 @@
+"""The command line: typer's CliRunner over the app, and the fast entry point `main`."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from d20cli.__main__ import main
+from d20cli.cli import app
+from d20cli.options import OPTIONS
+from d20cli.output import Output
+from d20cli.run import run_lines
+from d20cli.verbs import VERBS
+
+runner = CliRunner()
+
+
+def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    status = main(args)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_check_with_forced_dice_via_cli_runner() -> None:
+    result = runner.invoke(app, ["check", "+5", "vs", "15", "adv", "--dice", "17,4"])
+    assert result.exit_code == 0, result.output
+    assert "d20 17 ~4~" in result.output
+    assert "= 22 vs 15" in result.output
+    assert "Success" in result.output
+
+
+def test_negative_modifier_is_a_word_not_an_option() -> None:
+    result = runner.invoke(app, ["check", "-1", "vs", "10", "--dice", "11"])
+    assert result.exit_code == 0, result.output
+    assert "= 10 vs 10" in result.output
+
+
+def test_json_matches_the_contract(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_main(
+        ["check", "+5", "vs", "15", "adv", "--json", "--dice", "17,4", "-s", "levelup"], capsys
+    )
+    assert status == 0
+    obj = json.loads(out)
+    assert obj == {
+        "request": "check +5 vs 15 adv",
+        "system": "levelup",
+        "verb": "check",
+        "dice": [
+            {"sides": 20, "face": 17, "kept": True, "role": "d20"},
+            {"sides": 20, "face": 4, "kept": False, "role": "d20"},
+        ],
+        "natural": 17,
+        "modifier": 5,
+        "total": 22,
+        "target": 15,
+        "outcome": "success",
+        "label": "Success",
+        "success": True,
+        "degree": None,
+    }
+
+
+def test_quiet_prints_totals_only(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_main(["roll", "2d6+1", "--dice", "3,4", "-q"], capsys)
+    assert (status, out) == (0, "8\n")
+
+
+def test_seed_is_reproducible(capsys: pytest.CaptureFixture[str]) -> None:
+    _, first, _ = run_main(["roll", "10d20", "--seed", "42", "--json"], capsys)
+    _, second, _ = run_main(["roll", "10d20", "--seed", "42", "--json"], capsys)
+    assert first == second
+    _, other, _ = run_main(["roll", "10d20", "--seed", "43", "--json"], capsys)
+    assert other != first
+
+
+def test_repeat_gives_one_result_per_roll(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run_main(["roll", "1d20", "--repeat", "5", "--seed", "1", "--json"], capsys)
+    assert len(out.splitlines()) == 5
+    _, out, _ = run_main(["roll", "3x", "1d6", "-n", "2", "--seed", "1", "-q"], capsys)
+    assert len(out.splitlines()) == 6
+
+
+def test_summary_tallies_outcomes(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_main(
+        ["check", "+5", "vs", "15", "--repeat", "2000", "--summary", "--seed", "3", "--json"],
+        capsys,
+    )
+    assert status == 0
+    tally = json.loads(out)
+    assert tally["rolls"] == 2000
+    assert sum(tally["outcomes"].values()) == 2000
+    assert set(tally["outcomes"]) <= {"critical_failure", "failure", "success", "critical_success"}
+
+
+@pytest.mark.parametrize(
+    ("args", "column", "fragment"),
+    [
+        (["roll", "2d"], 8, "sides"),
+        (["roll", "1d20+"], 11, ""),
+        (["roll", "d0"], None, "d0"),
+        (["roll", "4d6kh"], None, ""),
+        (["roll", "(1d6"], None, ""),
+        (["roll", "1d6kx2"], None, ""),
+        (["check", "+5", "vs"], None, ""),
+    ],
+)
+def test_bad_input_is_one_clear_error_with_status_2(
+    args: list[str], column: int | None, fragment: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run_main(args, capsys)
+    assert status == 2
+    assert out == ""
+    first = err.splitlines()[0]
+    assert first.startswith("d20: error")
+    assert "Traceback" not in err
+    assert fragment in err
+    if column is not None:
+        assert f"column {column}" in first
+        caret_line = err.splitlines()[2]
+        assert caret_line.index("^") - 2 == column - 1
+
+
+def test_error_with_json_also_goes_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run_main(["roll", "2d", "--json"], capsys)
+    assert status == 2
+    assert "error" in json.loads(out)
+    assert err.startswith("d20: error")
+
+
+def test_unknown_option_and_command(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run_main(["roll", "1d6", "--frob"], capsys)
+    assert status == 2 and "unknown option --frob" in err
+    status, _, err = run_main(["chekc", "+5"], capsys)
+    assert status == 2 and "did you mean check" in err
+
+
+def test_unknown_system_lists_the_known_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run_main(["check", "+1", "vs", "10", "-s", "gurps"], capsys)
+    assert status == 2
+    assert "levelup" in err and "pendagger" in err
+
+
+def test_system_alias_and_environment(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, out, _ = run_main(["check", "+1", "vs", "10", "-s", "m&m", "--json", "--dice", "9"], capsys)
+    assert json.loads(out)["system"] == "mm"
+    monkeypatch.setenv("D20_SYSTEM", "reglamento")
+    _, out, _ = run_main(["check", "+1", "vs", "10", "--json", "--dice", "9"], capsys)
+    assert json.loads(out)["system"] == "reglamento"
+
+
+def test_dice_faces_must_fit(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run_main(["roll", "1d6", "--dice", "7"], capsys)
+    assert status == 2 and "outside 1..6" in err
+    status, _, err = run_main(["roll", "1d6", "--dice", "3,4"], capsys)
+    assert status == 2 and "used only 1" in err
+    status, _, err = run_main(["roll", "2d6", "--dice", "3"], capsys)
+    assert status == 2 and "needs more" in err
+
+
+def test_budget_option(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run_main(["roll", "20d6", "--budget", "10"], capsys)
+    assert status == 2 and "20d6" in err
+    status, _, _ = run_main(["roll", "20d6", "--budget", "20", "-q"], capsys)
+    assert status == 0
+
+
+def test_standard_input_runs_each_line_and_reports_bad_ones() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    lines = [
+        "roll 1d20 --dice 4\n",
+        "\n",
+        "# a comment\n",
+        "roll 2d --json\n",
+        "roll 2d6+1 --dice 1,2\n",
+    ]
+    from d20cli.options import Options
+
+    status = run_lines(lines, Options(quiet=True), Output(out, err, color=False))
+    assert int(status) == 2
+    assert out.getvalue().splitlines() == [
+        "4",
+        '{"error": "expected a number of sides after '
+        '\'d\', found the end", "column": 8, "input": '
+        '"roll 2d"}',
+        "4",
+    ]
+    assert err.getvalue().count("d20: error") == 1
+
+
+def test_windows_line_endings_and_byte_order_mark() -> None:
+    from d20cli.options import Options
+
+    out = io.StringIO()
+    status = run_lines(
+        ["\ufeffroll 1d4 --dice 2\r\n"], Options(quiet=True), Output(out, io.StringIO(), False)
+    )
+    assert int(status) == 0 and out.getvalue() == "2\n"
+
+
+def test_version_comes_from_metadata() -> None:
+    from d20cli import version
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.output.strip() == f"d20 {version()}"
+
+
+def test_every_verb_has_help_with_examples() -> None:
+    for verb in VERBS:
+        result = runner.invoke(app, [verb, "--help"])
+        assert result.exit_code == 0, verb
+        assert "Examples" in result.output, verb
+        assert f"d20 {verb}" in result.output or verb in ("defend",), verb
+        assert "--seed" in result.output
+
+
+def test_help_lists_every_option() -> None:
+    result = runner.invoke(app, ["check", "--help"])
+    for spec in OPTIONS:
+        assert spec.names[0] in result.output
+
+
+def test_verbs_agree_with_the_grammar() -> None:
+    from d20cli import grammar
+
+    assert set(VERBS) == set(grammar.VERBS)
+
+
+def test_systems_command_lists_every_system(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_main(["systems"], capsys)
+    assert status == 0
+    for sid in ("levelup", "reglamento", "mm", "pendagger"):
+        assert sid in out
+    status, out, _ = run_main(["systems", "--json"], capsys)
+    data = json.loads(out)
+    assert [s["id"] for s in data] == ["levelup", "reglamento", "mm", "pendagger"]
+    assert all(s["verbs"] and s["outcomes"] for s in data)
+
+
+def test_python_dash_m_entry_point() -> None:
+    import subprocess
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "d20cli", "roll", "1d6", "--dice", "5", "-q"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0 and proc.stdout == "5\n"
