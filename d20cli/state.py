@@ -1,0 +1,406 @@
+"""What persists between runs: fortune dice, the last pendagger roll, settings, history.
+
+One SQLite database at `$XDG_STATE_HOME/d20cli/state.db` (default
+`~/.local/state/d20cli/state.db`); the shell's history file sits beside it. Only the edge
+(run, shell, fortune) imports this module; the rules never do.
+
+- WAL journal and a busy timeout: two processes writing at once wait for each other
+  instead of failing or losing a write. Every change runs in one `BEGIN IMMEDIATE`
+  transaction, so a read-modify-write (add a fortune die up to the most) is atomic.
+- The schema is versioned with `PRAGMA user_version`; `MIGRATIONS[n]` takes a database
+  from version n to n + 1.
+- A database that cannot be read (corrupt, not a database) is moved aside as
+  `state.db.corrupt-<time>` with a warning, never silently replaced, and a new one begins.
+- A directory that cannot be written (read-only, full, missing permissions) or a database
+  from a newer d20cli gives a warning, and the state lives in memory for this run: the roll
+  still happens.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from d20cli.errors import StateError
+
+Warn = Callable[[str], None]
+
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT = 10.0  # seconds a writer waits for another process's transaction
+
+#: MIGRATIONS[n] takes the schema from version n to n + 1.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE IF NOT EXISTS settings (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS fortune (
+        holder TEXT PRIMARY KEY,
+        count  INTEGER NOT NULL CHECK (count >= 0)
+    );
+    CREATE TABLE IF NOT EXISTS last_roll (
+        holder  TEXT PRIMARY KEY,
+        request TEXT NOT NULL,
+        system  TEXT NOT NULL,
+        result  TEXT NOT NULL,
+        at      REAL NOT NULL
+    );
+    """,
+)
+
+# SQLite result codes that mean "this file is not a readable database".
+_SQLITE_CORRUPT = 11
+_SQLITE_NOTADB = 26
+
+
+def state_dir() -> Path:
+    """The directory for d20cli's state (created by `State.open` when needed)."""
+    base = os.environ.get("XDG_STATE_HOME", "").strip()
+    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".local" / "state"
+    return root / "d20cli"
+
+
+def db_path() -> Path:
+    return state_dir() / "state.db"
+
+
+def history_path() -> Path:
+    """The interactive shell's history file."""
+    return state_dir() / "history"
+
+
+def _is_corrupt(err: sqlite3.DatabaseError) -> bool:
+    code = getattr(err, "sqlite_errorcode", None)
+    if code is not None:
+        return (code & 0xFF) in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
+    text = str(err).lower()
+    return "not a database" in text or "malformed" in text
+
+
+@dataclass(frozen=True)
+class LastRoll:
+    """The last pendagger attempt or luck roll of a holder (what `fortune spend` rerolls)."""
+
+    request: str
+    system: str
+    result: dict[str, Any]
+    at: float
+
+
+class State:
+    """An open state database. Use `State.open()`; `State.memory()` for a throwaway one."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path | None, warn: Warn) -> None:
+        self.conn = conn
+        self.path = path  # None: in memory (nothing persists)
+        self.warn = warn
+
+    # -- opening -------------------------------------------------------------------------
+
+    @classmethod
+    def memory(cls, warn: Warn | None = None) -> State:
+        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        state = cls(conn, None, warn or _ignore)
+        state._migrate()
+        return state
+
+    @classmethod
+    def open(cls, path: Path | None = None, warn: Warn | None = None) -> State:
+        """Open (or create) the database at `path` (default: `db_path()`).
+
+        Never raises for a bad file or directory: it warns through `warn` and falls back
+        (a corrupt file is moved aside and a new one started; an unwritable place gives a
+        state in memory)."""
+        say = warn or _ignore
+        target = path or db_path()
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            say(
+                f"cannot create the state directory {target.parent} ({err.strerror or err}); "
+                "fortune dice and history are not saved this time"
+            )
+            return cls.memory(say)
+        for attempt in range(2):
+            try:
+                return cls._connect(target, say)
+            except sqlite3.DatabaseError as err:
+                if attempt == 0 and _is_corrupt(err) and target.exists():
+                    moved = _move_aside(target, say)
+                    if moved is not None:
+                        say(
+                            f"the state database {target} could not be read ({err}); "
+                            f"it was moved to {moved} and a new one started"
+                        )
+                        continue
+                say(
+                    f"cannot use the state database {target} ({err}); "
+                    "fortune dice are not saved this time"
+                )
+                return cls.memory(say)
+            except StateError as err:
+                say(f"{err.message}; fortune dice are not saved this time")
+                return cls.memory(say)
+        return cls.memory(say)  # pragma: no cover - the loop always returns
+
+    @classmethod
+    def _connect(cls, path: Path, warn: Warn) -> State:
+        conn = sqlite3.connect(
+            str(path), timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
+        )
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
+            # Reading the schema fails here, not later, when the file is not a database.
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            if mode is None or str(mode[0]).lower() != "wal":
+                warn(f"the state database {path} is not in WAL mode ({mode})")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            state = cls(conn, path, warn)
+            state._migrate()
+            return state
+        except BaseException:
+            conn.close()
+            raise
+
+    def _migrate(self) -> None:
+        version = int(self.conn.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise StateError(
+                f"the state database {self.path} was written by a newer d20cli "
+                f"(schema {version}, this one knows {SCHEMA_VERSION})"
+            )
+        while version < SCHEMA_VERSION:
+            with self.transaction() as conn:
+                # Re-read inside the lock: another process may have migrated meanwhile.
+                version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+                if version >= SCHEMA_VERSION:
+                    break
+                for statement in MIGRATIONS[version].split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                version += 1
+                conn.execute(f"PRAGMA user_version = {version}")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @property
+    def persistent(self) -> bool:
+        return self.path is not None
+
+    # -- transactions --------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One atomic change: `BEGIN IMMEDIATE` takes the write lock at once (waiting up to
+        the busy timeout for another process), COMMIT on success, ROLLBACK on any error."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    def _write(self, what: str, change: Callable[[sqlite3.Connection], Any]) -> Any:
+        """Run `change` in a transaction. A full disk or a read-only file is a warning, and
+        the state goes on in memory (with what it held copied over) so the run continues."""
+        try:
+            with self.transaction() as conn:
+                return change(conn)
+        except sqlite3.OperationalError as err:
+            if not self.persistent:
+                raise StateError(f"cannot save {what}: {err}") from err
+            self.warn(
+                f"cannot save {what} in {self.path} ({err}); "
+                "it is kept only until this program ends"
+            )
+            self._to_memory()
+            with self.transaction() as conn:
+                return change(conn)
+
+    def _to_memory(self) -> None:
+        memory = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        try:
+            self.conn.backup(memory)
+        except sqlite3.DatabaseError:
+            memory.close()
+            fresh = State.memory(self.warn)
+            memory = fresh.conn
+        self.conn.close()
+        self.conn = memory
+        self.path = None
+
+    # -- settings ------------------------------------------------------------------------
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        row = self.conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+        return str(row[0]) if row is not None else default
+
+    def set(self, key: str, value: str | None) -> None:
+        def change(conn: sqlite3.Connection) -> None:
+            if value is None:
+                conn.execute("DELETE FROM settings WHERE key = ?", (key,))
+            else:
+                conn.execute(
+                    "INSERT INTO settings (key, value) VALUES (?, ?) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    (key, value),
+                )
+
+        self._write(f"the setting {key!r}", change)
+
+    def update(self, key: str, fn: Callable[[str | None], str | None]) -> str | None:
+        """Read-modify-write one setting atomically; returns the new value."""
+
+        def change(conn: sqlite3.Connection) -> str | None:
+            row = conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+            new = fn(str(row[0]) if row is not None else None)
+            if new is None:
+                conn.execute("DELETE FROM settings WHERE key = ?", (key,))
+            else:
+                conn.execute(
+                    "INSERT INTO settings (key, value) VALUES (?, ?) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    (key, new),
+                )
+            return new
+
+        result: str | None = self._write(f"the setting {key!r}", change)
+        return result
+
+    # -- fortune dice --------------------------------------------------------------------
+
+    def fortune(self, holder: str) -> int:
+        """How many fortune dice `holder` holds."""
+        row = self.conn.execute("SELECT count FROM fortune WHERE holder = ?", (holder,)).fetchone()
+        return int(row[0]) if row is not None else 0
+
+    def add_fortune(self, holder: str, most: int) -> tuple[int, bool]:
+        """Add one fortune die unless `holder` already holds `most`.
+        Returns (count now held, whether a die was added), atomically."""
+
+        def change(conn: sqlite3.Connection) -> tuple[int, bool]:
+            row = conn.execute("SELECT count FROM fortune WHERE holder = ?", (holder,)).fetchone()
+            held = int(row[0]) if row is not None else 0
+            if held >= most:
+                return held, False
+            _set_fortune(conn, holder, held + 1)
+            return held + 1, True
+
+        added: tuple[int, bool] = self._write("the fortune dice", change)
+        return added
+
+    def take_fortune(self, holder: str) -> int | None:
+        """Spend one fortune die: the count left, or None if `holder` held none."""
+
+        def change(conn: sqlite3.Connection) -> int | None:
+            row = conn.execute("SELECT count FROM fortune WHERE holder = ?", (holder,)).fetchone()
+            held = int(row[0]) if row is not None else 0
+            if held <= 0:
+                return None
+            _set_fortune(conn, holder, held - 1)
+            return held - 1
+
+        left: int | None = self._write("the fortune dice", change)
+        return left
+
+    def set_fortune(self, holder: str, count: int) -> None:
+        if count < 0:
+            raise StateError("a fortune die count cannot be negative")
+        self._write("the fortune dice", lambda conn: _set_fortune(conn, holder, count))
+
+    # -- the last pendagger roll ---------------------------------------------------------
+
+    def last_roll(self, holder: str) -> LastRoll | None:
+        row = self.conn.execute(
+            "SELECT request, system, result, at FROM last_roll WHERE holder = ?", (holder,)
+        ).fetchone()
+        if row is None:
+            return None
+        try:
+            result = json.loads(row[2])
+        except ValueError:
+            self.warn("the saved last roll could not be read; it was ignored")
+            return None
+        if not isinstance(result, dict):
+            return None
+        return LastRoll(str(row[0]), str(row[1]), result, float(row[3]))
+
+    def set_last_roll(self, holder: str, request: str, system: str, result: dict[str, Any]) -> None:
+        data = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+
+        def change(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT INTO last_roll (holder, request, system, result, at) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (holder) DO UPDATE SET "
+                "request = excluded.request, system = excluded.system, "
+                "result = excluded.result, at = excluded.at",
+                (holder, request, system, data, time.time()),
+            )
+
+        self._write("the last roll", change)
+
+
+def _set_fortune(conn: sqlite3.Connection, holder: str, count: int) -> None:
+    conn.execute(
+        "INSERT INTO fortune (holder, count) VALUES (?, ?) "
+        "ON CONFLICT (holder) DO UPDATE SET count = excluded.count",
+        (holder, count),
+    )
+
+
+def _ignore(message: str) -> None:
+    """The default warning sink: say nothing."""
+
+
+def _move_aside(path: Path, warn: Warn) -> Path | None:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    moved = path.with_name(f"{path.name}.corrupt-{stamp}")
+    n = 1
+    while moved.exists():
+        n += 1
+        moved = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+    try:
+        os.replace(path, moved)
+    except OSError as err:
+        warn(f"cannot move the unreadable state database {path} aside ({err.strerror or err})")
+        return None
+    for suffix in ("-wal", "-shm"):  # the journal of the old file belongs with it
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            with suppress(OSError):
+                os.replace(side, moved.with_name(moved.name + suffix))
+    return moved
+
+
+# One open database per path for the life of the process (the shell keeps it open
+# between lines; a one-shot command opens it once).
+_OPEN: dict[Path, State] = {}
+
+
+def shared(warn: Warn | None = None) -> State:
+    """The state database at `db_path()`, opened once per process."""
+    path = db_path()
+    state = _OPEN.get(path)
+    if state is None:
+        state = State.open(path, warn)
+        _OPEN[path] = state
+    elif warn is not None:
+        state.warn = warn
+    return state
+
+
+def close_shared() -> None:
+    for state in _OPEN.values():
+        state.close()
+    _OPEN.clear()
