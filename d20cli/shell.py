@@ -1,0 +1,336 @@
+"""The interactive shell: `d20 shell`, or bare `d20` on a terminal.
+
+Each line takes the same words as the command line, options included, and goes through
+`run.run_tokens` with the session's options, so the shell, the command line and standard
+input accept the same requests and fail the same way. On top of requests the shell has a
+few words of its own:
+
+    system [ID]        show or switch the rule system (the prompt shows it)
+    help [VERB]        the verbs of the current system, or one verb's help and examples
+    again, !!          repeat the last request (extra options may follow: `again adv`)
+    quit, exit         leave (so does Ctrl-D); Ctrl-C only clears the line
+
+TAB completes verbs, keywords, system names and option names from the program's own
+tables (`d20cli.completion`); history persists in the state directory (up arrow, Ctrl-R);
+a bottom toolbar shows the system, the fortune dice held (pendagger) and the last result.
+
+prompt_toolkit is imported only inside `run_shell`, on a terminal. When standard input or
+output is not a terminal the same session reads lines without prompts (for scripts and
+tests) and the exit status is the worst one seen, as for `d20 < file`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, TextIO
+
+from d20cli.errors import D20Error, ExitStatus, ParseError
+from d20cli.options import Options
+from d20cli.output import Output
+from d20cli.run import run_tokens, split_line
+
+if TYPE_CHECKING:
+    from d20cli.results import Result
+
+QUIT_WORDS = ("quit", "exit")
+AGAIN_WORDS = ("again", "!!")
+#: The shell's own words, besides the request verbs.
+SHELL_WORDS: tuple[str, ...] = ("help", "system", "again", "quit", "exit")
+
+
+@dataclass(frozen=True)
+class Words:
+    """What TAB offers in the shell (from the grammar, options and systems tables)."""
+
+    verbs: tuple[str, ...]
+    keywords: dict[str, tuple[str, ...]]
+    options: tuple[str, ...]
+    value_options: tuple[str, ...]
+    system_options: tuple[str, ...]
+    systems: tuple[str, ...]
+
+    @classmethod
+    def load(cls) -> Words:
+        from d20cli.completion import (
+            grammar_keywords,
+            grammar_verbs,
+            request_options,
+            system_names,
+        )
+
+        opts = request_options()
+        return cls(
+            verbs=grammar_verbs(),
+            keywords=grammar_keywords(),
+            options=tuple(n for o in opts for n in o.names),
+            value_options=tuple(n for o in opts if o.takes_value for n in o.names),
+            system_options=tuple(n for o in opts if o.values for n in o.names),
+            systems=system_names(),
+        )
+
+
+def completions(before: str, words: Words) -> tuple[str, list[str]]:
+    """For the text before the cursor: the word being completed and what may replace it."""
+    tokens = before.split()
+    if before and not before[-1].isspace():
+        cur, prior = tokens[-1], tokens[:-1]
+    else:
+        cur, prior = "", tokens
+    prev = prior[-1] if prior else ""
+    plain = [t for i, t in enumerate(prior) if not _is_option_or_value(prior, i, words)]
+    candidates: Iterable[str]
+    if prev in words.system_options:
+        candidates = words.systems
+    elif prev in words.value_options:
+        candidates = ()
+    elif cur.startswith("-"):
+        candidates = words.options
+    elif not plain:
+        candidates = (*words.verbs, *SHELL_WORDS)
+    elif plain[0] == "system":
+        candidates = words.systems if len(plain) == 1 else ()
+    elif plain[0] == "help":
+        candidates = (*words.verbs, *SHELL_WORDS) if len(plain) == 1 else ()
+    else:
+        candidates = words.keywords.get(plain[0].lower(), ())
+    low = cur.lower()
+    return cur, [c for c in dict.fromkeys(candidates) if c.lower().startswith(low)]
+
+
+def _is_option_or_value(tokens: list[str], i: int, words: Words) -> bool:
+    if tokens[i] in words.options or tokens[i].startswith("--"):
+        return True
+    return i > 0 and tokens[i - 1] in words.value_options
+
+
+class Session:
+    """One shell session: its options (the system), its last request and result."""
+
+    def __init__(self, opts: Options, out: Output) -> None:
+        self.opts = opts
+        self.out = out
+        self.last_tokens: list[str] | None = None
+        self.last_result: Result | None = None
+        self.fortune_held: int | None = None
+        self.worst = ExitStatus.OK
+        self.done = False
+
+    # -- what the prompt and toolbar show -----------------------------------------------
+
+    @property
+    def system(self) -> str:
+        from d20cli.systems import system_id
+
+        try:
+            return system_id(self.opts.system_id())
+        except D20Error:
+            return self.opts.system_id()
+
+    def prompt(self) -> str:
+        return f"d20 {self.system}> "
+
+    def toolbar(self) -> str:
+        parts = [f" system: {self.system}"]
+        if self.system == "pendagger":
+            parts.append(f"fortune dice: {self.fortune_held or 0}")
+        r = self.last_result
+        if r is not None:
+            last = [str(x) for x in (r.total, r.label or r.outcome) if x is not None]
+            parts.append("last: " + (" ".join(last) if last else r.verb))
+        parts.append("help · TAB · Ctrl-D quits")
+        return "  │  ".join(parts)
+
+    def refresh(self) -> None:
+        """Re-read what the toolbar shows from the saved state (fortune dice)."""
+        if self.system != "pendagger":
+            return
+        from d20cli.fortune import holder
+        from d20cli.state import shared
+
+        try:
+            self.fortune_held = shared(self.out.warn).fortune(holder(self.opts))
+        except D20Error:
+            self.fortune_held = None
+
+    def warm(self) -> None:
+        """Import the grammar and the system now, so the first roll answers as fast as the
+        rest."""
+        try:
+            import d20cli.grammar
+            import d20cli.render  # noqa: F401
+            from d20cli.systems import get_system
+
+            get_system(self.opts.system_id())
+        except (D20Error, ImportError):
+            pass  # the first request reports it
+        self.refresh()
+
+    # -- one line -----------------------------------------------------------------------
+
+    def handle(self, line: str) -> ExitStatus:
+        """Run one line; sets `done` on quit. Never raises for a bad line."""
+        text = line.strip().lstrip("\ufeff")
+        if not text or text.startswith("#"):
+            return ExitStatus.OK
+        tokens = split_line(text)
+        head = tokens[0].lower()
+        try:
+            if head in QUIT_WORDS and len(tokens) == 1:
+                self.done = True
+                return ExitStatus.OK
+            if head == "system":
+                return self._system(tokens, text)
+            if head == "help":
+                return self._help(tokens, text)
+            if head in AGAIN_WORDS:
+                if self.last_tokens is None:
+                    raise ParseError("nothing to repeat yet: roll something first", text, 1)
+                request = self.last_tokens
+                tokens = [*request, *tokens[1:]]
+            else:
+                request = tokens
+        except D20Error as err:
+            self.out.error(err, self.opts.json)
+            return self._status(ExitStatus.BAD_INPUT)
+        outcome = run_tokens(tokens, self.opts, self.out)
+        if outcome.status != ExitStatus.BAD_INPUT:
+            self.last_tokens = request  # `again` repeats the last request that ran
+        if outcome.results:
+            self.last_result = outcome.results[-1]
+        self.refresh()
+        return self._status(outcome.status)
+
+    def _status(self, status: ExitStatus) -> ExitStatus:
+        self.worst = max(self.worst, status)
+        return status
+
+    def _system(self, tokens: list[str], text: str) -> ExitStatus:
+        from d20cli.systems import SYSTEM_IDS, system_id
+
+        if len(tokens) == 1:
+            others = ", ".join(SYSTEM_IDS)
+            self.out.text(f"system: {self.system} (the systems are {others}; `system ID` switches)")
+            return ExitStatus.OK
+        if len(tokens) > 2:
+            column = len(tokens[0]) + len(tokens[1]) + 3
+            raise ParseError("`system` takes one system id, e.g. `system mm`", text, column)
+        try:
+            sid = system_id(tokens[1])
+        except D20Error as err:
+            raise err.located(text, text.find(tokens[1]) + 1) from None
+        self.opts = replace(self.opts, system=sid)
+        self.warm()
+        self.out.text(f"system: {sid}")
+        return ExitStatus.OK
+
+    def _help(self, tokens: list[str], text: str) -> ExitStatus:
+        from d20cli.systems import get_system
+        from d20cli.verbs import VERB_HELP
+
+        system = get_system(self.system)
+        if len(tokens) == 1:
+            lines = [f"{system.title} ({system.id}): one request per line, e.g."]
+            for verb, (summary, example) in system.verbs.items():
+                lines.append(f"  {verb:<9} {summary}  e.g. `{example}`")
+            lines += [
+                "shell: system [ID] · help [VERB] · again (!!) · quit (Ctrl-D) · "
+                "options as on the command line (--json, --dice 17,4, -n 3, ...)",
+            ]
+            self.out.text("\n".join(lines))
+            return ExitStatus.OK
+        verb = tokens[1].lower()
+        if verb not in VERB_HELP:
+            import difflib
+
+            close = difflib.get_close_matches(verb, list(VERB_HELP), n=3)
+            hint = f"; did you mean {' or '.join(close)}?" if close else ""
+            raise ParseError(f"no verb {tokens[1]!r}{hint}", text, text.find(tokens[1]) + 1)
+        summary, examples = VERB_HELP[verb]
+        lines = [f"{verb}: {summary}"]
+        if verb in system.verbs:
+            own, example = system.verbs[verb]
+            lines.append(f"  in {system.id}: {own}  e.g. `{example}`")
+        else:
+            lines.append(f"  {system.id} has no {verb!r}; switch with `system ID`")
+        lines += [f"  {e}" for e in examples]
+        self.out.text("\n".join(lines))
+        return ExitStatus.OK
+
+
+def run_lines_in_session(session: Session, stream: TextIO) -> int:
+    """The shell without a terminal: one line at a time, no prompt."""
+    for line in stream:
+        try:
+            session.handle(line)
+        except KeyboardInterrupt:
+            return int(ExitStatus.INTERRUPTED)
+        if session.done:
+            break
+    return int(session.worst)
+
+
+def run_shell(opts: Options) -> int:
+    """Run the interactive shell; returns the exit status (0 after quit, exit or Ctrl-D)."""
+    out = Output()
+    session = Session(opts, out)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        session.warm()
+        return run_lines_in_session(session, sys.stdin)
+    return _interactive(session)
+
+
+def _history(out: Output) -> Any:
+    from prompt_toolkit.history import FileHistory, InMemoryHistory
+
+    from d20cli.state import history_path
+
+    path = history_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as err:
+        out.warn(f"cannot keep the shell history in {path} ({err.strerror or err})")
+        return InMemoryHistory()
+    return FileHistory(str(path))
+
+
+def _interactive(session: Session) -> int:
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+    from prompt_toolkit.document import Document
+
+    words = Words.load()
+
+    class ShellCompleter(Completer):
+        def get_completions(
+            self, document: Document, complete_event: CompleteEvent
+        ) -> Iterable[Completion]:
+            cur, found = completions(document.text_before_cursor, words)
+            for word in found:
+                yield Completion(word, start_position=-len(cur))
+
+    out = session.out
+    prompt: Any = PromptSession(
+        history=_history(out),
+        completer=ShellCompleter(),
+        complete_while_typing=False,
+        enable_history_search=False,
+        bottom_toolbar=session.toolbar,
+    )
+    session.warm()
+    out.text("d20 shell: one request per line (`help`, TAB completes, Ctrl-D quits)")
+    while not session.done:
+        try:
+            line = prompt.prompt(session.prompt)
+        except KeyboardInterrupt:
+            continue  # Ctrl-C clears the line; the session goes on
+        except EOFError:
+            break
+        try:
+            session.handle(line)
+        except KeyboardInterrupt:
+            out.warn("interrupted")
+    return int(ExitStatus.OK)
