@@ -1,0 +1,71 @@
+"""The README's commands are true: the install and test commands are the ones CI runs,
+and every `$ d20 ...` example runs (and prints what the README shows, where it shows it)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def code_blocks(kind: str) -> list[str]:
+    return re.findall(rf"```{kind}\n(.*?)```", README, flags=re.S)
+
+
+def examples() -> list[tuple[str, list[str]]]:
+    """(command, expected output lines) for each `$ ` line in a console block."""
+    found: list[tuple[str, list[str]]] = []
+    for block in code_blocks("console"):
+        for chunk in re.split(r"^\$ ", block, flags=re.M)[1:]:
+            command, *expected = chunk.rstrip("\n").split("\n")
+            found.append((command, expected))
+    return found
+
+
+def test_the_two_commands_are_what_ci_runs() -> None:
+    install, tests = code_blocks("sh")[:2]
+    assert install.strip() == "pip install . && d20 roll 4d6kh3"
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    install_cmd, test_cmd = (part.strip() for part in tests.strip().split("&&"))
+    assert install_cmd == "pip install '.[test]'"
+    assert f"\n{install_cmd}\n" in ci.replace("--quiet ", "")
+    assert f"\n{test_cmd}\n" in ci
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    bindir = str(Path(sys.executable).parent)
+    env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+    env["NO_COLOR"] = "1"
+    env.pop("D20_SYSTEM", None)
+    return env
+
+
+@pytest.mark.parametrize(("command", "expected"), examples(), ids=lambda x: str(x)[:60])
+def test_readme_example_runs(command: str, expected: list[str]) -> None:
+    if not (Path(sys.executable).parent / "d20").exists():
+        command = re.sub(r"\bd20\b(?= )", f"{sys.executable} -m d20cli", command, count=0)
+    proc = subprocess.run(
+        ["bash", "-c", command],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=60,
+        check=False,
+    )
+    wants_error = any(line.startswith("d20: error") for line in expected)
+    if wants_error:
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.splitlines() == expected
+    else:
+        assert proc.returncode == 0, proc.stderr
+        assert "Traceback" not in proc.stderr
+        if expected:
+            assert proc.stdout.splitlines() == expected
