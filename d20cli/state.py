@@ -108,7 +108,7 @@ class State:
     @classmethod
     def memory(cls, warn: Warn | None = None) -> State:
         conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-        state = cls(conn, None, warn or _ignore)
+        state = cls(conn, None, warn if warn is not None else _ignore)
         state._migrate()
         return state
 
@@ -119,7 +119,7 @@ class State:
         Never raises for a bad file or directory: it warns through `warn` and falls back
         (a corrupt file is moved aside and a new one started; an unwritable place gives a
         state in memory)."""
-        say = warn or _ignore
+        say = warn if warn is not None else _ignore
         target = path or db_path()
         try:
             target.parent.mkdir(parents=True, exist_ok=True)

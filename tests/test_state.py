@@ -1,0 +1,191 @@
+"""The state database: where it lives, its schema, atomic writes, and what happens when the
+file or its directory is bad (a warning, never a lost roll)."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from d20cli import state
+from d20cli.errors import StateError
+from d20cli.state import SCHEMA_VERSION, State
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    home = tmp_path / "state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(home))
+    state.close_shared()
+    yield home
+    state.close_shared()
+
+
+class Warnings(list[str]):
+    def __call__(self, message: str) -> None:
+        self.append(message)
+
+
+def test_state_dir_follows_xdg(state_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert state.state_dir() == state_home / "d20cli"
+    assert state.db_path() == state_home / "d20cli" / "state.db"
+    assert state.history_path() == state_home / "d20cli" / "history"
+    monkeypatch.delenv("XDG_STATE_HOME")
+    assert state.state_dir() == Path.home() / ".local" / "state" / "d20cli"
+    monkeypatch.setenv("XDG_STATE_HOME", "relative/path")  # not absolute: ignored, as XDG says
+    assert state.state_dir() == Path.home() / ".local" / "state" / "d20cli"
+
+
+def test_new_database_is_versioned_and_in_wal_mode(state_home: Path) -> None:
+    warn = Warnings()
+    s = State.open(warn=warn)
+    assert s.persistent and s.path == state.db_path() and s.path.exists()
+    assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert s.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert s.conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
+    assert warn == []
+    s.close()
+
+
+def test_values_persist_between_opens() -> None:
+    s = State.open()
+    s.set("boon", "on")
+    assert s.add_fortune("player", 2) == (1, True)
+    s.set_last_roll("player", "attempt adept", "pendagger", {"natural": 7, "outcome": "x"})
+    s.close()
+    again = State.open()
+    assert again.get("boon") == "on"
+    assert again.fortune("player") == 1
+    last = again.last_roll("player")
+    assert last is not None
+    assert (last.request, last.system, last.result) == (
+        "attempt adept",
+        "pendagger",
+        {"natural": 7, "outcome": "x"},
+    )
+    assert again.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    again.set("boon", None)
+    assert again.get("boon") is None
+    again.close()
+
+
+def test_fortune_count_is_capped_and_spent_per_holder() -> None:
+    s = State.memory()
+    assert s.fortune("ana") == 0
+    assert s.add_fortune("ana", 2) == (1, True)
+    assert s.add_fortune("ana", 2) == (2, True)
+    assert s.add_fortune("ana", 2) == (2, False)  # at the most: nothing added
+    assert s.add_fortune("ana", 4) == (3, True)  # the boon raises the most
+    assert s.fortune("bo") == 0  # another holder has their own count
+    assert s.take_fortune("ana") == 2
+    assert s.take_fortune("bo") is None  # none held: nothing to spend
+    assert s.fortune("bo") == 0
+    with pytest.raises(StateError):
+        s.set_fortune("ana", -1)
+
+
+def test_a_failed_change_is_rolled_back() -> None:
+    s = State.memory()
+    s.set_fortune("ana", 1)
+    with pytest.raises(RuntimeError), s.transaction() as conn:
+        conn.execute("UPDATE fortune SET count = 5 WHERE holder = 'ana'")
+        raise RuntimeError("halfway")
+    assert s.fortune("ana") == 1
+
+
+def test_corrupt_database_is_moved_aside_with_a_warning() -> None:
+    path = state.db_path()
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"this is not an SQLite database at all" * 100)
+    warn = Warnings()
+    s = State.open(warn=warn)
+    assert s.persistent
+    moved = list(path.parent.glob("state.db.corrupt-*"))
+    assert len(moved) == 1
+    assert moved[0].read_bytes().startswith(b"this is not an SQLite")  # kept, not deleted
+    assert len(warn) == 1 and "could not be read" in warn[0] and str(moved[0]) in warn[0]
+    assert s.add_fortune("player", 2) == (1, True)  # the new database works
+    s.close()
+
+
+def test_unwritable_state_directory_warns_and_keeps_state_in_memory(state_home: Path) -> None:
+    # A file where the directory should be: it cannot be created, whoever runs the test.
+    state_home.parent.mkdir(parents=True, exist_ok=True)
+    state_home.write_text("a file, not a directory")
+    warn = Warnings()
+    s = State.open(warn=warn)
+    assert not s.persistent
+    assert len(warn) == 1 and "cannot create the state directory" in warn[0]
+    assert s.add_fortune("player", 2) == (1, True)  # the run goes on
+    assert s.fortune("player") == 1
+
+
+def test_full_disk_warns_and_goes_on_in_memory() -> None:
+    warn = Warnings()
+    s = State.open(warn=warn)
+    s.set_fortune("player", 1)
+    pages = s.conn.execute("PRAGMA page_count").fetchone()[0]
+    s.conn.execute(f"PRAGMA max_page_count = {pages}")  # the next growth fails: SQLITE_FULL
+    s.set_last_roll("player", "attempt adept", "pendagger", {"big": "x" * 100_000})
+    assert len(warn) == 1 and "cannot save the last roll" in warn[0]
+    assert not s.persistent
+    assert s.fortune("player") == 1  # what the file held was carried over
+    last = s.last_roll("player")
+    assert last is not None and last.result["big"] == "x" * 100_000
+
+
+def test_database_from_a_newer_version_is_left_alone() -> None:
+    path = state.db_path()
+    path.parent.mkdir(parents=True)
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.close()
+    warn = Warnings()
+    s = State.open(warn=warn)
+    assert not s.persistent
+    assert len(warn) == 1 and "newer d20cli" in warn[0]
+    check = sqlite3.connect(path)
+    assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
+    check.close()
+
+
+def test_shared_state_is_opened_once_per_path(state_home: Path) -> None:
+    first = state.shared()
+    assert state.shared() is first
+    state.close_shared()
+    assert state.shared() is not first
+
+
+def test_two_processes_writing_at_once_lose_nothing(state_home: Path) -> None:
+    code = textwrap.dedent(
+        """
+        import sys
+        from d20cli.state import State
+        s = State.open()
+        for _ in range(150):
+            s.update("counter", lambda v: str(int(v or 0) + 1))
+            s.add_fortune(sys.argv[1], 1000)
+        s.close()
+        """
+    )
+    env = {"XDG_STATE_HOME": str(state_home), "PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    State.open().close()  # create the database first, so both processes open it
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, name], env=env, stderr=subprocess.PIPE)
+        for name in ("ana", "bo", "ana")
+    ]
+    for p in procs:
+        _, err = p.communicate(timeout=60)
+        assert p.returncode == 0, err.decode()
+        assert not err, err.decode()  # no warning: every write went to the file
+    s = State.open()
+    assert s.get("counter") == "450"
+    assert s.fortune("ana") == 300 and s.fortune("bo") == 150
+    s.close()
