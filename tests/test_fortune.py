@@ -1,0 +1,183 @@
+"""Pen & Dagger fortune dice at the edge (d20cli.fortune): gaining a die on a natural 20
+with the word `fortune`, holding at most 2 (4 with the boon), spending one to reroll the
+last attempt or luck roll, and the count persisting between runs."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from d20cli import fortune, state
+from d20cli.errors import D20Error, RulesError, StateError
+from d20cli.grammar import parse_request
+from d20cli.options import Options
+from d20cli.output import Output
+from d20cli.results import Result
+from d20cli.roller import make_roller
+from d20cli.run import run_tokens
+from d20cli.systems import get_system
+
+PD = Options(system="pendagger")
+
+
+@pytest.fixture(autouse=True)
+def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    state.close_shared()
+    yield tmp_path / "state"
+    state.close_shared()
+
+
+def out() -> Output:
+    return Output(io.StringIO(), io.StringIO(), color=False)
+
+
+def roll(text: str, *faces: int, opts: Options = PD) -> Result:
+    """Resolve `text` with pendagger and forced faces, then record it (as run.py does)."""
+    request = parse_request(text)
+    result = get_system("pendagger").resolve(request, make_roller(None, faces))
+    return fortune.record(request, result, opts, out())
+
+
+def command(text: str, *faces: int, opts: Options = PD) -> Result:
+    request = parse_request(text)
+    return fortune.handle(request, make_roller(None, faces or None), opts, out())
+
+
+def held(opts: Options = PD) -> int:
+    return int(command("fortune", opts=opts).detail["fortune"])
+
+
+def test_a_natural_20_with_fortune_gains_a_die_up_to_two() -> None:
+    assert held() == 0
+    first = roll("attempt adept fortune", 20)
+    assert first.detail["fortune_gained"] == 1 and first.detail["fortune"] == 1
+    assert "fortune dice held: 1 of 2" in first.notes
+    assert roll("attempt adept fortune", 20).detail["fortune"] == 2
+    third = roll("attempt adept fortune", 20)
+    assert third.detail["fortune"] == 2  # at most 2 held
+    assert any("already holding the most" in n for n in third.notes)
+    assert held() == 2
+
+
+def test_no_die_without_the_word_or_without_a_20() -> None:
+    plain = roll("attempt adept", 20)
+    assert "fortune" not in plain.detail
+    assert roll("attempt adept fortune", 19).notes == ()
+    assert held() == 0
+
+
+def test_luck_roll_gains_a_die_too() -> None:
+    result = roll("luck fortune", 20)
+    assert result.outcome == "lucky" and result.detail["fortune"] == 1
+
+
+def test_boon_option_holds_up_to_four() -> None:
+    boon = Options(system="pendagger", boon=True)
+    for _ in range(5):
+        roll("attempt adept fortune", 20, opts=boon)
+    assert held(boon) == 4
+    assert held() == 4  # still held without --boon; the most is 2 only for gaining more
+
+
+def test_fortune_boon_is_stored_as_a_setting() -> None:
+    shown = command("fortune", opts=Options(system="pendagger", boon=True))
+    assert shown.detail["fortune_max"] == 4
+    state.close_shared()  # a later run
+    for _ in range(3):
+        roll("attempt adept fortune", 20)
+    assert held() == 3
+
+
+def test_the_count_persists_between_runs() -> None:
+    roll("attempt adept fortune", 20)
+    state.close_shared()
+    assert held() == 1
+
+
+def test_holders_count_separately() -> None:
+    ana = Options(system="pendagger", as_="Ana")
+    roll("attempt adept fortune", 20, opts=ana)
+    assert held(ana) == 1
+    assert held() == 0
+
+
+def test_spend_rerolls_the_last_attempt_until_better() -> None:
+    roll("attempt adept fortune", 20)  # one die held
+    before = roll("attempt adept", 5)  # a limited success at adept (5-8)
+    assert before.outcome == "limited_success"
+    after = command("fortune spend", 3, 6, 12)  # 3 and 6 are not better; 12 is normal
+    assert after.outcome == "normal_success" and after.natural == 12
+    assert after.detail["fortune_spent"] == 1 and after.detail["fortune"] == 0
+    assert held() == 0
+    last = state.shared().last_roll(fortune.holder(PD))
+    assert last is not None and last.result["natural"] == 12  # the reroll is the last roll
+
+
+def test_spend_a_luck_roll() -> None:
+    roll("luck fortune", 20)
+    roll("luck", 4)
+    after = command("fortune spend", 15)
+    assert after.outcome == "lucky" and held() == 0
+
+
+@pytest.mark.parametrize(
+    ("dice", "rolls", "message", "kind"),
+    [
+        (0, (("attempt adept", 5),), "no fortune die held", StateError),
+        (1, (), "no attempt or luck roll", StateError),
+        (1, (("attempt adept", 1),), "roll of 1", RulesError),
+        (1, (("attempt adept", 19),), "no better level", RulesError),
+        (1, (("luck", 12),), "already lucky", RulesError),
+    ],
+)
+def test_spend_errors(
+    dice: int, rolls: tuple[tuple[str, int], ...], message: str, kind: type[D20Error]
+) -> None:
+    state.shared().set_fortune(fortune.holder(PD), dice)
+    for text, face in rolls:
+        roll(text, face)
+    with pytest.raises(kind, match=message):
+        command("fortune spend", 10)
+    assert held() == dice  # a failed spend keeps the die
+
+
+def test_fortune_is_pendagger_only() -> None:
+    with pytest.raises(RulesError, match="pendagger"):
+        command("fortune", opts=Options(system="levelup"))
+    assert command("fortune", opts=Options(system="pd")).detail["fortune"] == 0
+
+
+def test_other_systems_results_are_not_recorded() -> None:
+    request = parse_request("check +5 vs 15")
+    result = get_system("levelup").resolve(request, make_roller(None, (20,)))
+    assert fortune.record(request, result, Options(), out()) is result
+    assert state.shared().last_roll(fortune.holder(PD)) is None
+
+
+def test_saved_results_come_back_whole() -> None:
+    for text, faces in (("attempt trained +1 reliable adv", (4, 17)), ("luck dis", (12, 3))):
+        result = get_system("pendagger").resolve(parse_request(text), make_roller(None, faces))
+        assert fortune.result_from_json(result.to_json()).to_json() == result.to_json()
+    attack = get_system("levelup").resolve(
+        parse_request("attack +7 vs 15 dmg 1d8+4"), make_roller(None, (20, 3, 5))
+    )
+    assert fortune.result_from_json(attack.to_json()).to_json() == attack.to_json()
+
+
+def test_the_runner_records_and_handles_fortune(state_home: Path) -> None:
+    """run.run_tokens (the command line, stdin and the shell) goes through this module."""
+    o = out()
+    run_tokens(["attempt", "adept", "fortune", "--dice", "20", "-s", "pd"], Options(), o)
+    assert held() == 1
+    shown = run_tokens(["fortune", "--json", "-s", "pd"], Options(), o)
+    assert shown.results[0].detail["fortune"] == 1
+    run_tokens(["attempt", "adept", "--dice", "5", "-s", "pd"], Options(), o)
+    spent = run_tokens(["fortune", "spend", "--dice", "10", "-s", "pd"], Options(), o)
+    assert spent.status == 0 and spent.results[0].outcome == "normal_success"
+    bad = run_tokens(["fortune", "spend", "-s", "pd"], Options(), o)
+    assert bad.status == 2
+    assert "no fortune die held" in o.stderr.getvalue()  # type: ignore[attr-defined]
