@@ -158,7 +158,8 @@ modifier = (pp.FollowedBy(pp.Regex("[+-]")) + dice_grammar.signed_expression).se
 modifier.add_parse_action(_item("modifier"))
 
 _keyword_any = _kw(*KEYWORDS, *VERBS)
-label = (~_keyword_any + pp.Regex(r"[a-z][\w'-]*", _I)).set_name("a label word")
+label = pp.Regex(r"[a-z][\w'-]*", _I).set_name("a label word")
+label.add_condition(lambda t: not _keyword_any.matches(str(t[0])))
 label.add_parse_action(lambda s, loc, t: _Item("label", str(t[0]), loc + 1))
 
 rank_word = (

@@ -202,7 +202,10 @@ def test_opposed_tie_higher_bonus_wins_both_ways() -> None:
     assert run("opposed +6 vs +8", 12, 10).outcome == "second_wins"
 
 
-@pytest.mark.parametrize(("face", "outcome"), [(1, "first_wins"), (10, "first_wins"), (11, "second_wins"), (20, "second_wins")])
+@pytest.mark.parametrize(
+    ("face", "outcome"),
+    [(1, "first_wins"), (10, "first_wins"), (11, "second_wins"), (20, "second_wins")],
+)
 def test_opposed_equal_bonuses_tiebreak_d20(face: int, outcome: str) -> None:
     r = run("opposed +5 vs +5", 7, 7, face)
     assert r.outcome == outcome

@@ -107,7 +107,8 @@ def test_grade_contest_is_pure() -> None:
 
 
 @pytest.mark.parametrize(
-    ("face", "outcome"), [(1, "unfavorable"), (10, "unfavorable"), (11, "favorable"), (20, "favorable")]
+    ("face", "outcome"),
+    [(1, "unfavorable"), (10, "unfavorable"), (11, "favorable"), (20, "favorable")],
 )
 def test_luck_1_to_10_unfavorable_11_to_20_favorable(face: int, outcome: str) -> None:
     r = run("luck", face)

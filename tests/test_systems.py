@@ -1,0 +1,135 @@
+"""The system registry: ids, aliases, metadata, and each system's verbs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from d20cli import grammar
+from d20cli.errors import RulesError
+from d20cli.grammar import parse_request
+from d20cli.roller import ForcedRoller
+from d20cli.systems import ALIASES, SYSTEM_IDS, System, get_system
+
+
+def test_ids_in_order() -> None:
+    from d20cli.systems import SYSTEMS
+
+    assert [s.id for s in SYSTEMS] == ["levelup", "reglamento", "mm", "pendagger"]
+    assert all(isinstance(s, System) for s in SYSTEMS)
+
+
+@pytest.mark.parametrize(
+    ("name", "sid"),
+    [
+        ("levelup", "levelup"),
+        ("a5e", "levelup"),
+        ("Level-Up", "levelup"),
+        ("level up", "levelup"),
+        ("reglamento", "reglamento"),
+        ("mm", "mm"),
+        ("mutants", "mm"),
+        ("m&m", "mm"),
+        ("MnM", "mm"),
+        ("pd", "pendagger"),
+        ("pen-and-dagger", "pendagger"),
+        ("pendagger", "pendagger"),
+    ],
+)
+def test_aliases(name: str, sid: str) -> None:
+    assert get_system(name).id == sid
+
+
+def test_every_alias_names_a_system() -> None:
+    assert set(ALIASES.values()) <= set(SYSTEM_IDS)
+
+
+def test_unknown_system_lists_the_ids() -> None:
+    with pytest.raises(RulesError) as info:
+        get_system("gurps")
+    assert "levelup, reglamento, mm, pendagger" in info.value.message
+
+
+@pytest.mark.parametrize(
+    ("sid", "verbs"),
+    [
+        ("levelup", ["check", "save", "attack", "group", "roll"]),
+        ("reglamento", ["check", "save", "attack", "contest", "luck", "roll"]),
+        ("mm", ["check", "attack", "resist", "routine", "opposed", "compare", "percent", "roll"]),
+        (
+            "pendagger",
+            ["attempt", "check", "attack", "defend", "luck", "scores", "fortune", "roll"],
+        ),
+    ],
+)
+def test_verbs_per_system(sid: str, verbs: list[str]) -> None:
+    system = get_system(sid)
+    assert list(system.verbs) == verbs
+    for summary, example in system.verbs.values():
+        assert summary and example
+        assert example.split()[0] in grammar.VERBS
+
+
+def test_examples_parse_and_resolve() -> None:
+    from d20cli.roller import make_roller
+
+    for sid in SYSTEM_IDS:
+        system = get_system(sid)
+        for verb, (_, example) in system.verbs.items():
+            if verb == "fortune":
+                continue  # answered by the session state
+            result = system.resolve(parse_request(example), make_roller(seed=7))
+            assert result.system == sid
+
+
+def test_outcome_ids() -> None:
+    assert [o for o, _ in get_system("levelup").outcomes] == [
+        "critical_failure",
+        "failure",
+        "success",
+        "critical_success",
+    ]
+    pd = [o for o, _ in get_system("pendagger").outcomes]
+    assert pd[:6] == [
+        "critical_failure",
+        "failure",
+        "limited_success",
+        "normal_success",
+        "major_success",
+        "critical_success",
+    ]
+    assert {"lucky", "unlucky"} <= set(pd)
+    assert {"favorable", "unfavorable", "tie"} <= {o for o, _ in get_system("reglamento").outcomes}
+
+
+def test_every_grammar_verb_belongs_to_some_system() -> None:
+    offered = {v for sid in SYSTEM_IDS for v in get_system(sid).verbs}
+    assert offered | {"save"} >= set(grammar.VERBS)
+
+
+@pytest.mark.parametrize("sid", SYSTEM_IDS)
+def test_roll_in_every_system(sid: str) -> None:
+    r = get_system(sid).resolve(parse_request("roll 2d6+3"), ForcedRoller([2, 5]))
+    assert (r.total, r.system) == (10, sid)
+
+
+def test_systems_do_not_import_pyparsing() -> None:
+    code = (
+        "import sys\n"
+        "from d20cli.systems import SYSTEMS\n"
+        "assert len(SYSTEMS) == 4\n"
+        "assert 'pyparsing' not in sys.modules, 'pyparsing imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_get_system_imports_only_its_module() -> None:
+    code = (
+        "import sys\n"
+        "from d20cli.systems import get_system\n"
+        "get_system('mm')\n"
+        "assert 'd20cli.systems.levelup' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
