@@ -219,6 +219,17 @@ def reject_words(
             raise located(request, hints.get(key, default), key)
 
 
+def resolve_roll(request: Request, roller: Roller, system: str) -> Result | None:
+    """A `roll` request resolved by the dice engine (the same in every system), else None."""
+    if request.verb != "roll":
+        return None
+    from d20cli import dice
+
+    if not isinstance(request, dice.RollRequest):
+        return None
+    return dice.resolve_roll(request, roller, system)
+
+
 def unknown_verb(
     request: Request, system: str, verbs: Iterable[str], hint: str | None = None
 ) -> RulesError:

@@ -27,6 +27,7 @@ from d20cli.systems.common import (
     evaluate,
     located,
     reject_words,
+    resolve_roll,
     roll_check,
     unknown_verb,
 )
@@ -273,10 +274,9 @@ def resolve(request: Request, roller: Roller) -> Result:
         return _resolve_check(request, roller, _target_number(request, request.target))
     if isinstance(request, GroupRequest):
         return _resolve_group(request, roller)
-    if request.verb == "roll":
-        from d20cli import dice
-
-        return dice.resolve_roll(request, roller, ID)  # type: ignore[arg-type]
+    rolled = resolve_roll(request, roller, ID)
+    if rolled is not None:
+        return rolled
     raise unknown_verb(request, ID, VERBS, _OTHER_VERBS.get(request.verb))
 
 

@@ -35,6 +35,7 @@ from d20cli.systems.common import (
     evaluate,
     located,
     reject_words,
+    resolve_roll,
     roll_check,
     unknown_verb,
 )
@@ -404,10 +405,9 @@ def resolve(request: Request, roller: Roller) -> Result:
         return _resolve_compare(request, roller)
     if isinstance(request, PercentRequest):
         return _resolve_percent(request, roller)
-    if request.verb == "roll":
-        from d20cli import dice
-
-        return dice.resolve_roll(request, roller, ID)  # type: ignore[arg-type]
+    rolled = resolve_roll(request, roller, ID)
+    if rolled is not None:
+        return rolled
     raise unknown_verb(request, ID, VERBS, _OTHER_VERBS.get(request.verb))
 
 

@@ -51,6 +51,7 @@ from d20cli.systems.common import (
     System,
     located,
     reject_words,
+    resolve_roll,
     roll_d20,
     unknown_verb,
 )
@@ -541,10 +542,9 @@ def resolve(request: Request, roller: Roller) -> Result:
             request.text,
             1,
         )
-    if request.verb == "roll":
-        from d20cli import dice
-
-        return dice.resolve_roll(request, roller, ID)  # type: ignore[arg-type]
+    rolled = resolve_roll(request, roller, ID)
+    if rolled is not None:
+        return rolled
     raise unknown_verb(request, ID, VERBS, _OTHER_VERBS.get(request.verb))
 
 

@@ -25,6 +25,7 @@ from d20cli.systems.common import (
     evaluate,
     located,
     reject_words,
+    resolve_roll,
     roll_check,
     roll_d20,
     unknown_verb,
@@ -251,10 +252,9 @@ def resolve(request: Request, roller: Roller) -> Result:
         return _resolve_contest(request, roller)
     if isinstance(request, LuckRequest):
         return _resolve_luck(request, roller)
-    if request.verb == "roll":
-        from d20cli import dice
-
-        return dice.resolve_roll(request, roller, ID)  # type: ignore[arg-type]
+    rolled = resolve_roll(request, roller, ID)
+    if rolled is not None:
+        return rolled
     raise unknown_verb(request, ID, VERBS, _OTHER_VERBS.get(request.verb))
 
 
