@@ -325,12 +325,9 @@ def _interactive(session: Session) -> int:
     while not session.done:
         try:
             line = prompt.prompt(session.prompt)
-        except KeyboardInterrupt:
-            continue  # Ctrl-C clears the line; the session goes on
-        except EOFError:
-            break
-        try:
             session.handle(line)
         except KeyboardInterrupt:
-            out.warn("interrupted")
+            continue  # Ctrl-C clears the line or stops a long roll; the session goes on
+        except EOFError:
+            break
     return int(ExitStatus.OK)

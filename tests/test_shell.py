@@ -1,0 +1,229 @@
+"""The interactive shell in a real terminal (pexpect), and its line handling in-process.
+
+Every pexpect wait is bounded (TIMEOUT); the shell's state (history) goes to a temporary
+XDG_STATE_HOME. PROMPT_TOOLKIT_NO_CPR keeps prompt_toolkit from asking the terminal where
+the cursor is (pexpect does not answer).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from d20cli import state
+from d20cli.options import Options
+from d20cli.output import Output
+from d20cli.shell import Session, run_lines_in_session
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMEOUT = 15
+
+
+@pytest.fixture
+def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    home = tmp_path / "state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(home))
+    state.close_shared()
+    yield home
+    state.close_shared()
+
+
+def spawn(state_home: Path, *args: str) -> pexpect.spawn:
+    env = {
+        **os.environ,
+        "XDG_STATE_HOME": str(state_home),
+        "TERM": "xterm",
+        "NO_COLOR": "1",
+        "PROMPT_TOOLKIT_NO_CPR": "1",
+        "PYTHONPATH": str(ROOT),
+    }
+    env.pop("D20_SYSTEM", None)
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "d20cli", "shell", *args],
+        env=env,
+        cwd=str(ROOT),
+        dimensions=(30, 140),
+        encoding="utf-8",
+        timeout=TIMEOUT,
+    )
+    return child
+
+
+def wait_prompt(child: pexpect.spawn, system: str = "levelup") -> None:
+    """Wait for the prompt to be drawn and the cursor shown again (prompt_toolkit is then
+    reading keys in raw mode, so what we send next is not eaten by the cooked terminal)."""
+    child.expect(re.escape(f"d20 {system}>") + r"[^\n]*?\x1b\[\?25h")
+
+
+def leave(child: pexpect.spawn) -> int:
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.signalstatus is None
+    return int(child.exitstatus)
+
+
+def test_roll_then_ctrl_d_exits_0(state_home: Path) -> None:
+    child = spawn(state_home)
+    wait_prompt(child)
+    child.sendline("check +5 vs 15 --dice 12")
+    child.expect(r"d20 12\s+\+5\s+= 17 vs 15\s+Success")
+    wait_prompt(child)
+    assert leave(child) == 0
+
+
+def test_bad_line_shows_caret_and_the_session_goes_on(state_home: Path) -> None:
+    child = spawn(state_home)
+    wait_prompt(child)
+    child.sendline("check +5 vs")
+    child.expect("error at column")
+    child.expect(r"\^")
+    wait_prompt(child)
+    child.sendline("save +3 vs 14 --dice 11")
+    child.expect(r"= 14 vs 14\s+Success")
+    wait_prompt(child)
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_tab_completes_a_verb(state_home: Path) -> None:
+    child = spawn(state_home)
+    wait_prompt(child)
+    child.send("chec\t")
+    child.expect("check")
+    child.sendline(" +1 vs 10 --dice 10")
+    child.expect(r"check \+1 vs 10\s+\[levelup\]")
+    child.expect(r"= 11 vs 10\s+Success")
+    wait_prompt(child)
+    assert leave(child) == 0
+
+
+def test_history_is_recalled_with_up_arrow_in_a_new_session(state_home: Path) -> None:
+    first = spawn(state_home)
+    wait_prompt(first)
+    first.sendline("attack +7 vs 15 --dice 9")
+    first.expect(r"= 16 vs 15")
+    wait_prompt(first)
+    assert leave(first) == 0
+    assert "attack +7 vs 15 --dice 9" in (state_home / "d20cli" / "history").read_text()
+
+    second = spawn(state_home)
+    wait_prompt(second)
+    second.send("\x1b[A")  # up arrow
+    second.expect(re.escape("attack +7 vs 15 --dice 9"))
+    second.send("\r")
+    second.expect(r"= 16 vs 15")
+    wait_prompt(second)
+    assert leave(second) == 0
+
+
+def test_ctrl_c_keeps_the_session(state_home: Path) -> None:
+    child = spawn(state_home)
+    wait_prompt(child)
+    child.send("check +5 vs 15 adv")
+    child.expect("adv")
+    child.sendintr()
+    wait_prompt(child)
+    child.sendline("roll 1d1+2")
+    child.expect(r"= 3")
+    wait_prompt(child)
+    assert child.isalive()
+    assert leave(child) == 0
+
+
+def test_system_changes_the_prompt(state_home: Path) -> None:
+    child = spawn(state_home)
+    wait_prompt(child)
+    child.sendline("system mm")
+    wait_prompt(child, "mm")
+    child.sendline("check +5 vs 15 --dice 10")
+    child.expect(r"\[mm\]")
+    wait_prompt(child, "mm")
+    child.sendline("system nope")
+    child.expect("unknown system 'nope'; the systems are levelup, reglamento, mm, pendagger")
+    wait_prompt(child, "mm")
+    assert leave(child) == 0
+
+
+def test_start_system_option(state_home: Path) -> None:
+    child = spawn(state_home, "--system", "pd")
+    wait_prompt(child, "pendagger")
+    assert leave(child) == 0
+
+
+# -- the same session without a terminal ------------------------------------------------
+
+
+def session(opts: Options | None = None) -> tuple[Session, io.StringIO, io.StringIO]:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    return Session(opts or Options(), Output(stdout, stderr, color=False)), stdout, stderr
+
+
+def test_lines_without_a_terminal(state_home: Path) -> None:
+    s, stdout, stderr = session()
+    lines = "check +5 vs 15 --dice 12\nbogus\nagain --dice 2\nsystem reg\nquit\ncheck +1\n"
+    status = run_lines_in_session(s, io.StringIO(lines))
+    assert status == 2  # the bad line; the rest ran
+    text = stdout.getvalue()
+    assert "= 17 vs 15" in text and "= 7 vs 15" in text  # `again` repeated the good request
+    assert "system: reglamento" in text
+    assert "check +1" not in text  # after quit
+    assert "unknown verb 'bogus'" in stderr.getvalue()
+    assert s.done
+
+
+def test_again_without_a_request_is_an_error(state_home: Path) -> None:
+    s, _, stderr = session()
+    assert s.handle("!!") == 2
+    assert "nothing to repeat" in stderr.getvalue()
+
+
+def test_help(state_home: Path) -> None:
+    s, stdout, stderr = session(Options(system="pendagger"))
+    assert s.handle("help") == 0
+    assert "attempt" in stdout.getvalue() and "system [ID]" in stdout.getvalue()
+    assert s.handle("help check") == 0
+    assert "in pendagger:" in stdout.getvalue()
+    assert s.handle("help chekc") == 2
+    assert "did you mean check" in stderr.getvalue()
+
+
+def test_toolbar_shows_system_fortune_and_last_result(state_home: Path) -> None:
+    s, _, _ = session()
+    assert "system: levelup" in s.toolbar() and "fortune" not in s.toolbar()
+    s.handle("check +5 vs 15 --dice 12")
+    assert "last: 17 Success" in s.toolbar()
+    s.handle("system pd")
+    assert s.prompt() == "d20 pendagger> "
+    assert "fortune dice: 0" in s.toolbar()
+    state.shared().set_fortune("player", 2)
+    s.handle("attempt adept --dice 9")
+    assert "fortune dice: 2" in s.toolbar()
+    assert "last: 9 Normal success" in s.toolbar()
+
+
+def test_piped_shell_command(state_home: Path) -> None:
+    """`d20 shell` with standard input not a terminal reads lines without prompts."""
+    run = subprocess.run(
+        [sys.executable, "-m", "d20cli", "shell"],
+        input="roll 1d1+1\nsystem mm\ncheck +1 vs 5 --dice 4\nquit\nroll 1d4\n",
+        capture_output=True,
+        text=True,
+        env={**os.environ, "XDG_STATE_HOME": str(state_home), "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+        timeout=TIMEOUT * 4,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "= 2" in run.stdout and "[mm]" in run.stdout and "1d4" not in run.stdout
+    assert run.stderr == ""
