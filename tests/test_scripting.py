@@ -1,0 +1,171 @@
+"""`d20` in shell scripts: exit statuses (--exit-status, bad input), a reader that goes away
+(`| head -1`), and JSON lines that stream one by one. Each test runs the real program in a
+subprocess (`python -m d20cli`, the same entry point as the installed `d20`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+D20 = [sys.executable, "-m", "d20cli"]
+TIMEOUT = 60
+
+
+@pytest.fixture(autouse=True)
+def clean_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.delenv("D20_SYSTEM", raising=False)
+    monkeypatch.setenv("NO_COLOR", "1")
+
+
+def d20(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*D20, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=TIMEOUT,
+        stdin=subprocess.DEVNULL if stdin is None else None,
+    )
+
+
+@pytest.mark.parametrize(
+    ("words", "win", "lose"),
+    [
+        ("check +5 vs 15", "12", "3"),
+        ("save +3 vs 14", "11", "10"),
+        ("attack +7 vs 15", "8", "7"),
+        ("attempt adept -s pendagger", "9", "3"),
+        ("percent 45 --system mm", "9", "10"),
+        ("group +3, +5 vs 12", "9,7", "9,6"),
+        ("luck -s reglamento", "11", "10"),
+    ],
+)
+def test_exit_status_is_0_on_success_and_1_on_failure(words: str, win: str, lose: str) -> None:
+    for faces, status in ((win, 0), (lose, 1)):
+        run = d20(*words.split(), "--exit-status", "-q", "--dice", faces)
+        assert run.returncode == status, (words, faces, run.stdout, run.stderr)
+        assert run.stderr == ""
+
+
+def test_without_exit_status_a_failure_still_exits_0() -> None:
+    assert d20("check", "+5", "vs", "15", "--dice", "3").returncode == 0
+
+
+def test_if_in_a_shell_script() -> None:
+    script = (
+        'd20() { "$PY" -m d20cli "$@"; }\n'
+        "if d20 check +5 vs 15 --exit-status -q --dice 15 >/dev/null; then echo hit; fi\n"
+        "if d20 check +5 vs 15 --exit-status -q --dice 2 >/dev/null; then :; else echo miss; fi\n"
+        'd20 check +5 vs --exit-status 2>/dev/null; echo "bad=$?"\n'
+    )
+    run = subprocess.run(
+        ["/bin/sh", "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PY": sys.executable},
+        timeout=TIMEOUT,
+    )
+    assert run.stdout.split() == ["hit", "miss", "bad=2"], run.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "+5", "vs"],
+        ["check", "+5", "vs", "15", "--repeat", "zero"],
+        ["check", "+5", "vs", "15", "--dice", "21"],
+        ["check", "+5", "vs", "15", "--system", "nope"],
+        ["frobnicate"],
+    ],
+)
+def test_bad_input_exits_2_with_one_message_and_no_traceback(args: list[str]) -> None:
+    run = d20(*args)
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert run.stderr.startswith("d20: error")
+    assert "Traceback" not in run.stderr
+
+
+def test_bad_line_on_stdin_exits_2_and_the_rest_still_run() -> None:
+    run = d20("-q", stdin="roll 1d1\ncheck +5 vs\nroll 1d1+1\n")
+    assert run.returncode == 2
+    assert run.stdout.split() == ["1", "2"]
+
+
+@pytest.mark.parametrize("extra", [[], ["--json"]])
+def test_reader_going_away_ends_quietly(extra: list[str]) -> None:
+    """`d20 roll 1d6 --repeat 1000000 | head -1`: no BrokenPipeError text, exit 0."""
+    script = f'"$PY" -m d20cli roll 1d6 --repeat 1000000 {" ".join(extra)} | head -1\n'
+    script += 'echo "status=${PIPESTATUS[0]}" >&2\n'
+    run = subprocess.run(
+        ["bash", "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PY": sys.executable},
+        timeout=TIMEOUT,
+    )
+    assert len(run.stdout.splitlines()) == 1
+    assert run.stderr.strip() == "status=0", run.stderr
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    proc.kill()
+    proc.wait(timeout=TIMEOUT)
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
+
+
+def test_json_lines_are_flushed_one_by_one() -> None:
+    """The first JSON line can be read while the process is still rolling."""
+    proc = subprocess.Popen(
+        [*D20, "roll", "1d20", "--repeat", "10000000", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        assert proc.stdout is not None
+        first = json.loads(proc.stdout.readline())
+        assert first["verb"] == "roll" and 1 <= first["total"] <= 20
+        second = json.loads(proc.stdout.readline())
+        assert second["request"] == "roll 1d20"
+        assert proc.poll() is None  # still running: the lines were not held back
+    finally:
+        stop(proc)
+
+
+def test_json_lines_from_stdin_stream_too() -> None:
+    proc = subprocess.Popen(
+        [*D20, "--json"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("check +5 vs 15 --dice 10\n")
+        proc.stdin.flush()
+        line = json.loads(proc.stdout.readline())  # answered before stdin is closed
+        assert line["total"] == 15 and line["outcome"] == "success"
+        proc.stdin.write("roll 1d1\n")
+        proc.stdin.close()
+        assert json.loads(proc.stdout.readline())["total"] == 1
+        assert proc.wait(timeout=TIMEOUT) == 0
+    finally:
+        stop(proc)
