@@ -260,11 +260,19 @@ def _detail_lines(r: Result) -> list[Line]:
     return lines
 
 
+def member_name(m: Result) -> str:
+    """What a group member or contest side is called in a table: its label word, else its
+    modifier (members share the request's text, so that cannot name them)."""
+    if m.name:
+        return m.name
+    if m.modifier is not None:
+        return _signed(m.modifier)
+    return ""
+
+
 def _member_line(index: int, m: Result, width: int) -> Line:
-    head = m.name or m.request
-    line: Line = [(f"  {index:>2}. ", "dim"), (head.ljust(width), "")]
-    body = _check_body(m)
-    return line + body[1:]
+    line: Line = [(f"  {index:>2}. ", "dim"), (member_name(m).ljust(width), "")]
+    return line + _check_body(m)
 
 
 def render_result(r: Result, header: bool = True) -> list[Line]:
@@ -272,7 +280,7 @@ def render_result(r: Result, header: bool = True) -> list[Line]:
     second and later results of a repeated request)."""
     lines: list[Line] = [_header(r)] if header else []
     if r.members is not None:
-        width = max((len(m.name or m.request) for m in r.members), default=0)
+        width = max((len(member_name(m)) for m in r.members), default=0)
         lines += [_member_line(i + 1, m, width) for i, m in enumerate(r.members)]
         tail: Line = [("  ", "")]
         if r.target is not None:
@@ -281,11 +289,11 @@ def render_result(r: Result, header: bool = True) -> list[Line]:
         lines.append(tail)
     elif r.sides is not None:
         names = ("first", "second")
-        width = max(len(s.name or s.request) for s in r.sides)
+        width = max(len(member_name(s)) for s in r.sides)
         for i, side in enumerate(r.sides):
             tag = names[i] if i < 2 else str(i + 1)
-            line: Line = [(f"  {tag:<6} ", "dim"), ((side.name or side.request).ljust(width), "")]
-            lines.append(line + _check_body(side)[1:])
+            line: Line = [(f"  {tag:<6} ", "dim"), (member_name(side).ljust(width), "")]
+            lines.append(line + _check_body(side))
         tie = [d for d in r.dice if d.role == "tiebreak"]
         if tie:
             lines.append([("  tie-break d20 ", "dim"), *dice_segments(tie)])

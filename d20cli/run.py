@@ -37,8 +37,12 @@ def request_text(words: list[str], opts: Options) -> str:
     return text
 
 
-def resolve(text: str, opts: Options) -> Iterator[Result]:
-    """Parse `text` (verb first) and yield each result of the request, repeats included."""
+def resolve(text: str, opts: Options, out: Output | None = None) -> Iterator[Result]:
+    """Parse `text` (verb first) and yield each result of the request, repeats included.
+
+    With `out` (the edge: command line, standard input, shell), pendagger's fortune dice
+    are kept in the state database: an attempt or luck roll is remembered and may gain a
+    die, and the `fortune` verb shows or spends them (d20cli.fortune)."""
     if not text.strip():
         raise ParseError("nothing to roll: give a verb and its words, e.g. `check +5 vs 15`")
     if len(text) > MAX_LINE:
@@ -50,8 +54,17 @@ def resolve(text: str, opts: Options) -> Iterator[Result]:
     request = parse_request(text)
     roller = make_roller(opts.seed, opts.dice, opts.dice_budget())
     count = request.repeat * opts.repeat
-    for _ in range(count):
-        yield system.resolve(request, roller)
+    if out is not None and system.id == "pendagger":
+        from d20cli import fortune
+
+        for _ in range(count):
+            if request.verb == "fortune":
+                yield fortune.handle(request, roller, opts, out)
+            else:
+                yield fortune.record(request, system.resolve(request, roller), opts, out)
+    else:
+        for _ in range(count):
+            yield system.resolve(request, roller)
     roller.finish()
 
 
@@ -68,7 +81,7 @@ def run_request(text: str, opts: Options, out: Output) -> Outcome:
     tally: Tally | None = None
     chances: Any = None
     try:
-        for result in resolve(text, opts):
+        for result in resolve(text, opts, out):
             if opts.odds:
                 if chances is None:
                     from d20cli.odds import odds_of
