@@ -42,12 +42,15 @@ class Output:
         stderr: TextIO | None = None,
         color: bool | None = None,
         width: int | None = None,
+        console: Any = None,
     ) -> None:
+        """`console`: a rich Console to print through (tests pass one with a fixed width);
+        giving one means the lines go through rich even without colour."""
         self.stdout = stdout if stdout is not None else sys.stdout
         self.stderr = stderr if stderr is not None else sys.stderr
         self.color = color_wanted(self.stdout) if color is None else color
         self.width = width
-        self._console: Any = None
+        self._console: Any = console
 
     def without_color(self) -> Output:
         return Output(self.stdout, self.stderr, False, self.width)
@@ -69,7 +72,7 @@ class Output:
         return self._console
 
     def lines(self, lines: list[Line]) -> None:
-        if self.color:
+        if self.color or self._console is not None:
             from rich.text import Text
 
             console = self.console()

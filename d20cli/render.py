@@ -140,10 +140,7 @@ def _roll_body(r: Result) -> Line:
     """`4d6kh3 (6 5 ~2~ 4) + 3  = 18`: each term of the expression with its dice."""
     line: Line = [("  ", "")]
     if r.dice_summary is not None:
-        expression = r.detail.get("expression")
-        if expression is not None:
-            line += [(str(expression), "cyan"), (" ", "")]
-        line += summary_segments(r.dice_summary)
+        line.append((str(r.detail.get("expression", "")), "cyan"))
     elif r.tree is not None:
         line += tree_segments(r.tree)
     else:
@@ -316,6 +313,8 @@ def render_result(r: Result, header: bool = True) -> list[Line]:
             lines.append(line)
     elif r.verb == "roll":
         lines.append(_roll_body(r))
+        if r.dice_summary is not None:
+            lines.append([("  ", ""), *summary_segments(r.dice_summary)])
     else:
         lines.append(_check_body(r))
     if r.damage is not None:
@@ -332,6 +331,29 @@ def quiet_text(r: Result) -> str:
             return f"{r.total} {r.damage.total}"
         return str(r.total)
     return r.outcome or ""
+
+
+# The order outcomes are listed in (display only: worst first, then contests and luck).
+_DISPLAY_ORDER = (
+    "critical_failure",
+    "failure",
+    "limited_success",
+    "normal_success",
+    "success",
+    "major_success",
+    "critical_success",
+    "first_wins",
+    "tie",
+    "second_wins",
+    "unfavorable",
+    "favorable",
+    "unlucky",
+    "lucky",
+)
+
+
+def _display_rank(outcome: str | None) -> int:
+    return _DISPLAY_ORDER.index(outcome) if outcome in _DISPLAY_ORDER else len(_DISPLAY_ORDER)
 
 
 @dataclass
@@ -367,7 +389,7 @@ class Tally:
         lines: list[Line] = [
             [(self.request, "bold"), (f"  [{self.system}]", "dim"), (f"  {n:,} rolls", "")]
         ]
-        for outcome, k in sorted(self.counts.items(), key=lambda kv: -kv[1]):
+        for outcome, k in sorted(self.counts.items(), key=lambda kv: _display_rank(kv[0])):
             label = self.labels.get(outcome) or (outcome or "no outcome")
             lines.append([("  ", ""), badge(outcome, label), (f"  {k:,}  {100 * k / n:.1f}%", "")])
         mean = self.mean()

@@ -1,0 +1,95 @@
+"""Golden tests of the rich output: one request per verb, printed through a rich Console
+at a fixed width of 80 with forced dice. `D20_UPDATE_GOLDEN=1 pytest tests/test_golden.py`
+rewrites the files after a deliberate change; review the diff before committing it."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from d20cli.options import Options
+from d20cli.output import Output
+from d20cli.run import run_odds, run_tokens
+
+GOLDEN = Path(__file__).parent / "golden"
+
+CASES: dict[str, str] = {
+    "roll": "roll 4d6kh3 + 1d8[fire] + 2 --dice 6,5,2,4,7",
+    "roll-repeat": "roll 3x 2d6 --dice 1,2,3,4,5,6",
+    "roll-huge": "roll 2000d6 --seed 1",
+    "levelup-check": "check +5 vs 15 adv expertise=d6 --dice 17,4,3",
+    "levelup-check-nat20-below": "check -3 vs 25 --dice 20",
+    "levelup-save": "save +2 vs 14 --dice 1",
+    "levelup-attack": "attack +7 vs 15 dmg 1d8+4 --dice 20,6,3",
+    "levelup-group": "group +3, +5 adv, -1 vs 12 --dice 10,15,3,4",
+    "levelup-summary": "check +5 vs 15 --repeat 1000 --summary --seed 1",
+    "reglamento-check": "check +3 vs 12 -s reglamento --dice 20",
+    "reglamento-contest": "contest +3 vs +1 -s reglamento --dice 12,11",
+    "reglamento-luck": "luck -s reglamento --dice 11",
+    "mm-check": "check +8 vs tough bonus -s mm --dice 10",
+    "mm-attack": "attack +8 vs defense 6 -s mm --dice 20",
+    "mm-resist": "resist +6 vs rank 8 -s mm --dice 3",
+    "mm-routine": "routine +10 vs 20 -s mm",
+    "mm-opposed": "opposed +8 vs +8 -s mm --dice 10,10,15",
+    "mm-compare": "compare 8 vs 8 -s mm --dice 11",
+    "mm-percent": "percent 45 -s mm --dice 9",
+    "pendagger-attempt": "attempt adept reliable -s pendagger --dice 14",
+    "pendagger-score": "attempt 14 -1 -s pd --dice 1",
+    "pendagger-luck": "luck -s pd --dice 10",
+    "pendagger-scores": "scores --players 3 -s pd --seed 2",
+}
+
+ODDS_CASES: dict[str, str] = {
+    "odds-check": "check +5 vs 15 adv expertise=d6",
+    "odds-mm": "check +5 vs 20 -s mm",
+    "odds-compare": 'compare "check +5 vs 15 adv" "check +5 vs 15 expertise=d8"',
+}
+
+
+def _render(words: str, odds: bool = False) -> str:
+    buffer = io.StringIO()
+    console = Console(
+        width=80, file=buffer, color_system=None, force_terminal=False, highlight=False
+    )
+    out = Output(buffer, io.StringIO(), color=False, console=console)
+    from d20cli.run import split_line
+
+    tokens = split_line(words)
+    if odds:
+        run_odds(tokens, Options(), out)
+    else:
+        run_tokens(tokens, Options(), out)
+    return buffer.getvalue()
+
+
+def _check(name: str, text: str) -> None:
+    path = GOLDEN / f"{name}.txt"
+    if os.environ.get("D20_UPDATE_GOLDEN"):
+        path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"no golden file {path.name}: run with D20_UPDATE_GOLDEN=1"
+    assert text == path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_golden_output(name: str) -> None:
+    _check(name, _render(CASES[name]))
+
+
+@pytest.mark.parametrize("name", sorted(ODDS_CASES))
+def test_golden_odds(name: str) -> None:
+    _check(name, _render(ODDS_CASES[name], odds=True))
+
+
+def test_colour_marks_dropped_dice_and_badges() -> None:
+    buffer = io.StringIO()
+    console = Console(width=80, file=buffer, color_system="standard", force_terminal=True)
+    out = Output(buffer, io.StringIO(), color=True, console=console)
+    run_tokens(["check", "+5", "vs", "15", "adv", "--dice", "17,4"], Options(), out)
+    text = buffer.getvalue()
+    assert "\x1b[" in text  # styled
+    assert "\x1b[2;9m~4~" in text  # the dropped die: dim and struck through
+    assert "Success" in text
