@@ -1,0 +1,624 @@
+"""Exact probability distributions of dice expressions (`d20 odds roll EXPR`, the odds engine).
+
+Pure Python and exact: every weight is an integer, every probability a `Fraction` over one
+common denominator; no floats anywhere (display code converts at the very end).
+
+    distribution(parse_expression("4d6dl1"))   # Dist: {3: 1, 4: 4, ..., 18: 21} / 1296
+    branches(expr)                             # ((3, 1), (4, 4), ...) for the replay roller
+
+How each part is computed (never by enumerating every roll):
+
+- One die is a weight table over its faces: uniform; `r` (reroll while it matches) is
+  uniform over the faces that do not match; `ro` (once) gives a face weight
+  `n*[face does not match] + m` over `n*n` (m = faces that match); `mi`/`ma` clamp faces.
+- Sums of N identical dice: the N-th power of the die's generating polynomial, computed
+  with Python's big-integer `**` on the polynomial packed into one integer (Kronecker
+  substitution), so `100d20` is one big-integer power.
+- Keep/drop (`kh kl dh dl`): an order-statistics DP over the faces from best to worst, with
+  states (dice placed so far, sum of the kept ones); once the kept count is reached the
+  remaining dice are accounted for in one closed-form term, so `30d6kh10` is a few thousand
+  steps. Pools (`>=7 f1`) are the same DP with each kept die scoring +1/-1/0.
+- Explosions (`!`, compound `!!`) follow each die's chain up to `explode_depth` extra dice.
+  Non-compound explosions with keep/drop split the dice into "exploding faces" and "the
+  face that stopped a chain" and run the keep DP on that two-kind multiset.
+- Computed counts (`(1d4)d6`) are a mixture over the count's values; `+ -` convolve
+  (big-integer products again when large), `* /` combine every pair of values (`/` floors,
+  as the roller does).
+
+Decisions:
+
+- Explosion depth: `explode_depth` is the most extra dice one die may add (icepool's
+  `depth`). A die at the cap keeps its last face and does not explode again (icepool's
+  default `end`). So the counts always sum exactly to `denominator` (every probability is
+  that of the capped roll), and `Dist.truncated` is the probability that at least one chain
+  reached the cap on an exploding face: the mass whose true total would have been higher.
+  It is exact for independent terms (combined as 1 - prod(1 - t)); when a dice count itself
+  explodes (`(1d6!)d6`) it is an upper bound (union bound). 0 when nothing can explode.
+- An explosion or `r` reroll that could never stop (`1d1!`, `1d2r<3`) is a DiceError, as
+  when rolling; so is a possible division by zero (`10/(1d4-1)`) or a possibly negative dice
+  count (`(1d4-2)d6`): the odds of a request that can fail are not a distribution.
+- Cost: every step estimates its work before doing it and charges a budget of `max_states`
+  (about a second of work); going over raises `TooCostly`, which suggests `--simulate N`.
+- `branches(expr)` is `distribution(expr)` as (total, weight) pairs with the weights reduced
+  by their gcd; explosions use the same cap (the truncated mass stays on the capped totals,
+  so the weights still sum to the denominator). It returns None when the exact
+  distribution is too costly (the caller then rolls die by die or simulates) and for
+  objects that are not dice expressions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from d20cli.dice import MAX_SIDES, Arithmetic, Compare, Dice, Expr, Neg, Number
+from d20cli.errors import D20Error, DiceError
+
+Weights = dict[int, int]  # value -> integer weight
+
+DEFAULT_EXPLODE_DEPTH = 10
+DEFAULT_MAX_STATES = 2_000_000
+_SMALL_CONVOLUTION = 4096  # below this many pairs a dict loop beats packing big integers
+
+
+class TooCostly(D20Error):
+    """The exact distribution would take too long to compute."""
+
+
+# ---------------------------------------------------------------------------------------
+# The result
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Dist:
+    """An exact distribution: P(total) = counts[total] / denominator.
+
+    The counts are positive integers that sum exactly to `denominator` (reduced by their
+    common gcd). `truncated` is the probability that an explosion chain was cut at the
+    depth cap (see the module docstring): that mass is already inside `counts`, on the
+    capped totals, so the probabilities always sum to 1.
+    """
+
+    counts: dict[int, int]
+    denominator: int
+    truncated: Fraction = field(default=Fraction(0))
+
+    def probability(self, total: int) -> Fraction:
+        return Fraction(self.counts.get(total, 0), self.denominator)
+
+    def mean(self) -> Fraction:
+        return Fraction(sum(t * w for t, w in self.counts.items()), self.denominator)
+
+    def variance(self) -> Fraction:
+        square = Fraction(sum(t * t * w for t, w in self.counts.items()), self.denominator)
+        return square - self.mean() ** 2
+
+    @property
+    def min(self) -> int:
+        return min(self.counts)
+
+    @property
+    def max(self) -> int:
+        return max(self.counts)
+
+    def items(self) -> list[tuple[int, Fraction]]:
+        """(total, probability) pairs, lowest total first."""
+        return [(t, Fraction(w, self.denominator)) for t, w in sorted(self.counts.items())]
+
+    def fractions(self) -> dict[int, Fraction]:
+        """{total: probability}, lowest total first."""
+        return dict(self.items())
+
+    def branches(self) -> tuple[tuple[int, int], ...]:
+        """(total, weight) pairs, lowest total first; the weights sum to `denominator`."""
+        return tuple(sorted(self.counts.items()))
+
+
+def distribution(
+    expr: Expr,
+    explode_depth: int = DEFAULT_EXPLODE_DEPTH,
+    max_states: int = DEFAULT_MAX_STATES,
+) -> Dist:
+    """The exact distribution of `expr`'s total.
+
+    Raises TooCostly when it would take more than about `max_states` steps, DiceError for
+    expressions that cannot always be rolled (see the module docstring).
+    """
+    if explode_depth < 0:
+        raise ValueError("explode_depth must be >= 0")
+    calc = _Calculator(explode_depth, _Budget(max_states, str(expr)))
+    weights, truncated = calc.eval(expr)
+    return _make_dist(weights, truncated)
+
+
+def branches(
+    expr: object, explode_depth: int = DEFAULT_EXPLODE_DEPTH
+) -> tuple[tuple[int, int], ...] | None:
+    """`expr`'s totals as (total, weight) pairs for the odds engine's replay roller.
+
+    None if `expr` is not a dice expression or its exact distribution is too costly.
+    DiceError (a possible division by zero, ...) propagates: the request can fail.
+    """
+    if not isinstance(expr, Number | Dice | Neg | Arithmetic):
+        return None
+    try:
+        return distribution(expr, explode_depth).branches()
+    except TooCostly:
+        return None
+
+
+def _make_dist(weights: Weights, truncated: Fraction) -> Dist:
+    counts = {t: w for t, w in sorted(weights.items()) if w}
+    total = sum(counts.values())
+    g = math.gcd(*counts.values()) if counts else 1
+    return Dist({t: w // g for t, w in counts.items()}, total // g, truncated)
+
+
+# ---------------------------------------------------------------------------------------
+# Cost
+# ---------------------------------------------------------------------------------------
+
+
+class _Budget:
+    """Counts estimated steps (about 0.5 µs each) and stops before an expensive one."""
+
+    def __init__(self, limit: int, text: str) -> None:
+        self.limit = limit
+        self.text = text
+        self.spent = 0
+
+    def charge(self, steps: int, what: str) -> None:
+        self.check(steps, what)
+        self.spent += steps
+
+    def check(self, steps: int, what: str) -> None:
+        """Raise TooCostly if `steps` more would go over the limit (charges nothing)."""
+        if self.spent + steps > self.limit:
+            raise TooCostly(
+                f"the exact odds of '{self.text}' are too costly to compute "
+                f"('{what}' alone needs about {steps:,} steps, the limit is {self.limit:,}); "
+                "estimate them with --simulate N"
+            )
+
+
+def _bigint_cost(bits: int) -> int:
+    """Steps for one product of two `bits`-bit integers (Karatsuba, measured)."""
+    return int((bits / 30) ** 1.585 / 130)
+
+
+def _power_cost(span: int, unit_bits: int, n: int) -> int:
+    """Steps for the n-th power of a die with values spanning `span` and weights of
+    `unit_bits` bits in total."""
+    if n <= 1 or span == 0:
+        return span + 1
+    slots = n * span + 1
+    bits = slots * (n * unit_bits + 8)
+    return slots + 2 * _bigint_cost(bits // 2)
+
+
+def _convolution_cost(a: Weights, b: Weights) -> int:
+    pairs = len(a) * len(b)
+    if pairs <= _SMALL_CONVOLUTION:
+        return pairs
+    slots = (max(a) - min(a)) + (max(b) - min(b)) + 1
+    bits = slots * (sum(a.values()).bit_length() + sum(b.values()).bit_length() + 8)
+    return 2 * slots + _bigint_cost(bits)
+
+
+def _keep_cost(values: int, sizes: Sequence[int], keep: int, span: int, unit_bits: int) -> int:
+    """Steps for `_keep` over `values` distinct values, groups of `sizes` dice (measured)."""
+    k = min(keep, sum(sizes))
+    if k <= 0:
+        return 1
+    freedom = math.prod(min(n, k) + 1 for n in sizes) // (k + 1)  # 1 for one group
+    per_value = (span * k**3 // 18 + k * k + 1) * max(freedom, 1)
+    return values * per_value * (1 + sum(sizes) * unit_bits // 2000)
+
+
+# ---------------------------------------------------------------------------------------
+# Weight-table arithmetic
+# ---------------------------------------------------------------------------------------
+
+
+def _add_into(out: Weights, value: int, weight: int) -> None:
+    out[value] = out.get(value, 0) + weight
+
+
+def _scaled(a: Weights, factor: int) -> Weights:
+    return {v: w * factor for v, w in a.items()}
+
+
+def _pack(a: Weights, lo: int, size: int, width: int) -> int:
+    """The polynomial sum(w * x**(v - lo)) evaluated at x = 2**(8*width)."""
+    coeffs = [0] * size
+    for v, w in a.items():
+        coeffs[v - lo] = w
+    return int.from_bytes(b"".join(c.to_bytes(width, "little") for c in coeffs), "little")
+
+
+def _unpack(packed: int, lo: int, size: int, width: int) -> Weights:
+    raw = packed.to_bytes(size * width, "little")
+    out: Weights = {}
+    for i in range(size):
+        w = int.from_bytes(raw[i * width : (i + 1) * width], "little")
+        if w:
+            out[lo + i] = w
+    return out
+
+
+def _convolve(a: Weights, b: Weights) -> Weights:
+    """The weights of X + Y for independent X ~ a, Y ~ b."""
+    if len(a) * len(b) <= _SMALL_CONVOLUTION:
+        out: Weights = {}
+        for x, wx in a.items():
+            for y, wy in b.items():
+                _add_into(out, x + y, wx * wy)
+        return out
+    alo, blo = min(a), min(b)
+    size = (max(a) - alo) + (max(b) - blo) + 1
+    width = ((sum(a.values()) * sum(b.values())).bit_length() + 8) // 8
+    product = _pack(a, alo, size, width) * _pack(b, blo, size, width)
+    return _unpack(product, alo + blo, size, width)
+
+
+def _power(unit: Weights, n: int) -> Weights:
+    """The weights of the sum of n independent copies of `unit` (total: total(unit)**n)."""
+    if n == 0:
+        return {0: 1}
+    if n == 1:
+        return dict(unit)
+    if len(unit) == 1:
+        ((v, w),) = unit.items()
+        return {v * n: w**n}
+    lo = min(unit)
+    size = n * (max(unit) - lo) + 1
+    width = ((sum(unit.values()) ** n).bit_length() + 8) // 8
+    return _unpack(_pack(unit, lo, size, width) ** n, lo * n, size, width)
+
+
+def _mapped(a: Weights, f: Callable[[int], int]) -> Weights:
+    out: Weights = {}
+    for v, w in a.items():
+        _add_into(out, f(v), w)
+    return out
+
+
+def _union(t1: Fraction, t2: Fraction) -> Fraction:
+    """P(A or B) for independent events of probabilities t1, t2."""
+    return 1 - (1 - t1) * (1 - t2)
+
+
+# ---------------------------------------------------------------------------------------
+# Keep / drop: order statistics over faces
+# ---------------------------------------------------------------------------------------
+
+
+def _combos(rem: Sequence[int], allowed: Sequence[bool], limit: int) -> Iterator[tuple[int, ...]]:
+    """Tuples a with 0 <= a[i] <= rem[i] (0 where not allowed) and sum(a) <= limit."""
+    if not rem:
+        yield ()
+        return
+    top = min(rem[0], limit) if allowed[0] else 0
+    for a in range(top + 1):
+        for tail in _combos(rem[1:], allowed[1:], limit - a):
+            yield (a, *tail)
+
+
+def _keep(
+    groups: Sequence[tuple[int, Weights]],
+    keep: int,
+    highest: bool,
+    score: Callable[[int], int],
+) -> Weights:
+    """The sum of `score(value)` over the `keep` highest (or lowest) of a multiset of dice.
+
+    `groups` are (how many dice, the weights of one die's value); every die is independent.
+    The result's weights total prod(total(weights) ** n). The DP walks the distinct values
+    from best to worst; a state is (dice of each group placed so far, kept score so far).
+    Placing a[i] dice of group i on value v weighs C(r[i], a[i]) * w_i(v) ** a[i]; when the
+    kept count is reached, the other dice can be anywhere worse, which is one closed-form
+    term: prod((w_i(v) + below_i) ** r_i) minus the placements that do not reach it.
+    """
+    ns = tuple(n for n, _ in groups)
+    totals = [sum(d.values()) for _, d in groups]
+    if keep <= 0:
+        return {0: math.prod(t**n for t, n in zip(totals, ns, strict=True))}
+    values = sorted({v for _, d in groups for v in d}, reverse=highest)
+    below = list(totals)  # per group: the weight of the values not reached yet
+    states: dict[tuple[int, ...], Weights] = {tuple(0 for _ in ns): {0: 1}}
+    out: Weights = {}
+    for v in values:
+        ws = [d.get(v, 0) for _, d in groups]
+        below = [b - w for b, w in zip(below, ws, strict=True)]
+        allowed = [w > 0 for w in ws]
+        g = score(v)
+        new: dict[tuple[int, ...], Weights] = {}
+        for placed, sums in states.items():
+            need = keep - sum(placed)
+            rem = [n - p for n, p in zip(ns, placed, strict=True)]
+            full = math.prod((w + b) ** r for w, b, r in zip(ws, below, rem, strict=True))
+            partial = 0
+            for a in _combos(rem, allowed, need - 1):
+                term = math.prod(
+                    math.comb(r, ai) * w**ai for r, ai, w in zip(rem, a, ws, strict=True)
+                )
+                rest = math.prod(b ** (r - ai) for b, r, ai in zip(below, rem, a, strict=True))
+                partial += term * rest
+                if rest == 0:
+                    continue  # the other dice would have nowhere left to go
+                key = tuple(p + ai for p, ai in zip(placed, a, strict=True))
+                target = new.setdefault(key, {})
+                shift = sum(a) * g
+                for s, w in sums.items():
+                    _add_into(target, s + shift, w * term)
+            done = full - partial
+            if done:
+                shift = need * g
+                for s, w in sums.items():
+                    _add_into(out, s + shift, w * done)
+        states = new
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# The calculator
+# ---------------------------------------------------------------------------------------
+
+
+def _faces(e: Dice) -> range:
+    if isinstance(e.sides, int) and not 1 <= e.sides <= MAX_SIDES:
+        raise DiceError(f"'{e}': a die needs 1 to {MAX_SIDES:,} sides, not {e.sides}")
+    return range(e.lo, e.hi + 1)
+
+
+def _clamp(e: Dice, face: int) -> int:
+    if e.minimum is not None and face < e.minimum:
+        face = e.minimum
+    if e.maximum is not None and face > e.maximum:
+        face = e.maximum
+    return face
+
+
+def _pool_score(e: Dice) -> Callable[[int], int]:
+    pool = e.pool
+    if pool is None:
+        return lambda v: v
+
+    def score(v: int) -> int:
+        if pool.success.matches(v):
+            return 1
+        if pool.failure is not None and pool.failure.matches(v):
+            return -1
+        return 0
+
+    return score
+
+
+def _link(e: Dice) -> Weights:
+    """The natural face of one roll of one die, after its reroll rule."""
+    faces = _faces(e)
+    reroll = e.reroll
+    if reroll is None:
+        return dict.fromkeys(faces, 1)
+    bad = [f for f in faces if reroll.point.matches(f)]
+    if len(bad) == len(faces) and not reroll.once:
+        raise DiceError(f"'{e}' would reroll forever: every face matches '{reroll}'")
+    if not reroll.once:
+        return {f: 1 for f in faces if not reroll.point.matches(f)}
+    n, m = len(faces), len(bad)  # once: a matching face is replaced by a fresh roll
+    return {f: m + (0 if reroll.point.matches(f) else n) for f in faces}
+
+
+def _explode_point(e: Dice) -> Compare:
+    assert e.explode is not None
+    return e.explode.point or Compare("=", e.hi)
+
+
+class _Calculator:
+    def __init__(self, depth: int, budget: _Budget) -> None:
+        self.depth = depth
+        self.budget = budget
+
+    def eval(self, e: Expr) -> tuple[Weights, Fraction]:
+        """(weights, truncated) of `e`."""
+        if isinstance(e, Number):
+            return {e.value: 1}, Fraction(0)
+        if isinstance(e, Neg):
+            weights, truncated = self.eval(e.operand)
+            return {-v: w for v, w in weights.items()}, truncated
+        if isinstance(e, Dice):
+            return self.dice(e)
+        if isinstance(e, Arithmetic):
+            return self.arithmetic(e)
+        raise TypeError(f"not a dice expression: {e!r}")  # pragma: no cover
+
+    # -- arithmetic -----------------------------------------------------------------
+
+    def arithmetic(self, e: Arithmetic) -> tuple[Weights, Fraction]:
+        acc, truncated = self.eval(e.first)
+        for op, x in e.rest:
+            other, t = self.eval(x)
+            truncated = _union(truncated, t)
+            if op in "+-":
+                if op == "-":
+                    other = {-v: w for v, w in other.items()}
+                self.budget.charge(_convolution_cost(acc, other), str(e))
+                acc = _convolve(acc, other)
+                continue
+            self.budget.charge(2 * len(acc) * len(other), str(e))  # a dict update per pair
+            if op == "/" and 0 in other:
+                raise DiceError(
+                    f"division by zero in '{e}': '{x}' can be 0 "
+                    f"(probability {Fraction(other[0], sum(other.values()))})"
+                )
+            out: Weights = {}
+            for a, wa in acc.items():
+                for b, wb in other.items():
+                    _add_into(out, a * b if op == "*" else a // b, wa * wb)
+            acc = _reduced(out)
+        return acc, truncated
+
+    # -- dice -----------------------------------------------------------------------
+
+    def dice(self, e: Dice) -> tuple[Weights, Fraction]:
+        if isinstance(e.count, int):
+            return self.term(e, e.count)
+        most = e.count.bounds()[1]  # the largest count alone may already be too much
+        if math.isfinite(most) and most > 0:
+            self.budget.check(self.term_cost(e, int(most)), str(e))
+        counts, count_truncated = self.eval(e.count)
+        if min(counts) < 0:
+            raise DiceError(f"'{e}' can roll {min(counts)} dice: the count must not be negative")
+        if len(counts) == 1:
+            weights, truncated = self.term(e, next(iter(counts)))
+            return weights, _union(count_truncated, truncated)
+        # the whole mixture's cost, before any of it is done
+        self.budget.charge(sum(self.term_cost(e, n) for n in counts), str(e))
+        parts = {n: self.compute_term(e, n) for n in counts}
+        common = math.lcm(*(sum(w.values()) for w, _ in parts.values()))
+        out: Weights = {}
+        truncated = Fraction(0)
+        count_total = sum(counts.values())
+        for n, (weights, t) in parts.items():
+            factor = counts[n] * (common // sum(weights.values()))
+            for v, w in weights.items():
+                _add_into(out, v, w * factor)
+            truncated += Fraction(counts[n], count_total) * t
+        return _reduced(out), min(Fraction(1), count_truncated + truncated)
+
+    def term_cost(self, e: Dice, n: int) -> int:
+        """Estimated steps of `self.term(e, n)`, from the sizes alone (no tables built).
+
+        For non-compound explosions with keep/drop this is the cost of the first stage;
+        `exploded_keep` charges the keep DPs once it knows how many it needs.
+        """
+        faces = len(_faces(e))
+        unit_bits = faces.bit_length() * (2 if e.reroll is not None and e.reroll.once else 1)
+        span = faces - 1
+        work = 3 * faces  # building, clamping and sorting the face table
+        if e.explode is not None:
+            d = self.depth
+            work += d * faces * (span * (d + 1) + 1)  # the chain, level by level
+            span *= d + 1
+            unit_bits *= d + 1
+            if e.keep is not None and not e.explode.compound:
+                return work + n * (n * (d + 1) + 1) * (n + 1) * (d + 2) // 2
+        if e.pool is not None:
+            span = min(span, 2)
+        kept = n if e.keep is None else e.keep.kept_count(n)
+        if kept >= n:
+            return work + _power_cost(span, unit_bits, n)
+        return work + _keep_cost(span + 1, [n], kept, span, unit_bits)
+
+    def term(self, e: Dice, n: int) -> tuple[Weights, Fraction]:
+        """(weights, truncated) of `e` rolled with `n` dice."""
+        self.budget.charge(self.term_cost(e, n), str(e))
+        return self.compute_term(e, n)
+
+    def compute_term(self, e: Dice, n: int) -> tuple[Weights, Fraction]:
+        """`term` without charging the budget (the caller has)."""
+        link = _link(e)
+        score = _pool_score(e)
+        highest = e.keep is not None and e.keep.kind in ("kh", "dl")
+        if e.explode is None:
+            unit = _mapped(link, lambda f: _clamp(e, f))
+            return self.units(e, n, unit, score, highest), Fraction(0)
+        point = _explode_point(e)
+        if all(point.matches(f) for f in _faces(e)) or all(point.matches(f) for f in link):
+            raise DiceError(f"'{e}' would explode forever: every face matches '{e.explode}'")
+        p = Fraction(sum(w for f, w in link.items() if point.matches(f)), sum(link.values()))
+        truncated = 1 - (1 - p ** (self.depth + 1)) ** n if n else Fraction(0)
+        if e.explode.compound:
+            unit = self.chain(link, point, lambda f: _clamp(e, f))
+            return self.units(e, n, unit, score, highest), truncated
+        if e.keep is None:  # every extra die counts (or scores) on its own
+            per_die = self.chain(link, point, lambda f: score(_clamp(e, f)))
+            return _power(per_die, n), truncated
+        return self.exploded_keep(e, n, link, point, score, highest), truncated
+
+    def units(
+        self, e: Dice, n: int, unit: Weights, score: Callable[[int], int], highest: bool
+    ) -> Weights:
+        """n independent dice of value weights `unit`, kept and scored per `e`."""
+        if e.keep is None or e.keep.kept_count(n) >= n:
+            return _power(_mapped(unit, score), n)
+        return _keep([(n, unit)], e.keep.kept_count(n), highest, score)
+
+    def chain(self, link: Weights, point: Compare, value: Callable[[int], int]) -> Weights:
+        """One die's value summed over its explosion chain, capped at `self.depth` extra dice.
+
+        R_cap = one roll (any face, no further explosion); R_j = stop + explode * R_{j+1},
+        where `stop` and `explode` are the weights of the faces that do not / do match.
+        """
+        stop: Weights = {}
+        boom: Weights = {}
+        for f, w in link.items():
+            _add_into(boom if point.matches(f) else stop, value(f), w)
+        total = sum(link.values())
+        acc = _mapped(link, value)
+        for level in range(self.depth):
+            nxt = _convolve(boom, acc)
+            for v, w in stop.items():
+                _add_into(nxt, v, w * total ** (level + 1))
+            acc = nxt
+        return acc
+
+    def exploded_keep(
+        self,
+        e: Dice,
+        n: int,
+        link: Weights,
+        point: Compare,
+        score: Callable[[int], int],
+        highest: bool,
+    ) -> Weights:
+        """Keep/drop over non-compound explosions: every extra die is a die of its own.
+
+        Each die's chain is k dice on exploding faces and (unless cut at the cap) one die on
+        a face that stopped it. Given the totals K (exploding) and M (stopping) over all n
+        dice, those dice are independent draws from the two face sets, so the keep DP runs
+        on that two-kind multiset, weighted by how many ways the chains give (K, M).
+        """
+        assert e.keep is not None
+        boom: Weights = {}
+        stop: Weights = {}
+        for f, w in link.items():
+            _add_into(boom if point.matches(f) else stop, _clamp(e, f), w)
+        total = sum(link.values())
+        d = self.depth
+        # per die: k exploding dice then a stopping one (weight total**(d-k) pads the
+        # denominator to total**(d+1)), or d+1 exploding dice, cut at the cap
+        per_die: dict[tuple[int, int], int] = {(k, 1): total ** (d - k) for k in range(d + 1)}
+        per_die[(d + 1, 0)] = 1
+        splits: dict[tuple[int, int], int] = {(0, 0): 1}
+        for _ in range(n):
+            nxt: dict[tuple[int, int], int] = {}
+            for (k1, m1), w1 in splits.items():
+                for (k2, m2), w2 in per_die.items():
+                    key = (k1 + k2, m1 + m2)
+                    nxt[key] = nxt.get(key, 0) + w1 * w2
+            splits = nxt
+        out: Weights = {}
+        values = len(boom.keys() | stop.keys())
+        span = max(boom.keys() | stop.keys()) - min(boom.keys() | stop.keys())
+        if e.pool is not None:
+            span = min(span, 2)
+        bits = sum(link.values()).bit_length()
+        cost = sum(
+            _keep_cost(values, [k, m], e.keep.kept_count(k + m), span, bits) for k, m in splits
+        )
+        self.budget.charge(cost, str(e))
+        for (k, m), ways in splits.items():
+            kept = e.keep.kept_count(k + m)
+            for v, w in _keep([(k, boom), (m, stop)], kept, highest, score).items():
+                _add_into(out, v, w * ways)
+        return out
+
+
+def _reduced(weights: Weights) -> Weights:
+    """The same distribution with the weights divided by their gcd."""
+    g = math.gcd(*weights.values())
+    return weights if g == 1 else {v: w // g for v, w in weights.items()}
