@@ -570,6 +570,29 @@ def evaluate(expr: Expr, roller: Roller, role: str = "roll") -> Evaluated:
     return _Evaluator(roller, role, {}).eval(expr)
 
 
+def never_ends(e: Dice) -> str | None:
+    """Why rerolling or exploding `e` could never stop, or None if it always can."""
+    lo, hi = e._range
+    sticky = e.reroll.point if e.reroll is not None and not e.reroll.once else None
+    boom = e._explode_point() if e.explode is not None else None
+    points = [p for p in (sticky, boom) if p is not None]
+    # Each point's non-matching faces are one or two intervals whose ends lie next to its
+    # value, so if some face stops both, one of these candidates does.
+    candidates = {lo, hi} | {p.value + d for p in points for d in (-1, 0, 1)}
+    faces = [f for f in candidates if lo <= f <= hi]
+    if sticky is not None and all(sticky.matches(f) for f in faces):
+        return f"{e._what} would reroll forever: every face matches '{e.reroll}'"
+    survivors = [f for f in faces if sticky is None or not sticky.matches(f)]
+    if boom is not None and all(boom.matches(f) for f in survivors):
+        if sticky is None:
+            return f"{e._what} would explode forever: every face matches '{e.explode}'"
+        return (
+            f"{e._what} would explode forever: every face left after '{e.reroll}' "
+            f"matches '{e.explode}'"
+        )
+    return None
+
+
 class _Evaluator:
     __slots__ = ("role", "roles", "roller")
 
@@ -671,10 +694,9 @@ class _Evaluator:
         reroll = e.reroll
         explode = e.explode
         point = e._explode_point() if explode is not None else None
-        if reroll is not None and not reroll.once and reroll.point.matches_all(lo, hi):
-            raise DiceError(f"{what} would reroll forever: every face matches '{reroll}'")
-        if point is not None and point.matches_all(lo, hi):
-            raise DiceError(f"{what} would explode forever: every face matches '{explode}'")
+        problem = never_ends(e)
+        if problem is not None:
+            raise DiceError(problem)
         compound = explode is not None and explode.compound
         clamps = e.minimum is not None or e.maximum is not None
         faces: list[int] = []

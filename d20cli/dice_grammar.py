@@ -142,9 +142,8 @@ _explode = (
 
 
 def _limit(word: str, kind: str) -> pp.ParserElement:
-    return (_kw(word) - _int(f"a number after '{word}'", tight=True)).set_parse_action(
-        _mod(kind, lambda t: t[1])
-    )
+    number = _int(f"a number after '{word}'", tight=True, signed=True)
+    return (_kw(word) - number).set_parse_action(_mod(kind, lambda t: t[1]))
 
 
 def _keep(word: str, kind: KeepKind) -> pp.ParserElement:

@@ -1,0 +1,101 @@
+"""Hypothesis strategies that mirror the dice grammar (small counts, small sides)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from d20cli.dice import (
+    Arithmetic,
+    Compare,
+    Dice,
+    Explode,
+    Expr,
+    Keep,
+    Neg,
+    Number,
+    Pool,
+    Reroll,
+    never_ends,
+)
+
+OPS = (">=", "<=", ">", "<", "=")
+
+labels = st.none() | st.text(alphabet="abcdefghijklmnopqrstuvwxyz _-", min_size=1, max_size=8).map(
+    str.strip
+).filter(bool)
+
+
+def compare_points(lo: int, hi: int) -> st.SearchStrategy[Compare]:
+    return st.builds(Compare, st.sampled_from(OPS), st.integers(lo - 1, hi + 1))
+
+
+@st.composite
+def dice(draw: st.DrawFn, counts: st.SearchStrategy[int | Expr] | None = None) -> Dice:
+    sides: int | str = draw(st.integers(1, 20) | st.sampled_from([100, "%", "F"]))
+    lo, hi = (-1, 1) if sides == "F" else (1, 100 if sides == "%" else int(sides))
+    count = draw(counts if counts is not None else st.integers(0, 4))
+    mods: dict[str, Any] = {}
+    if draw(st.booleans()):
+        point = draw(compare_points(lo, hi))
+        once = draw(st.booleans())
+        if once or not point.matches_all(lo, hi):
+            mods["reroll"] = Reroll(point, once)
+    if draw(st.booleans()):
+        point = draw(st.none() | compare_points(lo, hi))
+        if point is None or not point.matches_all(lo, hi):
+            if point is None and lo == hi:
+                pass  # a d1 always shows its highest face: it would explode forever
+            else:
+                mods["explode"] = Explode(point, draw(st.booleans()))
+    if draw(st.booleans()):
+        a, b = sorted(draw(st.lists(st.integers(lo, hi), min_size=2, max_size=2)))
+        which = draw(st.sampled_from(["min", "max", "both"]))
+        if which in ("min", "both"):
+            mods["minimum"] = a
+        if which in ("max", "both"):
+            mods["maximum"] = b
+    if draw(st.booleans()):
+        mods["keep"] = Keep(
+            draw(st.sampled_from(["kh", "kl", "dh", "dl"])), draw(st.integers(0, 4))
+        )
+    if draw(st.integers(0, 3)) == 0:
+        success = draw(st.builds(Compare, st.sampled_from(OPS), st.integers(lo, hi)))
+        failure = draw(st.none() | compare_points(lo, hi))
+        mods["pool"] = Pool(success, failure)
+        explode = mods.get("explode")
+        if explode is not None and explode.point is None:
+            # `!` directly followed by a comparison reads as the explosion's point, so a
+            # pool of exploding dice spells the point out: `6d10!=10>=7`.
+            mods["explode"] = Explode(Compare("=", hi), explode.compound)
+    term = Dice(count, sides, label=draw(labels), **mods)  # type: ignore[arg-type]
+    if never_ends(term) is not None:  # rerolls and explosions that never stop are errors
+        mods.pop("explode", None)
+        term = Dice(count, sides, label=term.label, **mods)  # type: ignore[arg-type]
+    return term
+
+
+numbers = st.builds(Number, st.integers(0, 30), labels)
+
+# A computed count: a small non-negative number, or a small die roll.
+computed_counts = st.builds(Number, st.integers(0, 3)) | st.builds(
+    Dice, st.integers(0, 2), st.integers(1, 3)
+)
+
+atoms: st.SearchStrategy[Expr] = numbers | dice() | dice(st.integers(0, 4) | computed_counts)
+
+
+def _extend(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
+    chain = st.builds(
+        Arithmetic,
+        children,
+        st.one_of(
+            st.lists(st.tuples(st.sampled_from("+-"), children), min_size=1, max_size=3),
+            st.lists(st.tuples(st.sampled_from("*/"), children), min_size=1, max_size=3),
+        ).map(tuple),
+    )
+    return chain | st.builds(Neg, children)
+
+
+expressions: st.SearchStrategy[Expr] = st.recursive(atoms, _extend, max_leaves=8)
