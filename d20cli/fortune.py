@@ -70,7 +70,7 @@ def record(request: Request, result: Result, opts: Options, out: Output) -> Resu
         return result
     store = _state(out)
     who = holder(opts)
-    store.set_last_roll(who, result.request, result.system, result.to_json())
+    store.set_last_roll(who, result.request, result.system, result.to_json(), defer=True)
     if not result.detail.get("fortune_gained"):
         return result
     limit = most(opts, store)

@@ -143,14 +143,17 @@ class Session:
         return "  │  ".join(parts)
 
     def refresh(self) -> None:
-        """Re-read what the toolbar shows from the saved state (fortune dice)."""
+        """Save what the last line deferred (its last roll, so another `d20` sees it) and
+        re-read what the toolbar shows (fortune dice)."""
         if self.system != "pendagger":
             return
         from d20cli.fortune import holder
         from d20cli.state import shared
 
         try:
-            self.fortune_held = shared(self.out.warn).fortune(holder(self.opts))
+            store = shared(self.out.warn)
+            store.flush()
+            self.fortune_held = store.fortune(holder(self.opts))
         except D20Error:
             self.fortune_held = None
 

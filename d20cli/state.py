@@ -18,6 +18,7 @@ One SQLite database at `$XDG_STATE_HOME/d20cli/state.db` (default
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import sqlite3
@@ -102,6 +103,9 @@ class State:
         self.conn = conn
         self.path = path  # None: in memory (nothing persists)
         self.warn = warn
+        # Last rolls written with defer=True, saved by `flush` (before any read of the last
+        # roll, on close, at exit): `--repeat 1000000` does not pay a transaction per roll.
+        self._pending: dict[str, tuple[str, str, str, float]] = {}
 
     # -- opening -------------------------------------------------------------------------
 
@@ -191,7 +195,10 @@ class State:
                 conn.execute(f"PRAGMA user_version = {version}")
 
     def close(self) -> None:
-        self.conn.close()
+        try:
+            self.flush()
+        finally:
+            self.conn.close()
 
     @property
     def persistent(self) -> bool:
@@ -322,6 +329,7 @@ class State:
     # -- the last pendagger roll ---------------------------------------------------------
 
     def last_roll(self, holder: str) -> LastRoll | None:
+        self.flush()
         row = self.conn.execute(
             "SELECT request, system, result, at FROM last_roll WHERE holder = ?", (holder,)
         ).fetchone()
@@ -336,16 +344,35 @@ class State:
             return None
         return LastRoll(str(row[0]), str(row[1]), result, float(row[3]))
 
-    def set_last_roll(self, holder: str, request: str, system: str, result: dict[str, Any]) -> None:
+    def set_last_roll(
+        self,
+        holder: str,
+        request: str,
+        system: str,
+        result: dict[str, Any],
+        defer: bool = False,
+    ) -> None:
+        """Remember `holder`'s last roll. defer: keep it in memory until `flush` (the next
+        read, close, or the end of the program), so many rolls in a row cost one write."""
         data = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+        self._pending[holder] = (request, system, data, time.time())
+        if not defer:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the deferred last rolls, in one transaction."""
+        if not self._pending:
+            return
+        rows = [(holder, *row) for holder, row in self._pending.items()]
+        self._pending.clear()
 
         def change(conn: sqlite3.Connection) -> None:
-            conn.execute(
+            conn.executemany(
                 "INSERT INTO last_roll (holder, request, system, result, at) "
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT (holder) DO UPDATE SET "
                 "request = excluded.request, system = excluded.system, "
                 "result = excluded.result, at = excluded.at",
-                (holder, request, system, data, time.time()),
+                rows,
             )
 
         self._write("the last roll", change)
@@ -394,6 +421,8 @@ def shared(warn: Warn | None = None) -> State:
     state = _OPEN.get(path)
     if state is None:
         state = State.open(path, warn)
+        if not _OPEN:
+            atexit.register(close_shared)  # saves deferred writes
         _OPEN[path] = state
     elif warn is not None:
         state.warn = warn
@@ -401,6 +430,11 @@ def shared(warn: Warn | None = None) -> State:
 
 
 def close_shared() -> None:
-    for state in _OPEN.values():
-        state.close()
+    """Close the shared databases (writing what was deferred)."""
+    states = list(_OPEN.values())
     _OPEN.clear()
+    for state in states:
+        try:
+            state.close()
+        except (sqlite3.Error, StateError) as err:
+            state.warn(f"cannot save the state: {err}")

@@ -189,3 +189,33 @@ def test_two_processes_writing_at_once_lose_nothing(state_home: Path) -> None:
     assert s.get("counter") == "450"
     assert s.fortune("ana") == 300 and s.fortune("bo") == 150
     s.close()
+
+
+def test_deferred_last_roll_is_written_on_flush_read_and_close() -> None:
+    s = State.open()
+    other = State.open()  # another process's view of the same file
+    s.set_last_roll("player", "luck", "pendagger", {"natural": 3}, defer=True)
+    assert other.last_roll("player") is None  # not written yet
+    s.set_last_roll("player", "luck", "pendagger", {"natural": 4}, defer=True)
+    s.flush()
+    last = other.last_roll("player")
+    assert last is not None and last.result == {"natural": 4}
+    s.set_last_roll("player", "luck", "pendagger", {"natural": 5}, defer=True)
+    mine = s.last_roll("player")  # a read sees its own deferred write
+    assert mine is not None and mine.result == {"natural": 5}
+    s.set_last_roll("player", "luck", "pendagger", {"natural": 6}, defer=True)
+    s.close()
+    last = other.last_roll("player")
+    assert last is not None and last.result == {"natural": 6}
+    other.close()
+
+
+def test_shared_state_is_saved_at_exit(state_home: Path) -> None:
+    code = (
+        "from d20cli import state\n"
+        "state.shared().set_last_roll('player', 'luck', 'pendagger', {'natural': 9}, defer=True)\n"
+    )
+    env = {"XDG_STATE_HOME": str(state_home), "PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60)
+    last = State.open().last_roll("player")
+    assert last is not None and last.result == {"natural": 9}
