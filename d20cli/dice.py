@@ -605,36 +605,34 @@ class _Evaluator:
         kind = type(e)
         if kind is Dice:
             return self.dice(e)  # type: ignore[arg-type]
+        if kind is Arithmetic:
+            return self.arithmetic(e)  # type: ignore[arg-type]
         if kind is Number:
             return EvalNumber(e, e.value)  # type: ignore[arg-type,union-attr]
-        return self.compound(e)
+        if kind is Neg:
+            ev = self.eval(e.operand)  # type: ignore[union-attr]
+            return EvalNeg(e, -ev.total, ev)  # type: ignore[arg-type]
+        raise TypeError(f"not a dice expression: {e!r}")
 
-    def compound(self, e: Expr) -> Evaluated:
-        if isinstance(e, Dice | Number):
-            return self.eval(e)
-        if isinstance(e, Arithmetic):
-            first = self.eval(e.first)
-            total = first.total
-            rest = []
-            for op, x in e.rest:
-                ev = self.eval(x)
-                rest.append((op, ev))
-                v = ev.total
-                if op == "+":
-                    total += v
-                elif op == "-":
-                    total -= v
-                elif op == "*":
-                    total *= v
-                else:
-                    if v == 0:
-                        raise DiceError(f"division by zero in '{e}' ('{x}' is 0)")
-                    total //= v
-            return EvalArithmetic(e, total, first, tuple(rest))
-        if isinstance(e, Neg):
-            ev = self.eval(e.operand)
-            return EvalNeg(e, -ev.total, ev)
-        raise TypeError(f"not a dice expression: {e!r}")  # pragma: no cover
+    def arithmetic(self, e: Arithmetic) -> EvalArithmetic:
+        first = self.eval(e.first)
+        total = first.total
+        rest = []
+        for op, x in e.rest:
+            ev = self.eval(x)
+            rest.append((op, ev))
+            v = ev.total
+            if op == "+":
+                total += v
+            elif op == "-":
+                total -= v
+            elif op == "*":
+                total *= v
+            else:
+                if v == 0:
+                    raise DiceError(f"division by zero in '{e}' ('{x}' is 0)")
+                total //= v  # floor division: rounds down, also for negatives
+        return EvalArithmetic(e, total, first, tuple(rest))
 
     def dice(self, e: Dice) -> EvalDice:
         roller = self.roller
@@ -646,7 +644,6 @@ class _Evaluator:
             n = count_ev.total
             if n < 0:
                 raise DiceError(f"'{e}' would roll {n} dice: the count must not be negative")
-        assert isinstance(n, int)
         lo, hi = e._range
         if not 1 <= hi <= MAX_SIDES:
             raise DiceError(f"'{e}': a die needs 1 to {MAX_SIDES:,} sides, not {e.sides}")
