@@ -138,11 +138,17 @@ def completion_command(
 ) -> None:
     """Print the completion script for bash, zsh or fish (or --install it)."""
     from d20cli.completion import install_script, script
+    from d20cli.errors import D20Error
 
+    try:
+        text = install_script(shell) if install else script(shell)
+    except D20Error as err:
+        Output().error(err)
+        raise typer.Exit(int(ExitStatus.BAD_INPUT)) from None
     if install:
-        typer.echo(install_script(shell))
+        typer.echo(text)
     else:
-        sys.stdout.write(script(shell))
+        sys.stdout.write(text)
 
 
 @app.command(

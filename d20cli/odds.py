@@ -46,10 +46,6 @@ def _uniform(lo: int, hi: int) -> Branches:
     return found
 
 
-class TooCostly(D20Error):
-    """The exact odds would take too long to compute."""
-
-
 class ReplayRoller(Roller):
     """Answers a roller's questions along one path of branch choices (see module doc)."""
 
@@ -112,6 +108,8 @@ def walk(
             raise
         paths += 1
         if paths > max_paths:
+            from d20cli.distribution import TooCostly
+
             raise TooCostly(
                 f"the exact odds need more than {max_paths:,} cases; "
                 "estimate them with --simulate N"
@@ -206,7 +204,10 @@ class _Acc:
 
         new = lcm(self.den, den)
         k = new // self.den
-        for table in (self.outcomes, self.degrees, self.totals, self.damage):
+        for named in (self.outcomes,):
+            for name in named:
+                named[name] *= k
+        for table in (self.degrees, self.totals, self.damage):
             for key in table:
                 table[key] *= k
         self.den = new
@@ -270,7 +271,7 @@ def _totals_provider() -> Callable[[object], Branches | None]:
     def totals(expr: object) -> Branches | None:
         if expr not in cache:
             try:
-                cache[expr] = distribution.branches(expr)  # type: ignore[arg-type]
+                cache[expr] = distribution.branches(expr)
             except D20Error:
                 cache[expr] = None
         return cache[expr]
@@ -323,7 +324,7 @@ def _roll_odds(request: Any, system_id: str) -> Odds:
     odds.distribution = {t: Fraction(w, den) for t, w in sorted(dist.counts.items()) if w}
     if dist.truncated:
         odds.notes.append(
-            f"explosions counted to a depth of {distribution.DEFAULT_DEPTH}; "
+            f"explosions counted to a depth of {distribution.DEFAULT_EXPLODE_DEPTH}; "
             f"the cap leaves out {float(dist.truncated) * 100:.6f}%"
         )
         odds.extra["truncated"] = _frac(dist.truncated)
@@ -367,9 +368,11 @@ def _group_odds(
     for member in request.members:
         single = replace(member, target=request.target, text=request.text)
         p_success = Fraction(0)
-        for weight, den, result in walk(
-            lambda roller, m=single: system.resolve(m, roller), _totals_provider(), max_paths
-        ):
+
+        def run(roller: Roller, m: Any = single) -> Result:
+            return system.resolve(m, roller)  # type: ignore[no-any-return]
+
+        for weight, den, result in walk(run, _totals_provider(), max_paths):
             if result.success:
                 p_success += Fraction(weight, den)
         nxt = [Fraction(0)] * (len(count) + 1)

@@ -251,9 +251,6 @@ def _detail_lines(r: Result) -> list[Line]:
             style = "bold" if level == r.outcome else "dim"
             line.append((f"{str(level).replace('_', ' ')} {faces}", style))
         lines.append(line)
-    fortune = r.detail.get("fortune_gained")
-    if fortune:
-        lines.append([("  natural 20 taken as a normal success: +1 fortune die", "bold magenta")])
     return lines
 
 
@@ -330,7 +327,10 @@ def quiet_text(r: Result) -> str:
         if r.damage is not None:
             return f"{r.total} {r.damage.total}"
         return str(r.total)
-    return r.outcome or ""
+    if r.outcome:
+        return r.outcome
+    fortune = r.detail.get("fortune")
+    return str(fortune) if fortune is not None else (r.label or "")
 
 
 # The order outcomes are listed in (display only: worst first, then contests and luck).

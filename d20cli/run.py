@@ -6,16 +6,21 @@ The command line, each line of standard input and each line of the shell come th
 
 from __future__ import annotations
 
+import os
+import random
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.options import Options, split_options
 from d20cli.output import Output
 from d20cli.render import Tally, quiet_text, render_result
 from d20cli.results import Result
-from d20cli.roller import make_roller
+from d20cli.roller import RandomRoller, Roller, make_roller
+
+if TYPE_CHECKING:
+    from d20cli.requests import Request
 
 MAX_LINE = 10_000  # characters in one request
 
@@ -37,8 +42,43 @@ def request_text(words: list[str], opts: Options) -> str:
     return text
 
 
-def resolve(text: str, opts: Options, out: Output | None = None) -> Iterator[Result]:
+class Context:
+    """What lasts across the requests of one run (a batch on standard input, a shell
+    session): parsed requests by text, and one generator seeded from the OS for the
+    requests that give no --seed. It lives at the edge; the core holds no state."""
+
+    CACHE_SIZE = 4096
+
+    def __init__(self) -> None:
+        self.parsed: dict[str, Request] = {}
+        self._rng: random.Random | None = None
+
+    def parse(self, text: str) -> Request:
+        request = self.parsed.get(text)
+        if request is None:
+            from d20cli.grammar import parse_request
+
+            request = parse_request(text)
+            if len(self.parsed) >= self.CACHE_SIZE:
+                self.parsed.clear()
+            self.parsed[text] = request
+        return request
+
+    def roller(self, opts: Options) -> Roller:
+        if opts.seed is not None or opts.dice is not None:
+            return make_roller(opts.seed, opts.dice, opts.dice_budget())
+        if self._rng is None:
+            self._rng = random.Random(int.from_bytes(os.urandom(16), "big"))
+        return RandomRoller(self._rng, opts.dice_budget())
+
+
+def resolve(
+    text: str, opts: Options, out: Output | None = None, context: Context | None = None
+) -> Iterator[Result]:
     """Parse `text` (verb first) and yield each result of the request, repeats included.
+
+    The dice budget covers one request: its dice, explosions, rerolls and `Nx` repeats.
+    `--repeat N` runs the request N times, each with the whole budget.
 
     With `out` (the edge: command line, standard input, shell), pendagger's fortune dice
     are kept in the state database: an attempt or luck roll is remembered and may gain a
@@ -47,24 +87,25 @@ def resolve(text: str, opts: Options, out: Output | None = None) -> Iterator[Res
         raise ParseError("nothing to roll: give a verb and its words, e.g. `check +5 vs 15`")
     if len(text) > MAX_LINE:
         raise ParseError(f"the request is {len(text):,} characters long; the limit is {MAX_LINE:,}")
-    from d20cli.grammar import parse_request
     from d20cli.systems import get_system
 
+    context = context or Context()
     system = get_system(opts.system_id())
-    request = parse_request(text)
-    roller = make_roller(opts.seed, opts.dice, opts.dice_budget())
-    count = request.repeat * opts.repeat
+    request = context.parse(text)
+    roller = context.roller(opts)
+    resolve_one = system.resolve
     if out is not None and system.id == "pendagger":
         from d20cli import fortune
 
-        for _ in range(count):
+        def resolve_one(request: Request, roller: Roller) -> Result:
             if request.verb == "fortune":
-                yield fortune.handle(request, roller, opts, out)
-            else:
-                yield fortune.record(request, system.resolve(request, roller), opts, out)
-    else:
-        for _ in range(count):
-            yield system.resolve(request, roller)
+                return fortune.handle(request, roller, opts, out)
+            return fortune.record(request, system.resolve(request, roller), opts, out)
+
+    for _ in range(opts.repeat):
+        roller.count = 0
+        for _ in range(request.repeat):
+            yield resolve_one(request, roller)
     roller.finish()
 
 
@@ -74,14 +115,14 @@ def exit_for(result: Result, opts: Options) -> ExitStatus:
     return ExitStatus.OK
 
 
-def run_request(text: str, opts: Options, out: Output) -> Outcome:
+def run_request(text: str, opts: Options, out: Output, context: Context | None = None) -> Outcome:
     """Resolve and print one request. Errors are printed and give BAD_INPUT."""
     results: list[Result] = []
     status = ExitStatus.OK
     tally: Tally | None = None
     chances: Any = None
     try:
-        for result in resolve(text, opts, out):
+        for result in resolve(text, opts, out, context):
             if opts.odds:
                 if chances is None:
                     from d20cli.odds import odds_of
@@ -152,8 +193,8 @@ def run_odds(tokens: list[str], base: Options, out: Output) -> ExitStatus:
     if words and words[0] == "compare":
         texts = [w for w in words[1:] if w]
         if len(texts) != 2:
-            err = ParseError('odds compare takes two quoted requests: "check +5 vs 15 adv" ...')
-            out.error(err, opts.json)
+            usage = ParseError('odds compare takes two quoted requests: "check +5 vs 15 adv" ...')
+            out.error(usage, opts.json)
             return ExitStatus.BAD_INPUT
     else:
         texts = [request_text(words, opts)]
@@ -189,7 +230,9 @@ def _emit(result: Result, opts: Options, out: Output, header: bool = True) -> No
         out.lines(render_result(result, header))
 
 
-def run_tokens(tokens: list[str], base: Options, out: Output) -> Outcome:
+def run_tokens(
+    tokens: list[str], base: Options, out: Output, context: Context | None = None
+) -> Outcome:
     """One request given as tokens (words and options mixed, as typed)."""
     try:
         words, line_opts = split_options(tokens)
@@ -199,7 +242,7 @@ def run_tokens(tokens: list[str], base: Options, out: Output) -> Outcome:
     opts = base.merged(line_opts)
     if opts.no_color and out.color:
         out = out.without_color()
-    return run_request(request_text(words, opts), opts, out)
+    return run_request(request_text(words, opts), opts, out, context)
 
 
 def split_line(line: str) -> list[str]:
@@ -220,6 +263,7 @@ def run_lines(lines: Iterable[str | D20Error], base: Options, out: Output) -> Ex
     """One request per line (standard input). Blank lines and `#` lines are skipped; a bad
     line is reported and the rest still run; the status is the worst one seen."""
     worst = ExitStatus.OK
+    context = Context()
     for raw in lines:
         if isinstance(raw, D20Error):
             out.error(raw, base.json)
@@ -228,7 +272,7 @@ def run_lines(lines: Iterable[str | D20Error], base: Options, out: Output) -> Ex
         line = raw.strip().lstrip("\ufeff")
         if not line or line.startswith("#"):
             continue
-        outcome = run_tokens(split_line(line), base, out)
+        outcome = run_tokens(split_line(line), base, out, context)
         worst = max(worst, outcome.status)
     return worst
 

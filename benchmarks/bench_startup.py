@@ -1,0 +1,112 @@
+"""Start-up, throughput and memory of the `d20` command (issue: instant at the table).
+
+Run by hand: `python benchmarks/bench_startup.py`. Every figure is printed with its ratio
+to `python -c pass` measured in the same run, so machines of different speed compare.
+Nothing here is a test: the goals are in the README's performance section.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+RUNS = int(os.environ.get("BENCH_RUNS", "21"))
+PY = sys.executable
+D20 = shutil.which("d20", path=str(Path(PY).parent)) or shutil.which("d20")
+
+
+def wall(cmd: list[str], stdin: bytes | None = None, runs: int = RUNS) -> float:
+    """Median wall time in ms of `runs` runs of cmd."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(cmd, input=stdin, stdout=subprocess.DEVNULL, check=True)
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def peak_rss(cmd: list[str]) -> float:
+    """Peak resident memory (MiB) of one run of cmd."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(before, after) / 1024
+
+
+def row(name: str, ms: float, base: float, goal: str) -> None:
+    print(f"{name:<58} {ms:8.1f} ms  x{ms / base:5.1f}   goal {goal}")
+
+
+def main() -> None:
+    if D20 is None:
+        sys.exit("install the project first: pip install .")
+    base = wall([PY, "-c", "pass"])
+    print(f"{'python -c pass':<58} {base:8.1f} ms  x  1.0")
+    env_dir = tempfile.mkdtemp()
+    os.environ["XDG_CACHE_HOME"] = env_dir
+    os.environ["XDG_STATE_HOME"] = env_dir
+    os.environ["D20_NO_LOG"] = "1"
+    row(
+        "d20 check +5 vs 15 --system levelup",
+        wall([D20, "check", "+5", "vs", "15", "--system", "levelup"]),
+        base,
+        "< 100 ms (aim 60)",
+    )
+    row("d20 roll 1d20+5", wall([D20, "roll", "1d20+5"]), base, "< 100 ms (aim 60)")
+    row(
+        "d20 attack +7 vs 15 dmg 1d8+4",
+        wall([D20, "attack", "+7", "vs", "15", "dmg", "1d8+4"]),
+        base,
+        "-",
+    )
+    lines = b"".join(
+        line
+        for _ in range(25_000)
+        for line in (
+            b"check +5 vs 15 adv\n",
+            b"roll 4d6kh3\n",
+            b"attack +7 vs 15 dmg 1d8+4\n",
+            b"save -1 vs 12 dis\n",
+        )
+    )
+    row(
+        "100,000 mixed requests on stdin -> JSON lines",
+        wall([D20, "--json"], lines, runs=3),
+        base,
+        "< 2000 ms",
+    )
+    row(
+        "d20 check +5 vs 15 adv --repeat 1000000 --summary",
+        wall([D20, "check", "+5", "vs", "15", "adv", "--repeat", "1000000", "--summary"], runs=3),
+        base,
+        "< 1000 ms",
+    )
+    bash = shutil.which("bash")
+    completion = Path(__file__).resolve().parent.parent / "completions" / "d20.bash"
+    if bash and completion.exists():
+        script = (
+            f"source {completion}; COMP_WORDS=(d20 check +5 vs 15 a); COMP_CWORD=5; "
+            "_d20; echo ${COMPREPLY[@]}"
+        )
+        row(
+            "TAB completion (bash, static script)",
+            wall([bash, "--norc", "-c", script]),
+            base,
+            "< 50 ms",
+        )
+    print(f"{'peak RSS: d20 roll 1d20':<58} {peak_rss([D20, 'roll', '1d20']):8.1f} MiB  goal < 40")
+    print(
+        f"{'peak RSS: d20 roll 1000000d6':<58} "
+        f"{peak_rss([D20, 'roll', '1000000d6']):8.1f} MiB  goal < 100"
+    )
+
+
+if __name__ == "__main__":
+    main()
