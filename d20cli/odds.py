@@ -395,6 +395,26 @@ def _group_odds(
     return odds
 
 
+Joint = dict[tuple[str | None, int | None], Fraction]
+
+
+def joint_outcomes(request: Any, system: Any, max_paths: int = 20_000) -> Joint | None:
+    """The exact probability of each (outcome, total) pair of a request, from a walk over
+    its resolver; None when the walk would be long (the caller then rolls instead)."""
+    from d20cli.distribution import TooCostly
+
+    joint: dict[tuple[str | None, int | None], Fraction] = {}
+    try:
+        for weight, den, result in walk(
+            lambda roller: system.resolve(request, roller), _totals_provider(), max_paths
+        ):
+            key = (result.outcome, result.total)
+            joint[key] = joint.get(key, Fraction(0)) + Fraction(weight, den)
+    except TooCostly:
+        return None
+    return joint
+
+
 def simulate(text: str, system_name: str, rolls: int, seed: int | None) -> Odds:
     """An estimate from `rolls` random rolls (labelled as an estimate)."""
     from d20cli.grammar import parse_request

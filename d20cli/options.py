@@ -38,7 +38,9 @@ class Options:
 
     def merged(self, other: Options) -> Options:
         """These options with every field that `other` sets (differs from the default) applied."""
-        default = Options()
+        if other is NO_OPTIONS or other == NO_OPTIONS:
+            return self
+        default = NO_OPTIONS
         changes = {
             f.name: getattr(other, f.name)
             for f in fields(Options)
@@ -62,6 +64,9 @@ class Options:
                 raise ParseError("D20_BUDGET must be at least 1")
             return value
         return DEFAULT_BUDGET
+
+
+NO_OPTIONS = Options()
 
 
 def _int(lo: int, hi: int | None = None) -> Callable[[str, str], int]:
@@ -171,6 +176,8 @@ def looks_like_option(token: str) -> bool:
 def split_options(tokens: Sequence[str]) -> tuple[list[str], Options]:
     """Separate option tokens from request words. Options may come anywhere; `--` ends them;
     a word starting with `#` begins a comment (everything after it is words)."""
+    if not any(t.startswith("-") for t in tokens):  # the common case: words only
+        return list(tokens), NO_OPTIONS
     words: list[str] = []
     values: dict[str, Any] = {}
     i = 0
@@ -206,4 +213,4 @@ def split_options(tokens: Sequence[str]) -> tuple[list[str], Options]:
         else:
             raise ParseError(f"{name} needs a value ({spec.metavar})")
         values[spec.field] = spec.value(name, raw)
-    return words, Options(**values)
+    return words, Options(**values) if values else NO_OPTIONS

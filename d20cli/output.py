@@ -27,6 +27,9 @@ def color_wanted(stream: TextIO, no_color: bool = False) -> bool:
         return False
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False)  # one encoder: dumps() builds one per call
+
+
 def plain_text(line: Line) -> str:
     """A line without styles. A badge (a style with a background) loses the padding that
     only makes sense in colour, and no line ends in spaces."""
@@ -87,7 +90,7 @@ class Output:
         self.stdout.flush()
 
     def json(self, obj: Any) -> None:
-        self.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self.stdout.write(_ENCODER.encode(obj) + "\n")
         self.stdout.flush()
 
     def error(self, err: D20Error, as_json: bool = False) -> None:

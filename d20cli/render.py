@@ -372,14 +372,20 @@ class Tally:
     high: int | None = None
 
     def add(self, r: Result) -> None:
-        self.rolls += 1
-        self.counts[r.outcome] += 1
-        self.labels.setdefault(r.outcome, r.label)
-        if r.total is not None:
-            self.total_sum += r.total
-            self.total_count += 1
-            self.low = r.total if self.low is None else min(self.low, r.total)
-            self.high = r.total if self.high is None else max(self.high, r.total)
+        self.add_many(r.outcome, r.label, r.total, 1)
+
+    def add_many(self, outcome: str | None, label: str | None, total: int | None, n: int) -> None:
+        """Count `n` results with this outcome and total."""
+        if not n:
+            return
+        self.rolls += n
+        self.counts[outcome] += n
+        self.labels.setdefault(outcome, label)
+        if total is not None:
+            self.total_sum += total * n
+            self.total_count += n
+            self.low = total if self.low is None else min(self.low, total)
+            self.high = total if self.high is None else max(self.high, total)
 
     def mean(self) -> float | None:
         return self.total_sum / self.total_count if self.total_count else None
@@ -389,9 +395,20 @@ class Tally:
         lines: list[Line] = [
             [(self.request, "bold"), (f"  [{self.system}]", "dim"), (f"  {n:,} rolls", "")]
         ]
-        for outcome, k in sorted(self.counts.items(), key=lambda kv: _display_rank(kv[0])):
-            label = self.labels.get(outcome) or (outcome or "no outcome")
-            lines.append([("  ", ""), badge(outcome, label), (f"  {k:,}  {100 * k / n:.1f}%", "")])
+        rows = sorted(self.counts.items(), key=lambda kv: _display_rank(kv[0]))
+        names = {o: self.labels.get(o) or (o or "no outcome") for o, _ in rows}
+        width = max((len(v) for v in names.values()), default=0)
+        digits = max((len(f"{k:,}") for _, k in rows), default=0)
+        for outcome, k in rows:
+            label = names[outcome]
+            lines.append(
+                [
+                    ("  ", ""),
+                    badge(outcome, label),
+                    (" " * (width - len(label)), ""),
+                    (f"  {k:>{digits},}  {100 * k / n:5.1f}%", ""),
+                ]
+            )
         mean = self.mean()
         if mean is not None:
             lines.append(

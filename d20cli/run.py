@@ -6,6 +6,8 @@ The command line, each line of standard input and each line of the shell come th
 
 from __future__ import annotations
 
+import itertools
+import math
 import os
 import random
 from collections.abc import Iterable, Iterator
@@ -21,6 +23,7 @@ from d20cli.roller import RandomRoller, Roller, make_roller
 
 if TYPE_CHECKING:
     from d20cli.requests import Request
+    from d20cli.systems import System
 
 MAX_LINE = 10_000  # characters in one request
 
@@ -51,7 +54,18 @@ class Context:
 
     def __init__(self) -> None:
         self.parsed: dict[str, Request] = {}
+        self.systems: dict[str, System] = {}
         self._rng: random.Random | None = None
+        self._default_system: str | None = None
+        self._default_budget: int | None = None
+
+    def system(self, name: str) -> System:
+        system = self.systems.get(name)
+        if system is None:
+            from d20cli.systems import get_system
+
+            system = self.systems[name] = get_system(name)
+        return system
 
     def parse(self, text: str) -> Request:
         request = self.parsed.get(text)
@@ -64,12 +78,23 @@ class Context:
             self.parsed[text] = request
         return request
 
+    def system_for(self, opts: Options) -> System:
+        if opts.system is None and self._default_system is None:
+            self._default_system = opts.system_id()  # D20_SYSTEM, read once per run
+        return self.system(opts.system or self._default_system or "levelup")
+
     def roller(self, opts: Options) -> Roller:
+        if opts.budget is not None:
+            budget = opts.budget
+        else:
+            if self._default_budget is None:
+                self._default_budget = opts.dice_budget()  # D20_BUDGET, read once per run
+            budget = self._default_budget
         if opts.seed is not None or opts.dice is not None:
-            return make_roller(opts.seed, opts.dice, opts.dice_budget())
+            return make_roller(opts.seed, opts.dice, budget)
         if self._rng is None:
             self._rng = random.Random(int.from_bytes(os.urandom(16), "big"))
-        return RandomRoller(self._rng, opts.dice_budget())
+        return RandomRoller(self._rng, budget)
 
 
 def resolve(
@@ -87,10 +112,8 @@ def resolve(
         raise ParseError("nothing to roll: give a verb and its words, e.g. `check +5 vs 15`")
     if len(text) > MAX_LINE:
         raise ParseError(f"the request is {len(text):,} characters long; the limit is {MAX_LINE:,}")
-    from d20cli.systems import get_system
-
     context = context or Context()
-    system = get_system(opts.system_id())
+    system = context.system_for(opts)
     request = context.parse(text)
     roller = context.roller(opts)
     resolve_one = system.resolve
@@ -122,7 +145,9 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
     tally: Tally | None = None
     chances: Any = None
     try:
-        for result in resolve(text, opts, out, context):
+        if opts.summary and opts.repeat > 1 and opts.dice is None:
+            tally = sampled_tally(text, opts, context or Context())
+        for result in () if tally is not None else resolve(text, opts, out, context):
             if opts.odds:
                 if chances is None:
                     from d20cli.odds import odds_of
@@ -132,6 +157,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
             if opts.summary and opts.repeat > 1:
                 if tally is None:
                     tally = Tally(text, result.system, result.verb)
+                    tally.labels.update(_outcome_labels(context, opts))
                 tally.add(result)
                 continue
             _emit(result, opts, out, header=not results)
@@ -154,6 +180,51 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
         else:
             out.lines(tally.lines())
     return Outcome(status, results)
+
+
+def _outcome_labels(context: Context | None, opts: Options) -> dict[str | None, str | None]:
+    system = (context or Context()).system_for(opts)
+    return {oid: label for oid, label in system.outcomes}
+
+
+SAMPLE_CHUNK = 100_000
+
+
+def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
+    """`--repeat N --summary`: the N results drawn from the request's exact distribution of
+    (outcome, total) pairs, which the odds engine computes by walking the same resolver.
+    That is the same as rolling N times and counting, and fast for a million rolls. None
+    when the distribution is too costly to compute (the caller then rolls each one)."""
+    from d20cli.odds import joint_outcomes
+
+    request = context.parse(text)
+    if request.verb in ("fortune", "scores"):
+        return None
+    system = context.system_for(opts)
+    joint = joint_outcomes(request, system)
+    if joint is None:
+        return None
+    keys = list(joint)
+    den = 1
+    for p in joint.values():
+        den = den * p.denominator // math.gcd(den, p.denominator)
+    cumulative = list(itertools.accumulate(int(joint[k] * den) for k in keys))
+    roller = context.roller(opts)
+    rng = getattr(roller, "rng", None)
+    if rng is None:
+        return None
+    tally = Tally(text, system.id, request.verb)
+    tally.labels.update(_outcome_labels(context, opts))
+    counts = [0] * len(keys)
+    remaining = opts.repeat * request.repeat
+    while remaining:
+        n = min(remaining, SAMPLE_CHUNK)
+        remaining -= n
+        for i in rng.choices(range(len(keys)), cum_weights=cumulative, k=n):
+            counts[i] += 1
+    for (outcome, total), n in zip(keys, counts, strict=True):
+        tally.add_many(outcome, None, total, n)
+    return tally
 
 
 def with_chance(result: Result, odds: Any) -> Result:

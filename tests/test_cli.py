@@ -253,3 +253,40 @@ def test_python_dash_m_entry_point() -> None:
         check=False,
     )
     assert proc.returncode == 0 and proc.stdout == "5\n"
+
+
+def test_summary_draws_from_the_exact_odds(capsys: pytest.CaptureFixture[str]) -> None:
+    """A big --summary is drawn from the resolver's exact distribution: its frequencies sit
+    within a few standard deviations of the exact odds."""
+    from fractions import Fraction
+
+    from d20cli.odds import odds_of
+
+    n = 200_000
+    status, out, _ = run_main(
+        ["check", "+5", "vs", "15", "adv", "-n", str(n), "--summary", "--seed", "9", "--json"],
+        capsys,
+    )
+    assert status == 0
+    tally = json.loads(out)
+    assert tally["rolls"] == n
+    exact = odds_of("check +5 vs 15 adv", "levelup")
+    for outcome, p in exact.outcomes.items():
+        sd = (float(p) * (1 - float(p)) / n) ** 0.5
+        assert abs(tally["outcomes"][outcome] / n - float(p)) < 5 * sd + 1e-9
+    mean = exact.mean
+    assert mean is not None and abs(tally["mean"] - float(mean)) < 0.05
+    assert sum(tally["outcomes"].values()) == n
+    assert Fraction(sum(exact.outcomes.values())) == 1
+
+
+def test_summary_with_forced_dice_rolls_each_one(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_main(
+        ["check", "+5", "vs", "15", "-n", "3", "--summary", "--dice", "20,1,10", "--json"], capsys
+    )
+    assert status == 0
+    assert json.loads(out)["outcomes"] == {
+        "critical_success": 1,
+        "critical_failure": 1,
+        "success": 1,
+    }

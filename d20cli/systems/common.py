@@ -49,12 +49,15 @@ class D20Roll:
 def roll_d20(roller: Roller, adv: int = 0, dis: int = 0, role: str = "d20") -> D20Roll:
     """Roll the d20 (two with advantage or disadvantage) and keep the higher / lower.
 
-    On equal faces the first die is kept."""
+    On equal faces the first die is kept. The faces come from `roller.d20s`, which the odds
+    engine answers with the kept face alone (weighted), so a walk over every outcome takes
+    20 branches for an advantage roll, not 400."""
     net = net_advantage(adv, dis)
-    first = roller.roll(1, 20)
+    faces = roller.d20s(net)
+    first = faces[0]
     if net == 0:
         return D20Roll(first, (Die(20, first, True, role),))
-    second = roller.roll(1, 20)
+    second = faces[1]
     keep_first = first >= second if net > 0 else first <= second
     dice = (Die(20, first, keep_first, role), Die(20, second, not keep_first, role))
     return D20Roll(first if keep_first else second, dice)
@@ -80,11 +83,19 @@ class Evaluated:
 def evaluate(expr: Expr | None, roller: Roller, role: str) -> Evaluated:
     """Roll a modifier or damage expression (None counts as +0)."""
     if expr is None:
-        return Evaluated(0, (), "")
+        return _NOTHING
     from d20cli import dice
 
+    if type(expr) is dice.Number:  # a plain number: nothing to roll
+        return Evaluated(expr.value, (), str(expr))
+    preset = roller.preset_total(expr)  # the odds engine answers with a whole total
+    if preset is not None:
+        return Evaluated(preset, (), str(expr))
     ev = dice.evaluate(expr, roller, role=role)
     return Evaluated(ev.total, tuple(ev.dice()), str(expr))
+
+
+_NOTHING = Evaluated(0, (), "")
 
 
 def expression_text(expr: Expr | None) -> str:
