@@ -136,6 +136,7 @@ class Odds:
     damage_mean: Fraction | None = None
     damage_distribution: dict[int, Fraction] | None = None
     estimate: int | None = None  # --simulate N: the number of rolls behind an estimate
+    success: Fraction | None = None  # the chance of any success, where results have one
     notes: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -164,6 +165,8 @@ class Odds:
             out["damage_distribution"] = {
                 str(t): _frac(p) for t, p in sorted(self.damage_distribution.items())
             }
+        if self.success is not None:
+            out["success"] = _frac(self.success)
         if self.estimate is not None:
             out["estimate"] = {"rolls": self.estimate}
         out.update(self.extra)
@@ -191,6 +194,8 @@ class _Acc:
         self.totals: dict[int, int] = {}
         self.damage: dict[int, int] = {}
         self.labels: dict[str, str] = {}
+        self.success = 0
+        self.has_success = False
         self.has_degree = False
         self.has_total = True
         self.has_damage = False
@@ -210,6 +215,7 @@ class _Acc:
         for table in (self.degrees, self.totals, self.damage):
             for key in table:
                 table[key] *= k
+        self.success *= k
         self.den = new
         return new // den
 
@@ -220,6 +226,10 @@ class _Acc:
         self.outcomes[key] = self.outcomes.get(key, 0) + w
         if r.label and key not in self.labels:
             self.labels[key] = _generic_label(r)
+        if r.success is not None:
+            self.has_success = True
+            if r.success:
+                self.success += w
         if r.degree is not None:
             self.has_degree = True
             self.degrees[r.degree] = self.degrees.get(r.degree, 0) + w
@@ -240,6 +250,8 @@ class _Acc:
         out = Odds(request, system, verb, order=order)
         out.outcomes = {k: Fraction(v, self.den) for k, v in self.outcomes.items() if v}
         out.labels = dict(self.labels)
+        if self.has_success:
+            out.success = Fraction(self.success, self.den)
         if self.has_degree:
             out.degrees = fr(self.degrees)
         if self.has_total and self.totals:

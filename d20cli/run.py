@@ -239,6 +239,10 @@ def with_chance(result: Result, odds: Any) -> Result:
     what = result.label or result.outcome or "this outcome"
     note = f"{what} \u2014 you had {float(p) * 100:.1f}%"
     detail = {**result.detail, "chance": f"{p.numerator}/{p.denominator}"}
+    success = getattr(odds, "success", None)
+    if success is not None:
+        note += f" ({float(success) * 100:.1f}% to succeed)"
+        detail["success_chance"] = f"{success.numerator}/{success.denominator}"
     return replace(result, notes=(*result.notes, note), detail=detail)
 
 

@@ -1,0 +1,201 @@
+"""Exact odds: for every verb, the odds equal the exact frequencies of running every
+combination of faces through the resolver with forced dice.
+
+The odds engine takes shortcuts (the kept face of an advantage pair as one weighted
+branch, a whole modifier expression as one branch from its distribution, group checks by
+convolution). Here a plain brute force, die by die with no shortcut, checks them."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+
+from d20cli.grammar import parse_request
+from d20cli.odds import odds_of
+from d20cli.options import Options
+from d20cli.output import Output
+from d20cli.results import Result
+from d20cli.roller import Roller
+from d20cli.run import run_odds
+from d20cli.systems import get_system
+
+
+class BruteRoller(Roller):
+    """Hands out faces along one path of choices, die by die (no shortcuts)."""
+
+    def __init__(self, path: list[int]) -> None:
+        super().__init__(budget=10**9)
+        self.path = path
+        self.sizes: list[int] = []
+        self.lows: list[int] = []
+
+    def _draw(self, lo: int, hi: int) -> int:
+        pos = len(self.sizes)
+        self.sizes.append(hi - lo + 1)
+        self.lows.append(lo)
+        return lo + (self.path[pos] if pos < len(self.path) else 0)
+
+
+def brute_force(text: str, system_id: str) -> tuple[Counter[str], Counter[int], Fraction]:
+    """Outcome and total probabilities by trying every face of every die."""
+    system = get_system(system_id)
+    request = parse_request(text)
+    outcomes: Counter[str] = Counter()
+    totals: Counter[int] = Counter()
+    outcome_p: dict[str, Fraction] = {}
+    total_p: dict[int, Fraction] = {}
+    mass = Fraction(0)
+    stack: list[list[int]] = [[]]
+    while stack:
+        path = stack.pop()
+        roller = BruteRoller(path)
+        result: Result = system.resolve(request, roller)
+        chosen = path + [0] * (len(roller.sizes) - len(path))
+        for pos in range(len(path), len(roller.sizes)):
+            for alt in range(1, roller.sizes[pos]):
+                stack.append([*chosen[:pos], alt])
+        p = Fraction(1)
+        for size in roller.sizes:
+            p /= size
+        key = result.outcome or "none"
+        outcome_p[key] = outcome_p.get(key, Fraction(0)) + p
+        if result.total is not None:
+            total_p[result.total] = total_p.get(result.total, Fraction(0)) + p
+        mass += p
+    outcomes.update({k: 0 for k in outcome_p})
+    totals.update({k: 0 for k in total_p})
+    return outcome_p, total_p, mass  # type: ignore[return-value]
+
+
+CASES = [
+    ("check +5 vs 15 adv expertise=d6", "levelup"),
+    ("check +2 vs 22 dis", "levelup"),
+    ("save -1 vs 12 dis", "levelup"),
+    ("attack +7 vs 15 dmg 1d4+2", "levelup"),
+    ("check +3+1d4 vs 14", "levelup"),
+    ("group +3, +5 adv vs 12", "levelup"),
+    ("check +3 vs 12", "reglamento"),
+    ("contest +3 vs +1 adv", "reglamento"),
+    ("luck", "reglamento"),
+    ("check +5 vs 20", "mm"),
+    ("attack +8 vs defense 6", "mm"),
+    ("resist +6 vs rank 8", "mm"),
+    ("opposed +8 vs +6", "mm"),
+    ("opposed +5 vs +5", "mm"),
+    ("compare 8 vs 8", "mm"),
+    ("percent 45", "mm"),
+    ("routine +10 vs 20", "mm"),
+    ("attempt adept reliable", "pendagger"),
+    ("attempt 14 -1 adv", "pendagger"),
+    ("attempt legendary unreliable", "pendagger"),
+    ("luck", "pendagger"),
+]
+
+
+@pytest.mark.parametrize(("text", "system"), CASES, ids=[f"{s}: {t}" for t, s in CASES])
+def test_odds_equal_brute_force_frequencies(text: str, system: str) -> None:
+    odds = odds_of(text, system)
+    outcome_p, total_p, mass = brute_force(text, system)
+    assert mass == 1
+    assert odds.outcomes == {k: v for k, v in outcome_p.items() if v}
+    assert sum(odds.outcomes.values()) == 1
+    if odds.distribution is not None:
+        assert odds.distribution == {k: v for k, v in total_p.items() if v}
+        assert sum(odds.distribution.values()) == 1
+
+
+def test_group_of_many_members_is_computed_by_convolution() -> None:
+    odds = odds_of("group +3, +5, -1, +2, +0, +4, +1, +6 vs 12", "levelup")
+    assert sum(odds.outcomes.values()) == 1
+    assert set(odds.outcomes) == {"critical_failure", "failure", "success", "critical_success"}
+
+
+def test_attack_damage_expectation_doubles_critical_dice() -> None:
+    odds = odds_of("attack +7 vs 15 dmg 1d8+4", "levelup")
+    # hits on 8..19 (12 faces) deal 1d8+4 (mean 8.5); a natural 20 deals 2d8+4 (mean 13)
+    expected = Fraction(12, 20) * Fraction(17, 2) + Fraction(1, 20) * 13
+    assert odds.damage_mean == expected
+
+
+def test_mm_degrees_are_reported() -> None:
+    odds = odds_of("check +5 vs 20", "mm")
+    assert odds.degrees is not None
+    assert sum(odds.degrees.values()) == 1
+    assert odds.degrees[3] == Fraction(1, 20)  # a natural 20 (total 25, +2) raised to +3
+    assert 2 not in odds.degrees
+
+
+def _odds_json(words: str) -> dict[str, object]:
+    out = io.StringIO()
+    from d20cli.run import split_line
+
+    status = run_odds(split_line(words), Options(json=True), Output(out, io.StringIO(), False))
+    assert int(status) == 0
+    data: dict[str, object] = json.loads(out.getvalue())
+    return data
+
+
+def test_odds_json_contract() -> None:
+    data = _odds_json("check +5 vs 15 adv expertise=d6 --system levelup")
+    assert set(data) >= {"request", "system", "verb", "odds", "distribution", "mean"}
+    fractions = [Fraction(v) for v in data["odds"].values()]  # type: ignore[attr-defined]
+    assert sum(fractions) == 1
+    for value in data["odds"].values():  # type: ignore[attr-defined]
+        frac = Fraction(value)
+        assert value == f"{frac.numerator}/{frac.denominator}"  # reduced
+    mm = _odds_json("check +5 vs 20 -s mm")
+    assert "+1" in mm["degrees"]  # type: ignore[operator]
+
+
+def test_odds_roll_has_distribution_and_mean() -> None:
+    data = _odds_json("roll 4d6dl1")
+    assert data["mean"] == "15869/1296"
+    dist = {int(k): Fraction(v) for k, v in data["distribution"].items()}  # type: ignore[attr-defined]
+    assert min(dist) == 3 and max(dist) == 18 and sum(dist.values()) == 1
+
+
+def test_odds_scores_gives_one_score_and_its_ranks() -> None:
+    data = _odds_json("scores -s pendagger")
+    assert data["mean"] == "15869/1296"
+    assert "ranks" in data
+
+
+def test_odds_compare_two_requests() -> None:
+    data = _odds_json('compare "check +5 vs 15 adv" "check +5 vs 15 expertise=d8"')
+    first, second = data["compare"]  # type: ignore[misc]
+    assert first["request"] == "check +5 vs 15 adv"
+    assert second["request"] == "check +5 vs 15 expertise=d8"
+
+
+def test_too_costly_odds_suggest_simulate() -> None:
+    err = io.StringIO()
+    status = run_odds(["roll", "1000d1000kh500"], Options(), Output(io.StringIO(), err, False))
+    assert int(status) == 2
+    assert "--simulate" in err.getvalue()
+
+
+def test_simulate_is_labelled_an_estimate() -> None:
+    out = io.StringIO()
+    status = run_odds(
+        ["check", "+5", "vs", "15", "--simulate", "2000", "--seed", "1"],
+        Options(),
+        Output(out, io.StringIO(), False),
+    )
+    assert int(status) == 0
+    assert "estimate from 2,000 rolls" in out.getvalue()
+
+
+def test_roll_with_odds_shows_the_chance() -> None:
+    out = io.StringIO()
+    from d20cli.run import run_tokens
+
+    run_tokens(
+        ["check", "+5", "vs", "15", "--odds", "--dice", "12"],
+        Options(),
+        Output(out, io.StringIO(), False),
+    )
+    assert "Success \u2014 you had 50.0% (55.0% to succeed)" in out.getvalue()
