@@ -35,9 +35,13 @@ def dispatch(args: list[str]) -> int:
 
     if args and args[0] in VERBS and not any(a in _HELP_FLAGS for a in args):
         from d20cli.output import Output
-        from d20cli.run import run_tokens
+        from d20cli.run import Context, run_tokens
 
-        return int(run_tokens(args, Options(), Output()).status)
+        context = Context.for_command_line()
+        try:
+            return int(run_tokens(args, Options(), Output(), context).status)
+        finally:
+            context.close()
     if args and args[0] == "odds" and not any(a in _HELP_FLAGS for a in args):
         from d20cli.output import Output
         from d20cli.run import run_odds
@@ -54,9 +58,13 @@ def dispatch(args: list[str]) -> int:
             return int(ExitStatus.BAD_INPUT)
         if not words:
             if not sys.stdin.isatty():
-                from d20cli.run import run_lines, stdin_lines
+                from d20cli.run import Context, run_lines, stdin_lines
 
-                return int(run_lines(stdin_lines(sys.stdin), opts, Output()))
+                context = Context.for_command_line()
+                try:
+                    return int(run_lines(stdin_lines(sys.stdin), opts, Output(), context))
+                finally:
+                    context.close()
             if sys.stdout.isatty():
                 from d20cli.shell import run_shell
 

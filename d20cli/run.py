@@ -22,6 +22,7 @@ from d20cli.results import Result
 from d20cli.roller import RandomRoller, Roller, make_roller
 
 if TYPE_CHECKING:
+    from d20cli.parse_cache import ParseCache
     from d20cli.requests import Request
     from d20cli.systems import System
 
@@ -52,7 +53,10 @@ class Context:
 
     CACHE_SIZE = 4096
 
-    def __init__(self) -> None:
+    def __init__(self, disk: ParseCache | None = None) -> None:
+        """`disk`: a cache of parsed requests on disk (the command line and standard input
+        use one, so a repeated request starts without pyparsing)."""
+        self.disk = disk
         self.parsed: dict[str, Request] = {}
         self.systems: dict[str, System] = {}
         self._rng: random.Random | None = None
@@ -70,13 +74,28 @@ class Context:
     def parse(self, text: str) -> Request:
         request = self.parsed.get(text)
         if request is None:
-            from d20cli.grammar import parse_request
+            request = self.disk.get(text) if self.disk is not None else None
+            if request is None:
+                from d20cli.grammar import parse_request
 
-            request = parse_request(text)
+                request = parse_request(text)
+                if self.disk is not None:
+                    self.disk.put(text, request)
             if len(self.parsed) >= self.CACHE_SIZE:
                 self.parsed.clear()
             self.parsed[text] = request
         return request
+
+    def close(self) -> None:
+        """Save what lasts beyond the run (the parse cache)."""
+        if self.disk is not None:
+            self.disk.save()
+
+    @classmethod
+    def for_command_line(cls) -> Context:
+        from d20cli.parse_cache import ParseCache, cache_path
+
+        return cls(ParseCache(cache_path()))
 
     def system_for(self, opts: Options) -> System:
         if opts.system is None and self._default_system is None:
@@ -334,11 +353,13 @@ def split_line(line: str) -> list[str]:
         return line.split()
 
 
-def run_lines(lines: Iterable[str | D20Error], base: Options, out: Output) -> ExitStatus:
+def run_lines(
+    lines: Iterable[str | D20Error], base: Options, out: Output, context: Context | None = None
+) -> ExitStatus:
     """One request per line (standard input). Blank lines and `#` lines are skipped; a bad
     line is reported and the rest still run; the status is the worst one seen."""
     worst = ExitStatus.OK
-    context = Context()
+    context = context or Context()
     for raw in lines:
         if isinstance(raw, D20Error):
             out.error(raw, base.json)

@@ -12,6 +12,7 @@ import pytest
 def _isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("D20_NO_LOG", "1")
     for name in ("D20_SYSTEM", "D20_BUDGET", "FORCE_COLOR", "NO_COLOR"):
         monkeypatch.delenv(name, raising=False)

@@ -1,0 +1,109 @@
+"""The on-disk cache of parsed requests: the same Request back, never code, never stale."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from d20cli.grammar import parse_request
+from d20cli.parse_cache import MAX_ENTRIES, ParseCache, _classes, cache_path, decode, encode
+
+REQUESTS = [
+    "check +5 vs 15 adv expertise=d6",
+    "check stealth +7 vs 15",
+    "attack +7 vs 15 dmg 1d8+4",
+    "group +3, +5 adv, -1 vs 12",
+    "contest +3 vs +1",
+    "check +4 vs tough bonus",
+    "attempt 14 reliable",
+    "scores 5",
+    "fortune spend",
+    "roll 6x 4d6kh3 # stats",
+    "roll (1d6+2)*3 - 1d4[fire] / 2",
+    "roll 1d20+5 adv",
+    "roll 6d10!=10>=7f1",
+    "percent 45",
+    "compare 8 vs 6",
+]
+
+
+@pytest.mark.parametrize("text", REQUESTS)
+def test_round_trip_gives_an_equal_request(text: str) -> None:
+    request = parse_request(text)
+    data = json.loads(json.dumps(encode(request)))
+    assert decode(data, _classes()) == request
+
+
+def test_cache_file_serves_a_second_run(tmp_path: Path) -> None:
+    path = str(tmp_path / "requests.json")
+    first = ParseCache(path)
+    assert first.get("check +5 vs 15") is None
+    first.put("check +5 vs 15", parse_request("check +5 vs 15"))
+    first.save()
+    second = ParseCache(path)
+    assert second.get("check +5 vs 15") == parse_request("check +5 vs 15")
+
+
+def test_unknown_classes_and_junk_are_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "requests.json"
+    cache = ParseCache(str(path))
+    cache.put("x", parse_request("check +1 vs 10"))
+    cache.save()
+    raw = json.loads(path.read_text())
+    raw["requests"]["x"]["@"] = "os.system"
+    path.write_text(json.dumps(raw))
+    assert ParseCache(str(path)).get("x") is None
+    path.write_text("{not json")
+    assert ParseCache(str(path)).get("x") is None
+
+
+def test_a_changed_language_empties_the_cache(tmp_path: Path) -> None:
+    path = tmp_path / "requests.json"
+    cache = ParseCache(str(path))
+    cache.put("check +1 vs 10", parse_request("check +1 vs 10"))
+    cache.save()
+    raw = json.loads(path.read_text())
+    raw["stamp"] = "1:older"
+    path.write_text(json.dumps(raw))
+    assert ParseCache(str(path)).get("check +1 vs 10") is None
+
+
+def test_the_cache_stays_small(tmp_path: Path) -> None:
+    cache = ParseCache(str(tmp_path / "requests.json"))
+    request = parse_request("check +1 vs 10")
+    for i in range(MAX_ENTRIES + 10):
+        cache.put(f"text {i}", request)
+    cache.save()
+    raw = json.loads((tmp_path / "requests.json").read_text())
+    assert len(raw["requests"]) == MAX_ENTRIES
+    assert "text 0" not in raw["requests"]
+
+
+def test_no_cache_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("D20_NO_CACHE", "1")
+    assert cache_path() is None
+
+
+def test_a_cold_roll_with_a_warm_cache_does_not_import_pyparsing(tmp_path: Path) -> None:
+    """The regression guard for start-up: no pyparsing, prompt_toolkit, odds, rich or
+    typer on the path of a plain, repeated roll (read from sys.modules)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path), "D20_NO_LOG": "1"}
+    code = (
+        "import sys\n"
+        "from d20cli.__main__ import main\n"
+        "main(['check', '+5', 'vs', '15'])\n"
+        "heavy = ['pyparsing', 'prompt_toolkit', 'd20cli.odds', 'd20cli.distribution',"
+        " 'rich', 'typer', 'click', 'pydantic', 'sqlite3', 'd20cli.shell']\n"
+        "print('LOADED', [m for m in heavy if m in sys.modules])\n"
+    )
+    for _ in range(2):  # the first run fills the cache
+        proc = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+        )
+    assert "LOADED []" in proc.stdout
