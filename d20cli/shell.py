@@ -6,13 +6,17 @@ input accept the same requests and fail the same way. On top of requests the she
 few words of its own:
 
     system [ID]        show or switch the rule system (the prompt shows it)
+    as [NAME | -]      show, pick or drop the active character: later lines roll as it
+                       (`--as NAME`), label words and macros resolve through it
     help [VERB]        the verbs of the current system, or one verb's help and examples
     again, !!          repeat the last request (extra options may follow: `again adv`)
     quit, exit         leave (so does Ctrl-D); Ctrl-C only clears the line
 
 TAB completes verbs, keywords, system names and option names from the program's own
-tables (`d20cli.completion`); history persists in the state directory (up arrow, Ctrl-R);
-a bottom toolbar shows the system, the fortune dice held (pendagger) and the last result.
+tables (`d20cli.completion`), and the active character's entry and macro names
+(`d20cli.characters`); history persists in the state directory (up arrow, Ctrl-R);
+a bottom toolbar shows the system, the character, the fortune dice held (pendagger) and
+the last result.
 
 prompt_toolkit is imported only inside `run_shell`, on a terminal. When standard input or
 output is not a terminal the same session reads lines without prompts (for scripts and
@@ -22,7 +26,7 @@ tests) and the exit status is the worst one seen, as for `d20 < file`.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -37,7 +41,11 @@ if TYPE_CHECKING:
 QUIT_WORDS = ("quit", "exit")
 AGAIN_WORDS = ("again", "!!")
 #: The shell's own words, besides the request verbs.
-SHELL_WORDS: tuple[str, ...] = ("help", "system", "again", "quit", "exit")
+SHELL_WORDS: tuple[str, ...] = ("help", "system", "as", "again", "quit", "exit")
+#: The verbs whose words may name a character's entries (label words).
+LABEL_VERBS = frozenset(
+    ("check", "save", "attack", "attempt", "defend", "resist", "routine", "group", "contest")
+) | {"opposed"}
 
 
 @dataclass(frozen=True)
@@ -71,8 +79,17 @@ class Words:
         )
 
 
-def completions(before: str, words: Words) -> tuple[str, list[str]]:
-    """For the text before the cursor: the word being completed and what may replace it."""
+def completions(
+    before: str,
+    words: Words,
+    entries: Sequence[str] = (),
+    macros: Sequence[str] = (),
+    characters: Sequence[str] = (),
+) -> tuple[str, list[str]]:
+    """For the text before the cursor: the word being completed and what may replace it.
+
+    entries, macros: the active character's names (offered after a verb, and as verbs);
+    characters: the names `as` offers."""
     tokens = before.split()
     if before and not before[-1].isspace():
         cur, prior = tokens[-1], tokens[:-1]
@@ -88,11 +105,15 @@ def completions(before: str, words: Words) -> tuple[str, list[str]]:
     elif cur.startswith("-"):
         candidates = words.options
     elif not plain:
-        candidates = (*words.verbs, *SHELL_WORDS)
+        candidates = (*words.verbs, *macros, *SHELL_WORDS)
+    elif plain[0] == "as":
+        candidates = (*characters, "-") if len(plain) == 1 else ()
     elif plain[0] == "system":
         candidates = words.systems if len(plain) == 1 else ()
     elif plain[0] == "help":
         candidates = (*words.verbs, *SHELL_WORDS) if len(plain) == 1 else ()
+    elif plain[0].lower() in LABEL_VERBS:
+        candidates = (*entries, *words.keywords.get(plain[0].lower(), ()))
     else:
         candidates = words.keywords.get(plain[0].lower(), ())
     low = cur.lower()
@@ -128,11 +149,19 @@ class Session:
         except D20Error:
             return self.opts.system_id()
 
+    @property
+    def character(self) -> str | None:
+        return self.opts.as_
+
     def prompt(self) -> str:
+        if self.character:
+            return f"d20 {self.system} {self.character}> "
         return f"d20 {self.system}> "
 
     def toolbar(self) -> str:
         parts = [f" system: {self.system}"]
+        if self.character:
+            parts.append(f"as: {self.character}")
         if self.system == "pendagger":
             parts.append(f"fortune dice: {self.fortune_held or 0}")
         r = self.last_result
@@ -187,6 +216,8 @@ class Session:
                 return self._system(tokens, text)
             if head == "help":
                 return self._help(tokens, text)
+            if head == "as":
+                return self._as(tokens, text)
             if head in AGAIN_WORDS:
                 if self.last_tokens is None:
                     raise ParseError("nothing to repeat yet: roll something first", text, 1)
@@ -228,6 +259,37 @@ class Session:
         self.out.text(f"system: {sid}")
         return ExitStatus.OK
 
+    def _as(self, tokens: list[str], text: str) -> ExitStatus:
+        """`as` shows the active character, `as NAME` picks one (and its system, if it
+        names one), `as -` drops it."""
+        from d20cli import characters
+
+        if len(tokens) == 1:
+            if self.character is None:
+                self.out.text("no character (`as NAME` picks one; `d20 char list` lists them)")
+            else:
+                self.out.text(f"as: {self.character} (`as -` drops it)")
+            return ExitStatus.OK
+        if len(tokens) > 2:
+            column = len(tokens[0]) + len(tokens[1]) + 3
+            raise ParseError("`as` takes one character name, e.g. `as aria`", text, column)
+        if tokens[1] == "-":
+            self.opts = replace(self.opts, as_=None)
+            self.out.text("no character")
+            return ExitStatus.OK
+        try:
+            found = characters.load(tokens[1])
+        except D20Error as err:
+            raise err.located(text, text.find(tokens[1]) + 1) from None
+        self.opts = replace(self.opts, as_=found.name)
+        said = f"as: {found.name}"
+        if found.system is not None and found.system != self.system:
+            self.opts = replace(self.opts, system=found.system)
+            self.warm()
+            said += f" (system: {self.system})"
+        self.out.text(said)
+        return ExitStatus.OK
+
     def _help(self, tokens: list[str], text: str) -> ExitStatus:
         from d20cli.systems import get_system
         from d20cli.verbs import VERB_HELP
@@ -238,7 +300,7 @@ class Session:
             for verb, (summary, example) in system.verbs.items():
                 lines.append(f"  {verb:<9} {summary}  e.g. `{example}`")
             lines += [
-                "shell: system [ID] · help [VERB] · again (!!) · quit (Ctrl-D) · "
+                "shell: system [ID] · as [NAME|-] · help [VERB] · again (!!) · quit (Ctrl-D) · "
                 "options as on the command line (--json, --dice 17,4, -n 3, ...)",
             ]
             self.out.text("\n".join(lines))
@@ -311,7 +373,19 @@ def _interactive(session: Session) -> int:
         def get_completions(
             self, document: Document, complete_event: CompleteEvent
         ) -> Iterable[Completion]:
-            cur, found = completions(document.text_before_cursor, words)
+            from d20cli import characters
+
+            before = document.text_before_cursor
+            entries: list[str] = []
+            macros: list[str] = []
+            if session.character:
+                try:
+                    active = characters.load(session.character)
+                    entries, macros = active.entry_names(), list(active.macros)
+                except D20Error:
+                    pass
+            chars = characters.character_names() if before.lstrip().startswith("as") else []
+            cur, found = completions(before, words, entries, macros, chars)
             for word in found:
                 yield Completion(word, start_position=-len(cur))
 

@@ -1,4 +1,5 @@
-"""What persists between runs: fortune dice, the last pendagger roll, settings, history.
+"""What persists between runs: fortune dice, the last pendagger roll, settings, the roll
+log, history.
 
 One SQLite database at `$XDG_STATE_HOME/d20cli/state.db` (default
 `~/.local/state/d20cli/state.db`); the shell's history file sits beside it. Only the edge
@@ -23,7 +24,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +34,7 @@ from d20cli.errors import StateError
 
 Warn = Callable[[str], None]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT = 10.0  # seconds a writer waits for another process's transaction
 
 #: MIGRATIONS[n] takes the schema from version n to n + 1.
@@ -54,6 +55,23 @@ MIGRATIONS: tuple[str, ...] = (
         result  TEXT NOT NULL,
         at      REAL NOT NULL
     );
+    """,
+    # 1 -> 2: the roll log (d20cli.rolllog). `dice` is the JSON list of the dice rolled;
+    # `source` says where the faces came from: random, seed (--seed) or dice (--dice).
+    """
+    CREATE TABLE IF NOT EXISTS rolls (
+        id        INTEGER PRIMARY KEY,
+        at        TEXT NOT NULL,
+        character TEXT,
+        system    TEXT NOT NULL,
+        verb      TEXT NOT NULL,
+        request   TEXT NOT NULL,
+        dice      TEXT NOT NULL,
+        total     INTEGER,
+        outcome   TEXT,
+        source    TEXT NOT NULL DEFAULT 'random'
+    );
+    CREATE INDEX IF NOT EXISTS rolls_by_character ON rolls (character, id);
     """,
 )
 
@@ -130,7 +148,7 @@ class State:
         except OSError as err:
             say(
                 f"cannot create the state directory {target.parent} ({err.strerror or err}); "
-                "fortune dice and history are not saved this time"
+                "fortune dice, the roll log and history are not saved this time"
             )
             return cls.memory(say)
         for attempt in range(2):
@@ -147,11 +165,11 @@ class State:
                         continue
                 say(
                     f"cannot use the state database {target} ({err}); "
-                    "fortune dice are not saved this time"
+                    "fortune dice and the roll log are not saved this time"
                 )
                 return cls.memory(say)
             except StateError as err:
-                say(f"{err.message}; fortune dice are not saved this time")
+                say(f"{err.message}; fortune dice and the roll log are not saved this time")
                 return cls.memory(say)
         return cls.memory(say)  # pragma: no cover - the loop always returns
 
@@ -376,6 +394,33 @@ class State:
             )
 
         self._write("the last roll", change)
+
+    # -- the roll log (d20cli.rolllog) ---------------------------------------------------
+
+    def add_rolls(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Append rows (at, character, system, verb, request, dice, total, outcome, source)
+        to the roll log in one transaction."""
+        if not rows:
+            return
+        self._write(
+            "the roll log",
+            lambda conn: conn.executemany(
+                "INSERT INTO rolls (at, character, system, verb, request, dice, total, "
+                "outcome, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            ),
+        )
+
+    def clear_rolls(self, character: str | None = None) -> int:
+        """Delete the logged rolls (of one character, if given); returns how many."""
+
+        def change(conn: sqlite3.Connection) -> int:
+            if character is None:
+                return int(conn.execute("DELETE FROM rolls").rowcount)
+            return int(conn.execute("DELETE FROM rolls WHERE character = ?", (character,)).rowcount)
+
+        deleted: int = self._write("the roll log", change)
+        return deleted
 
 
 def _set_fortune(conn: sqlite3.Connection, holder: str, count: int) -> None:

@@ -1,0 +1,344 @@
+"""The roll log: every roll appended to the state database (d20cli.state), and what
+`d20 log` reads back: recent rolls, exports, and a fairness test of the d20s.
+
+A row holds the time (UTC, ISO 8601), the character (`--as`, else null), the system, the
+verb, the request text as rolled (label words resolved), the dice (a JSON list of
+{sides, face, kept, role, ...}: the request's dice, then its damage dice), the total, the
+outcome id, and where the faces came from: `random`, `seed` (--seed) or `dice` (--dice).
+
+Rows are buffered and written in one transaction when the run ends (`RollLog.close`), or
+every `FLUSH_ROWS` rows, so `--repeat 1000000` costs a hundred transactions, not a
+million. `--no-log` or a non-empty `D20_NO_LOG` turns the log off. A log that cannot be
+written gives one warning and the rolls go on.
+
+The fairness test (`d20 log --stats`): per character, every 20-sided die rolled (kept or
+not, any role) whose face was not forced (`--dice`) or clamped (`mi`/`ma`) is counted by
+face; Pearson's chi-square against 1/20 each, with 19 degrees of freedom, gives a p-value
+(the regularized upper incomplete gamma function, computed here: no scipy).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from d20cli.errors import D20Error
+
+if TYPE_CHECKING:
+    from d20cli.options import Options
+    from d20cli.output import Output
+    from d20cli.results import Die, Result
+    from d20cli.state import State
+
+FLUSH_ROWS = 10_000
+SIDES = 20
+MIN_ROLLS = 100  # below this (fewer than 5 expected per face) the test says too few
+COLUMNS = (
+    "id",
+    "at",
+    "character",
+    "system",
+    "verb",
+    "request",
+    "dice",
+    "total",
+    "outcome",
+    "source",
+)
+
+
+def logging_off(opts: Options) -> bool:
+    return opts.no_log or bool(os.environ.get("D20_NO_LOG", "").strip())
+
+
+def open_log(opts: Options, out: Output) -> RollLog | None:
+    """The log for one run's rolls, or None when logging is off (--no-log, D20_NO_LOG).
+    The database is opened only when the first rows are written."""
+    if logging_off(opts):
+        return None
+    source = "dice" if opts.dice is not None else "seed" if opts.seed is not None else "random"
+    return RollLog(opts.as_, source, out)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def dice_of(result: Result) -> list[Die]:
+    """Every die of a result: its own (a group's or contest's include their members'), or
+    its members' and sides' when it lists none itself, then its damage dice."""
+    dice = list(result.dice)
+    if not dice:
+        for part in (*(result.members or ()), *(result.sides or ())):
+            dice += [d for d in part.dice]
+            if part.damage is not None:
+                dice += part.damage.dice
+    if result.damage is not None:
+        dice += result.damage.dice
+    return dice
+
+
+class RollLog:
+    """Rows waiting to be written; `close` writes them."""
+
+    def __init__(
+        self,
+        character: str | None,
+        source: str,
+        out: Output,
+        store: State | None = None,
+        flush_rows: int = FLUSH_ROWS,
+    ) -> None:
+        self.character = character
+        self.source = source
+        self.out = out
+        self.flush_rows = flush_rows
+        self._store = store
+        self._rows: list[tuple[Any, ...]] = []
+        self._failed = False
+
+    def add(self, result: Result) -> None:
+        if self._failed:
+            return
+        dice = json.dumps([d.to_json() for d in dice_of(result)], separators=(",", ":"))
+        self._rows.append(
+            (
+                _now(),
+                self.character,
+                result.system,
+                result.verb,
+                result.request,
+                dice,
+                result.total,
+                result.outcome,
+                self.source,
+            )
+        )
+        if len(self._rows) >= self.flush_rows:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the buffered rows in one transaction."""
+        rows, self._rows = self._rows, []
+        if not rows or self._failed:
+            return
+        try:
+            if self._store is None:
+                from d20cli.state import shared
+
+                self._store = shared(self.out.warn)
+            self._store.add_rolls(rows)
+        except (sqlite3.Error, D20Error, OSError) as err:
+            self._failed = True
+            message = err.message if isinstance(err, D20Error) else str(err)
+            self.out.warn(f"cannot write the roll log ({message}); these rolls are not logged")
+
+    def close(self) -> None:
+        self.flush()
+
+
+# --- reading --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Row:
+    id: int
+    at: str
+    character: str | None
+    system: str
+    verb: str
+    request: str
+    dice: list[dict[str, Any]]
+    total: int | None
+    outcome: str | None
+    source: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {c: getattr(self, c) for c in COLUMNS}
+
+
+def _where(character: str | None) -> tuple[str, tuple[Any, ...]]:
+    if character is None:
+        return "", ()
+    return " WHERE character = ?", (character,)
+
+
+def _row(raw: tuple[Any, ...]) -> Row:
+    try:
+        dice = json.loads(raw[6])
+    except ValueError:
+        dice = []
+    return Row(
+        int(raw[0]),
+        str(raw[1]),
+        raw[2],
+        str(raw[3]),
+        str(raw[4]),
+        str(raw[5]),
+        dice if isinstance(dice, list) else [],
+        raw[7],
+        raw[8],
+        str(raw[9]),
+    )
+
+
+def recent(store: State, limit: int = 20, character: str | None = None) -> list[Row]:
+    """The last `limit` rolls, oldest first."""
+    where, args = _where(character)
+    raws = store.conn.execute(
+        f"SELECT {', '.join(COLUMNS)} FROM rolls{where} ORDER BY id DESC LIMIT ?",
+        (*args, limit),
+    ).fetchall()
+    return [_row(r) for r in reversed(raws)]
+
+
+def rows(store: State, character: str | None = None) -> Iterator[Row]:
+    """Every logged roll, oldest first (streamed)."""
+    where, args = _where(character)
+    cursor = store.conn.execute(f"SELECT {', '.join(COLUMNS)} FROM rolls{where} ORDER BY id", args)
+    for raw in cursor:
+        yield _row(raw)
+
+
+def count(store: State, character: str | None = None) -> int:
+    where, args = _where(character)
+    return int(store.conn.execute(f"SELECT count(*) FROM rolls{where}", args).fetchone()[0])
+
+
+# --- fairness ---------------------------------------------------------------------------
+
+
+def regularized_gamma_q(a: float, x: float) -> float:
+    """Q(a, x) = Γ(a, x) / Γ(a), the regularized upper incomplete gamma function: a series
+    for x < a + 1, a continued fraction (modified Lentz) beyond (Numerical Recipes 6.2)."""
+    if a <= 0:
+        raise ValueError("a must be positive")
+    if x <= 0:
+        return 1.0
+    log_prefix = a * math.log(x) - x - math.lgamma(a)
+    if x < a + 1:
+        term = total = 1.0 / a
+        n = a
+        for _ in range(10_000):
+            n += 1
+            term *= x / n
+            total += term
+            if abs(term) < abs(total) * 1e-15:
+                break
+        return max(0.0, 1.0 - total * math.exp(log_prefix))
+    tiny = 1e-300
+    b = x + 1 - a
+    c = 1 / tiny
+    d = 1 / b
+    h = d
+    for i in range(1, 10_000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1) < 1e-15:
+            break
+    return min(1.0, math.exp(log_prefix) * h)
+
+
+def chi_square_p(statistic: float, degrees: int) -> float:
+    """P(X >= statistic) for X chi-square distributed with `degrees` degrees of freedom."""
+    return regularized_gamma_q(degrees / 2, statistic / 2)
+
+
+@dataclass(frozen=True)
+class Fairness:
+    character: str | None
+    counts: tuple[int, ...]  # counts[f - 1]: how many times face f came up
+
+    @property
+    def rolls(self) -> int:
+        return sum(self.counts)
+
+    @property
+    def expected(self) -> float:
+        return self.rolls / SIDES
+
+    @property
+    def chi_square(self) -> float:
+        e = self.expected
+        return sum((c - e) ** 2 / e for c in self.counts) if e else 0.0
+
+    @property
+    def p_value(self) -> float | None:
+        return chi_square_p(self.chi_square, SIDES - 1) if self.rolls else None
+
+    @property
+    def verdict(self) -> str:
+        p = self.p_value
+        if p is None or self.rolls < MIN_ROLLS:
+            return f"too few rolls to judge (at least {MIN_ROLLS} d20s needed)"
+        if p < 0.001:
+            return "unlikely to be a fair die (p < 0.001)"
+        if p < 0.05:
+            return "somewhat unusual (p < 0.05): roll more to tell"
+        return "consistent with a fair die"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "character": self.character,
+            "rolls": self.rolls,
+            "counts": {str(f): c for f, c in enumerate(self.counts, 1)},
+            "expected": self.expected,
+            "chi_square": round(self.chi_square, 6),
+            "degrees_of_freedom": SIDES - 1,
+            "p_value": self.p_value,
+            "verdict": self.verdict,
+        }
+
+
+def _fair_face(die: Any) -> int | None:
+    if not isinstance(die, dict) or die.get("sides") != SIDES:
+        return None
+    flags = die.get("flags") or ()
+    if "min" in flags or "max" in flags:
+        return None
+    face = die.get("face")
+    return face if isinstance(face, int) and 1 <= face <= SIDES else None
+
+
+def fairness(store: State, character: str | None = None) -> list[Fairness]:
+    """Face counts of the d20s, per character (None: rolls made as no character)."""
+    where = " AND r.character = ?" if character is not None else ""
+    args: tuple[Any, ...] = (character,) if character is not None else ()
+    counts: dict[str | None, list[int]] = {}
+    try:
+        found = store.conn.execute(
+            "SELECT r.character, json_extract(d.value, '$.face') AS face, count(*) "
+            "FROM rolls AS r, json_each(r.dice) AS d "
+            "WHERE r.source != 'dice' AND json_extract(d.value, '$.sides') = 20 "
+            "AND NOT EXISTS (SELECT 1 FROM json_each(d.value, '$.flags') AS f "
+            "WHERE f.value IN ('min', 'max'))"
+            f"{where} GROUP BY r.character, face",
+            args,
+        ).fetchall()
+        for who, face, n in found:
+            if isinstance(face, int) and 1 <= face <= SIDES:
+                counts.setdefault(who, [0] * SIDES)[face - 1] += int(n)
+    except sqlite3.OperationalError:  # an SQLite without JSON functions
+        counts.clear()
+        for row in rows(store, character):
+            if row.source == "dice":
+                continue
+            for die in row.dice:
+                face = _fair_face(die)
+                if face is not None:
+                    counts.setdefault(row.character, [0] * SIDES)[face - 1] += 1
+    order = sorted(counts, key=lambda c: (c is not None, c or ""))
+    return [Fairness(who, tuple(counts[who])) for who in order]

@@ -1,0 +1,332 @@
+"""Characters: the TOML file (round trip with comments, atomic writes, a broken file),
+resolving label words and macros, the `d20 char` sub-app, and `as` in the shell."""
+
+from __future__ import annotations
+
+import io
+import json
+import multiprocessing
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from d20cli import characters
+from d20cli.char_cli import char_app
+from d20cli.errors import D20Error, ParseError
+from d20cli.grammar import parse_request
+from d20cli.options import Options
+from d20cli.output import Output
+from d20cli.shell import Session, Words, completions
+
+SHEET = """\
+# The party -- keep this comment
+[aria]  # the rogue
+system = "levelup"
+stealth = "+7 expertise=d6"   # expertise!
+athletics = "+3"
+perception = 4
+
+[aria.saves]
+dex = "+7"
+
+[aria.attacks]
+longsword = "+5 dmg 1d8+3"
+
+[aria.macros]
+sneak = "check stealth vs 15 adv"
+stab = "attack longsword vs 12"
+
+# the fighter
+[bruno]
+system = "mm"
+fists = "+8"
+"""
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def sheet() -> Path:
+    path = characters.characters_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(SHEET, encoding="utf-8")
+    return path
+
+
+def test_path_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert characters.characters_path() == tmp_path / "config" / "d20cli" / "characters.toml"
+    monkeypatch.setenv("XDG_CONFIG_HOME", "relative")
+    assert characters.characters_path() == Path.home() / ".config/d20cli/characters.toml"
+
+
+# --- resolving ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expanded"),
+    [
+        ("check stealth vs 15", "check stealth +7 expertise=d6 vs 15"),
+        ("check Stealth vs 15 adv", "check Stealth +7 expertise=d6 vs 15 adv"),
+        ("check perception", "check perception +4"),
+        ("attack longsword vs 15", "attack longsword +5 dmg 1d8+3 vs 15"),
+        ("save dex vs 14", "save dex +7 vs 14"),
+        ("check stealth +2 vs 15", "check stealth +2 vs 15"),  # a typed modifier wins
+        ("check goblin +3 vs 10", "check goblin +3 vs 10"),  # not an entry, has a modifier
+        ("check +5 vs 15", "check +5 vs 15"),
+        ("sneak", "check stealth +7 expertise=d6 vs 15 adv"),
+        ("sneak dis", "check stealth +7 expertise=d6 vs 15 adv dis"),
+        ("stab", "attack longsword +5 dmg 1d8+3 vs 12"),
+        (
+            "group stealth, athletics adv, +1 vs 12",
+            "group stealth +7 expertise=d6, athletics +3 adv, +1 vs 12",
+        ),
+        ("contest athletics vs goblin +4", "contest athletics +3 vs goblin +4"),
+        ("roll 1d20+5", "roll 1d20+5"),
+    ],
+)
+def test_expand(sheet: Path, text: str, expanded: str) -> None:
+    assert characters.expand(text, "aria") == (expanded, "levelup")
+    parse_request(expanded)  # the grammar accepts what expand produces
+
+
+def test_expanded_label_is_the_result_name(sheet: Path) -> None:
+    from d20cli.run import resolve
+
+    text, system = characters.expand("check stealth vs 15", "aria")
+    (result,) = resolve(text, Options(system=system, dice=(12, 3)))
+    assert result.name == "stealth" and result.total == 12 + 7 + 3
+
+
+def test_save_group_is_only_for_saves(sheet: Path) -> None:
+    with pytest.raises(ParseError, match="no entry 'dex'"):
+        characters.expand("check dex vs 10", "aria")
+
+
+def test_unknown_entry_names_the_closest_and_its_column(sheet: Path) -> None:
+    with pytest.raises(ParseError) as info:
+        characters.expand("check stealht vs 15", "aria")
+    err = info.value
+    assert "aria has no entry 'stealht'; did you mean stealth?" in err.message
+    assert err.text == "check stealht vs 15" and err.column == 7
+
+
+def test_unknown_macro_or_verb(sheet: Path) -> None:
+    with pytest.raises(ParseError, match=r"no macro 'snek'.*did you mean sneak") as info:
+        characters.expand("snek", "aria")
+    assert info.value.column == 1
+
+
+def test_unknown_character_names_the_closest(sheet: Path) -> None:
+    with pytest.raises(ParseError, match="no character 'aira'; did you mean aria"):
+        characters.expand("check stealth", "aira")
+    assert characters.expand("check fists", "BRUNO") == ("check fists +8", "mm")
+
+
+def test_no_file_means_no_characters() -> None:
+    assert characters.list_characters() == []
+    assert characters.names("aria") == []
+    with pytest.raises(ParseError, match="no characters yet"):
+        characters.expand("check stealth", "aria")
+
+
+def test_names_for_completion(sheet: Path) -> None:
+    assert characters.names("aria") == [
+        "stealth",
+        "athletics",
+        "perception",
+        "dex",
+        "longsword",
+        "sneak",
+        "stab",
+    ]
+    assert characters.names("nobody") == [] and characters.names(None) == []
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+def test_writes_keep_comments_and_layout(sheet: Path) -> None:
+    characters.set_entry("aria", "stealth", ["+8", "expertise=d6"])
+    characters.set_entry("aria", "acrobatics", "+5")
+    characters.set_entry("aria", "dex", "+8")  # already in a group: changed there
+    characters.set_entry("aria", "macros.hide", "check stealth vs 12")
+    characters.set_entry("bruno", "skills.intimidate", "+6")
+    characters.add("cleo", "pendagger")
+    text = sheet.read_text()
+    for kept in ("# The party -- keep this comment", "[aria]  # the rogue", "# expertise!"):
+        assert kept in text
+    assert 'stealth = "+8 expertise=d6"   # expertise!' in text
+    assert text.startswith(SHEET.split("stealth =")[0])
+    assert 'perception = 4\nacrobatics = "+5"\n\n[aria.saves]' in text
+    assert 'hide = "check stealth vs 12"\n\n# the fighter\n[bruno]' in text
+    assert '[aria.saves]\ndex = "+8"' in text
+    assert '[bruno.skills]\nintimidate = "+6"' in text
+    assert text.rstrip().endswith('[cleo]\nsystem = "pendagger"')
+    c = characters.load("aria")
+    assert c.entries["acrobatics"] == "+5" and c.macros["hide"] == "check stealth vs 12"
+    assert characters.expand("check intimidate", "bruno")[0] == "check intimidate +6"
+    assert list(sheet.parent.iterdir()) == [sheet] or {p.name for p in sheet.parent.iterdir()} == {
+        "characters.toml",
+        "characters.toml.lock",
+    }
+
+
+def test_remove_and_unset(sheet: Path) -> None:
+    characters.unset_entry("aria", "macros.stab")
+    characters.unset_entry("aria", "dex")
+    characters.remove("bruno")
+    assert "stab" not in characters.load("aria").macros
+    assert characters.load("aria").groups["saves"] == {}
+    assert [c.name for c in characters.list_characters()] == ["aria"]
+    assert "# The party -- keep this comment" in sheet.read_text()
+    with pytest.raises(ParseError, match="no 'nothing'"):
+        characters.unset_entry("aria", "nothing")
+
+
+@pytest.mark.parametrize(
+    ("key", "words", "message"),
+    [
+        ("stealth", "+7 vs", "do not read"),
+        ("vs", "+1", "cannot name an entry"),
+        ("check", "+1", "cannot name an entry"),
+        ("macros.check", "check +1", "cannot name a macro"),
+        ("macros.hide", "stealth +1", "starts with a verb"),
+        ("system", "dnd", "dnd"),
+        ("a.b.c", "+1", "ENTRY, GROUP.ENTRY"),
+        ("stealth", "", "give the words"),
+    ],
+)
+def test_bad_writes_are_refused(sheet: Path, key: str, words: str, message: str) -> None:
+    with pytest.raises(D20Error, match=message):
+        characters.set_entry("aria", key, words)
+    assert sheet.read_text() == SHEET
+
+
+def test_add_refuses_a_taken_or_odd_name(sheet: Path) -> None:
+    with pytest.raises(ParseError, match="already"):
+        characters.add("Aria", "levelup")
+    with pytest.raises(ParseError, match="letters, digits"):
+        characters.add("two words")
+    assert sheet.read_text() == SHEET
+
+
+def test_a_broken_file_is_reported_with_its_line_and_never_overwritten(sheet: Path) -> None:
+    broken = SHEET.replace('athletics = "+3"', "athletics = +3 oops")
+    sheet.write_text(broken)
+    with pytest.raises(ParseError, match=r"characters.toml: line 5") as info:
+        characters.set_entry("aria", "stealth", "+9")
+    assert "was not changed" in info.value.message
+    with pytest.raises(ParseError, match="line 5"):
+        characters.expand("check stealth", "aria")
+    assert sheet.read_text() == broken
+    assert characters.names("aria") == []  # completion never raises
+
+
+def test_non_string_values_are_reported(sheet: Path) -> None:
+    sheet.write_text("[aria]\nstealth = true\n")
+    with pytest.raises(ParseError, match=r"aria\.stealth must be request words"):
+        characters.load("aria")
+
+
+def _add_entries(prefix: str) -> None:
+    for i in range(15):
+        characters.set_entry("aria", f"{prefix}{i}", f"+{i}")
+
+
+def test_two_writers_lose_no_entry(sheet: Path) -> None:
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=_add_entries, args=(p,)) for p in ("one", "two")]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    entries = characters.load("aria").entries
+    assert all(f"{p}{i}" in entries for p in ("one", "two") for i in range(15))
+    assert "# expertise!" in sheet.read_text()
+
+
+# --- d20 char -------------------------------------------------------------------------------
+
+
+def test_char_cli_round_trip() -> None:
+    assert runner.invoke(char_app, ["add", "aria", "--system", "a5e"]).exit_code == 0
+    r = runner.invoke(char_app, ["set", "aria", "stealth", "+7", "expertise=d6"])
+    assert r.exit_code == 0 and "stealth = +7 expertise=d6" in r.stdout
+    r = runner.invoke(char_app, ["set", "aria", "saves.dex", "--", "-1"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(char_app, ["set", "aria", "macros.sneak", "check", "stealth", "vs", "15"])
+    assert r.exit_code == 0
+    r = runner.invoke(char_app, ["show", "aria", "--json"])
+    assert json.loads(r.stdout) == {
+        "name": "aria",
+        "system": "levelup",
+        "entries": {"stealth": "+7 expertise=d6"},
+        "groups": {"saves": {"dex": "-1"}},
+        "macros": {"sneak": "check stealth vs 15"},
+    }
+    r = runner.invoke(char_app, ["show", "aria", "--no-color"])
+    assert r.exit_code == 0
+    for word in ("aria", "levelup", "stealth", "+7 expertise=d6", "saves", "macro"):
+        assert word in r.stdout
+    r = runner.invoke(char_app, ["list"])
+    assert r.stdout.split()[:2] == ["aria", "levelup"]
+    assert runner.invoke(char_app, ["unset", "aria", "macros.sneak"]).exit_code == 0
+    assert runner.invoke(char_app, ["rm", "aria"]).exit_code == 0
+    assert "no characters yet" in runner.invoke(char_app, ["list"]).stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["show", "aira"], "d20: error: no character 'aira'; did you mean aria?"),
+        (["set", "aria", "stealth", "+7", "vs"], "do not read"),
+        (["add", "aria"], "already a character 'aria'"),
+        (["add", "bob", "--system", "gurps"], "gurps"),
+        (["rm", "nobody"], "no character 'nobody'"),
+    ],
+)
+def test_char_cli_errors_exit_2_with_one_line(args: list[str], message: str) -> None:
+    characters.add("aria", "levelup")
+    r = runner.invoke(char_app, args)
+    assert r.exit_code == 2
+    assert message in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.output
+
+
+# --- the shell ------------------------------------------------------------------------------
+
+
+def _session() -> tuple[Session, io.StringIO, io.StringIO]:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    return Session(Options(), Output(stdout, stderr, color=False)), stdout, stderr
+
+
+def test_shell_as_sets_shows_and_clears(sheet: Path) -> None:
+    s, out, err = _session()
+    s.handle("as")
+    assert "no character" in out.getvalue()
+    s.handle("as bruno")
+    assert s.opts.as_ == "bruno" and s.opts.system == "mm"
+    assert s.prompt() == "d20 mm bruno> " and "as: bruno" in s.toolbar()
+    s.handle("as aria")
+    assert s.opts.as_ == "aria" and s.prompt() == "d20 levelup aria> "
+    s.handle("as")
+    assert "as: aria" in out.getvalue().splitlines()[-1]
+    assert s.handle("as arai") == 2
+    assert "no character 'arai'; did you mean aria?" in err.getvalue()
+    assert s.opts.as_ == "aria"
+    s.handle("as -")
+    assert s.opts.as_ is None and s.prompt() == "d20 levelup> "
+
+
+def test_shell_completes_entries_macros_and_characters() -> None:
+    words = Words.load()
+    entries, macros = ["stealth", "athletics"], ["sneak"]
+    assert completions("sn", words, entries, macros)[1] == ["sneak"]
+    assert completions("check st", words, entries, macros)[1] == ["stealth"]
+    assert "athletics" in completions("group stealth, a", words, entries, macros)[1]
+    assert completions("roll st", words, entries, macros)[1] == []
+    assert completions("as ", words, characters=["aria", "bruno"])[1] == ["aria", "bruno", "-"]
+    assert completions("check st", words)[1] == []

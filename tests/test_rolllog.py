@@ -1,0 +1,351 @@
+"""The roll log: rows as written, batching, warnings, the `d20 log` sub-app (table, stats,
+exports), two writers at once, a killed writer, a corrupt database, the schema migration."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import multiprocessing
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from d20cli import rolllog, state
+from d20cli.char_cli import log_app
+from d20cli.options import Options
+from d20cli.output import Output
+from d20cli.rolllog import Fairness, RollLog, chi_square_p, open_log, regularized_gamma_q
+from d20cli.run import resolve
+from d20cli.state import SCHEMA_VERSION, State
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def logging_on(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.delenv("D20_NO_LOG", raising=False)
+    state.close_shared()
+    yield
+    state.close_shared()
+
+
+def output() -> tuple[Output, io.StringIO]:
+    err = io.StringIO()
+    return Output(io.StringIO(), err, color=False), err
+
+
+def roll(log: RollLog, text: str, **opts: Any) -> None:
+    for result in resolve(text, Options(**opts)):
+        log.add(result)
+
+
+def test_open_log_is_off_with_no_log_or_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    out, _ = output()
+    assert open_log(Options(no_log=True), out) is None
+    monkeypatch.setenv("D20_NO_LOG", "1")
+    assert open_log(Options(), out) is None
+    monkeypatch.setenv("D20_NO_LOG", "")
+    log = open_log(Options(as_="aria", seed=3), out)
+    assert log is not None and log.character == "aria" and log.source == "seed"
+    assert not state.db_path().exists()  # nothing opened until something is written
+
+
+def test_rows_hold_what_was_rolled() -> None:
+    out, err = output()
+    log = open_log(Options(as_="aria", dice=(18, 4, 6)), out)
+    assert log is not None
+    roll(log, "attack longsword +5 dmg 1d8+3 vs 15 adv", dice=(18, 4, 6))
+    log.close()
+    (row,) = rolllog.recent(state.shared())
+    assert (row.character, row.system, row.verb, row.total, row.outcome, row.source) == (
+        "aria",
+        "levelup",
+        "attack",
+        23,
+        "success",
+        "dice",
+    )
+    assert row.request == "attack longsword +5 dmg 1d8+3 vs 15 adv"
+    assert [(d["sides"], d["face"], d["kept"], d["role"]) for d in row.dice] == [
+        (20, 18, True, "d20"),
+        (20, 4, False, "d20"),
+        (8, 6, True, "damage"),
+    ]
+    assert row.at.endswith("+00:00") and "T" in row.at
+    assert err.getvalue() == ""
+
+
+def test_a_long_repeat_writes_in_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    add_rolls = State.add_rolls
+
+    def counting(self: State, rows: Any) -> None:
+        calls.append(len(rows))
+        add_rolls(self, rows)
+
+    monkeypatch.setattr(State, "add_rolls", counting)
+    out, _ = output()
+    log = open_log(Options(), out)
+    assert log is not None
+    roll(log, "roll 1d20", repeat=25_000, seed=1)
+    log.close()
+    assert calls == [10_000, 10_000, 5_000]
+    assert rolllog.count(state.shared()) == 25_000
+
+
+class Broken:
+    def add_rolls(self, rows: Any) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+
+def test_a_failing_write_warns_once_and_the_rolls_go_on() -> None:
+    out, err = output()
+    log = RollLog(None, "random", out, store=Broken(), flush_rows=2)  # type: ignore[arg-type]
+    roll(log, "roll 1d20", repeat=7)
+    log.close()
+    assert err.getvalue().count("warning: cannot write the roll log (disk I/O error)") == 1
+
+
+# --- the fairness test ----------------------------------------------------------------------
+
+
+def test_regularized_gamma_against_known_values() -> None:
+    # chi-square critical values with 19 degrees of freedom
+    assert chi_square_p(30.1435, 19) == pytest.approx(0.05, abs=1e-5)
+    assert chi_square_p(36.1909, 19) == pytest.approx(0.01, abs=1e-5)
+    assert chi_square_p(43.8202, 19) == pytest.approx(0.001, abs=1e-6)
+    assert chi_square_p(18.3376, 19) == pytest.approx(0.5, abs=1e-4)
+    assert regularized_gamma_q(1, 2.5) == pytest.approx(2.718281828**-2.5)  # Q(1, x) = e^-x
+    assert chi_square_p(0, 19) == 1.0
+    assert chi_square_p(1000, 19) == pytest.approx(0, abs=1e-100)
+
+
+def test_verdicts() -> None:
+    assert Fairness(None, (50,) * 20).verdict == "consistent with a fair die"
+    assert Fairness(None, (50,) * 20).p_value == pytest.approx(1.0)
+    skew = (30,) + (50,) * 18 + (70,)  # chi-square 16: fine
+    assert Fairness(None, skew).chi_square == pytest.approx(16.0)
+    assert Fairness(None, skew).verdict == "consistent with a fair die"
+    loaded = (20,) + (50,) * 18 + (80,)  # chi-square 36: p ~ 0.01
+    assert "somewhat unusual" in Fairness(None, loaded).verdict
+    assert "unlikely" in Fairness(None, (10,) + (50,) * 18 + (90,)).verdict  # 64
+    assert "too few" in Fairness(None, (1,) * 20).verdict
+
+
+def _rows(character: str | None, faces: list[int], source: str = "random") -> list[Any]:
+    def dice(face: int) -> str:
+        return json.dumps([{"sides": 20, "face": face, "kept": True, "role": "d20"}])
+
+    at = "2024-01-01T00:00:00.000+00:00"
+    return [(at, character, "levelup", "check", "check +1", dice(f), f, "x", source) for f in faces]
+
+
+def test_stats_count_the_d20s_per_character() -> None:
+    store = state.shared()
+    store.add_rolls(_rows("aria", [f for f in range(1, 21) for _ in range(10)]))
+    store.add_rolls(_rows("bruno", [20] * 150 + [1] * 50))  # a loaded die
+    store.add_rolls(_rows("bruno", [1] * 500, source="dice"))  # forced faces: not counted
+    clamped = json.dumps([{"sides": 20, "face": 5, "kept": True, "role": "roll", "flags": ["min"]}])
+    store.add_rolls([("t", None, "levelup", "roll", "roll 1d20mi5", clamped, 5, None, "random")])
+    store.add_rolls([("t", None, "levelup", "roll", "roll 1d6", "[]", 3, None, "random")])
+    found = {f.character: f for f in rolllog.fairness(store)}
+    assert set(found) == {"aria", "bruno"}
+    assert found["aria"].counts == (10,) * 20 and found["aria"].p_value == pytest.approx(1)
+    assert found["bruno"].counts[0] == 50 and found["bruno"].counts[19] == 150
+    assert "unlikely" in found["bruno"].verdict
+
+    r = runner.invoke(log_app, ["--stats", "--no-color"])
+    assert r.exit_code == 0, r.output
+    assert "aria: 200 d20s, chi-square 0.00 (19 df), p = 1.0000" in r.stdout
+    assert "consistent with a fair die" in r.stdout and "unlikely to be a fair die" in r.stdout
+    assert "█" * 30 in r.stdout
+    r = runner.invoke(log_app, ["--stats", "--json", "--character", "bruno"])
+    (only,) = json.loads(r.stdout)
+    assert only["character"] == "bruno" and only["rolls"] == 200 and only["counts"]["20"] == 150
+
+
+def test_stats_in_python_match_sql(monkeypatch: pytest.MonkeyPatch) -> None:
+    store = state.shared()
+    store.add_rolls(_rows("aria", [3, 3, 20]) + _rows(None, [7]))
+    sql = rolllog.fairness(store)
+
+    class NoJson:
+        def __init__(self, conn: sqlite3.Connection) -> None:
+            self.conn = conn
+
+        def execute(self, query: str, args: Any = ()) -> Any:
+            if "json_each" in query:
+                raise sqlite3.OperationalError("no such table: json_each")
+            return self.conn.execute(query, args)
+
+    monkeypatch.setattr(store, "conn", NoJson(store.conn))
+    assert rolllog.fairness(store) == sql
+    monkeypatch.undo()
+    assert [f.character for f in sql] == [None, "aria"]
+
+
+# --- d20 log ----------------------------------------------------------------------------------
+
+
+def _logged() -> None:
+    out, _ = output()
+    for who, text, seed in (("aria", "check +5 vs 15", 1), (None, "roll 2d6[fire]+1", 2)):
+        log = open_log(Options(as_=who, seed=seed), out)
+        assert log is not None
+        roll(log, text, seed=seed)
+        log.close()
+
+
+def test_log_table_and_filters() -> None:
+    assert "no rolls logged yet" in runner.invoke(log_app, []).stdout
+    _logged()
+    r = runner.invoke(log_app, ["--no-color"])
+    assert r.exit_code == 0
+    assert "check +5 vs 15" in r.stdout and "roll 2d6[fire]+1" in r.stdout
+    r = runner.invoke(log_app, ["--character", "aria", "--json"])
+    (row,) = json.loads(r.stdout)
+    assert row["character"] == "aria" and row["request"] == "check +5 vs 15"
+    (last,) = json.loads(runner.invoke(log_app, ["--limit", "1", "--json"]).stdout)
+    assert last["request"] == "roll 2d6[fire]+1"
+
+
+def test_export_json_and_csv() -> None:
+    _logged()
+    r = runner.invoke(log_app, ["--export", "json"])
+    data = json.loads(r.stdout)
+    assert [d["request"] for d in data] == ["check +5 vs 15", "roll 2d6[fire]+1"]
+    assert data[1]["character"] is None and data[1]["dice"][0]["label"] == "fire"
+    assert set(data[0]) == set(rolllog.COLUMNS)
+    r = runner.invoke(log_app, ["--export", "csv"])
+    table = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert [t["request"] for t in table] == ["check +5 vs 15", "roll 2d6[fire]+1"]
+    assert json.loads(table[1]["dice"]) == data[1]["dice"] and table[1]["character"] == ""
+    assert int(table[0]["total"]) == data[0]["total"]
+    assert json.loads(runner.invoke(log_app, ["--export", "json", "-c", "nobody"]).stdout) == []
+
+
+def test_log_errors_and_clear() -> None:
+    r = runner.invoke(log_app, ["--export", "xml"])
+    assert (
+        r.exit_code == 2 and r.stderr.strip() == "d20: error: --export takes json or csv, not 'xml'"
+    )
+    _logged()
+    r = runner.invoke(log_app, ["--clear", "-c", "aria"], input="n\n")
+    assert rolllog.count(state.shared()) == 2
+    r = runner.invoke(log_app, ["--clear", "-c", "aria", "--yes"])
+    assert "deleted 1 rolls" in r.stdout and rolllog.count(state.shared()) == 1
+    runner.invoke(log_app, ["--clear"], input="y\n")
+    assert rolllog.count(state.shared()) == 0
+
+
+# --- robustness ---------------------------------------------------------------------------------
+
+
+def _writer(n: int) -> None:
+    out = Output(io.StringIO(), sys.stderr, color=False)
+    log = RollLog(f"p{os.getpid()}", "random", out, flush_rows=50)
+    for result in resolve("roll 1d20", Options(repeat=n)):
+        log.add(result)
+    log.close()
+    state.close_shared()
+
+
+def test_two_processes_writing_at_once_lose_no_row() -> None:
+    ctx = multiprocessing.get_context("spawn")  # each opens the database itself
+    procs = [ctx.Process(target=_writer, args=(1000,)) for _ in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    store = state.shared()
+    assert rolllog.count(store) == 2000
+    per = store.conn.execute("SELECT count(*) FROM rolls GROUP BY character").fetchall()
+    assert sorted(n for (n,) in per) == [1000, 1000]
+
+
+KILLED_WRITER = textwrap.dedent(
+    """
+    import io, sys
+    from d20cli.options import Options
+    from d20cli.output import Output
+    from d20cli.rolllog import RollLog
+    from d20cli.run import resolve
+    log = RollLog(None, "random", Output(io.StringIO(), sys.stderr, color=False), flush_rows=100)
+    print("ready", flush=True)
+    for result in resolve("roll 1d20", Options(repeat=10_000_000)):
+        log.add(result)
+    """
+)
+
+
+def test_a_killed_writer_leaves_a_sound_database() -> None:
+    env = {**os.environ, "D20_NO_LOG": ""}
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_WRITER], env=env, stdout=subprocess.PIPE, text=True
+    )
+    assert child.stdout is not None and child.stdout.readline() == "ready\n"
+    path = state.db_path()
+    deadline = time.monotonic() + 30
+    written = 0
+    while written < 3000 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        if path.exists():
+            with sqlite3.connect(path, timeout=10) as conn:
+                try:
+                    written = conn.execute("SELECT count(*) FROM rolls").fetchone()[0]
+                except sqlite3.OperationalError:
+                    written = 0
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    assert child.returncode == -signal.SIGKILL and written >= 3000
+    out, err = output()
+    store = State.open(path, out.warn)
+    assert store.persistent and err.getvalue() == ""
+    assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    n = rolllog.count(store)
+    assert n >= written and n % 100 == 0  # whole transactions only
+    store.add_rolls(_rows(None, [1]))  # and it takes new rows
+    assert rolllog.count(store) == n + 1
+    store.close()
+
+
+def test_a_corrupt_database_is_reported_kept_aside_and_replaced() -> None:
+    path = state.db_path()
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"this is not a database" * 100)
+    out, err = output()
+    log = open_log(Options(), out)
+    assert log is not None
+    roll(log, "roll 1d20", seed=5)
+    log.close()
+    assert "could not be read" in err.getvalue() and ".corrupt-" in err.getvalue()
+    (aside,) = path.parent.glob("state.db.corrupt-*")
+    assert aside.read_bytes() == b"this is not a database" * 100
+    assert rolllog.count(state.shared()) == 1
+
+
+def test_a_version_1_database_gains_the_log() -> None:
+    path = state.db_path()
+    path.parent.mkdir(parents=True)
+    conn = sqlite3.connect(path)
+    conn.executescript(state.MIGRATIONS[0])
+    conn.execute("INSERT INTO fortune (holder, count) VALUES ('player', 2)")
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+    store = State.open(path)
+    assert SCHEMA_VERSION == 2
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert store.fortune("player") == 2 and rolllog.count(store) == 0
+    store.close()
