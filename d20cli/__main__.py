@@ -33,6 +33,14 @@ def _unknown_command(word: str) -> int:
 def dispatch(args: list[str]) -> int:
     from d20cli.options import Options, split_options
 
+    if args and args[0] in ("--install-completion", "--show-completion"):
+        # typer's names for it: install (or print) the static completion script
+        shell = args[1] if len(args) > 1 else os.path.basename(os.environ.get("SHELL", "bash"))
+        extra = ["--install"] if args[0] == "--install-completion" else []
+        from d20cli.cli import run_app
+
+        return run_app(["completion", shell, *extra])
+
     if args and args[0] in VERBS and not any(a in _HELP_FLAGS for a in args):
         from d20cli.output import Output
         from d20cli.run import Context, run_tokens

@@ -223,7 +223,8 @@ class _Acc:
         factor = self._rescale(den)
         w = weight * factor
         key = r.outcome or NO_OUTCOME
-        self.outcomes[key] = self.outcomes.get(key, 0) + w
+        if r.outcome is not None or r.verb != "roll":  # a roll has no outcome to count
+            self.outcomes[key] = self.outcomes.get(key, 0) + w
         if r.label and key not in self.labels:
             self.labels[key] = _generic_label(r)
         if r.success is not None:
@@ -439,7 +440,7 @@ def simulate(text: str, system_name: str, rolls: int, seed: int | None) -> Odds:
     order, labels = _outcome_order(system)
     acc = _Acc()
     for _ in range(rolls):
-        acc.add(1, 1, system.resolve(request, roller))
+        acc.add(1, rolls, system.resolve(request, roller))
     odds = acc.odds(request.text, system.id, request.verb, order)
     odds.labels = {**odds.labels, **{k: v for k, v in labels.items() if k in odds.outcomes}}
     odds.estimate = rolls
@@ -480,7 +481,10 @@ def odds_lines(odds: Odds) -> list[Any]:
             label = odds.labels.get(key, key.replace("_", " "))
             b = badge(key if key != NO_OUTCOME else None, label)
             pad = " " * max(0, width - len(b[0]))
-            frac = _frac(p) if odds.estimate is None else f"{p.numerator:,}/{p.denominator:,}"
+            if odds.estimate is None:
+                frac = _frac(p)
+            else:
+                frac = f"{int(p * odds.estimate):,}/{odds.estimate:,}"
             lines.append(
                 [
                     ("  ", ""),
