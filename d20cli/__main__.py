@@ -82,6 +82,16 @@ def dispatch(args: list[str]) -> int:
 
             return int(run_tokens(args, Options(), Output()).status)
     elif args and args[0] not in VERBS and args[0] not in COMMANDS and not args[0].startswith("-"):
+        if any(a == "--as" or a.startswith("--as=") for a in args):
+            # a character's macro in the verb's place: `d20 sneak --as aria`
+            from d20cli.output import Output
+            from d20cli.run import Context, run_tokens
+
+            context = Context.for_command_line()
+            try:
+                return int(run_tokens(args, Options(), Output(), context).status)
+            finally:
+                context.close()
         return _unknown_command(args[0])
     from d20cli.cli import run_app
 

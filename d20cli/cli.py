@@ -95,6 +95,16 @@ def main_callback(
         raise typer.Exit(int(status))
 
 
+def _add_sub_apps() -> None:
+    from d20cli.char_cli import char_app, log_app
+
+    app.add_typer(char_app, name="char", help="Characters: name your bonuses once (--as NAME).")
+    app.add_typer(log_app, name="log", help="The roll log: recent rolls, fairness, export.")
+
+
+_add_sub_apps()
+
+
 @app.command("systems")
 def systems_command(
     json_out: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,

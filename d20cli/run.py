@@ -11,7 +11,7 @@ import math
 import os
 import random
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from d20cli.errors import D20Error, ExitStatus, ParseError
@@ -24,6 +24,7 @@ from d20cli.roller import RandomRoller, Roller, make_roller
 if TYPE_CHECKING:
     from d20cli.parse_cache import ParseCache
     from d20cli.requests import Request
+    from d20cli.rolllog import RollLog
     from d20cli.systems import System
 
 MAX_LINE = 10_000  # characters in one request
@@ -58,6 +59,7 @@ class Context:
         use one, so a repeated request starts without pyparsing)."""
         self.disk = disk
         self.parsed: dict[str, Request] = {}
+        self.logs: dict[tuple[str | None, str], RollLog | None] = {}
         self.systems: dict[str, System] = {}
         self._rng: random.Random | None = None
         self._default_system: str | None = None
@@ -86,8 +88,32 @@ class Context:
             self.parsed[text] = request
         return request
 
+    def log_for(self, opts: Options, out: Output) -> RollLog | None:
+        """The roll log for requests with these options (None when logging is off). One
+        log per character and dice source lasts the whole run, so a batch on standard
+        input is written in a few transactions, not one per line."""
+        if opts.no_log or os.environ.get("D20_NO_LOG"):
+            return None
+        source = "dice" if opts.dice is not None else "seed" if opts.seed is not None else ""
+        key = (opts.as_, source)
+        if key not in self.logs:
+            from d20cli.rolllog import open_log
+
+            self.logs[key] = open_log(opts, out)
+        return self.logs[key]
+
+    def flush(self) -> None:
+        """Write the roll log's buffered rows now (the shell does after every line)."""
+        for log in self.logs.values():
+            if log is not None:
+                log.flush()
+
     def close(self) -> None:
-        """Save what lasts beyond the run (the parse cache)."""
+        """Save what lasts beyond the run: the roll log's buffered rows, the parse cache."""
+        for log in self.logs.values():
+            if log is not None:
+                log.close()
+        self.logs.clear()
         if self.disk is not None:
             self.disk.save()
 
@@ -163,10 +189,23 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
     status = ExitStatus.OK
     tally: Tally | None = None
     chances: Any = None
+    own_context = context is None
+    context = context or Context()
+    log: RollLog | None = None
     try:
+        if opts.as_:
+            from d20cli.characters import expand
+
+            text, char_system = expand(text, opts.as_)
+            if opts.system is None and char_system is not None:
+                opts = replace(opts, system=char_system)
         if opts.summary and opts.repeat > 1 and opts.dice is None:
-            tally = sampled_tally(text, opts, context or Context())
+            tally = sampled_tally(text, opts, context)
+        else:
+            log = context.log_for(opts, out)
         for result in () if tally is not None else resolve(text, opts, out, context):
+            if log is not None:
+                log.add(result)
             if opts.odds:
                 if chances is None:
                     from d20cli.odds import odds_of
@@ -190,6 +229,9 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
     except RecursionError:
         out.error(ParseError("the request is nested too deeply", text, None), opts.json)
         return Outcome(ExitStatus.BAD_INPUT, results)
+    finally:
+        if own_context:
+            context.close()
     if tally is not None:
         if opts.json:
             out.json(tally.to_json())
@@ -248,7 +290,6 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
 
 def with_chance(result: Result, odds: Any) -> Result:
     """The result with the chance its outcome had (`--odds`), as a note and in JSON."""
-    from dataclasses import replace
 
     from d20cli.odds import chance_of
 

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.options import Options
 from d20cli.output import Output
-from d20cli.run import run_tokens, split_line
+from d20cli.run import Context, run_tokens, split_line
 
 if TYPE_CHECKING:
     from d20cli.results import Result
@@ -132,6 +132,7 @@ class Session:
     def __init__(self, opts: Options, out: Output) -> None:
         self.opts = opts
         self.out = out
+        self.context = Context()  # parsed requests and the roll log, for the session
         self.last_tokens: list[str] | None = None
         self.last_result: Result | None = None
         self.fortune_held: int | None = None
@@ -228,7 +229,8 @@ class Session:
         except D20Error as err:
             self.out.error(err, self.opts.json)
             return self._status(ExitStatus.BAD_INPUT)
-        outcome = run_tokens(tokens, self.opts, self.out)
+        outcome = run_tokens(tokens, self.opts, self.out, self.context)
+        self.context.flush()  # the roll log is written line by line
         if outcome.status != ExitStatus.BAD_INPUT:
             self.last_tokens = request  # `again` repeats the last request that ran
         if outcome.results:
@@ -340,10 +342,13 @@ def run_shell(opts: Options) -> int:
     """Run the interactive shell; returns the exit status (0 after quit, exit or Ctrl-D)."""
     out = Output()
     session = Session(opts, out)
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        session.warm()
-        return run_lines_in_session(session, sys.stdin)
-    return _interactive(session)
+    try:
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            session.warm()
+            return run_lines_in_session(session, sys.stdin)
+        return _interactive(session)
+    finally:
+        session.context.close()
 
 
 def _history(out: Output) -> Any:

@@ -39,8 +39,18 @@ def test_the_two_commands_are_what_ci_runs() -> None:
     assert f"\n{test_cmd}\n" in ci
 
 
-def _env() -> dict[str, str]:
+@pytest.fixture(scope="module")
+def readme_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One home for all the examples, run in order: later ones use what earlier ones made
+    (a character, the roll log), as a reader following the README would."""
+    return tmp_path_factory.mktemp("readme-home")
+
+
+def _env(home: Path) -> dict[str, str]:
     env = dict(os.environ)
+    for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        env[name] = str(home / name.lower())
+    env["HOME"] = str(home)
     bindir = str(Path(sys.executable).parent)
     env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
     env["NO_COLOR"] = "1"
@@ -49,14 +59,14 @@ def _env() -> dict[str, str]:
 
 
 @pytest.mark.parametrize(("command", "expected"), examples(), ids=lambda x: str(x)[:60])
-def test_readme_example_runs(command: str, expected: list[str]) -> None:
+def test_readme_example_runs(command: str, expected: list[str], readme_home: Path) -> None:
     if not (Path(sys.executable).parent / "d20").exists():
         command = re.sub(r"\bd20\b(?= )", f"{sys.executable} -m d20cli", command, count=0)
     proc = subprocess.run(
         ["bash", "-c", command],
         capture_output=True,
         text=True,
-        env=_env(),
+        env=_env(readme_home),
         timeout=60,
         check=False,
     )
