@@ -27,7 +27,7 @@ def color_wanted(stream: TextIO, no_color: bool = False) -> bool:
         return False
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False)  # one encoder: dumps() builds one per call
+_ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False)  # built once
 
 
 def plain_text(line: Line) -> str:

@@ -59,6 +59,7 @@ class Context:
         use one, so a repeated request starts without pyparsing)."""
         self.disk = disk
         self.parsed: dict[str, Request] = {}
+        self.lines: dict[str, tuple[str, Options]] = {}  # a batch's lines, split and read
         self.logs: dict[tuple[str | None, str], RollLog | None] = {}
         self.systems: dict[str, System] = {}
         self._rng: random.Random | None = None
@@ -409,8 +410,24 @@ def run_lines(
         line = raw.strip().lstrip("\ufeff")
         if not line or line.startswith("#"):
             continue
-        outcome = run_tokens(split_line(line), base, out, context)
-        worst = max(worst, outcome.status)
+        prepared = context.lines.get(line)
+        if prepared is None:  # a new line: split it and read its options once
+            tokens = split_line(line)
+            try:
+                words, line_opts = split_options(tokens)
+            except D20Error as err:
+                out.error(err, base.json or "--json" in tokens)
+                worst = ExitStatus.BAD_INPUT
+                continue
+            opts = base.merged(line_opts)
+            prepared = (request_text(words, opts), opts)
+            if len(context.lines) < Context.CACHE_SIZE:
+                context.lines[line] = prepared
+        text, opts = prepared
+        line_out = out.without_color() if opts.no_color and out.color else out
+        outcome = run_request(text, opts, line_out, context)
+        if outcome.status > worst:
+            worst = outcome.status
     return worst
 
 
