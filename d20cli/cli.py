@@ -22,9 +22,15 @@ app = typer.Typer(
     name="d20",
     help=(
         "A dice roller for d20 tabletop games.\n\n"
-        "d20 VERB WORDS... [OPTIONS] rolls one request, e.g. `d20 check +5 vs 15 adv`. "
-        "With no arguments on a terminal it opens the interactive shell; with standard "
-        "input it runs one request per line."
+        "d20 VERB WORDS... [OPTIONS] rolls one request, e.g. `d20 check +5 vs 15 adv "
+        "expertise=d6 --system levelup`. With no arguments on a terminal it opens the "
+        "interactive shell; with standard input it runs one request per line. "
+        "`d20 systems` lists the rule systems and their verbs; `d20 odds VERB ...` gives "
+        "the exact odds instead of a roll; `d20 VERB --help` shows the options."
+    ),
+    epilog=(
+        "Exit status: 0 done; 1 a failed outcome with --exit-status; 2 bad input "
+        "(one line on stderr says what and where); 130 interrupted."
     ),
     no_args_is_help=False,
     add_completion=False,
