@@ -34,6 +34,9 @@ Decisions:
   `1d2r<3`) could never stop: a DiceError before anything is rolled.
 - `/` is floor division (rounds down, also for negatives); dividing by zero is a DiceError
   naming the division.
+- A total (of any part) stays within +-MAX_TOTAL (10**18 - 1, fits a 64-bit integer):
+  products such as `999999999999*999999999999` are a DiceError naming the product, so
+  no number grows past what the roll log, JSON consumers and floats hold.
 - Huge rolls: a `roll` result with more than LIST_LIMIT (1,000) dice carries no dice list
   but a `DiceSummary` (count, kept, face histogram, sides); its JSON then has
   "dice": [] and "dice_summary": {"count", "kept", "sides", "faces"}.
@@ -52,6 +55,7 @@ from d20cli.results import DiceSummary, Die, Result
 from d20cli.roller import Roller
 
 MAX_SIDES = 1_000_000
+MAX_TOTAL = 10**18 - 1  # the largest total any part of an expression may reach
 LIST_LIMIT = 1000
 
 CompareOp = Literal["=", ">", "<", ">=", "<="]
@@ -593,6 +597,14 @@ def never_ends(e: Dice) -> str | None:
     return None
 
 
+def too_large(e: Expr) -> str:
+    """The message for an expression whose total leaves +-MAX_TOTAL."""
+    text = str(e)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"'{text}' is too large: a total must stay within \u00b1{MAX_TOTAL:,}"
+
+
 class _Evaluator:
     __slots__ = ("role", "roles", "roller")
 
@@ -632,6 +644,8 @@ class _Evaluator:
                 if v == 0:
                     raise DiceError(f"division by zero in '{e}' ('{x}' is 0)")
                 total //= v  # floor division: rounds down, also for negatives
+            if not -MAX_TOTAL <= total <= MAX_TOTAL:
+                raise DiceError(too_large(e))
         return EvalArithmetic(e, total, first, tuple(rest))
 
     def dice(self, e: Dice) -> EvalDice:
@@ -701,6 +715,7 @@ class _Evaluator:
         units: list[list[int]] = []
         values: list[int] = []
         for _ in range(n):
+            roller.charge(1, what)  # explosions may have used up what the count reserved
             face = roller.roll(lo, hi)
             unit: list[int] = []
             while True:  # one chain link: a die, its rerolls, then maybe an explosion

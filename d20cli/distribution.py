@@ -53,7 +53,17 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from d20cli.dice import MAX_SIDES, Arithmetic, Compare, Dice, Expr, Neg, Number
+from d20cli.dice import (
+    MAX_SIDES,
+    MAX_TOTAL,
+    Arithmetic,
+    Compare,
+    Dice,
+    Expr,
+    Neg,
+    Number,
+    too_large,
+)
 from d20cli.errors import D20Error, DiceError
 
 Weights = dict[int, int]  # value -> integer weight
@@ -458,6 +468,8 @@ class _Calculator:
             for a, wa in acc.items():
                 for b, wb in other.items():
                     _add_into(out, a * b if op == "*" else a // b, wa * wb)
+            if op == "*" and max(abs(min(out)), abs(max(out))) > MAX_TOTAL:
+                raise DiceError(too_large(e))
             acc = _reduced(out)
         return acc, truncated
 

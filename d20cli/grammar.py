@@ -107,6 +107,7 @@ KEYWORDS: tuple[str, ...] = (
 )
 
 MAX_DIGITS = 9  # a number in a request has at most this many digits
+MAX_GROUP = 1000  # members of one group check
 
 assert set(VERBS) == set(CHECK_VERBS + CONTEST_VERBS + OTHER_VERBS)
 
@@ -336,6 +337,13 @@ def _build(verb: str, text: str, toks: pp.ParseResults, verb_column: int) -> Req
     if verb == "group":
         groups = [p for p in parts if isinstance(p, list)]
         targets = [p for p in parts if isinstance(p, _Item)]
+        if len(groups) > MAX_GROUP:
+            extra = next((p for p in groups[MAX_GROUP] if isinstance(p, _Item)), None)
+            raise ParseError(
+                f"a group check has at most {MAX_GROUP:,} members, not {len(groups):,}",
+                text,
+                extra.column if extra is not None else None,
+            )
         members = tuple(_check("check", text, g, verb_column) for g in groups)
         return GroupRequest(
             verb,
@@ -386,6 +394,23 @@ def _message(exc: pp.ParseBaseException, text: str) -> str:
     return msg
 
 
+def _check_group_size(line: str) -> None:
+    """Refuse a group of more than MAX_GROUP members before parsing it (parsing thousands
+    of members alone takes a second): count the commas outside brackets."""
+    if line.count(",") < MAX_GROUP:
+        return
+    depth = members = 0
+    for i, ch in enumerate(line):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "," and depth <= 0:
+            members += 1
+            if members == MAX_GROUP:
+                raise ParseError(f"a group check has at most {MAX_GROUP:,} members", line, i + 2)
+
+
 def parse_request(line: str) -> Request:
     """Parse one request line (verb first) into a Request. ParseError (message, line,
     1-based column) when the words do not form a request."""
@@ -401,6 +426,8 @@ def parse_request(line: str) -> Request:
         )
     if verb == "roll":
         return dice_grammar.parse_roll(line)
+    if verb == "group":
+        _check_group_size(line)
     try:
         with dice_grammar.parse_guard(line):
             toks = LINES[verb].parse_string(line, parse_all=True)

@@ -272,6 +272,8 @@ class State:
         return str(row[0]) if row is not None else default
 
     def set(self, key: str, value: str | None) -> None:
+        key, value = _clean(key), None if value is None else _clean(value)
+
         def change(conn: sqlite3.Connection) -> None:
             if value is None:
                 conn.execute("DELETE FROM settings WHERE key = ?", (key,))
@@ -307,12 +309,14 @@ class State:
 
     def fortune(self, holder: str) -> int:
         """How many fortune dice `holder` holds."""
+        holder = _clean(holder)
         row = self.conn.execute("SELECT count FROM fortune WHERE holder = ?", (holder,)).fetchone()
         return int(row[0]) if row is not None else 0
 
     def add_fortune(self, holder: str, most: int) -> tuple[int, bool]:
         """Add one fortune die unless `holder` already holds `most`.
         Returns (count now held, whether a die was added), atomically."""
+        holder = _clean(holder)
 
         def change(conn: sqlite3.Connection) -> tuple[int, bool]:
             row = conn.execute("SELECT count FROM fortune WHERE holder = ?", (holder,)).fetchone()
@@ -327,6 +331,7 @@ class State:
 
     def take_fortune(self, holder: str) -> int | None:
         """Spend one fortune die: the count left, or None if `holder` held none."""
+        holder = _clean(holder)
 
         def change(conn: sqlite3.Connection) -> int | None:
             row = conn.execute("SELECT count FROM fortune WHERE holder = ?", (holder,)).fetchone()
@@ -340,6 +345,7 @@ class State:
         return left
 
     def set_fortune(self, holder: str, count: int) -> None:
+        holder = _clean(holder)
         if count < 0:
             raise StateError("a fortune die count cannot be negative")
         self._write("the fortune dice", lambda conn: _set_fortune(conn, holder, count))
@@ -347,6 +353,7 @@ class State:
     # -- the last pendagger roll ---------------------------------------------------------
 
     def last_roll(self, holder: str) -> LastRoll | None:
+        holder = _clean(holder)
         self.flush()
         row = self.conn.execute(
             "SELECT request, system, result, at FROM last_roll WHERE holder = ?", (holder,)
@@ -372,8 +379,8 @@ class State:
     ) -> None:
         """Remember `holder`'s last roll. defer: keep it in memory until `flush` (the next
         read, close, or the end of the program), so many rolls in a row cost one write."""
-        data = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
-        self._pending[holder] = (request, system, data, time.time())
+        data = _clean(json.dumps(result, ensure_ascii=False, separators=(",", ":")))
+        self._pending[_clean(holder)] = (_clean(request), _clean(system), data, time.time())
         if not defer:
             self.flush()
 
@@ -402,12 +409,16 @@ class State:
         to the roll log in one transaction."""
         if not rows:
             return
+        # SQLite holds 64-bit integers; a larger total (which the dice never give, see
+        # dice.MAX_TOTAL) is stored as NULL, and text is made valid UTF-8, rather than
+        # failing the whole write.
+        safe = [tuple(_sql_value(v) for v in row) for row in rows]
         self._write(
             "the roll log",
             lambda conn: conn.executemany(
                 "INSERT INTO rolls (at, character, system, verb, request, dice, total, "
                 "outcome, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                rows,
+                safe,
             ),
         )
 
@@ -429,6 +440,28 @@ def _set_fortune(conn: sqlite3.Connection, holder: str, count: int) -> None:
         "ON CONFLICT (holder) DO UPDATE SET count = excluded.count",
         (holder, count),
     )
+
+
+_INT64 = 2**63
+
+
+def _sql_value(value: Any) -> Any:
+    """`value` as SQLite can store it: an int outside 64 bits becomes NULL, and text with
+    lone surrogates (bytes of a command line that were not UTF-8) gets U+FFFD for them."""
+    if isinstance(value, int) and not -_INT64 <= value < _INT64:
+        return None
+    if isinstance(value, str):
+        return _clean(value)
+    return value
+
+
+def _clean(text: str) -> str:
+    """`text` encodable as UTF-8: each lone surrogate becomes U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text
 
 
 def _ignore(message: str) -> None:
