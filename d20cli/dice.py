@@ -569,6 +569,27 @@ class EvalArithmetic(Evaluated):
 # ---------------------------------------------------------------------------------------
 
 
+def fewest_dice(expr: Expr) -> int:
+    """The dice an expression rolls at the least: the sum of its terms' fixed counts (a
+    computed count, an explosion or a reroll can only add to it). Lets a caller refuse
+    `1000x 1001d6` before rolling any of it."""
+    total = 0
+    stack: list[Expr] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Dice):
+            if isinstance(node.count, int):
+                total += node.count
+            else:
+                stack.append(node.count)
+        elif isinstance(node, Neg):
+            stack.append(node.operand)
+        elif isinstance(node, Arithmetic):
+            stack.append(node.first)
+            stack.extend(x for _, x in node.rest)
+    return total
+
+
 def evaluate(expr: Expr, roller: Roller, role: str = "roll") -> Evaluated:
     """Roll `expr` with faces from `roller`; every die gets `role`."""
     return _Evaluator(roller, role, {}).eval(expr)

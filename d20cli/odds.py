@@ -18,16 +18,17 @@ scores) are computed from their members' odds and the system's own grading funct
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
-from d20cli.errors import BudgetError, D20Error
+from d20cli.errors import D20Error
 from d20cli.results import Result
 from d20cli.roller import Roller
 
-MAX_PATHS = 400_000  # resolver runs one odds request may take before it gives up
+MAX_PATHS = 50_000  # resolver runs one odds request may take before it gives up
 
 Branches = tuple[tuple[int, int], ...]  # (value, weight) pairs
 
@@ -53,10 +54,14 @@ class ReplayRoller(Roller):
         self,
         path: list[int],
         totals: Callable[[object], Branches | None] | None = None,
+        sums: dict[int, tuple[Branches, int]] | None = None,
     ) -> None:
+        """`sums`: the summed weight of each branch table, shared by the rollers of one
+        walk so that a table of many branches is added up once, not on every path."""
         super().__init__(budget=10**9)
         self.path = path
         self.totals = totals
+        self.sums = sums if sums is not None else {}
         self.trace: list[Branches] = []
         self.taken: list[int] = []
         self.weight = 1
@@ -69,7 +74,11 @@ class ReplayRoller(Roller):
         self.taken.append(index)
         value, weight = branches[index]
         self.weight *= weight
-        self.denominator *= sum(w for _, w in branches) if len(branches) > 0 else 1
+        hit = self.sums.get(id(branches))
+        if hit is None or hit[0] is not branches:
+            hit = (branches, sum(w for _, w in branches) or 1)
+            self.sums[id(branches)] = hit
+        self.denominator *= hit[1]
         return value
 
     def _draw(self, lo: int, hi: int) -> int:
@@ -98,16 +107,17 @@ def walk(
     """Every path of `run` as (weight, denominator, result); the weights over the
     denominators sum to 1."""
     stack: list[list[int]] = [[]]
+    sums: dict[int, tuple[Branches, int]] = {}
     paths = 0
     while stack:
         path = stack.pop()
-        roller = ReplayRoller(path, totals)
-        try:
-            result = run(roller)
-        except BudgetError:
-            raise
+        roller = ReplayRoller(path, totals, sums)
+        result = run(roller)
         paths += 1
-        if paths > max_paths:
+        # The first path's branch counts multiply to a lower bound of the paths to come.
+        if paths > max_paths or (
+            paths == 1 and math.prod(len(b) for b in roller.trace) > max_paths
+        ):
             from d20cli.distribution import TooCostly
 
             raise TooCostly(
@@ -377,22 +387,29 @@ def _group_odds(
     number of successes by convolution, and the system's own group grading on each count."""
     module = import_system_module(system.id)
     grade_group = module.grade_group
-    count = [Fraction(1)]  # count[k]: probability that k members succeed so far
+    chance: dict[Any, Fraction] = {}  # identical members are walked once
+    ways = [1]  # ways[k] / scale: the probability that k members succeed so far
+    scale = 1
     for member in request.members:
         single = replace(member, target=request.target, text=request.text)
-        p_success = Fraction(0)
+        p_success = chance.get(single)
+        if p_success is None:
+            p_success = Fraction(0)
 
-        def run(roller: Roller, m: Any = single) -> Result:
-            return system.resolve(m, roller)  # type: ignore[no-any-return]
+            def run(roller: Roller, m: Any = single) -> Result:
+                return system.resolve(m, roller)  # type: ignore[no-any-return]
 
-        for weight, den, result in walk(run, _totals_provider(), max_paths):
-            if result.success:
-                p_success += Fraction(weight, den)
-        nxt = [Fraction(0)] * (len(count) + 1)
-        for k, p in enumerate(count):
-            nxt[k] += p * (1 - p_success)
-            nxt[k + 1] += p * p_success
-        count = nxt
+            for weight, den, result in walk(run, _totals_provider(), max_paths):
+                if result.success:
+                    p_success += Fraction(weight, den)
+            chance[single] = p_success
+        hit, den = p_success.numerator, p_success.denominator
+        nxt = [0] * (len(ways) + 1)
+        for k, w in enumerate(ways):
+            nxt[k] += w * (den - hit)
+            nxt[k + 1] += w * hit
+        ways, scale = nxt, scale * den
+    count = [Fraction(w, scale) for w in ways]
     n = len(request.members)
     odds = Odds(request.text, system.id, request.verb, order=order)
     successes: dict[int, Fraction] = {}

@@ -59,9 +59,9 @@ class Options:
             try:
                 value = int(env.replace("_", "").replace(",", ""))
             except ValueError:
-                raise ParseError(f"D20_BUDGET must be a whole number, not {env!r}") from None
-            if value < 1:
-                raise ParseError("D20_BUDGET must be at least 1")
+                raise ParseError(f"D20_BUDGET must be a whole number, not {env[:40]!r}") from None
+            if not 1 <= value <= MAX_BUDGET:
+                raise ParseError(f"D20_BUDGET must be a number from 1 to {MAX_BUDGET:,}")
             return value
         return DEFAULT_BUDGET
 
@@ -74,10 +74,11 @@ def _int(lo: int, hi: int | None = None) -> Callable[[str, str], int]:
         try:
             value = int(text.replace("_", ""))
         except ValueError:
-            raise ParseError(f"{name} takes a whole number, not {text!r}") from None
+            raise ParseError(f"{name} takes a whole number, not {text[:40]!r}") from None
         if value < lo or (hi is not None and value > hi):
             bound = f"from {lo:,} to {hi:,}" if hi is not None else f"of at least {lo:,}"
-            raise ParseError(f"{name} takes a number {bound}, not {value:,}")
+            shown = f"{value:,}" if len(text) <= 40 else f"{text[:40]}..."
+            raise ParseError(f"{name} takes a number {bound}, not {shown}")
         return value
 
     return parse
@@ -91,7 +92,9 @@ def _faces(name: str, text: str) -> tuple[int, ...]:
         return tuple(int(p) for p in parts)
     except ValueError:
         bad = next(p for p in parts if not p.lstrip("+-").isdigit())
-        raise ParseError(f"{name}: {bad!r} is not a die face (faces are whole numbers)") from None
+        raise ParseError(
+            f"{name}: {bad[:40]!r} is not a die face (faces are whole numbers)"
+        ) from None
 
 
 def _text(name: str, text: str) -> str:
@@ -110,6 +113,7 @@ class OptionSpec:
 
 
 MAX_REPEAT = 10_000_000
+MAX_BUDGET = 10_000_000  # dice in one request at most: ten million faces take about 100 MB
 
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
@@ -139,7 +143,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "budget",
         ("--budget",),
         "the most dice one request may roll (default 1,000,000)",
-        _int(1),
+        _int(1, MAX_BUDGET),
         "N",
     ),
     OptionSpec("odds", ("--odds",), "show the chance of the outcome beside the roll"),
@@ -199,7 +203,7 @@ def split_options(tokens: Sequence[str]) -> tuple[list[str], Options]:
         spec = _BY_NAME.get(name)
         if spec is None:
             known = ", ".join(s.names[0] for s in OPTIONS)
-            raise ParseError(f"unknown option {name} (options: {known})")
+            raise ParseError(f"unknown option {name[:40]} (options: {known})")
         if spec.value is None:
             if eq:
                 raise ParseError(f"{name} takes no value")

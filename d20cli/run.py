@@ -171,6 +171,12 @@ def resolve(
                 return fortune.handle(request, roller, opts, out)
             return fortune.record(request, system.resolve(request, roller), opts, out)
 
+    if request.repeat > 1 and request.verb == "roll":  # refuse `1000x 1001d6` before rolling
+        from d20cli.dice import fewest_dice
+
+        expr = getattr(request, "expr", None)
+        if expr is not None:
+            roller.charge(request.repeat * fewest_dice(expr), f"'{text}'")
     for _ in range(opts.repeat):
         roller.count = 0
         for _ in range(request.repeat):
@@ -369,7 +375,10 @@ def _emit(result: Result, opts: Options, out: Output, header: bool = True) -> No
 def run_tokens(
     tokens: list[str], base: Options, out: Output, context: Context | None = None
 ) -> Outcome:
-    """One request given as tokens (words and options mixed, as typed)."""
+    """One request given as tokens (words and options mixed, as typed). `odds ...` works
+    here too, so standard input and the shell take the same words as the command line."""
+    if tokens and tokens[0] == "odds":
+        return Outcome(run_odds(tokens[1:], base, out), [])
     try:
         words, line_opts = split_options(tokens)
     except D20Error as err:
@@ -409,6 +418,9 @@ def run_lines(
             continue
         line = raw.strip().lstrip("\ufeff")
         if not line or line.startswith("#"):
+            continue
+        if line.split(None, 1)[0] == "odds":
+            worst = max(worst, run_tokens(split_line(line), base, out, context).status)
             continue
         prepared = context.lines.get(line)
         if prepared is None:  # a new line: split it and read its options once
