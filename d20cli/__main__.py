@@ -30,6 +30,14 @@ def _unknown_command(word: str) -> int:
     return int(ExitStatus.BAD_INPUT)
 
 
+def _options_only(args: list[str], words: list[str]) -> list[str]:
+    """The option tokens of args (everything that split_options did not call a word)."""
+    rest = list(args)
+    for word in words:
+        rest.remove(word)
+    return rest
+
+
 def dispatch(args: list[str]) -> int:
     from d20cli.options import Options, split_options
 
@@ -77,10 +85,19 @@ def dispatch(args: list[str]) -> int:
                 from d20cli.shell import run_shell
 
                 return int(run_shell(opts))
-        elif words[0] in VERBS:
-            from d20cli.run import run_tokens
+        elif words[0] in VERBS or words[0] == "odds":
+            # options before the verb: `d20 -s mm check +5 vs 15`, `d20 --json odds ...`
+            from d20cli.run import Context, run_tokens
 
-            return int(run_tokens(args, Options(), Output()).status)
+            context = Context.for_command_line()
+            try:
+                return int(
+                    run_tokens(
+                        [*words, *_options_only(args, words)], Options(), Output(), context
+                    ).status
+                )
+            finally:
+                context.close()
     elif args and args[0] not in VERBS and args[0] not in COMMANDS and not args[0].startswith("-"):
         if any(a == "--as" or a.startswith("--as=") for a in args):
             # a character's macro in the verb's place: `d20 sneak --as aria`

@@ -290,3 +290,23 @@ def test_summary_with_forced_dice_rolls_each_one(capsys: pytest.CaptureFixture[s
         "critical_failure": 1,
         "success": 1,
     }
+
+
+def test_options_before_the_verb(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_main(
+        ["-s", "mm", "--json", "check", "+5", "vs", "20", "--dice", "10"], capsys
+    )
+    assert status == 0 and json.loads(out)["system"] == "mm"
+    status, out, _ = run_main(["-s", "mm", "--json", "odds", "check", "+5", "vs", "20"], capsys)
+    assert status == 0 and json.loads(out)["odds"]["success"] == "1/4"
+
+
+def test_odds_lines_on_standard_input() -> None:
+    from d20cli.options import Options
+
+    out = io.StringIO()
+    status = run_lines(
+        ["odds check +5 vs 15\n"], Options(json=True), Output(out, io.StringIO(), False)
+    )
+    assert int(status) == 0
+    assert json.loads(out.getvalue())["odds"]["success"] == "1/2"
