@@ -48,6 +48,10 @@ class Options:
         }
         return replace(self, **changes)
 
+    def logging(self) -> bool:
+        """Whether rolls go to the roll log (not with --no-log or D20_NO_LOG)."""
+        return not (self.no_log or os.environ.get("D20_NO_LOG", "").strip())
+
     def system_id(self) -> str:
         return self.system or os.environ.get("D20_SYSTEM", "").strip() or "levelup"
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -54,7 +53,7 @@ COLUMNS = (
 
 
 def logging_off(opts: Options) -> bool:
-    return opts.no_log or bool(os.environ.get("D20_NO_LOG", "").strip())
+    return not opts.logging()
 
 
 def open_log(opts: Options, out: Output) -> RollLog | None:

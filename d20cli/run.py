@@ -60,7 +60,7 @@ class Context:
         self.disk = disk
         self.parsed: dict[str, Request] = {}
         self.lines: dict[str, tuple[str, Options]] = {}  # a batch's lines, split and read
-        self.logs: dict[tuple[str | None, str], RollLog | None] = {}
+        self.logs: dict[tuple[str | None, bool, bool], RollLog | None] = {}
         self.systems: dict[str, System] = {}
         self._rng: random.Random | None = None
         self._default_system: str | None = None
@@ -93,10 +93,9 @@ class Context:
         """The roll log for requests with these options (None when logging is off). One
         log per character and dice source lasts the whole run, so a batch on standard
         input is written in a few transactions, not one per line."""
-        if opts.no_log or os.environ.get("D20_NO_LOG"):
+        if not opts.logging():
             return None
-        source = "dice" if opts.dice is not None else "seed" if opts.seed is not None else ""
-        key = (opts.as_, source)
+        key = (opts.as_, opts.dice is not None, opts.seed is not None)
         if key not in self.logs:
             from d20cli.rolllog import open_log
 
