@@ -22,12 +22,19 @@ PY = sys.executable
 D20 = shutil.which("d20", path=str(Path(PY).parent)) or shutil.which("d20")
 
 
+# A normal install (pip install .) compiles every module to bytecode; a development
+# machine may forbid writing it (PYTHONDONTWRITEBYTECODE), which would make every start
+# compile the sources again. Measure what a user gets: bytecode allowed and warmed up.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
 def wall(cmd: list[str], stdin: bytes | None = None, runs: int = RUNS, log: bool = False) -> float:
     """Median wall time in ms of `runs` runs of cmd (with the roll log on or off)."""
     env = dict(os.environ)
     if log:
         env.pop("D20_NO_LOG", None)
     times = []
+    subprocess.run(cmd, input=stdin, stdout=subprocess.DEVNULL, check=True, env=env)  # warm-up
     for _ in range(runs):
         start = time.perf_counter()
         subprocess.run(cmd, input=stdin, stdout=subprocess.DEVNULL, check=True, env=env)
