@@ -222,7 +222,7 @@ def _check_body(r: Result) -> Line:
         line.append(("  ", ""))
         line.append(badge(r.outcome, r.label))
     elif r.label:
-        line.append((f"  {r.label}", "bold"))
+        line.append((r.label if len(line) == 1 else f"  {r.label}", "bold"))
     return line
 
 

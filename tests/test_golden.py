@@ -41,6 +41,9 @@ CASES: dict[str, str] = {
     "pendagger-score": "attempt 14 -1 -s pd --dice 1",
     "pendagger-luck": "luck -s pd --dice 10",
     "pendagger-scores": "scores --players 3 -s pd --seed 2",
+    "pendagger-defend": "defend trained unreliable -s pd --dice 20",
+    "pendagger-fortune-gain": "attempt adept fortune -s pd --dice 20",
+    "pendagger-fortune-show": "fortune -s pd",
 }
 
 ODDS_CASES: dict[str, str] = {
