@@ -96,11 +96,20 @@ def handle(request: Request, roller: Roller, opts: Options, out: Output) -> Resu
                 "fortune dice are a pendagger rule; use --system pendagger", request.text, 1
             )
     store = _state(out)
-    if opts.boon and store.get(BOON_KEY) != "on":
-        store.set(BOON_KEY, "on")
-    who = holder(opts)
-    limit = most(opts, store)
     action = getattr(request, "action", "show")
+    if (opts.boon or action == "boon") and store.get(BOON_KEY) != "on":
+        store.set(BOON_KEY, "on")
+    notes: tuple[str, ...] = ()
+    who = holder(opts)
+    if action == "no-boon":
+        store.set(BOON_KEY, None)
+        from d20cli.systems.pendagger import FORTUNE_MAX
+
+        held = store.fortune(who)
+        if held > FORTUNE_MAX:  # without the boon, at most FORTUNE_MAX are held
+            store.set_fortune(who, FORTUNE_MAX)
+            notes = (f"the boon is off: {held - FORTUNE_MAX} fortune dice over the most let go",)
+    limit = most(opts, store)
     if action == "spend":
         return _spend(request, roller, opts, store, who, limit)
     from d20cli.requests import FortuneRequest
@@ -108,7 +117,8 @@ def handle(request: Request, roller: Roller, opts: Options, out: Output) -> Resu
 
     if not isinstance(request, FortuneRequest):
         raise RulesError("`fortune` shows or spends fortune dice", request.text, 1)
-    return fortune_result(request, store.fortune(who), limit)
+    result = fortune_result(request, store.fortune(who), limit)
+    return dataclasses.replace(result, notes=(*result.notes, *notes)) if notes else result
 
 
 def _spend(

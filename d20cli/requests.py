@@ -57,7 +57,7 @@ EXPERTISE_SIZES: tuple[int, ...] = (4, 6, 8)
 #: Target kinds: a plain number, a named DC, `defense N`, `rank N`, `routine +N`.
 TARGET_KINDS: tuple[str, ...] = ("number", "named", "defense", "rank", "routine")
 #: Words that may follow `fortune`.
-FORTUNE_ACTIONS: tuple[str, ...] = ("show", "spend")
+FORTUNE_ACTIONS: tuple[str, ...] = ("show", "spend", "boon", "no-boon")
 
 Columns: TypeAlias = tuple[tuple[str, int], ...]
 

@@ -181,3 +181,16 @@ def test_the_runner_records_and_handles_fortune(state_home: Path) -> None:
     bad = run_tokens(["fortune", "spend", "-s", "pd"], Options(), o)
     assert bad.status == 2
     assert "no fortune die held" in o.stderr.getvalue()  # type: ignore[attr-defined]
+
+
+def test_the_boon_setting_can_be_turned_off() -> None:
+    shown = command("fortune boon")
+    assert shown.detail["fortune_max"] == 4
+    for _ in range(4):
+        roll("attempt adept fortune", 20)
+    assert held() == 4
+    off = command("fortune no-boon")
+    assert off.detail == {"fortune": 2, "fortune_max": 2}
+    assert "let go" in off.notes[0]
+    roll("attempt adept fortune", 20)
+    assert held() == 2
