@@ -63,6 +63,8 @@ class Context:
         self.logs: dict[tuple[str | None, bool, bool], RollLog | None] = {}
         self.systems: dict[str, System] = {}
         self._rng: random.Random | None = None
+        self._rollers: dict[int, RandomRoller] = {}
+        self._logging: bool | None = None
         self._default_system: str | None = None
         self._default_budget: int | None = None
 
@@ -93,7 +95,11 @@ class Context:
         """The roll log for requests with these options (None when logging is off). One
         log per character and dice source lasts the whole run, so a batch on standard
         input is written in a few transactions, not one per line."""
-        if not opts.logging():
+        if opts.no_log:
+            return None
+        if self._logging is None:
+            self._logging = opts.logging()  # D20_NO_LOG, read once per run
+        if not self._logging:
             return None
         key = (opts.as_, opts.dice is not None, opts.seed is not None)
         if key not in self.logs:
@@ -137,9 +143,13 @@ class Context:
             budget = self._default_budget
         if opts.seed is not None or opts.dice is not None:
             return make_roller(opts.seed, opts.dice, budget)
-        if self._rng is None:
-            self._rng = random.Random(int.from_bytes(os.urandom(16), "big"))
-        return RandomRoller(self._rng, budget)
+        roller = self._rollers.get(budget)
+        if roller is None:  # one OS-seeded roller per budget serves every unseeded request
+            if self._rng is None:
+                self._rng = random.Random(int.from_bytes(os.urandom(16), "big"))
+            roller = self._rollers[budget] = RandomRoller(self._rng, budget)
+        roller.count = 0
+        return roller
 
 
 def resolve(
