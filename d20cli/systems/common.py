@@ -13,10 +13,11 @@ No rules of a particular system live here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from d20cli import dice
 from d20cli.errors import RulesError
 from d20cli.results import Die, Result
 
@@ -84,8 +85,6 @@ def evaluate(expr: Expr | None, roller: Roller, role: str) -> Evaluated:
     """Roll a modifier or damage expression (None counts as +0)."""
     if expr is None:
         return _NOTHING
-    from d20cli import dice
-
     if type(expr) is dice.Number:  # a plain number: nothing to roll
         return Evaluated(expr.value, (), str(expr))
     preset = roller.preset_total(expr)  # the odds engine answers with a whole total
@@ -108,8 +107,6 @@ def double_dice(expr: Expr) -> Expr:
     `2d8+4`); numbers are left alone (a critical hit adds its modifiers once)."""
     from dataclasses import replace
 
-    from d20cli import dice
-
     if isinstance(expr, dice.Dice):
         if isinstance(expr.count, int):
             return replace(expr, count=2 * expr.count)
@@ -126,8 +123,6 @@ def has_dice(expr: Expr | None) -> bool:
     """Whether the expression rolls any dice."""
     if expr is None:
         return False
-    from d20cli import dice
-
     if isinstance(expr, dice.Dice):
         return True
     if isinstance(expr, dice.Neg):
@@ -177,15 +172,15 @@ def roll_check(
 ) -> CheckRoll:
     """Roll a d20 check's dice in the `--dice` order; `flat` is added to the modifier."""
     d20 = roll_d20(roller, adv, dis)
-    dice = list(d20.dice)
+    rolled = list(d20.dice)
     added = flat
     if extra_die is not None:
         face = roller.roll(1, extra_die)
-        dice.append(Die(extra_die, face, True, extra_role))
+        rolled.append(Die(extra_die, face, True, extra_role))
         added += face
     ev = evaluate(modifier, roller, "modifier")
-    dice.extend(ev.dice)
-    return CheckRoll(d20.natural, added + ev.total, tuple(dice))
+    rolled.extend(ev.dice)
+    return CheckRoll(d20.natural, added + ev.total, tuple(rolled))
 
 
 def located(request: Request, message: str, key: str | None = None) -> RulesError:
@@ -217,7 +212,7 @@ CHECK_WORDS: Mapping[str, Callable[[CheckRequest], bool]] = {
 
 def reject_words(
     request: CheckRequest,
-    offered: set[str],
+    offered: Collection[str],
     hints: Mapping[str, str],
     system: str,
 ) -> None:
@@ -234,8 +229,6 @@ def resolve_roll(request: Request, roller: Roller, system: str) -> Result | None
     """A `roll` request resolved by the dice engine (the same in every system), else None."""
     if request.verb != "roll":
         return None
-    from d20cli import dice
-
     if not isinstance(request, dice.RollRequest):
         return None
     return dice.resolve_roll(request, roller, system)

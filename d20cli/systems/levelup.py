@@ -80,6 +80,10 @@ _HINTS = {
     "dmg": "only attack takes dmg in levelup",
 }
 
+# The words a check or save may carry; an attack may also carry damage.
+_OFFERED = frozenset({"adv", "dis", "expertise", "modifier", "target"})
+_OFFERED_ATTACK = _OFFERED | {"dmg"}
+
 _OTHER_VERBS = {
     "contest": "a contest is reglamento's; roll two checks",
     "luck": "luck rolls are reglamento's and pendagger's",
@@ -110,6 +114,18 @@ def expertise_size(grants: Sequence[int]) -> int | None:
     return EXPERTISE_STEPS[min(step, len(EXPERTISE_STEPS) - 1)]
 
 
+# The grades of a single roll (graders return these, so a roll builds no new Grade).
+CRITICAL_SUCCESS = Grade("critical_success", "Critical success", True)
+SUCCESS = Grade("success", "Success", True)
+CRITICAL_FAILURE = Grade("critical_failure", "Critical failure", False)
+FAILURE = Grade("failure", "Failure", False)
+CRITICAL_SAVE = Grade("critical_success", "Critical save", True)
+CRITICAL_HIT = Grade("critical_success", "Critical hit", True)
+FUMBLE = Grade("critical_failure", "Fumble", False)
+HIT = Grade("success", "Hit", True)
+MISS = Grade("failure", "Miss", False)
+
+
 def grade_check(natural: int, total: int, target: int | None) -> Grade:
     """An ability, skill or tool check: success when total >= target. A natural 20 is a
     critical success only if the total succeeds (else a plain failure); a natural 1 is a
@@ -118,11 +134,11 @@ def grade_check(natural: int, total: int, target: int | None) -> Grade:
         return UNGRADED
     if total >= target:
         if natural == 20:
-            return Grade("critical_success", "Critical success", True)
-        return Grade("success", "Success", True)
+            return CRITICAL_SUCCESS
+        return SUCCESS
     if natural == 1:
-        return Grade("critical_failure", "Critical failure", False)
-    return Grade("failure", "Failure", False)
+        return CRITICAL_FAILURE
+    return FAILURE
 
 
 def grade_save(natural: int, total: int, target: int | None) -> Grade:
@@ -131,12 +147,12 @@ def grade_save(natural: int, total: int, target: int | None) -> Grade:
     if target is None:
         return UNGRADED
     if natural == 20:
-        return Grade("critical_success", "Critical save", True)
+        return CRITICAL_SAVE
     if natural == 1:
-        return Grade("failure", "Failure", False)
+        return FAILURE
     if total >= target:
-        return Grade("success", "Success", True)
-    return Grade("failure", "Failure", False)
+        return SUCCESS
+    return FAILURE
 
 
 def grade_attack(natural: int, total: int, target: int | None) -> Grade:
@@ -145,12 +161,12 @@ def grade_attack(natural: int, total: int, target: int | None) -> Grade:
     if target is None:
         return UNGRADED
     if natural == 20:
-        return Grade("critical_success", "Critical hit", True)
+        return CRITICAL_HIT
     if natural == 1:
-        return Grade("critical_failure", "Fumble", False)
+        return FUMBLE
     if total >= target:
-        return Grade("success", "Hit", True)
-    return Grade("failure", "Miss", False)
+        return HIT
+    return MISS
 
 
 GRADERS = {"check": grade_check, "save": grade_save, "attack": grade_attack}
@@ -210,10 +226,7 @@ def _target_number(request: CheckRequest | GroupRequest, target: Target | None) 
 
 def _resolve_check(request: CheckRequest, roller: Roller, target: int | None) -> Result:
     verb = request.verb
-    offered = {"adv", "dis", "expertise", "modifier", "target"}
-    if verb == "attack":
-        offered.add("dmg")
-    reject_words(request, offered, _HINTS, ID)
+    reject_words(request, _OFFERED_ATTACK if verb == "attack" else _OFFERED, _HINTS, ID)
     size = expertise_size(request.expertise)
     roll = roll_check(roller, request.adv, request.dis, request.modifier, size)
     grade = GRADERS[verb](roll.natural, roll.total, target)
