@@ -1,7 +1,9 @@
 """Exact odds, in-process: the headline example and the dice distributions of the issue.
 
 Run by hand: `python benchmarks/bench_odds.py`. Prints the median time of each over
-repeated runs (after one warm-up run that imports and builds the grammar).
+repeated runs (after one warm-up run that imports and builds the grammar), with the
+request parsed once, as a batch or a shell session does (`Context.parse`), and in
+brackets with the text parsed on every run.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import statistics
 import time
 
 from d20cli.odds import odds_of
+from d20cli.run import Context
 
 CASES = [
     ("check +5 vs 15 adv expertise=d6", "levelup", "< 1 ms"),
@@ -22,19 +25,23 @@ CASES = [
 ]
 
 
-def median_ms(text: str, system: str, runs: int = 30) -> float:
-    odds_of(text, system)  # warm-up: imports, grammar
+def median_ms(text: str, system: str, cached: bool, runs: int = 30) -> float:
+    parse = Context().parse if cached else None
+    odds_of(text, system, parse=parse)  # warm-up: imports, grammar
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        odds_of(text, system)
+        odds_of(text, system, parse=parse)
         times.append((time.perf_counter() - start) * 1000)
     return statistics.median(times)
 
 
 def main() -> None:
     for text, system, goal in CASES:
-        print(f"odds {text:<36} [{system}] {median_ms(text, system):8.2f} ms   goal {goal}")
+        cached, parsed = median_ms(text, system, True), median_ms(text, system, False)
+        print(
+            f"odds {text:<36} [{system}] {cached:8.2f} ms ({parsed:6.2f} ms parsing)   goal {goal}"
+        )
 
 
 if __name__ == "__main__":

@@ -22,11 +22,14 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from d20cli.errors import D20Error
 from d20cli.results import Result
 from d20cli.roller import Roller
+
+if TYPE_CHECKING:
+    from d20cli.requests import Request
 
 MAX_PATHS = 50_000  # resolver runs one odds request may take before it gives up
 
@@ -308,14 +311,25 @@ def _outcome_order(system: Any) -> tuple[list[str], dict[str, str]]:
     return order, labels
 
 
-def odds_of(text: str, system_name: str, max_paths: int = MAX_PATHS) -> Odds:
-    """The exact odds of the request `text` (verb first) under the named system."""
-    from d20cli.grammar import parse_request
+def odds_of(
+    text: str,
+    system_name: str,
+    max_paths: int = MAX_PATHS,
+    parse: Callable[[str], Request] | None = None,
+) -> Odds:
+    """The exact odds of the request `text` (verb first) under the named system.
+
+    `parse`: how to turn the text into a request; the caller may pass one that remembers
+    parsed requests (`d20cli.run.Context.parse`). By default the grammar parses it."""
     from d20cli.requests import GroupRequest
     from d20cli.systems import get_system
 
+    if parse is None:
+        from d20cli.grammar import parse_request
+
+        parse = parse_request
     system = get_system(system_name)
-    request = parse_request(text)
+    request = parse(text)
     order, labels = _outcome_order(system)
     verb = request.verb
     if verb == "roll":
