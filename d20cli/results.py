@@ -8,12 +8,12 @@ Renderers never decide rules: every outcome, label and flag is filled in by a sy
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 
-class Die(NamedTuple):
-    """One die that was rolled. A named tuple, immutable like the dataclasses here: a
-    result holds many dice, and a named tuple is built about three times faster.
+@dataclass(frozen=True, slots=True)
+class Die:
+    """One die that was rolled.
 
     role: what the die was for: "d20", "expertise", "modifier", "damage", "tiebreak",
     "luck", "roll" (a plain expression), "score", ...
