@@ -30,16 +30,21 @@ def _unknown_command(word: str) -> int:
     return int(ExitStatus.BAD_INPUT)
 
 
-def _options_only(args: list[str], words: list[str]) -> list[str]:
-    """The option tokens of args (everything that split_options did not call a word)."""
-    rest = list(args)
-    for word in words:
-        rest.remove(word)
-    return rest
+def _run(args: list[str]) -> int:
+    """One request (or `odds ...`) from the command line, options anywhere in it."""
+    from d20cli.options import Options
+    from d20cli.output import Output
+    from d20cli.run import Context, run_tokens
+
+    context = Context.for_command_line()
+    try:
+        return int(run_tokens(args, Options(), Output(), context).status)
+    finally:
+        context.close()
 
 
 def dispatch(args: list[str]) -> int:
-    from d20cli.options import Options, split_options
+    from d20cli.options import split_options
 
     if args and args[0] in ("--install-completion", "--show-completion"):
         # typer's names for it: install (or print) the static completion script
@@ -49,20 +54,8 @@ def dispatch(args: list[str]) -> int:
 
         return run_app(["completion", shell, *extra])
 
-    if args and args[0] in VERBS and not any(a in _HELP_FLAGS for a in args):
-        from d20cli.output import Output
-        from d20cli.run import Context, run_tokens
-
-        context = Context.for_command_line()
-        try:
-            return int(run_tokens(args, Options(), Output(), context).status)
-        finally:
-            context.close()
-    if args and args[0] == "odds" and not any(a in _HELP_FLAGS for a in args):
-        from d20cli.output import Output
-        from d20cli.run import run_odds
-
-        return int(run_odds(args[1:], Options(), Output()))
+    if args and (args[0] in VERBS or args[0] == "odds") and not any(a in _HELP_FLAGS for a in args):
+        return _run(args)
     if not any(a in _HELP_FLAGS for a in args) and (not args or args[0].startswith("-")):
         from d20cli.errors import D20Error
         from d20cli.output import Output
@@ -86,29 +79,10 @@ def dispatch(args: list[str]) -> int:
 
                 return int(run_shell(opts))
         elif words[0] in VERBS or words[0] == "odds":
-            # options before the verb: `d20 -s mm check +5 vs 15`, `d20 --json odds ...`
-            from d20cli.run import Context, run_tokens
-
-            context = Context.for_command_line()
-            try:
-                return int(
-                    run_tokens(
-                        [*words, *_options_only(args, words)], Options(), Output(), context
-                    ).status
-                )
-            finally:
-                context.close()
+            return _run(args)  # options before the verb: `d20 -s mm check +5 vs 15`
     elif args and args[0] not in VERBS and args[0] not in COMMANDS and not args[0].startswith("-"):
         if any(a == "--as" or a.startswith("--as=") for a in args):
-            # a character's macro in the verb's place: `d20 sneak --as aria`
-            from d20cli.output import Output
-            from d20cli.run import Context, run_tokens
-
-            context = Context.for_command_line()
-            try:
-                return int(run_tokens(args, Options(), Output(), context).status)
-            finally:
-                context.close()
+            return _run(args)  # a character's macro in the verb's place: `d20 sneak --as aria`
         return _unknown_command(args[0])
     from d20cli.cli import run_app
 

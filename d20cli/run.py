@@ -59,7 +59,7 @@ class Context:
         use one, so a repeated request starts without pyparsing)."""
         self.disk = disk
         self.parsed: dict[str, Request] = {}
-        self.lines: dict[str, tuple[str, Options]] = {}  # a batch's lines, split and read
+        self.lines: dict[str, tuple[list[str], Options]] = {}  # a batch's lines, split and read
         self.logs: dict[tuple[str | None, bool, bool], RollLog | None] = {}
         self.systems: dict[str, System] = {}
         self._rng: random.Random | None = None
@@ -259,9 +259,8 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
     return Outcome(status, results)
 
 
-def _outcome_labels(context: Context | None, opts: Options) -> dict[str | None, str | None]:
-    system = (context or Context()).system_for(opts)
-    return {oid: label for oid, label in system.outcomes}
+def _outcome_labels(context: Context, opts: Options) -> dict[str | None, str | None]:
+    return {oid: label for oid, label in context.system_for(opts).outcomes}
 
 
 SAMPLE_CHUNK = 100_000
@@ -306,7 +305,6 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
 
 def with_chance(result: Result, odds: Any) -> Result:
     """The result with the chance its outcome had (`--odds`), as a note and in JSON."""
-
     from d20cli.odds import chance_of
 
     p = chance_of(result, odds)
@@ -322,18 +320,41 @@ def with_chance(result: Result, odds: Any) -> Result:
     return replace(result, notes=(*result.notes, note), detail=detail)
 
 
-def run_odds(tokens: list[str], base: Options, out: Output) -> ExitStatus:
-    """`odds VERB WORDS...` and `odds compare "A" "B"`: exact odds (or --simulate N)."""
-    from d20cli.odds import compare_lines, odds_lines, odds_of, simulate
-
+def read_options(tokens: list[str], base: Options, out: Output) -> tuple[list[str], Options] | None:
+    """The words of `tokens` and the options in force for them (`base` with what the
+    tokens set); None, after printing the error, when an option is bad."""
     try:
         words, line_opts = split_options(tokens)
     except D20Error as err:
         out.error(err, base.json or "--json" in tokens)
+        return None
+    return words, base.merged(line_opts)
+
+
+def output_for(opts: Options, out: Output) -> Output:
+    return out.without_color() if opts.no_color and out.color else out
+
+
+def run_words(words: list[str], opts: Options, out: Output, context: Context | None) -> Outcome:
+    """Words whose options are already read: `odds ...`, or one request."""
+    out = output_for(opts, out)
+    if words and words[0] == "odds":
+        return Outcome(odds_for_words(words[1:], opts, out), [])
+    return run_request(request_text(words, opts), opts, out, context)
+
+
+def run_odds(tokens: list[str], base: Options, out: Output) -> ExitStatus:
+    """`odds VERB WORDS...` and `odds compare "A" "B"`: exact odds (or --simulate N)."""
+    read = read_options(tokens, base, out)
+    if read is None:
         return ExitStatus.BAD_INPUT
-    opts = base.merged(line_opts)
-    if opts.no_color and out.color:
-        out = out.without_color()
+    words, opts = read
+    return odds_for_words(words, opts, output_for(opts, out))
+
+
+def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
+    """The odds of the request in `words` (options already read)."""
+    from d20cli.odds import compare_lines, odds_lines, odds_of, simulate
 
     def one(text: str) -> Any:
         if opts.simulate is not None:
@@ -386,17 +407,11 @@ def run_tokens(
 ) -> Outcome:
     """One request given as tokens (words and options mixed, as typed). `odds ...` works
     here too, so standard input and the shell take the same words as the command line."""
-    if tokens and tokens[0] == "odds":
-        return Outcome(run_odds(tokens[1:], base, out), [])
-    try:
-        words, line_opts = split_options(tokens)
-    except D20Error as err:
-        out.error(err, base.json or "--json" in tokens)
+    read = read_options(tokens, base, out)
+    if read is None:
         return Outcome(ExitStatus.BAD_INPUT, [])
-    opts = base.merged(line_opts)
-    if opts.no_color and out.color:
-        out = out.without_color()
-    return run_request(request_text(words, opts), opts, out, context)
+    words, opts = read
+    return run_words(words, opts, out, context)
 
 
 def split_line(line: str) -> list[str]:
@@ -428,25 +443,16 @@ def run_lines(
         line = raw.strip().lstrip("\ufeff")
         if not line or line.startswith("#"):
             continue
-        if line.split(None, 1)[0] == "odds":
-            worst = max(worst, run_tokens(split_line(line), base, out, context).status)
-            continue
         prepared = context.lines.get(line)
         if prepared is None:  # a new line: split it and read its options once
-            tokens = split_line(line)
-            try:
-                words, line_opts = split_options(tokens)
-            except D20Error as err:
-                out.error(err, base.json or "--json" in tokens)
+            prepared = read_options(split_line(line), base, out)
+            if prepared is None:
                 worst = ExitStatus.BAD_INPUT
                 continue
-            opts = base.merged(line_opts)
-            prepared = (request_text(words, opts), opts)
             if len(context.lines) < Context.CACHE_SIZE:
                 context.lines[line] = prepared
-        text, opts = prepared
-        line_out = out.without_color() if opts.no_color and out.color else out
-        outcome = run_request(text, opts, line_out, context)
+        words, opts = prepared
+        outcome = run_words(words, opts, out, context)
         if outcome.status > worst:
             worst = outcome.status
     return worst
