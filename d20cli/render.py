@@ -9,8 +9,9 @@ Rendering never decides rules: every outcome and label comes from a system.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,16 +116,6 @@ def _header(r: Result, system_tag: bool = True) -> Line:
     return line
 
 
-def _by_role(dice: Iterable[Die]) -> list[tuple[str, list[Die]]]:
-    groups: list[tuple[str, list[Die]]] = []
-    for d in dice:
-        if groups and groups[-1][0] == d.role:
-            groups[-1][1].append(d)
-        else:
-            groups.append((d.role, [d]))
-    return groups
-
-
 def summary_segments(s: DiceSummary) -> Line:
     sides = "/".join(f"d{n}" for n in s.sides)
     line: Line = [(f"{s.count:,} dice ({sides}), {s.kept:,} kept; faces: ", "dim")]
@@ -184,20 +175,12 @@ def tree_segments(node: Any, parent: int = 0) -> Line:
     return [(str(getattr(node, "total", "")), "")]
 
 
-def _by_label(dice: Sequence[Die]) -> list[tuple[str | None, list[Die]]]:
-    groups: list[tuple[str | None, list[Die]]] = []
-    for d in dice:
-        if groups and groups[-1][0] == d.label:
-            groups[-1][1].append(d)
-        else:
-            groups.append((d.label, [d]))
-    return groups
-
-
 def _check_body(r: Result) -> Line:
     """`d20 17 ~4~  expertise 3  +5  = 25 vs 15  Success`"""
     line: Line = [("  ", "")]
-    for i, (role, dice) in enumerate(_by_role(r.dice)):
+    by_role = itertools.groupby(r.dice, lambda d: d.role)  # consecutive dice of one role
+    for i, (role, run) in enumerate(by_role):
+        dice = list(run)
         if role == "damage":
             continue
         if i:
