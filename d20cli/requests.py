@@ -62,11 +62,17 @@ FORTUNE_ACTIONS: tuple[str, ...] = ("show", "spend", "boon", "no-boon")
 Columns: TypeAlias = tuple[tuple[str, int], ...]
 
 
-def _column(columns: Columns, key: str) -> int | None:
-    for name, col in columns:
-        if name == key:
-            return col
-    return None
+class _Located:
+    """What every request has: `columns`, where each kind of word was typed."""
+
+    columns: Columns
+
+    def column(self, key: str) -> int | None:
+        """The 1-based column of the first word of this kind, if it was typed."""
+        for name, col in self.columns:
+            if name == key:
+                return col
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +99,7 @@ class Target:
 
 
 @dataclass(frozen=True)
-class CheckRequest:
+class CheckRequest(_Located):
     """One d20 roll against a target: check, save, attack, attempt, defend, resist, routine.
 
     modifier: the signed modifier expression (`+5`, `-1`, `+5+1d4`), None when not given.
@@ -127,13 +133,9 @@ class CheckRequest:
     repeat: int = 1
     columns: Columns = ()
 
-    def column(self, key: str) -> int | None:
-        """The 1-based column of the first word of this kind, if it was typed."""
-        return _column(self.columns, key)
-
 
 @dataclass(frozen=True)
-class GroupRequest:
+class GroupRequest(_Located):
     """`group +3, +5 adv, -1 vs 12`: members (each a `CheckRequest` with verb "check" and
     no target of its own) against one shared target."""
 
@@ -144,12 +146,9 @@ class GroupRequest:
     repeat: int = 1
     columns: Columns = ()
 
-    def column(self, key: str) -> int | None:
-        return _column(self.columns, key)
-
 
 @dataclass(frozen=True)
-class ContestRequest:
+class ContestRequest(_Located):
     """`contest +3 vs +1 adv`, `opposed +8 vs +6`: two sides (each a `CheckRequest` with
     verb "check" and no target) that both roll."""
 
@@ -160,12 +159,9 @@ class ContestRequest:
     repeat: int = 1
     columns: Columns = ()
 
-    def column(self, key: str) -> int | None:
-        return _column(self.columns, key)
-
 
 @dataclass(frozen=True)
-class CompareRequest:
+class CompareRequest(_Located):
     """`compare 8 vs 6`: two ranks compared without a roll."""
 
     verb: str
@@ -175,12 +171,9 @@ class CompareRequest:
     repeat: int = 1
     columns: Columns = ()
 
-    def column(self, key: str) -> int | None:
-        return _column(self.columns, key)
-
 
 @dataclass(frozen=True)
-class PercentRequest:
+class PercentRequest(_Located):
     """`percent 45`: a percent chance rolled on a d20."""
 
     verb: str
@@ -189,12 +182,9 @@ class PercentRequest:
     repeat: int = 1
     columns: Columns = ()
 
-    def column(self, key: str) -> int | None:
-        return _column(self.columns, key)
-
 
 @dataclass(frozen=True)
-class LuckRequest:
+class LuckRequest(_Located):
     """`luck` (optionally `adv`, `dis`, `fortune`)."""
 
     verb: str
@@ -205,12 +195,9 @@ class LuckRequest:
     repeat: int = 1
     columns: Columns = ()
 
-    def column(self, key: str) -> int | None:
-        return _column(self.columns, key)
-
 
 @dataclass(frozen=True)
-class ScoresRequest:
+class ScoresRequest(_Located):
     """`scores`, `scores 5`, `scores players=5`: generate six ability scores.
 
     players is None when not given (the system picks its default)."""
@@ -221,12 +208,9 @@ class ScoresRequest:
     repeat: int = 1
     columns: Columns = ()
 
-    def column(self, key: str) -> int | None:
-        return _column(self.columns, key)
-
 
 @dataclass(frozen=True)
-class FortuneRequest:
+class FortuneRequest(_Located):
     """`fortune` (action "show") or `fortune spend` (action "spend").
 
     The held count lives in the session state; see `d20cli.systems.pendagger`
@@ -237,9 +221,6 @@ class FortuneRequest:
     action: str = "show"
     repeat: int = 1
     columns: Columns = ()
-
-    def column(self, key: str) -> int | None:
-        return _column(self.columns, key)
 
 
 Request: TypeAlias = (
