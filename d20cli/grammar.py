@@ -27,7 +27,7 @@ from typing import Any
 
 import pyparsing as pp
 
-from d20cli import dice_grammar
+from d20cli import dice_grammar, verbs
 from d20cli.errors import ParseError
 from d20cli.requests import (
     CIRCUMSTANCE_WORDS,
@@ -62,25 +62,9 @@ CHECK_VERBS: tuple[str, ...] = (
 )
 CONTEST_VERBS: tuple[str, ...] = ("contest", "opposed")
 OTHER_VERBS: tuple[str, ...] = ("group", "compare", "percent", "luck", "scores", "fortune", "roll")
-#: Every verb, in the order help and completion list them.
-VERBS: tuple[str, ...] = (
-    "check",
-    "save",
-    "attack",
-    "group",
-    "contest",
-    "opposed",
-    "luck",
-    "attempt",
-    "defend",
-    "percent",
-    "routine",
-    "compare",
-    "resist",
-    "scores",
-    "fortune",
-    "roll",
-)
+#: Every verb, in the order help and completion list them (d20cli.verbs, a light module
+#: the fast start-up path reads without building this grammar).
+VERBS: tuple[str, ...] = verbs.VERBS
 ADV_WORDS: tuple[str, ...] = ("adv", "advantage")
 DIS_WORDS: tuple[str, ...] = ("dis", "disadvantage")
 FLAG_WORDS: tuple[str, ...] = ("reliable", "unreliable", "fortune")

@@ -4,10 +4,6 @@ __main__, the typer commands, `d20 systems` and completion. Light: no imports.""
 from __future__ import annotations
 
 VERB_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
-    "roll": (
-        "Roll a dice expression.",
-        ("roll 4d6kh3", "roll 6x 4d6kh3", "roll 1d20+5 adv", "roll 1d8[slashing] + 2d6[fire] + 3"),
-    ),
     "check": (
         "Roll a d20 check against a DC (pendagger: an attempt).",
         ("check +5 vs 15 adv expertise=d6", "check stealth +7 vs 15", "check -1 vs 10"),
@@ -50,6 +46,10 @@ VERB_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
     "fortune": (
         "Show or spend fortune dice (pendagger).",
         ("fortune --system pendagger", "fortune spend --system pendagger"),
+    ),
+    "roll": (
+        "Roll a dice expression.",
+        ("roll 4d6kh3", "roll 6x 4d6kh3", "roll 1d20+5 adv", "roll 1d8[slashing] + 2d6[fire] + 3"),
     ),
 }
 
