@@ -178,13 +178,9 @@ def roll_check(
         face = roller.roll(1, extra_die)
         rolled.append(Die(extra_die, face, True, extra_role))
         added += face
-    if type(modifier) is dice.Number:  # the usual `+5`: nothing to roll
-        added += modifier.value
-    elif modifier is not None:
-        ev = evaluate(modifier, roller, "modifier")
-        rolled.extend(ev.dice)
-        added += ev.total
-    return CheckRoll(d20.natural, added, tuple(rolled))
+    ev = evaluate(modifier, roller, "modifier")  # a plain `+5` rolls nothing
+    rolled.extend(ev.dice)
+    return CheckRoll(d20.natural, added + ev.total, tuple(rolled))
 
 
 def located(request: Request, message: str, key: str | None = None) -> RulesError:
