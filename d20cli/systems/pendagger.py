@@ -104,21 +104,9 @@ OUTCOMES: tuple[tuple[str, str], ...] = (
     ("lucky", "Lucky"),
 )
 
-#: Ranks, worst to best.
-RANKS: tuple[str, ...] = (
-    "doomed",
-    "hopeless",
-    "inept",
-    "untrained",
-    "novice",
-    "trained",
-    "adept",
-    "master",
-    "epic",
-    "legendary",
-    "godlike",
-)
-assert RANKS == RANK_WORDS  # the grammar's words are exactly this ladder
+#: Ranks, worst to best: the grammar's rank words are listed in ladder order, so the
+#: vocabulary and the ladder are one table (d20cli.requests.RANK_WORDS).
+RANKS: tuple[str, ...] = RANK_WORDS
 
 Span = tuple[int, int] | None
 
