@@ -153,7 +153,7 @@ class State:
             return cls.memory(say)
         for attempt in range(2):
             try:
-                return cls._connect(target, say)
+                return cls._connect_waiting(target, say)
             except sqlite3.DatabaseError as err:
                 if attempt == 0 and _is_corrupt(err) and target.exists():
                     moved = _move_aside(target, say)
@@ -172,6 +172,23 @@ class State:
                 say(f"{err.message}; fortune dice and the roll log are not saved this time")
                 return cls.memory(say)
         return cls.memory(say)  # pragma: no cover - the loop always returns
+
+    @classmethod
+    def _connect_waiting(cls, path: Path, warn: Warn) -> State:
+        """`_connect`, tried again while another process holds the database. Setting up a
+        new file (WAL mode, the schema) can meet a lock that SQLite reports at once rather
+        than waiting for, to avoid a deadlock: two processes starting together both hit it."""
+        deadline = time.monotonic() + BUSY_TIMEOUT
+        pause = 0.01
+        while True:
+            try:
+                return cls._connect(path, warn)
+            except sqlite3.OperationalError as err:
+                busy = "locked" in str(err) or "busy" in str(err)
+                if not busy or time.monotonic() + pause > deadline:
+                    raise
+                time.sleep(pause)
+                pause = min(pause * 2, 0.2)
 
     @classmethod
     def _connect(cls, path: Path, warn: Warn) -> State:

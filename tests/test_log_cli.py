@@ -72,3 +72,17 @@ def test_rolls_as_a_character_are_logged_under_its_name(env: dict[str, str]) -> 
     assert d20(["check", "stealth", "vs", "15", "--as", "aria", "-n", "50"], env).returncode == 0
     stats = d20(["log", "--stats"], env)
     assert stats.returncode == 0 and "aria: 50 d20s" in stats.stdout
+
+
+def test_processes_starting_together_on_a_new_database_all_keep_it(env: dict[str, str]) -> None:
+    """Setting up a new state database (WAL mode, schema) meets a lock SQLite reports at
+    once; a process must wait for it, not fall back to a state in memory."""
+    cmd = [sys.executable, "-m", "d20cli", "roll", "1d20", "--repeat", "200", "-q"]
+    procs = [
+        subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        for _ in range(4)
+    ]
+    errors = [p.communicate(timeout=120)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0, 0]
+    assert not any("warning" in e for e in errors), errors
+    assert len(exported(env)) == 800
