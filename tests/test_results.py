@@ -1,0 +1,151 @@
+"""Results write their own JSON text (d20cli.results): it must be exactly what the standard
+encoder gives for the same object (same keys, same order, same separators, same escapes),
+for every verb of every system and for any text a user can put in a label or comment."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from d20cli.options import Options
+from d20cli.results import JSON_ENCODER, Damage, DiceSummary, Die, Result, Score
+from d20cli.run import resolve
+
+REQUESTS = {
+    "levelup": [
+        "check +5 vs 15 adv",
+        "check stealth +5 vs 15 adv expertise=d6 expertise=d8",
+        "attack +7 vs 15 dmg 1d8+4",
+        "attack +7 vs 15 dmg 2d6+1d4+3",
+        "group +3, +4, -1 vs 12",
+        "save -1 vs 12 dis",
+        "roll 4d6kh3",
+        'roll 1d20+5 [atk] + 2d6 [dmg] # a "quoted" comment, é',
+        "roll 2000d6",
+        "roll 3x 1d10!",
+        "roll 10d6mi2ma5r1",
+    ],
+    "mm": ["check +8 vs 20", "attack +10 vs 18", "opposed +5 vs +3", "percent 45"],
+    "reglamento": ["check +3 vs 12", "attack +5 vs 14 dmg 1d8+2", "luck", "contest +5 vs +3"],
+    "pendagger": ["attempt adept", "attempt 14", "attempt trained +1", "scores 4", "luck"],
+}
+CASES = [(system, text) for system, texts in REQUESTS.items() for text in texts]
+RESULT_KEYS = {f.name for f in fields(Result)}
+
+
+def canonical(text: str) -> str:
+    """What the standard encoder writes for the object the text holds."""
+    return JSON_ENCODER.encode(json.loads(text))
+
+
+@pytest.mark.parametrize(("system", "text"), CASES)
+def test_json_text_is_the_standard_encoding(system: str, text: str) -> None:
+    for seed in range(25):
+        for result in resolve(text, Options(system=system, seed=seed)):
+            line = result.json_text()
+            assert line == canonical(line)
+            data = result.to_json()
+            assert list(data)[:12] == [
+                "request", "system", "verb", "dice", "natural", "modifier", "total",
+                "target", "outcome", "label", "success", "degree",
+            ]  # fmt: skip
+            assert data["total"] == result.total and data["outcome"] == result.outcome
+            assert not set(result.detail) & RESULT_KEYS  # extras never shadow a field
+
+
+texts = st.text()
+maybe_text = st.none() | texts
+dice = st.builds(
+    Die,
+    sides=st.integers(1, 1000),
+    face=st.integers(1, 1000),
+    kept=st.booleans(),
+    role=texts,
+    label=maybe_text,
+    flags=st.lists(texts, max_size=3).map(tuple),
+    by=maybe_text,
+)
+
+
+@given(dice)
+def test_any_die(die: Die) -> None:
+    line = die.json_text()
+    assert line == canonical(line)
+    data = die.to_json()
+    assert (data["sides"], data["face"], data["kept"], data["role"]) == (
+        die.sides,
+        die.face,
+        die.kept,
+        die.role,
+    )
+    assert data.get("label") == die.label and data.get("by") == die.by
+    assert tuple(data.get("flags", ())) == die.flags
+
+
+@given(
+    request=texts,
+    verb=texts,
+    dice_=st.lists(dice, max_size=3).map(tuple),
+    total=st.none() | st.integers(-(10**18), 10**18),
+    success=st.none() | st.booleans(),
+    label=maybe_text,
+    detail=st.dictionaries(
+        texts.filter(lambda k: k not in RESULT_KEYS),
+        st.none() | st.booleans() | st.integers() | texts | st.lists(st.integers()),
+        max_size=3,
+    ),
+    notes=st.lists(texts, max_size=2).map(tuple),
+    damage=st.none()
+    | st.builds(Damage, st.integers(), st.lists(dice).map(tuple), st.booleans(), texts),
+)
+def test_any_result(
+    request: str,
+    verb: str,
+    dice_: tuple[Die, ...],
+    total: int | None,
+    success: bool | None,
+    label: str | None,
+    detail: dict[str, object],
+    notes: tuple[str, ...],
+    damage: Damage | None,
+) -> None:
+    result = Result(
+        request,
+        "levelup",
+        verb,
+        dice_,
+        total=total,
+        success=success,
+        label=label,
+        detail=detail,
+        notes=notes,
+        damage=damage,
+    )
+    line = result.json_text()
+    assert line == canonical(line)
+    data = result.to_json()
+    assert (data["request"], data["verb"], data["total"], data["label"]) == (
+        request,
+        verb,
+        total,
+        label,
+    )
+    assert data["success"] is success
+    assert len(data["dice"]) == len(dice_)
+    assert {k: data[k] for k in detail} == detail
+    assert tuple(data.get("notes", ())) == notes
+    assert ("damage" in data) == (damage is not None)
+
+
+def test_summary_and_scores() -> None:
+    summary = DiceSummary(count=5, kept=3, faces={6: 2, 1: 3}, sides=(6,))
+    score = Score("strength", (Die(6, 4, role="score", by="player 1"),), 14, 1, "good")
+    for part in (summary, score):
+        line = part.json_text()
+        assert line == canonical(line)
+    assert summary.to_json() == {"count": 5, "kept": 3, "sides": [6], "faces": {"1": 3, "6": 2}}
+    assert score.to_json()["dice"][0]["by"] == "player 1"
