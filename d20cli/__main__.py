@@ -67,13 +67,9 @@ def dispatch(args: list[str]) -> int:
             return int(ExitStatus.BAD_INPUT)
         if not words:
             if not sys.stdin.isatty():
-                from d20cli.run import Context, run_lines, stdin_lines
+                from d20cli.run import run_stdin
 
-                context = Context.for_command_line()
-                try:
-                    return int(run_lines(stdin_lines(sys.stdin), opts, Output(), context))
-                finally:
-                    context.close()
+                return int(run_stdin(opts))
             if sys.stdout.isatty():
                 from d20cli.shell import run_shell
 

@@ -92,13 +92,12 @@ def main_callback(
 ) -> None:
     """A dice roller for d20 tabletop games."""
     if ctx.invoked_subcommand is None:
-        from d20cli.run import run_lines, stdin_lines
+        from d20cli.run import run_stdin
 
         if sys.stdin.isatty():
             typer.echo(ctx.get_help())
             raise typer.Exit()
-        status = run_lines(stdin_lines(sys.stdin), Options(), Output())
-        raise typer.Exit(int(status))
+        raise typer.Exit(int(run_stdin(Options())))
 
 
 def _add_sub_apps() -> None:

@@ -1,19 +1,22 @@
 """Where results go: plain text, colour through rich, JSON lines, errors on stderr.
 
 Colour only on a terminal, and never with --no-color or NO_COLOR; rich is imported only
-when colour is on, so pipes and scripts do not pay for it. JSON lines are flushed one by
-one so a consumer can stream them.
+when colour is on, so pipes and scripts do not pay for it. Every line is flushed as it is
+written, so a consumer can stream them; a batch on standard input instead flushes before
+it waits for more input (`Output(flush_lines=False)`, see run.stdin_lines), which streams
+just the same and saves a write per line. Anything on stderr is preceded by what stdout
+holds, so the two keep their order in `2>&1`.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from typing import Any, TextIO
 
 from d20cli.errors import D20Error
 from d20cli.render import Line
+from d20cli.results import JSON_ENCODER
 
 
 def color_wanted(stream: TextIO, no_color: bool = False) -> bool:
@@ -25,9 +28,6 @@ def color_wanted(stream: TextIO, no_color: bool = False) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
-
-
-_ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False)  # built once
 
 
 def plain_text(line: Line) -> str:
@@ -46,17 +46,23 @@ class Output:
         color: bool | None = None,
         width: int | None = None,
         console: Any = None,
+        flush_lines: bool = True,
     ) -> None:
         """`console`: a rich Console to print through (tests pass one with a fixed width);
-        giving one means the lines go through rich even without colour."""
+        giving one means the lines go through rich even without colour. `flush_lines`:
+        flush stdout after every write (else the caller flushes)."""
         self.stdout = stdout if stdout is not None else sys.stdout
         self.stderr = stderr if stderr is not None else sys.stderr
         self.color = color_wanted(self.stdout) if color is None else color
         self.width = width
         self._console: Any = console
+        self.flush_lines = flush_lines
 
     def without_color(self) -> Output:
-        return Output(self.stdout, self.stderr, False, self.width)
+        return Output(self.stdout, self.stderr, False, self.width, flush_lines=self.flush_lines)
+
+    def flush(self) -> None:
+        self.stdout.flush()
 
     def console(self) -> Any:
         """A rich Console on stdout (created on first use)."""
@@ -83,20 +89,23 @@ class Output:
                 console.print(Text.assemble(*line))
         else:
             self.stdout.write("".join(plain_text(line) + "\n" for line in lines))
-        self.stdout.flush()
+        if self.flush_lines:
+            self.stdout.flush()
 
     def text(self, text: str) -> None:
+        """One line of text (a JSON line is one too)."""
         self.stdout.write(text + "\n")
-        self.stdout.flush()
+        if self.flush_lines:
+            self.stdout.flush()
 
     def json(self, obj: Any) -> None:
-        self.stdout.write(_ENCODER.encode(obj) + "\n")
-        self.stdout.flush()
+        self.text(JSON_ENCODER.encode(obj))
 
     def error(self, err: D20Error, as_json: bool = False) -> None:
         """The one-line message (and the text with a caret under the column) on stderr;
         with --json also {"error": ...} on stdout."""
         lines = [f"d20: {err.one_line()}", *err.caret_lines()]
+        self.stdout.flush()
         self.stderr.write("\n".join(lines) + "\n")
         self.stderr.flush()
         if as_json:
@@ -108,5 +117,6 @@ class Output:
             self.json(obj)
 
     def warn(self, message: str) -> None:
+        self.stdout.flush()
         self.stderr.write(f"d20: warning: {message}\n")
         self.stderr.flush()

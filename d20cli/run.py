@@ -10,7 +10,7 @@ import itertools
 import math
 import os
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -395,7 +395,7 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
 
 def _emit(result: Result, opts: Options, out: Output, header: bool = True) -> None:
     if opts.json:
-        out.json(result.to_json())
+        out.text(result.json_text())
     elif opts.quiet:
         out.text(quiet_text(result))
     else:
@@ -458,15 +458,57 @@ def run_lines(
     return worst
 
 
-def stdin_lines(stream: Any) -> Iterator[str | D20Error]:
+def run_stdin(base: Options) -> ExitStatus:
+    """The requests on standard input, one per line, as the command line runs them."""
+    import sys
+
+    out = Output(flush_lines=False)
+    context = Context.for_command_line()
+    try:
+        return run_lines(stdin_lines(sys.stdin, out.flush), base, out, context)
+    finally:
+        context.close()
+
+
+def stdin_lines(
+    stream: Any, before_wait: Callable[[], None] | None = None
+) -> Iterator[str | D20Error]:
     """Lines of standard input, decoded one by one so that a line of invalid UTF-8 is
-    reported as that line's error and the rest still run."""
-    buffer = getattr(stream, "buffer", None)
-    if buffer is None:
-        yield from stream
+    reported as that line's error and the rest still run.
+
+    before_wait: called whenever reading on would wait for more input (the output is
+    flushed then, so a consumer sees every answer to what was sent so far, and a batch
+    is written in large pieces rather than a write per line)."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's stream)
+        buffer = getattr(stream, "buffer", None)
+        for number, raw in enumerate(stream if buffer is None else buffer, 1):
+            if before_wait is not None:
+                before_wait()
+            yield raw if isinstance(raw, str) else _decoded(raw, number)
         return
-    for number, raw in enumerate(buffer, 1):
-        try:
-            yield raw.decode("utf-8")
-        except UnicodeDecodeError as err:
-            yield ParseError(f"line {number} is not valid UTF-8 (byte {err.start + 1})")
+    number = 0
+    pending = b""
+    while True:
+        if before_wait is not None:
+            before_wait()
+        chunk = os.read(fd, READ_SIZE)
+        if not chunk:
+            break
+        *complete, pending = (pending + chunk).split(b"\n")
+        for raw in complete:
+            number += 1
+            yield _decoded(raw, number)
+    if pending:
+        yield _decoded(pending, number + 1)
+
+
+READ_SIZE = 1 << 16
+
+
+def _decoded(raw: bytes, number: int) -> str | D20Error:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        return ParseError(f"line {number} is not valid UTF-8 (byte {err.start + 1})")

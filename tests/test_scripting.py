@@ -102,6 +102,21 @@ def test_bad_line_on_stdin_exits_2_and_the_rest_still_run() -> None:
     assert run.stdout.split() == ["1", "2"]
 
 
+def test_errors_keep_their_place_among_the_results() -> None:
+    """`d20 < file 2>&1`: an error comes out after the results of the lines before it."""
+    run = subprocess.run(
+        [*D20, "-q"],
+        input="roll 1d1\ncheck +5 vs\nroll 1d1+1\n",
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+        timeout=TIMEOUT,
+    )
+    lines = run.stdout.splitlines()
+    assert lines[0] == "1" and lines[1].startswith("d20: error") and lines[-1] == "2"
+
+
 @pytest.mark.parametrize("extra", [[], ["--json"]])
 def test_reader_going_away_ends_quietly(extra: list[str]) -> None:
     """`d20 roll 1d6 --repeat 1000000 | head -1`: no BrokenPipeError text, exit 0."""
