@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -65,8 +66,10 @@ def open_log(opts: Options, out: Output) -> RollLog | None:
     return RollLog(opts.as_, source, out)
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+def stamp(ms: int) -> str:
+    """The log's time text for a time in milliseconds since the epoch (ISO 8601, UTC)."""
+    at = datetime.fromtimestamp(ms // 1000, UTC).replace(microsecond=ms % 1000 * 1000)
+    return at.isoformat(timespec="milliseconds")
 
 
 def dice_of(result: Result) -> list[Die]:
@@ -101,14 +104,22 @@ class RollLog:
         self._store = store
         self._rows: list[tuple[Any, ...]] = []
         self._failed = False
+        self._ms = -1  # the time of the last row, and its text (a batch rolls many per ms)
+        self._stamp = ""
+
+    def now(self) -> str:
+        ms = time.time_ns() // 1_000_000
+        if ms != self._ms:
+            self._ms, self._stamp = ms, stamp(ms)
+        return self._stamp
 
     def add(self, result: Result) -> None:
         if self._failed:
             return
-        dice = json.dumps([d.to_json() for d in dice_of(result)], separators=(",", ":"))
+        dice = f"[{', '.join([d.json_text() for d in dice_of(result)])}]"
         self._rows.append(
             (
-                _now(),
+                self.now(),
                 self.character,
                 result.system,
                 result.verb,

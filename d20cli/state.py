@@ -429,7 +429,7 @@ class State:
         # SQLite holds 64-bit integers; a larger total (which the dice never give, see
         # dice.MAX_TOTAL) is stored as NULL, and text is made valid UTF-8, rather than
         # failing the whole write.
-        safe = [tuple(_sql_value(v) for v in row) for row in rows]
+        safe = [tuple(map(_sql_value, row)) for row in rows]
         self._write(
             "the roll log",
             lambda conn: conn.executemany(
@@ -465,15 +465,17 @@ _INT64 = 2**63
 def _sql_value(value: Any) -> Any:
     """`value` as SQLite can store it: an int outside 64 bits becomes NULL, and text with
     lone surrogates (bytes of a command line that were not UTF-8) gets U+FFFD for them."""
-    if isinstance(value, int) and not -_INT64 <= value < _INT64:
-        return None
-    if isinstance(value, str):
+    if type(value) is str:
         return _clean(value)
+    if type(value) is int and not -_INT64 <= value < _INT64:
+        return None
     return value
 
 
 def _clean(text: str) -> str:
     """`text` encodable as UTF-8: each lone surrogate becomes U+FFFD."""
+    if text.isascii():
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

@@ -85,6 +85,17 @@ def test_rows_hold_what_was_rolled() -> None:
     assert err.getvalue() == ""
 
 
+def test_times_are_iso_utc_to_the_millisecond() -> None:
+    assert rolllog.stamp(0) == "1970-01-01T00:00:00.000+00:00"
+    assert rolllog.stamp(1_700_000_000_999) == "2023-11-14T22:13:20.999+00:00"
+    out, _ = output()
+    log = RollLog(None, "random", out)
+    before = time.time_ns() // 1_000_000
+    at = log.now()
+    after = time.time_ns() // 1_000_000
+    assert rolllog.stamp(before) <= at <= rolllog.stamp(after)
+
+
 def test_a_long_repeat_writes_in_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
     add_rolls = State.add_rolls
