@@ -18,7 +18,7 @@ can point its error at the word it does not offer.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeAlias
 
 if TYPE_CHECKING:
@@ -58,6 +58,24 @@ EXPERTISE_SIZES: tuple[int, ...] = (4, 6, 8)
 TARGET_KINDS: tuple[str, ...] = ("number", "named", "defense", "rank", "routine")
 #: Words that may follow `fortune`.
 FORTUNE_ACTIONS: tuple[str, ...] = ("show", "spend", "boon", "no-boon")
+
+#: The kinds of word a check request may carry besides its verb, in the order a system
+#: reports the first one it does not offer (see `CheckRequest.word_kinds`).
+CHECK_WORD_KINDS: tuple[str, ...] = (
+    "adv",
+    "dis",
+    "expertise",
+    "circumstance",
+    "reliable",
+    "unreliable",
+    "fortune",
+    "rank",
+    "score",
+    "adjust",
+    "dmg",
+    "modifier",
+    "target",
+)
 
 Columns: TypeAlias = tuple[tuple[str, int], ...]
 
@@ -112,6 +130,9 @@ class CheckRequest(_Located):
     (`attempt 14`: an ability score); adjust: a signed number after a rank or score
     (`attempt trained +1`), the rank adjustment.
     damage: the expression after `dmg`. fortune: the word `fortune` was given.
+    word_kinds: the kinds of word given (of CHECK_WORD_KINDS), computed once when the
+    request is built, so a system compares them with what it offers in one set operation.
+    Not an argument (the parse cache stores the fields above and rebuilds this one).
     """
 
     verb: str
@@ -132,6 +153,26 @@ class CheckRequest(_Located):
     fortune: bool = False
     repeat: int = 1
     columns: Columns = ()
+    word_kinds: frozenset[str] = field(init=False, repr=False, compare=False, default=frozenset())
+
+    def __post_init__(self) -> None:
+        given = {
+            "adv": self.adv > 0,
+            "dis": self.dis > 0,
+            "expertise": bool(self.expertise),
+            "circumstance": bool(self.circumstances),
+            "reliable": self.reliable > 0,
+            "unreliable": self.unreliable > 0,
+            "fortune": self.fortune,
+            "rank": self.rank is not None,
+            "score": self.score is not None,
+            "adjust": self.adjust is not None,
+            "dmg": self.damage is not None,
+            "modifier": self.modifier is not None,
+            "target": self.target is not None,
+        }
+        kinds = frozenset(kind for kind, yes in given.items() if yes)
+        object.__setattr__(self, "word_kinds", kinds)
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,13 @@ def test_round_trip_gives_an_equal_request(text: str) -> None:
     assert decode(data, _classes()) == request
 
 
+def test_derived_fields_are_not_stored_but_computed_again() -> None:
+    request = parse_request("attack +7 vs 15 adv dmg 1d8+4")
+    data = json.loads(json.dumps(encode(request)))
+    assert "word_kinds" not in data
+    assert decode(data, _classes()).word_kinds == request.word_kinds != frozenset()
+
+
 def test_cache_file_serves_a_second_run(tmp_path: Path) -> None:
     path = str(tmp_path / "requests.json")
     first = ParseCache(path)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
 from d20cli import grammar
 from d20cli.errors import RulesError
 from d20cli.grammar import parse_request
+from d20cli.requests import CHECK_WORD_KINDS, CheckRequest
 from d20cli.roller import ForcedRoller
 from d20cli.systems import ALIASES, SYSTEM_IDS, System, get_system
 
@@ -133,3 +135,26 @@ def test_get_system_imports_only_its_module() -> None:
         "assert 'd20cli.systems.levelup' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_check_request_knows_the_kinds_of_word_it_was_given() -> None:
+    request = parse_request("check stealth +5 vs 15 adv dis expertise=d6 dmg 1d6")
+    assert request.word_kinds == {"adv", "dis", "expertise", "modifier", "target", "dmg"}
+    assert request.word_kinds <= set(CHECK_WORD_KINDS)
+    # Built in code or by replace(), the kinds follow the fields.
+    assert CheckRequest("check", "check").word_kinds == set()
+    assert replace(request, adv=0, damage=None).word_kinds == {
+        "dis",
+        "expertise",
+        "modifier",
+        "target",
+    }
+
+
+def test_a_system_rejects_the_first_word_kind_it_lacks_in_the_fixed_order() -> None:
+    # reliable comes first in the text, but expertise comes first in CHECK_WORD_KINDS.
+    request = parse_request("check +5 vs 15 reliable expertise")
+    with pytest.raises(RulesError) as err:
+        get_system("reglamento").resolve(request, ForcedRoller([]))
+    assert err.value.message.startswith("reglamento has no expertise die")
+    assert err.value.column == request.column("expertise")

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from d20cli import dice
 from d20cli.errors import RulesError
+from d20cli.requests import CHECK_WORD_KINDS
 from d20cli.results import Die, Result
 
 if TYPE_CHECKING:
@@ -192,37 +193,22 @@ def located(request: Request, message: str, key: str | None = None) -> RulesErro
     return RulesError(message, request.text, col)
 
 
-# The words a check request may carry, each with a test of whether it was given.
-CHECK_WORDS: Mapping[str, Callable[[CheckRequest], bool]] = {
-    "adv": lambda r: r.adv > 0,
-    "dis": lambda r: r.dis > 0,
-    "expertise": lambda r: bool(r.expertise),
-    "circumstance": lambda r: bool(r.circumstances),
-    "reliable": lambda r: r.reliable > 0,
-    "unreliable": lambda r: r.unreliable > 0,
-    "fortune": lambda r: r.fortune,
-    "rank": lambda r: r.rank is not None,
-    "score": lambda r: r.score is not None,
-    "adjust": lambda r: r.adjust is not None,
-    "dmg": lambda r: r.damage is not None,
-    "modifier": lambda r: r.modifier is not None,
-    "target": lambda r: r.target is not None,
-}
-
-
 def reject_words(
     request: CheckRequest,
     offered: Collection[str],
     hints: Mapping[str, str],
     system: str,
 ) -> None:
-    """Raise a RulesError for the first word kind in the request that `offered` lacks.
+    """Raise a RulesError for the first word kind in the request that `offered` lacks (in
+    the order of `CHECK_WORD_KINDS`).
 
     hints: word kind -> message (what the system offers instead)."""
-    for key, given in CHECK_WORDS.items():
-        if key not in offered and given(request):
-            default = f"{system} does not use {key!r} with {request.verb!r}"
-            raise located(request, hints.get(key, default), key)
+    lacking = request.word_kinds.difference(offered)
+    if not lacking:
+        return
+    key = next(kind for kind in CHECK_WORD_KINDS if kind in lacking)
+    default = f"{system} does not use {key!r} with {request.verb!r}"
+    raise located(request, hints.get(key, default), key)
 
 
 def resolve_roll(request: Request, roller: Roller, system: str) -> Result | None:

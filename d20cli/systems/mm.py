@@ -118,6 +118,10 @@ _HINTS = {
     "target": "a side of opposed has no target: opposed +8 vs +6",
 }
 
+# The words a check may carry, and a side of opposed.
+_OFFERED = frozenset({"modifier", "target", "circumstance"})
+_OFFERED_SIDE = frozenset({"modifier", "circumstance"})
+
 _OTHER_VERBS = {
     "save": "mm saves are resistance checks: resist +6 vs rank 8",
     "group": "group checks are levelup's",
@@ -256,7 +260,7 @@ def circumstance_total(words: tuple[str, ...]) -> int:
 
 
 def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
-    reject_words(request, {"modifier", "target", "circumstance"}, _HINTS, ID)
+    reject_words(request, _OFFERED, _HINTS, ID)
     dc, detail = _dc(request)
     flat = circumstance_total(request.circumstances)
     if request.circumstances:
@@ -306,7 +310,7 @@ def _tiebreak(roller: Roller) -> tuple[Grade, Die]:
 def _resolve_opposed(request: ContestRequest, roller: Roller) -> Result:
     sides: list[Result] = []
     for side in (request.first, request.second):
-        reject_words(side, {"modifier", "circumstance"}, _HINTS, ID)
+        reject_words(side, _OFFERED_SIDE, _HINTS, ID)
         flat = circumstance_total(side.circumstances)
         roll = roll_check(roller, 0, 0, side.modifier, flat=flat)
         sides.append(

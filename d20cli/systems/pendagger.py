@@ -162,6 +162,9 @@ _HINTS = {
     "dmg": "pendagger attempts have no damage roll; use roll 1d8+2",
 }
 
+# The words an attempt may carry.
+_OFFERED = frozenset({"adv", "dis", "reliable", "unreliable", "fortune", "rank", "score", "adjust"})
+
 _OTHER_VERBS = {
     "save": "use attempt (or defend) with the rank: attempt adept",
     "group": "group checks are levelup's",
@@ -334,10 +337,9 @@ def attempt_rank(request: CheckRequest) -> tuple[str, dict[str, object]]:
 
 
 def _check_attempt_words(request: CheckRequest) -> None:
-    offered = {"adv", "dis", "reliable", "unreliable", "fortune", "rank", "score", "adjust"}
     if request.rank is None and request.score is None and request.modifier is not None:
         raise located(request, _HINTS["modifier"], "modifier")
-    reject_words(request, offered, _HINTS, ID)
+    reject_words(request, _OFFERED, _HINTS, ID)
 
 
 def _attempt_result(

@@ -81,6 +81,11 @@ _HINTS = {
     "target": "a contest side has no target: contest +3 vs +1",
 }
 
+# The words a check or save may carry (an attack may also carry damage), and a contest side.
+_OFFERED = frozenset({"adv", "dis", "modifier", "target"})
+_OFFERED_ATTACK = _OFFERED | {"dmg"}
+_OFFERED_SIDE = frozenset({"adv", "dis", "modifier"})
+
 _OTHER_VERBS = {
     "group": "group checks are levelup's; roll each check",
     "percent": "percent is mm's; use roll 1d100",
@@ -152,9 +157,7 @@ def _target(request: CheckRequest) -> int | None:
 
 
 def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
-    offered = {"adv", "dis", "modifier", "target"}
-    if request.verb == "attack":
-        offered.add("dmg")
+    offered = _OFFERED_ATTACK if request.verb == "attack" else _OFFERED
     reject_words(request, offered, _HINTS, ID)
     target = _target(request)
     roll = roll_check(roller, request.adv, request.dis, request.modifier)
@@ -192,7 +195,7 @@ def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
 def _resolve_contest(request: ContestRequest, roller: Roller) -> Result:
     sides: list[Result] = []
     for side in (request.first, request.second):
-        reject_words(side, {"adv", "dis", "modifier"}, _HINTS, ID)
+        reject_words(side, _OFFERED_SIDE, _HINTS, ID)
         roll = roll_check(roller, side.adv, side.dis, side.modifier)
         sides.append(
             Result(
