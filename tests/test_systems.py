@@ -12,8 +12,10 @@ from d20cli import grammar
 from d20cli.errors import RulesError
 from d20cli.grammar import parse_request
 from d20cli.requests import CHECK_WORD_KINDS, CheckRequest
+from d20cli.results import Die
 from d20cli.roller import ForcedRoller
 from d20cli.systems import ALIASES, SYSTEM_IDS, System, get_system
+from d20cli.systems.common import d20_die
 
 
 def test_ids_in_order() -> None:
@@ -158,3 +160,14 @@ def test_a_system_rejects_the_first_word_kind_it_lacks_in_the_fixed_order() -> N
         get_system("reglamento").resolve(request, ForcedRoller([]))
     assert err.value.message.startswith("reglamento has no expertise die")
     assert err.value.column == request.column("expertise")
+
+
+def test_d20_dice_are_shared_but_equal_to_new_ones() -> None:
+    for face in range(1, 21):
+        for kept in (True, False):
+            assert d20_die(face, kept) == Die(20, face, kept, "d20")
+            assert d20_die(face, kept) is d20_die(face, kept)
+            assert d20_die(face, kept, "luck") == Die(20, face, kept, "luck")
+    assert d20_die(7, True, "tiebreak") == Die(20, 7, True, "tiebreak")
+    r = get_system("levelup").resolve(parse_request("check +1 vs 10 dis"), ForcedRoller([4, 9]))
+    assert r.dice == (Die(20, 4, True, "d20"), Die(20, 9, False, "d20"))

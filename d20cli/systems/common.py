@@ -58,11 +58,26 @@ def roll_d20(roller: Roller, adv: int = 0, dis: int = 0, role: str = "d20") -> D
     faces = roller.d20s(net)
     first = faces[0]
     if net == 0:
-        return D20Roll(first, (Die(20, first, True, role),))
+        return D20Roll(first, (d20_die(first, True, role),))
     second = faces[1]
     keep_first = first >= second if net > 0 else first <= second
-    dice = (Die(20, first, keep_first, role), Die(20, second, not keep_first, role))
+    dice = (d20_die(first, keep_first, role), d20_die(second, not keep_first, role))
     return D20Roll(first if keep_first else second, dice)
+
+
+def d20_die(face: int, kept: bool, role: str = "d20") -> Die:
+    """`Die(20, face, kept, role)`. A Die is immutable, so the d20s of every roll share the
+    ones made once in `_D20_DICE` (building a Die costs as much as the rest of roll_d20)."""
+    die = _D20_DICE.get((face, kept, role))
+    return die if die is not None else Die(20, face, kept, role)
+
+
+_D20_DICE: Mapping[tuple[int, bool, str], Die] = {
+    (face, kept, role): Die(20, face, kept, role)
+    for face in range(1, 21)
+    for kept in (True, False)
+    for role in ("d20", "luck")
+}
 
 
 def pick_d20(faces: tuple[int, ...], adv: int = 0, dis: int = 0) -> int:
