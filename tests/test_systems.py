@@ -15,7 +15,7 @@ from d20cli.requests import CHECK_WORD_KINDS, CheckRequest
 from d20cli.results import Die
 from d20cli.roller import ForcedRoller
 from d20cli.systems import ALIASES, SYSTEM_IDS, System, get_system
-from d20cli.systems.common import d20_die
+from d20cli.systems.common import Evaluated, d20_die, evaluate
 
 
 def test_ids_in_order() -> None:
@@ -171,3 +171,13 @@ def test_d20_dice_are_shared_but_equal_to_new_ones() -> None:
     assert d20_die(7, True, "tiebreak") == Die(20, 7, True, "tiebreak")
     r = get_system("levelup").resolve(parse_request("check +1 vs 10 dis"), ForcedRoller([4, 9]))
     assert r.dice == (Die(20, 4, True, "d20"), Die(20, 9, False, "d20"))
+
+
+def test_plain_and_negative_numbers_roll_nothing() -> None:
+    for text, total, shown in (("save +3", 3, "3"), ("save -1", -1, "-1"), ("save -0", 0, "-0")):
+        ev = evaluate(parse_request(text).modifier, ForcedRoller([]), "modifier")
+        assert (ev.total, ev.dice, ev.text) == (total, (), shown)
+    assert evaluate(None, ForcedRoller([]), "modifier") == Evaluated(0, (), None)
+    assert evaluate(None, ForcedRoller([]), "modifier").text == ""
+    ev = evaluate(parse_request("save -1d4").modifier, ForcedRoller([3]), "modifier")
+    assert (ev.total, ev.dice, ev.text) == (-3, (Die(4, 3, True, "modifier"),), "-1d4")

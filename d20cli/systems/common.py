@@ -90,27 +90,36 @@ def pick_d20(faces: tuple[int, ...], adv: int = 0, dis: int = 0) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Evaluated:
-    """An evaluated expression: its total, its dice (in roll order) and its text."""
+    """An evaluated expression: its total, its dice (in roll order) and the expression
+    (None for none), whose text is written only when asked for (a modifier's never is)."""
 
     total: int
     dice: tuple[Die, ...]
-    text: str
+    expr: Expr | None
+
+    @property
+    def text(self) -> str:
+        """The normalised text of the expression ("" for none)."""
+        return expression_text(self.expr)
 
 
 def evaluate(expr: Expr | None, roller: Roller, role: str) -> Evaluated:
     """Roll a modifier or damage expression (None counts as +0)."""
     if expr is None:
         return _NOTHING
-    if type(expr) is dice.Number:  # a plain number: nothing to roll
-        return Evaluated(expr.value, (), str(expr))
+    # A plain number (+5) or a negative one (-1) has nothing to roll.
+    if type(expr) is dice.Number:
+        return Evaluated(expr.value, (), expr)
+    if type(expr) is dice.Neg and type(expr.operand) is dice.Number:
+        return Evaluated(-expr.operand.value, (), expr)
     preset = roller.preset_total(expr)  # the odds engine answers with a whole total
     if preset is not None:
-        return Evaluated(preset, (), str(expr))
+        return Evaluated(preset, (), expr)
     ev = dice.evaluate(expr, roller, role=role)
-    return Evaluated(ev.total, tuple(ev.dice()), str(expr))
+    return Evaluated(ev.total, tuple(ev.dice()), expr)
 
 
-_NOTHING = Evaluated(0, (), "")
+_NOTHING = Evaluated(0, (), None)
 
 
 def expression_text(expr: Expr | None) -> str:
@@ -188,15 +197,14 @@ def roll_check(
 ) -> CheckRoll:
     """Roll a d20 check's dice in the `--dice` order; `flat` is added to the modifier."""
     d20 = roll_d20(roller, adv, dis)
-    rolled = list(d20.dice)
+    rolled = d20.dice
     added = flat
     if extra_die is not None:
         face = roller.roll(1, extra_die)
-        rolled.append(Die(extra_die, face, True, extra_role))
+        rolled += (Die(extra_die, face, True, extra_role),)
         added += face
     ev = evaluate(modifier, roller, "modifier")  # a plain `+5` rolls nothing
-    rolled.extend(ev.dice)
-    return CheckRoll(d20.natural, added + ev.total, tuple(rolled))
+    return CheckRoll(d20.natural, added + ev.total, rolled + ev.dice)
 
 
 def located(request: Request, message: str, key: str | None = None) -> RulesError:
