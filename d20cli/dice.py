@@ -700,10 +700,10 @@ class _Evaluator:
             keep = e.keep
             if e.pool is None and keep is not None:  # fast path: keep/drop single dice
                 k = keep.kept_count(n)
-                if keep.kind in ("kh", "dl"):  # ties keep the earlier die (stable sort)
-                    order = sorted(range(n), key=lambda i: -faces[i])
-                else:
-                    order = sorted(range(n), key=faces.__getitem__)
+                # Highest first for kh/dl; ties keep the earlier die (a stable sort, also
+                # in reverse).
+                highest = keep.kind in ("kh", "dl")
+                order = sorted(range(n), key=faces.__getitem__, reverse=highest)
                 kept = [False] * n
                 total = 0
                 for i in order[:k]:

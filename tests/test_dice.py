@@ -74,6 +74,21 @@ def test_keep_drop_marks_dice() -> None:
     assert [d.kept for d in roll("2d20kl1", [9, 9]).dice()] == [True, False]
 
 
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("4d6kh2", [True, True, False, False]),
+        ("4d6dl1", [True, True, True, False]),
+        ("4d6kl2", [True, False, False, True]),
+        ("4d6dh1", [True, False, True, True]),
+        ("4d6kh3", [True, True, True, False]),
+    ],
+)
+def test_keep_and_drop_ties_keep_the_earlier_die(text: str, kept: list[bool]) -> None:
+    faces = [3, 5, 3, 3] if text == "4d6kh3" else [3, 5, 3, 1]
+    assert [d.kept for d in roll(text, faces).dice()] == kept
+
+
 def test_zero_dice() -> None:
     for text in ("0d6", "0d6kh1", "0d6!", "(1-1)d6"):
         tree = roll(text, [])
