@@ -59,7 +59,8 @@ class Context:
         use one, so a repeated request starts without pyparsing)."""
         self.disk = disk
         self.parsed: dict[str, Request] = {}
-        self.lines: dict[str, tuple[list[str], Options]] = {}  # a batch's lines, split and read
+        # a batch's lines, split and read: words, options, request text
+        self.lines: dict[str, tuple[list[str], Options, str]] = {}
         self.logs: dict[tuple[str | None, bool, bool], RollLog | None] = {}
         self.systems: dict[str, System] = {}
         self._rng: random.Random | None = None
@@ -235,7 +236,8 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
                 tally.add(result)
                 continue
             _emit(result, opts, out, header=not results)
-            status = max(status, exit_for(result, opts))
+            if opts.exit_status:
+                status = max(status, exit_for(result, opts))
             results = [result]
     except D20Error as err:
         if err.text is None:
@@ -335,12 +337,15 @@ def output_for(opts: Options, out: Output) -> Output:
     return out.without_color() if opts.no_color and out.color else out
 
 
-def run_words(words: list[str], opts: Options, out: Output, context: Context | None) -> Outcome:
-    """Words whose options are already read: `odds ...`, or one request."""
+def run_words(
+    words: list[str], opts: Options, out: Output, context: Context | None, text: str | None = None
+) -> Outcome:
+    """Words whose options are already read: `odds ...`, or one request (whose text, if
+    given, is `request_text(words, opts)`)."""
     out = output_for(opts, out)
     if words and words[0] == "odds":
         return Outcome(odds_for_words(words[1:], opts, out), [])
-    return run_request(request_text(words, opts), opts, out, context)
+    return run_request(request_text(words, opts) if text is None else text, opts, out, context)
 
 
 def run_odds(tokens: list[str], base: Options, out: Output) -> ExitStatus:
@@ -445,14 +450,16 @@ def run_lines(
             continue
         prepared = context.lines.get(line)
         if prepared is None:  # a new line: split it and read its options once
-            prepared = read_options(split_line(line), base, out)
-            if prepared is None:
+            read = read_options(split_line(line), base, out)
+            if read is None:
                 worst = ExitStatus.BAD_INPUT
                 continue
+            words, opts = read
+            prepared = (words, opts, request_text(words, opts))
             if len(context.lines) < Context.CACHE_SIZE:
                 context.lines[line] = prepared
-        words, opts = prepared
-        outcome = run_words(words, opts, out, context)
+        words, opts, text = prepared
+        outcome = run_words(words, opts, out, context, text)
         if outcome.status > worst:
             worst = outcome.status
     return worst
