@@ -34,7 +34,7 @@ from d20cli.errors import StateError
 
 Warn = Callable[[str], None]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT = 10.0  # seconds a writer waits for another process's transaction
 
 #: MIGRATIONS[n] takes the schema from version n to n + 1.
@@ -72,6 +72,12 @@ MIGRATIONS: tuple[str, ...] = (
         source    TEXT NOT NULL DEFAULT 'random'
     );
     CREATE INDEX IF NOT EXISTS rolls_by_character ON rolls (character, id);
+    """,
+    # 2 -> 3: only rolls made as a character are indexed by character (`d20 log --as X`);
+    # a batch of plain rolls then writes each row once, not twice.
+    """
+    DROP INDEX IF EXISTS rolls_by_character;
+    CREATE INDEX rolls_by_character ON rolls (character, id) WHERE character IS NOT NULL;
     """,
 )
 
@@ -427,9 +433,13 @@ class State:
         if not rows:
             return
         # SQLite holds 64-bit integers; a larger total (which the dice never give, see
-        # dice.MAX_TOTAL) is stored as NULL, and text is made valid UTF-8, rather than
-        # failing the whole write.
-        safe = [tuple(map(_sql_value, row)) for row in rows]
+        # dice.MAX_TOTAL) is stored as NULL, and the text a user typed (a character's name,
+        # the request, labels in the dice) is made valid UTF-8, rather than failing the
+        # whole write. The other columns are the program's own ASCII words.
+        safe = [
+            (at, _clean_or_none(who), sy, verb, _clean(text), _clean(dice), _int64(total), oc, src)
+            for at, who, sy, verb, text, dice, total, oc, src in rows
+        ]
         self._write(
             "the roll log",
             lambda conn: conn.executemany(
@@ -462,24 +472,24 @@ def _set_fortune(conn: sqlite3.Connection, holder: str, count: int) -> None:
 _INT64 = 2**63
 
 
-def _sql_value(value: Any) -> Any:
-    """`value` as SQLite can store it: an int outside 64 bits becomes NULL, and text with
-    lone surrogates (bytes of a command line that were not UTF-8) gets U+FFFD for them."""
-    if type(value) is str:
-        return _clean(value)
-    if type(value) is int and not -_INT64 <= value < _INT64:
-        return None
-    return value
+def _int64(value: int | None) -> int | None:
+    """`value` as SQLite can store it: an int outside 64 bits becomes NULL."""
+    return value if value is None or -_INT64 <= value < _INT64 else None
+
+
+def _clean_or_none(text: str | None) -> str | None:
+    return None if text is None else _clean(text)
 
 
 def _clean(text: str) -> str:
-    """`text` encodable as UTF-8: each lone surrogate becomes U+FFFD."""
+    """`text` encodable as UTF-8: each lone surrogate (bytes of a command line that were
+    not UTF-8) becomes U+FFFD."""
     if text.isascii():
         return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
     return text
 
 

@@ -119,6 +119,16 @@ class Broken:
         raise sqlite3.OperationalError("disk I/O error")
 
 
+def test_text_that_is_not_utf8_and_huge_totals_are_stored_safely() -> None:
+    store = state.shared()
+    bad = "caf\udce9"  # a command line's byte that was not UTF-8
+    row = ("2024-01-01T00:00:00.000+00:00", bad, "levelup", "roll", f"roll 1d1 # {bad}")
+    store.add_rolls([(*row, f'[{{"label": "{bad}"}}]', 2**70, None, "random")])
+    (logged,) = rolllog.recent(store)
+    assert logged.character == "caf\ufffd" and logged.request == "roll 1d1 # caf\ufffd"
+    assert logged.dice == [{"label": "caf\ufffd"}] and logged.total is None
+
+
 def test_a_failing_write_warns_once_and_the_rolls_go_on() -> None:
     out, err = output()
     log = RollLog(None, "random", out, store=Broken(), flush_rows=2)  # type: ignore[arg-type]
@@ -356,7 +366,31 @@ def test_a_version_1_database_gains_the_log() -> None:
     conn.commit()
     conn.close()
     store = State.open(path)
-    assert SCHEMA_VERSION == 2
-    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert store.fortune("player") == 2 and rolllog.count(store) == 0
+    store.close()
+
+
+def test_a_version_2_database_keeps_its_rolls_and_finds_them_by_character() -> None:
+    path = state.db_path()
+    path.parent.mkdir(parents=True)
+    conn = sqlite3.connect(path)
+    for script in state.MIGRATIONS[:2]:
+        conn.executescript(script)
+    conn.executemany(
+        "INSERT INTO rolls (at, character, system, verb, request, dice, total, outcome, source) "
+        "VALUES (?, ?, 'levelup', 'roll', 'roll 1d20', '[]', ?, NULL, 'random')",
+        [("2024-01-01T00:00:00.000+00:00", who, n) for n, who in enumerate(["aria", None, "bo"])],
+    )
+    conn.execute("PRAGMA user_version = 2")
+    conn.commit()
+    conn.close()
+    store = State.open(path)
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert rolllog.count(store) == 3
+    assert [r.total for r in rolllog.recent(store, character="aria")] == [0]
+    plan = store.conn.execute(
+        "EXPLAIN QUERY PLAN SELECT id FROM rolls WHERE character = ? ORDER BY id", ("bo",)
+    ).fetchall()
+    assert "rolls_by_character" in str(plan)
     store.close()
