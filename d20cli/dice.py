@@ -355,23 +355,29 @@ class Arithmetic:
 
     first: Expr
     rest: tuple[tuple[str, Expr], ...]
+    # The text, cached at construction as for Dice (a damage or roll result shows it).
+    _text: str = field(init=False, repr=False, compare=False, hash=False, default="")
 
     def __post_init__(self) -> None:
         ops = {op for op, _ in self.rest}
         if not self.rest or not (ops <= {"+", "-"} or ops <= {"*", "/"}):
             raise ValueError(f"an Arithmetic chain needs ops of one level, got {ops}")
+        object.__setattr__(self, "_text", self._render())
 
     @property
     def precedence(self) -> int:
         return _ADD if self.rest[0][0] in "+-" else _MUL
 
-    def __str__(self) -> str:
+    def _render(self) -> str:
         p = self.precedence
         parts = [_wrap(self.first, self.first.precedence <= p)]
         for op, x in self.rest:
             parts.append(op)
             parts.append(_wrap(x, x.precedence <= p))
         return "".join(parts)
+
+    def __str__(self) -> str:
+        return self._text
 
     def bounds(self) -> tuple[float, float]:
         lo, hi = self.first.bounds()

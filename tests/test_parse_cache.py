@@ -41,6 +41,10 @@ def test_derived_fields_are_not_stored_but_computed_again() -> None:
     data = json.loads(json.dumps(encode(request)))
     assert "word_kinds" not in data
     assert decode(data, _classes()).word_kinds == request.word_kinds != frozenset()
+    roll = parse_request("roll (1d6+2)*3 - 1d4[fire] / 2")
+    data = json.loads(json.dumps(encode(roll)))
+    assert "_text" not in json.dumps(data)
+    assert str(decode(data, _classes()).expr) == str(roll.expr) == "(1d6+2)*3-1d4[fire]/2"
 
 
 def test_cache_file_serves_a_second_run(tmp_path: Path) -> None:
