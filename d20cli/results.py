@@ -22,12 +22,7 @@ from typing import Any
 JSON_ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False)  # for JSON lines
 
 
-def _int(value: int | None) -> str:
-    return "null" if value is None else str(value)
-
-
-def _text(value: str | None) -> str:
-    return "null" if value is None else _string(value)
+_NULL = "null"
 
 
 def _list(texts: Any) -> str:
@@ -110,7 +105,7 @@ class Damage(JsonText):
 
     def json_text(self) -> str:
         return (
-            f'{{"total": {self.total}, "dice": {_list(d.json_text() for d in self.dice)}, '
+            f'{{"total": {self.total}, "dice": {_list([d.json_text() for d in self.dice])}, '
             f'"critical": {_BOOL[self.critical]}, "expression": {_string(self.expression)}}}'
         )
 
@@ -167,11 +162,15 @@ class Result(JsonText):
     def json_text(self) -> str:
         parts = [
             f'{{"request": {_string(self.request)}, "system": {_string(self.system)}, '
-            f'"verb": {_string(self.verb)}, "dice": {_list(d.json_text() for d in self.dice)}, '
-            f'"natural": {_int(self.natural)}, "modifier": {_int(self.modifier)}, '
-            f'"total": {_int(self.total)}, "target": {_int(self.target)}, '
-            f'"outcome": {_text(self.outcome)}, "label": {_text(self.label)}, '
-            f'"success": {_BOOL[self.success]}, "degree": {_int(self.degree)}'
+            f'"verb": {_string(self.verb)}, "dice": {_list([d.json_text() for d in self.dice])}, '
+            f'"natural": {_NULL if self.natural is None else self.natural}, '
+            f'"modifier": {_NULL if self.modifier is None else self.modifier}, '
+            f'"total": {_NULL if self.total is None else self.total}, '
+            f'"target": {_NULL if self.target is None else self.target}, '
+            f'"outcome": {_NULL if self.outcome is None else _string(self.outcome)}, '
+            f'"label": {_NULL if self.label is None else _string(self.label)}, '
+            f'"success": {_BOOL[self.success]}, '
+            f'"degree": {_NULL if self.degree is None else self.degree}'
         ]
         if self.name is not None:
             parts.append(f'"name": {_string(self.name)}')
