@@ -339,7 +339,9 @@ def odds_of(
     if verb == "scores":
         return _scores_odds(request, system)
     if isinstance(request, GroupRequest):
-        return _group_odds(request, system, order, labels, max_paths)
+        grade_group = getattr(import_system_module(system.id), "grade_group", None)
+        if grade_group is not None:  # else the walk below gets the system's own error
+            return _group_odds(request, system, grade_group, order, labels, max_paths)
     acc = _Acc()
     for weight, den, result in walk(
         lambda roller: system.resolve(request, roller), _totals_provider(), max_paths
@@ -395,12 +397,15 @@ def import_system_module(system_id: str) -> Any:
 
 
 def _group_odds(
-    request: Any, system: Any, order: list[str], labels: dict[str, str], max_paths: int
+    request: Any,
+    system: Any,
+    grade_group: Callable[[list[bool]], Any],
+    order: list[str],
+    labels: dict[str, str],
+    max_paths: int,
 ) -> Odds:
     """A group check: each member's chance of success from its own resolver walk, the
     number of successes by convolution, and the system's own group grading on each count."""
-    module = import_system_module(system.id)
-    grade_group = module.grade_group
     chance: dict[Any, Fraction] = {}  # identical members are walked once
     ways = [1]  # ways[k] / scale: the probability that k members succeed so far
     scale = 1

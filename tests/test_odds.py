@@ -199,3 +199,28 @@ def test_roll_with_odds_shows_the_chance() -> None:
         Output(out, io.StringIO(), False),
     )
     assert "Success \u2014 you had 50.0% (55.0% to succeed)" in out.getvalue()
+
+
+def _examples() -> list[tuple[str, str]]:
+    """Every system with every verb any system has, by that verb's example words."""
+    from d20cli.systems import SYSTEM_IDS
+
+    examples = {}
+    for sid in SYSTEM_IDS:
+        for verb, (_, example) in get_system(sid).verbs.items():
+            examples.setdefault(verb, example)
+    return [(sid, example) for sid in SYSTEM_IDS for example in examples.values()]
+
+
+@pytest.mark.parametrize(("system", "text"), _examples())
+def test_odds_of_any_verb_in_any_system_is_odds_or_a_clean_error(system: str, text: str) -> None:
+    """A verb another system has (`odds group ...` in reglamento) gets the same error a roll
+    gets, never a crash."""
+    from d20cli.errors import D20Error
+
+    try:
+        odds = odds_of(text, system)
+    except D20Error as err:
+        assert text.split()[0] in err.message or err.column is not None
+    else:
+        assert sum(odds.outcomes.values(), Fraction(0)) in (0, 1)
