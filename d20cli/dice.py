@@ -478,9 +478,8 @@ class Evaluated:
 
     def terms(self) -> Iterator[EvalDice]:
         """The dice terms, in roll order (a computed count's dice before its term's)."""
-        for node in self.walk():
-            if isinstance(node, EvalDice):
-                yield node
+        for child in self.children():
+            yield from child.terms()
 
     @property
     def die_count(self) -> int:
@@ -528,6 +527,11 @@ class EvalDice(Evaluated):
 
     def children(self) -> list[Evaluated]:
         return [] if self.count is None else [self.count]
+
+    def terms(self) -> Iterator[EvalDice]:
+        if self.count is not None:  # `(1d4)d6`: the d4 was rolled first
+            yield from self.count.terms()
+        yield self
 
     def term_dice(self) -> list[Die]:
         sides = self.expr.die_sides
@@ -909,7 +913,7 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
     roles = {} if adv_term is None else {id(adv_term): "d20"}
     tree = _Evaluator(roller, "roll", roles).eval(expr)
     detail: dict[str, Any] = {"expression": str(expr)}
-    if isinstance(tree, EvalDice):  # the common single-term roll: no walk needed
+    if isinstance(tree, EvalDice) and tree.count is None:  # one term: no walk needed
         terms = [tree]
         labels = {} if tree.expr.label is None else {tree.expr.label: tree.total}
     else:

@@ -154,7 +154,13 @@ def tree_segments(node: Any, parent: int = 0) -> Line:
 
     if isinstance(node, dice.EvalDice):
         term = node.expr
-        out: Line = [(str(term), "cyan"), (" (", "dim")]
+        text = str(term)
+        out: Line = [(text, "cyan")]
+        count = f"({term.count})"
+        if node.count is not None and text.startswith(count):
+            # `(1d4)d6`: the count's own dice too, `(1d4 (2))d6 (3 4)`
+            out = [("(", "cyan"), *tree_segments(node.count), (text[len(count) - 1 :], "cyan")]
+        out.append((" (", "dim"))
         out += dice_segments(node.term_dice())
         out.append((")", "dim"))
         return out

@@ -277,3 +277,35 @@ def test_seeded_rolls_are_reproducible() -> None:
     a = evaluate(expr, RandomRoller(random.Random(42)))
     b = evaluate(expr, RandomRoller(random.Random(42)))
     assert a.dice() == b.dice() and a.total == b.total
+
+
+@pytest.mark.parametrize(
+    ("text", "faces", "dice"),
+    [
+        ("(1d4)d6", [2, 3, 4], [(4, 2), (6, 3), (6, 4)]),
+        (
+            "((1d2)d4)d6",
+            [2, 1, 3, 1, 2, 3, 4],
+            [(2, 2), (4, 1), (4, 3), (6, 1), (6, 2), (6, 3), (6, 4)],
+        ),
+        (
+            "(1d4)d6 + (1d2+1)d8",
+            [2, 3, 4, 1, 5, 6],
+            [(4, 2), (6, 3), (6, 4), (2, 1), (8, 5), (8, 6)],
+        ),
+    ],
+)
+def test_a_computed_count_shows_its_own_dice_first(
+    text: str, faces: list[int], dice: list[tuple[int, int]]
+) -> None:
+    """The count's dice are rolled first (`--dice` order), and a result lists them first."""
+    assert [(d.sides, d.face) for d in roll(text, faces).dice()] == dice
+    result = resolve_roll(parse_roll(f"roll {text}"), ForcedRoller(faces), "levelup")
+    assert [(d.sides, d.face) for d in result.dice] == dice
+
+
+def test_a_computed_count_is_rendered_with_its_dice() -> None:
+    from d20cli.render import tree_segments
+
+    tree = roll("(1d4)d6 + 2", [2, 3, 4])
+    assert "".join(text for text, _ in tree_segments(tree)) == "(1d4 (2))d6 (3 4) + 2"
