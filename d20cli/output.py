@@ -2,10 +2,11 @@
 
 Colour only on a terminal, and never with --no-color or NO_COLOR; rich is imported only
 when colour is on, so pipes and scripts do not pay for it. Every line is flushed as it is
-written, so a consumer can stream them; a batch on standard input instead flushes before
-it waits for more input (`Output(flush_lines=False)`, see run.stdin_lines), which streams
-just the same and saves a write per line. Anything on stderr is preceded by what stdout
-holds, so the two keep their order in `2>&1`.
+written, so a consumer can stream them; a batch on standard input instead holds its lines
+and writes them when it is about to wait for more input (`Output(flush_lines=False)`, see
+run.stdin_lines), which streams just the same and saves a write per line, even where
+Python's own buffering is off (PYTHONUNBUFFERED). Anything on stderr is preceded by what
+stdout holds, so the two keep their order in `2>&1`.
 """
 
 from __future__ import annotations
@@ -47,22 +48,43 @@ class Output:
         width: int | None = None,
         console: Any = None,
         flush_lines: bool = True,
+        held: list[str] | None = None,
     ) -> None:
         """`console`: a rich Console to print through (tests pass one with a fixed width);
         giving one means the lines go through rich even without colour. `flush_lines`:
-        flush stdout after every write (else the caller flushes)."""
+        write and flush every line at once; else lines are held until `flush` (or until
+        there are HOLD_LINES of them). `held`: the held lines, shared with a copy."""
         self.stdout = stdout if stdout is not None else sys.stdout
         self.stderr = stderr if stderr is not None else sys.stderr
         self.color = color_wanted(self.stdout) if color is None else color
         self.width = width
         self._console: Any = console
         self.flush_lines = flush_lines
+        self._held: list[str] = [] if held is None else held
+
+    HOLD_LINES = 256
 
     def without_color(self) -> Output:
-        return Output(self.stdout, self.stderr, False, self.width, flush_lines=self.flush_lines)
+        return Output(
+            self.stdout, self.stderr, False, self.width, None, self.flush_lines, self._held
+        )
 
     def flush(self) -> None:
+        """Write the held lines, and flush stdout."""
+        if self._held:
+            text = "".join(self._held)
+            self._held.clear()
+            self.stdout.write(text)
         self.stdout.flush()
+
+    def _write(self, text: str) -> None:
+        if self.flush_lines:
+            self.stdout.write(text)
+            self.stdout.flush()
+        else:
+            self._held.append(text)
+            if len(self._held) >= self.HOLD_LINES:
+                self.flush()
 
     def console(self) -> Any:
         """A rich Console on stdout (created on first use)."""
@@ -84,19 +106,17 @@ class Output:
         if self.color or self._console is not None:
             from rich.text import Text
 
+            self.flush()  # rich writes straight to stdout
             console = self.console()
             for line in lines:
                 console.print(Text.assemble(*line))
-        else:
-            self.stdout.write("".join(plain_text(line) + "\n" for line in lines))
-        if self.flush_lines:
             self.stdout.flush()
+        else:
+            self._write("".join(plain_text(line) + "\n" for line in lines))
 
     def text(self, text: str) -> None:
         """One line of text (a JSON line is one too)."""
-        self.stdout.write(text + "\n")
-        if self.flush_lines:
-            self.stdout.flush()
+        self._write(text + "\n")
 
     def json(self, obj: Any) -> None:
         self.text(JSON_ENCODER.encode(obj))
@@ -105,7 +125,7 @@ class Output:
         """The one-line message (and the text with a caret under the column) on stderr;
         with --json also {"error": ...} on stdout."""
         lines = [f"d20: {err.one_line()}", *err.caret_lines()]
-        self.stdout.flush()
+        self.flush()
         self.stderr.write("\n".join(lines) + "\n")
         self.stderr.flush()
         if as_json:
@@ -117,6 +137,6 @@ class Output:
             self.json(obj)
 
     def warn(self, message: str) -> None:
-        self.stdout.flush()
+        self.flush()
         self.stderr.write(f"d20: warning: {message}\n")
         self.stderr.flush()

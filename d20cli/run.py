@@ -474,7 +474,10 @@ def run_stdin(base: Options) -> ExitStatus:
     try:
         return run_lines(stdin_lines(sys.stdin, out.flush), base, out, context)
     finally:
-        context.close()
+        try:
+            out.flush()  # the last lines, also when interrupted
+        finally:
+            context.close()
 
 
 def stdin_lines(
