@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from json.encoder import encode_basestring as _string  # a JSON string; non-ASCII kept
 from typing import Any
 
+from d20cli.frozen import quick_init
+
 JSON_ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False)  # for JSON lines
 
 
@@ -46,6 +48,7 @@ class JsonText(ABC):
         return data
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Die(JsonText):
     """One die that was rolled.
@@ -79,6 +82,7 @@ class Die(JsonText):
         return text + "}"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class DiceSummary(JsonText):
     """Stands in for the dice list when a roll has too many dice to list one by one."""
@@ -96,6 +100,7 @@ class DiceSummary(JsonText):
         )
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Damage(JsonText):
     total: int
@@ -110,6 +115,7 @@ class Damage(JsonText):
         )
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Score(JsonText):
     """One pendagger ability score: who rolled which die, the dropped die, modifier, rank."""
@@ -128,6 +134,7 @@ class Score(JsonText):
         )
 
 
+@quick_init
 @dataclass(frozen=True)
 class Result(JsonText):
     """The result of one request (one line of JSON)."""

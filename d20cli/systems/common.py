@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from d20cli import dice
 from d20cli.errors import RulesError
+from d20cli.frozen import quick_init
 from d20cli.requests import CHECK_WORD_KINDS
 from d20cli.results import Die, Result
 
@@ -40,6 +41,7 @@ def net_advantage(adv: int, dis: int) -> int:
     return 0
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class D20Roll:
     """The kept d20 face and every d20 rolled (the dropped one has kept=False)."""
@@ -88,6 +90,7 @@ def pick_d20(faces: tuple[int, ...], adv: int = 0, dis: int = 0) -> int:
     return max(faces) if net > 0 else min(faces)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Evaluated:
     """An evaluated expression: its total, its dice (in roll order) and the expression
@@ -157,6 +160,7 @@ def has_dice(expr: Expr | None) -> bool:
     return False
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Grade:
     """What a grading function decides: outcome id, human label, success flag, mm degree."""
@@ -170,6 +174,7 @@ class Grade:
 UNGRADED = Grade(None, None, None)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class CheckRoll:
     """The dice of one d20 check in `--dice` order: the d20 (two with advantage or
