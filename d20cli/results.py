@@ -108,9 +108,13 @@ class Damage(JsonText):
     critical: bool
     expression: str  # the damage expression as rolled, e.g. "2d8+4" on a critical hit
 
+    def dice_text(self) -> str:
+        """The JSON text of `dice`."""
+        return _list([d.json_text() for d in self.dice])
+
     def json_text(self) -> str:
         return (
-            f'{{"total": {self.total}, "dice": {_list([d.json_text() for d in self.dice])}, '
+            f'{{"total": {self.total}, "dice": {self.dice_text()}, '
             f'"critical": {_BOOL[self.critical]}, "expression": {_string(self.expression)}}}'
         )
 
@@ -166,10 +170,19 @@ class Result(JsonText):
     walks to show each term with its dice. Not part of JSON."""
     notes: tuple[str, ...] = ()  # human notes: "natural 20 below the DC: a plain failure"
 
+    def dice_text(self) -> str:
+        """The JSON text of `dice`. Written once: the JSON line and the roll log both need
+        it, so it is kept in the instance dictionary (as functools.cached_property keeps a
+        value; the fields stay frozen)."""
+        text: str | None = self.__dict__.get("_dice_text")
+        if text is None:
+            text = self.__dict__["_dice_text"] = _list([d.json_text() for d in self.dice])
+        return text
+
     def json_text(self) -> str:
         parts = [
             f'{{"request": {_string(self.request)}, "system": {_string(self.system)}, '
-            f'"verb": {_string(self.verb)}, "dice": {_list([d.json_text() for d in self.dice])}, '
+            f'"verb": {_string(self.verb)}, "dice": {self.dice_text()}, '
             f'"natural": {_NULL if self.natural is None else self.natural}, '
             f'"modifier": {_NULL if self.modifier is None else self.modifier}, '
             f'"total": {_NULL if self.total is None else self.total}, '

@@ -33,7 +33,7 @@ from d20cli.errors import D20Error
 if TYPE_CHECKING:
     from d20cli.options import Options
     from d20cli.output import Output
-    from d20cli.results import Die, Result
+    from d20cli.results import Result
     from d20cli.state import State
 
 FLUSH_ROWS = 10_000
@@ -72,18 +72,21 @@ def stamp(ms: int) -> str:
     return at.isoformat(timespec="milliseconds")
 
 
-def dice_of(result: Result) -> list[Die]:
-    """Every die of a result: its own (a group's or contest's include their members'), or
-    its members' and sides' when it lists none itself, then its damage dice."""
-    dice = list(result.dice)
-    if not dice:
+def dice_text(result: Result) -> str:
+    """The JSON list of every die of a result: its own (a group's or contest's include
+    their members'), or its members' and sides' when it lists none itself, then its damage
+    dice."""
+    if result.damage is None and result.dice:
+        return result.dice_text()  # the usual case, shared with the JSON line
+    lists = [result.dice_text()]
+    if not result.dice:
         for part in (*(result.members or ()), *(result.sides or ())):
-            dice += [d for d in part.dice]
+            lists.append(part.dice_text())
             if part.damage is not None:
-                dice += part.damage.dice
+                lists.append(part.damage.dice_text())
     if result.damage is not None:
-        dice += result.damage.dice
-    return dice
+        lists.append(result.damage.dice_text())
+    return f"[{', '.join(text[1:-1] for text in lists if text != '[]')}]"
 
 
 class RollLog:
@@ -116,7 +119,7 @@ class RollLog:
     def add(self, result: Result) -> None:
         if self._failed:
             return
-        dice = f"[{', '.join([d.json_text() for d in dice_of(result)])}]"
+        dice = dice_text(result)
         self._rows.append(
             (
                 self.now(),

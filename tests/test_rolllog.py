@@ -24,6 +24,7 @@ from d20cli import rolllog, state
 from d20cli.char_cli import log_app
 from d20cli.options import Options
 from d20cli.output import Output
+from d20cli.results import Result
 from d20cli.rolllog import Fairness, RollLog, chi_square_p, open_log, regularized_gamma_q
 from d20cli.run import resolve
 from d20cli.state import SCHEMA_VERSION, State
@@ -83,6 +84,34 @@ def test_rows_hold_what_was_rolled() -> None:
     ]
     assert row.at.endswith("+00:00") and "T" in row.at
     assert err.getvalue() == ""
+
+
+@pytest.mark.parametrize(
+    ("system", "text"),
+    [
+        ("levelup", "check +5 vs 15 adv expertise=d6"),
+        ("levelup", "attack +7 vs 15 dmg 2d6+1d4+3"),
+        ("levelup", "group +3, +4, -1 vs 12"),
+        ("levelup", "roll 4d6kh3 + 1d8 [fire]"),
+        ("reglamento", "contest +5 vs +3"),
+        ("reglamento", "attack +5 vs 14 dmg 1d8+2"),
+        ("mm", "opposed +5 vs +3"),
+        ("pendagger", "scores 4"),
+        ("pendagger", "attempt adept"),
+    ],
+)
+def test_logged_dice_are_every_die_of_the_result(system: str, text: str) -> None:
+    def every_die(result: Result) -> list[dict[str, Any]]:
+        dice = list(result.dice)
+        if not dice:
+            for part in (*(result.members or ()), *(result.sides or ())):
+                dice += [*part.dice, *(part.damage.dice if part.damage else ())]
+        dice += result.damage.dice if result.damage else ()
+        return [d.to_json() for d in dice]
+
+    for seed in range(30):
+        for result in resolve(text, Options(system=system, seed=seed)):
+            assert json.loads(rolllog.dice_text(result)) == every_die(result)
 
 
 def test_times_are_iso_utc_to_the_millisecond() -> None:
