@@ -85,8 +85,17 @@ def dispatch(args: list[str]) -> int:
     return run_app(args)
 
 
+def _open_closed_streams() -> None:
+    """A closed standard stream (`d20 <&-`, `d20 ... >&-`) reads as empty and writes
+    nowhere, rather than failing: Python leaves it as None."""
+    for name, mode in (("stdin", "r"), ("stdout", "w"), ("stderr", "w")):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, mode, encoding="utf-8"))  # noqa: SIM115
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    _open_closed_streams()
     try:
         status = dispatch(args)
         sys.stdout.flush()

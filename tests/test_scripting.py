@@ -102,6 +102,31 @@ def test_bad_line_on_stdin_exits_2_and_the_rest_still_run() -> None:
     assert run.stdout.split() == ["1", "2"]
 
 
+@pytest.mark.parametrize(
+    ("redirect", "status"),
+    [
+        ("<&-", 0),  # no input at all: nothing to roll
+        ("check +5 vs 15 --dice 12 --exit-status <&- >&-", 0),
+        ("check +5 vs 15 --dice 2 --exit-status >&- 2>&-", 1),
+        ("check +5 vs >&-", 2),
+        ("--help >&-", 0),
+    ],
+)
+def test_a_closed_stream_is_no_traceback(redirect: str, status: int) -> None:
+    """`d20 ... >&-` in a script still gives its exit status; Python leaves a closed
+    stream as None."""
+    run = subprocess.run(
+        ["bash", "-c", f'"$PY" -m d20cli {redirect}'],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PY": sys.executable},
+        timeout=TIMEOUT,
+    )
+    assert run.returncode == status, run.stderr
+    assert "Traceback" not in run.stderr
+
+
 def test_errors_keep_their_place_among_the_results() -> None:
     """`d20 < file 2>&1`: an error comes out after the results of the lines before it."""
     run = subprocess.run(
