@@ -148,6 +148,19 @@ class Broken:
         raise sqlite3.OperationalError("disk I/O error")
 
 
+@pytest.mark.parametrize("n", [1, 99, 100, 250])
+def test_rows_are_written_in_order_whatever_their_number(n: int) -> None:
+    store = state.shared()
+    at = "2024-01-01T00:00:00.000+00:00"
+    store.add_rolls(
+        [(at, None, "levelup", "roll", f"roll {i}", "[]", i, None, "seed") for i in range(n)]
+    )
+    rows = rolllog.recent(store, limit=1000)
+    assert [(r.request, r.total, r.source) for r in rows] == [
+        (f"roll {i}", i, "seed") for i in range(n)
+    ]
+
+
 def test_text_that_is_not_utf8_and_huge_totals_are_stored_safely() -> None:
     store = state.shared()
     bad = "caf\udce9"  # a command line's byte that was not UTF-8
