@@ -8,10 +8,8 @@ outcome id, and where the faces came from: `random`, `seed` (--seed) or `dice` (
 
 Rows are buffered and written in one transaction when the run ends (`RollLog.close`), or
 every `FLUSH_ROWS` rows, so `--repeat 1000000` costs a hundred transactions, not a
-million. A run that long writes its full buffers on a writer thread (State.roll_writer),
-so that SQLite works on another core while the rolls go on. `--no-log` or a non-empty
-`D20_NO_LOG` turns the log off. A log that cannot be written gives one warning and the
-rolls go on.
+million. `--no-log` or a non-empty `D20_NO_LOG` turns the log off. A log that cannot be
+written gives one warning and the rolls go on.
 
 The fairness test (`d20 log --stats`): per character, every 20-sided die rolled (kept or
 not, any role) whose face was not forced (`--dice`) or clamped (`mi`/`ma`) is counted by
@@ -28,17 +26,15 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from json.encoder import encode_basestring as _string  # a JSON string; non-ASCII kept
 from typing import TYPE_CHECKING, Any
 
 from d20cli.errors import D20Error
-from d20cli.state import clean_text
 
 if TYPE_CHECKING:
     from d20cli.options import Options
     from d20cli.output import Output
     from d20cli.results import Result
-    from d20cli.state import RollWriter, State
+    from d20cli.state import State
 
 FLUSH_ROWS = 10_000
 SIDES = 20
@@ -94,12 +90,7 @@ def dice_text(result: Result) -> str:
 
 
 class RollLog:
-    """Rows waiting to be written; `flush` (and `close`) writes them.
-
-    A row is kept as the JSON text of its values, as State.add_rolls_json takes them. A
-    run that fills the buffer (a long batch) hands each full buffer to a writer thread
-    (State.roll_writer), so that SQLite works on another core while the rolls go on;
-    `flush` waits for it."""
+    """Rows waiting to be written; `close` writes them."""
 
     def __init__(
         self,
@@ -114,13 +105,10 @@ class RollLog:
         self.out = out
         self.flush_rows = flush_rows
         self._store = store
-        self._writer: RollWriter | None = None
-        self._rows: list[str] = []
+        self._rows: list[tuple[Any, ...]] = []
         self._failed = False
         self._ms = -1  # the time of the last row, and its text (a batch rolls many per ms)
         self._stamp = ""
-        self._head = f", {_NULL if character is None else _string(character)}, "
-        self._tail = f", {_string(source)}]"
 
     def now(self) -> str:
         ms = time.time_ns() // 1_000_000
@@ -131,61 +119,41 @@ class RollLog:
     def add(self, result: Result) -> None:
         if self._failed:
             return
-        total, outcome = result.total, result.outcome
-        if total is not None and not -_INT64 <= total < _INT64:
-            total = None  # more than SQLite holds (the dice never give it: dice.MAX_TOTAL)
+        dice = dice_text(result)
         self._rows.append(
-            f'["{self.now()}"{self._head}{_string(result.system)}, {_string(result.verb)}, '
-            f"{_string(result.request)}, {dice_text(result)}, "
-            f"{_NULL if total is None else total}, "
-            f"{_NULL if outcome is None else _string(outcome)}{self._tail}"
+            (
+                self.now(),
+                self.character,
+                result.system,
+                result.verb,
+                result.request,
+                dice,
+                result.total,
+                result.outcome,
+                self.source,
+            )
         )
         if len(self._rows) >= self.flush_rows:
-            self._write(background=True)
+            self.flush()
 
     def flush(self) -> None:
-        """Write every row so far, and wait until it is written."""
-        self._write(background=False)
-        if self._writer is not None:
-            writer, self._writer = self._writer, None
-            try:
-                writer.close()
-            except (sqlite3.Error, OSError) as err:
-                self._fail(str(err))
-
-    def close(self) -> None:
-        self.flush()
-
-    def _write(self, background: bool) -> None:
-        """Write the buffered rows in one transaction: now, or by the writer thread when
-        there is one (`background`: start one)."""
+        """Write the buffered rows in one transaction."""
         rows, self._rows = self._rows, []
         if not rows or self._failed:
             return
-        # text a user typed (a name, the request, labels) may hold lone surrogates: the
-        # bytes of a command line that were not UTF-8; SQLite takes only UTF-8
-        batch = clean_text(f"[{', '.join(rows)}]")
         try:
             if self._store is None:
                 from d20cli.state import shared
 
                 self._store = shared(self.out.warn)
-            if self._writer is None and background:
-                self._writer = self._store.roll_writer()
-            if self._writer is not None:
-                self._writer.put(batch)
-            else:
-                self._store.add_rolls_json(batch)
+            self._store.add_rolls(rows)
         except (sqlite3.Error, D20Error, OSError) as err:
-            self._fail(err.message if isinstance(err, D20Error) else str(err))
+            self._failed = True
+            message = err.message if isinstance(err, D20Error) else str(err)
+            self.out.warn(f"cannot write the roll log ({message}); these rolls are not logged")
 
-    def _fail(self, message: str) -> None:
-        self._failed = True
-        self.out.warn(f"cannot write the roll log ({message}); these rolls are not logged")
-
-
-_INT64 = 2**63
-_NULL = "null"
+    def close(self) -> None:
+        self.flush()
 
 
 # --- reading --------------------------------------------------------------------------

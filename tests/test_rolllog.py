@@ -13,7 +13,6 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -126,79 +125,27 @@ def test_times_are_iso_utc_to_the_millisecond() -> None:
     assert rolllog.stamp(before) <= at <= rolllog.stamp(after)
 
 
-def test_a_long_repeat_writes_in_batches_on_a_writer_thread(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    batches: list[tuple[int, str]] = []
-    insert = state.insert_rolls_json
+def test_a_long_repeat_writes_in_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    add_rolls = State.add_rolls
 
-    def counting(conn: sqlite3.Connection, rows: str) -> None:
-        batches.append((len(json.loads(rows)), threading.current_thread().name))
-        insert(conn, rows)
+    def counting(self: State, rows: Any) -> None:
+        calls.append(len(rows))
+        add_rolls(self, rows)
 
-    monkeypatch.setattr(state, "insert_rolls_json", counting)
-    out, err = output()
+    monkeypatch.setattr(State, "add_rolls", counting)
+    out, _ = output()
     log = open_log(Options(), out)
     assert log is not None
     roll(log, "roll 1d20", repeat=25_000, seed=1)
     log.close()
-    assert batches == [(10_000, "d20-roll-log"), (10_000, "d20-roll-log"), (5_000, "d20-roll-log")]
-    assert err.getvalue() == ""
-    rows = list(rolllog.rows(state.shared()))
-    assert len(rows) == 25_000 and [r.id for r in rows] == sorted(r.id for r in rows)
-    expected = [result.total for result in resolve("roll 1d20", Options(repeat=25_000, seed=1))]
-    assert [r.total for r in rows] == expected  # all of them, in the order rolled
-    assert rows[0].dice == [{"sides": 20, "face": expected[0], "kept": True, "role": "roll"}]
-
-
-def test_a_short_run_writes_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    threads: list[str] = []
-    insert = state.insert_rolls_json
-
-    def recording(conn: sqlite3.Connection, rows: str) -> None:
-        threads.append(threading.current_thread().name)
-        insert(conn, rows)
-
-    monkeypatch.setattr(state, "insert_rolls_json", recording)
-    out, _ = output()
-    log = open_log(Options(), out)
-    assert log is not None
-    roll(log, "check +5 vs 15", seed=3)
-    log.flush()
-    assert threads == ["MainThread"] and rolllog.count(state.shared()) == 1
-
-
-def test_a_writer_thread_that_fails_warns_once_and_the_rolls_go_on(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    def failing(conn: sqlite3.Connection, rows: str) -> None:
-        raise sqlite3.OperationalError("disk I/O error")
-
-    monkeypatch.setattr(state, "insert_rolls_json", failing)
-    out, err = output()
-    log = RollLog(None, "random", out, store=state.shared(), flush_rows=3)
-    roll(log, "roll 1d20", repeat=20)
-    log.close()
-    assert err.getvalue().count("warning: cannot write the roll log (disk I/O error)") == 1
-
-
-def test_rolls_of_text_that_is_not_utf8_are_logged(monkeypatch: pytest.MonkeyPatch) -> None:
-    bad = "caf\udce9"  # a command line's byte that was not UTF-8
-    out, err = output()
-    log = RollLog(bad, "random", out, store=state.shared())
-    roll(log, f"roll 1d1 [{bad}] # {bad}")
-    log.close()
-    (row,) = rolllog.recent(state.shared())
-    assert row.character == "caf\ufffd" and row.request == "roll 1d1 [caf\ufffd] # caf\ufffd"
-    assert row.dice[0]["label"] == "caf\ufffd" and err.getvalue() == ""
+    assert calls == [10_000, 10_000, 5_000]
+    assert rolllog.count(state.shared()) == 25_000
 
 
 class Broken:
-    def add_rolls_json(self, rows: str) -> None:
+    def add_rolls(self, rows: Any) -> None:
         raise sqlite3.OperationalError("disk I/O error")
-
-    def roll_writer(self) -> None:
-        return None
 
 
 @pytest.mark.parametrize("n", [1, 99, 100, 250])
@@ -288,35 +235,6 @@ def test_stats_count_the_d20s_per_character() -> None:
     r = runner.invoke(log_app, ["--stats", "--json", "--character", "bruno"])
     (only,) = json.loads(r.stdout)
     assert only["character"] == "bruno" and only["rolls"] == 200 and only["counts"]["20"] == 150
-
-
-def test_rows_are_written_by_an_sqlite_without_json_functions_too() -> None:
-    store = state.shared()
-
-    class NoJson:
-        def __init__(self, conn: sqlite3.Connection) -> None:
-            self.conn = conn
-
-        def execute(self, query: str, args: Any = ()) -> Any:
-            if "json_each" in query:
-                raise sqlite3.OperationalError("no such table: json_each")
-            return self.conn.execute(query, args)
-
-        def executemany(self, query: str, rows: Any) -> Any:
-            return self.conn.executemany(query, rows)
-
-    at = "2024-01-01T00:00:00.000+00:00"
-    rows = [
-        [at, "aria", "levelup", "roll", "roll 1d20", [{"sides": 20, "face": 7}], 7, None, "seed"],
-        [at, None, "levelup", "roll", "roll 1d4", '[{"sides": 4, "face": 2}]', 2, None, "random"],
-    ]
-    with store.transaction() as conn:
-        state.insert_rolls_json(NoJson(conn), json.dumps(rows))  # type: ignore[arg-type]
-    logged = rolllog.recent(store)
-    assert [(r.character, r.total, r.dice) for r in logged] == [
-        ("aria", 7, [{"sides": 20, "face": 7}]),
-        (None, 2, [{"sides": 4, "face": 2}]),
-    ]
 
 
 def test_stats_in_python_match_sql(monkeypatch: pytest.MonkeyPatch) -> None:
