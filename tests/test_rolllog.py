@@ -143,6 +143,17 @@ def test_a_long_repeat_writes_in_batches(monkeypatch: pytest.MonkeyPatch) -> Non
     assert rolllog.count(state.shared()) == 25_000
 
 
+def test_rolls_of_text_that_is_not_utf8_are_logged() -> None:
+    bad = "caf\udce9"  # a command line's byte that was not UTF-8
+    out, err = output()
+    log = RollLog(bad, "random", out, store=state.shared())
+    roll(log, f"roll 1d1 [{bad}] # {bad}")
+    log.close()
+    (row,) = rolllog.recent(state.shared())
+    assert row.character == "caf\ufffd" and row.request == "roll 1d1 [caf\ufffd] # caf\ufffd"
+    assert row.dice[0]["label"] == "caf\ufffd" and err.getvalue() == ""
+
+
 class Broken:
     def add_rolls(self, rows: Any) -> None:
         raise sqlite3.OperationalError("disk I/O error")
