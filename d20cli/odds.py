@@ -35,19 +35,34 @@ MAX_PATHS = 50_000  # resolver runs one odds request may take before it gives up
 
 Branches = tuple[tuple[int, int], ...]  # (value, weight) pairs
 
-_UNIFORM: dict[tuple[int, int], Branches] = {}
 # The kept face of 2d20 keep-highest: P(k) = (2k - 1) / 400; keep-lowest: (41 - 2k) / 400.
 _D20_ADV: Branches = tuple((k, 2 * k - 1) for k in range(1, 21))
 _D20_DIS: Branches = tuple((k, 41 - 2 * k) for k in range(1, 21))
 
 
-def _uniform(lo: int, hi: int) -> Branches:
-    key = (lo, hi)
-    found = _UNIFORM.get(key)
-    if found is None:
-        found = tuple((v, 1) for v in range(lo, hi + 1))
-        _UNIFORM[key] = found
-    return found
+class WalkTables:
+    """What the rollers of one walk share, made once per walk rather than on every path
+    (the engine keeps nothing between walks): the branch table of each die size, and the
+    summed weight of each table."""
+
+    def __init__(self) -> None:
+        self._dice: dict[tuple[int, int], Branches] = {}
+        self._sums: dict[int, tuple[Branches, int]] = {}
+
+    def die(self, lo: int, hi: int) -> Branches:
+        """Each face from lo to hi, weight 1."""
+        found = self._dice.get((lo, hi))
+        if found is None:
+            found = self._dice[lo, hi] = tuple((v, 1) for v in range(lo, hi + 1))
+        return found
+
+    def weight(self, branches: Branches) -> int:
+        """The summed weight of a table (tables are compared by identity: the same table
+        comes back on every path)."""
+        hit = self._sums.get(id(branches))
+        if hit is None or hit[0] is not branches:
+            hit = self._sums[id(branches)] = (branches, sum(w for _, w in branches) or 1)
+        return hit[1]
 
 
 class ReplayRoller(Roller):
@@ -57,14 +72,13 @@ class ReplayRoller(Roller):
         self,
         path: list[int],
         totals: Callable[[object], Branches | None] | None = None,
-        sums: dict[int, tuple[Branches, int]] | None = None,
+        tables: WalkTables | None = None,
     ) -> None:
-        """`sums`: the summed weight of each branch table, shared by the rollers of one
-        walk so that a table of many branches is added up once, not on every path."""
+        """`tables`: shared by the rollers of one walk."""
         super().__init__(budget=10**9)
         self.path = path
         self.totals = totals
-        self.sums = sums if sums is not None else {}
+        self.tables = tables if tables is not None else WalkTables()
         self.trace: list[Branches] = []
         self.taken: list[int] = []
         self.weight = 1
@@ -77,19 +91,15 @@ class ReplayRoller(Roller):
         self.taken.append(index)
         value, weight = branches[index]
         self.weight *= weight
-        hit = self.sums.get(id(branches))
-        if hit is None or hit[0] is not branches:
-            hit = (branches, sum(w for _, w in branches) or 1)
-            self.sums[id(branches)] = hit
-        self.denominator *= hit[1]
+        self.denominator *= self.tables.weight(branches)
         return value
 
     def _draw(self, lo: int, hi: int) -> int:
-        return self._choose(_uniform(lo, hi))
+        return self._choose(self.tables.die(lo, hi))
 
     def d20s(self, net: int) -> tuple[int, ...]:
         if net == 0:
-            return (self._choose(_uniform(1, 20)),)
+            return (self._choose(self.tables.die(1, 20)),)
         kept = self._choose(_D20_ADV if net > 0 else _D20_DIS)
         return (kept, kept)
 
@@ -110,11 +120,11 @@ def walk(
     """Every path of `run` as (weight, denominator, result); the weights over the
     denominators sum to 1."""
     stack: list[list[int]] = [[]]
-    sums: dict[int, tuple[Branches, int]] = {}
+    tables = WalkTables()
     paths = 0
     while stack:
         path = stack.pop()
-        roller = ReplayRoller(path, totals, sums)
+        roller = ReplayRoller(path, totals, tables)
         result = run(roller)
         paths += 1
         # The first path's branch counts multiply to a lower bound of the paths to come.
