@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from d20cli.errors import DiceError
+from d20cli.frozen import quick_init
 from d20cli.results import DiceSummary, Die, Result
 from d20cli.roller import Roller
 
@@ -501,12 +502,14 @@ class Evaluated:
         return out
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class EvalNumber(Evaluated):
     expr: Number
     total: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class EvalDice(Evaluated):
     """One dice term as rolled.
@@ -553,6 +556,7 @@ class EvalDice(Evaluated):
         return len(self.faces) if self.kept is None else sum(self.kept)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class EvalNeg(Evaluated):
     expr: Neg
@@ -563,6 +567,7 @@ class EvalNeg(Evaluated):
         return [self.operand]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class EvalArithmetic(Evaluated):
     expr: Arithmetic

@@ -8,11 +8,13 @@ from dataclasses import FrozenInstanceError, dataclass, field, fields, replace
 
 import pytest
 
+from d20cli.dice import EvalArithmetic, EvalDice, EvalNeg, EvalNumber
 from d20cli.frozen import quick_init
 from d20cli.results import Damage, DiceSummary, Die, Result, Score
 from d20cli.systems.common import CheckRoll, D20Roll, Evaluated, Grade
 
 QUICK = [Die, DiceSummary, Damage, Score, Result, CheckRoll, D20Roll, Evaluated, Grade]
+QUICK += [EvalNumber, EvalDice, EvalNeg, EvalArithmetic]
 
 
 def _parameters(init: object) -> list[tuple[str, object, object]]:
