@@ -10,6 +10,7 @@ import itertools
 import math
 import os
 import random
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -467,8 +468,6 @@ def run_lines(
 
 def run_stdin(base: Options) -> ExitStatus:
     """The requests on standard input, one per line, as the command line runs them."""
-    import sys
-
     out = Output(flush_lines=False)
     context = Context.for_command_line()
     try:
