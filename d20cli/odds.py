@@ -38,6 +38,7 @@ Branches = tuple[tuple[int, int], ...]  # (value, weight) pairs
 # The kept face of 2d20 keep-highest: P(k) = (2k - 1) / 400; keep-lowest: (41 - 2k) / 400.
 _D20_ADV: Branches = tuple((k, 2 * k - 1) for k in range(1, 21))
 _D20_DIS: Branches = tuple((k, 41 - 2 * k) for k in range(1, 21))
+_D20_PAIRS = 400  # the summed weight of either
 
 
 class WalkTables:
@@ -84,23 +85,24 @@ class ReplayRoller(Roller):
         self.weight = 1
         self.denominator = 1
 
-    def _choose(self, branches: Branches) -> int:
+    def _choose(self, branches: Branches, total: int) -> int:
+        """The value of the branch this path takes; `total` is the table's summed weight."""
         pos = len(self.taken)
         index = self.path[pos] if pos < len(self.path) else 0
         self.trace.append(branches)
         self.taken.append(index)
         value, weight = branches[index]
         self.weight *= weight
-        self.denominator *= self.tables.weight(branches)
+        self.denominator *= total
         return value
 
     def _draw(self, lo: int, hi: int) -> int:
-        return self._choose(self.tables.die(lo, hi))
+        return self._choose(self.tables.die(lo, hi), hi - lo + 1)
 
     def d20s(self, net: int) -> tuple[int, ...]:
         if net == 0:
-            return (self._choose(self.tables.die(1, 20)),)
-        kept = self._choose(_D20_ADV if net > 0 else _D20_DIS)
+            return (self._choose(self.tables.die(1, 20), 20),)
+        kept = self._choose(_D20_ADV if net > 0 else _D20_DIS, _D20_PAIRS)
         return (kept, kept)
 
     def preset_total(self, expr: object) -> int | None:
@@ -109,7 +111,7 @@ class ReplayRoller(Roller):
         branches = self.totals(expr)
         if branches is None:
             return None
-        return self._choose(branches)
+        return self._choose(branches, self.tables.weight(branches))
 
 
 def walk(
