@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring as _string  # a JSON string; non-ASCII kept
 from typing import Any
@@ -32,6 +33,11 @@ def _list(texts: Any) -> str:
 
 
 _BOOL = {True: "true", False: "false", None: "null"}
+
+
+def _parts(parts: Iterable[JsonText]) -> str:
+    """A JSON list of result parts (dice, members, scores)."""
+    return _list([part.json_text() for part in parts])
 
 
 class JsonText(ABC):
@@ -110,7 +116,7 @@ class Damage(JsonText):
 
     def dice_text(self) -> str:
         """The JSON text of `dice`."""
-        return _list([d.json_text() for d in self.dice])
+        return _parts(self.dice)
 
     def json_text(self) -> str:
         return (
@@ -133,7 +139,7 @@ class Score(JsonText):
     def json_text(self) -> str:
         return (
             f'{{"ability": {_string(self.ability)}, '
-            f'"dice": {_list(d.json_text() for d in self.dice)}, "total": {self.total}, '
+            f'"dice": {_parts(self.dice)}, "total": {self.total}, '
             f'"modifier": {self.modifier}, "rank": {_string(self.rank)}}}'
         )
 
@@ -176,7 +182,7 @@ class Result(JsonText):
         value; the fields stay frozen)."""
         text: str | None = self.__dict__.get("_dice_text")
         if text is None:
-            text = self.__dict__["_dice_text"] = _list([d.json_text() for d in self.dice])
+            text = self.__dict__["_dice_text"] = _parts(self.dice)
         return text
 
     def json_text(self) -> str:
@@ -199,11 +205,11 @@ class Result(JsonText):
         if self.damage is not None:
             parts.append(f'"damage": {self.damage.json_text()}')
         if self.members is not None:
-            parts.append(f'"members": {_list(m.json_text() for m in self.members)}')
+            parts.append(f'"members": {_parts(self.members)}')
         if self.sides is not None:
-            parts.append(f'"sides": {_list(s.json_text() for s in self.sides)}')
+            parts.append(f'"sides": {_parts(self.sides)}')
         if self.scores is not None:
-            parts.append(f'"scores": {_list(s.json_text() for s in self.scores)}')
+            parts.append(f'"scores": {_parts(self.scores)}')
         for key, value in self.detail.items():  # never one of the keys above
             parts.append(f"{_string(key)}: {JSON_ENCODER.encode(value)}")
         if self.notes:
