@@ -91,9 +91,9 @@ def grammar_verbs() -> tuple[str, ...]:
 
 def grammar_keywords() -> dict[str, tuple[str, ...]]:
     """The grammar's keywords for each verb (words only: no numbers, no placeholders)."""
-    from d20cli.grammar import KEYWORDS
+    from d20cli.grammar import COMPLETION_WORDS
 
-    table: Any = KEYWORDS
+    table: Any = COMPLETION_WORDS
     verbs = grammar_verbs()
     if isinstance(table, Mapping):
         return {v: _words(table.get(v, ())) for v in verbs}

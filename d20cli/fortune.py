@@ -9,7 +9,13 @@ The rules (which rolls can gain a die, what a reroll must reach) are pure and li
   `detail["fortune_gained"]`) adds one die, up to the most a holder may keep: 2, or 4 with
   the boon option (`--boon` on the roll, or the stored boon setting).
 - `handle` answers the `fortune` verb: `fortune` shows the count held; `fortune spend`
-  spends one die to reroll the last roll (`pendagger.spend_fortune`).
+  (or `fortune spend reroll`) spends one die to reroll the last roll
+  (`pendagger.spend_fortune`); `fortune spend hint`, `escape` and `value` spend one for the
+  text's other three uses, which the narrator plays out (the program records the spend).
+
+Both take `write`: False runs every check and roll but writes nothing (the edge does so
+first with `--dice`, so that a wrong number of faces is an error before any state change).
+A spend that fails for any reason changes nothing.
 
 The holder is the `--as NAME` character when given, else one shared holder ("player").
 `fortune --boon` stores the boon setting, so later rolls keep up to 4 dice.
@@ -62,11 +68,13 @@ def is_fortune_roll(result: Result) -> bool:
     return result.system == SYSTEM and result.verb in FORTUNE_VERBS and result.natural is not None
 
 
-def record(request: Request, result: Result, opts: Options, out: Output) -> Result:
+def record(
+    request: Request, result: Result, opts: Options, out: Output, write: bool = True
+) -> Result:
     """Remember a pendagger attempt or luck roll as the last one, and add the fortune die it
     gained. Returns the result (a copy with a note and `detail["fortune"]` when a die was
     gained). Any other result is returned as it is."""
-    if not is_fortune_roll(result):
+    if not is_fortune_roll(result) or not write:
         return result
     store = _state(out)
     who = holder(opts)
@@ -86,8 +94,11 @@ def record(request: Request, result: Result, opts: Options, out: Output) -> Resu
     )
 
 
-def handle(request: Request, roller: Roller, opts: Options, out: Output) -> Result:
-    """The `fortune` verb: show the count held, or spend a die on the last roll."""
+def handle(
+    request: Request, roller: Roller, opts: Options, out: Output, write: bool = True
+) -> Result:
+    """The `fortune` verb: show the count held, or spend a die (on the last roll, or on
+    one of the other uses)."""
     if opts.system_id() != SYSTEM:
         from d20cli.systems import system_id
 
@@ -97,11 +108,11 @@ def handle(request: Request, roller: Roller, opts: Options, out: Output) -> Resu
             )
     store = _state(out)
     action = getattr(request, "action", "show")
-    if (opts.boon or action == "boon") and store.get(BOON_KEY) != "on":
+    if write and (opts.boon or action == "boon") and store.get(BOON_KEY) != "on":
         store.set(BOON_KEY, "on")
     notes: tuple[str, ...] = ()
     who = holder(opts)
-    if action == "no-boon":
+    if action == "no-boon" and write:
         store.set(BOON_KEY, None)
         from d20cli.systems.pendagger import FORTUNE_MAX
 
@@ -111,7 +122,9 @@ def handle(request: Request, roller: Roller, opts: Options, out: Output) -> Resu
             notes = (f"the boon is off: {held - FORTUNE_MAX} fortune dice over the most let go",)
     limit = most(opts, store)
     if action == "spend":
-        return _spend(request, roller, opts, store, who, limit)
+        if getattr(request, "use", "reroll") != "reroll":
+            return _spend_on(request, store, who, limit, write)
+        return _spend(request, roller, opts, store, who, limit, write)
     from d20cli.requests import FortuneRequest
     from d20cli.systems.pendagger import fortune_result
 
@@ -121,13 +134,54 @@ def handle(request: Request, roller: Roller, opts: Options, out: Output) -> Resu
     return dataclasses.replace(result, notes=(*result.notes, *notes)) if notes else result
 
 
+#: What the narrator does with a die spent on each use other than a reroll (the text's
+#: list of uses, in the project's words).
+USE_NOTES = {
+    "hint": "the narrator gives a hint",
+    "escape": "an escape from certain doom",
+    "value": "a value for something the story had left open",
+}
+
+
+def _no_die(request: Request) -> StateError:
+    return StateError(
+        "no fortune die held: gain one with a natural 20 and the word fortune", request.text, 1
+    )
+
+
+def _spend_on(request: Request, store: State, who: str, limit: int, write: bool) -> Result:
+    """`fortune spend hint|escape|value`: one die spent, nothing rolled."""
+    from d20cli.requests import FortuneRequest
+    from d20cli.systems.pendagger import fortune_result
+
+    if not isinstance(request, FortuneRequest):
+        raise RulesError("`fortune` shows or spends fortune dice", request.text, 1)
+    if store.fortune(who) <= 0:
+        raise _no_die(request)
+    left = store.take_fortune(who) if write else store.fortune(who) - 1
+    if left is None:  # another process spent the last die meanwhile
+        raise _no_die(request)
+    result = fortune_result(request, left, limit)
+    dice = "die" if left == 1 else "dice"
+    return dataclasses.replace(
+        result,
+        label=f"a fortune die spent: {request.use}",
+        notes=(f"{USE_NOTES[request.use]}; {left} {dice} left",),
+        detail={**result.detail, "fortune_spent": 1, "use": request.use},
+    )
+
+
 def _spend(
-    request: Request, roller: Roller, opts: Options, store: State, who: str, limit: int
+    request: Request,
+    roller: Roller,
+    opts: Options,
+    store: State,
+    who: str,
+    limit: int,
+    write: bool,
 ) -> Result:
     if store.fortune(who) <= 0:
-        raise StateError(
-            "no fortune die held: gain one with a natural 20 and the word fortune", request.text, 1
-        )
+        raise _no_die(request)
     last = store.last_roll(who)
     if last is None:
         raise StateError("no attempt or luck roll to reroll yet", request.text, 1)
@@ -143,12 +197,16 @@ def _spend(
         rerolled = spend_fortune(original, previous, roller)
     except D20Error as err:
         raise RulesError(f"{err.message} (last roll: {last.request})", request.text, 1) from None
-    left = store.take_fortune(who)
-    if left is None:  # another process spent the last die meanwhile
-        raise StateError("no fortune die held", request.text, 1)
-    store.set_last_roll(who, rerolled.request, rerolled.system, rerolled.to_json())
-    if rerolled.detail.get("fortune_gained"):
-        left, _ = store.add_fortune(who, limit)
+    if not write:
+        left = store.fortune(who) - 1
+    else:
+        taken = store.take_fortune(who)
+        if taken is None:  # another process spent the last die meanwhile
+            raise StateError("no fortune die held", request.text, 1)
+        left = taken
+        store.set_last_roll(who, rerolled.request, rerolled.system, rerolled.to_json())
+        if rerolled.detail.get("fortune_gained"):
+            left, _ = store.add_fortune(who, limit)
     dice = "die" if left == 1 else "dice"
     return dataclasses.replace(
         rerolled,

@@ -3,14 +3,15 @@
 Knows words, not rules: `check +5 vs 15 adv expertise=d6` parses in every system; whether
 the chosen system offers advantage or expertise is decided by d20cli.systems.
 
-    check|save|attack|attempt|defend|resist|routine [LABEL] [RANK|SCORE [±N] | ±MOD]
+    check|save|attack|attempt|defend|resist|routine [LABEL] [RANK|SCORE {±N} | ±MOD]
         {vs TARGET | adv | dis | expertise[=d4|d6|d8] | dmg EXPR | reliable | unreliable
          | fortune | bonus | penalty | major-bonus | major-penalty}
     TARGET: N | very-easy .. nigh-impossible | defense N | rank N | routine ±N
     group MEMBER {, MEMBER} [vs TARGET]      MEMBER: [LABEL] [±MOD] {option}
     contest|opposed SIDE vs SIDE             SIDE: [LABEL] [±MOD] {option}
     compare N vs N      percent N[%]      luck {adv | dis | fortune}
-    scores [N | players=N]      fortune [show | spend]      roll ...  (d20cli.dice_grammar)
+    scores [N | players=N]      fortune [show | spend [USE] | boon | no-boon]      roll ...
+    USE: reroll | hint | escape | value      (roll: d20cli.dice_grammar)
 
 Modifiers are signed (`+5`, `-1`, `+5+1d4`); an unsigned number in a modifier's place is a
 SCORE (a Pen & Dagger ability score), and a signed number after a RANK or SCORE is the
@@ -32,8 +33,10 @@ from d20cli.errors import ParseError
 from d20cli.requests import (
     CIRCUMSTANCE_WORDS,
     DC_WORDS,
+    DEFENSE_WORDS,
     EXPERTISE_SIZES,
     FORTUNE_ACTIONS,
+    FORTUNE_USES,
     RANK_WORDS,
     CheckRequest,
     CompareRequest,
@@ -66,7 +69,9 @@ OTHER_VERBS: tuple[str, ...] = ("group", "compare", "percent", "luck", "scores",
 #: the fast start-up path reads without building this grammar).
 VERBS: tuple[str, ...] = verbs.VERBS
 ADV_WORDS: tuple[str, ...] = ("adv", "advantage")
-DIS_WORDS: tuple[str, ...] = ("dis", "disadvantage")
+DIS_WORDS: tuple[str, ...] = ("dis", "disadv", "disadvantage")
+#: Words that may stand between `vs` and a number: `vs DC 15`, `vs AC 15` (attacks).
+TARGET_NAMES: tuple[str, ...] = ("dc", "ac")
 FLAG_WORDS: tuple[str, ...] = ("reliable", "unreliable", "fortune")
 TARGET_PREFIXES: tuple[str, ...] = ("defense", "rank", "routine")
 VS = "vs"
@@ -89,6 +94,10 @@ KEYWORDS: tuple[str, ...] = (
     *DC_WORDS,
     *CIRCUMSTANCE_WORDS,
 )
+
+#: What completion offers after a verb: the keywords, and the words that are keywords only
+#: in their place (after `vs`, after `fortune spend`), so they stay usable as labels.
+COMPLETION_WORDS: tuple[str, ...] = (*KEYWORDS, *DEFENSE_WORDS, *FORTUNE_USES, "DC", "AC")
 
 MAX_DIGITS = 9  # a number in a request has at most this many digits
 MAX_GROUP = 1000  # members of one group check
@@ -117,10 +126,19 @@ def _item(kind: str, value: Any = None) -> Any:
 
 
 def _kw(*words: str) -> pp.ParserElement:
-    """Any of these words, whole (not followed by a letter, digit, '-' or '_')."""
-    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    """Any of these words, whole (not followed by a letter, digit, '-' or '_'), in any
+    case; a word written with '-' may also be typed with spaces (`very easy`,
+    `major bonus`, as the rule texts print them): `_word` reads either back."""
+    alternatives = "|".join(
+        re.escape(w).replace(r"\-", r"(?:-|[ \t]+)") for w in sorted(words, key=len, reverse=True)
+    )
     name = " or ".join(f"'{w}'" for w in words)
     return pp.Regex(rf"(?:{alternatives})(?![\w-])", _I).set_name(name)
+
+
+def _word(token: Any) -> str:
+    """A keyword as the tables spell it: lower case, spaces read as '-'."""
+    return "-".join(str(token).lower().split())
 
 
 def _to_int(s: str, loc: int, toks: pp.ParseResults) -> int:
@@ -150,7 +168,7 @@ label.add_parse_action(lambda s, loc, t: _Item("label", str(t[0]), loc + 1))
 rank_word = (
     _kw(*RANK_WORDS)
     .set_name("a rank")
-    .set_parse_action(lambda s, loc, t: _Item("rank", str(t[0]).lower(), loc + 1))
+    .set_parse_action(lambda s, loc, t: _Item("rank", _word(t[0]), loc + 1))
 )
 score = integer.copy().set_name("an ability score").add_parse_action(_item("score"))
 adjust = signed_integer.copy().set_name("a rank adjustment").add_parse_action(_item("adjust"))
@@ -177,36 +195,46 @@ expertise = (
 expertise.set_parse_action(
     lambda s, loc, t: _Item("expertise", t[1] if len(t) > 1 else EXPERTISE_SIZES[0], loc + 1)
 )
-flag = _kw(*FLAG_WORDS).set_parse_action(lambda s, loc, t: _Item(str(t[0]).lower(), 1, loc + 1))
+flag = _kw(*FLAG_WORDS).set_parse_action(lambda s, loc, t: _Item(_word(t[0]), 1, loc + 1))
 circumstance = _kw(*CIRCUMSTANCE_WORDS).set_parse_action(
-    lambda s, loc, t: _Item("circumstance", str(t[0]).lower(), loc + 1)
+    lambda s, loc, t: _Item("circumstance", _word(t[0]), loc + 1)
 )
 damage = (pp.Suppress(_kw(DMG)) - dice_grammar.expression).set_name("'dmg' and an expression")
 damage.set_parse_action(_item("dmg"))
 
 _named_dc = (
-    _kw(*DC_WORDS)
-    .set_name("a DC name")
-    .set_parse_action(lambda t: Target("named", 0, str(t[0]).lower()))
+    _kw(*DC_WORDS).set_name("a DC name").set_parse_action(lambda t: Target("named", 0, _word(t[0])))
 )
-_defense = (pp.Suppress(_kw("defense")) - integer).set_parse_action(
+_defense = (pp.Suppress(_kw("defense")) - any_integer).set_parse_action(
     lambda t: Target("defense", t[0])
 )
-_rank_target = (pp.Suppress(_kw("rank")) - integer).set_parse_action(lambda t: Target("rank", t[0]))
+_named_defense = (_kw(*DEFENSE_WORDS) - any_integer).set_parse_action(
+    lambda t: Target("defense", t[1], _word(t[0]))
+)
+_rank_target = (pp.Suppress(_kw("rank")) - any_integer).set_parse_action(
+    lambda t: Target("rank", t[0])
+)
 _routine = (pp.Suppress(_kw("routine")) - any_integer).set_parse_action(
     lambda t: Target("routine", t[0])
 )
 _number = integer.copy().add_parse_action(lambda t: Target("number", t[0]))
-target = (_defense | _rank_target | _routine | _named_dc | _number).set_name(
+target = (_defense | _named_defense | _rank_target | _routine | _named_dc | _number).set_name(
     "a target: a number, a DC name, defense N, rank N or routine +N"
 )
-target_clause = (pp.Suppress(_kw(VS)) - target).set_name("'vs' and a target")
-target_clause.set_parse_action(_item("target"))
+_target_name = (
+    _kw(*TARGET_NAMES)
+    .set_parse_action(lambda s, loc, t: _Item("target_name", _word(t[0]), loc + 1))
+    .set_name("DC or AC")
+)
+target_clause = (pp.Suppress(_kw(VS)) - pp.Opt(_target_name) + target).set_name("'vs' and a target")
+target_clause.set_parse_action(
+    lambda s, loc, t: [x if isinstance(x, _Item) else _Item("target", x, loc + 1) for x in t]
+)
 
 member_option = (adv | dis | expertise | flag | circumstance).set_name("an option")
 check_option = (target_clause | damage | member_option).set_name("an option")
 
-check_head = pp.Opt(label) + pp.Opt((rank_word | score) + pp.Opt(adjust) | modifier)
+check_head = pp.Opt(label) + pp.Opt((rank_word | score) + pp.ZeroOrMore(adjust) | modifier)
 check_body = check_head + pp.ZeroOrMore(check_option)
 
 member = pp.Group(
@@ -233,8 +261,13 @@ luck_body = pp.ZeroOrMore(adv | dis | flag)
 scores_body = pp.Opt(
     (pp.Suppress(_kw(PLAYERS) + pp.Literal("=")) - integer) | integer
 ).set_parse_action(lambda s, loc, t: [_Item("players", t[0], loc + 1)] if t else [])
+fortune_use = _kw(*FORTUNE_USES).set_parse_action(
+    lambda s, loc, t: _Item("use", str(t[0]).lower(), loc + 1)
+)
 fortune_body = pp.Opt(
-    _kw(*FORTUNE_ACTIONS).set_parse_action(
+    _kw("spend").set_parse_action(lambda s, loc, t: _Item("action", "spend", loc + 1))
+    + pp.Opt(fortune_use)
+    | _kw(*FORTUNE_ACTIONS).set_parse_action(
         lambda s, loc, t: _Item("action", str(t[0]).lower(), loc + 1)
     )
 )
@@ -276,6 +309,15 @@ def _check(verb: str, text: str, items: list[_Item], verb_column: int) -> CheckR
         kind = item.kind
         if kind in counts:
             counts[kind] += 1
+        elif kind == "adjust":  # several rank adjustments add up: `attempt trained +1 -1`
+            fields["adjust"] = fields.get("adjust", 0) + int(item.value)
+        elif kind == "target_name":
+            if item.value == "ac" and verb != "attack":
+                raise ParseError(
+                    f"AC is what an attack is made against; a {verb} is against a DC: vs DC 15",
+                    text,
+                    item.column,
+                )
         elif kind == "expertise":
             grants.append(int(item.value))
         elif kind == "circumstance":
@@ -304,6 +346,25 @@ def _check(verb: str, text: str, items: list[_Item], verb_column: int) -> CheckR
     )
 
 
+# A signed number right after a number, with a space between and none after the sign:
+# `+3 +5` in a group is two members with the comma forgotten, never one member at +8.
+_MISSING_COMMA = re.compile(r"([0-9)\]])\s+([+-])[0-9(d]", _I)
+
+
+def _check_member_commas(text: str) -> None:
+    found = _MISSING_COMMA.search(text)
+    if found is not None:
+        start = found.start(2)
+        left = text[: found.start(1) + 1].split(",")[-1].split()[-1]
+        right = text[start:].split()[0].split(",")[0]
+        raise ParseError(
+            f"a comma is missing between group members: {left}, {right} "
+            f"(or {left}{right} for one member)",
+            text,
+            start + 1,
+        )
+
+
 def _flatten(toks: pp.ParseResults) -> list[Any]:
     out: list[Any] = []
     for t in toks:
@@ -320,7 +381,14 @@ def _build(verb: str, text: str, toks: pp.ParseResults, verb_column: int) -> Req
         return ContestRequest(verb, text, first, second, columns=(("verb", verb_column),))
     if verb == "group":
         groups = [p for p in parts if isinstance(p, list)]
-        targets = [p for p in parts if isinstance(p, _Item)]
+        named = [p for p in parts if isinstance(p, _Item) and p.kind == "target_name"]
+        if named and named[0].value == "ac":
+            raise ParseError(
+                "AC is what an attack is made against; a group check is against a DC: vs DC 12",
+                text,
+                named[0].column,
+            )
+        targets = [p for p in parts if isinstance(p, _Item) and p.kind == "target"]
         if len(groups) > MAX_GROUP:
             extra = next((p for p in groups[MAX_GROUP] if isinstance(p, _Item)), None)
             raise ParseError(
@@ -328,6 +396,7 @@ def _build(verb: str, text: str, toks: pp.ParseResults, verb_column: int) -> Req
                 text,
                 extra.column if extra is not None else None,
             )
+        _check_member_commas(text)
         members = tuple(_check("check", text, g, verb_column) for g in groups)
         return GroupRequest(
             verb,
@@ -359,7 +428,8 @@ def _build(verb: str, text: str, toks: pp.ParseResults, verb_column: int) -> Req
         return ScoresRequest(verb, text, players, columns=columns)
     if verb == "fortune":
         action = items["action"].value if "action" in items else "show"
-        return FortuneRequest(verb, text, action, columns=columns)
+        use = items["use"].value if "use" in items else FORTUNE_USES[0]
+        return FortuneRequest(verb, text, action, use, columns=columns)
     raise AssertionError(verb)
 
 
@@ -395,9 +465,15 @@ def _check_group_size(line: str) -> None:
                 raise ParseError(f"a group check has at most {MAX_GROUP:,} members", line, i + 2)
 
 
+#: Minus signs as the rule texts print them (the Unicode minus, an en dash) read as '-'.
+_MINUS_SIGNS = str.maketrans({"\u2212": "-", "\u2013": "-"})
+
+
 def parse_request(line: str) -> Request:
     """Parse one request line (verb first) into a Request. ParseError (message, line,
-    1-based column) when the words do not form a request."""
+    1-based column) when the words do not form a request. A Unicode minus or an en dash
+    is read as '-' (`d20–4`, as the rule texts print it); the request's text keeps '-'."""
+    line = line.translate(_MINUS_SIGNS)
     stripped = line.lstrip()
     verb_column = len(line) - len(stripped) + 1
     if not stripped:

@@ -229,16 +229,21 @@ def _damage_line(dmg: Damage) -> Line:
 
 
 def _detail_lines(r: Result) -> list[Line]:
+    """A success-table row (`detail["row"]`: level -> "lo-hi" or "-"), short enough for 80
+    columns: `adept: failure 1-4, limited 5-8, normal 9-14, major 15-18, critical 19-20`,
+    a single face as one number, levels that cannot happen left out."""
     lines: list[Line] = []
     row = r.detail.get("row")
     rank = r.detail.get("rank")
     if isinstance(row, dict) and rank:
         line: Line = [(f"  {rank}: ", "dim")]
-        for i, (level, faces) in enumerate(row.items()):
+        shown = [(level, str(faces)) for level, faces in row.items() if faces != "-"]
+        for i, (level, faces) in enumerate(shown):
             if i:
-                line.append((" \u00b7 ", "dim"))
+                line.append((", ", "dim"))
+            lo, _, hi = faces.partition("-")
             style = "bold" if level == r.outcome else "dim"
-            line.append((f"{str(level).replace('_', ' ')} {faces}", style))
+            line.append((f"{str(level).split('_')[0]} {lo if lo == hi else faces}", style))
         lines.append(line)
     return lines
 

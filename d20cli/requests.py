@@ -37,7 +37,16 @@ DC_WORDS: tuple[str, ...] = (
     "nigh-impossible",
 )
 #: Circumstance words (Mutants & Masterminds) that add to the modifier.
-CIRCUMSTANCE_WORDS: tuple[str, ...] = ("bonus", "penalty", "major-bonus", "major-penalty")
+CIRCUMSTANCE_WORDS: tuple[str, ...] = (
+    "bonus",
+    "penalty",
+    "minor-bonus",
+    "minor-penalty",
+    "major-bonus",
+    "major-penalty",
+)
+#: Named defenses (Mutants & Masterminds) that stand for `defense`: `vs parry 6`.
+DEFENSE_WORDS: tuple[str, ...] = ("parry", "dodge", "fortitude", "toughness", "will")
 #: Pen & Dagger ranks, worst to best.
 RANK_WORDS: tuple[str, ...] = (
     "doomed",
@@ -58,6 +67,8 @@ EXPERTISE_SIZES: tuple[int, ...] = (4, 6, 8)
 TARGET_KINDS: tuple[str, ...] = ("number", "named", "defense", "rank", "routine")
 #: Words that may follow `fortune`.
 FORTUNE_ACTIONS: tuple[str, ...] = ("show", "spend", "boon", "no-boon")
+#: What a fortune die may be spent on (after `fortune spend`); the first is the default.
+FORTUNE_USES: tuple[str, ...] = ("reroll", "hint", "escape", "value")
 
 #: The kinds of word a check request may carry besides its verb, in the order a system
 #: reports the first one it does not offer (see `CheckRequest.word_kinds`).
@@ -97,9 +108,10 @@ class _Located:
 class Target:
     """What a check is made against.
 
-    kind "number": `vs 15`; "named": `vs tough` (name holds the word); "defense":
-    `vs defense 6`; "rank": `vs rank 8`; "routine": `vs routine +3` (value is the
-    opposing modifier). What the value means is up to the system.
+    kind "number": `vs 15` (also `vs DC 15`, `vs AC 15`); "named": `vs tough` (name holds
+    the word); "defense": `vs defense 6`, or a named defense `vs parry 6` (name holds it);
+    "rank": `vs rank 8`; "routine": `vs routine +3` (value is the opposing modifier).
+    Ranks and defenses may be negative. What the value means is up to the system.
     """
 
     kind: str
@@ -113,7 +125,7 @@ class Target:
             return str(self.name)
         if self.kind == "routine":
             return f"routine {self.value:+d}"
-        return f"{self.kind} {self.value}"
+        return f"{self.name or self.kind} {self.value}"
 
 
 @dataclass(frozen=True)
@@ -127,8 +139,8 @@ class CheckRequest(_Located):
     circumstances: circumstance words in order (`bonus`, `major-penalty`).
     reliable / unreliable: how many times each was asked for.
     rank: a rank word (`attempt adept`); score: an unsigned number in the modifier's place
-    (`attempt 14`: an ability score); adjust: a signed number after a rank or score
-    (`attempt trained +1`), the rank adjustment.
+    (`attempt 14`: an ability score); adjust: the signed numbers after a rank or score,
+    added up (`attempt trained +1 -2` is -1), the rank adjustment.
     damage: the expression after `dmg`. fortune: the word `fortune` was given.
     word_kinds: the kinds of word given (of CHECK_WORD_KINDS), computed once when the
     request is built, so a system compares them with what it offers in one set operation.
@@ -252,7 +264,8 @@ class ScoresRequest(_Located):
 
 @dataclass(frozen=True)
 class FortuneRequest(_Located):
-    """`fortune` (action "show") or `fortune spend` (action "spend").
+    """`fortune` (action "show") or `fortune spend [USE]` (action "spend"; use one of
+    FORTUNE_USES, "reroll" when not given).
 
     The held count lives in the session state; see `d20cli.systems.pendagger`
     (`fortune_result`, `spend_fortune`) for the pure parts."""
@@ -260,6 +273,7 @@ class FortuneRequest(_Located):
     verb: str
     text: str
     action: str = "show"
+    use: str = "reroll"
     repeat: int = 1
     columns: Columns = ()
 

@@ -19,6 +19,7 @@ from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.options import Options, split_options
 from d20cli.output import Output
 from d20cli.render import Tally, quiet_text, render_result
+from d20cli.requests import CheckRequest
 from d20cli.results import Result
 from d20cli.roller import RandomRoller, Roller, make_roller
 
@@ -50,25 +51,32 @@ def request_text(words: list[str], opts: Options) -> str:
 
 class Context:
     """What lasts across the requests of one run (a batch on standard input, a shell
-    session): parsed requests by text, and one generator seeded from the OS for the
-    requests that give no --seed. It lives at the edge; the core holds no state."""
+    session): parsed requests by text, and one generator for the requests that give no
+    --seed of their own: seeded from the OS, or from the run's --seed (`d20 --seed 7 <
+    batch`), so the whole run is one reproducible stream of dice. It lives at the edge;
+    the core holds no state."""
 
     CACHE_SIZE = 4096
 
-    def __init__(self, disk: ParseCache | None = None) -> None:
+    def __init__(self, disk: ParseCache | None = None, seed: int | None = None) -> None:
         """`disk`: a cache of parsed requests on disk (the command line and standard input
-        use one, so a repeated request starts without pyparsing)."""
+        use one, so a repeated request starts without pyparsing). `seed`: the run's
+        --seed; the lines of the run then roll from one generator seeded with it (give
+        them options without that seed: `line_options`), and a line's own --seed
+        restarts the dice for that line alone."""
         self.disk = disk
+        self.seed = seed
         self.parsed: dict[str, Request] = {}
         # a batch's lines, split and read: words, options, request text
         self.lines: dict[str, tuple[list[str], Options, str]] = {}
         self.logs: dict[tuple[str | None, bool, bool], RollLog | None] = {}
         self.systems: dict[str, System] = {}
-        self._rng: random.Random | None = None
+        self._rng: random.Random | None = None if seed is None else random.Random(seed)
         self._rollers: dict[int, RandomRoller] = {}
         self._logging: bool | None = None
         self._default_system: str | None = None
         self._default_budget: int | None = None
+        self.warned: set[str] = set()  # label words already warned about (warn_unvalued)
 
     def system(self, name: str) -> System:
         system = self.systems.get(name)
@@ -103,12 +111,34 @@ class Context:
             self._logging = opts.logging()  # D20_NO_LOG, read once per run
         if not self._logging:
             return None
+        if opts.seed is None and opts.dice is None and self.seed is not None:
+            opts = replace(opts, seed=self.seed)  # the run's seeded stream
         key = (opts.as_, opts.dice is not None, opts.seed is not None)
         if key not in self.logs:
             from d20cli.rolllog import open_log
 
             self.logs[key] = open_log(opts, out)
         return self.logs[key]
+
+    def warn_unvalued(self, request: Request, out: Output) -> None:
+        """Say on stderr (once a run for each word) when a label word stands where a value
+        belongs and nothing gives it one (`check stealth vs 15`): the roll is made at +0,
+        which is allowed, but rarely what was meant."""
+        for word in unvalued_words(request):
+            if word in self.warned:
+                continue
+            self.warned.add(word)
+            how = "type its modifier (+N)"
+            from d20cli.characters import character_names
+
+            if character_names():
+                how += " or roll as a character that has it (--as NAME)"
+            out.warn(f"{word!r} has no value here, so it adds nothing; {how}")
+
+    def line_options(self, base: Options) -> Options:
+        """The options a line of this run starts from: `base` without the run's --seed,
+        which this context's generator already holds."""
+        return base if self.seed is None or base.seed is None else replace(base, seed=None)
 
     def flush(self) -> None:
         """Write the roll log's buffered rows now (the shell does after every line)."""
@@ -126,10 +156,10 @@ class Context:
             self.disk.save()
 
     @classmethod
-    def for_command_line(cls) -> Context:
+    def for_command_line(cls, seed: int | None = None) -> Context:
         from d20cli.parse_cache import ParseCache, cache_path
 
-        return cls(ParseCache(cache_path()))
+        return cls(ParseCache(cache_path()), seed)
 
     def system_for(self, opts: Options) -> System:
         if opts.system is None and self._default_system is None:
@@ -146,7 +176,7 @@ class Context:
         if opts.seed is not None or opts.dice is not None:
             return make_roller(opts.seed, opts.dice, budget)
         roller = self._rollers.get(budget)
-        if roller is None:  # one OS-seeded roller per budget serves every unseeded request
+        if roller is None:  # one roller per budget serves every request without its own seed
             if self._rng is None:
                 self._rng = random.Random(int.from_bytes(os.urandom(16), "big"))
             roller = self._rollers[budget] = RandomRoller(self._rng, budget)
@@ -172,27 +202,67 @@ def resolve(
     context = context or Context()
     system = context.system_for(opts)
     request = context.parse(text)
+    hooks = out is not None and system.id == "pendagger"
+    if opts.dice is None:
+        yield from _results(request, system, opts, out if hooks else None, context, write=True)
+        return
+    # --dice: every face is counted before anything is shown, logged or stored. A first
+    # pass rolls the whole request writing nothing (too many or too few faces is an error
+    # here); a request with no state to write yields that pass's results.
+    checked = list(_results(request, system, opts, out if hooks else None, context, write=False))
+    if not hooks:
+        yield from checked
+        return
+    yield from _results(request, system, opts, out, context, write=True)
+
+
+def _results(
+    request: Request,
+    system: System,
+    opts: Options,
+    out: Output | None,
+    context: Context,
+    write: bool,
+) -> Iterator[Result]:
+    """The results of one request (`resolve`); with `out`, pendagger's fortune dice are
+    kept (`write`: False checks and rolls everything but stores nothing)."""
     roller = context.roller(opts)
     resolve_one = system.resolve
-    if out is not None and system.id == "pendagger":
+    if out is not None:
         from d20cli import fortune
 
         def resolve_one(request: Request, roller: Roller) -> Result:
             if request.verb == "fortune":
-                return fortune.handle(request, roller, opts, out)
-            return fortune.record(request, system.resolve(request, roller), opts, out)
+                return fortune.handle(request, roller, opts, out, write)
+            return fortune.record(request, system.resolve(request, roller), opts, out, write)
 
     if request.repeat > 1 and request.verb == "roll":  # refuse `1000x 1001d6` before rolling
         from d20cli.dice import fewest_dice
 
         expr = getattr(request, "expr", None)
         if expr is not None:
-            roller.charge(request.repeat * fewest_dice(expr), f"'{text}'")
+            roller.charge(request.repeat * fewest_dice(expr), f"'{request.text}'")
     for _ in range(opts.repeat):
         roller.count = 0
         for _ in range(request.repeat):
             yield resolve_one(request, roller)
     roller.finish()
+
+
+def unvalued_words(request: Request) -> list[str]:
+    """The label words of a request (or of its group members and contest sides) that stand
+    alone, with no modifier, rank or score: `stealth` in `check stealth vs 15`."""
+    parts = [request, *getattr(request, "members", ()), *getattr(request, "sides", ())]
+    parts += [getattr(request, "first", None), getattr(request, "second", None)]
+    return [
+        part.name
+        for part in parts
+        if isinstance(part, CheckRequest)
+        and part.name is not None
+        and part.modifier is None
+        and part.rank is None
+        and part.score is None
+    ]
 
 
 def exit_for(result: Result, opts: Options) -> ExitStatus:
@@ -240,6 +310,8 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
             if opts.exit_status:
                 status = max(status, exit_for(result, opts))
             results = [result]
+        if opts.as_ is None:  # after the request went well: a bad one gets its error alone
+            context.warn_unvalued(context.parse(text), out)
     except D20Error as err:
         if err.text is None:
             err = err.located(text, err.column) if err.column is not None else err
@@ -469,9 +541,10 @@ def run_lines(
 def run_stdin(base: Options) -> ExitStatus:
     """The requests on standard input, one per line, as the command line runs them."""
     out = Output(flush_lines=False)
-    context = Context.for_command_line()
+    context = Context.for_command_line(base.seed)
     try:
-        return run_lines(stdin_lines(sys.stdin, out.flush), base, out, context)
+        lines = stdin_lines(sys.stdin, out.flush)
+        return run_lines(lines, context.line_options(base), out, context)
     finally:
         try:
             out.flush()  # the last lines, also when interrupted

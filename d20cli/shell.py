@@ -130,9 +130,11 @@ class Session:
     """One shell session: its options (the system), its last request and result."""
 
     def __init__(self, opts: Options, out: Output) -> None:
-        self.opts = opts
+        # parsed requests, the roll log and the session's stream of dice (one --seed
+        # seeds the whole session)
+        self.context = Context(seed=opts.seed)
+        self.opts = self.context.line_options(opts)
         self.out = out
-        self.context = Context()  # parsed requests and the roll log, for the session
         self.last_tokens: list[str] | None = None
         self.last_result: Result | None = None
         self.fortune_held: int | None = None

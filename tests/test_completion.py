@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from d20cli import completion
-from d20cli.grammar import KEYWORDS, VERBS
+from d20cli.grammar import COMPLETION_WORDS, VERBS
 from d20cli.options import OPTIONS
 from d20cli.shell import Words, completions
 from d20cli.systems import SYSTEM_IDS
@@ -116,7 +116,7 @@ def test_shell_completes_from_the_same_tables() -> None:
     assert completions("check +1 --system ", words)[1][: len(SYSTEM_IDS)] == list(SYSTEM_IDS)
     assert completions("check --seed ", words) == ("", [])
     assert completions("help att", words) == ("att", ["attack", "attempt"])
-    assert set(words.keywords["check"]) <= set(KEYWORDS)
+    assert set(words.keywords["check"]) <= set(COMPLETION_WORDS)
 
 
 def test_unknown_shell_is_an_error() -> None:

@@ -93,6 +93,14 @@ CASES = [
     ("attempt 14 -1 adv", "pendagger"),
     ("attempt legendary unreliable", "pendagger"),
     ("luck", "pendagger"),
+    # the second reading of the rules (issue 12)
+    ("attack +7 vs 15 dmg 2d4kh1", "levelup"),
+    ("check +2 vs 15 expertise expertise=d8 adv dis", "levelup"),
+    ("attempt doomed reliable unreliable", "pendagger"),
+    ("attempt legendary reliable unreliable", "pendagger"),
+    ("attempt trained +1 +1 -3 reliable", "pendagger"),
+    ("resist +6 vs rank -1", "mm"),
+    ("check +2 vs parry 3 major bonus minor-penalty", "mm"),
 ]
 
 

@@ -41,6 +41,13 @@ def net_advantage(adv: int, dis: int) -> int:
     return 0
 
 
+def advantage_notes(adv: int, dis: int) -> tuple[str, ...]:
+    """The note that advantage and disadvantage cancelled, when both were asked for."""
+    if adv > 0 and dis > 0:
+        return ("advantage and disadvantage cancel: one d20",)
+    return ()
+
+
 @quick_init
 @dataclass(frozen=True, slots=True)
 class D20Roll:
@@ -131,20 +138,38 @@ def expression_text(expr: Expr | None) -> str:
 
 
 def double_dice(expr: Expr) -> Expr:
-    """The same expression with every dice term rolling twice as many dice (`1d8+4` ->
-    `2d8+4`); numbers are left alone (a critical hit adds its modifiers once)."""
-    from dataclasses import replace
+    """The expression a critical hit rolls: every dice term rolled twice and both added,
+    numbers left alone (a critical hit adds its modifiers once).
 
+    A plain term doubles its count (`1d8+4` -> `2d8+4`, the same dice); any other term is
+    written twice (`4d6kh3` -> `4d6kh3+4d6kh3`, `(1d4)d6` -> `(1d4)d6+(1d4)d6`), so keeping,
+    dropping and computed counts apply to each roll on its own and a critical is never
+    worse than a hit."""
     if isinstance(expr, dice.Dice):
-        if isinstance(expr.count, int):
-            return replace(expr, count=2 * expr.count)
-        return replace(expr, count=dice.Arithmetic(dice.Number(2), (("*", expr.count),)))
+        if isinstance(expr.count, int) and expr.plain:
+            return dice.Dice(2 * expr.count, expr.sides, label=expr.label)
+        return dice.Arithmetic(expr, (("+", expr),))
     if isinstance(expr, dice.Neg):
         return dice.Neg(double_dice(expr.operand))
     if isinstance(expr, dice.Arithmetic):
+        if expr.rest[0][0] in "+-":
+            return _double_sum(expr)
         rest = tuple((op, double_dice(x)) for op, x in expr.rest)
         return dice.Arithmetic(double_dice(expr.first), rest)
     return expr
+
+
+def _double_sum(expr: dice.Arithmetic) -> Expr:
+    """A sum or difference with each non-plain dice term written twice in place
+    (`4d6kh3+2` -> `4d6kh3+4d6kh3+2`, `1d8-1d4kh1` -> `1d8+1d8-1d4kh1-1d4kh1`)."""
+    terms: list[tuple[str, Expr]] = []
+    for op, x in (("+", expr.first), *expr.rest):
+        doubled = double_dice(x)
+        if isinstance(x, dice.Dice) and isinstance(doubled, dice.Arithmetic):
+            terms += [(op, x), (op, x)]
+        else:
+            terms.append((op, doubled))
+    return dice.Arithmetic(terms[0][1], tuple(terms[1:]))
 
 
 def has_dice(expr: Expr | None) -> bool:

@@ -23,6 +23,7 @@ from d20cli.systems.common import (
     UNGRADED,
     Grade,
     System,
+    advantage_notes,
     double_dice,
     evaluate,
     located,
@@ -103,14 +104,15 @@ _OTHER_VERBS = {
 
 
 def expertise_size(grants: Sequence[int]) -> int | None:
-    """The expertise die for these grants: the first grant's size, stepped up one size
-    (d4 -> d6 -> d8) for each further grant; past d8 nothing changes. None for no grants."""
+    """The expertise die for these grants: the largest grant's size, stepped up one size
+    (d4 -> d6 -> d8) for each further grant; past d8 nothing changes, and word order never
+    matters ((d4, d8) and (d8, d4) are both d8; (d4, d6) is d8). None for no grants."""
     if not grants:
         return None
     for size in grants:
         if size not in EXPERTISE_STEPS:
             raise RulesError(f"an expertise die is a d4, d6 or d8, not a d{size}")
-    step = EXPERTISE_STEPS.index(grants[0]) + len(grants) - 1
+    step = EXPERTISE_STEPS.index(max(grants)) + len(grants) - 1
     return EXPERTISE_STEPS[min(step, len(EXPERTISE_STEPS) - 1)]
 
 
@@ -191,21 +193,26 @@ def grade_group(successes: Sequence[bool | None]) -> Grade:
 
 
 def check_notes(verb: str, natural: int, total: int, target: int | None) -> tuple[str, ...]:
-    """Human notes on how a natural face was read."""
-    if target is None:
-        if verb == "attack" and natural == 20:
-            return ("natural 20: a critical hit whatever the AC",)
-        if verb == "attack" and natural == 1:
-            return ("natural 1: a fumble, always a miss",)
-        if verb == "save" and natural == 20:
-            return ("natural 20: a critical save, always a success",)
-        if verb == "save" and natural == 1:
-            return ("natural 1: a save always fails",)
+    """Human notes on how a natural face was read: said whenever the natural decided
+    something the total alone would not have."""
+    nat20 = {
+        "attack": "natural 20: a critical hit whatever the AC",
+        "save": "natural 20: a critical save, a success whatever the DC",
+    }
+    nat1 = {
+        "attack": "natural 1: a fumble, always a miss",
+        "save": "natural 1: a save always fails",
+    }
+    if verb == "check":
+        if target is not None and natural == 20 and total < target:
+            return ("natural 20 below the DC: a plain failure",)
+        if target is not None and natural == 1 and total >= target:
+            return ("natural 1 meeting the DC: a plain success",)
         return ()
-    if verb == "check" and natural == 20 and total < target:
-        return ("natural 20 below the DC: a plain failure",)
-    if verb == "check" and natural == 1 and total >= target:
-        return ("natural 1 meeting the DC: a plain success",)
+    if natural == 20 and (target is None or total < target):
+        return (nat20[verb],)
+    if natural == 1 and (target is None or total >= target):
+        return (nat1[verb],)
     return ()
 
 
@@ -230,7 +237,8 @@ def _resolve_check(request: CheckRequest, roller: Roller, target: int | None) ->
     size = expertise_size(request.expertise)
     roll = roll_check(roller, request.adv, request.dis, request.modifier, size)
     grade = GRADERS[verb](roll.natural, roll.total, target)
-    notes = list(check_notes(verb, roll.natural, roll.total, target))
+    notes = [*advantage_notes(request.adv, request.dis)]
+    notes += check_notes(verb, roll.natural, roll.total, target)
     if size is not None and len(request.expertise) > 1:
         notes.append(f"{len(request.expertise)} expertise grants: one d{size}")
     damage = None

@@ -7,7 +7,13 @@ graded in signed degrees (`degree`); pure functions (`degree`, `raise_degree`,
 
 Decisions where the texts are silent:
 - `vs defense N` and `vs rank N` both mean DC 10 + N and are accepted on check, attack,
-  resist and routine; `vs routine +N` (routine opposition) likewise means DC 10 + N.
+  resist and routine; `vs routine +N` (routine opposition) likewise means DC 10 + N. The
+  named defenses (`vs parry 6`, `dodge`, `fortitude`, `toughness`, `will`) mean
+  `defense N`. Ranks and defenses may be negative (`vs rank -1` is DC 9).
+- `minor-bonus` / `minor-penalty` are `bonus` / `penalty` (+2 / -2) by another name.
+- Degrees: the text's prose ("every five full points adds a degree") and its table (a
+  result of DC-5 is still one degree of failure) disagree exactly at DC-5, DC-10, ...;
+  this module follows the table.
 - `opposed` compares totals only: a natural 20 or 1 has no effect on who wins. "Bonus"
   for the tie-break is each side's modifier as rolled (circumstance words included).
 - `percent` accepts 0..100; 0 never succeeds, 100 always does.
@@ -91,6 +97,8 @@ NAMED_DCS: dict[str, int] = {
 CIRCUMSTANCES: dict[str, int] = {
     "bonus": 2,
     "penalty": -2,
+    "minor-bonus": 2,
+    "minor-penalty": -2,
     "major-bonus": 5,
     "major-penalty": -5,
 }
@@ -246,7 +254,10 @@ def _dc(request: CheckRequest) -> tuple[int | None, dict[str, object]]:
             raise located(request, f"unknown DC name {name!r}", "target")
         return NAMED_DCS[name], {"dc_name": name}
     if target.kind == "defense":
-        return ROUTINE_BASE + target.value, {"defense": target.value}
+        detail: dict[str, object] = {"defense": target.value}
+        if target.name is not None:
+            detail["defense_name"] = target.name
+        return ROUTINE_BASE + target.value, detail
     if target.kind == "rank":
         return ROUTINE_BASE + target.value, {"effect_rank": target.value}
     if target.kind == "routine":
@@ -259,13 +270,19 @@ def circumstance_total(words: tuple[str, ...]) -> int:
     return sum(CIRCUMSTANCES[w] for w in words)
 
 
+def circumstance_note(words: tuple[str, ...]) -> str:
+    """What each circumstance word added: `bonus +2, major-penalty -5`."""
+    return ", ".join(f"{w} {CIRCUMSTANCES[w]:+d}" for w in words)
+
+
 def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
     reject_words(request, _OFFERED, _HINTS, ID)
     dc, detail = _dc(request)
     flat = circumstance_total(request.circumstances)
+    notes: list[str] = []
     if request.circumstances:
         detail["circumstance"] = flat
-    notes: list[str] = []
+        notes.append(circumstance_note(request.circumstances))
     if request.verb == "routine":
         ev = evaluate(request.modifier, roller, "modifier")
         modifier = ev.total + flat
@@ -283,6 +300,8 @@ def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
             grade = grade_check(natural, total, dc)
         if dc is not None and natural == 20:
             notes.append("natural 20: the degree is raised one step")
+        if dc is not None and natural == 1 and request.verb == "attack":
+            notes.append("natural 1: an attack always misses")
     return Result(
         request=request.text,
         system=ID,

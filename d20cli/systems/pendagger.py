@@ -49,6 +49,7 @@ from d20cli.results import Die, Result, Score
 from d20cli.systems.common import (
     Grade,
     System,
+    advantage_notes,
     located,
     reject_words,
     resolve_roll,
@@ -226,19 +227,20 @@ def step(level: str, by: int) -> str:
 
 def attempt_level(face: int, rank: str, reliable: bool = False, unreliable: bool = False) -> str:
     """The level of an attempt with the rank already adjusted: look the face up, apply the
-    natural-1 rule (critical failure except at legendary and godlike), then reliability
-    (reliable: unless the face is 1, one step up, critical stays; unreliable: unless the
-    face is 20, one step down, critical failure stays; both together cancel)."""
+    natural-1 rule (critical failure except at legendary and godlike), then reliability.
+    reliable: unless the face is 1, one step up (critical stays); unreliable: unless the
+    face is 20, one step down (critical failure stays). Both together: each keeps its own
+    exception, so they cancel on 2-19, only reliable applies on a 20, only unreliable on
+    a 1."""
     level = table_level(rank, face)
     if face == 1 and rank not in NAT1_EXEMPT:
         level = "critical_failure"
-    if reliable and unreliable:
-        return level
-    if reliable and face != 1:
-        level = step(level, 1)
-    if unreliable and face != 20:
-        level = step(level, -1)
-    return level
+    return step(level, reliability_step(face, reliable, unreliable))
+
+
+def reliability_step(face: int, reliable: bool, unreliable: bool) -> int:
+    """The steps reliable and unreliable move a level on this face: +1, -1 or 0."""
+    return int(reliable and face != 1) - int(unreliable and face != 20)
 
 
 def grade_attempt(
@@ -312,7 +314,8 @@ def score_plan(players: int) -> tuple[tuple[int, str], ...]:
 
 def attempt_rank(request: CheckRequest) -> tuple[str, dict[str, object]]:
     """The rank an attempt uses (rank word or ability score, adjusted and clamped) and the
-    detail entries that explain it."""
+    detail entries that explain it: "score", "base_rank" and "rank_adjust" when they
+    differ from the rank used."""
     detail: dict[str, object] = {}
     if request.rank is not None:
         base = request.rank
@@ -329,11 +332,32 @@ def attempt_rank(request: CheckRequest) -> tuple[str, dict[str, object]]:
             "verb",
         )
     rank = base
-    if request.adjust:
+    if request.adjust is not None:
         rank = adjust_rank(base, request.adjust)
         detail["base_rank"] = base
         detail["rank_adjust"] = request.adjust
     return rank, detail
+
+
+def rank_path(detail: dict[str, object]) -> str:
+    """How the rank was reached, for people: `score 14 -> adept, +1 -> master`, with the
+    clamp at the ends of the ladder named; "" when a rank word was used as it is."""
+    rank = str(detail.get("rank"))
+    base = detail.get("base_rank", rank)
+    parts = []
+    if "score" in detail:
+        parts.append(f"score {detail['score']} -> {base}")
+    adjust = detail.get("rank_adjust")
+    if isinstance(adjust, int):
+        text = f"{adjust:+d} -> {rank}"
+        if isinstance(base, str) and RANKS.index(base) + adjust != RANKS.index(rank):
+            text += f" ({rank} is the {'top' if adjust > 0 else 'bottom'} of the ladder)"
+        parts.append(text if parts else f"{base} {text}")
+    return ", ".join(parts)
+
+
+def _level_name(level: str) -> str:
+    return LEVEL_LABELS[level].lower()
 
 
 def _check_attempt_words(request: CheckRequest) -> None:
@@ -354,14 +378,35 @@ def _attempt_result(
     unreliable = request.unreliable > 0
     grade = grade_attempt(face, rank, reliable, unreliable, fortune)
     detail = {**detail, "rank": rank, "row": row_text(rank)}
-    notes: list[str] = []
+    notes = [*advantage_notes(request.adv, request.dis)]
+    path = rank_path(detail)
+    if path:
+        notes.append(path)
+    table = table_level(rank, face)
     if face == 1 and rank in NAT1_EXEMPT:
         notes.append(f"natural 1 at {rank}: the table's level, not a critical failure")
-    if reliable and unreliable:
+    elif face == 1:
+        table = "critical_failure"
+        notes.append("natural 1: a critical failure")
+    moved = reliability_step(face, reliable, unreliable)
+    words = " and ".join(w for w, on in (("reliable", reliable), ("unreliable", unreliable)) if on)
+    if moved:
+        after = step(table, moved)
+        change = f"{_level_name(table)} -> {_level_name(after)}"
+        if after == table:
+            change = f"{_level_name(table)} stays (the end of the scale)"
+        if reliable and unreliable:
+            why = (
+                "only reliable applies on a 20" if face == 20 else "only unreliable applies on a 1"
+            )
+            notes.append(f"{words}: {why}: {change}")
+        else:
+            notes.append(f"{words}: {change}")
+    elif reliable and unreliable:
         notes.append("reliable and unreliable cancel")
-    elif reliable and face == 1:
+    elif reliable:
         notes.append("reliable has no effect on a 1")
-    elif unreliable and face == 20:
+    elif unreliable:
         notes.append("unreliable has no effect on a 20")
     if fortune and face == 20:
         detail["fortune_gained"] = 1
@@ -392,12 +437,12 @@ def _resolve_attempt(request: CheckRequest, roller: Roller) -> Result:
 def _luck_result(request: LuckRequest, face: int, dice: tuple[Die, ...], fortune: bool) -> Result:
     grade = grade_luck(face, fortune)
     detail: dict[str, object] = {}
-    notes: tuple[str, ...] = ()
+    notes = advantage_notes(request.adv, request.dis)
     total = face
     if fortune and face == 20:
         total = FORTUNE_LUCK_FACE
         detail["fortune_gained"] = 1
-        notes = ("20 taken as a 10: +1 fortune die",)
+        notes += ("20 taken as a 10: +1 fortune die",)
     return Result(
         request=request.text,
         system=ID,

@@ -22,6 +22,7 @@ from d20cli.systems.common import (
     UNGRADED,
     Grade,
     System,
+    advantage_notes,
     evaluate,
     located,
     reject_words,
@@ -162,7 +163,7 @@ def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
     target = _target(request)
     roll = roll_check(roller, request.adv, request.dis, request.modifier)
     grade = grade_check(roll.natural, roll.total, target)
-    notes: list[str] = []
+    notes = [*advantage_notes(request.adv, request.dis)]
     if target is not None and roll.natural == 20 and roll.total < target:
         notes.append("natural 20: succeeds regardless of difficulty")
     if target is not None and roll.natural == 1 and roll.total >= target:
@@ -244,6 +245,7 @@ def _resolve_luck(request: LuckRequest, roller: Roller) -> Result:
         outcome=grade.outcome,
         label=grade.label,
         success=grade.success,
+        notes=advantage_notes(request.adv, request.dis),
     )
 
 
