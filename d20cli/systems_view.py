@@ -24,6 +24,7 @@ def systems_data() -> list[dict[str, Any]]:
                     for verb, (summary, example) in system.verbs.items()
                 },
                 "outcomes": {oid: label for oid, label in system.outcomes},
+                "words": {word: meaning for word, meaning in system.words},
             }
         )
     return data
@@ -44,6 +45,11 @@ def systems_lines() -> list[Line]:
                 tiers.append((" ", ""))
             tiers.append(badge(oid, f"{label} ({oid})"))
         lines.append(tiers)
+        if system["words"]:
+            lines.append([("  words:", "dim")])
+            wide = max(len(w) for w in system["words"])
+            for word, meaning in system["words"].items():
+                lines.append([(f"    {word:<{wide}}  ", "bold"), (meaning, "")])
         width = max(len(v) for v in system["verbs"])
         for verb, info in system["verbs"].items():
             lines.append(

@@ -437,9 +437,9 @@ def test_pendagger_shows_score_rank_and_adjusted_rank_with_the_clamp() -> None:
 
 def test_pendagger_says_which_step_reliability_took() -> None:
     text = text_of(run("attempt doomed reliable unreliable", "pendagger", 20))
-    assert "only reliable applies on a 20: normal success -> major success" in text
+    assert "on a 20 only reliable applies: normal success -> major success" in text
     text = text_of(run("attempt legendary reliable unreliable", "pendagger", 1))
-    assert "only unreliable applies on a 1: failure -> critical failure" in text
+    assert "on a 1 only unreliable applies: failure -> critical failure" in text
 
 
 @pytest.mark.parametrize("rank", RANKS)

@@ -290,6 +290,8 @@ class System:
     verbs: verb -> (one-line summary, example words), in the order `d20 systems` shows them.
     outcomes: (outcome id, label), worst to best, the tiers this system can produce.
     aliases: other names `get_system` accepts.
+    words: (word, meaning) for the request words this system takes, as `d20 systems` and
+    help list them.
     """
 
     id: str
@@ -298,6 +300,7 @@ class System:
     outcomes: tuple[tuple[str, str], ...]
     resolver: Callable[[Request, Roller], Result]
     aliases: tuple[str, ...] = ()
+    words: tuple[tuple[str, str], ...] = ()
 
     def resolve(self, request: Request, roller: Roller) -> Result:
         """Roll the request with this system's rules (RulesError for what it lacks)."""

@@ -301,4 +301,13 @@ def resolve(request: Request, roller: Roller) -> Result:
     raise unknown_verb(request, ID, VERBS, _OTHER_VERBS.get(request.verb))
 
 
-SYSTEM = System(ID, TITLE, VERBS, OUTCOMES, resolve, aliases=("a5e", "level-up"))
+#: The words a request may carry in this system, for `d20 systems` and help.
+WORDS: tuple[tuple[str, str], ...] = (
+    ("+N / -N", "the modifier, dice allowed: +5, -1, +3+1d4"),
+    ("vs N", "the DC or AC: vs 15, vs DC 15, vs AC 15 (attacks)"),
+    ("adv / dis", "advantage, disadvantage (also advantage, disadv, ADV, DISADV)"),
+    ("expertise[=dN]", "an expertise die: d4, d6 or d8; more grants step it up"),
+    ("dmg EXPR", "attack damage: dmg 1d8+4; a critical rolls every dice term twice"),
+)
+
+SYSTEM = System(ID, TITLE, VERBS, OUTCOMES, resolve, aliases=("a5e", "level-up"), words=WORDS)

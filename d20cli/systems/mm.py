@@ -434,4 +434,15 @@ def resolve(request: Request, roller: Roller) -> Result:
     raise unknown_verb(request, ID, VERBS, _OTHER_VERBS.get(request.verb))
 
 
-SYSTEM = System(ID, TITLE, VERBS, OUTCOMES, resolve, aliases=("mutants", "m&m", "mnm"))
+#: The words a request may carry in this system, for `d20 systems` and help.
+WORDS: tuple[tuple[str, str], ...] = (
+    ("+N / -N", "the bonus: +8, -1"),
+    ("vs N", "a DC: vs 15, vs DC 15, or a name: vs tough, vs very easy"),
+    ("vs defense N", "DC 10+N; also parry, dodge, fortitude, toughness, will N"),
+    ("vs rank N", "DC 10+N (resistance); ranks and defenses may be negative"),
+    ("vs routine +N", "routine opposition: DC 10+N"),
+    ("bonus / penalty", "+2 / -2 (also minor-bonus, minor-penalty)"),
+    ("major-bonus", "+5; major-penalty -5 (also with a space: major bonus)"),
+)
+
+SYSTEM = System(ID, TITLE, VERBS, OUTCOMES, resolve, aliases=("mutants", "m&m", "mnm"), words=WORDS)

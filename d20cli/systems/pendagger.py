@@ -394,12 +394,12 @@ def _attempt_result(
         after = step(table, moved)
         change = f"{_level_name(table)} -> {_level_name(after)}"
         if after == table:
-            change = f"{_level_name(table)} stays (the end of the scale)"
+            change = f"{_level_name(table)} stays ({'top' if moved > 0 else 'bottom'} of the scale)"
         if reliable and unreliable:
             why = (
-                "only reliable applies on a 20" if face == 20 else "only unreliable applies on a 1"
+                "on a 20 only reliable applies" if face == 20 else "on a 1 only unreliable applies"
             )
-            notes.append(f"{words}: {why}: {change}")
+            notes.append(f"{why}: {change}")
         else:
             notes.append(f"{words}: {change}")
     elif reliable and unreliable:
@@ -583,4 +583,14 @@ def resolve(request: Request, roller: Roller) -> Result:
     raise unknown_verb(request, ID, VERBS, _OTHER_VERBS.get(request.verb))
 
 
-SYSTEM = System(ID, TITLE, VERBS, OUTCOMES, resolve, aliases=("pd", "pen-and-dagger"))
+#: The words a request may carry in this system, for `d20 systems` and help.
+WORDS: tuple[tuple[str, str], ...] = (
+    ("RANK / SCORE", "a rank (adept) or an ability score (14)"),
+    ("+N / -N", "rank adjustments after it; several add up: trained +1 -1"),
+    ("adv / dis", "advantage, disadvantage (also ADV, DISADV, disadv)"),
+    ("reliable", "one level up unless the face is 1; unreliable: down unless 20"),
+    ("fortune", "take a natural 20 as a normal success to gain a fortune die"),
+    ("spend [USE]", "fortune spend: reroll (the default), hint, escape or value"),
+)
+
+SYSTEM = System(ID, TITLE, VERBS, OUTCOMES, resolve, aliases=("pd", "pen-and-dagger"), words=WORDS)

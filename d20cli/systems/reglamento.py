@@ -263,4 +263,13 @@ def resolve(request: Request, roller: Roller) -> Result:
     raise unknown_verb(request, ID, VERBS, _OTHER_VERBS.get(request.verb))
 
 
-SYSTEM = System(ID, TITLE, VERBS, OUTCOMES, resolve, aliases=("reg",))
+#: The words a request may carry in this system, for `d20 systems` and help.
+WORDS: tuple[tuple[str, str], ...] = (
+    ("+N / -N", "the attribute as a modifier: +3, -1"),
+    ("vs N", "the difficulty: vs 15, vs DC 15"),
+    ("ADV / DISADV", "advantage, disadvantage (any case; also adv, dis, advantage)"),
+    ("dmg EXPR", "attack damage, rolled on a success: dmg 1d6+2"),
+    ("A vs B vs C", "contest sides, two or more, each with its own ADV/DISADV"),
+)
+
+SYSTEM = System(ID, TITLE, VERBS, OUTCOMES, resolve, aliases=("reg",), words=WORDS)
