@@ -20,9 +20,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from test_bombs import BOMBS  # noqa: E402
 
-from d20cli.options import Options  # noqa: E402
-from d20cli.output import Output  # noqa: E402
-from d20cli.run import run_odds, run_tokens, split_line  # noqa: E402
+from d20cli.app.options import Options  # noqa: E402
+from d20cli.app.run import run_odds, run_tokens, split_line  # noqa: E402
+from d20cli.present.output import Output  # noqa: E402
 
 TARGET_MS = 100.0
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 import time
 
-from d20cli.dice_grammar import parse_expression
-from d20cli.distribution import distribution
+from d20cli.dice.distribution import distribution
+from d20cli.language.dice_grammar import parse_expression
 
 TARGETS_MS: dict[str, float | None] = {
     "4d6dl1": 2.0,

@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from d20cli.dice import evaluate, resolve_roll
-from d20cli.dice_grammar import parse_expression, parse_roll
-from d20cli.roller import RandomRoller
+from d20cli.dice.engine import evaluate, resolve_roll
+from d20cli.dice.roller import RandomRoller
+from d20cli.language.dice_grammar import parse_expression, parse_roll
 
 SECONDS = 1.0
 

@@ -39,9 +39,9 @@ LINES = (
 
 def main(argv: list[str]) -> int:
     os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="d20-bench-")
-    from d20cli.options import Options
-    from d20cli.output import Output
-    from d20cli.shell import Session
+    from d20cli.app.options import Options
+    from d20cli.app.shell import Session
+    from d20cli.present.output import Output
 
     stdout = io.StringIO()
     session = Session(Options(), Output(stdout, io.StringIO(), color=True, width=100))

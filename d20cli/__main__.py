@@ -12,7 +12,7 @@ import os
 import sys
 
 from d20cli.errors import ExitStatus, ParseError
-from d20cli.verbs import VERBS
+from d20cli.language.vocabulary import VERBS
 
 COMMANDS = ("systems", "shell", "odds", "char", "log", "completion")
 _HELP_FLAGS = ("--help", "-h", "--version")
@@ -21,7 +21,7 @@ _HELP_FLAGS = ("--help", "-h", "--version")
 def _unknown_command(word: str) -> int:
     import difflib
 
-    from d20cli.output import Output
+    from d20cli.present.output import Output
 
     known = [*VERBS, *COMMANDS]
     close = difflib.get_close_matches(word.lower(), known, n=3)
@@ -32,9 +32,9 @@ def _unknown_command(word: str) -> int:
 
 def _run(args: list[str]) -> int:
     """One request (or `odds ...`) from the command line, options anywhere in it."""
-    from d20cli.options import Options
-    from d20cli.output import Output
-    from d20cli.run import Context, run_tokens
+    from d20cli.app.options import Options
+    from d20cli.app.run import Context, run_tokens
+    from d20cli.present.output import Output
 
     context = Context.for_command_line()
     try:
@@ -44,13 +44,13 @@ def _run(args: list[str]) -> int:
 
 
 def dispatch(args: list[str]) -> int:
-    from d20cli.options import split_options
+    from d20cli.app.options import split_options
 
     if args and args[0] in ("--install-completion", "--show-completion"):
         # typer's names for it: install (or print) the static completion script
         shell = args[1] if len(args) > 1 else os.path.basename(os.environ.get("SHELL", "bash"))
         extra = ["--install"] if args[0] == "--install-completion" else []
-        from d20cli.cli import run_app
+        from d20cli.app.cli import run_app
 
         return run_app(["completion", shell, *extra])
 
@@ -58,7 +58,7 @@ def dispatch(args: list[str]) -> int:
         return _run(args)
     if not any(a in _HELP_FLAGS for a in args) and (not args or args[0].startswith("-")):
         from d20cli.errors import D20Error
-        from d20cli.output import Output
+        from d20cli.present.output import Output
 
         try:
             words, opts = split_options(args)
@@ -67,11 +67,11 @@ def dispatch(args: list[str]) -> int:
             return int(ExitStatus.BAD_INPUT)
         if not words:
             if not sys.stdin.isatty():
-                from d20cli.run import run_stdin
+                from d20cli.app.run import run_stdin
 
                 return int(run_stdin(opts))
             if sys.stdout.isatty():
-                from d20cli.shell import run_shell
+                from d20cli.app.shell import run_shell
 
                 return int(run_shell(opts))
         elif words[0] in VERBS or words[0] == "odds":
@@ -80,7 +80,7 @@ def dispatch(args: list[str]) -> int:
         if any(a == "--as" or a.startswith("--as=") for a in args):
             return _run(args)  # a character's macro in the verb's place: `d20 sneak --as aria`
         return _unknown_command(args[0])
-    from d20cli.cli import run_app
+    from d20cli.app.cli import run_app
 
     return run_app(args)
 

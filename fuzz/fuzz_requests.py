@@ -33,20 +33,20 @@ for _name in ("D20_SYSTEM", "D20_BUDGET", "FORCE_COLOR", "NO_COLOR"):
 
 with atheris.instrument_imports(include=["d20cli", "pyparsing"]):
     # d20cli imports most modules lazily: load them here so that they are instrumented.
-    import d20cli.dice_grammar
-    import d20cli.distribution
-    import d20cli.fortune
-    import d20cli.grammar
-    import d20cli.odds
-    import d20cli.render
-    import d20cli.state
+    import d20cli.app.fortune
+    import d20cli.dice.distribution
+    import d20cli.language.dice_grammar
+    import d20cli.language.grammar
+    import d20cli.odds.engine
+    import d20cli.present.render
+    import d20cli.store.state
     import d20cli.systems.levelup
     import d20cli.systems.mm
     import d20cli.systems.pendagger
     import d20cli.systems.reglamento  # noqa: F401
-    from d20cli.options import Options
-    from d20cli.output import Output
-    from d20cli.run import run_odds, run_tokens, split_line
+    from d20cli.app.options import Options
+    from d20cli.app.run import run_odds, run_tokens, split_line
+    from d20cli.present.output import Output
 
 
 def run_line(line: str) -> tuple[int, str, str]:

@@ -6,7 +6,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from d20cli.dice import (
+from d20cli.dice.engine import (
     Arithmetic,
     Compare,
     Dice,

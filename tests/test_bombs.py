@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from d20cli.options import Options
-from d20cli.output import Output
-from d20cli.run import run_odds, run_tokens, split_line
+from d20cli.app.options import Options
+from d20cli.app.run import run_odds, run_tokens, split_line
+from d20cli.present.output import Output
 
 BOUND = 2.0  # seconds
 

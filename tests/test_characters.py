@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from d20cli import characters
-from d20cli.char_cli import char_app
+from d20cli.app.char_cli import char_app
+from d20cli.app.options import Options
+from d20cli.app.shell import Session, Words, completions
 from d20cli.errors import D20Error, ParseError
-from d20cli.grammar import parse_request
-from d20cli.options import Options
-from d20cli.output import Output
-from d20cli.shell import Session, Words, completions
+from d20cli.language.grammar import parse_request
+from d20cli.present.output import Output
+from d20cli.store import characters
 
 SHEET = """\
 # The party -- keep this comment
@@ -91,7 +91,7 @@ def test_expand(sheet: Path, text: str, expanded: str) -> None:
 
 
 def test_expanded_label_is_the_result_name(sheet: Path) -> None:
-    from d20cli.run import resolve
+    from d20cli.app.run import resolve
 
     text, system = characters.expand("check stealth vs 15", "aria")
     (result,) = resolve(text, Options(system=system, dice=(12, 3)))

@@ -10,11 +10,11 @@ import pytest
 from typer.testing import CliRunner
 
 from d20cli.__main__ import main
-from d20cli.cli import app
-from d20cli.options import OPTIONS
-from d20cli.output import Output
-from d20cli.run import run_lines
-from d20cli.verbs import VERBS
+from d20cli.app.cli import app
+from d20cli.app.options import OPTIONS
+from d20cli.app.run import run_lines
+from d20cli.language.vocabulary import VERBS
+from d20cli.present.output import Output
 
 runner = CliRunner()
 
@@ -179,7 +179,7 @@ def test_standard_input_runs_each_line_and_reports_bad_ones() -> None:
         "roll 2d --json\n",
         "roll 2d6+1 --dice 1,2\n",
     ]
-    from d20cli.options import Options
+    from d20cli.app.options import Options
 
     status = run_lines(lines, Options(quiet=True), Output(out, err, color=False))
     assert int(status) == 2
@@ -194,7 +194,7 @@ def test_standard_input_runs_each_line_and_reports_bad_ones() -> None:
 
 
 def test_windows_line_endings_and_byte_order_mark() -> None:
-    from d20cli.options import Options
+    from d20cli.app.options import Options
 
     out = io.StringIO()
     status = run_lines(
@@ -227,7 +227,7 @@ def test_help_lists_every_option() -> None:
 
 
 def test_verbs_agree_with_the_grammar() -> None:
-    from d20cli import grammar
+    from d20cli.language import grammar
 
     assert set(VERBS) == set(grammar.VERBS)
 
@@ -260,7 +260,7 @@ def test_summary_draws_from_the_exact_odds(capsys: pytest.CaptureFixture[str]) -
     within a few standard deviations of the exact odds."""
     from fractions import Fraction
 
-    from d20cli.odds import odds_of
+    from d20cli.odds.engine import odds_of
 
     n = 200_000
     status, out, _ = run_main(
@@ -302,7 +302,7 @@ def test_options_before_the_verb(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_odds_lines_on_standard_input() -> None:
-    from d20cli.options import Options
+    from d20cli.app.options import Options
 
     out = io.StringIO()
     status = run_lines(

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from d20cli import completion
-from d20cli.grammar import COMPLETION_WORDS, VERBS
-from d20cli.options import OPTIONS
-from d20cli.shell import Words, completions
+from d20cli.app import completion
+from d20cli.app.options import OPTIONS
+from d20cli.app.shell import Words, completions
+from d20cli.language.grammar import COMPLETION_WORDS, VERBS
 from d20cli.systems import SYSTEM_IDS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from d20cli.dice import (
+from d20cli.dice.engine import (
     LIST_LIMIT,
     Dice,
     EvalArithmetic,
@@ -16,9 +16,9 @@ from d20cli.dice import (
     evaluate,
     resolve_roll,
 )
-from d20cli.dice_grammar import parse_expression, parse_roll
+from d20cli.dice.roller import ForcedRoller, RandomRoller
 from d20cli.errors import BudgetError, DiceError
-from d20cli.roller import ForcedRoller, RandomRoller
+from d20cli.language.dice_grammar import parse_expression, parse_roll
 
 
 def roll(text: str, faces: Sequence[int]) -> Evaluated:
@@ -305,7 +305,7 @@ def test_a_computed_count_shows_its_own_dice_first(
 
 
 def test_a_computed_count_is_rendered_with_its_dice() -> None:
-    from d20cli.render import tree_segments
+    from d20cli.present.render import tree_segments
 
     tree = roll("(1d4)d6 + 2", [2, 3, 4])
     assert "".join(text for text, _ in tree_segments(tree)) == "(1d4 (2))d6 (3 4) + 2"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyparsing as pp
 import pytest
 
-from d20cli.dice import (
+from d20cli.dice.engine import (
     Arithmetic,
     Compare,
     Dice,
@@ -16,14 +16,14 @@ from d20cli.dice import (
     Pool,
     Reroll,
 )
-from d20cli.dice_grammar import (
+from d20cli.errors import ParseError
+from d20cli.language.dice_grammar import (
     MAX_LENGTH,
     expression,
     parse_expression,
     parse_roll,
     signed_expression,
 )
-from d20cli.errors import ParseError
 
 
 def P(text: str) -> object:

@@ -7,10 +7,10 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from d20cli.dice import Expr, evaluate
-from d20cli.dice_grammar import parse_expression
+from d20cli.dice.engine import Expr, evaluate
+from d20cli.dice.roller import RandomRoller
 from d20cli.errors import DiceError
-from d20cli.roller import RandomRoller
+from d20cli.language.dice_grammar import parse_expression
 from tests.dice_strategies import expressions
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

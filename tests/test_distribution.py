@@ -1,4 +1,4 @@
-"""Exact distributions (d20cli.distribution) against icepool and against brute force."""
+"""Exact distributions (d20cli.dice.distribution) against icepool and against brute force."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from d20cli.dice import (
+from d20cli.dice.distribution import Dist, TooCostly, branches, distribution
+from d20cli.dice.engine import (
     Arithmetic,
     Compare,
     Dice,
@@ -26,10 +27,9 @@ from d20cli.dice import (
     Reroll,
     evaluate,
 )
-from d20cli.dice_grammar import parse_expression
-from d20cli.distribution import Dist, TooCostly, branches, distribution
+from d20cli.dice.roller import Roller
 from d20cli.errors import D20Error, DiceError
-from d20cli.roller import Roller
+from d20cli.language.dice_grammar import parse_expression
 
 DEPTH = 10  # the explosion depth used for the icepool comparisons
 

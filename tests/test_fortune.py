@@ -1,4 +1,4 @@
-"""Pen & Dagger fortune dice at the edge (d20cli.fortune): gaining a die on a natural 20
+"""Pen & Dagger fortune dice at the edge (d20cli.app.fortune): gaining a die on a natural 20
 with the word `fortune`, holding at most 2 (4 with the boon), spending one to reroll the
 last attempt or luck roll, and the count persisting between runs."""
 
@@ -10,14 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from d20cli import fortune, state
+from d20cli.app import fortune
+from d20cli.app.options import Options
+from d20cli.app.run import run_tokens
+from d20cli.dice.roller import make_roller
 from d20cli.errors import D20Error, RulesError, StateError
-from d20cli.grammar import parse_request
-from d20cli.options import Options
-from d20cli.output import Output
+from d20cli.language.grammar import parse_request
+from d20cli.present.output import Output
 from d20cli.results import Result
-from d20cli.roller import make_roller
-from d20cli.run import run_tokens
+from d20cli.store import state
 from d20cli.systems import get_system
 
 PD = Options(system="pendagger")

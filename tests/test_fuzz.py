@@ -21,9 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from d20cli.options import Options
-from d20cli.output import Output
-from d20cli.run import run_odds, run_tokens, split_line
+from d20cli.app.options import Options
+from d20cli.app.run import run_odds, run_tokens, split_line
+from d20cli.present.output import Output
 
 CORPUS = Path(__file__).parent / "fuzz_corpus"
 SEEDS = sorted(p.read_text(encoding="utf-8") for p in CORPUS.glob("seed-*"))
@@ -253,7 +253,7 @@ def test_huge_totals_are_refused(line: str) -> None:
 
 
 def test_the_roll_log_survives_a_total_beyond_64_bits(tmp_path: Path) -> None:
-    from d20cli.state import State
+    from d20cli.store.state import State
 
     state = State.open(tmp_path / "state.db")
     row = ("2024-01-01T00:00:00", None, "levelup", "roll", "roll 1", "[]", 10**30, None, "dice")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from d20cli.errors import ParseError
-from d20cli.grammar import KEYWORDS, VERBS, parse_request
-from d20cli.requests import (
+from d20cli.language.grammar import KEYWORDS, VERBS, parse_request
+from d20cli.language.requests import (
     CIRCUMSTANCE_WORDS,
     DC_WORDS,
     RANK_WORDS,

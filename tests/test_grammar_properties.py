@@ -9,10 +9,16 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from d20cli.dice.roller import RandomRoller
 from d20cli.errors import D20Error
-from d20cli.grammar import parse_request
-from d20cli.requests import CIRCUMSTANCE_WORDS, DC_WORDS, RANK_WORDS, CheckRequest, GroupRequest
-from d20cli.roller import RandomRoller
+from d20cli.language.grammar import parse_request
+from d20cli.language.requests import (
+    CIRCUMSTANCE_WORDS,
+    DC_WORDS,
+    RANK_WORDS,
+    CheckRequest,
+    GroupRequest,
+)
 from d20cli.systems import SYSTEM_IDS, get_system
 
 CHECKS = ("check", "save", "attack")

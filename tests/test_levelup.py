@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from d20cli.dice.roller import ForcedRoller
 from d20cli.errors import RulesError
-from d20cli.grammar import parse_request
+from d20cli.language.grammar import parse_request
 from d20cli.results import Result
-from d20cli.roller import ForcedRoller
 from d20cli.systems import get_system
 from d20cli.systems.levelup import (
     expertise_size,

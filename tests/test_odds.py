@@ -14,13 +14,13 @@ from fractions import Fraction
 
 import pytest
 
-from d20cli.grammar import parse_request
-from d20cli.odds import odds_of
-from d20cli.options import Options
-from d20cli.output import Output
+from d20cli.app.options import Options
+from d20cli.app.run import run_odds
+from d20cli.dice.roller import Roller
+from d20cli.language.grammar import parse_request
+from d20cli.odds.engine import odds_of
+from d20cli.present.output import Output
 from d20cli.results import Result
-from d20cli.roller import Roller
-from d20cli.run import run_odds
 from d20cli.systems import get_system
 
 
@@ -139,7 +139,7 @@ def test_mm_degrees_are_reported() -> None:
 
 def _odds_json(words: str) -> dict[str, object]:
     out = io.StringIO()
-    from d20cli.run import split_line
+    from d20cli.app.run import split_line
 
     status = run_odds(split_line(words), Options(json=True), Output(out, io.StringIO(), False))
     assert int(status) == 0
@@ -199,7 +199,7 @@ def test_simulate_is_labelled_an_estimate() -> None:
 
 def test_roll_with_odds_shows_the_chance() -> None:
     out = io.StringIO()
-    from d20cli.run import run_tokens
+    from d20cli.app.run import run_tokens
 
     run_tokens(
         ["check", "+5", "vs", "15", "--odds", "--dice", "12"],

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from d20cli.app.options import OPTIONS, Options, split_options
 from d20cli.errors import ParseError
-from d20cli.options import OPTIONS, Options, split_options
 
 
 def test_options_may_follow_the_words() -> None:

@@ -7,8 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from d20cli.grammar import parse_request
-from d20cli.parse_cache import MAX_ENTRIES, ParseCache, _classes, cache_path, decode, encode
+from d20cli.language.grammar import parse_request
+from d20cli.language.parse_cache import (
+    MAX_ENTRIES,
+    ParseCache,
+    _classes,
+    cache_path,
+    decode,
+    encode,
+)
 
 REQUESTS = [
     "check +5 vs 15 adv expertise=d6",
@@ -109,8 +116,8 @@ def test_a_cold_roll_with_a_warm_cache_does_not_import_pyparsing(tmp_path: Path)
         "import sys\n"
         "from d20cli.__main__ import main\n"
         "main(['check', '+5', 'vs', '15'])\n"
-        "heavy = ['pyparsing', 'prompt_toolkit', 'd20cli.odds', 'd20cli.distribution',"
-        " 'rich', 'typer', 'click', 'pydantic', 'sqlite3', 'd20cli.shell']\n"
+        "heavy = ['pyparsing', 'prompt_toolkit', 'd20cli.odds', 'd20cli.dice.distribution',"
+        " 'rich', 'typer', 'click', 'pydantic', 'sqlite3', 'd20cli.app.shell']\n"
         "print('LOADED', [m for m in heavy if m in sys.modules])\n"
     )
     for _ in range(2):  # the first run fills the cache

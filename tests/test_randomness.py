@@ -19,10 +19,10 @@ from collections import Counter
 
 import pytest
 
-from d20cli.options import Options
-from d20cli.output import Output
-from d20cli.roller import RandomRoller, make_roller
-from d20cli.run import Context, run_tokens
+from d20cli.app.options import Options
+from d20cli.app.run import Context, run_tokens
+from d20cli.dice.roller import RandomRoller, make_roller
+from d20cli.present.output import Output
 
 N = 1_000_000
 CHI2_CRITICAL_19_DOF = 43.82  # p = 0.001
@@ -100,8 +100,8 @@ def test_without_a_seed_the_generator_is_seeded_from_the_os(
         calls.append(n)
         return bytes(range(n))
 
-    monkeypatch.setattr("d20cli.roller.os.urandom", fake_urandom)
-    monkeypatch.setattr("d20cli.run.os.urandom", fake_urandom)
+    monkeypatch.setattr("d20cli.dice.roller.os.urandom", fake_urandom)
+    monkeypatch.setattr("d20cli.app.run.os.urandom", fake_urandom)
     expected = random.Random(int.from_bytes(bytes(range(16)), "big"))
 
     roller = make_roller()

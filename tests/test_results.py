@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from d20cli.options import Options
+from d20cli.app.options import Options
+from d20cli.app.run import resolve
 from d20cli.results import JSON_ENCODER, Damage, DiceSummary, Die, Result, Score
-from d20cli.run import resolve
 
 REQUESTS = {
     "levelup": [

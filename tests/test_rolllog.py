@@ -20,14 +20,14 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from d20cli import rolllog, state
-from d20cli.char_cli import log_app
-from d20cli.options import Options
-from d20cli.output import Output
+from d20cli.app.char_cli import log_app
+from d20cli.app.options import Options
+from d20cli.app.run import resolve
+from d20cli.present.output import Output
 from d20cli.results import Result
-from d20cli.rolllog import Fairness, RollLog, chi_square_p, open_log, regularized_gamma_q
-from d20cli.run import resolve
-from d20cli.state import SCHEMA_VERSION, State
+from d20cli.store import rolllog, state
+from d20cli.store.rolllog import Fairness, RollLog, chi_square_p, open_log, regularized_gamma_q
+from d20cli.store.state import SCHEMA_VERSION, State
 
 runner = CliRunner()
 
@@ -351,10 +351,10 @@ def test_two_processes_writing_at_once_lose_no_row() -> None:
 KILLED_WRITER = textwrap.dedent(
     """
     import io, sys
-    from d20cli.options import Options
-    from d20cli.output import Output
-    from d20cli.rolllog import RollLog
-    from d20cli.run import resolve
+    from d20cli.app.options import Options
+    from d20cli.present.output import Output
+    from d20cli.store.rolllog import RollLog
+    from d20cli.app.run import resolve
     log = RollLog(None, "random", Output(io.StringIO(), sys.stderr, color=False), flush_rows=100)
     print("ready", flush=True)
     for result in resolve("roll 1d20", Options(repeat=10_000_000)):

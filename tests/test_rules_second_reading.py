@@ -12,17 +12,17 @@ from pathlib import Path
 
 import pytest
 
+from d20cli.app.options import Options
+from d20cli.app.run import run_tokens
+from d20cli.app.shell import Session, run_lines_in_session
+from d20cli.dice.roller import ForcedRoller
 from d20cli.errors import ParseError
-from d20cli.grammar import parse_request
-from d20cli.odds import odds_of
-from d20cli.options import Options
-from d20cli.output import Output, plain_text
-from d20cli.render import render_result
-from d20cli.requests import CheckRequest, FortuneRequest, GroupRequest
+from d20cli.language.grammar import parse_request
+from d20cli.language.requests import CheckRequest, FortuneRequest, GroupRequest
+from d20cli.odds.engine import odds_of
+from d20cli.present.output import Output, plain_text
+from d20cli.present.render import render_result
 from d20cli.results import Result
-from d20cli.roller import ForcedRoller
-from d20cli.run import run_tokens
-from d20cli.shell import Session, run_lines_in_session
 from d20cli.systems import get_system
 from d20cli.systems.levelup import expertise_size
 from d20cli.systems.pendagger import RANKS, attempt_level, row_text

@@ -18,10 +18,10 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from d20cli import state
-from d20cli.options import Options
-from d20cli.output import Output
-from d20cli.shell import Session, run_lines_in_session
+from d20cli.app.options import Options
+from d20cli.app.shell import Session, run_lines_in_session
+from d20cli.present.output import Output
+from d20cli.store import state
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 15

@@ -142,7 +142,7 @@ def test_command_line_bytes_that_are_not_utf8() -> None:
 WRITER = """
 import sys
 from pathlib import Path
-from d20cli.state import State
+from d20cli.store.state import State
 
 state = State.open(Path(sys.argv[1]))
 i = 0
@@ -186,7 +186,7 @@ def _kill_during(args: list[str], delay: float, stdin: bytes | None = None) -> N
 def test_kill_9_in_the_middle_of_writes_leaves_a_consistent_database(tmp_path: Path) -> None:
     import sqlite3
 
-    from d20cli.state import State
+    from d20cli.store.state import State
 
     db = tmp_path / "state.db"
     last = 0
@@ -212,7 +212,7 @@ def test_kill_9_during_pendagger_fortune_rolls(tmp_path: Path) -> None:
     """Many `attempt adept fortune --dice 20 -s pd` lines (each may add a fortune die and
     writes the roll log), killed at random points: the database opens, passes its
     integrity check, and holds a fortune count within the rules."""
-    from d20cli.state import State
+    from d20cli.store.state import State
 
     lines = (
         b"roll 1d1\n" + b"attempt adept fortune --dice 20 -s pd\nfortune spend -s pd\n" * 800
@@ -235,7 +235,7 @@ def test_a_truncated_shell_history_still_loads() -> None:
     reads what is whole (and bad bytes as U+FFFD) without an error."""
     from prompt_toolkit.history import FileHistory
 
-    from d20cli.state import history_path
+    from d20cli.store.state import history_path
 
     path = history_path()
     path.parent.mkdir(parents=True)
@@ -264,7 +264,7 @@ def test_an_unusable_state_directory_warns_and_the_roll_still_happens(tmp_path: 
 
 
 def test_a_corrupt_database_is_moved_aside_and_reported_by_the_program() -> None:
-    from d20cli.state import db_path
+    from d20cli.store.state import db_path
 
     path = db_path()
     path.parent.mkdir(parents=True)

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from d20cli import state
 from d20cli.errors import StateError
-from d20cli.state import SCHEMA_VERSION, State
+from d20cli.store import state
+from d20cli.store.state import SCHEMA_VERSION, State
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -167,7 +167,7 @@ def test_two_processes_writing_at_once_lose_nothing(state_home: Path) -> None:
     code = textwrap.dedent(
         """
         import sys
-        from d20cli.state import State
+        from d20cli.store.state import State
         s = State.open()
         for _ in range(150):
             s.update("counter", lambda v: str(int(v or 0) + 1))
@@ -212,7 +212,7 @@ def test_deferred_last_roll_is_written_on_flush_read_and_close() -> None:
 
 def test_shared_state_is_saved_at_exit(state_home: Path) -> None:
     code = (
-        "from d20cli import state\n"
+        "from d20cli.store import state\n"
         "state.shared().set_last_roll('player', 'luck', 'pendagger', {'natural': 9}, defer=True)\n"
     )
     env = {"XDG_STATE_HOME": str(state_home), "PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}

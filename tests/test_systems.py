@@ -8,12 +8,12 @@ from dataclasses import replace
 
 import pytest
 
-from d20cli import grammar
+from d20cli.dice.roller import ForcedRoller
 from d20cli.errors import RulesError
-from d20cli.grammar import parse_request
-from d20cli.requests import CHECK_WORD_KINDS, CheckRequest
+from d20cli.language import grammar
+from d20cli.language.grammar import parse_request
+from d20cli.language.requests import CHECK_WORD_KINDS, CheckRequest
 from d20cli.results import Die
-from d20cli.roller import ForcedRoller
 from d20cli.systems import ALIASES, SYSTEM_IDS, System, get_system
 from d20cli.systems.common import Evaluated, d20_die, evaluate
 
@@ -77,7 +77,7 @@ def test_verbs_per_system(sid: str, verbs: list[str]) -> None:
 
 
 def test_examples_parse_and_resolve() -> None:
-    from d20cli.roller import make_roller
+    from d20cli.dice.roller import make_roller
 
     for sid in SYSTEM_IDS:
         system = get_system(sid)

@@ -17,16 +17,16 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from d20cli import dice
+from d20cli.dice import engine as dice
 from d20cli.errors import RulesError
 from d20cli.frozen import quick_init
-from d20cli.requests import CHECK_WORD_KINDS
+from d20cli.language.requests import CHECK_WORD_KINDS
 from d20cli.results import Die, Result
 
 if TYPE_CHECKING:
-    from d20cli.dice import Expr
-    from d20cli.requests import CheckRequest, Request
-    from d20cli.roller import Roller
+    from d20cli.dice.engine import Expr
+    from d20cli.dice.roller import Roller
+    from d20cli.language.requests import CheckRequest, Request
 
 
 def net_advantage(adv: int, dis: int) -> int:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from d20cli.errors import RulesError
-from d20cli.requests import CheckRequest, GroupRequest, Request, Target
+from d20cli.language.requests import CheckRequest, GroupRequest, Request, Target
 from d20cli.results import Damage, Result
 from d20cli.systems.common import (
     UNGRADED,
@@ -34,7 +34,7 @@ from d20cli.systems.common import (
 )
 
 if TYPE_CHECKING:
-    from d20cli.roller import Roller
+    from d20cli.dice.roller import Roller
 
 ID = "levelup"
 TITLE = "Level Up Advanced 5th Edition"

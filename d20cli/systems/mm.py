@@ -26,7 +26,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from d20cli.errors import RulesError
-from d20cli.requests import (
+from d20cli.language.requests import (
     CheckRequest,
     CompareRequest,
     ContestRequest,
@@ -47,7 +47,7 @@ from d20cli.systems.common import (
 )
 
 if TYPE_CHECKING:
-    from d20cli.roller import Roller
+    from d20cli.dice.roller import Roller
 
 ID = "mm"
 TITLE = "Mutants & Masterminds"

@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from d20cli.errors import D20Error, RulesError
-from d20cli.requests import (
+from d20cli.language.requests import (
     RANK_WORDS,
     CheckRequest,
     FortuneRequest,
@@ -58,7 +58,7 @@ from d20cli.systems.common import (
 )
 
 if TYPE_CHECKING:
-    from d20cli.roller import Roller
+    from d20cli.dice.roller import Roller
 
 ID = "pendagger"
 TITLE = "Pen & Dagger"
@@ -106,7 +106,7 @@ OUTCOMES: tuple[tuple[str, str], ...] = (
 )
 
 #: Ranks, worst to best: the grammar's rank words are listed in ladder order, so the
-#: vocabulary and the ladder are one table (d20cli.requests.RANK_WORDS).
+#: vocabulary and the ladder are one table (d20cli.language.requests.RANK_WORDS).
 RANKS: tuple[str, ...] = RANK_WORDS
 
 Span = tuple[int, int] | None

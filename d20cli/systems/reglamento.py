@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from d20cli.requests import CheckRequest, ContestRequest, LuckRequest, Request
+from d20cli.language.requests import CheckRequest, ContestRequest, LuckRequest, Request
 from d20cli.results import Damage, Result
 from d20cli.systems.common import (
     UNGRADED,
@@ -33,7 +33,7 @@ from d20cli.systems.common import (
 )
 
 if TYPE_CHECKING:
-    from d20cli.roller import Roller
+    from d20cli.dice.roller import Roller
 
 ID = "reglamento"
 TITLE = "Reglamento (six attributes, d20)"

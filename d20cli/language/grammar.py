@@ -1,4 +1,4 @@
-"""The request language: one line, verb first, to a Request dataclass (d20cli.requests).
+"""The request language: one line, verb first, to a Request dataclass (d20cli.language.requests).
 
 Knows words, not rules: `check +5 vs 15 adv expertise=d6` parses in every system; whether
 the chosen system offers advantage or expertise is decided by d20cli.systems.
@@ -11,7 +11,7 @@ the chosen system offers advantage or expertise is decided by d20cli.systems.
     contest|opposed SIDE vs SIDE             SIDE: [LABEL] [±MOD] {option}
     compare N vs N      percent N[%]      luck {adv | dis | fortune}
     scores [N | players=N]      fortune [show | spend [USE] | boon | no-boon]      roll ...
-    USE: reroll | hint | escape | value      (roll: d20cli.dice_grammar)
+    USE: reroll | hint | escape | value      (roll: d20cli.language.dice_grammar)
 
 Modifiers are signed (`+5`, `-1`, `+5+1d4`); an unsigned number in a modifier's place is a
 SCORE (a Pen & Dagger ability score), and a signed number after a RANK or SCORE is the
@@ -28,9 +28,10 @@ from typing import Any
 
 import pyparsing as pp
 
-from d20cli import dice_grammar, verbs
 from d20cli.errors import ParseError
-from d20cli.requests import (
+from d20cli.language import dice_grammar
+from d20cli.language import vocabulary as verbs
+from d20cli.language.requests import (
     CIRCUMSTANCE_WORDS,
     DC_WORDS,
     DEFENSE_WORDS,
@@ -65,8 +66,8 @@ CHECK_VERBS: tuple[str, ...] = (
 )
 CONTEST_VERBS: tuple[str, ...] = ("contest", "opposed")
 OTHER_VERBS: tuple[str, ...] = ("group", "compare", "percent", "luck", "scores", "fortune", "roll")
-#: Every verb, in the order help and completion list them (d20cli.verbs, a light module
-#: the fast start-up path reads without building this grammar).
+#: Every verb, in the order help and completion list them (language.vocabulary, a light
+#: module the fast start-up path reads without building this grammar).
 VERBS: tuple[str, ...] = verbs.VERBS
 ADV_WORDS: tuple[str, ...] = ("adv", "advantage")
 DIS_WORDS: tuple[str, ...] = ("dis", "disadv", "disadvantage")

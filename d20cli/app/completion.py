@@ -2,8 +2,8 @@
 tables, and the word table the interactive shell completes from.
 
 Every word comes from where the program itself defines it: the verbs and the keywords after
-each verb from `d20cli.grammar` (`VERBS`, `KEYWORDS`), the option names from
-`d20cli.options.OPTIONS`, the system ids and aliases from `d20cli.systems`, and the other
+each verb from `d20cli.language.grammar` (`VERBS`, `KEYWORDS`), the option names from
+`d20cli.app.options.OPTIONS`, the system ids and aliases from `d20cli.systems`, and the other
 commands (`systems`, `shell`, `odds`, `completion`, ...) with their options and
 subcommands from the typer app. Nothing here is a second, hand-kept list.
 
@@ -84,14 +84,14 @@ def system_names(shell_safe: bool = False) -> tuple[str, ...]:
 
 
 def grammar_verbs() -> tuple[str, ...]:
-    from d20cli.grammar import VERBS
+    from d20cli.language.grammar import VERBS
 
     return tuple(VERBS)
 
 
 def grammar_keywords() -> dict[str, tuple[str, ...]]:
     """The grammar's keywords for each verb (words only: no numbers, no placeholders)."""
-    from d20cli.grammar import COMPLETION_WORDS
+    from d20cli.language.grammar import COMPLETION_WORDS
 
     table: Any = COMPLETION_WORDS
     verbs = grammar_verbs()
@@ -106,7 +106,7 @@ def _words(items: Iterable[str]) -> tuple[str, ...]:
 
 
 def request_options(shell_safe: bool = False) -> tuple[Option, ...]:
-    from d20cli.options import OPTIONS
+    from d20cli.app.options import OPTIONS
 
     systems = system_names(shell_safe)
     return tuple(
@@ -124,7 +124,7 @@ def app_commands(verbs: Iterable[str]) -> tuple[Command, ...]:
     """The typer app's commands that are not verbs, with their options and subcommands."""
     import typer.main
 
-    from d20cli.cli import app
+    from d20cli.app.cli import app
 
     group: Any = typer.main.get_command(app)
     skip = set(verbs)
@@ -157,7 +157,7 @@ def app_commands(verbs: Iterable[str]) -> tuple[Command, ...]:
 
 def table() -> Table:
     """The words of the command-line completion scripts."""
-    from d20cli.verbs import VERB_HELP
+    from d20cli.language.vocabulary import VERB_HELP
 
     verbs = grammar_verbs()
     return Table(

@@ -53,7 +53,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from d20cli.dice import (
+from d20cli.dice.engine import (
     MAX_SIDES,
     MAX_TOTAL,
     Arithmetic,

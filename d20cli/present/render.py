@@ -3,7 +3,7 @@
 A renderer returns `Line`s: lists of (text, style) segments, where a style is a rich style
 string ("bold green", "dim strike") or "". The text alone must say everything (a dropped
 die reads `~4~`, an exploded one `6!`), because pipes and NO_COLOR get the plain text;
-on a terminal the same segments are printed in colour through rich (d20cli.output).
+on a terminal the same segments are printed in colour through rich (d20cli.present.output).
 Rendering never decides rules: every outcome and label comes from a system.
 """
 
@@ -150,7 +150,7 @@ def _roll_body(r: Result) -> Line:
 def tree_segments(node: Any, parent: int = 0) -> Line:
     """An evaluated expression (d20cli.dice) as segments: numbers as they are, each dice
     term as its notation followed by its dice in parentheses."""
-    from d20cli import dice
+    from d20cli.dice import engine as dice
 
     if isinstance(node, dice.EvalDice):
         term = node.expr

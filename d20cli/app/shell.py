@@ -13,8 +13,8 @@ few words of its own:
     quit, exit         leave (so does Ctrl-D); Ctrl-C only clears the line
 
 TAB completes verbs, keywords, system names and option names from the program's own
-tables (`d20cli.completion`), and the active character's entry and macro names
-(`d20cli.characters`); history persists in the state directory (up arrow, Ctrl-R);
+tables (`d20cli.app.completion`), and the active character's entry and macro names
+(`d20cli.store.characters`); history persists in the state directory (up arrow, Ctrl-R);
 a bottom toolbar shows the system, the character, the fortune dice held (pendagger) and
 the last result.
 
@@ -30,10 +30,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
+from d20cli.app.options import Options
+from d20cli.app.run import Context, run_tokens, split_line
 from d20cli.errors import D20Error, ExitStatus, ParseError
-from d20cli.options import Options
-from d20cli.output import Output
-from d20cli.run import Context, run_tokens, split_line
+from d20cli.present.output import Output
 
 if TYPE_CHECKING:
     from d20cli.results import Result
@@ -61,7 +61,7 @@ class Words:
 
     @classmethod
     def load(cls) -> Words:
-        from d20cli.completion import (
+        from d20cli.app.completion import (
             grammar_keywords,
             grammar_verbs,
             request_options,
@@ -179,8 +179,8 @@ class Session:
         re-read what the toolbar shows (fortune dice)."""
         if self.system != "pendagger":
             return
-        from d20cli.fortune import holder
-        from d20cli.state import shared
+        from d20cli.app.fortune import holder
+        from d20cli.store.state import shared
 
         try:
             store = shared(self.out.warn)
@@ -193,8 +193,8 @@ class Session:
         """Import the grammar and the system now, so the first roll answers as fast as the
         rest."""
         try:
-            import d20cli.grammar
-            import d20cli.render  # noqa: F401
+            import d20cli.language.grammar
+            import d20cli.present.render  # noqa: F401
             from d20cli.systems import get_system
 
             get_system(self.opts.system_id())
@@ -266,7 +266,7 @@ class Session:
     def _as(self, tokens: list[str], text: str) -> ExitStatus:
         """`as` shows the active character, `as NAME` picks one (and its system, if it
         names one), `as -` drops it."""
-        from d20cli import characters
+        from d20cli.store import characters
 
         if len(tokens) == 1:
             if self.character is None:
@@ -295,8 +295,8 @@ class Session:
         return ExitStatus.OK
 
     def _help(self, tokens: list[str], text: str) -> ExitStatus:
+        from d20cli.language.vocabulary import VERB_HELP
         from d20cli.systems import get_system
-        from d20cli.verbs import VERB_HELP
 
         system = get_system(self.system)
         if len(tokens) == 1:
@@ -356,7 +356,7 @@ def run_shell(opts: Options) -> int:
 def _history(out: Output) -> Any:
     from prompt_toolkit.history import FileHistory, InMemoryHistory
 
-    from d20cli.state import history_path
+    from d20cli.store.state import history_path
 
     path = history_path()
     try:
@@ -380,7 +380,7 @@ def _interactive(session: Session) -> int:
         def get_completions(
             self, document: Document, complete_event: CompleteEvent
         ) -> Iterable[Completion]:
-            from d20cli import characters
+            from d20cli.store import characters
 
             before = document.text_before_cursor
             entries: list[str] = []

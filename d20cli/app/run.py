@@ -15,18 +15,18 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from d20cli.app.options import Options, split_options
+from d20cli.dice.roller import RandomRoller, Roller, make_roller
 from d20cli.errors import D20Error, ExitStatus, ParseError
-from d20cli.options import Options, split_options
-from d20cli.output import Output
-from d20cli.render import Tally, quiet_text, render_result
-from d20cli.requests import CheckRequest
+from d20cli.language.requests import CheckRequest
+from d20cli.present.output import Output
+from d20cli.present.render import Tally, quiet_text, render_result
 from d20cli.results import Result
-from d20cli.roller import RandomRoller, Roller, make_roller
 
 if TYPE_CHECKING:
-    from d20cli.parse_cache import ParseCache
-    from d20cli.requests import Request
-    from d20cli.rolllog import RollLog
+    from d20cli.language.parse_cache import ParseCache
+    from d20cli.language.requests import Request
+    from d20cli.store.rolllog import RollLog
     from d20cli.systems import System
 
 MAX_LINE = 10_000  # characters in one request
@@ -91,7 +91,7 @@ class Context:
         if request is None:
             request = self.disk.get(text) if self.disk is not None else None
             if request is None:
-                from d20cli.grammar import parse_request
+                from d20cli.language.grammar import parse_request
 
                 request = parse_request(text)
                 if self.disk is not None:
@@ -115,7 +115,7 @@ class Context:
             opts = replace(opts, seed=self.seed)  # the run's seeded stream
         key = (opts.as_, opts.dice is not None, opts.seed is not None)
         if key not in self.logs:
-            from d20cli.rolllog import open_log
+            from d20cli.store.rolllog import open_log
 
             self.logs[key] = open_log(opts, out)
         return self.logs[key]
@@ -129,7 +129,7 @@ class Context:
                 continue
             self.warned.add(word)
             how = "type its modifier (+N)"
-            from d20cli.characters import character_names
+            from d20cli.store.characters import character_names
 
             if character_names():
                 how += " or roll as a character that has it (--as NAME)"
@@ -157,7 +157,7 @@ class Context:
 
     @classmethod
     def for_command_line(cls, seed: int | None = None) -> Context:
-        from d20cli.parse_cache import ParseCache, cache_path
+        from d20cli.language.parse_cache import ParseCache, cache_path
 
         return cls(ParseCache(cache_path()), seed)
 
@@ -194,7 +194,7 @@ def resolve(
 
     With `out` (the edge: command line, standard input, shell), pendagger's fortune dice
     are kept in the state database: an attempt or luck roll is remembered and may gain a
-    die, and the `fortune` verb shows or spends them (d20cli.fortune)."""
+    die, and the `fortune` verb shows or spends them (d20cli.app.fortune)."""
     if not text.strip():
         raise ParseError("nothing to roll: give a verb and its words, e.g. `check +5 vs 15`")
     if len(text) > MAX_LINE:
@@ -229,7 +229,7 @@ def _results(
     roller = context.roller(opts)
     resolve_one = system.resolve
     if out is not None:
-        from d20cli import fortune
+        from d20cli.app import fortune
 
         def resolve_one(request: Request, roller: Roller) -> Result:
             if request.verb == "fortune":
@@ -237,7 +237,7 @@ def _results(
             return fortune.record(request, system.resolve(request, roller), opts, out, write)
 
     if request.repeat > 1 and request.verb == "roll":  # refuse `1000x 1001d6` before rolling
-        from d20cli.dice import fewest_dice
+        from d20cli.dice.engine import fewest_dice
 
         expr = getattr(request, "expr", None)
         if expr is not None:
@@ -282,7 +282,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
     log: RollLog | None = None
     try:
         if opts.as_:
-            from d20cli.characters import expand
+            from d20cli.store.characters import expand
 
             text, char_system = expand(text, opts.as_)
             if opts.system is None and char_system is not None:
@@ -296,7 +296,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
                 log.add(result)
             if opts.odds:
                 if chances is None:
-                    from d20cli.odds import odds_of
+                    from d20cli.odds.engine import odds_of
 
                     chances = odds_of(text, opts.system_id(), parse=context.parse)
                 result = with_chance(result, chances)
@@ -346,7 +346,7 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
     (outcome, total) pairs, which the odds engine computes by walking the same resolver.
     That is the same as rolling N times and counting, and fast for a million rolls. None
     when the distribution is too costly to compute (the caller then rolls each one)."""
-    from d20cli.odds import joint_outcomes
+    from d20cli.odds.engine import joint_outcomes
 
     request = context.parse(text)
     if request.verb in ("fortune", "scores"):
@@ -380,7 +380,7 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
 
 def with_chance(result: Result, odds: Any) -> Result:
     """The result with the chance its outcome had (`--odds`), as a note and in JSON."""
-    from d20cli.odds import chance_of
+    from d20cli.odds.engine import chance_of
 
     p = chance_of(result, odds)
     if p is None:
@@ -432,7 +432,7 @@ def run_odds(tokens: list[str], base: Options, out: Output) -> ExitStatus:
 
 def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     """The odds of the request in `words` (options already read)."""
-    from d20cli.odds import compare_lines, odds_lines, odds_of, simulate
+    from d20cli.odds.engine import compare_lines, odds_lines, odds_of, simulate
 
     def one(text: str) -> Any:
         if opts.simulate is not None:

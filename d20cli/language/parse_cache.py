@@ -23,7 +23,14 @@ import os
 from typing import Any
 
 MAX_ENTRIES = 256
-_LANGUAGE_MODULES = ("grammar.py", "dice_grammar.py", "requests.py", "dice.py")
+#: The modules that define the language, relative to the package's folder.
+_LANGUAGE_MODULES = (
+    "language/grammar.py",
+    "language/dice_grammar.py",
+    "language/requests.py",
+    "language/vocabulary.py",
+    "dice/engine.py",
+)
 
 
 def cache_path() -> str | None:
@@ -37,7 +44,7 @@ def cache_path() -> str | None:
 def _stamp() -> str:
     """The version of the request language: its modules' sizes and modification times (an
     upgrade or an edit rewrites them; importlib.metadata would cost 17 ms at start-up)."""
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parts = []
     for name in _LANGUAGE_MODULES:
         try:
@@ -49,7 +56,8 @@ def _stamp() -> str:
 
 
 def _classes() -> dict[str, type]:
-    from d20cli import dice, requests
+    from d20cli.dice import engine as dice
+    from d20cli.language import requests
 
     found: dict[str, type] = {}
     for module in (requests, dice):

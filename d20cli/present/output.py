@@ -16,7 +16,7 @@ import sys
 from typing import Any, TextIO
 
 from d20cli.errors import D20Error
-from d20cli.render import Line
+from d20cli.present.render import Line
 from d20cli.results import JSON_ENCODER
 
 

@@ -1,5 +1,5 @@
 """`d20 char ...` (characters) and `d20 log` (the roll log): thin typer sub-apps over
-d20cli.characters and d20cli.rolllog. Errors are one line on standard error and exit
+d20cli.store.characters and d20cli.store.rolllog. Errors are one line on standard error and exit
 status 2, never a traceback."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from d20cli.errors import D20Error, ExitStatus, ParseError
-from d20cli.output import Output
+from d20cli.present.output import Output
 
 char_app = typer.Typer(
     name="char",
@@ -61,7 +61,7 @@ def char_add(
     ] = None,
 ) -> None:
     """Add a character: `d20 char add aria --system levelup`."""
-    from d20cli import characters
+    from d20cli.store import characters
 
     out = Output()
     with _errors(out):
@@ -79,7 +79,7 @@ def char_set(
 ) -> None:
     """Set an entry, a macro or the system: `d20 char set aria stealth +7 expertise=d6`,
     `d20 char set aria macros.sneak check stealth vs 15 adv`."""
-    from d20cli import characters
+    from d20cli.store import characters
 
     out = Output()
     with _errors(out):
@@ -95,7 +95,7 @@ def char_unset(
     key: Annotated[str, typer.Argument(help="ENTRY, GROUP.ENTRY or macros.NAME.")],
 ) -> None:
     """Remove an entry or a macro: `d20 char unset aria macros.sneak`."""
-    from d20cli import characters
+    from d20cli.store import characters
 
     out = Output()
     with _errors(out):
@@ -110,7 +110,7 @@ def char_show(
     no_color: Annotated[bool, typer.Option("--no-color", help="Plain text.")] = False,
 ) -> None:
     """Show a character's entries and macros."""
-    from d20cli import characters
+    from d20cli.store import characters
 
     out = Output()
     with _errors(out):
@@ -141,7 +141,7 @@ def char_list(
     json: Annotated[bool, typer.Option("--json", help="A JSON array.")] = False,
 ) -> None:
     """List the characters."""
-    from d20cli import characters
+    from d20cli.store import characters
 
     out = Output()
     with _errors(out):
@@ -158,7 +158,7 @@ def char_list(
 
 
 def _path() -> str:
-    from d20cli.characters import characters_path
+    from d20cli.store.characters import characters_path
 
     return str(characters_path())
 
@@ -166,7 +166,7 @@ def _path() -> str:
 @char_app.command("rm")
 def char_rm(name: Annotated[str, typer.Argument(help="The character to remove.")]) -> None:
     """Remove a character."""
-    from d20cli import characters
+    from d20cli.store import characters
 
     out = Output()
     with _errors(out):
@@ -201,8 +201,8 @@ def log_main(
     no_color: Annotated[bool, typer.Option("--no-color", help="Plain text.")] = False,
 ) -> None:
     """Show recent rolls; --stats tests the d20s, --export json|csv prints them all."""
-    from d20cli import rolllog
-    from d20cli.state import shared
+    from d20cli.store import rolllog
+    from d20cli.store.state import shared
 
     out = Output()
     with _errors(out):
@@ -228,7 +228,7 @@ def log_main(
 def _recent(
     store: Any, limit: int, character: str | None, out: Output, json: bool, no_color: bool
 ) -> None:
-    from d20cli import rolllog
+    from d20cli.store import rolllog
 
     found = rolllog.recent(store, limit, character)
     if json:
@@ -258,7 +258,7 @@ def _recent(
 def _export(store: Any, kind: str, character: str | None, out: Output) -> None:
     import json as json_module
 
-    from d20cli import rolllog
+    from d20cli.store import rolllog
 
     stream = out.stdout
     if kind == "json":
@@ -279,7 +279,7 @@ def _export(store: Any, kind: str, character: str | None, out: Output) -> None:
 
 
 def _stats(store: Any, character: str | None, out: Output, json: bool, no_color: bool) -> None:
-    from d20cli import rolllog
+    from d20cli.store import rolllog
 
     found = rolllog.fairness(store, character)
     if json:
@@ -314,7 +314,7 @@ def _stats(store: Any, character: str | None, out: Output, json: bool, no_color:
         console.print(table)
 
 
-def main() -> None:  # pragma: no cover - for `python -m d20cli.char_cli` while unwired
+def main() -> None:  # pragma: no cover - for `python -m d20cli.app.char_cli` while unwired
     if len(sys.argv) > 1 and sys.argv[1] == "log":
         sys.argv.pop(1)
         log_app()

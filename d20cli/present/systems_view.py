@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from d20cli.output import Output
-from d20cli.render import Line, badge
+from d20cli.present.output import Output
+from d20cli.present.render import Line, badge
 
 
 def systems_data() -> list[dict[str, Any]]:

@@ -46,7 +46,7 @@ from typing import Any
 
 import pyparsing as pp
 
-from d20cli.dice import (
+from d20cli.dice.engine import (
     MAX_SIDES,
     Arithmetic,
     Compare,

@@ -263,7 +263,7 @@ def list_characters() -> list[Character]:
 
 
 def _language() -> tuple[frozenset[str], frozenset[str]]:
-    from d20cli.grammar import KEYWORDS, VERBS
+    from d20cli.language.grammar import KEYWORDS, VERBS
 
     return frozenset(VERBS), frozenset(w.lower() for w in (*KEYWORDS, *VERBS))
 
@@ -276,7 +276,7 @@ def is_label_word(word: str) -> bool:
 def _has_modifier(word: str | None) -> bool:
     if word is None:
         return False
-    from d20cli.requests import RANK_WORDS
+    from d20cli.language.requests import RANK_WORDS
 
     return bool(_MODIFIER_START.match(word)) or word.lower() in RANK_WORDS
 
@@ -482,7 +482,7 @@ def remove(name: str, path: Path | None = None) -> None:
 
 def _check_value(key: str, words: str) -> None:
     """The entry's words must make a request after a label word (`check stealth WORDS`)."""
-    from d20cli.grammar import parse_request
+    from d20cli.language.grammar import parse_request
 
     try:
         parse_request(f"check {key} {words}")

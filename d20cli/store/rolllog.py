@@ -1,4 +1,4 @@
-"""The roll log: every roll appended to the state database (d20cli.state), and what
+"""The roll log: every roll appended to the state database (d20cli.store.state), and what
 `d20 log` reads back: recent rolls, exports, and a fairness test of the d20s.
 
 A row holds the time (UTC, ISO 8601), the character (`--as`, else null), the system, the
@@ -31,10 +31,10 @@ from typing import TYPE_CHECKING, Any
 from d20cli.errors import D20Error
 
 if TYPE_CHECKING:
-    from d20cli.options import Options
-    from d20cli.output import Output
+    from d20cli.app.options import Options
+    from d20cli.present.output import Output
     from d20cli.results import Result
-    from d20cli.state import State
+    from d20cli.store.state import State
 
 FLUSH_ROWS = 10_000
 SIDES = 20
@@ -143,7 +143,7 @@ class RollLog:
             return
         try:
             if self._store is None:
-                from d20cli.state import shared
+                from d20cli.store.state import shared
 
                 self._store = shared(self.out.warn)
             self._store.add_rolls(rows)

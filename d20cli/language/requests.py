@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeAlias
 
 if TYPE_CHECKING:
-    from d20cli.dice import Expr, RollRequest
+    from d20cli.dice.engine import Expr, RollRequest
 
 #: Named difficulty classes (Mutants & Masterminds), easiest first.
 DC_WORDS: tuple[str, ...] = (

@@ -1,7 +1,7 @@
 """The typer application: help pages, the verbs as subcommands, and the other commands.
 
 Each verb command is one line: its words and options go, as typed, to `run.run_tokens`,
-which parses the options from the shared table (d20cli.options) so that the command line,
+which parses the options from the shared table (d20cli.app.options) so that the command line,
 standard input and the shell accept exactly the same things. `__main__` sends plain verb
 requests straight to `run_tokens` without building this app, to start quickly.
 """
@@ -13,10 +13,10 @@ from typing import Annotated
 
 import typer
 
+from d20cli.app.options import OPTIONS, Options
 from d20cli.errors import ExitStatus
-from d20cli.options import OPTIONS, Options
-from d20cli.output import Output
-from d20cli.verbs import VERB_HELP
+from d20cli.language.vocabulary import VERB_HELP
+from d20cli.present.output import Output
 
 app = typer.Typer(
     name="d20",
@@ -51,7 +51,7 @@ def _options_epilog() -> str:
 
 def _make_verb(verb: str, summary: str, examples: tuple[str, ...]) -> None:
     def command(ctx: typer.Context) -> None:
-        from d20cli.run import run_tokens
+        from d20cli.app.run import run_tokens
 
         outcome = run_tokens([verb, *ctx.args], Options(), Output())
         raise typer.Exit(int(outcome.status))
@@ -92,7 +92,7 @@ def main_callback(
 ) -> None:
     """A dice roller for d20 tabletop games."""
     if ctx.invoked_subcommand is None:
-        from d20cli.run import run_stdin
+        from d20cli.app.run import run_stdin
 
         if sys.stdin.isatty():
             typer.echo(ctx.get_help())
@@ -101,7 +101,7 @@ def main_callback(
 
 
 def _add_sub_apps() -> None:
-    from d20cli.char_cli import char_app, log_app
+    from d20cli.app.char_cli import char_app, log_app
 
     app.add_typer(char_app, name="char", help="Characters: name your bonuses once (--as NAME).")
     app.add_typer(log_app, name="log", help="The roll log: recent rolls, fairness, export.")
@@ -115,7 +115,7 @@ def systems_command(
     json_out: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
 ) -> None:
     """List the rule systems with their verbs, outcome tiers and an example per verb."""
-    from d20cli.systems_view import show_systems
+    from d20cli.present.systems_view import show_systems
 
     show_systems(Output(), json_out)
 
@@ -139,7 +139,7 @@ def shell_command(
     ] = None,
 ) -> None:
     """The interactive shell: one request per line, TAB completion, history, `again`."""
-    from d20cli.shell import run_shell
+    from d20cli.app.shell import run_shell
 
     raise typer.Exit(run_shell(Options(system=system)))
 
@@ -152,7 +152,7 @@ def completion_command(
     ] = False,
 ) -> None:
     """Print the completion script for bash, zsh or fish (or --install it)."""
-    from d20cli.completion import install_script, script
+    from d20cli.app.completion import install_script, script
     from d20cli.errors import D20Error
 
     try:
@@ -190,6 +190,6 @@ def odds_command(ctx: typer.Context) -> None:
 
       d20 odds group +3, +5, -1, +2, +0, +4 vs 12 --simulate 100000
     """
-    from d20cli.run import run_odds
+    from d20cli.app.run import run_odds
 
     raise typer.Exit(int(run_odds(list(ctx.args), Options(), Output())))

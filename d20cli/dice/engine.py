@@ -1,7 +1,7 @@
 """The dice-expression tree (`2d6+3`, `4d6kh3`, `1d10!`) and its evaluation.
 
 Pure: no I/O, no global state, no global random. Faces come from a `Roller` that the
-caller passes in; the grammar lives in `d20cli.dice_grammar`.
+caller passes in; the grammar lives in `d20cli.language.dice_grammar`.
 
 Syntax tree (frozen dataclasses, `str(e)` is the normalised text and parses back to `e`):
 
@@ -50,10 +50,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from d20cli.dice.roller import Roller
 from d20cli.errors import DiceError
 from d20cli.frozen import quick_init
 from d20cli.results import DiceSummary, Die, Result
-from d20cli.roller import Roller
 
 MAX_SIDES = 1_000_000
 MAX_TOTAL = 10**18 - 1  # the largest total any part of an expression may reach

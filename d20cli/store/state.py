@@ -56,7 +56,7 @@ MIGRATIONS: tuple[str, ...] = (
         at      REAL NOT NULL
     );
     """,
-    # 1 -> 2: the roll log (d20cli.rolllog). `dice` is the JSON list of the dice rolled;
+    # 1 -> 2: the roll log (d20cli.store.rolllog). `dice` is the JSON list of the dice rolled;
     # `source` says where the faces came from: random, seed (--seed) or dice (--dice).
     """
     CREATE TABLE IF NOT EXISTS rolls (
@@ -425,7 +425,7 @@ class State:
 
         self._write("the last roll", change)
 
-    # -- the roll log (d20cli.rolllog) ---------------------------------------------------
+    # -- the roll log (d20cli.store.rolllog) ---------------------------------------------------
 
     def add_rolls(self, rows: Sequence[tuple[Any, ...]]) -> None:
         """Append rows (at, character, system, verb, request, dice, total, outcome, source)

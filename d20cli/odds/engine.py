@@ -12,7 +12,7 @@ written twice: the resolver decides each path's outcome exactly as it does at th
 To keep the walk short, a roller may answer coarse questions in one branch each: the kept
 d20 of an advantage roll is one question with 20 weighted answers (not 400 pairs), and a
 whole modifier expression is one question answered from its exact distribution (see
-`d20cli.distribution`). Verbs whose walks would be too long (large group checks, ability
+`d20cli.dice.distribution`). Verbs whose walks would be too long (large group checks, ability
 scores) are computed from their members' odds and the system's own grading function.
 """
 
@@ -24,12 +24,12 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from d20cli.dice.roller import Roller
 from d20cli.errors import D20Error
 from d20cli.results import Result
-from d20cli.roller import Roller
 
 if TYPE_CHECKING:
-    from d20cli.requests import Request
+    from d20cli.language.requests import Request
 
 MAX_PATHS = 50_000  # resolver runs one odds request may take before it gives up
 
@@ -133,7 +133,7 @@ def walk(
         if paths > max_paths or (
             paths == 1 and math.prod(len(b) for b in roller.trace) > max_paths
         ):
-            from d20cli.distribution import TooCostly
+            from d20cli.dice.distribution import TooCostly
 
             raise TooCostly(
                 f"the exact odds need more than {max_paths:,} cases; "
@@ -300,9 +300,9 @@ def _generic_label(r: Result) -> str:
 
 
 def _totals_provider() -> Callable[[object], Branches | None]:
-    """Whole-expression answers for the replay roller, from d20cli.distribution, cached
+    """Whole-expression answers for the replay roller, from d20cli.dice.distribution, cached
     per expression for one odds request."""
-    from d20cli import distribution
+    from d20cli.dice import distribution
 
     cache: dict[object, Branches | None] = {}
 
@@ -332,12 +332,12 @@ def odds_of(
     """The exact odds of the request `text` (verb first) under the named system.
 
     `parse`: how to turn the text into a request; the caller may pass one that remembers
-    parsed requests (`d20cli.run.Context.parse`). By default the grammar parses it."""
-    from d20cli.requests import GroupRequest
+    parsed requests (`d20cli.app.run.Context.parse`). By default the grammar parses it."""
+    from d20cli.language.requests import GroupRequest
     from d20cli.systems import get_system
 
     if parse is None:
-        from d20cli.grammar import parse_request
+        from d20cli.language.grammar import parse_request
 
         parse = parse_request
     system = get_system(system_name)
@@ -365,8 +365,8 @@ def odds_of(
 
 
 def _roll_odds(request: Any, system_id: str) -> Odds:
-    from d20cli import distribution
-    from d20cli.dice import with_advantage
+    from d20cli.dice import distribution
+    from d20cli.dice.engine import with_advantage
 
     expr, _ = with_advantage(request.expr, request.adv) if request.adv else (request.expr, None)
     dist = distribution.distribution(expr)
@@ -384,8 +384,8 @@ def _roll_odds(request: Any, system_id: str) -> Odds:
 
 def _scores_odds(request: Any, system: Any) -> Odds:
     """The distribution of one ability score (4d6, lowest dropped) and of its rank."""
-    from d20cli import distribution
-    from d20cli.dice_grammar import parse_expression
+    from d20cli.dice import distribution
+    from d20cli.language.dice_grammar import parse_expression
 
     rank_of = getattr(import_system_module(system.id), "rank_for_score", None)
     dist = distribution.distribution(parse_expression("4d6dl1"))
@@ -462,7 +462,7 @@ Joint = dict[tuple[str | None, int | None], Fraction]
 def joint_outcomes(request: Any, system: Any, max_paths: int = 20_000) -> Joint | None:
     """The exact probability of each (outcome, total) pair of a request, from a walk over
     its resolver; None when the walk would be long (the caller then rolls instead)."""
-    from d20cli.distribution import TooCostly
+    from d20cli.dice.distribution import TooCostly
 
     joint: dict[tuple[str | None, int | None], Fraction] = {}
     try:
@@ -478,8 +478,8 @@ def joint_outcomes(request: Any, system: Any, max_paths: int = 20_000) -> Joint 
 
 def simulate(text: str, system_name: str, rolls: int, seed: int | None) -> Odds:
     """An estimate from `rolls` random rolls (labelled as an estimate)."""
-    from d20cli.grammar import parse_request
-    from d20cli.roller import make_roller
+    from d20cli.dice.roller import make_roller
+    from d20cli.language.grammar import parse_request
     from d20cli.systems import get_system
 
     system = get_system(system_name)
@@ -516,7 +516,7 @@ def _bar(p: Fraction, width: int = 30) -> str:
 def odds_lines(odds: Odds) -> list[Any]:
     """Lines (render.Line) for people: each outcome as a fraction, a percent, 1 in N and a
     bar; the totals as a histogram; mean, standard deviation, min and max."""
-    from d20cli.render import Line, badge
+    from d20cli.present.render import Line, badge
 
     head: Line = [(f"odds {odds.request}", "bold"), (f"  [{odds.system}]", "dim")]
     if odds.estimate is not None:
@@ -575,7 +575,7 @@ def odds_lines(odds: Odds) -> list[Any]:
 
 
 def _histogram(dist: dict[int, Fraction], max_rows: int = 40) -> list[Any]:
-    from d20cli.render import Line
+    from d20cli.present.render import Line
 
     lines: list[Line] = []
     mean = sum((t * p for t, p in dist.items()), Fraction(0))
@@ -614,7 +614,7 @@ def _histogram(dist: dict[int, Fraction], max_rows: int = 40) -> list[Any]:
 
 def compare_lines(a: Odds, b: Odds) -> list[Any]:
     """`odds compare A B`: each outcome's probability side by side, and the difference."""
-    from d20cli.render import Line, badge
+    from d20cli.present.render import Line, badge
 
     keys = [k for k, _ in a.ordered_outcomes()]
     keys += [k for k, _ in b.ordered_outcomes() if k not in keys]

@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from d20cli.dice.roller import DEFAULT_BUDGET
 from d20cli.errors import ParseError
-from d20cli.roller import DEFAULT_BUDGET
 
 
 @dataclass(frozen=True)

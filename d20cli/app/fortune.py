@@ -2,7 +2,7 @@
 
 The rules (which rolls can gain a die, what a reroll must reach) are pure and live in
 `d20cli.systems.pendagger`; this module only remembers things between runs through
-`d20cli.state`:
+`d20cli.store.state`:
 
 - `record` runs after every pendagger attempt or luck roll: the roll becomes the holder's
   last roll, and a result that gained a fortune die (the word `fortune` on a natural 20,
@@ -30,11 +30,11 @@ from d20cli.errors import D20Error, RulesError, StateError
 from d20cli.results import Damage, Result
 
 if TYPE_CHECKING:
-    from d20cli.options import Options
-    from d20cli.output import Output
-    from d20cli.requests import Request
-    from d20cli.roller import Roller
-    from d20cli.state import State
+    from d20cli.app.options import Options
+    from d20cli.dice.roller import Roller
+    from d20cli.language.requests import Request
+    from d20cli.present.output import Output
+    from d20cli.store.state import State
 
 SYSTEM = "pendagger"
 #: The verbs whose results can gain a fortune die or be rerolled by spending one.
@@ -48,7 +48,7 @@ def holder(opts: Options) -> str:
 
 
 def _state(out: Output) -> State:
-    from d20cli.state import shared
+    from d20cli.store.state import shared
 
     return shared(out.warn)
 
@@ -125,7 +125,7 @@ def handle(
         if getattr(request, "use", "reroll") != "reroll":
             return _spend_on(request, store, who, limit, write)
         return _spend(request, roller, opts, store, who, limit, write)
-    from d20cli.requests import FortuneRequest
+    from d20cli.language.requests import FortuneRequest
     from d20cli.systems.pendagger import fortune_result
 
     if not isinstance(request, FortuneRequest):
@@ -151,7 +151,7 @@ def _no_die(request: Request) -> StateError:
 
 def _spend_on(request: Request, store: State, who: str, limit: int, write: bool) -> Result:
     """`fortune spend hint|escape|value`: one die spent, nothing rolled."""
-    from d20cli.requests import FortuneRequest
+    from d20cli.language.requests import FortuneRequest
     from d20cli.systems.pendagger import fortune_result
 
     if not isinstance(request, FortuneRequest):
@@ -185,8 +185,8 @@ def _spend(
     last = store.last_roll(who)
     if last is None:
         raise StateError("no attempt or luck roll to reroll yet", request.text, 1)
-    from d20cli.grammar import parse_request
-    from d20cli.requests import CheckRequest, LuckRequest
+    from d20cli.language.grammar import parse_request
+    from d20cli.language.requests import CheckRequest, LuckRequest
     from d20cli.systems.pendagger import spend_fortune
 
     previous = result_from_json(last.result)
