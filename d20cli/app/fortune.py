@@ -137,9 +137,9 @@ def handle(
 #: What the narrator does with a die spent on each use other than a reroll (the text's
 #: list of uses, in the project's words).
 USE_NOTES = {
-    "hint": "the narrator gives a hint",
-    "escape": "an escape from certain doom",
-    "value": "a value for something the story had left open",
+    "hint": "a hint for a puzzle or a course of action",
+    "escape": "a way out of a social situation, in an exciting or funny fashion",
+    "value": "a found object or item is worth more",
 }
 
 
