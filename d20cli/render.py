@@ -31,6 +31,7 @@ _OUTCOME_STYLE = {
     "critical_failure": "bold white on bright_red",
     "first_wins": "bold black on cyan",
     "second_wins": "bold black on magenta",
+    "side_wins": "bold black on cyan",
     "tie": "bold black on white",
     "favorable": "bold black on green",
     "lucky": "bold black on green",
@@ -258,6 +259,43 @@ def _member_line(index: int, m: Result, width: int) -> Line:
     return line + _check_body(m)
 
 
+def _side_lines(sides: Sequence[Result], winner: int | None) -> list[Line]:
+    """A contest's sides, one a line: `first`/`second` of two; `side 1`, `side 2`, ... of
+    more, the winner marked."""
+    many = len(sides) > 2
+    tag_width = len(f"side {len(sides)}") if many else 6
+    width = max(len(member_name(s)) for s in sides)
+    lines: list[Line] = []
+    for n, side in enumerate(sides, start=1):
+        tag = f"side {n}" if many else ("first", "second")[n - 1]
+        line: Line = [(f"  {tag:<{tag_width}} ", "dim"), (member_name(side).ljust(width), "")]
+        line += _check_body(side)
+        if many and n == winner:
+            line.append(("  winner", "bold green"))
+        lines.append(line)
+    return lines
+
+
+def _tiebreak_lines(dice: Sequence[Die]) -> list[Line]:
+    """The tie-break dice: `tie-break d20 15` for one die; a round of several sides' dice
+    (each die `by` its side) on a line of its own: `tie-break d20  side 1: 7  side 3: 12`."""
+    rounds: list[list[Die]] = []
+    for d in dice:
+        if not rounds or d.by is None or any(x.by == d.by or x.by is None for x in rounds[-1]):
+            rounds.append([])
+        rounds[-1].append(d)
+    lines: list[Line] = []
+    for dice_round in rounds:
+        if dice_round[0].by is None:
+            lines.append([("  tie-break d20 ", "dim"), *dice_segments(dice_round)])
+            continue
+        line: Line = [("  tie-break d20", "dim")]
+        for d in dice_round:
+            line += [(f"  {d.by}: ", "dim"), (die_text(d), die_style(d))]
+        lines.append(line)
+    return lines
+
+
 def render_result(r: Result, header: bool = True) -> list[Line]:
     """The lines that show one result (`header=False`: without the request line, for the
     second and later results of a repeated request)."""
@@ -271,15 +309,8 @@ def render_result(r: Result, header: bool = True) -> list[Line]:
         tail.append(badge(r.outcome, r.label))
         lines.append(tail)
     elif r.sides is not None:
-        names = ("first", "second")
-        width = max(len(member_name(s)) for s in r.sides)
-        for i, side in enumerate(r.sides):
-            tag = names[i] if i < 2 else str(i + 1)
-            line: Line = [(f"  {tag:<6} ", "dim"), (member_name(side).ljust(width), "")]
-            lines.append(line + _check_body(side))
-        tie = [d for d in r.dice if d.role == "tiebreak"]
-        if tie:
-            lines.append([("  tie-break d20 ", "dim"), *dice_segments(tie)])
+        lines += _side_lines(r.sides, r.winner)
+        lines += _tiebreak_lines([d for d in r.dice if d.role == "tiebreak"])
         lines.append([("  ", ""), badge(r.outcome, r.label)])
     elif r.scores is not None:
         for s in r.scores:
@@ -334,6 +365,7 @@ _DISPLAY_ORDER = (
     "first_wins",
     "tie",
     "second_wins",
+    "side_wins",
     "unfavorable",
     "favorable",
     "unlucky",
