@@ -108,9 +108,13 @@ class ReplayRoller(Roller):
         path: list[int],
         totals: Callable[[object], Branches | None] | None = None,
         tables: WalkTables | None = None,
+        stride: int = 0,
     ) -> None:
-        """`tables`: shared by the rollers of one walk."""
+        """`tables`: shared by the rollers of one walk. Past the end of `path`, the roller
+        takes the first branch of each question, or with a `stride` the branch `stride`
+        times the question's position (wrapped): a probe path whose d20s differ."""
         super().__init__(budget=10**9)
+        self.stride = stride
         self.path = path
         self.totals = totals
         self.tables = tables if tables is not None else WalkTables()
@@ -122,7 +126,10 @@ class ReplayRoller(Roller):
     def _choose(self, branches: Branches, total: int) -> int:
         """The value of the branch this path takes; `total` is the table's summed weight."""
         pos = len(self.taken)
-        index = self.path[pos] if pos < len(self.path) else 0
+        if pos < len(self.path):
+            index = self.path[pos]
+        else:
+            index = pos * self.stride % len(branches) if self.stride else 0
         self.trace.append(branches)
         self.taken.append(index)
         value, weight = branches[index]
@@ -171,9 +178,8 @@ def walk(
         roller = ReplayRoller(path, totals, tables)
         result = run(roller)
         paths += 1
-        # The first path's branch counts multiply to a lower bound of the paths to come.
         if paths > max_paths or (
-            paths == 1 and math.prod(len(b) for b in roller.trace) > max_paths
+            paths == 1 and _estimate(run, roller, totals, max_paths) > max_paths
         ):
             from d20cli.distribution import TooCostly
 
@@ -186,6 +192,28 @@ def walk(
             for alt in range(1, len(roller.trace[pos])):
                 stack.append([*taken[:pos], alt])
         yield roller.weight, roller.denominator, result
+
+
+PROBE_STRIDE = 7  # a probe path's d20s show 1, 8, 15, 2, 9, ...
+
+
+def _estimate(
+    run: Callable[[Roller], Result],
+    first: ReplayRoller,
+    totals: Callable[[object], Branches | None] | None,
+    max_paths: int,
+) -> int:
+    """How many paths a walk will take, from its first path: the product of the branch
+    counts of the questions asked along it. The first path takes the first branch of every
+    question; where that makes sides tie (every d20 a 1), it asks tie-break questions most
+    paths never ask, so a second path whose d20s differ is tried too, and the smaller
+    product counts (only when the first is over `max_paths`)."""
+    estimate = math.prod(len(b) for b in first.trace)
+    if estimate > max_paths:
+        probe = ReplayRoller([], totals, first.tables, stride=PROBE_STRIDE)
+        run(probe)
+        estimate = min(estimate, math.prod(len(b) for b in probe.trace))
+    return estimate
 
 
 @dataclass
