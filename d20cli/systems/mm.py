@@ -362,8 +362,9 @@ def _break_tie(
 def _resolve_opposed(request: ContestRequest, roller: Roller) -> Result:
     sides: list[Result] = []
     rolls: list[tuple[int, int]] = []  # (total, bonus) of each side
-    for side in request.sides:
+    for side in request.sides:  # every side's words before any die
         reject_words(side, _OFFERED_SIDE, _HINTS, ID)
+    for side in request.sides:
         flat = circumstance_total(side.circumstances)
         roll = roll_check(roller, 0, 0, side.modifier, flat=flat)
         rolls.append((roll.total, roll.modifier))

@@ -225,8 +225,9 @@ def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
 def _resolve_contest(request: ContestRequest, roller: Roller) -> Result:
     sides: list[Result] = []
     rolls: list[tuple[int, int]] = []  # (natural, total) of each side
-    for side in request.sides:
+    for side in request.sides:  # every side's words before any die
         reject_words(side, _OFFERED_SIDE, _HINTS, ID)
+    for side in request.sides:
         roll = roll_check(roller, side.adv, side.dis, side.modifier)
         rolls.append((roll.natural, roll.total))
         sides.append(
