@@ -559,24 +559,30 @@ def _group_odds(
     return odds
 
 
-Joint = dict[tuple[str | None, int | None], Fraction]
+Joint = dict[tuple[str | None, int | None, int | None], Fraction]
 
 
 def joint_outcomes(request: Any, system: Any, max_paths: int = 20_000) -> Joint | None:
-    """The exact probability of each (outcome, total) pair of a request, from a walk over
-    its resolver; None when the walk would be long (the caller then rolls instead)."""
+    """The exact probability of each (outcome, total, winning side) of a request, from a
+    walk over its resolver (the side only of a contest of three or more sides, else None);
+    None when the walk would be long (the caller then rolls instead)."""
     from d20cli.distribution import TooCostly
 
-    joint: dict[tuple[str | None, int | None], Fraction] = {}
+    joint: Joint = {}
     try:
         for weight, den, result in walk(
             lambda roller: system.resolve(request, roller), _totals_provider(), max_paths
         ):
-            key = (result.outcome, result.total)
+            key = (result.outcome, result.total, _many_sides_winner(result))
             joint[key] = joint.get(key, Fraction(0)) + Fraction(weight, den)
     except TooCostly:
         return None
     return joint
+
+
+def _many_sides_winner(result: Result) -> int | None:
+    """The winning side of a contest of three or more sides (None for any other result)."""
+    return result.winner if result.sides is not None and len(result.sides) > 2 else None
 
 
 def simulate(text: str, system_name: str, rolls: int, seed: int | None) -> Odds:

@@ -391,17 +391,33 @@ class Tally:
     total_count: int = 0
     low: int | None = None
     high: int | None = None
+    winners: Counter[int] = field(default_factory=Counter)  # contests of 3+ sides
+    sides: int = 0  # how many sides those contests have
 
     def add(self, r: Result) -> None:
-        self.add_many(r.outcome, r.label, r.total, 1)
+        many = r.sides is not None and len(r.sides) > 2
+        if many and r.sides is not None:
+            self.sides = max(self.sides, len(r.sides))
+        self.add_many(r.outcome, r.label, r.total, 1, r.winner if many else None)
 
-    def add_many(self, outcome: str | None, label: str | None, total: int | None, n: int) -> None:
-        """Count `n` results with this outcome and total."""
+    def add_many(
+        self,
+        outcome: str | None,
+        label: str | None,
+        total: int | None,
+        n: int,
+        winner: int | None = None,
+    ) -> None:
+        """Count `n` results with this outcome and total (and, of a contest of three or
+        more sides, this winning side)."""
         if not n:
             return
         self.rolls += n
         self.counts[outcome] += n
         self.labels.setdefault(outcome, label)
+        if winner is not None:
+            self.winners[winner] += n
+            self.sides = max(self.sides, winner)
         if total is not None:
             self.total_sum += total * n
             self.total_count += n
@@ -418,7 +434,8 @@ class Tally:
         ]
         rows = sorted(self.counts.items(), key=lambda kv: _display_rank(kv[0]))
         names = {o: self.labels.get(o) or (o or "no outcome") for o, _ in rows}
-        width = max((len(v) for v in names.values()), default=0)
+        tags = [f"side {side} wins" for side in range(1, self.sides + 1)] if self.winners else []
+        width = max((len(v) for v in (*names.values(), *(f"  {t}" for t in tags))), default=0)
         digits = max((len(f"{k:,}") for _, k in rows), default=0)
         for outcome, k in rows:
             label = names[outcome]
@@ -429,6 +446,11 @@ class Tally:
                     (" " * (width - len(label)), ""),
                     (f"  {k:>{digits},}  {100 * k / n:5.1f}%", ""),
                 ]
+            )
+        for side, tag in enumerate(tags, start=1):  # a contest of three or more sides
+            k = self.winners[side]
+            lines.append(
+                [(f"    {tag:<{width - 2}}", ""), (f"  {k:>{digits},}  {100 * k / n:5.1f}%", "")]
             )
         mean = self.mean()
         if mean is not None:
@@ -442,7 +464,7 @@ class Tally:
         return lines
 
     def to_json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "request": self.request,
             "system": self.system,
             "verb": self.verb,
@@ -456,3 +478,6 @@ class Tally:
             "min": self.low,
             "max": self.high,
         }
+        if self.winners:
+            out["winners"] = {str(n): self.winners[n] for n in range(1, self.sides + 1)}
+        return out
