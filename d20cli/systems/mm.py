@@ -2,8 +2,9 @@
 
 Verbs: check, attack, resist, routine, opposed, compare, percent, roll. Every check is
 graded in signed degrees (`degree`); pure functions (`degree`, `raise_degree`,
-`grade_check`, `grade_attack`, `grade_routine`, `grade_opposed`, `grade_compare`,
-`grade_percent`) decide outcomes so odds can reuse them.
+`grade_check`, `grade_attack`, `grade_routine`, `grade_opposed`, `opposed_leaders`,
+`tiebreak_pair`, `tiebreak_round`, `grade_compare`, `grade_percent`) decide outcomes so
+odds can reuse them.
 
 Decisions where the texts are silent:
 - `vs defense N` and `vs rank N` both mean DC 10 + N and are accepted on check, attack,
@@ -396,9 +397,9 @@ def _resolve_opposed(request: ContestRequest, roller: Roller) -> Result:
         top = max(total for total, _ in rolls)
         if len(leaders) == 1:
             winner = leaders[0]
-            first = [n for n, (total, _) in enumerate(rolls, start=1) if total == top]
-            if len(first) > 1:
-                notes = (f"{side_list(first)} have the highest total: the higher bonus wins",)
+            at_top = [n for n, (total, _) in enumerate(rolls, start=1) if total == top]
+            if len(at_top) > 1:
+                notes = (f"{side_list(at_top)} have the highest total: the higher bonus wins",)
         else:
             winner, tie_dice, notes = _break_tie(leaders, roller)
             dice += tie_dice

@@ -3,7 +3,8 @@
 
 Verbs: check, save, attack (all resolve the same way), contest, luck, roll. The attribute
 value is the modifier; difficulties are numbers only (the seed's table is missing).
-Grading functions (`grade_check`, `grade_contest`, `grade_luck`) are pure.
+Grading functions (`grade_check`, `grade_contest`, `grade_contest_sides`,
+`contest_leaders`, `grade_luck`) are pure.
 
 Decisions where the texts are silent:
 - `attack ... dmg EXPR` rolls the damage on a success; the seed names no critical damage,
