@@ -342,12 +342,15 @@ def render_result(r: Result, header: bool = True) -> list[Line]:
 
 
 def quiet_text(r: Result) -> str:
-    """`-q`: the total, or the outcome where there is no total."""
+    """`-q`: the total, or the outcome where there is no total (and the winning side of a
+    contest of three or more sides: `side_wins 3`)."""
     if r.total is not None:
         if r.damage is not None:
             return f"{r.total} {r.damage.total}"
         return str(r.total)
     if r.outcome:
+        if r.sides is not None and len(r.sides) > 2 and r.winner is not None:
+            return f"{r.outcome} {r.winner}"
         return r.outcome
     fortune = r.detail.get("fortune")
     return str(fortune) if fortune is not None else (r.label or "")
