@@ -166,6 +166,7 @@ class Result(JsonText):
     damage: Damage | None = None
     members: tuple[Result, ...] | None = None
     sides: tuple[Result, ...] | None = None
+    winner: int | None = None  # with sides: the winning side, 1-based (None: a tie)
     scores: tuple[Score, ...] | None = None
     dice_summary: DiceSummary | None = None  # replaces `dice` for huge rolls
     detail: dict[str, Any] = field(default_factory=dict)
@@ -208,6 +209,7 @@ class Result(JsonText):
             parts.append(f'"members": {_parts(self.members)}')
         if self.sides is not None:
             parts.append(f'"sides": {_parts(self.sides)}')
+            parts.append(f'"winner": {_NULL if self.winner is None else self.winner}')
         if self.scores is not None:
             parts.append(f'"scores": {_parts(self.scores)}')
         for key, value in self.detail.items():  # never one of the keys above

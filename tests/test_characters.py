@@ -82,6 +82,11 @@ def test_path_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
             "group stealth +7 expertise=d6, athletics +3 adv, +1 vs 12",
         ),
         ("contest athletics vs goblin +4", "contest athletics +3 vs goblin +4"),
+        (
+            "contest athletics vs goblin +4 vs perception adv",
+            "contest athletics +3 vs goblin +4 vs perception +4 adv",
+        ),
+        ("opposed +2 vs +1 vs athletics", "opposed +2 vs +1 vs athletics +3"),
         ("roll 1d20+5", "roll 1d20+5"),
     ],
 )

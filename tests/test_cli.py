@@ -310,3 +310,139 @@ def test_odds_lines_on_standard_input() -> None:
     )
     assert int(status) == 0
     assert json.loads(out.getvalue())["odds"]["success"] == "1/2"
+
+
+# --- contests of three or more sides ------------------------------------------------------
+
+
+def test_contest_of_three_sides_text(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run_main(
+        ["contest", "+1", "vs", "bob", "+2", "adv", "vs", "+3", "-s", "reg", "--dice", "9,4,14,10"],
+        capsys,
+    )
+    assert (status, err) == (0, "")
+    assert out.splitlines() == [
+        "contest +1 vs bob +2 adv vs +3  [reglamento]",
+        "  side 1 +1   d20 9  +1  = 10",
+        "  side 2 bob  d20 ~4~ 14  +2  = 16  winner",
+        "  side 3 +3   d20 10  +3  = 13",
+        "  Side 2 (bob) wins",
+    ]
+
+
+def test_contest_of_three_sides_tie_text(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_main(
+        ["contest", "+3", "vs", "+9", "vs", "+3", "-s", "reglamento", "--dice", "20,19,20"], capsys
+    )
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[-2:] == [
+        "  Tie — the situation stays unchanged",
+        "  sides 1 and 3 share the best roll",
+    ]
+    assert "winner" not in out
+
+
+def test_opposed_of_three_sides_tiebreak_text(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_main(
+        ["opposed", "+5", "vs", "+5", "vs", "+5", "-s", "mm", "--dice", "10,10,10,7,7,7,12,3,12,4"],
+        capsys,
+    )
+    assert status == 0
+    assert out.splitlines() == [
+        "opposed +5 vs +5 vs +5  [mm]",
+        "  side 1 +5  d20 10  +5  = 15  winner",
+        "  side 2 +5  d20 10  +5  = 15",
+        "  side 3 +5  d20 10  +5  = 15",
+        "  tie-break d20  side 1: 7  side 2: 7  side 3: 7",
+        "  tie-break d20  side 1: 12  side 2: 3  side 3: 12",
+        "  tie-break d20 4",
+        "  Side 1 wins",
+        "  sides 1, 2 and 3 tie on total and bonus: each rolls a d20, the highest wins",
+        "  sides 1 and 3 still tie: a d20 decides (1-10 side 1, 11-20 side 3)",
+    ]
+
+
+def test_contest_json_has_sides_and_winner(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_main(
+        ["opposed", "+8", "vs", "+6", "vs", "+4", "-s", "mm", "--json", "--dice", "10,11,16"],
+        capsys,
+    )
+    assert status == 0
+    obj = json.loads(out)
+    assert (obj["outcome"], obj["label"], obj["winner"]) == ("side_wins", "Side 3 wins", 3)
+    assert [s["total"] for s in obj["sides"]] == [18, 17, 20]
+    assert [s["success"] for s in obj["sides"]] == [False, False, True]
+    assert [d["face"] for d in obj["dice"]] == [10, 11, 16]
+    assert list(obj).index("winner") == list(obj).index("sides") + 1
+    # a tie: winner is there, and null
+    status, out, _ = run_main(
+        ["contest", "+0", "vs", "+0", "vs", "+0", "-s", "reglamento", "--json", "--dice", "5,5,5"],
+        capsys,
+    )
+    obj = json.loads(out)
+    assert (obj["outcome"], obj["winner"]) == ("tie", None)
+    # two sides: the same JSON as before, with winner
+    status, out, _ = run_main(
+        ["contest", "+3", "vs", "+1", "-s", "reglamento", "--json", "--dice", "10,13"], capsys
+    )
+    obj = json.loads(out)
+    assert (obj["outcome"], obj["label"], obj["winner"]) == ("second_wins", "Second side wins", 2)
+
+
+@pytest.mark.parametrize(
+    ("args", "column", "fragment"),
+    [
+        (["contest", "+1", "vs", "15", "vs", "+2", "-s", "reglamento"], 15, "sides have no target"),
+        (["opposed", "+1", "vs", "+2", "vs", "-s", "mm"], 20, "expected a side"),
+        (["opposed", "+1", "vs", "+2", "vs", "+3", "adv", "-s", "mm"], 24, "circumstance"),
+        (["contest", "+1", "vs", "+2", "vs", "+3", "-s", "mm"], 1, "use opposed"),
+    ],
+)
+def test_contest_of_three_sides_bad_input(
+    args: list[str], column: int, fragment: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run_main(args, capsys)
+    assert (status, out) == (2, "")
+    assert "Traceback" not in err
+    first = err.splitlines()[0]
+    assert f"column {column}" in first and fragment in first
+
+
+def test_too_many_sides_is_one_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    from d20cli.language.grammar import MAX_SIDES
+
+    words = " vs ".join(["+1"] * (MAX_SIDES + 1)).split()
+    status, out, err = run_main(["contest", *words, "-s", "reglamento"], capsys)
+    assert (status, out) == (2, "")
+    assert f"a contest has at most {MAX_SIDES:,} sides" in err.splitlines()[0]
+
+
+def test_summary_of_three_sides_counts_each_winner(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["contest", "+1", "vs", "+2", "vs", "+3", "-s", "reglamento", "-n", "2000"]
+    status, out, _ = run_main([*args, "--summary", "--seed", "5", "--json"], capsys)
+    assert status == 0
+    tally = json.loads(out)
+    assert set(tally["outcomes"]) <= {"side_wins", "tie"}
+    assert list(tally["winners"]) == ["1", "2", "3"]
+    assert sum(tally["winners"].values()) == tally["outcomes"]["side_wins"]
+    status, out, _ = run_main(
+        [*args[:-1], "3", "--summary", "--dice", "1,2,3,20,2,3,10,9,8"], capsys
+    )
+    assert out.splitlines()[1:] == [
+        "  Tie            1   33.3%",
+        "  Side N wins    2   66.7%",
+        "    side 1 wins  1   33.3%",
+        "    side 2 wins  0    0.0%",
+        "    side 3 wins  1   33.3%",
+    ]
+
+
+def test_quiet_contest_of_three_sides_names_the_winner(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["contest", "+1", "vs", "+2", "vs", "+3", "-s", "reglamento", "-q", "--dice"]
+    assert run_main([*args, "10,10,10"], capsys)[1] == "side_wins 3\n"
+    assert run_main([*args, "12,11,10"], capsys)[1] == "tie\n"
+    assert (
+        run_main(["contest", "+1", "vs", "+2", "-s", "reg", "-q", "--dice", "9,9"], capsys)[1]
+        == "second_wins\n"
+    )

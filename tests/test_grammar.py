@@ -133,11 +133,42 @@ def test_group() -> None:
 def test_contest_and_opposed(verb: str) -> None:
     r = parse_request(f"{verb} +3 dis vs +1 adv")
     assert isinstance(r, ContestRequest) and r.verb == verb
-    assert (str(r.first.modifier), r.first.dis, str(r.second.modifier), r.second.adv) == (
-        "3",
-        1,
-        "1",
-        1,
+    first, second = r.sides
+    assert (str(first.modifier), first.dis, str(second.modifier), second.adv) == ("3", 1, "1", 1)
+
+
+@pytest.mark.parametrize("verb", ["contest", "opposed"])
+def test_contest_of_three_or_more_sides(verb: str) -> None:
+    r = parse_request(f"{verb} +1 vs bob +2 adv vs -3 bonus dis vs carol")
+    assert isinstance(r, ContestRequest)
+    assert [s.verb for s in r.sides] == ["check"] * 4
+    assert [s.name for s in r.sides] == [None, "bob", None, "carol"]
+    assert [str(s.modifier) for s in r.sides] == ["1", "2", "-3", "None"]
+    assert [(s.adv, s.dis, s.circumstances) for s in r.sides] == [
+        (0, 0, ()),
+        (1, 0, ()),
+        (0, 1, ("bonus",)),
+        (0, 0, ()),
+    ]
+    assert all(s.target is None for s in r.sides)
+    # each side knows where its own words are, for a system's error
+    line = r.text
+    columns = [line.index("+1") + 1, line.index("+2") + 1, line.index("-3") + 1, None]
+    assert [s.column("modifier") for s in r.sides] == columns
+    assert r.sides[2].column("dis") == line.index("dis") + 1
+
+
+def test_contest_sides_up_to_the_limit() -> None:
+    from d20cli.language.grammar import MAX_SIDES
+
+    r = parse_request("contest " + " vs ".join(["+1"] * MAX_SIDES))
+    assert isinstance(r, ContestRequest) and len(r.sides) == MAX_SIDES
+    line = "opposed " + " vs ".join(["+1"] * (MAX_SIDES + 1))
+    err = error(line)
+    assert err.message == f"an opposed check has at most {MAX_SIDES:,} sides"
+    assert err.column == len(line) - 1  # the first side too many
+    assert error("contest " + " vs ".join(["+1"] * (MAX_SIDES + 5))).message.startswith(
+        "a contest has at most"
     )
 
 
@@ -187,6 +218,14 @@ def test_roll_is_delegated() -> None:
         ("group +3 vs", 12, "expected a target"),
         ("contest +3", 11, "expected 'vs'"),
         ("contest +3 vs", 14, "expected a side"),
+        ("contest +3 vs +1 vs", 20, "expected a side"),
+        ("contest +3 vs 15", 15, "not the bare number 15: sides have no target"),
+        ("contest +1 vs 15 vs +2", 15, "a side is a label or a signed modifier (+15, -15)"),
+        ("opposed +1 vs +2 vs 15", 21, "sides have no target"),
+        ("opposed 8 vs +2", 9, "not the bare number 8"),
+        ("contest +3 vs +1 vs vs +2", 21, "expected a side"),
+        ("contest +3 vs +1 vs +2 15", 24, "unexpected '15'"),
+        ("contest +3 vs +1 vs defense 4", 21, "expected a side"),
         ("compare 8 vs", 13, "expected a number"),
         ("compare 8 6", 11, "expected 'vs'"),
         ("percent", 8, "expected a number"),

@@ -18,7 +18,10 @@ from d20cli.systems.mm import (
     grade_check,
     grade_opposed,
     grade_percent,
+    opposed_leaders,
     raise_degree,
+    tiebreak_pair,
+    tiebreak_round,
 )
 
 
@@ -220,12 +223,164 @@ def test_opposed_natural_20_does_not_decide() -> None:
     assert run("opposed +0 vs +10", 20, 11).outcome == "second_wins"
 
 
+def test_opposed_two_sides_carry_the_winner() -> None:
+    assert run("opposed +8 vs +6", 10, 11).winner == 1
+    assert run("opposed +8 vs +6", 10, 13).winner == 2
+    assert run("opposed +5 vs +5", 7, 7, 11).winner == 2
+
+
+# --- opposed, three or more sides -------------------------------------------------------
+
+
+def roles(r: Result) -> list[tuple[int, str, str | None]]:
+    return [(d.face, d.role, d.by) for d in r.dice]
+
+
+def test_three_sides_highest_total_wins() -> None:
+    r = run("opposed +8 vs +6 vs +4", 10, 11, 16)
+    assert (r.outcome, r.label, r.winner) == ("side_wins", "Side 3 wins", 3)
+    assert r.sides is not None and [s.total for s in r.sides] == [18, 17, 20]
+    assert [s.success for s in r.sides] == [False, False, True]
+    assert r.notes == ()
+    assert run("opposed +8 vs +6 vs +4", 10, 11, 13).winner == 1
+    assert run("opposed +8 vs +6 vs +4", 3, 11, 13).winner == 2
+
+
+def test_three_sides_label_names_the_label_word() -> None:
+    r = run("opposed hero +8 vs villain +6 bonus vs minion +4", 10, 15, 1)
+    assert (r.label, r.winner) == ("Side 2 (villain) wins", 2)
+    assert r.sides is not None and r.sides[1].modifier == 8  # circumstance words count
+
+
+def test_three_sides_equal_totals_higher_bonus_wins() -> None:
+    r = run("opposed +4 vs +8 vs +6", 14, 10, 12)
+    assert (r.outcome, r.winner) == ("side_wins", 2)
+    assert r.notes == ("sides 1, 2 and 3 have the highest total: the higher bonus wins",)
+    r = run("opposed +4 vs +8 vs +6", 14, 10, 1)
+    assert r.winner == 2 and r.notes[0].startswith("sides 1 and 2 have the highest total")
+    assert len(r.dice) == 3  # no tie-break die
+
+
+@pytest.mark.parametrize(("face", "winner"), [(1, 1), (10, 1), (11, 3), (20, 3)])
+def test_two_of_three_tied_on_total_and_bonus_one_d20(face: int, winner: int) -> None:
+    r = run("opposed +5 vs +2 vs +5", 7, 3, 7, face)
+    assert (r.outcome, r.winner) == ("side_wins", winner)
+    assert roles(r)[-1] == (face, "tiebreak", None)
+    assert r.notes == ("sides 1 and 3 tie on total and bonus: a d20 decides "
+                       "(1-10 side 1, 11-20 side 3)",)  # fmt: skip
+
+
+def test_two_tied_below_a_higher_total_need_no_tiebreak() -> None:
+    r = run("opposed +5 vs +2 vs +5", 7, 18, 7)
+    assert r.winner == 2 and len(r.dice) == 3
+
+
+def test_three_way_tie_each_rolls_a_d20_highest_wins() -> None:
+    r = run("opposed +5 vs +5 vs +5", 10, 10, 10, 7, 15, 3)
+    assert (r.outcome, r.label, r.winner) == ("side_wins", "Side 2 wins", 2)
+    assert roles(r)[3:] == [
+        (7, "tiebreak", "side 1"),
+        (15, "tiebreak", "side 2"),
+        (3, "tiebreak", "side 3"),
+    ]
+    assert r.sides is not None and [s.success for s in r.sides] == [False, True, False]
+    assert r.notes == ("sides 1, 2 and 3 tie on total and bonus: each rolls a d20, "
+                       "the highest wins",)  # fmt: skip
+
+
+@pytest.mark.parametrize(("face", "winner"), [(10, 1), (11, 3)])
+def test_three_way_tie_round_leaves_two_then_one_d20(face: int, winner: int) -> None:
+    r = run("opposed +5 vs +5 vs +5", 10, 10, 10, 12, 4, 12, face)
+    assert r.winner == winner
+    assert roles(r)[3:] == [
+        (12, "tiebreak", "side 1"),
+        (4, "tiebreak", "side 2"),
+        (12, "tiebreak", "side 3"),
+        (face, "tiebreak", None),
+    ]
+    assert r.notes[-1] == "sides 1 and 3 still tie: a d20 decides (1-10 side 1, 11-20 side 3)"
+
+
+def test_three_way_tie_round_of_equal_faces_is_rolled_again() -> None:
+    r = run("opposed +5 vs +5 vs +5", 10, 10, 10, 8, 8, 8, 20, 20, 20, 2, 1, 3)
+    assert r.winner == 3
+    assert [d.face for d in r.dice][3:] == [8, 8, 8, 20, 20, 20, 2, 1, 3]
+    assert [d.by for d in r.dice][3:] == ["side 1", "side 2", "side 3"] * 3
+
+
+def test_four_way_tie_repeated_among_those_still_tied() -> None:
+    # all four tie; a round leaves sides 1, 3 and 4; a second round among them leaves 4
+    r = run("opposed +2 vs +2 vs +2 vs +2", 5, 5, 5, 5, 16, 9, 16, 16, 11, 6, 19)
+    assert (r.outcome, r.winner) == ("side_wins", 4)
+    assert roles(r)[4:] == [
+        (16, "tiebreak", "side 1"),
+        (9, "tiebreak", "side 2"),
+        (16, "tiebreak", "side 3"),
+        (16, "tiebreak", "side 4"),
+        (11, "tiebreak", "side 1"),
+        (6, "tiebreak", "side 3"),
+        (19, "tiebreak", "side 4"),
+    ]
+    assert r.notes == (
+        "sides 1, 2, 3 and 4 tie on total and bonus: each rolls a d20, the highest wins",
+        "sides 1, 3 and 4 still tie: each rolls a d20, the highest wins",
+    )
+
+
+def test_only_the_sides_tied_for_the_lead_roll_the_tiebreak() -> None:
+    # side 2 has the highest total but sides 1, 3, 4 tie on bonus below it: no tie-break
+    assert len(run("opposed +3 vs +1 vs +3 vs +3", 10, 19, 10, 10).dice) == 4
+    # sides 2, 3 and 4 tie for the lead; side 1 is out and rolls nothing more
+    r = run("opposed +0 vs +3 vs +3 vs +3", 10, 10, 10, 10, 5, 6, 2)
+    assert r.winner == 3
+    assert [d.by for d in r.dice][4:] == ["side 2", "side 3", "side 4"]
+
+
+def test_three_sides_naturals_have_no_effect() -> None:
+    assert run("opposed +0 vs +10 vs +1", 20, 11, 1).winner == 2
+    assert run("opposed +0 vs +0 vs +0", 1, 20, 20, 4).winner == 2  # 1-10: the earlier
+
+
+def test_three_sides_are_never_a_tie() -> None:
+    for faces in [(10, 10, 10, 5, 5, 9), (10, 10, 10, 20, 20, 1, 20)]:
+        r = run("opposed +5 vs +5 vs +5", *faces)
+        assert r.outcome == "side_wins" and r.winner in (1, 2, 3)
+
+
+def test_d20_rounds_roll_again_while_every_die_shows_one_face() -> None:
+    from d20cli.errors import DiceError
+
+    roller = ForcedRoller([4, 4, 4, 4, 4, 4, 1, 2, 2])
+    assert roller.d20_rounds(3) == ((4, 4, 4), (4, 4, 4), (1, 2, 2))
+    roller.finish()
+    assert ForcedRoller([7]).d20_rounds(1) == ((7,),)
+    with pytest.raises(DiceError, match="needs more"):
+        ForcedRoller([5, 5, 5]).d20_rounds(3)  # --dice must end the repetition
+
+
+def test_too_few_forced_faces_for_a_tiebreak_is_a_clean_error() -> None:
+    from d20cli.errors import DiceError
+
+    with pytest.raises(DiceError, match="needs more"):
+        run("opposed +5 vs +5 vs +5", 10, 10, 10, 9, 9, 9)
+
+
+def test_pure_opposed_rules() -> None:
+    assert opposed_leaders([(18, 8), (18, 6), (17, 9)]) == (1,)
+    assert opposed_leaders([(18, 6), (17, 9), (18, 6)]) == (1, 3)
+    assert tiebreak_round((2, 3, 5), (9, 14, 14)) == (3, 5)
+    assert tiebreak_round((1, 2, 3), (4, 2, 3)) == (1,)
+    assert (tiebreak_pair(10, 2, 5), tiebreak_pair(11, 2, 5)) == (2, 5)
+
+
 # --- compare -------------------------------------------------------------------------
 
 
 def test_compare_higher_rank_wins_without_a_roll() -> None:
     r = run("compare 8 vs 6")
-    assert (r.outcome, r.dice) == ("first_wins", ())
+    assert (r.outcome, r.dice, r.winner) == ("first_wins", (), 1)
+    assert r.to_json()["winner"] == 1
+    assert run("compare 6 vs 8").to_json()["winner"] == 2
     assert run("compare 6 vs 8").outcome == "second_wins"
     assert run("compare -1 vs -2").outcome == "first_wins"
 
@@ -268,6 +423,7 @@ def test_grade_functions_are_pure() -> None:
         ("check +5 vs 15 adv", 16, "bonus (+2)"),
         ("check +5 vs 15 dis", 16, "circumstance words"),
         ("opposed +5 adv vs +2", 12, "circumstance words"),
+        ("opposed +5 vs +2 vs +1 dis", 24, "circumstance words"),
         ("check +5 vs 15 expertise", 16, "no expertise"),
         ("check +5 vs 15 reliable", 16, "pendagger"),
         ("attack +5 vs 15 dmg 1d6", 17, "resist"),

@@ -7,6 +7,7 @@ convolution). Here a plain brute force, die by die with no shortcut, checks them
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 from collections import Counter
@@ -232,3 +233,211 @@ def test_odds_of_any_verb_in_any_system_is_odds_or_a_clean_error(system: str, te
         assert text.split()[0] in err.message or err.column is not None
     else:
         assert sum(odds.outcomes.values(), Fraction(0)) in (0, 1)
+
+
+# --- contests of three or more sides ------------------------------------------------------
+
+
+def contest_brute_force(
+    text: str, system_id: str, forced: tuple[int, ...] = (), max_draws: int = 10**9
+) -> tuple[dict[str, Fraction], dict[int, Fraction], Fraction]:
+    """Outcome and winner probabilities by trying every face of every die, after the
+    `forced` faces (as `--dice` gives them). A path that asks for more than `max_draws`
+    faces is cut off: its probability is returned as the third value, unresolved."""
+    system = get_system(system_id)
+    request = parse_request(text)
+    outcomes: dict[str, Fraction] = {}
+    winners: dict[int, Fraction] = {}
+    unresolved = Fraction(0)
+    stack: list[list[int]] = [[]]
+    while stack:
+        path = stack.pop()
+        roller = CappedRoller(forced, path, max_draws)
+        result: Result | None = None
+        with contextlib.suppress(Unresolved):  # result stays None
+            result = system.resolve(request, roller)
+        chosen = path + [0] * (len(roller.sizes) - len(path))
+        for pos in range(len(path), len(roller.sizes)):
+            for alt in range(1, roller.sizes[pos]):
+                stack.append([*chosen[:pos], alt])
+        p = Fraction(1)
+        for size in roller.sizes:
+            p /= size
+        if result is None:
+            unresolved += p
+            continue
+        key = result.outcome or "none"
+        outcomes[key] = outcomes.get(key, Fraction(0)) + p
+        if result.winner is not None:
+            winners[result.winner] = winners.get(result.winner, Fraction(0)) + p
+    return outcomes, winners, unresolved
+
+
+class Unresolved(Exception):
+    """A brute-force path that asked for more faces than it may."""
+
+
+class CappedRoller(BruteRoller):
+    """`forced` faces first (like --dice), then every face along `path`, at most
+    `max_draws` of them."""
+
+    def __init__(self, forced: tuple[int, ...], path: list[int], max_draws: int) -> None:
+        super().__init__(path)
+        self.forced = list(forced)
+        self.max_draws = max_draws
+
+    def _draw(self, lo: int, hi: int) -> int:
+        if self.forced:
+            return self.forced.pop(0)
+        if len(self.sizes) >= self.max_draws:
+            raise Unresolved
+        return super()._draw(lo, hi)
+
+
+MANY_SIDES = [
+    ("contest +1 vs +2 vs +3", "reglamento"),
+    ("opposed +8 vs +6 vs +4", "mm"),
+    ("opposed +5 vs +5 vs +3", "mm"),  # sides 1 and 2 may tie: one d20 decides
+]
+
+
+@pytest.mark.parametrize(("text", "system"), MANY_SIDES, ids=[t for t, _ in MANY_SIDES])
+def test_many_sides_odds_equal_brute_force(text: str, system: str) -> None:
+    odds = odds_of(text, system)
+    outcomes, winners, unresolved = contest_brute_force(text, system)
+    assert unresolved == 0
+    assert odds.outcomes == {k: v for k, v in outcomes.items() if v}
+    assert sum(odds.outcomes.values()) == 1
+    assert odds.winners == {n: winners.get(n, Fraction(0)) for n in (1, 2, 3)}
+    assert sum(odds.winners.values()) == 1 - odds.outcomes.get("tie", Fraction(0))
+
+
+def _odds_after(faces: tuple[int, ...], text: str, system_id: str) -> dict[int, Fraction]:
+    """Each side's chance to win once the first dice show `faces`: the odds engine's own
+    walk over the resolver, with those faces forced (as --dice forces them)."""
+    from d20cli.odds.engine import walk
+
+    system = get_system(system_id)
+    request = parse_request(text)
+    winners: dict[int, Fraction] = {}
+    for weight, den, result in walk(lambda r: system.resolve(request, Forced(faces, r))):
+        assert result.winner is not None
+        winners[result.winner] = winners.get(result.winner, Fraction(0)) + Fraction(weight, den)
+    return winners
+
+
+class Forced(Roller):
+    """`faces` first, then whatever `inner` (the odds engine's roller) answers."""
+
+    def __init__(self, faces: tuple[int, ...], inner: Roller) -> None:
+        super().__init__(budget=10**9)
+        self.faces = list(faces)
+        self.inner = inner
+
+    def _draw(self, lo: int, hi: int) -> int:
+        return self.faces.pop(0) if self.faces else self.inner.roll(lo, hi)
+
+    def d20s(self, net: int) -> tuple[int, ...]:
+        return super().d20s(net) if self.faces else self.inner.d20s(net)
+
+    def d20_rounds(self, count: int) -> tuple[tuple[int, ...], ...]:
+        return super().d20_rounds(count) if self.faces else self.inner.d20_rounds(count)
+
+
+@pytest.mark.parametrize(
+    ("faces", "text"),
+    [
+        ((7, 7, 7), "opposed +5 vs +7 penalty vs +3 bonus"),  # every bonus is 5
+        ((10, 3, 10, 10), "opposed +5 vs +5 vs +5 vs +5"),  # side 2 is out
+    ],
+)
+def test_tiebreak_rounds_odds_equal_brute_force(faces: tuple[int, ...], text: str) -> None:
+    """Three or more sides tied on total and bonus: the walk answers a tie-break round with
+    the set of dice showing the highest face. Brute force tries every face of the first
+    round and of the d20 that may follow it; a round where every die shows one face leaves
+    the same sides tied as before it, so the chances are those of the rounds that end
+    otherwise, divided by their total probability (1 - the cut-off mass)."""
+    expected_sides = len(parse_request(text).sides)  # type: ignore[attr-defined]
+    odds = _odds_after(faces, text, "mm")
+    tied = 3
+    _, winners, unresolved = contest_brute_force(text, "mm", faces, max_draws=tied + 1)
+    assert unresolved == Fraction(20, 20**tied)
+    assert odds == {n: p / (1 - unresolved) for n, p in winners.items()}
+    assert sum(odds.values()) == 1 and max(odds) <= expected_sides
+
+
+def test_symmetric_tie_break_is_fair() -> None:
+    odds = odds_of("opposed +5 vs +5 vs +5", "mm")
+    assert odds.outcomes == {"side_wins": 1}
+    assert odds.winners == {1: Fraction(1, 3), 2: Fraction(1, 3), 3: Fraction(1, 3)}
+
+
+@pytest.mark.parametrize("count", [3, 4])
+def test_round_table_weights_count_every_face(count: int) -> None:
+    """The walk's answer to a round of `count` d20s: each set of dice that shares the
+    highest face, weighted by how many of the 20**count faces give exactly that set."""
+    import itertools
+
+    from d20cli.odds.engine import WalkTables
+
+    branches, sets = WalkTables().round(count)
+    counted: Counter[tuple[int, ...]] = Counter()
+    for faces in itertools.product(range(1, 21), repeat=count):
+        top = max(faces)
+        counted[tuple(i for i, f in enumerate(faces) if f == top)] += 1
+    assert counted.pop(tuple(range(count))) == 20  # every die on one face: rolled again
+    assert {sets[i]: w for i, w in branches} == dict(counted)
+    assert sum(w for _, w in branches) == 20**count - 20
+
+
+def test_two_sides_odds_have_no_winners_block() -> None:
+    data = _odds_json("contest +1 vs +2 -s reglamento")
+    assert "winners" not in data
+    assert data["odds"] == {"first_wins": "173/400", "tie": "17/400", "second_wins": "21/40"}
+
+
+def test_many_sides_odds_json_and_text() -> None:
+    data = _odds_json("opposed +8 vs +6 vs +4 -s mm")
+    assert data["odds"] == {"side_wins": "1/1"}
+    winners = {k: Fraction(v) for k, v in data["winners"].items()}  # type: ignore[attr-defined]
+    assert list(winners) == ["1", "2", "3"] and sum(winners.values()) == 1
+    assert winners["1"] > winners["2"] > winners["3"]
+    data = _odds_json("contest +1 vs +2 vs +3 -s reglamento")
+    assert set(data["odds"]) == {"tie", "side_wins"}  # type: ignore[arg-type]
+    total = sum(Fraction(v) for v in data["odds"].values())  # type: ignore[attr-defined]
+    assert total == 1
+    out = io.StringIO()
+    from d20cli.app.run import split_line
+
+    run_odds(
+        split_line("contest bob +1 vs +2 adv vs +3 -s reglamento"),
+        Options(),
+        Output(out, io.StringIO(), False),
+    )
+    text = out.getvalue()
+    assert "each side's chance to win:" in text
+    for tag in ("side 1 (bob +1)", "side 2 (+2 adv)", "side 3 (+3)"):
+        assert tag in text
+
+
+def test_many_sides_odds_over_the_case_cap_suggest_simulate() -> None:
+    from d20cli.dice.distribution import TooCostly
+
+    with pytest.raises(TooCostly, match="--simulate"):
+        odds_of("contest +1 vs +2 vs +3 vs +4", "reglamento")
+    with pytest.raises(TooCostly, match="--simulate"):
+        odds_of("opposed " + " vs ".join(["+1"] * 20), "mm")
+    estimate = _odds_json("contest +1 vs +2 vs +3 vs +4 -s reglamento --simulate 400 --seed 1")
+    assert list(estimate["winners"]) == ["1", "2", "3", "4"]  # type: ignore[call-overload]
+
+
+def test_odds_note_gives_the_winning_side_its_own_chance() -> None:
+    out = io.StringIO()
+    from d20cli.app.run import run_tokens, split_line
+
+    run_tokens(
+        split_line("opposed +8 vs +6 vs +4 -s mm --odds --dice 10,10,10"),
+        Options(),
+        Output(out, io.StringIO(), False),
+    )
+    assert "Side 1 wins \u2014 you had 50.2%" in out.getvalue()  # 201/400

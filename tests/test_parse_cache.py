@@ -23,6 +23,8 @@ REQUESTS = [
     "attack +7 vs 15 dmg 1d8+4",
     "group +3, +5 adv, -1 vs 12",
     "contest +3 vs +1",
+    "contest +1 vs bob +2 adv vs -3 dis",
+    "opposed +8 vs +6 bonus vs villain +4",
     "check +4 vs tough bonus",
     "attempt 14 reliable",
     "scores 5",
@@ -41,6 +43,28 @@ def test_round_trip_gives_an_equal_request(text: str) -> None:
     request = parse_request(text)
     data = json.loads(json.dumps(encode(request)))
     assert decode(data, _classes()) == request
+
+
+def test_contest_sides_are_stored_in_order() -> None:
+    request = parse_request("opposed +8 vs +6 bonus vs villain +4")
+    data = json.loads(json.dumps(encode(request)))
+    assert [side["@"] for side in data["sides"]["@t"]] == ["CheckRequest"] * 3
+    assert decode(data, _classes()).sides == request.sides  # type: ignore[attr-defined]
+
+
+def test_an_entry_of_the_two_side_shape_is_dropped(tmp_path: Path) -> None:
+    """A cache written before contests took a list of sides (`first`, `second`) holds
+    requests that no longer fit: such an entry is read as a miss, not an error."""
+    path = tmp_path / "requests.json"
+    cache = ParseCache(str(path))
+    cache.put("contest +3 vs +1", parse_request("contest +3 vs +1"))
+    cache.save()
+    raw = json.loads(path.read_text())
+    entry = raw["requests"]["contest +3 vs +1"]
+    first, second = entry.pop("sides")["@t"]
+    entry.update(first=first, second=second)
+    path.write_text(json.dumps(raw))
+    assert ParseCache(str(path)).get("contest +3 vs +1") is None
 
 
 def test_derived_fields_are_not_stored_but_computed_again() -> None:

@@ -29,8 +29,21 @@ REQUESTS = {
         "roll 3x 1d10!",
         "roll 10d6mi2ma5r1",
     ],
-    "mm": ["check +8 vs 20", "attack +10 vs 18", "opposed +5 vs +3", "percent 45"],
-    "reglamento": ["check +3 vs 12", "attack +5 vs 14 dmg 1d8+2", "luck", "contest +5 vs +3"],
+    "mm": [
+        "check +8 vs 20",
+        "attack +10 vs 18",
+        "opposed +5 vs +3",
+        "opposed a +1 vs b +1 vs c +1 vs d +1",
+        "compare 8 vs 8",
+        "percent 45",
+    ],
+    "reglamento": [
+        "check +3 vs 12",
+        "attack +5 vs 14 dmg 1d8+2",
+        "luck",
+        "contest +5 vs +3",
+        "contest +0 vs +0 adv vs +0 dis",
+    ],
     "pendagger": ["attempt adept", "attempt 14", "attempt trained +1", "scores 4", "luck"],
 }
 CASES = [(system, text) for system, texts in REQUESTS.items() for text in texts]
@@ -149,3 +162,21 @@ def test_summary_and_scores() -> None:
         assert line == canonical(line)
     assert summary.to_json() == {"count": 5, "kept": 3, "sides": [6], "faces": {"1": 3, "6": 2}}
     assert score.to_json()["dice"][0]["by"] == "player 1"
+
+
+@pytest.mark.parametrize("winner", [None, 1, 3])
+def test_winner_goes_with_sides(winner: int | None) -> None:
+    from d20cli.app.fortune import result_from_json
+
+    side = Result("contest +1 vs +2 vs +3", "reglamento", "check", total=12)
+    result = Result(
+        "contest +1 vs +2 vs +3", "reglamento", "contest", sides=(side,) * 3, winner=winner
+    )
+    line = result.json_text()
+    assert line == canonical(line)
+    data = result.to_json()
+    assert data["winner"] == winner  # null on a tie: there, but null
+    keys = list(data)
+    assert keys.index("winner") == keys.index("sides") + 1
+    assert result_from_json(data) == result
+    assert "winner" not in Result("check +1", "levelup", "check").to_json()

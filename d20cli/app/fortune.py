@@ -237,7 +237,7 @@ def result_from_json(data: dict[str, Any]) -> Result:
     known = (
         "request", "system", "verb", "dice", "natural", "modifier", "total", "target",
         "outcome", "label", "success", "degree", "name", "damage", "members", "sides",
-        "notes", "dice_summary", "scores",
+        "winner", "notes", "dice_summary", "scores",
     )  # fmt: skip
     damage = data.get("damage")
     members = data.get("members")
@@ -266,6 +266,7 @@ def result_from_json(data: dict[str, Any]) -> Result:
         else None,
         members=tuple(result_from_json(m) for m in members) if members is not None else None,
         sides=tuple(result_from_json(s) for s in sides) if sides is not None else None,
+        winner=data.get("winner"),
         detail={k: v for k, v in data.items() if k not in known and k not in _RESULT_FIELDS},
         notes=tuple(data.get("notes", ())),
     )

@@ -366,6 +366,8 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
         return None
     tally = Tally(text, system.id, request.verb)
     tally.labels.update(_outcome_labels(context, opts))
+    if any(winner is not None for _, _, winner in keys):  # a contest of 3+ sides
+        tally.sides = len(getattr(request, "sides", ()))
     counts = [0] * len(keys)
     remaining = opts.repeat * request.repeat
     while remaining:
@@ -373,8 +375,8 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
         remaining -= n
         for i in rng.choices(range(len(keys)), cum_weights=cumulative, k=n):
             counts[i] += 1
-    for (outcome, total), n in zip(keys, counts, strict=True):
-        tally.add_many(outcome, None, total, n)
+    for (outcome, total, winner), n in zip(keys, counts, strict=True):
+        tally.add_many(outcome, None, total, n, winner)
     return tally
 
 

@@ -53,6 +53,19 @@ class Roller:
         first = self.roll(1, 20)
         return (first,) if net == 0 else (first, self.roll(1, 20))
 
+    def d20_rounds(self, count: int) -> tuple[tuple[int, ...], ...]:
+        """`count` d20s rolled together, rolled again while they all show one face (a
+        round that leaves every die equal decides nothing): each round's faces in roll
+        order; in the last round (the only one when count < 2) they differ. The odds
+        engine's roller answers with the last round alone: one branch for each set of dice
+        that may share the highest face, weighted by its chance among such rounds."""
+        rounds: list[tuple[int, ...]] = []
+        while True:
+            faces = tuple(self.roll(1, 20) for _ in range(count))
+            rounds.append(faces)
+            if count < 2 or len(set(faces)) > 1:
+                return tuple(rounds)
+
     def preset_total(self, expr: object) -> int | None:
         """The odds engine's roller picks a whole expression's total here (one branch per
         total, weighted by its exact probability); ordinary rollers return None and the

@@ -8,7 +8,7 @@ the chosen system offers advantage or expertise is decided by d20cli.systems.
          | fortune | bonus | penalty | major-bonus | major-penalty}
     TARGET: N | very-easy .. nigh-impossible | defense N | rank N | routine ±N
     group MEMBER {, MEMBER} [vs TARGET]      MEMBER: [LABEL] [±MOD] {option}
-    contest|opposed SIDE vs SIDE             SIDE: [LABEL] [±MOD] {option}
+    contest|opposed SIDE vs SIDE {vs SIDE}   SIDE: [LABEL] [±MOD] {option}
     compare N vs N      percent N[%]      luck {adv | dis | fortune}
     scores [N | players=N]      fortune [show | spend [USE] | boon | no-boon]      roll ...
     USE: reroll | hint | escape | value      (roll: d20cli.language.dice_grammar)
@@ -102,6 +102,7 @@ COMPLETION_WORDS: tuple[str, ...] = (*KEYWORDS, *DEFENSE_WORDS, *FORTUNE_USES, "
 
 MAX_DIGITS = 9  # a number in a request has at most this many digits
 MAX_GROUP = 1000  # members of one group check
+MAX_SIDES = MAX_GROUP  # sides of one contest or opposed check
 
 assert set(VERBS) == set(CHECK_VERBS + CONTEST_VERBS + OTHER_VERBS)
 
@@ -244,11 +245,25 @@ member = pp.Group(
 ).set_name("a group member")
 group_body = member + pp.ZeroOrMore(pp.Suppress(",") - member) + pp.Opt(target_clause)
 
-side = pp.Group(
-    ((label + pp.Opt(modifier)) | modifier).set_name("a side: a label or a modifier")
-    + pp.ZeroOrMore(member_option)
+
+def _bare_number_side(s: str, loc: int, toks: pp.ParseResults) -> None:
+    number = str(toks[0])[:20]
+    raise pp.ParseFatalException(
+        s,
+        loc,
+        f"a side is a label or a signed modifier (+{number}, -{number}), not the bare "
+        f"number {number}: sides have no target",
+    )
+
+
+side = (
+    pp.Group(
+        ((label + pp.Opt(modifier)) | modifier).set_name("a side: a label or a modifier")
+        + pp.ZeroOrMore(member_option)
+    )
+    | pp.Regex(r"\d+(?![\w.])").set_parse_action(_bare_number_side)
 ).set_name("a side")
-contest_body = side + pp.Suppress(_kw(VS)) - side
+contest_body = side + pp.OneOrMore(pp.Suppress(_kw(VS)) - side)
 
 compare_body = (
     any_integer.copy().add_parse_action(_item("first"))
@@ -378,8 +393,8 @@ def _build(verb: str, text: str, toks: pp.ParseResults, verb_column: int) -> Req
     if verb in CHECK_VERBS:
         return _check(verb, text, parts, verb_column)
     if verb in CONTEST_VERBS:
-        first, second = (_check("check", text, p, verb_column) for p in parts)
-        return ContestRequest(verb, text, first, second, columns=(("verb", verb_column),))
+        sides = tuple(_check("check", text, p, verb_column) for p in parts)
+        return ContestRequest(verb, text, sides, columns=(("verb", verb_column),))
     if verb == "group":
         groups = [p for p in parts if isinstance(p, list)]
         named = [p for p in parts if isinstance(p, _Item) and p.kind == "target_name"]
@@ -470,6 +485,20 @@ def _check_group_size(line: str) -> None:
 _MINUS_SIGNS = str.maketrans({"\u2212": "-", "\u2013": "-"})
 
 
+_VS_WORD = re.compile(rf"(?<![\w-]){VS}(?![\w-])", _I)
+
+
+def _check_side_count(line: str, verb: str) -> None:
+    """Refuse a contest of more than MAX_SIDES sides before parsing it: every `vs` starts
+    a side (no other word of a contest is `vs`)."""
+    for n, match in enumerate(_VS_WORD.finditer(line), start=2):
+        if n > MAX_SIDES:
+            rest = line[match.end() :]
+            column = match.end() + len(rest) - len(rest.lstrip()) + 1
+            what = "a contest" if verb == "contest" else "an opposed check"
+            raise ParseError(f"{what} has at most {MAX_SIDES:,} sides", line, column)
+
+
 def parse_request(line: str) -> Request:
     """Parse one request line (verb first) into a Request. ParseError (message, line,
     1-based column) when the words do not form a request. A Unicode minus or an en dash
@@ -489,6 +518,8 @@ def parse_request(line: str) -> Request:
         return dice_grammar.parse_roll(line)
     if verb == "group":
         _check_group_size(line)
+    elif verb in CONTEST_VERBS:
+        _check_side_count(line, verb)
     try:
         with dice_grammar.parse_guard(line):
             toks = LINES[verb].parse_string(line, parse_all=True)

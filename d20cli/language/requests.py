@@ -202,13 +202,14 @@ class GroupRequest(_Located):
 
 @dataclass(frozen=True)
 class ContestRequest(_Located):
-    """`contest +3 vs +1 adv`, `opposed +8 vs +6`: two sides (each a `CheckRequest` with
-    verb "check" and no target) that both roll."""
+    """`contest +3 vs +1 adv`, `opposed +8 vs +6 vs +4`: two or more sides (each a
+    `CheckRequest` with verb "check" and no target, in the order typed) that all roll.
+
+    sides: at least two (the grammar reads at most `grammar.MAX_SIDES`)."""
 
     verb: str
     text: str
-    first: CheckRequest
-    second: CheckRequest
+    sides: tuple[CheckRequest, ...]
     repeat: int = 1
     columns: Columns = ()
 

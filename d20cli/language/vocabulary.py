@@ -18,10 +18,13 @@ VERB_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
         ("group +3, +5 adv, -1 vs 12",),
     ),
     "contest": (
-        "Two sides roll; the higher total wins (reglamento).",
-        ("contest +3 vs +1 --system reglamento",),
+        "Two or more sides roll; the best roll wins (reglamento).",
+        ("contest +3 vs +1 --system reglamento", "contest +1 vs +2 adv vs +3 -s reglamento"),
     ),
-    "opposed": ("An opposed check: higher total wins (mm).", ("opposed +8 vs +6 --system mm",)),
+    "opposed": (
+        "An opposed check of two or more sides: higher total wins (mm).",
+        ("opposed +8 vs +6 --system mm", "opposed +8 vs +6 vs +4 bonus -s mm"),
+    ),
     "luck": ("A luck roll.", ("luck --system reglamento", "luck --system pendagger")),
     "attempt": (
         "An attempt on the Success Table by rank or ability score (pendagger).",

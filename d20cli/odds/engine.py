@@ -10,14 +10,18 @@ integers; the outcomes, totals and degrees of the paths add up to the odds. No r
 written twice: the resolver decides each path's outcome exactly as it does at the table.
 
 To keep the walk short, a roller may answer coarse questions in one branch each: the kept
-d20 of an advantage roll is one question with 20 weighted answers (not 400 pairs), and a
+d20 of an advantage roll is one question with 20 weighted answers (not 400 pairs), a
 whole modifier expression is one question answered from its exact distribution (see
-`d20cli.dice.distribution`). Verbs whose walks would be too long (large group checks, ability
-scores) are computed from their members' odds and the system's own grading function.
+`d20cli.dice.distribution`), and a tie-break round of k d20s (`Roller.d20_rounds`, rolled again
+while all show one face) is one question whose answers are the sets of dice that share
+the highest face (so the walk ends: a round that decides nothing is never replayed).
+Verbs whose walks would be too long (large group checks, ability scores) are computed
+from their members' odds and the system's own grading function.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -39,6 +43,7 @@ Branches = tuple[tuple[int, int], ...]  # (value, weight) pairs
 _D20_ADV: Branches = tuple((k, 2 * k - 1) for k in range(1, 21))
 _D20_DIS: Branches = tuple((k, 41 - 2 * k) for k in range(1, 21))
 _D20_PAIRS = 400  # the summed weight of either
+MAX_ROUND_DICE = 12  # dice of one tie-break round the walk answers (2**12 - 2 branches)
 
 
 class WalkTables:
@@ -49,12 +54,41 @@ class WalkTables:
     def __init__(self) -> None:
         self._dice: dict[tuple[int, int], Branches] = {}
         self._sums: dict[int, tuple[Branches, int]] = {}
+        self._rounds: dict[int, tuple[Branches, tuple[tuple[int, ...], ...]]] = {}
 
     def die(self, lo: int, hi: int) -> Branches:
         """Each face from lo to hi, weight 1."""
         found = self._dice.get((lo, hi))
         if found is None:
             found = self._dice[lo, hi] = tuple((v, 1) for v in range(lo, hi + 1))
+        return found
+
+    def round(self, count: int) -> tuple[Branches, tuple[tuple[int, ...], ...]]:
+        """The last round of `count` d20s rolled until they do not all show one face: one
+        branch per set of dice (0-based positions, never all of them) that share the
+        highest face, smallest sets first. The set S of s dice shows the highest face f
+        with weight (f - 1) ** (count - s) summed over f; the weights sum to 20 ** count
+        - 20 (every round but the 20 that show one face)."""
+        found = self._rounds.get(count)
+        if found is None:
+            if count > MAX_ROUND_DICE:
+                from d20cli.dice.distribution import TooCostly
+
+                raise TooCostly(  # the walk of so many sides' d20s is longer still
+                    f"the exact odds need more than {MAX_PATHS:,} cases; "
+                    "estimate them with --simulate N"
+                )
+            sets = tuple(
+                top
+                for size in range(1, count)
+                for top in itertools.combinations(range(count), size)
+            )
+            weights = {
+                size: sum((f - 1) ** (count - size) for f in range(1, 21))
+                for size in range(1, count)
+            }
+            branches = tuple((i, weights[len(top)]) for i, top in enumerate(sets))
+            found = self._rounds[count] = (branches, sets)
         return found
 
     def weight(self, branches: Branches) -> int:
@@ -74,9 +108,13 @@ class ReplayRoller(Roller):
         path: list[int],
         totals: Callable[[object], Branches | None] | None = None,
         tables: WalkTables | None = None,
+        stride: int = 0,
     ) -> None:
-        """`tables`: shared by the rollers of one walk."""
+        """`tables`: shared by the rollers of one walk. Past the end of `path`, the roller
+        takes the first branch of each question, or with a `stride` the branch `stride`
+        times the question's position (wrapped): a probe path whose d20s differ."""
         super().__init__(budget=10**9)
+        self.stride = stride
         self.path = path
         self.totals = totals
         self.tables = tables if tables is not None else WalkTables()
@@ -88,7 +126,10 @@ class ReplayRoller(Roller):
     def _choose(self, branches: Branches, total: int) -> int:
         """The value of the branch this path takes; `total` is the table's summed weight."""
         pos = len(self.taken)
-        index = self.path[pos] if pos < len(self.path) else 0
+        if pos < len(self.path):
+            index = self.path[pos]
+        else:
+            index = pos * self.stride % len(branches) if self.stride else 0
         self.trace.append(branches)
         self.taken.append(index)
         value, weight = branches[index]
@@ -104,6 +145,14 @@ class ReplayRoller(Roller):
             return (self._choose(self.tables.die(1, 20), 20),)
         kept = self._choose(_D20_ADV if net > 0 else _D20_DIS, _D20_PAIRS)
         return (kept, kept)
+
+    def d20_rounds(self, count: int) -> tuple[tuple[int, ...], ...]:
+        if count < 2:
+            return super().d20_rounds(count)
+        branches, sets = self.tables.round(count)
+        top = sets[self._choose(branches, 20**count - 20)]
+        # Any faces with this set on top: the dice of the set show 2, the others 1.
+        return (tuple(2 if i in top else 1 for i in range(count)),)
 
     def preset_total(self, expr: object) -> int | None:
         if self.totals is None:
@@ -129,9 +178,8 @@ def walk(
         roller = ReplayRoller(path, totals, tables)
         result = run(roller)
         paths += 1
-        # The first path's branch counts multiply to a lower bound of the paths to come.
         if paths > max_paths or (
-            paths == 1 and math.prod(len(b) for b in roller.trace) > max_paths
+            paths == 1 and _estimate(run, roller, totals, max_paths) > max_paths
         ):
             from d20cli.dice.distribution import TooCostly
 
@@ -144,6 +192,28 @@ def walk(
             for alt in range(1, len(roller.trace[pos])):
                 stack.append([*taken[:pos], alt])
         yield roller.weight, roller.denominator, result
+
+
+PROBE_STRIDE = 7  # a probe path's d20s show 1, 8, 15, 2, 9, ...
+
+
+def _estimate(
+    run: Callable[[Roller], Result],
+    first: ReplayRoller,
+    totals: Callable[[object], Branches | None] | None,
+    max_paths: int,
+) -> int:
+    """How many paths a walk will take, from its first path: the product of the branch
+    counts of the questions asked along it. The first path takes the first branch of every
+    question; where that makes sides tie (every d20 a 1), it asks tie-break questions most
+    paths never ask, so a second path whose d20s differ is tried too, and the smaller
+    product counts (only when the first is over `max_paths`)."""
+    estimate = math.prod(len(b) for b in first.trace)
+    if estimate > max_paths:
+        probe = ReplayRoller([], totals, first.tables, stride=PROBE_STRIDE)
+        run(probe)
+        estimate = min(estimate, math.prod(len(b) for b in probe.trace))
+    return estimate
 
 
 @dataclass
@@ -162,6 +232,8 @@ class Odds:
     damage_distribution: dict[int, Fraction] | None = None
     estimate: int | None = None  # --simulate N: the number of rolls behind an estimate
     success: Fraction | None = None  # the chance of any success, where results have one
+    winners: dict[int, Fraction] | None = None  # a contest of 3+ sides: side -> P(it wins)
+    side_names: list[str] = field(default_factory=list)  # those sides' names, in order
     notes: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -192,6 +264,8 @@ class Odds:
             }
         if self.success is not None:
             out["success"] = _frac(self.success)
+        if self.winners is not None:
+            out["winners"] = {str(n): _frac(p) for n, p in sorted(self.winners.items())}
         if self.estimate is not None:
             out["estimate"] = {"rolls": self.estimate}
         out.update(self.extra)
@@ -218,6 +292,8 @@ class _Acc:
         self.degrees: dict[int, int] = {}
         self.totals: dict[int, int] = {}
         self.damage: dict[int, int] = {}
+        self.winners: dict[int, int] = {}  # side (1-based) -> weight of its wins
+        self.sides = 0  # the most sides a result had
         self.labels: dict[str, str] = {}
         self.success = 0
         self.has_success = False
@@ -237,7 +313,7 @@ class _Acc:
         for named in (self.outcomes,):
             for name in named:
                 named[name] *= k
-        for table in (self.degrees, self.totals, self.damage):
+        for table in (self.degrees, self.totals, self.damage, self.winners):
             for key in table:
                 table[key] *= k
         self.success *= k
@@ -256,6 +332,10 @@ class _Acc:
             self.has_success = True
             if r.success:
                 self.success += w
+        if r.sides is not None:
+            self.sides = max(self.sides, len(r.sides))
+            if r.winner is not None:
+                self.winners[r.winner] = self.winners.get(r.winner, 0) + w
         if r.degree is not None:
             self.has_degree = True
             self.degrees[r.degree] = self.degrees.get(r.degree, 0) + w
@@ -278,6 +358,10 @@ class _Acc:
         out.labels = dict(self.labels)
         if self.has_success:
             out.success = Fraction(self.success, self.den)
+        if self.sides > 2:  # of two sides, first_wins and second_wins say it
+            out.winners = {
+                n: Fraction(self.winners.get(n, 0), self.den) for n in range(1, self.sides + 1)
+            }
         if self.has_degree:
             out.degrees = fr(self.degrees)
         if self.has_total and self.totals:
@@ -361,7 +445,26 @@ def odds_of(
         acc.add(weight, den, result)
     odds = acc.odds(request.text, system.id, verb, order)
     odds.labels = {**odds.labels, **{k: v for k, v in labels.items() if k in odds.outcomes}}
+    _name_sides(odds, request)
     return odds
+
+
+def _name_sides(odds: Odds, request: Request) -> None:
+    """Name the sides of a contest whose odds list each side's chance to win, by their
+    words as typed (label, modifier, options): `+3`, `carol +2 adv`."""
+    from d20cli.language.requests import ContestRequest
+
+    if odds.winners is None or not isinstance(request, ContestRequest):
+        return
+    names = []
+    for side in request.sides:
+        words = [side.name] if side.name else []
+        if side.modifier is not None:
+            text = str(side.modifier)
+            words.append(text if text.startswith("-") else f"+{text}")
+        words += ["adv"] * side.adv + ["dis"] * side.dis + list(side.circumstances)
+        names.append(" ".join(words))
+    odds.side_names = names
 
 
 def _roll_odds(request: Any, system_id: str) -> Odds:
@@ -456,24 +559,30 @@ def _group_odds(
     return odds
 
 
-Joint = dict[tuple[str | None, int | None], Fraction]
+Joint = dict[tuple[str | None, int | None, int | None], Fraction]
 
 
 def joint_outcomes(request: Any, system: Any, max_paths: int = 20_000) -> Joint | None:
-    """The exact probability of each (outcome, total) pair of a request, from a walk over
-    its resolver; None when the walk would be long (the caller then rolls instead)."""
+    """The exact probability of each (outcome, total, winning side) of a request, from a
+    walk over its resolver (the side only of a contest of three or more sides, else None);
+    None when the walk would be long (the caller then rolls instead)."""
     from d20cli.dice.distribution import TooCostly
 
-    joint: dict[tuple[str | None, int | None], Fraction] = {}
+    joint: Joint = {}
     try:
         for weight, den, result in walk(
             lambda roller: system.resolve(request, roller), _totals_provider(), max_paths
         ):
-            key = (result.outcome, result.total)
+            key = (result.outcome, result.total, _many_sides_winner(result))
             joint[key] = joint.get(key, Fraction(0)) + Fraction(weight, den)
     except TooCostly:
         return None
     return joint
+
+
+def _many_sides_winner(result: Result) -> int | None:
+    """The winning side of a contest of three or more sides (None for any other result)."""
+    return result.winner if result.sides is not None and len(result.sides) > 2 else None
 
 
 def simulate(text: str, system_name: str, rolls: int, seed: int | None) -> Odds:
@@ -492,6 +601,7 @@ def simulate(text: str, system_name: str, rolls: int, seed: int | None) -> Odds:
     odds = acc.odds(request.text, system.id, request.verb, order)
     odds.labels = {**odds.labels, **{k: v for k, v in labels.items() if k in odds.outcomes}}
     odds.estimate = rolls
+    _name_sides(odds, request)
     return odds
 
 
@@ -543,6 +653,8 @@ def odds_lines(odds: Odds) -> list[Any]:
                     (_bar(p), "green"),
                 ]
             )
+    if odds.winners is not None:
+        lines += _winner_lines(odds)
     if odds.degrees:
         lines.append([("  degrees:", "dim")])
         for d, p in sorted(odds.degrees.items()):
@@ -571,6 +683,31 @@ def odds_lines(odds: Odds) -> list[Any]:
             p = Fraction(frac)
             lines.append([(f"    {rank:<10}", "bold"), (f"{float(p) * 100:7.2f}%", "")])
     lines += [[(f"  {note}", "italic dim")] for note in odds.notes]
+    return lines
+
+
+def _winner_lines(odds: Odds) -> list[Any]:
+    """Each side's chance to win (a contest of three or more sides)."""
+    from d20cli.present.render import Line
+
+    assert odds.winners is not None
+    names = {n: odds.side_names[n - 1] for n in odds.winners if n <= len(odds.side_names)}
+    tags = {n: f"side {n}" + (f" ({names[n]})" if names.get(n) else "") for n in odds.winners}
+    width = max(len(tag) for tag in tags.values()) + 2
+    lines: list[Line] = [[("  each side's chance to win:", "dim")]]
+    for n, p in sorted(odds.winners.items()):
+        if odds.estimate is None:
+            frac = _frac(p)
+        else:
+            frac = f"{int(p * odds.estimate):,}/{odds.estimate:,}"
+        lines.append(
+            [
+                (f"    {tags[n]}".ljust(width + 4), "bold"),
+                (f"{float(p) * 100:7.2f}%", ""),
+                (f"  {frac:>12}  {_one_in(p):>12}  ", "dim"),
+                (_bar(p), "cyan"),
+            ]
+        )
     return lines
 
 
@@ -650,6 +787,9 @@ def compare_lines(a: Odds, b: Odds) -> list[Any]:
 
 
 def chance_of(result: Result, odds: Odds) -> Fraction | None:
-    """The probability the odds gave to the outcome this result got."""
+    """The probability the odds gave to the outcome this result got (a side of a contest
+    of three or more sides winning: that side's chance to win)."""
+    if odds.winners is not None and result.winner is not None:
+        return odds.winners.get(result.winner)
     key = result.outcome or NO_OUTCOME
     return odds.outcomes.get(key)

@@ -31,6 +31,7 @@ _OUTCOME_STYLE = {
     "critical_failure": "bold white on bright_red",
     "first_wins": "bold black on cyan",
     "second_wins": "bold black on magenta",
+    "side_wins": "bold black on cyan",
     "tie": "bold black on white",
     "favorable": "bold black on green",
     "lucky": "bold black on green",
@@ -263,6 +264,43 @@ def _member_line(index: int, m: Result, width: int) -> Line:
     return line + _check_body(m)
 
 
+def _side_lines(sides: Sequence[Result], winner: int | None) -> list[Line]:
+    """A contest's sides, one a line: `first`/`second` of two; `side 1`, `side 2`, ... of
+    more, the winner marked."""
+    many = len(sides) > 2
+    tag_width = len(f"side {len(sides)}") if many else 6
+    width = max(len(member_name(s)) for s in sides)
+    lines: list[Line] = []
+    for n, side in enumerate(sides, start=1):
+        tag = f"side {n}" if many else ("first", "second")[n - 1]
+        line: Line = [(f"  {tag:<{tag_width}} ", "dim"), (member_name(side).ljust(width), "")]
+        line += _check_body(side)
+        if many and n == winner:
+            line.append(("  winner", "bold green"))
+        lines.append(line)
+    return lines
+
+
+def _tiebreak_lines(dice: Sequence[Die]) -> list[Line]:
+    """The tie-break dice: `tie-break d20 15` for one die; a round of several sides' dice
+    (each die `by` its side) on a line of its own: `tie-break d20  side 1: 7  side 3: 12`."""
+    rounds: list[list[Die]] = []
+    for d in dice:
+        if not rounds or d.by is None or any(x.by == d.by or x.by is None for x in rounds[-1]):
+            rounds.append([])
+        rounds[-1].append(d)
+    lines: list[Line] = []
+    for dice_round in rounds:
+        if dice_round[0].by is None:
+            lines.append([("  tie-break d20 ", "dim"), *dice_segments(dice_round)])
+            continue
+        line: Line = [("  tie-break d20", "dim")]
+        for d in dice_round:
+            line += [(f"  {d.by}: ", "dim"), (die_text(d), die_style(d))]
+        lines.append(line)
+    return lines
+
+
 def render_result(r: Result, header: bool = True) -> list[Line]:
     """The lines that show one result (`header=False`: without the request line, for the
     second and later results of a repeated request)."""
@@ -276,15 +314,8 @@ def render_result(r: Result, header: bool = True) -> list[Line]:
         tail.append(badge(r.outcome, r.label))
         lines.append(tail)
     elif r.sides is not None:
-        names = ("first", "second")
-        width = max(len(member_name(s)) for s in r.sides)
-        for i, side in enumerate(r.sides):
-            tag = names[i] if i < 2 else str(i + 1)
-            line: Line = [(f"  {tag:<6} ", "dim"), (member_name(side).ljust(width), "")]
-            lines.append(line + _check_body(side))
-        tie = [d for d in r.dice if d.role == "tiebreak"]
-        if tie:
-            lines.append([("  tie-break d20 ", "dim"), *dice_segments(tie)])
+        lines += _side_lines(r.sides, r.winner)
+        lines += _tiebreak_lines([d for d in r.dice if d.role == "tiebreak"])
         lines.append([("  ", ""), badge(r.outcome, r.label)])
     elif r.scores is not None:
         for s in r.scores:
@@ -316,12 +347,15 @@ def render_result(r: Result, header: bool = True) -> list[Line]:
 
 
 def quiet_text(r: Result) -> str:
-    """`-q`: the total, or the outcome where there is no total."""
+    """`-q`: the total, or the outcome where there is no total (and the winning side of a
+    contest of three or more sides: `side_wins 3`)."""
     if r.total is not None:
         if r.damage is not None:
             return f"{r.total} {r.damage.total}"
         return str(r.total)
     if r.outcome:
+        if r.sides is not None and len(r.sides) > 2 and r.winner is not None:
+            return f"{r.outcome} {r.winner}"
         return r.outcome
     fortune = r.detail.get("fortune")
     return str(fortune) if fortune is not None else (r.label or "")
@@ -339,6 +373,7 @@ _DISPLAY_ORDER = (
     "first_wins",
     "tie",
     "second_wins",
+    "side_wins",
     "unfavorable",
     "favorable",
     "unlucky",
@@ -364,17 +399,33 @@ class Tally:
     total_count: int = 0
     low: int | None = None
     high: int | None = None
+    winners: Counter[int] = field(default_factory=Counter)  # contests of 3+ sides
+    sides: int = 0  # how many sides those contests have
 
     def add(self, r: Result) -> None:
-        self.add_many(r.outcome, r.label, r.total, 1)
+        many = r.sides is not None and len(r.sides) > 2
+        if many and r.sides is not None:
+            self.sides = max(self.sides, len(r.sides))
+        self.add_many(r.outcome, r.label, r.total, 1, r.winner if many else None)
 
-    def add_many(self, outcome: str | None, label: str | None, total: int | None, n: int) -> None:
-        """Count `n` results with this outcome and total."""
+    def add_many(
+        self,
+        outcome: str | None,
+        label: str | None,
+        total: int | None,
+        n: int,
+        winner: int | None = None,
+    ) -> None:
+        """Count `n` results with this outcome and total (and, of a contest of three or
+        more sides, this winning side)."""
         if not n:
             return
         self.rolls += n
         self.counts[outcome] += n
         self.labels.setdefault(outcome, label)
+        if winner is not None:
+            self.winners[winner] += n
+            self.sides = max(self.sides, winner)
         if total is not None:
             self.total_sum += total * n
             self.total_count += n
@@ -391,7 +442,8 @@ class Tally:
         ]
         rows = sorted(self.counts.items(), key=lambda kv: _display_rank(kv[0]))
         names = {o: self.labels.get(o) or (o or "no outcome") for o, _ in rows}
-        width = max((len(v) for v in names.values()), default=0)
+        tags = [f"side {side} wins" for side in range(1, self.sides + 1)] if self.winners else []
+        width = max((len(v) for v in (*names.values(), *(f"  {t}" for t in tags))), default=0)
         digits = max((len(f"{k:,}") for _, k in rows), default=0)
         for outcome, k in rows:
             label = names[outcome]
@@ -402,6 +454,11 @@ class Tally:
                     (" " * (width - len(label)), ""),
                     (f"  {k:>{digits},}  {100 * k / n:5.1f}%", ""),
                 ]
+            )
+        for side, tag in enumerate(tags, start=1):  # a contest of three or more sides
+            k = self.winners[side]
+            lines.append(
+                [(f"    {tag:<{width - 2}}", ""), (f"  {k:>{digits},}  {100 * k / n:5.1f}%", "")]
             )
         mean = self.mean()
         if mean is not None:
@@ -415,7 +472,7 @@ class Tally:
         return lines
 
     def to_json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "request": self.request,
             "system": self.system,
             "verb": self.verb,
@@ -429,3 +486,6 @@ class Tally:
             "min": self.low,
             "max": self.high,
         }
+        if self.winners:
+            out["winners"] = {str(n): self.winners[n] for n in range(1, self.sides + 1)}
+        return out

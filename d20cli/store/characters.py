@@ -30,9 +30,9 @@ How a request is resolved through a character (`expand`):
 - A macro name in the verb's place becomes the macro's request; words after it are kept
   (`sneak dis` -> `check stealth vs 15 adv dis`). Label words inside it resolve as below.
 - After a check-like verb (check, save, attack, attempt, defend, resist, routine), after
-  each group member's comma and on each side of a contest, a label word that names an
-  entry gets the entry's words inserted after it; the label word stays, so the output
-  says "stealth".
+  each group member's comma and on each side of a contest (after every `vs`), a label
+  word that names an entry gets the entry's words inserted after it; the label word
+  stays, so the output says "stealth".
 - A modifier typed after the label wins: `check stealth +2 vs 15` keeps +2, and a label
   word that is not an entry but has a modifier (`contest athletics vs goblin +4`) is
   left alone. A label word that is neither is an error naming the closest entries.
@@ -347,8 +347,7 @@ def _expand_words(text: str, character: Character, located: str | None) -> tuple
     elif verb == "group":
         heads = [1] + [i + 1 for i, t in enumerate(tokens) if t.text == ","]
     elif verb in _SIDE_VERBS:
-        vs = next((i for i, t in enumerate(tokens) if t.text.lower() == "vs" and i > 0), None)
-        heads = [1] if vs is None else [1, vs + 1]
+        heads = [1] + [i + 1 for i, t in enumerate(tokens) if t.text.lower() == "vs" and i > 0]
     inserts: dict[int, str] = {}
     for i in heads:
         if i >= len(tokens) or not is_label_word(tokens[i].text):

@@ -13,7 +13,7 @@ No rules of a particular system live here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -188,15 +188,41 @@ def has_dice(expr: Expr | None) -> bool:
 @quick_init
 @dataclass(frozen=True, slots=True)
 class Grade:
-    """What a grading function decides: outcome id, human label, success flag, mm degree."""
+    """What a grading function decides: outcome id, human label, success flag, mm degree,
+    and for a contest the winning side (1-based; None on a tie or for other verbs)."""
 
     outcome: str | None
     label: str | None
     success: bool | None
     degree: int | None = None
+    winner: int | None = None
 
 
 UNGRADED = Grade(None, None, None)
+
+#: The outcome of a contest of three or more sides that one side won, and its label in
+#: the systems' outcome tables (a result's own label names the side: `side_won`).
+SIDE_WINS = ("side_wins", "Side N wins")
+
+
+def side_won(winner: int, count: int, name: str | None = None) -> Grade:
+    """The outcome of a contest of `count` sides won by side `winner` (1-based): two sides
+    give `first_wins` / `second_wins`, more give `side_wins` labelled with the side's number
+    (and its label word, if it has one): "Side 3 wins", "Side 3 (carol) wins"."""
+    if count == 2:
+        if winner == 1:
+            return Grade("first_wins", "First side wins", None, winner=1)
+        return Grade("second_wins", "Second side wins", None, winner=2)
+    who = f"Side {winner}" if name is None else f"Side {winner} ({name})"
+    return Grade(SIDE_WINS[0], f"{who} wins", None, winner=winner)
+
+
+def side_list(sides: Sequence[int]) -> str:
+    """1-based side numbers as words: "side 2", "sides 1 and 3", "sides 1, 2 and 4"."""
+    if len(sides) == 1:
+        return f"side {sides[0]}"
+    head = ", ".join(str(n) for n in sides[:-1])
+    return f"sides {head} and {sides[-1]}"
 
 
 @quick_init

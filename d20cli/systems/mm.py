@@ -2,8 +2,9 @@
 
 Verbs: check, attack, resist, routine, opposed, compare, percent, roll. Every check is
 graded in signed degrees (`degree`); pure functions (`degree`, `raise_degree`,
-`grade_check`, `grade_attack`, `grade_routine`, `grade_opposed`, `grade_compare`,
-`grade_percent`) decide outcomes so odds can reuse them.
+`grade_check`, `grade_attack`, `grade_routine`, `grade_opposed`, `opposed_leaders`,
+`tiebreak_pair`, `tiebreak_round`, `grade_compare`, `grade_percent`) decide outcomes so
+odds can reuse them.
 
 Decisions where the texts are silent:
 - `vs defense N` and `vs rank N` both mean DC 10 + N and are accepted on check, attack,
@@ -16,12 +17,18 @@ Decisions where the texts are silent:
   this module follows the table.
 - `opposed` compares totals only: a natural 20 or 1 has no effect on who wins. "Bonus"
   for the tie-break is each side's modifier as rolled (circumstance words included).
+- `opposed` of three or more sides: the highest total wins; equal: the higher bonus;
+  equal again: while three or more are still tied, each of them rolls a d20 and those
+  with the highest face stay tied (a round where all show one face is rolled again);
+  when exactly two are still tied, at the start or after a round, one d20 decides
+  (1-10 the earlier side, 11-20 the later), as between two sides.
 - `percent` accepts 0..100; 0 never succeeds, 100 always does.
 - `compare` ranks are whole numbers (signed allowed).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -35,6 +42,7 @@ from d20cli.language.requests import (
 )
 from d20cli.results import Die, Result
 from d20cli.systems.common import (
+    SIDE_WINS,
     UNGRADED,
     Grade,
     System,
@@ -43,6 +51,8 @@ from d20cli.systems.common import (
     reject_words,
     resolve_roll,
     roll_check,
+    side_list,
+    side_won,
     unknown_verb,
 )
 
@@ -64,7 +74,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "resist": ("Resistance check vs `rank N` (DC 10+N) or a DC", "resist +6 vs rank 8"),
     "routine": ("Routine check: no die, the result is 10 + modifier, graded", "routine +10 vs 20"),
     "opposed": (
-        "Both roll; higher total wins; tie: higher bonus, then a d20 (1-10 first)",
+        "Two or more roll; higher total wins; tie: higher bonus, then d20s (two: 1-10 first)",
         "opposed +8 vs +6",
     ),
     "compare": ("No roll: higher rank wins; equal: a d20 (1-10 first)", "compare 8 vs 6"),
@@ -78,6 +88,7 @@ OUTCOMES: tuple[tuple[str, str], ...] = (
     ("critical_success", "Critical success"),
     ("first_wins", "First side wins"),
     ("second_wins", "Second side wins"),
+    SIDE_WINS,
 )
 
 #: Named DCs (the words are requests.DC_WORDS).
@@ -204,14 +215,31 @@ def grade_routine(modifier: int, dc: int | None) -> Grade:
     return grade_check(None, ROUTINE_BASE + modifier, dc)
 
 
+def opposed_leaders(rolls: Sequence[tuple[int, int]]) -> tuple[int, ...]:
+    """The sides (1-based) of an opposed check still in the lead, from each side's (total,
+    bonus): those with the highest total, and among them those with the highest bonus.
+    More than one: the dice decide (`tiebreak_pair`, `tiebreak_round`)."""
+    best = max(rolls)  # the highest total, then the highest bonus
+    return tuple(n for n, roll in enumerate(rolls, start=1) if roll == best)
+
+
 def grade_opposed(total1: int, bonus1: int, total2: int, bonus2: int) -> Grade | None:
-    """An opposed check: the higher total wins; equal totals: the higher bonus wins. None
-    when bonuses are equal too (a d20 decides: `grade_tiebreak`)."""
-    if total1 != total2:
-        return _winner(total1 > total2)
-    if bonus1 != bonus2:
-        return _winner(bonus1 > bonus2)
-    return None
+    """An opposed check of two sides: the higher total wins; equal totals: the higher bonus
+    wins. None when bonuses are equal too (a d20 decides: `grade_tiebreak`)."""
+    leaders = opposed_leaders(((total1, bonus1), (total2, bonus2)))
+    return side_won(leaders[0], 2) if len(leaders) == 1 else None
+
+
+def tiebreak_pair(face: int, earlier: int, later: int) -> int:
+    """Two sides still tied: one d20, 1-10 the earlier side wins, 11-20 the later."""
+    return earlier if face <= 10 else later
+
+
+def tiebreak_round(tied: Sequence[int], faces: Sequence[int]) -> tuple[int, ...]:
+    """Three or more sides still tied each rolled a d20 (`faces`, in the order of `tied`):
+    the sides with the highest face, still tied if more than one."""
+    top = max(faces)
+    return tuple(n for n, face in zip(tied, faces, strict=True) if face == top)
 
 
 def grade_compare(rank1: int, rank2: int) -> Grade | None:
@@ -222,14 +250,12 @@ def grade_compare(rank1: int, rank2: int) -> Grade | None:
 
 
 def grade_tiebreak(face: int) -> Grade:
-    """The tie-break d20: 1-10 the first side wins, 11-20 the second."""
-    return _winner(face <= 10)
+    """The tie-break d20 of two sides: 1-10 the first side wins, 11-20 the second."""
+    return side_won(tiebreak_pair(face, 1, 2), 2)
 
 
 def _winner(first: bool) -> Grade:
-    if first:
-        return Grade("first_wins", "First side wins", None)
-    return Grade("second_wins", "Second side wins", None)
+    return side_won(1 if first else 2, 2)
 
 
 def grade_percent(face: int, percent: int) -> Grade:
@@ -326,12 +352,42 @@ def _tiebreak(roller: Roller) -> tuple[Grade, Die]:
     return grade_tiebreak(face), Die(20, face, True, "tiebreak")
 
 
+def _break_tie(
+    tied: tuple[int, ...], roller: Roller
+) -> tuple[int, tuple[Die, ...], tuple[str, ...]]:
+    """Three or more sides, some tied on total and bonus (`tied`): the winner, the
+    tie-break dice (each die of a round carries `by`: "side 2") and the notes."""
+    dice: list[Die] = []
+    notes: list[str] = []
+    how = "tie on total and bonus"
+    while len(tied) > 2:
+        notes.append(f"{side_list(tied)} {how}: each rolls a d20, the highest wins")
+        rounds = roller.d20_rounds(len(tied))
+        for faces in rounds:
+            for n, face in zip(tied, faces, strict=True):
+                dice.append(Die(20, face, True, "tiebreak", by=f"side {n}"))
+        tied = tiebreak_round(tied, rounds[-1])
+        how = "still tie"
+    if len(tied) == 1:
+        return tied[0], tuple(dice), tuple(notes)
+    earlier, later = tied
+    notes.append(
+        f"{side_list(tied)} {how}: a d20 decides (1-10 side {earlier}, 11-20 side {later})"
+    )
+    face = roller.roll(1, 20)
+    dice.append(Die(20, face, True, "tiebreak"))
+    return tiebreak_pair(face, earlier, later), tuple(dice), tuple(notes)
+
+
 def _resolve_opposed(request: ContestRequest, roller: Roller) -> Result:
     sides: list[Result] = []
-    for side in (request.first, request.second):
+    rolls: list[tuple[int, int]] = []  # (total, bonus) of each side
+    for side in request.sides:  # every side's words before any die
         reject_words(side, _OFFERED_SIDE, _HINTS, ID)
+    for side in request.sides:
         flat = circumstance_total(side.circumstances)
         roll = roll_check(roller, 0, 0, side.modifier, flat=flat)
+        rolls.append((roll.total, roll.modifier))
         sides.append(
             Result(
                 request=side.text,
@@ -344,19 +400,29 @@ def _resolve_opposed(request: ContestRequest, roller: Roller) -> Result:
                 name=side.name,
             )
         )
-    a, b = sides
-    assert a.total is not None and b.total is not None
-    assert a.modifier is not None and b.modifier is not None
-    grade = grade_opposed(a.total, a.modifier, b.total, b.modifier)
-    dice = a.dice + b.dice
-    notes: list[str] = []
-    if grade is None:
-        grade, die = _tiebreak(roller)
-        dice += (die,)
-        notes.append("equal totals and bonuses: a d20 decides (1-10 first, 11-20 second)")
-    elif a.total == b.total:
-        notes.append("equal totals: the higher bonus wins")
-    first = grade.outcome == "first_wins"
+    dice = tuple(d for s in sides for d in s.dice)
+    notes: tuple[str, ...] = ()
+    if len(sides) == 2:
+        (total1, bonus1), (total2, bonus2) = rolls
+        grade = grade_opposed(total1, bonus1, total2, bonus2)
+        if grade is None:
+            grade, die = _tiebreak(roller)
+            dice += (die,)
+            notes = ("equal totals and bonuses: a d20 decides (1-10 first, 11-20 second)",)
+        elif total1 == total2:
+            notes = ("equal totals: the higher bonus wins",)
+    else:
+        leaders = opposed_leaders(rolls)
+        top = max(total for total, _ in rolls)
+        if len(leaders) == 1:
+            winner = leaders[0]
+            at_top = [n for n, (total, _) in enumerate(rolls, start=1) if total == top]
+            if len(at_top) > 1:
+                notes = (f"{side_list(at_top)} have the highest total: the higher bonus wins",)
+        else:
+            winner, tie_dice, notes = _break_tie(leaders, roller)
+            dice += tie_dice
+        grade = side_won(winner, len(sides), sides[winner - 1].name)
     return Result(
         request=request.text,
         system=ID,
@@ -364,8 +430,9 @@ def _resolve_opposed(request: ContestRequest, roller: Roller) -> Result:
         dice=dice,
         outcome=grade.outcome,
         label=grade.label,
-        sides=(replace(a, success=first), replace(b, success=not first)),
-        notes=tuple(notes),
+        sides=tuple(replace(s, success=n == grade.winner) for n, s in enumerate(sides, start=1)),
+        winner=grade.winner,
+        notes=notes,
     )
 
 
@@ -390,6 +457,7 @@ def _resolve_compare(request: CompareRequest, roller: Roller) -> Result:
         outcome=grade.outcome,
         label=grade.label,
         sides=sides,
+        winner=grade.winner,
         notes=notes,
     )
 

@@ -3,22 +3,29 @@
 
 Verbs: check, save, attack (all resolve the same way), contest, luck, roll. The attribute
 value is the modifier; difficulties are numbers only (the seed's table is missing).
-Grading functions (`grade_check`, `grade_contest`, `grade_luck`) are pure.
+Grading functions (`grade_check`, `grade_contest`, `grade_contest_sides`,
+`contest_leaders`, `grade_luck`) are pure.
 
 Decisions where the texts are silent:
 - `attack ... dmg EXPR` rolls the damage on a success; the seed names no critical damage,
   so a natural 20 does not double it (Damage.critical is false).
 - A contest side's natural and total are shown on its side result; the side results have
-  no outcome of their own, and `success` marks the winner (null on a tie).
+  no outcome of their own, and `success` marks the winner (null on every side on a tie).
+- A contest of three or more sides ranks them all at once, by the same order as two
+  (natural 20, then no natural 1, then the higher total); when two or more share the best
+  place it is a tie, whatever the others rolled.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from d20cli.language.requests import CheckRequest, ContestRequest, LuckRequest, Request
 from d20cli.results import Damage, Result
 from d20cli.systems.common import (
+    SIDE_WINS,
     UNGRADED,
     Grade,
     System,
@@ -29,6 +36,8 @@ from d20cli.systems.common import (
     resolve_roll,
     roll_check,
     roll_d20,
+    side_list,
+    side_won,
     unknown_verb,
 )
 
@@ -46,7 +55,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "save": ("Save: an attribute roll against a threat (resolved like check)", "save +1 vs 12"),
     "attack": ("Attack: an attribute roll (resolved like check)", "attack +4 vs 13"),
     "contest": (
-        "Both sides roll; a natural 20 beats, a natural 1 loses, else the higher total; tie",
+        "Two or more sides roll; a natural 20 beats, a natural 1 loses, else the higher "
+        "total; equal best: a tie",
         "contest +3 vs +1 adv",
     ),
     "luck": ("Luck roll: 1d20, 1-10 unfavorable, 11-20 favorable", "luck"),
@@ -61,6 +71,7 @@ OUTCOMES: tuple[tuple[str, str], ...] = (
     ("first_wins", "First side wins"),
     ("tie", "Tie"),
     ("second_wins", "Second side wins"),
+    SIDE_WINS,
     ("unfavorable", "Unfavorable"),
     ("favorable", "Favorable"),
 )
@@ -118,22 +129,42 @@ def grade_check(natural: int, total: int, target: int | None) -> Grade:
     return Grade("failure", "Failure", False)
 
 
+def contest_rank(natural: int, total: int) -> tuple[bool, bool, int]:
+    """A contest side's place (higher is better): a natural 20 beats any side without
+    one; a natural 1 loses to any side without one; then the higher total."""
+    return (natural == 20, natural != 1, total)
+
+
+def contest_leaders(rolls: Sequence[tuple[int, int]]) -> tuple[int, ...]:
+    """The sides (1-based) sharing the best place among (natural, total) rolls."""
+    ranks = [contest_rank(natural, total) for natural, total in rolls]
+    best = max(ranks)
+    return tuple(n for n, rank in enumerate(ranks, start=1) if rank == best)
+
+
+TIE = Grade("tie", "Tie — the situation stays unchanged", None)
+
+
+def grade_contest_sides(
+    rolls: Sequence[tuple[int, int]], names: Sequence[str | None] = ()
+) -> Grade:
+    """A contest of two or more sides, each a (natural, total) roll: the one side in the
+    best place wins (`first_wins` / `second_wins` of two, `side_wins` of more, with
+    `winner`); when several share it, a tie: the situation stays unchanged.
+    names: the sides' label words, for the label of `side_wins`."""
+    leaders = contest_leaders(rolls)
+    if len(leaders) > 1:
+        return TIE
+    winner = leaders[0]
+    return side_won(winner, len(rolls), names[winner - 1] if winner <= len(names) else None)
+
+
 def grade_contest(natural1: int, total1: int, natural2: int, total2: int) -> Grade:
-    """A contest: a side with a natural 20 beats a side without one; a side with a natural
-    1 loses to a side without one; otherwise the higher total wins; equal totals (with the
-    same special natural on both sides) are a tie: the situation stays unchanged."""
-    first: bool | None
-    if (natural1 == 20) != (natural2 == 20):
-        first = natural1 == 20
-    elif (natural1 == 1) != (natural2 == 1):
-        first = natural2 == 1
-    elif total1 != total2:
-        first = total1 > total2
-    else:
-        return Grade("tie", "Tie — the situation stays unchanged", None)
-    if first:
-        return Grade("first_wins", "First side wins", None)
-    return Grade("second_wins", "Second side wins", None)
+    """A contest of two sides (`grade_contest_sides`): a side with a natural 20 beats a
+    side without one; a side with a natural 1 loses to a side without one; otherwise the
+    higher total wins; equal totals (with the same special natural on both sides) are a
+    tie: the situation stays unchanged."""
+    return grade_contest_sides(((natural1, total1), (natural2, total2)))
 
 
 def grade_luck(face: int) -> Grade:
@@ -195,9 +226,12 @@ def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
 
 def _resolve_contest(request: ContestRequest, roller: Roller) -> Result:
     sides: list[Result] = []
-    for side in (request.first, request.second):
+    rolls: list[tuple[int, int]] = []  # (natural, total) of each side
+    for side in request.sides:  # every side's words before any die
         reject_words(side, _OFFERED_SIDE, _HINTS, ID)
+    for side in request.sides:
         roll = roll_check(roller, side.adv, side.dis, side.modifier)
+        rolls.append((roll.natural, roll.total))
         sides.append(
             Result(
                 request=side.text,
@@ -210,23 +244,23 @@ def _resolve_contest(request: ContestRequest, roller: Roller) -> Result:
                 name=side.name,
             )
         )
-    a, b = sides
-    assert a.natural is not None and a.total is not None
-    assert b.natural is not None and b.total is not None
-    grade = grade_contest(a.natural, a.total, b.natural, b.total)
-    won = {"first_wins": (True, False), "second_wins": (False, True)}.get(
-        str(grade.outcome), (None, None)
-    )
-    from dataclasses import replace
-
+    grade = grade_contest_sides(rolls, [s.name for s in sides])
+    notes: tuple[str, ...] = ()
+    if grade.winner is None and len(sides) > 2:
+        notes = (f"{side_list(contest_leaders(rolls))} share the best roll",)
     return Result(
         request=request.text,
         system=ID,
         verb=request.verb,
-        dice=a.dice + b.dice,
+        dice=tuple(d for s in sides for d in s.dice),
         outcome=grade.outcome,
         label=grade.label,
-        sides=(replace(a, success=won[0]), replace(b, success=won[1])),
+        sides=tuple(
+            replace(s, success=None if grade.winner is None else n == grade.winner)
+            for n, s in enumerate(sides, start=1)
+        ),
+        winner=grade.winner,
+        notes=notes,
     )
 
 
