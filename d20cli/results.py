@@ -1,8 +1,8 @@
 """What happened: frozen dataclasses that the renderers (rich, JSON) read.
 
 One `Result` shape serves every verb; a field a verb does not use stays None. Field names
-follow the JSON contract in DESIGN.md. Renderers never decide rules: every outcome, label
-and flag is filled in by a system.
+follow the JSON contract described in the README's JSON section. Renderers never decide
+rules: every outcome, label and flag is filled in by a system.
 
 Each class writes its own JSON text (`json_text`): the same text `json.dumps(obj,
 ensure_ascii=False)` gives for its `to_json()` dict, with the keys in the same order, but

@@ -1,5 +1,5 @@
-"""Mechanics that RULES.md calls conventions for all systems, and the one adapter to the dice
-engine.
+"""Mechanics that docs/rules.md calls conventions for all systems, and the one adapter to the
+dice engine.
 
 - advantage and disadvantage cancel, however many of each (`net_advantage`);
 - rolling the d20 (two with advantage or disadvantage, keep the higher / lower) (`roll_d20`);

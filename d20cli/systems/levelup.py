@@ -1,10 +1,10 @@
-"""Level Up Advanced 5th Edition: every rule of this system (RULES.md, "levelup").
+"""Level Up Advanced 5th Edition: every rule of this system (docs/rules.md, "levelup").
 
 Verbs: check, save, attack, group, roll. Each verb rolls its dice, then a pure grading
 function (`grade_check`, `grade_save`, `grade_attack`, `grade_group`) decides the outcome;
 an odds module can call the grading functions over every face.
 
-Decisions where the texts are silent (also in RULES.md's spirit):
+Decisions where the texts are silent (also in docs/rules-decisions.md):
 - A roll with no target has outcome null (convention for all systems), attacks included; a
   natural 20 or 1 is then only noted. Damage given without a target is still rolled
   (critical, doubled, on a natural 20; not at all on a natural 1, which always misses).

@@ -1,4 +1,4 @@
-"""Mutants & Masterminds: every rule of this system (RULES.md, "mm").
+"""Mutants & Masterminds: every rule of this system (docs/rules.md, "mm").
 
 Verbs: check, attack, resist, routine, opposed, compare, percent, roll. Every check is
 graded in signed degrees (`degree`); pure functions (`degree`, `raise_degree`,

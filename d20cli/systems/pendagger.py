@@ -1,4 +1,4 @@
-"""Pen & Dagger: every rule of this system (RULES.md, "pendagger").
+"""Pen & Dagger: every rule of this system (docs/rules.md, "pendagger").
 
 Verbs: attempt (aliases check, attack, defend), luck, scores, fortune, roll. An attempt
 names a rank (`attempt adept`) or an ability score (`attempt 14`), optionally a rank

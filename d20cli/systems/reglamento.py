@@ -1,4 +1,4 @@
-"""Reglamento, the six-attribute d20 rules: every rule of this system (RULES.md,
+"""Reglamento, the six-attribute d20 rules: every rule of this system (docs/rules.md,
 "reglamento").
 
 Verbs: check, save, attack (all resolve the same way), contest, luck, roll. The attribute
