@@ -434,7 +434,8 @@ def run_odds(tokens: list[str], base: Options, out: Output) -> ExitStatus:
 
 def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     """The odds of the request in `words` (options already read)."""
-    from d20cli.odds.engine import compare_lines, odds_lines, odds_of, simulate
+    from d20cli.odds.engine import odds_of, simulate
+    from d20cli.present.odds_view import compare_lines, odds_lines
 
     def one(text: str) -> Any:
         if opts.simulate is not None:
