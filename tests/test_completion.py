@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from d20cli.app import completion
+from d20cli.app.cli import completion_script
 from d20cli.app.options import OPTIONS
 from d20cli.app.shell import Words, completions
 from d20cli.language.grammar import COMPLETION_WORDS, VERBS
@@ -25,14 +26,14 @@ BASH = shutil.which("bash") or "/bin/bash"
 @pytest.mark.parametrize("shell", completion.SHELLS)
 def test_shipped_scripts_are_current(shell: str) -> None:
     path = COMPLETIONS / completion.FILE_NAMES[shell]
-    assert path.read_text(encoding="utf-8") == completion.script(shell), (
+    assert path.read_text(encoding="utf-8") == completion_script(shell), (
         f"{path} is out of date: run `d20 completion {shell} > {path.relative_to(ROOT)}`"
     )
 
 
 @pytest.mark.parametrize("shell", completion.SHELLS)
 def test_scripts_hold_every_verb_option_and_system(shell: str) -> None:
-    text = completion.script(shell)
+    text = completion_script(shell)
     for word in (*VERBS, *SYSTEM_IDS, "adv", "expertise=d6"):
         assert word in text
     for spec in OPTIONS:
@@ -123,7 +124,7 @@ def test_unknown_shell_is_an_error() -> None:
     from d20cli.errors import ParseError
 
     with pytest.raises(ParseError, match="bash, zsh, fish"):
-        completion.script("tcsh")
+        completion_script("tcsh")
 
 
 def test_install_writes_to_the_users_completion_dirs(
@@ -140,10 +141,10 @@ def test_install_writes_to_the_users_completion_dirs(
         "fish": home / ".config/fish/completions/d20.fish",
     }
     for shell, path in expected.items():
-        message = completion.install_script(shell)
+        message = completion_script(shell, install=True)
         assert str(path) in message
-        assert path.read_text(encoding="utf-8") == completion.script(shell)
-    assert "fpath=" in completion.install_script("zsh")
+        assert path.read_text(encoding="utf-8") == completion_script(shell)
+    assert "fpath=" in completion_script("zsh", install=True)
     # An XDG directory inside home is honoured; one outside home is not written to.
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "cfg"))
     assert completion.install_path("fish") == home / "cfg/fish/completions/d20.fish"

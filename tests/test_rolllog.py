@@ -22,11 +22,11 @@ from typer.testing import CliRunner
 
 from d20cli.app.char_cli import log_app
 from d20cli.app.options import Options
-from d20cli.app.run import resolve
+from d20cli.app.run import open_log, resolve
 from d20cli.present.output import Output
 from d20cli.results import Result
 from d20cli.store import rolllog, state
-from d20cli.store.rolllog import Fairness, RollLog, chi_square_p, open_log, regularized_gamma_q
+from d20cli.store.rolllog import Fairness, RollLog, chi_square_p, regularized_gamma_q
 from d20cli.store.state import SCHEMA_VERSION, State
 
 runner = CliRunner()

@@ -9,10 +9,13 @@ requests straight to `run_tokens` without building this app, to start quickly.
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from collections.abc import Iterable
+from typing import Annotated, Any
 
 import typer
 
+from d20cli.app import completion
+from d20cli.app.completion import SHELLS, Command, Option, system_names
 from d20cli.app.options import OPTIONS, Options
 from d20cli.errors import ExitStatus
 from d20cli.language.vocabulary import VERB_HELP
@@ -144,6 +147,48 @@ def shell_command(
     raise typer.Exit(run_shell(Options(system=system)))
 
 
+def completion_commands(verbs: Iterable[str]) -> tuple[Command, ...]:
+    """The typer app's commands that are not verbs, with their options and subcommands."""
+    import typer.main
+
+    group: Any = typer.main.get_command(app)
+    skip = set(verbs)
+    systems = system_names(shell_safe=True)
+    out: list[Command] = []
+    for name, cmd in group.commands.items():
+        if name in skip or getattr(cmd, "hidden", False):
+            continue
+        options: list[Option] = []
+        arguments: tuple[str, ...] = ()
+        for p in cmd.params:
+            if p.param_type_name == "argument":
+                choices = getattr(getattr(p, "type", None), "choices", None)
+                if choices and not arguments:
+                    arguments = tuple(str(c) for c in choices)
+                continue
+            names = tuple(n for n in (*p.opts, *p.secondary_opts) if n.startswith("-"))
+            takes_value = not getattr(p, "is_flag", False)
+            values = systems if "--system" in names else ()
+            options.append(Option(names, str(p.help or ""), takes_value, values))
+        if name == "completion":
+            arguments = SHELLS
+        if name == "odds":
+            arguments = tuple(verbs)
+        subcommands = tuple(getattr(cmd, "commands", {}) or ())
+        help_text = (cmd.short_help or (cmd.help or "").split("\n", 1)[0]).strip()
+        out.append(Command(name, help_text, tuple(options), arguments, subcommands))
+    return tuple(out)
+
+
+def completion_script(shell: str, install: bool = False) -> str:
+    """The completion script for `shell` (or, with `install`, the message saying where it
+    was installed), with this app's commands."""
+    commands = completion_commands(completion.grammar_verbs())
+    if install:
+        return completion.install_script(shell, commands)
+    return completion.script(shell, commands)
+
+
 @app.command("completion")
 def completion_command(
     shell: Annotated[str, typer.Argument(help="bash, zsh or fish")] = "bash",
@@ -152,11 +197,10 @@ def completion_command(
     ] = False,
 ) -> None:
     """Print the completion script for bash, zsh or fish (or --install it)."""
-    from d20cli.app.completion import install_script, script
     from d20cli.errors import D20Error
 
     try:
-        text = install_script(shell) if install else script(shell)
+        text = completion_script(shell, install)
     except D20Error as err:
         Output().error(err)
         raise typer.Exit(int(ExitStatus.BAD_INPUT)) from None

@@ -120,43 +120,9 @@ def request_options(shell_safe: bool = False) -> tuple[Option, ...]:
     )
 
 
-def app_commands(verbs: Iterable[str]) -> tuple[Command, ...]:
-    """The typer app's commands that are not verbs, with their options and subcommands."""
-    import typer.main
-
-    from d20cli.app.cli import app
-
-    group: Any = typer.main.get_command(app)
-    skip = set(verbs)
-    systems = system_names(shell_safe=True)
-    out: list[Command] = []
-    for name, cmd in group.commands.items():
-        if name in skip or getattr(cmd, "hidden", False):
-            continue
-        options: list[Option] = []
-        arguments: tuple[str, ...] = ()
-        for p in cmd.params:
-            if p.param_type_name == "argument":
-                choices = getattr(getattr(p, "type", None), "choices", None)
-                if choices and not arguments:
-                    arguments = tuple(str(c) for c in choices)
-                continue
-            names = tuple(n for n in (*p.opts, *p.secondary_opts) if n.startswith("-"))
-            takes_value = not getattr(p, "is_flag", False)
-            values = systems if "--system" in names else ()
-            options.append(Option(names, str(p.help or ""), takes_value, values))
-        if name == "completion":
-            arguments = SHELLS
-        if name == "odds":
-            arguments = tuple(verbs)
-        subcommands = tuple(getattr(cmd, "commands", {}) or ())
-        help_text = (cmd.short_help or (cmd.help or "").split("\n", 1)[0]).strip()
-        out.append(Command(name, help_text, tuple(options), arguments, subcommands))
-    return tuple(out)
-
-
-def table() -> Table:
-    """The words of the command-line completion scripts."""
+def table(commands: tuple[Command, ...]) -> Table:
+    """The words of the command-line completion scripts; `commands`: the typer app's
+    commands that are not verbs (d20cli.app.cli.completion_commands reads them)."""
     from d20cli.language.vocabulary import VERB_HELP
 
     verbs = grammar_verbs()
@@ -166,7 +132,7 @@ def table() -> Table:
         keywords=grammar_keywords(),
         options=request_options(shell_safe=True),
         systems=system_names(shell_safe=True),
-        commands=app_commands(verbs),
+        commands=commands,
     )
 
 
@@ -439,9 +405,9 @@ def _shell_name(shell: str) -> str:
     return name
 
 
-def script(shell: str) -> str:
+def script(shell: str, commands: tuple[Command, ...]) -> str:
     """The completion script for bash, zsh or fish."""
-    return _MAKERS[_shell_name(shell)](table())
+    return _MAKERS[_shell_name(shell)](table(commands))
 
 
 # -- installing ----------------------------------------------------------------------------
@@ -469,13 +435,13 @@ def install_path(shell: str) -> Path:
     return _home_dir("XDG_CONFIG_HOME", ".config") / "fish" / "completions" / "d20.fish"
 
 
-def install_script(shell: str) -> str:
+def install_script(shell: str, commands: tuple[Command, ...]) -> str:
     """Write the script for `shell` into the user's completion directory (atomically);
     returns a message saying where, and what else to do."""
     from d20cli.errors import StateError
 
     name = _shell_name(shell)
-    text = script(name)
+    text = script(name, commands)
     path = install_path(name)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

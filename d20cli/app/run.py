@@ -115,8 +115,6 @@ class Context:
             opts = replace(opts, seed=self.seed)  # the run's seeded stream
         key = (opts.as_, opts.dice is not None, opts.seed is not None)
         if key not in self.logs:
-            from d20cli.store.rolllog import open_log
-
             self.logs[key] = open_log(opts, out)
         return self.logs[key]
 
@@ -247,6 +245,17 @@ def _results(
         for _ in range(request.repeat):
             yield resolve_one(request, roller)
     roller.finish()
+
+
+def open_log(opts: Options, out: Output) -> RollLog | None:
+    """The log for one run's rolls, or None when logging is off (--no-log, D20_NO_LOG).
+    The database is opened only when the first rows are written."""
+    if not opts.logging():
+        return None
+    from d20cli.store.rolllog import RollLog
+
+    source = "dice" if opts.dice is not None else "seed" if opts.seed is not None else "random"
+    return RollLog(opts.as_, source, out)
 
 
 def unvalued_words(request: Request) -> list[str]:

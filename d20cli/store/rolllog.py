@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any
 from d20cli.errors import D20Error
 
 if TYPE_CHECKING:
-    from d20cli.app.options import Options
     from d20cli.present.output import Output
     from d20cli.results import Result
     from d20cli.store.state import State
@@ -51,19 +50,6 @@ COLUMNS = (
     "outcome",
     "source",
 )
-
-
-def logging_off(opts: Options) -> bool:
-    return not opts.logging()
-
-
-def open_log(opts: Options, out: Output) -> RollLog | None:
-    """The log for one run's rolls, or None when logging is off (--no-log, D20_NO_LOG).
-    The database is opened only when the first rows are written."""
-    if logging_off(opts):
-        return None
-    source = "dice" if opts.dice is not None else "seed" if opts.seed is not None else "random"
-    return RollLog(opts.as_, source, out)
 
 
 def stamp(ms: int) -> str:
