@@ -6,7 +6,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from d20cli.dice.engine import (
+from d20cli.dice.evaluate import never_ends
+from d20cli.dice.tree import (
     Arithmetic,
     Compare,
     Dice,
@@ -17,7 +18,6 @@ from d20cli.dice.engine import (
     Number,
     Pool,
     Reroll,
-    never_ends,
 )
 
 OPS = (">=", "<=", ">", "<", "=")

@@ -5,17 +5,7 @@ from __future__ import annotations
 import pyparsing as pp
 import pytest
 
-from d20cli.dice.engine import (
-    Arithmetic,
-    Compare,
-    Dice,
-    Explode,
-    Keep,
-    Neg,
-    Number,
-    Pool,
-    Reroll,
-)
+from d20cli.dice.tree import Arithmetic, Compare, Dice, Explode, Keep, Neg, Number, Pool, Reroll
 from d20cli.errors import ParseError
 from d20cli.language.dice_grammar import (
     MAX_LENGTH,

@@ -7,8 +7,9 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from d20cli.dice.engine import Expr, evaluate
+from d20cli.dice.evaluate import evaluate
 from d20cli.dice.roller import RandomRoller
+from d20cli.dice.tree import Expr
 from d20cli.errors import DiceError
 from d20cli.language.dice_grammar import parse_expression
 from tests.dice_strategies import expressions

@@ -14,7 +14,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from d20cli.dice.distribution import Dist, TooCostly, branches, distribution
-from d20cli.dice.engine import (
+from d20cli.dice.evaluate import evaluate
+from d20cli.dice.roller import Roller
+from d20cli.dice.tree import (
     Arithmetic,
     Compare,
     Dice,
@@ -25,9 +27,7 @@ from d20cli.dice.engine import (
     Number,
     Pool,
     Reroll,
-    evaluate,
 )
-from d20cli.dice.roller import Roller
 from d20cli.errors import D20Error, DiceError
 from d20cli.language.dice_grammar import parse_expression
 

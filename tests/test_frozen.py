@@ -8,7 +8,7 @@ from dataclasses import FrozenInstanceError, dataclass, field, fields, replace
 
 import pytest
 
-from d20cli.dice.engine import EvalArithmetic, EvalDice, EvalNeg, EvalNumber
+from d20cli.dice.evaluate import EvalArithmetic, EvalDice, EvalNeg, EvalNumber
 from d20cli.frozen import quick_init
 from d20cli.results import Damage, DiceSummary, Die, Result, Score
 from d20cli.systems.common import CheckRoll, D20Roll, Evaluated, Grade

@@ -235,7 +235,7 @@ def _results(
             return fortune.record(request, system.resolve(request, roller), opts, out, write)
 
     if request.repeat > 1 and request.verb == "roll":  # refuse `1000x 1001d6` before rolling
-        from d20cli.dice.engine import fewest_dice
+        from d20cli.dice.evaluate import fewest_dice
 
         expr = getattr(request, "expr", None)
         if expr is not None:

@@ -53,17 +53,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from d20cli.dice.engine import (
-    MAX_SIDES,
-    MAX_TOTAL,
-    Arithmetic,
-    Compare,
-    Dice,
-    Expr,
-    Neg,
-    Number,
-    too_large,
-)
+from d20cli.dice.evaluate import too_large
+from d20cli.dice.tree import MAX_SIDES, MAX_TOTAL, Arithmetic, Compare, Dice, Expr, Neg, Number
 from d20cli.errors import D20Error, DiceError
 
 Weights = dict[int, int]  # value -> integer weight

@@ -46,7 +46,7 @@ from typing import Any
 
 import pyparsing as pp
 
-from d20cli.dice.engine import (
+from d20cli.dice.tree import (
     MAX_SIDES,
     Arithmetic,
     Compare,
@@ -59,10 +59,10 @@ from d20cli.dice.engine import (
     Number,
     Pool,
     Reroll,
-    RollRequest,
     adv_problem,
 )
 from d20cli.errors import ParseError
+from d20cli.language.requests import RollRequest
 
 pp.ParserElement.enable_packrat()
 

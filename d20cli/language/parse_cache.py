@@ -29,7 +29,7 @@ _LANGUAGE_MODULES = (
     "language/dice_grammar.py",
     "language/requests.py",
     "language/vocabulary.py",
-    "dice/engine.py",
+    "dice/tree.py",
 )
 
 
@@ -56,7 +56,7 @@ def _stamp() -> str:
 
 
 def _classes() -> dict[str, type]:
-    from d20cli.dice import engine as dice
+    from d20cli.dice import tree as dice
     from d20cli.language import requests
 
     found: dict[str, type] = {}

@@ -19,10 +19,10 @@ can point its error at the word it does not offer.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, ClassVar, TypeAlias
 
 if TYPE_CHECKING:
-    from d20cli.dice.engine import Expr, RollRequest
+    from d20cli.dice.tree import Expr
 
 #: Named difficulty classes (Mutants & Masterminds), easiest first.
 DC_WORDS: tuple[str, ...] = (
@@ -277,6 +277,18 @@ class FortuneRequest(_Located):
     use: str = "reroll"
     repeat: int = 1
     columns: Columns = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RollRequest:
+    """`roll [Nx] EXPR [adv|dis] [# comment]` as parsed by `dice_grammar.parse_roll`."""
+
+    text: str
+    expr: Expr
+    repeat: int = 1
+    adv: int = 0  # +1 advantage, -1 disadvantage, 0 neither (or both, which cancel)
+    comment: str | None = None
+    verb: ClassVar[str] = "roll"
 
 
 Request: TypeAlias = (

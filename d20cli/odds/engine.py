@@ -470,7 +470,7 @@ def _name_sides(odds: Odds, request: Request) -> None:
 
 def _roll_odds(request: Any, system_id: str) -> Odds:
     from d20cli.dice import distribution
-    from d20cli.dice.engine import with_advantage
+    from d20cli.systems.roll import with_advantage
 
     expr, _ = with_advantage(request.expr, request.adv) if request.adv else (request.expr, None)
     dist = distribution.distribution(expr)

@@ -151,7 +151,7 @@ def _roll_body(r: Result) -> Line:
 def tree_segments(node: Any, parent: int = 0) -> Line:
     """An evaluated expression (d20cli.dice) as segments: numbers as they are, each dice
     term as its notation followed by its dice in parentheses."""
-    from d20cli.dice import engine as dice
+    from d20cli.dice import evaluate as dice
 
     if isinstance(node, dice.EvalDice):
         term = node.expr

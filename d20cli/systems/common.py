@@ -17,15 +17,17 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from d20cli.dice import engine as dice
+from d20cli.dice import evaluate as evaluation
+from d20cli.dice import tree as dice
 from d20cli.errors import RulesError
 from d20cli.frozen import quick_init
-from d20cli.language.requests import CHECK_WORD_KINDS
+from d20cli.language.requests import CHECK_WORD_KINDS, RollRequest
 from d20cli.results import Die, Result
+from d20cli.systems import roll
 
 if TYPE_CHECKING:
-    from d20cli.dice.engine import Expr
     from d20cli.dice.roller import Roller
+    from d20cli.dice.tree import Expr
     from d20cli.language.requests import CheckRequest, Request
 
 
@@ -89,14 +91,6 @@ _D20_DICE: Mapping[tuple[int, bool, str], Die] = {
 }
 
 
-def pick_d20(faces: tuple[int, ...], adv: int = 0, dis: int = 0) -> int:
-    """The kept face among already-rolled d20 faces (for odds: the same choice as roll_d20)."""
-    net = net_advantage(adv, dis)
-    if net == 0 or len(faces) == 1:
-        return faces[0]
-    return max(faces) if net > 0 else min(faces)
-
-
 @quick_init
 @dataclass(frozen=True, slots=True)
 class Evaluated:
@@ -125,7 +119,7 @@ def evaluate(expr: Expr | None, roller: Roller, role: str) -> Evaluated:
     preset = roller.preset_total(expr)  # the odds engine answers with a whole total
     if preset is not None:
         return Evaluated(preset, (), expr)
-    ev = dice.evaluate(expr, roller, role=role)
+    ev = evaluation.evaluate(expr, roller, role=role)
     return Evaluated(ev.total, tuple(ev.dice()), expr)
 
 
@@ -170,19 +164,6 @@ def _double_sum(expr: dice.Arithmetic) -> Expr:
         else:
             terms.append((op, doubled))
     return dice.Arithmetic(terms[0][1], tuple(terms[1:]))
-
-
-def has_dice(expr: Expr | None) -> bool:
-    """Whether the expression rolls any dice."""
-    if expr is None:
-        return False
-    if isinstance(expr, dice.Dice):
-        return True
-    if isinstance(expr, dice.Neg):
-        return has_dice(expr.operand)
-    if isinstance(expr, dice.Arithmetic):
-        return has_dice(expr.first) or any(has_dice(x) for _, x in expr.rest)
-    return False
 
 
 @quick_init
@@ -294,9 +275,9 @@ def resolve_roll(request: Request, roller: Roller, system: str) -> Result | None
     """A `roll` request resolved by the dice engine (the same in every system), else None."""
     if request.verb != "roll":
         return None
-    if not isinstance(request, dice.RollRequest):
+    if not isinstance(request, RollRequest):
         return None
-    return dice.resolve_roll(request, roller, system)
+    return roll.resolve_roll(request, roller, system)
 
 
 def unknown_verb(

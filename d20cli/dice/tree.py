@@ -1,0 +1,431 @@
+"""The dice-expression syntax tree (`2d6+3`, `4d6kh3`, `1d10!`): frozen dataclasses whose
+`str(e)` is the normalised text and parses back to `e`. The grammar that builds it is
+`d20cli.language.dice_grammar`; `d20cli.dice.evaluate` rolls it.
+
+- `Number(value, label)`: a non-negative integer (`3`, `3[bonus]`).
+- `Dice(count, sides, reroll, explode, minimum, maximum, keep, pool, label)`: a dice term.
+  `count` is an int or a parenthesised expression (`(1+1)d6`); `sides` is an int, `"%"`
+  (d%, 1..100) or `"F"` (Fudge, -1..+1).
+- `Neg(operand)`: unary minus.
+- `Arithmetic(first, rest)`: a left-associative chain of operators of one precedence
+  level (`+ -` or `* /`). Chains instead of binary nodes keep the tree shallow for long
+  sums such as `1+1+1+...`, so nothing recurses thousands of levels deep.
+
+Each node knows its bounds (`min_total`, `max_total`), which the budget and the odds use
+before anything is rolled. Sides must be 1..MAX_SIDES (1,000,000).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import ClassVar, Literal
+
+MAX_SIDES = 1_000_000
+MAX_TOTAL = 10**18 - 1  # the largest total any part of an expression may reach
+LIST_LIMIT = 1000
+
+CompareOp = Literal["=", ">", "<", ">=", "<="]
+KeepKind = Literal["kh", "kl", "dh", "dl"]
+COMPARE_OPS: tuple[str, ...] = (">=", "<=", ">", "<", "=")
+KEEP_KINDS: tuple[str, ...] = ("kh", "kl", "dh", "dl")
+
+# ---------------------------------------------------------------------------------------
+# Syntax tree
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    """A compare point: `>=5`, `<2`, `=1`."""
+
+    op: CompareOp
+    value: int
+
+    def __post_init__(self) -> None:
+        if self.op not in COMPARE_OPS:
+            raise ValueError(f"bad compare operator {self.op!r}")
+
+    def matches(self, face: int) -> bool:
+        op, v = self.op, self.value
+        if op == "=":
+            return face == v
+        if op == ">=":
+            return face >= v
+        if op == "<=":
+            return face <= v
+        if op == ">":
+            return face > v
+        return face < v
+
+    def matches_all(self, lo: int, hi: int) -> bool:
+        """Does every face in lo..hi match?"""
+        op, v = self.op, self.value
+        if op == "=":
+            return lo == hi == v
+        if op == ">=":
+            return lo >= v
+        if op == "<=":
+            return hi <= v
+        if op == ">":
+            return lo > v
+        return hi < v
+
+    def text(self, bare_equals: bool = False) -> str:
+        if bare_equals and self.op == "=":
+            return str(self.value)
+        return f"{self.op}{self.value}"
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+@dataclass(frozen=True, slots=True)
+class Reroll:
+    """`r<point>`: reroll while the face matches; `ro<point>`: reroll once."""
+
+    point: Compare
+    once: bool = False
+
+    def __str__(self) -> str:
+        return ("ro" if self.once else "r") + self.point.text(bare_equals=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Explode:
+    """`!` (on the highest face, or on a compare point) and compound `!!`."""
+
+    point: Compare | None = None
+    compound: bool = False
+
+    def __str__(self) -> str:
+        return ("!!" if self.compound else "!") + ("" if self.point is None else str(self.point))
+
+
+@dataclass(frozen=True, slots=True)
+class Keep:
+    """`khN`, `klN` keep the N highest/lowest dice; `dhN`, `dlN` drop them."""
+
+    kind: KeepKind
+    n: int
+
+    def __post_init__(self) -> None:
+        if self.kind not in KEEP_KINDS:
+            raise ValueError(f"bad keep kind {self.kind!r}")
+        if self.n < 0:
+            raise ValueError("keep/drop count must be >= 0")
+
+    def __str__(self) -> str:
+        return f"{self.kind}{self.n}"
+
+    def kept_count(self, units: int) -> int:
+        """How many of `units` dice are kept."""
+        if self.kind in ("kh", "kl"):
+            return min(self.n, units)
+        return max(units - self.n, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Pool:
+    """A dice pool: count the dice meeting `success`, minus those meeting `failure`."""
+
+    success: Compare
+    failure: Compare | None = None
+
+    def __str__(self) -> str:
+        f = "" if self.failure is None else "f" + self.failure.text(bare_equals=True)
+        return f"{self.success}{f}"
+
+
+# Precedence used by __str__ to parenthesise: atoms 4, unary minus 3, * / 2, + - 1.
+_ATOM, _UNARY, _MUL, _ADD = 4, 3, 2, 1
+
+
+@dataclass(frozen=True, slots=True)
+class Number:
+    value: int
+    label: str | None = None
+
+    precedence: ClassVar[int] = _ATOM
+
+    def __str__(self) -> str:
+        return str(self.value) + _label_text(self.label)
+
+    def bounds(self) -> tuple[float, float]:
+        return (self.value, self.value)
+
+    def min_total(self) -> int | float:
+        return self.bounds()[0]
+
+    def max_total(self) -> int | float:
+        return self.bounds()[1]
+
+
+@dataclass(frozen=True, slots=True)
+class Dice:
+    count: int | Expr
+    sides: int | Literal["%", "F"]
+    reroll: Reroll | None = None
+    explode: Explode | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+    keep: Keep | None = None
+    pool: Pool | None = None
+    label: str | None = None
+    # Cached at construction for the hot path: the text, its quoted form for budget
+    # messages, and whether the term has no modifiers at all.
+    _text: str = field(init=False, repr=False, compare=False, hash=False, default="")
+    _what: str = field(init=False, repr=False, compare=False, hash=False, default="")
+    _plain: bool = field(init=False, repr=False, compare=False, hash=False, default=False)
+    _range: tuple[int, int] = field(
+        init=False, repr=False, compare=False, hash=False, default=(1, 1)
+    )
+
+    precedence: ClassVar[int] = _ATOM
+
+    def __post_init__(self) -> None:
+        text = self._render()
+        object.__setattr__(self, "_text", text)
+        object.__setattr__(self, "_what", f"'{text}'")
+        plain = (
+            self.reroll is None
+            and self.explode is None
+            and self.minimum is None
+            and self.maximum is None
+            and self.keep is None
+            and self.pool is None
+        )
+        object.__setattr__(self, "_plain", plain)
+        sides = self.sides
+        lo, hi = (-1, 1) if sides == "F" else (1, 100) if sides == "%" else (1, int(sides))
+        object.__setattr__(self, "_range", (lo, hi))
+
+    def _render(self) -> str:
+        c = self.count
+        count = str(c) if isinstance(c, int) else f"({c})"
+        mods = "".join(
+            s
+            for s in (
+                "" if self.reroll is None else str(self.reroll),
+                "" if self.explode is None else str(self.explode),
+                "" if self.minimum is None else f"mi{self.minimum}",
+                "" if self.maximum is None else f"ma{self.maximum}",
+                "" if self.keep is None else str(self.keep),
+                "" if self.pool is None else str(self.pool),
+            )
+        )
+        return f"{count}d{self.sides}{mods}{_label_text(self.label)}"
+
+    def __str__(self) -> str:
+        return self._text
+
+    @property
+    def lo(self) -> int:
+        """The lowest face of one die."""
+        return self._range[0]
+
+    @property
+    def hi(self) -> int:
+        """The highest face of one die."""
+        return self._range[1]
+
+    @property
+    def die_sides(self) -> int:
+        """The die size as results.Die reports it (Fudge: 3, d%: 100)."""
+        s = self.sides
+        return 3 if s == "F" else 100 if s == "%" else int(s)
+
+    @property
+    def plain(self) -> bool:
+        """No modifiers at all: the fast path."""
+        return self._plain
+
+    def bounds(self) -> tuple[float, float]:
+        if isinstance(self.count, int):
+            cmin = cmax = float(self.count)
+        else:
+            cmin, cmax = self.count.bounds()
+            cmin, cmax = max(cmin, 0.0), max(cmax, 0.0)
+        lo, hi = self.lo, self.hi
+        if not isinstance(self.sides, str) and (lo > hi or hi > MAX_SIDES):
+            return (0.0, 0.0)  # cannot be rolled (an error), so no bounds worth computing
+        faces = list(range(lo, hi + 1))
+        if self.reroll is not None and not self.reroll.once:
+            faces = [f for f in faces if not self.reroll.point.matches(f)] or faces
+        natural = faces
+        clamped = [self._clamp(f) for f in faces]
+        ulo, uhi = float(min(clamped)), float(max(clamped))
+        kmin, kmax = cmin, cmax
+        if self.explode is not None:
+            point = self._explode_point()
+            exploding = [self._clamp(f) for f in natural if point.matches(f)]
+            if exploding:
+                if self.explode.compound:
+                    if any(v > 0 for v in exploding):
+                        uhi = math.inf
+                    if any(v < 0 for v in exploding):
+                        ulo = -math.inf
+                else:
+                    kmax = math.inf
+        if self.keep is not None:
+            if self.keep.kind in ("kh", "kl"):
+                kmin, kmax = min(kmin, self.keep.n), min(kmax, self.keep.n)
+            else:
+                kmin = max(kmin - self.keep.n, 0.0)
+                kmax = max(kmax - self.keep.n, 0.0)
+        if self.pool is not None:
+            return (-kmax if self.pool.failure is not None else 0.0, kmax)
+        cands = [_mul(k, u) for k in (kmin, kmax) for u in (ulo, uhi)]
+        return (min(cands), max(cands))
+
+    def _clamp(self, face: int) -> int:
+        if self.minimum is not None and face < self.minimum:
+            face = self.minimum
+        if self.maximum is not None and face > self.maximum:
+            face = self.maximum
+        return face
+
+    def _explode_point(self) -> Compare:
+        assert self.explode is not None
+        return self.explode.point or Compare("=", self.hi)
+
+    def min_total(self) -> int | float:
+        return _as_int(self.bounds()[0])
+
+    def max_total(self) -> int | float:
+        return _as_int(self.bounds()[1])
+
+
+@dataclass(frozen=True, slots=True)
+class Neg:
+    operand: Expr
+
+    precedence: ClassVar[int] = _UNARY
+
+    def __str__(self) -> str:
+        return "-" + _wrap(self.operand, self.operand.precedence < _UNARY)
+
+    def bounds(self) -> tuple[float, float]:
+        lo, hi = self.operand.bounds()
+        return (-hi, -lo)
+
+    def min_total(self) -> int | float:
+        return _as_int(self.bounds()[0])
+
+    def max_total(self) -> int | float:
+        return _as_int(self.bounds()[1])
+
+
+@dataclass(frozen=True, slots=True)
+class Arithmetic:
+    """`first op1 x1 op2 x2 ...`, left to right; all ops of one level (`+ -` or `* /`)."""
+
+    first: Expr
+    rest: tuple[tuple[str, Expr], ...]
+    # The text, cached at construction as for Dice (a damage or roll result shows it).
+    _text: str = field(init=False, repr=False, compare=False, hash=False, default="")
+
+    def __post_init__(self) -> None:
+        ops = {op for op, _ in self.rest}
+        if not self.rest or not (ops <= {"+", "-"} or ops <= {"*", "/"}):
+            raise ValueError(f"an Arithmetic chain needs ops of one level, got {ops}")
+        object.__setattr__(self, "_text", self._render())
+
+    @property
+    def precedence(self) -> int:
+        return _ADD if self.rest[0][0] in "+-" else _MUL
+
+    def _render(self) -> str:
+        p = self.precedence
+        parts = [_wrap(self.first, self.first.precedence <= p)]
+        for op, x in self.rest:
+            parts.append(op)
+            parts.append(_wrap(x, x.precedence <= p))
+        return "".join(parts)
+
+    def __str__(self) -> str:
+        return self._text
+
+    def bounds(self) -> tuple[float, float]:
+        lo, hi = self.first.bounds()
+        for op, x in self.rest:
+            xlo, xhi = x.bounds()
+            if op == "+":
+                lo, hi = lo + xlo, hi + xhi
+            elif op == "-":
+                lo, hi = lo - xhi, hi - xlo
+            elif op == "*":
+                c = [_mul(a, b) for a in (lo, hi) for b in (xlo, xhi)]
+                lo, hi = min(c), max(c)
+            else:
+                lo, hi = _floordiv_bounds(lo, hi, xlo, xhi)
+        return (lo, hi)
+
+    def min_total(self) -> int | float:
+        return _as_int(self.bounds()[0])
+
+    def max_total(self) -> int | float:
+        return _as_int(self.bounds()[1])
+
+
+Expr = Number | Dice | Neg | Arithmetic
+
+
+def _label_text(label: str | None) -> str:
+    return "" if label is None else f"[{label}]"
+
+
+def _wrap(e: Expr, paren: bool) -> str:
+    return f"({e})" if paren else str(e)
+
+
+def _mul(a: float, b: float) -> float:
+    """a * b for bounds, where 0 times an infinity is 0."""
+    if a == 0 or b == 0:
+        return 0.0
+    return a * b
+
+
+def _as_int(x: float) -> int | float:
+    return x if math.isinf(x) else int(x)
+
+
+def _floordiv_bounds(lo: float, hi: float, dlo: float, dhi: float) -> tuple[float, float]:
+    if any(math.isinf(v) for v in (lo, hi, dlo, dhi)):
+        return (-math.inf, math.inf)
+    divisors = [d for d in (dlo, dhi, -1.0, 1.0) if d != 0 and dlo <= d <= dhi]
+    if not divisors:
+        return (0.0, 0.0)  # always a division by zero: an error, never a total
+    c = [float(int(a) // int(d)) for a in (lo, hi) for d in divisors]
+    return (min(c), max(c))
+
+
+def plain_d20s(e: Expr) -> list[Dice]:
+    """The terms of e that roll d20s, for the adv/dis check (not inside counts)."""
+    out: list[Dice] = []
+    stack: list[Expr] = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Dice):
+            if x.sides == 20:
+                out.append(x)
+            if not isinstance(x.count, int):
+                stack.append(x.count)
+        elif isinstance(x, Neg):
+            stack.append(x.operand)
+        elif isinstance(x, Arithmetic):
+            stack.append(x.first)
+            stack.extend(y for _, y in x.rest)
+    return out
+
+
+def adv_problem(e: Expr) -> str | None:
+    """Why adv/dis cannot apply to `e` (None if it can: exactly one plain 1d20)."""
+    d20s = plain_d20s(e)
+    if not d20s:
+        return "adv/dis needs a d20 in the expression, e.g. 'roll 1d20+5 adv'"
+    if len(d20s) > 1 or d20s[0].count != 1:
+        return "adv/dis needs exactly one d20 in the expression (found more)"
+    if not d20s[0].plain:
+        return f"adv/dis cannot combine with the modifiers of '{d20s[0]}'"
+    return None

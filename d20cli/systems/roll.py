@@ -1,0 +1,87 @@
+"""The `roll` verb, the same in every system: a dice expression rolled as it is, with
+`adv`/`dis` turning its one d20 into `2d20kh1`/`2d20kl1`.
+
+A result's dice have role "roll" (the two d20s of adv/dis: "d20") and the label of their
+term; a roll of more than LIST_LIMIT (1,000) dice carries a DiceSummary instead of its dice.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from d20cli.dice.evaluate import EvalDice, evaluate, summarise
+from d20cli.dice.roller import Roller
+from d20cli.dice.tree import LIST_LIMIT, Arithmetic, Dice, Expr, Keep, Neg, adv_problem, plain_d20s
+from d20cli.errors import DiceError
+from d20cli.language.requests import RollRequest
+from d20cli.results import Die, Result
+
+
+def with_advantage(e: Expr, adv: int) -> tuple[Expr, Dice | None]:
+    """`e` with its one 1d20 replaced by 2d20kh1 (adv > 0) or 2d20kl1 (adv < 0)."""
+    if adv == 0:
+        return e, None
+    problem = adv_problem(e)
+    if problem is not None:
+        raise DiceError(problem)
+    old = plain_d20s(e)[0]
+    new = Dice(2, 20, keep=Keep("kh" if adv > 0 else "kl", 1), label=old.label)
+
+    def swap(x: Expr) -> Expr:
+        if x is old:
+            return new
+        if isinstance(x, Neg):
+            return Neg(swap(x.operand))
+        if isinstance(x, Arithmetic):
+            return Arithmetic(swap(x.first), tuple((op, swap(y)) for op, y in x.rest))
+        return x
+
+    return swap(e), new
+
+
+def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
+    """One repetition of a `roll` request (the caller repeats `request.repeat` times).
+
+    Dice have role "roll" (the two d20s of adv/dis: "d20") and the label of their term.
+    detail: "expression" (as rolled, `2d20kh1+5` for `1d20+5 adv`), "labels" {label:
+    subtotal} when any term has a label, "comment" when the line had one. A roll of more
+    than LIST_LIMIT dice has dice=() and a DiceSummary (count, kept, face histogram,
+    sides) instead, which is what its JSON then carries.
+    """
+    expr, adv_term = with_advantage(request.expr, request.adv)
+    roles = {} if adv_term is None else {id(adv_term): "d20"}
+    tree = evaluate(expr, roller, "roll", roles)
+    detail: dict[str, Any] = {"expression": str(expr)}
+    if isinstance(tree, EvalDice) and tree.count is None:  # one term: no walk needed
+        terms = [tree]
+        labels = {} if tree.expr.label is None else {tree.expr.label: tree.total}
+    else:
+        terms = list(tree.terms())
+        labels = tree.labels()
+    if labels:
+        detail["labels"] = labels
+    if request.comment:
+        detail["comment"] = request.comment
+    count = sum(len(t.faces) for t in terms)
+    if count > LIST_LIMIT:
+        return Result(
+            request=request.text,
+            system=system,
+            verb="roll",
+            total=tree.total,
+            dice_summary=summarise(tree),
+            detail=detail,
+            tree=tree,
+        )
+    dice: list[Die] = []
+    for t in terms:
+        dice.extend(t.term_dice())
+    return Result(
+        request=request.text,
+        system=system,
+        verb="roll",
+        dice=tuple(dice),
+        total=tree.total,
+        detail=detail,
+        tree=tree,
+    )
