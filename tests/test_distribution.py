@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from d20cli.dice.distribution import Dist, TooCostly, branches, distribution
+from d20cli.dice.distribution import Dist, branches, distribution
+from d20cli.dice.weights import TooCostly
 from d20cli.dice.evaluate import evaluate
 from d20cli.dice.roller import Roller
 from d20cli.dice.tree import (

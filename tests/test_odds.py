@@ -421,7 +421,7 @@ def test_many_sides_odds_json_and_text() -> None:
 
 
 def test_many_sides_odds_over_the_case_cap_suggest_simulate() -> None:
-    from d20cli.dice.distribution import TooCostly
+    from d20cli.dice.weights import TooCostly
 
     with pytest.raises(TooCostly, match="--simulate"):
         odds_of("contest +1 vs +2 vs +3 vs +4", "reglamento")

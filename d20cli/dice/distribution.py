@@ -49,23 +49,30 @@ Decisions:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 from d20cli.dice.evaluate import too_large
 from d20cli.dice.tree import MAX_SIDES, MAX_TOTAL, Arithmetic, Compare, Dice, Expr, Neg, Number
-from d20cli.errors import D20Error, DiceError
-
-Weights = dict[int, int]  # value -> integer weight
+from d20cli.dice.weights import (
+    Budget,
+    TooCostly,
+    Weights,
+    add_into,
+    convolution_cost,
+    convolve,
+    keep,
+    keep_cost,
+    mapped,
+    power,
+    power_cost,
+    union,
+)
+from d20cli.errors import DiceError
 
 DEFAULT_EXPLODE_DEPTH = 10
 DEFAULT_MAX_STATES = 2_000_000
-_SMALL_CONVOLUTION = 4096  # below this many pairs a dict loop beats packing big integers
-
-
-class TooCostly(D20Error):
-    """The exact distribution would take too long to compute."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -130,7 +137,7 @@ def distribution(
     """
     if explode_depth < 0:
         raise ValueError("explode_depth must be >= 0")
-    calc = _Calculator(explode_depth, _Budget(max_states, str(expr)))
+    calc = _Calculator(explode_depth, Budget(max_states, str(expr)))
     weights, truncated = calc.eval(expr)
     return _make_dist(weights, truncated)
 
@@ -163,224 +170,10 @@ def _make_dist(weights: Weights, truncated: Fraction) -> Dist:
 # ---------------------------------------------------------------------------------------
 
 
-class _Budget:
-    """Counts estimated steps (about 0.5 µs each) and stops before an expensive one."""
-
-    def __init__(self, limit: int, text: str) -> None:
-        self.limit = limit
-        self.text = text
-        self.spent = 0
-
-    def charge(self, steps: int, what: str) -> None:
-        self.check(steps, what)
-        self.spent += steps
-
-    def check(self, steps: int, what: str) -> None:
-        """Raise TooCostly if `steps` more would go over the limit (charges nothing)."""
-        if self.spent + steps > self.limit:
-            raise TooCostly(
-                f"the exact odds of '{self.text}' are too costly to compute "
-                f"('{what}' alone needs about {steps:,} steps, the limit is {self.limit:,}); "
-                "estimate them with --simulate N"
-            )
-
-
-def _bigint_cost(bits: int) -> int:
-    """Steps for one product of two `bits`-bit integers (Karatsuba, measured)."""
-    return int((bits / 30) ** 1.585 / 130)
-
-
-def _power_cost(span: int, unit_bits: int, n: int) -> int:
-    """Steps for the n-th power of a die with values spanning `span` and weights of
-    `unit_bits` bits in total."""
-    if n <= 1 or span == 0:
-        return span + 1
-    slots = n * span + 1
-    bits = slots * (n * unit_bits + 8)
-    return slots + 2 * _bigint_cost(bits // 2)
-
-
-def _convolution_cost(a: Weights, b: Weights) -> int:
-    pairs = len(a) * len(b)
-    if pairs <= _SMALL_CONVOLUTION:
-        return pairs
-    slots = (max(a) - min(a)) + (max(b) - min(b)) + 1
-    bits = slots * (sum(a.values()).bit_length() + sum(b.values()).bit_length() + 8)
-    return 2 * slots + _bigint_cost(bits)
-
-
-def _keep_cost(values: int, sizes: Sequence[int], keep: int, span: int, unit_bits: int) -> int:
-    """Steps for `_keep` over `values` distinct values, groups of `sizes` dice (measured)."""
-    k = min(keep, sum(sizes))
-    if k <= 0:
-        return 1
-    freedom = math.prod(min(n, k) + 1 for n in sizes) // (k + 1)  # 1 for one group
-    per_value = (span * k**3 // 18 + k * k + 1) * max(freedom, 1)
-    return values * per_value * (1 + sum(sizes) * unit_bits // 2000)
-
-
-# ---------------------------------------------------------------------------------------
-# Weight-table arithmetic
-# ---------------------------------------------------------------------------------------
-
-
-def _add_into(out: Weights, value: int, weight: int) -> None:
-    out[value] = out.get(value, 0) + weight
-
-
-def _scaled(a: Weights, factor: int) -> Weights:
-    return {v: w * factor for v, w in a.items()}
-
-
-def _pack(a: Weights, lo: int, size: int, width: int) -> int:
-    """The polynomial sum(w * x**(v - lo)) evaluated at x = 2**(8*width)."""
-    coeffs = [0] * size
-    for v, w in a.items():
-        coeffs[v - lo] = w
-    return int.from_bytes(b"".join(c.to_bytes(width, "little") for c in coeffs), "little")
-
-
-def _unpack(packed: int, lo: int, size: int, width: int) -> Weights:
-    raw = packed.to_bytes(size * width, "little")
-    out: Weights = {}
-    for i in range(size):
-        w = int.from_bytes(raw[i * width : (i + 1) * width], "little")
-        if w:
-            out[lo + i] = w
-    return out
-
-
-def _convolve(a: Weights, b: Weights) -> Weights:
-    """The weights of X + Y for independent X ~ a, Y ~ b."""
-    if len(a) * len(b) <= _SMALL_CONVOLUTION:
-        out: Weights = {}
-        for x, wx in a.items():
-            for y, wy in b.items():
-                _add_into(out, x + y, wx * wy)
-        return out
-    alo, blo = min(a), min(b)
-    size = (max(a) - alo) + (max(b) - blo) + 1
-    width = ((sum(a.values()) * sum(b.values())).bit_length() + 8) // 8
-    product = _pack(a, alo, size, width) * _pack(b, blo, size, width)
-    return _unpack(product, alo + blo, size, width)
-
-
-def _power(unit: Weights, n: int) -> Weights:
-    """The weights of the sum of n independent copies of `unit` (total: total(unit)**n)."""
-    if n == 0:
-        return {0: 1}
-    if n == 1:
-        return dict(unit)
-    if len(unit) == 1:
-        ((v, w),) = unit.items()
-        return {v * n: w**n}
-    lo = min(unit)
-    size = n * (max(unit) - lo) + 1
-    width = ((sum(unit.values()) ** n).bit_length() + 8) // 8
-    return _unpack(_pack(unit, lo, size, width) ** n, lo * n, size, width)
-
-
-def _mapped(a: Weights, f: Callable[[int], int]) -> Weights:
-    out: Weights = {}
-    for v, w in a.items():
-        _add_into(out, f(v), w)
-    return out
-
-
-def _union(t1: Fraction, t2: Fraction) -> Fraction:
-    """P(A or B) for independent events of probabilities t1, t2."""
-    return 1 - (1 - t1) * (1 - t2)
-
-
-# ---------------------------------------------------------------------------------------
-# Keep / drop: order statistics over faces
-# ---------------------------------------------------------------------------------------
-
-
-def _combos(rem: Sequence[int], allowed: Sequence[bool], limit: int) -> Iterator[tuple[int, ...]]:
-    """Tuples a with 0 <= a[i] <= rem[i] (0 where not allowed) and sum(a) <= limit."""
-    if not rem:
-        yield ()
-        return
-    top = min(rem[0], limit) if allowed[0] else 0
-    for a in range(top + 1):
-        for tail in _combos(rem[1:], allowed[1:], limit - a):
-            yield (a, *tail)
-
-
-def _keep(
-    groups: Sequence[tuple[int, Weights]],
-    keep: int,
-    highest: bool,
-    score: Callable[[int], int],
-) -> Weights:
-    """The sum of `score(value)` over the `keep` highest (or lowest) of a multiset of dice.
-
-    `groups` are (how many dice, the weights of one die's value); every die is independent.
-    The result's weights total prod(total(weights) ** n). The DP walks the distinct values
-    from best to worst; a state is (dice of each group placed so far, kept score so far).
-    Placing a[i] dice of group i on value v weighs C(r[i], a[i]) * w_i(v) ** a[i]; when the
-    kept count is reached, the other dice can be anywhere worse, which is one closed-form
-    term: prod((w_i(v) + below_i) ** r_i) minus the placements that do not reach it.
-    """
-    ns = tuple(n for n, _ in groups)
-    totals = [sum(d.values()) for _, d in groups]
-    if keep <= 0:
-        return {0: math.prod(t**n for t, n in zip(totals, ns, strict=True))}
-    values = sorted({v for _, d in groups for v in d}, reverse=highest)
-    below = list(totals)  # per group: the weight of the values not reached yet
-    states: dict[tuple[int, ...], Weights] = {tuple(0 for _ in ns): {0: 1}}
-    out: Weights = {}
-    for v in values:
-        ws = [d.get(v, 0) for _, d in groups]
-        below = [b - w for b, w in zip(below, ws, strict=True)]
-        allowed = [w > 0 for w in ws]
-        g = score(v)
-        new: dict[tuple[int, ...], Weights] = {}
-        for placed, sums in states.items():
-            need = keep - sum(placed)
-            rem = [n - p for n, p in zip(ns, placed, strict=True)]
-            full = math.prod((w + b) ** r for w, b, r in zip(ws, below, rem, strict=True))
-            partial = 0
-            for a in _combos(rem, allowed, need - 1):
-                term = math.prod(
-                    math.comb(r, ai) * w**ai for r, ai, w in zip(rem, a, ws, strict=True)
-                )
-                rest = math.prod(b ** (r - ai) for b, r, ai in zip(below, rem, a, strict=True))
-                partial += term * rest
-                if rest == 0:
-                    continue  # the other dice would have nowhere left to go
-                key = tuple(p + ai for p, ai in zip(placed, a, strict=True))
-                target = new.setdefault(key, {})
-                shift = sum(a) * g
-                for s, w in sums.items():
-                    _add_into(target, s + shift, w * term)
-            done = full - partial
-            if done:
-                shift = need * g
-                for s, w in sums.items():
-                    _add_into(out, s + shift, w * done)
-        states = new
-    return out
-
-
-# ---------------------------------------------------------------------------------------
-# The calculator
-# ---------------------------------------------------------------------------------------
-
-
 def _faces(e: Dice) -> range:
     if isinstance(e.sides, int) and not 1 <= e.sides <= MAX_SIDES:
         raise DiceError(f"'{e}': a die needs 1 to {MAX_SIDES:,} sides, not {e.sides}")
     return range(e.lo, e.hi + 1)
-
-
-def _clamp(e: Dice, face: int) -> int:
-    if e.minimum is not None and face < e.minimum:
-        face = e.minimum
-    if e.maximum is not None and face > e.maximum:
-        face = e.maximum
-    return face
 
 
 def _pool_score(e: Dice) -> Callable[[int], int]:
@@ -388,14 +181,7 @@ def _pool_score(e: Dice) -> Callable[[int], int]:
     if pool is None:
         return lambda v: v
 
-    def score(v: int) -> int:
-        if pool.success.matches(v):
-            return 1
-        if pool.failure is not None and pool.failure.matches(v):
-            return -1
-        return 0
-
-    return score
+    return pool.score
 
 
 def _link(e: Dice) -> Weights:
@@ -413,13 +199,8 @@ def _link(e: Dice) -> Weights:
     return {f: m + (0 if reroll.point.matches(f) else n) for f in faces}
 
 
-def _explode_point(e: Dice) -> Compare:
-    assert e.explode is not None
-    return e.explode.point or Compare("=", e.hi)
-
-
 class _Calculator:
-    def __init__(self, depth: int, budget: _Budget) -> None:
+    def __init__(self, depth: int, budget: Budget) -> None:
         self.depth = depth
         self.budget = budget
 
@@ -442,12 +223,12 @@ class _Calculator:
         acc, truncated = self.eval(e.first)
         for op, x in e.rest:
             other, t = self.eval(x)
-            truncated = _union(truncated, t)
+            truncated = union(truncated, t)
             if op in "+-":
                 if op == "-":
                     other = {-v: w for v, w in other.items()}
-                self.budget.charge(_convolution_cost(acc, other), str(e))
-                acc = _convolve(acc, other)
+                self.budget.charge(convolution_cost(acc, other), str(e))
+                acc = convolve(acc, other)
                 continue
             self.budget.charge(2 * len(acc) * len(other), str(e))  # a dict update per pair
             if op == "/" and 0 in other:
@@ -458,7 +239,7 @@ class _Calculator:
             out: Weights = {}
             for a, wa in acc.items():
                 for b, wb in other.items():
-                    _add_into(out, a * b if op == "*" else a // b, wa * wb)
+                    add_into(out, a * b if op == "*" else a // b, wa * wb)
             if op == "*" and max(abs(min(out)), abs(max(out))) > MAX_TOTAL:
                 raise DiceError(too_large(e))
             acc = _reduced(out)
@@ -477,7 +258,7 @@ class _Calculator:
             raise DiceError(f"'{e}' can roll {min(counts)} dice: the count must not be negative")
         if len(counts) == 1:
             weights, truncated = self.term(e, next(iter(counts)))
-            return weights, _union(count_truncated, truncated)
+            return weights, union(count_truncated, truncated)
         # the whole mixture's cost, before any of it is done
         self.budget.charge(sum(self.term_cost(e, n) for n in counts), str(e))
         parts = {n: self.compute_term(e, n) for n in counts}
@@ -488,7 +269,7 @@ class _Calculator:
         for n, (weights, t) in parts.items():
             factor = counts[n] * (common // sum(weights.values()))
             for v, w in weights.items():
-                _add_into(out, v, w * factor)
+                add_into(out, v, w * factor)
             truncated += Fraction(counts[n], count_total) * t
         return _reduced(out), min(Fraction(1), count_truncated + truncated)
 
@@ -513,8 +294,8 @@ class _Calculator:
             span = min(span, 2)
         kept = n if e.keep is None else e.keep.kept_count(n)
         if kept >= n:
-            return work + _power_cost(span, unit_bits, n)
-        return work + _keep_cost(span + 1, [n], kept, span, unit_bits)
+            return work + power_cost(span, unit_bits, n)
+        return work + keep_cost(span + 1, [n], kept, span, unit_bits)
 
     def term(self, e: Dice, n: int) -> tuple[Weights, Fraction]:
         """(weights, truncated) of `e` rolled with `n` dice."""
@@ -527,19 +308,19 @@ class _Calculator:
         score = _pool_score(e)
         highest = e.keep is not None and e.keep.kind in ("kh", "dl")
         if e.explode is None:
-            unit = _mapped(link, lambda f: _clamp(e, f))
+            unit = mapped(link, lambda f: e.clamp(f))
             return self.units(e, n, unit, score, highest), Fraction(0)
-        point = _explode_point(e)
+        point = e.explode_point()
         if all(point.matches(f) for f in _faces(e)) or all(point.matches(f) for f in link):
             raise DiceError(f"'{e}' would explode forever: every face matches '{e.explode}'")
         p = Fraction(sum(w for f, w in link.items() if point.matches(f)), sum(link.values()))
         truncated = 1 - (1 - p ** (self.depth + 1)) ** n if n else Fraction(0)
         if e.explode.compound:
-            unit = self.chain(link, point, lambda f: _clamp(e, f))
+            unit = self.chain(link, point, lambda f: e.clamp(f))
             return self.units(e, n, unit, score, highest), truncated
         if e.keep is None:  # every extra die counts (or scores) on its own
-            per_die = self.chain(link, point, lambda f: score(_clamp(e, f)))
-            return _power(per_die, n), truncated
+            per_die = self.chain(link, point, lambda f: score(e.clamp(f)))
+            return power(per_die, n), truncated
         return self.exploded_keep(e, n, link, point, score, highest), truncated
 
     def units(
@@ -547,8 +328,8 @@ class _Calculator:
     ) -> Weights:
         """n independent dice of value weights `unit`, kept and scored per `e`."""
         if e.keep is None or e.keep.kept_count(n) >= n:
-            return _power(_mapped(unit, score), n)
-        return _keep([(n, unit)], e.keep.kept_count(n), highest, score)
+            return power(mapped(unit, score), n)
+        return keep([(n, unit)], e.keep.kept_count(n), highest, score)
 
     def chain(self, link: Weights, point: Compare, value: Callable[[int], int]) -> Weights:
         """One die's value summed over its explosion chain, capped at `self.depth` extra dice.
@@ -559,13 +340,13 @@ class _Calculator:
         stop: Weights = {}
         boom: Weights = {}
         for f, w in link.items():
-            _add_into(boom if point.matches(f) else stop, value(f), w)
+            add_into(boom if point.matches(f) else stop, value(f), w)
         total = sum(link.values())
-        acc = _mapped(link, value)
+        acc = mapped(link, value)
         for level in range(self.depth):
-            nxt = _convolve(boom, acc)
+            nxt = convolve(boom, acc)
             for v, w in stop.items():
-                _add_into(nxt, v, w * total ** (level + 1))
+                add_into(nxt, v, w * total ** (level + 1))
             acc = nxt
         return acc
 
@@ -589,7 +370,7 @@ class _Calculator:
         boom: Weights = {}
         stop: Weights = {}
         for f, w in link.items():
-            _add_into(boom if point.matches(f) else stop, _clamp(e, f), w)
+            add_into(boom if point.matches(f) else stop, e.clamp(f), w)
         total = sum(link.values())
         d = self.depth
         # per die: k exploding dice then a stopping one (weight total**(d-k) pads the
@@ -611,13 +392,13 @@ class _Calculator:
             span = min(span, 2)
         bits = sum(link.values()).bit_length()
         cost = sum(
-            _keep_cost(values, [k, m], e.keep.kept_count(k + m), span, bits) for k, m in splits
+            keep_cost(values, [k, m], e.keep.kept_count(k + m), span, bits) for k, m in splits
         )
         self.budget.charge(cost, str(e))
         for (k, m), ways in splits.items():
             kept = e.keep.kept_count(k + m)
-            for v, w in _keep([(k, boom), (m, stop)], kept, highest, score).items():
-                _add_into(out, v, w * ways)
+            for v, w in keep([(k, boom), (m, stop)], kept, highest, score).items():
+                add_into(out, v, w * ways)
         return out
 
 

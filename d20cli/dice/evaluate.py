@@ -224,7 +224,7 @@ def never_ends(e: Dice) -> str | None:
     """Why rerolling or exploding `e` could never stop, or None if it always can."""
     lo, hi = e._range
     sticky = e.reroll.point if e.reroll is not None and not e.reroll.once else None
-    boom = e._explode_point() if e.explode is not None else None
+    boom = e.explode_point() if e.explode is not None else None
     points = [p for p in (sticky, boom) if p is not None]
     # Each point's non-matching faces are one or two intervals whose ends lie next to its
     # value, so if some face stops both, one of these candidates does.
@@ -249,6 +249,9 @@ def too_large(e: Expr) -> str:
     if len(text) > 60:
         text = text[:57] + "..."
     return f"'{text}' is too large: a total must stay within \u00b1{MAX_TOTAL:,}"
+
+
+_POOL_MARKS = {1: "success", -1: "failure", 0: ""}
 
 
 class _Evaluator:
@@ -318,7 +321,7 @@ class _Evaluator:
                 flags = [()] * n
                 faces = faces[:]
                 for i, f in enumerate(faces):
-                    c = e._clamp(f)
+                    c = e.clamp(f)
                     if c != f:
                         faces[i] = c
                         flags[i] = ("min",) if c > f else ("max",)
@@ -350,7 +353,7 @@ class _Evaluator:
         what = e._what
         reroll = e.reroll
         explode = e.explode
-        point = e._explode_point() if explode is not None else None
+        point = e.explode_point() if explode is not None else None
         problem = never_ends(e)
         if problem is not None:
             raise DiceError(problem)
@@ -376,7 +379,7 @@ class _Evaluator:
                 fl: tuple[str, ...] = ()
                 value = face
                 if clamps:
-                    value = e._clamp(face)
+                    value = e.clamp(face)
                     if value != face:
                         fl = ("min",) if value > face else ("max",)
                 again = point is not None and point.matches(face)
@@ -432,14 +435,9 @@ class _Evaluator:
             for u, idxs in enumerate(units):
                 if not unit_kept[u]:
                     continue
-                v = values[u]
-                mark = ""
-                if pool.success.matches(v):
-                    total += 1
-                    mark = "success"
-                elif pool.failure is not None and pool.failure.matches(v):
-                    total -= 1
-                    mark = "failure"
+                score = pool.score(values[u])
+                total += score
+                mark = _POOL_MARKS[score]
                 if mark:
                     for i in idxs:
                         flags[i] = (*flags[i], mark)

@@ -132,6 +132,14 @@ class Pool:
     success: Compare
     failure: Compare | None = None
 
+    def score(self, face: int) -> int:
+        """What one kept die counts in the pool: 1 a success, -1 a failure, else 0."""
+        if self.success.matches(face):
+            return 1
+        if self.failure is not None and self.failure.matches(face):
+            return -1
+        return 0
+
     def __str__(self) -> str:
         f = "" if self.failure is None else "f" + self.failure.text(bare_equals=True)
         return f"{self.success}{f}"
@@ -253,12 +261,12 @@ class Dice:
         if self.reroll is not None and not self.reroll.once:
             faces = [f for f in faces if not self.reroll.point.matches(f)] or faces
         natural = faces
-        clamped = [self._clamp(f) for f in faces]
+        clamped = [self.clamp(f) for f in faces]
         ulo, uhi = float(min(clamped)), float(max(clamped))
         kmin, kmax = cmin, cmax
         if self.explode is not None:
-            point = self._explode_point()
-            exploding = [self._clamp(f) for f in natural if point.matches(f)]
+            point = self.explode_point()
+            exploding = [self.clamp(f) for f in natural if point.matches(f)]
             if exploding:
                 if self.explode.compound:
                     if any(v > 0 for v in exploding):
@@ -278,14 +286,17 @@ class Dice:
         cands = [_mul(k, u) for k in (kmin, kmax) for u in (ulo, uhi)]
         return (min(cands), max(cands))
 
-    def _clamp(self, face: int) -> int:
+    def clamp(self, face: int) -> int:
+        """A face raised to `mi` and lowered to `ma` (explosions and rerolls look at the
+        natural face; the total and keep/drop at this one)."""
         if self.minimum is not None and face < self.minimum:
             face = self.minimum
         if self.maximum is not None and face > self.maximum:
             face = self.maximum
         return face
 
-    def _explode_point(self) -> Compare:
+    def explode_point(self) -> Compare:
+        """The faces that explode: the explosion's compare point, else the highest face."""
         assert self.explode is not None
         return self.explode.point or Compare("=", self.hi)
 

@@ -72,7 +72,7 @@ class WalkTables:
         found = self._rounds.get(count)
         if found is None:
             if count > MAX_ROUND_DICE:
-                from d20cli.dice.distribution import TooCostly
+                from d20cli.dice.weights import TooCostly
 
                 raise TooCostly(  # the walk of so many sides' d20s is longer still
                     f"the exact odds need more than {MAX_PATHS:,} cases; "
@@ -181,7 +181,7 @@ def walk(
         if paths > max_paths or (
             paths == 1 and _estimate(run, roller, totals, max_paths) > max_paths
         ):
-            from d20cli.dice.distribution import TooCostly
+            from d20cli.dice.weights import TooCostly
 
             raise TooCostly(
                 f"the exact odds need more than {max_paths:,} cases; "
@@ -567,7 +567,7 @@ def joint_outcomes(request: Any, system: Any, max_paths: int = 20_000) -> Joint 
     """The exact probability of each (outcome, total, winning side) of a request, from a
     walk over its resolver (the side only of a contest of three or more sides, else None);
     None when the walk would be long (the caller then rolls instead)."""
-    from d20cli.dice.distribution import TooCostly
+    from d20cli.dice.weights import TooCostly
 
     joint: Joint = {}
     try:

@@ -1,0 +1,225 @@
+"""Weight tables: the integer arithmetic behind exact distributions (d20cli.dice.distribution).
+
+A weight table maps a value to an integer weight. Sums convolve tables (big-integer
+products when large: Kronecker substitution packs a table into one integer); N identical
+dice are one big-integer power; keep/drop is an order-statistics DP. Every step estimates
+its cost first and charges a `Budget`, which raises TooCostly past its limit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from fractions import Fraction
+
+from d20cli.errors import D20Error
+
+Weights = dict[int, int]  # value -> integer weight
+
+_SMALL_CONVOLUTION = 4096  # below this many pairs a dict loop beats packing big integers
+
+
+class TooCostly(D20Error):
+    """The exact distribution would take too long to compute."""
+
+
+class Budget:
+    """Counts estimated steps (about 0.5 µs each) and stops before an expensive one."""
+
+    def __init__(self, limit: int, text: str) -> None:
+        self.limit = limit
+        self.text = text
+        self.spent = 0
+
+    def charge(self, steps: int, what: str) -> None:
+        self.check(steps, what)
+        self.spent += steps
+
+    def check(self, steps: int, what: str) -> None:
+        """Raise TooCostly if `steps` more would go over the limit (charges nothing)."""
+        if self.spent + steps > self.limit:
+            raise TooCostly(
+                f"the exact odds of '{self.text}' are too costly to compute "
+                f"('{what}' alone needs about {steps:,} steps, the limit is {self.limit:,}); "
+                "estimate them with --simulate N"
+            )
+
+
+def bigint_cost(bits: int) -> int:
+    """Steps for one product of two `bits`-bit integers (Karatsuba, measured)."""
+    return int((bits / 30) ** 1.585 / 130)
+
+
+def power_cost(span: int, unit_bits: int, n: int) -> int:
+    """Steps for the n-th power of a die with values spanning `span` and weights of
+    `unit_bits` bits in total."""
+    if n <= 1 or span == 0:
+        return span + 1
+    slots = n * span + 1
+    bits = slots * (n * unit_bits + 8)
+    return slots + 2 * bigint_cost(bits // 2)
+
+
+def convolution_cost(a: Weights, b: Weights) -> int:
+    pairs = len(a) * len(b)
+    if pairs <= _SMALL_CONVOLUTION:
+        return pairs
+    slots = (max(a) - min(a)) + (max(b) - min(b)) + 1
+    bits = slots * (sum(a.values()).bit_length() + sum(b.values()).bit_length() + 8)
+    return 2 * slots + bigint_cost(bits)
+
+
+def keep_cost(values: int, sizes: Sequence[int], keep: int, span: int, unit_bits: int) -> int:
+    """Steps for `keep` over `values` distinct values, groups of `sizes` dice (measured)."""
+    k = min(keep, sum(sizes))
+    if k <= 0:
+        return 1
+    freedom = math.prod(min(n, k) + 1 for n in sizes) // (k + 1)  # 1 for one group
+    per_value = (span * k**3 // 18 + k * k + 1) * max(freedom, 1)
+    return values * per_value * (1 + sum(sizes) * unit_bits // 2000)
+
+
+# ---------------------------------------------------------------------------------------
+# Weight-table arithmetic
+# ---------------------------------------------------------------------------------------
+
+
+def add_into(out: Weights, value: int, weight: int) -> None:
+    out[value] = out.get(value, 0) + weight
+
+
+def pack(a: Weights, lo: int, size: int, width: int) -> int:
+    """The polynomial sum(w * x**(v - lo)) evaluated at x = 2**(8*width)."""
+    coeffs = [0] * size
+    for v, w in a.items():
+        coeffs[v - lo] = w
+    return int.from_bytes(b"".join(c.to_bytes(width, "little") for c in coeffs), "little")
+
+
+def unpack(packed: int, lo: int, size: int, width: int) -> Weights:
+    raw = packed.to_bytes(size * width, "little")
+    out: Weights = {}
+    for i in range(size):
+        w = int.from_bytes(raw[i * width : (i + 1) * width], "little")
+        if w:
+            out[lo + i] = w
+    return out
+
+
+def convolve(a: Weights, b: Weights) -> Weights:
+    """The weights of X + Y for independent X ~ a, Y ~ b."""
+    if len(a) * len(b) <= _SMALL_CONVOLUTION:
+        out: Weights = {}
+        for x, wx in a.items():
+            for y, wy in b.items():
+                add_into(out, x + y, wx * wy)
+        return out
+    alo, blo = min(a), min(b)
+    size = (max(a) - alo) + (max(b) - blo) + 1
+    width = ((sum(a.values()) * sum(b.values())).bit_length() + 8) // 8
+    product = pack(a, alo, size, width) * pack(b, blo, size, width)
+    return unpack(product, alo + blo, size, width)
+
+
+def power(unit: Weights, n: int) -> Weights:
+    """The weights of the sum of n independent copies of `unit` (total: total(unit)**n)."""
+    if n == 0:
+        return {0: 1}
+    if n == 1:
+        return dict(unit)
+    if len(unit) == 1:
+        ((v, w),) = unit.items()
+        return {v * n: w**n}
+    lo = min(unit)
+    size = n * (max(unit) - lo) + 1
+    width = ((sum(unit.values()) ** n).bit_length() + 8) // 8
+    return unpack(pack(unit, lo, size, width) ** n, lo * n, size, width)
+
+
+def mapped(a: Weights, f: Callable[[int], int]) -> Weights:
+    out: Weights = {}
+    for v, w in a.items():
+        add_into(out, f(v), w)
+    return out
+
+
+def union(t1: Fraction, t2: Fraction) -> Fraction:
+    """P(A or B) for independent events of probabilities t1, t2."""
+    return 1 - (1 - t1) * (1 - t2)
+
+
+# ---------------------------------------------------------------------------------------
+# Keep / drop: order statistics over faces
+# ---------------------------------------------------------------------------------------
+
+
+def combos(rem: Sequence[int], allowed: Sequence[bool], limit: int) -> Iterator[tuple[int, ...]]:
+    """Tuples a with 0 <= a[i] <= rem[i] (0 where not allowed) and sum(a) <= limit."""
+    if not rem:
+        yield ()
+        return
+    top = min(rem[0], limit) if allowed[0] else 0
+    for a in range(top + 1):
+        for tail in combos(rem[1:], allowed[1:], limit - a):
+            yield (a, *tail)
+
+
+def keep(
+    groups: Sequence[tuple[int, Weights]],
+    keep: int,
+    highest: bool,
+    score: Callable[[int], int],
+) -> Weights:
+    """The sum of `score(value)` over the `keep` highest (or lowest) of a multiset of dice.
+
+    `groups` are (how many dice, the weights of one die's value); every die is independent.
+    The result's weights total prod(total(weights) ** n). The DP walks the distinct values
+    from best to worst; a state is (dice of each group placed so far, kept score so far).
+    Placing a[i] dice of group i on value v weighs C(r[i], a[i]) * w_i(v) ** a[i]; when the
+    kept count is reached, the other dice can be anywhere worse, which is one closed-form
+    term: prod((w_i(v) + below_i) ** r_i) minus the placements that do not reach it.
+    """
+    ns = tuple(n for n, _ in groups)
+    totals = [sum(d.values()) for _, d in groups]
+    if keep <= 0:
+        return {0: math.prod(t**n for t, n in zip(totals, ns, strict=True))}
+    values = sorted({v for _, d in groups for v in d}, reverse=highest)
+    below = list(totals)  # per group: the weight of the values not reached yet
+    states: dict[tuple[int, ...], Weights] = {tuple(0 for _ in ns): {0: 1}}
+    out: Weights = {}
+    for v in values:
+        ws = [d.get(v, 0) for _, d in groups]
+        below = [b - w for b, w in zip(below, ws, strict=True)]
+        allowed = [w > 0 for w in ws]
+        g = score(v)
+        new: dict[tuple[int, ...], Weights] = {}
+        for placed, sums in states.items():
+            need = keep - sum(placed)
+            rem = [n - p for n, p in zip(ns, placed, strict=True)]
+            full = math.prod((w + b) ** r for w, b, r in zip(ws, below, rem, strict=True))
+            partial = 0
+            for a in combos(rem, allowed, need - 1):
+                term = math.prod(
+                    math.comb(r, ai) * w**ai for r, ai, w in zip(rem, a, ws, strict=True)
+                )
+                rest = math.prod(b ** (r - ai) for b, r, ai in zip(below, rem, a, strict=True))
+                partial += term * rest
+                if rest == 0:
+                    continue  # the other dice would have nowhere left to go
+                key = tuple(p + ai for p, ai in zip(placed, a, strict=True))
+                target = new.setdefault(key, {})
+                shift = sum(a) * g
+                for s, w in sums.items():
+                    add_into(target, s + shift, w * term)
+            done = full - partial
+            if done:
+                shift = need * g
+                for s, w in sums.items():
+                    add_into(out, s + shift, w * done)
+        states = new
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# The calculator
+# ---------------------------------------------------------------------------------------
