@@ -14,7 +14,6 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from d20cli.dice.distribution import Dist, branches, distribution
-from d20cli.dice.weights import TooCostly
 from d20cli.dice.evaluate import evaluate
 from d20cli.dice.roller import Roller
 from d20cli.dice.tree import (
@@ -29,6 +28,7 @@ from d20cli.dice.tree import (
     Pool,
     Reroll,
 )
+from d20cli.dice.weights import TooCostly
 from d20cli.errors import D20Error, DiceError
 from d20cli.language.dice_grammar import parse_expression
 
