@@ -4,11 +4,13 @@ One `Result` shape serves every verb; a field a verb does not use stays None. Fi
 follow the JSON contract described in the README's JSON section. Renderers never decide
 rules: every outcome, label and flag is filled in by a system.
 
-Each class writes its own JSON text (`json_text`): the same text `json.dumps(obj,
-ensure_ascii=False)` gives for its `to_json()` dict, with the keys in the same order, but
-written directly, which is several times faster than building the dict and encoding it (a
-batch of 100,000 lines on standard input spends most of its time here). `to_json()` reads
-that text back, so the shape is defined once.
+Each class is its own codec, the only one for its shape: `json_text` writes it (the same
+text `json.dumps(obj, ensure_ascii=False)` gives for its `to_json()` dict, with the keys in
+the same order, but written directly, which is several times faster than building the dict
+and encoding it: a batch of 100,000 lines on standard input spends most of its time here);
+`to_json()` reads that text back, and `from_json(data)` rebuilds the object from it, so
+`X.from_json(x.to_json())` writes the same JSON as `x` (the state database keeps the last
+roll this way). A Result's evaluated `tree` (for the renderer) is not part of its JSON.
 """
 
 from __future__ import annotations
@@ -87,6 +89,18 @@ class Die(JsonText):
             text += f', "by": {_string(self.by)}'
         return text + "}"
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Die:
+        return cls(
+            int(data["sides"]),
+            int(data["face"]),
+            bool(data.get("kept", True)),
+            str(data.get("role", "roll")),
+            _optional_str(data.get("label")),
+            tuple(str(f) for f in data.get("flags", ())),
+            _optional_str(data.get("by")),
+        )
+
 
 @quick_init
 @dataclass(frozen=True, slots=True)
@@ -103,6 +117,15 @@ class DiceSummary(JsonText):
         return (
             f'{{"count": {self.count}, "kept": {self.kept}, '
             f'"sides": {_list(map(str, self.sides))}, "faces": {{{faces}}}}}'
+        )
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DiceSummary:
+        return cls(
+            int(data["count"]),
+            int(data["kept"]),
+            {int(k): int(v) for k, v in dict(data["faces"]).items()},
+            tuple(int(n) for n in data["sides"]),
         )
 
 
@@ -124,6 +147,15 @@ class Damage(JsonText):
             f'"critical": {_BOOL[self.critical]}, "expression": {_string(self.expression)}}}'
         )
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Damage:
+        return cls(
+            int(data["total"]),
+            _dice(data.get("dice", ())),
+            bool(data.get("critical")),
+            str(data.get("expression", "")),
+        )
+
 
 @quick_init
 @dataclass(frozen=True, slots=True)
@@ -141,6 +173,16 @@ class Score(JsonText):
             f'{{"ability": {_string(self.ability)}, '
             f'"dice": {_parts(self.dice)}, "total": {self.total}, '
             f'"modifier": {self.modifier}, "rank": {_string(self.rank)}}}'
+        )
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Score:
+        return cls(
+            str(data["ability"]),
+            _dice(data.get("dice", ())),
+            int(data["total"]),
+            int(data["modifier"]),
+            str(data["rank"]),
         )
 
 
@@ -217,3 +259,71 @@ class Result(JsonText):
         if self.notes:
             parts.append(f'"notes": {_list(map(_string, self.notes))}')
         return ", ".join(parts) + "}"
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Result:
+        """The Result whose JSON this is (keys not of the fields come back as `detail`)."""
+
+        def parts(key: str, make: Any) -> Any:
+            value = data.get(key)
+            return None if value is None else tuple(make(x) for x in value)
+
+        damage, summary = data.get("damage"), data.get("dice_summary")
+        return cls(
+            request=str(data.get("request", "")),
+            system=str(data.get("system", "")),
+            verb=str(data.get("verb", "")),
+            dice=_dice(data.get("dice", ())),
+            natural=data.get("natural"),
+            modifier=data.get("modifier"),
+            total=data.get("total"),
+            target=data.get("target"),
+            outcome=data.get("outcome"),
+            label=data.get("label"),
+            success=data.get("success"),
+            degree=data.get("degree"),
+            name=data.get("name"),
+            damage=None if damage is None else Damage.from_json(damage),
+            members=parts("members", Result.from_json),
+            sides=parts("sides", Result.from_json),
+            winner=data.get("winner"),
+            scores=parts("scores", Score.from_json),
+            dice_summary=None if summary is None else DiceSummary.from_json(summary),
+            detail={k: v for k, v in data.items() if k not in _RESULT_KEYS},
+            notes=tuple(str(n) for n in data.get("notes", ())),
+        )
+
+
+#: The JSON keys a Result writes from its fields; any other key is a `detail` entry.
+_RESULT_KEYS = frozenset(
+    (
+        "request",
+        "system",
+        "verb",
+        "dice",
+        "natural",
+        "modifier",
+        "total",
+        "target",
+        "outcome",
+        "label",
+        "success",
+        "degree",
+        "name",
+        "damage",
+        "members",
+        "sides",
+        "winner",
+        "scores",
+        "dice_summary",
+        "notes",
+    )
+)
+
+
+def _optional_str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _dice(items: Iterable[dict[str, Any]]) -> tuple[Die, ...]:
+    return tuple(Die.from_json(d) for d in items)

@@ -162,11 +162,11 @@ def test_other_systems_results_are_not_recorded() -> None:
 def test_saved_results_come_back_whole() -> None:
     for text, faces in (("attempt trained +1 reliable adv", (4, 17)), ("luck dis", (12, 3))):
         result = get_system("pendagger").resolve(parse_request(text), make_roller(None, faces))
-        assert fortune.result_from_json(result.to_json()).to_json() == result.to_json()
+        assert Result.from_json(result.to_json()).to_json() == result.to_json()
     attack = get_system("levelup").resolve(
         parse_request("attack +7 vs 15 dmg 1d8+4"), make_roller(None, (20, 3, 5))
     )
-    assert fortune.result_from_json(attack.to_json()).to_json() == attack.to_json()
+    assert Result.from_json(attack.to_json()).to_json() == attack.to_json()
 
 
 def test_the_runner_records_and_handles_fortune(state_home: Path) -> None:

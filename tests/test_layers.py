@@ -126,7 +126,6 @@ OVERSIZE = {
     "d20cli.store.characters": 590,
     "d20cli.store.state": 570,
     "d20cli.systems.mm": 520,
-    "d20cli.systems.pendagger": 600,
 }
 MAX_LINES = 500
 

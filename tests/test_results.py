@@ -44,7 +44,15 @@ REQUESTS = {
         "contest +5 vs +3",
         "contest +0 vs +0 adv vs +0 dis",
     ],
-    "pendagger": ["attempt adept", "attempt 14", "attempt trained +1", "scores 4", "luck"],
+    "pendagger": [
+        "attempt adept",
+        "attempt 14",
+        "attempt trained +1",
+        "scores 4",
+        "luck",
+        "attempt adept fortune reliable",
+        "luck fortune adv",
+    ],
 }
 CASES = [(system, text) for system, texts in REQUESTS.items() for text in texts]
 RESULT_KEYS = {f.name for f in fields(Result)}
@@ -68,6 +76,19 @@ def test_json_text_is_the_standard_encoding(system: str, text: str) -> None:
             ]  # fmt: skip
             assert data["total"] == result.total and data["outcome"] == result.outcome
             assert not set(result.detail) & RESULT_KEYS  # extras never shadow a field
+
+
+@pytest.mark.parametrize(("system", "text"), CASES)
+def test_a_result_reads_back_from_its_json_whole(system: str, text: str) -> None:
+    """One codec: `Result.from_json` rebuilds what `json_text` wrote, every field and part
+    (dice, damage, members, sides, winner, scores, a dice summary, detail, notes)."""
+    for seed in range(5):
+        for result in resolve(text, Options(system=system, seed=seed)):
+            back = Result.from_json(result.to_json())
+            assert back.json_text() == result.json_text()
+            assert back == Result.from_json(json.loads(back.json_text()))
+            if result.tree is None:
+                assert back == result
 
 
 texts = st.text()
@@ -166,8 +187,6 @@ def test_summary_and_scores() -> None:
 
 @pytest.mark.parametrize("winner", [None, 1, 3])
 def test_winner_goes_with_sides(winner: int | None) -> None:
-    from d20cli.app.fortune import result_from_json
-
     side = Result("contest +1 vs +2 vs +3", "reglamento", "check", total=12)
     result = Result(
         "contest +1 vs +2 vs +3", "reglamento", "contest", sides=(side,) * 3, winner=winner
@@ -178,5 +197,5 @@ def test_winner_goes_with_sides(winner: int | None) -> None:
     assert data["winner"] == winner  # null on a tie: there, but null
     keys = list(data)
     assert keys.index("winner") == keys.index("sides") + 1
-    assert result_from_json(data) == result
+    assert Result.from_json(data) == result
     assert "winner" not in Result("check +1", "levelup", "check").to_json()

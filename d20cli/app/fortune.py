@@ -24,10 +24,10 @@ The holder is the `--as NAME` character when given, else one shared holder ("pla
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from d20cli.errors import D20Error, RulesError, StateError
-from d20cli.results import Damage, Result
+from d20cli.results import Result
 
 if TYPE_CHECKING:
     from d20cli.app.options import Options
@@ -35,10 +35,8 @@ if TYPE_CHECKING:
     from d20cli.language.requests import Request
     from d20cli.present.output import Output
     from d20cli.store.state import State
+    from d20cli.systems.common import Fortune
 
-SYSTEM = "pendagger"
-#: The verbs whose results can gain a fortune die or be rerolled by spending one.
-FORTUNE_VERBS = ("attempt", "check", "attack", "defend", "luck")
 DEFAULT_HOLDER = "player"
 BOON_KEY = "boon"
 
@@ -57,15 +55,23 @@ def boon(opts: Options, store: State) -> bool:
     return opts.boon or store.get(BOON_KEY) == "on"
 
 
-def most(opts: Options, store: State) -> int:
-    from d20cli.systems.pendagger import FORTUNE_MAX, FORTUNE_MAX_BOON
+def rules_of(system_name: str) -> Fortune | None:
+    """The fortune rules of a system (None: it has no fortune dice)."""
+    from d20cli.systems import get_system
 
-    return FORTUNE_MAX_BOON if boon(opts, store) else FORTUNE_MAX
+    return get_system(system_name).fortune
+
+
+def most(rules: Fortune, opts: Options, store: State) -> int:
+    return rules.most_boon if boon(opts, store) else rules.most
 
 
 def is_fortune_roll(result: Result) -> bool:
-    """A pendagger result that fortune dice concern (an attempt or a luck roll)."""
-    return result.system == SYSTEM and result.verb in FORTUNE_VERBS and result.natural is not None
+    """A result that fortune dice concern (in pendagger: an attempt or a luck roll)."""
+    if result.natural is None:
+        return False
+    rules = rules_of(result.system)
+    return rules is not None and result.verb in rules.verbs
 
 
 def record(
@@ -81,7 +87,9 @@ def record(
     store.set_last_roll(who, result.request, result.system, result.to_json(), defer=True)
     if not result.detail.get("fortune_gained"):
         return result
-    limit = most(opts, store)
+    rules = rules_of(result.system)
+    assert rules is not None  # is_fortune_roll said so
+    limit = most(rules, opts, store)
     held, added = store.add_fortune(who, limit)
     if added:
         note = f"fortune dice held: {held} of {limit}"
@@ -99,13 +107,16 @@ def handle(
 ) -> Result:
     """The `fortune` verb: show the count held, or spend a die (on the last roll, or on
     one of the other uses)."""
-    if opts.system_id() != SYSTEM:
-        from d20cli.systems import system_id
+    rules = rules_of(opts.system_id())
+    if rules is None:
+        from d20cli.systems import SYSTEM_IDS, get_system
 
-        if system_id(opts.system_id()) != SYSTEM:
-            raise RulesError(
-                "fortune dice are a pendagger rule; use --system pendagger", request.text, 1
-            )
+        have = [sid for sid in SYSTEM_IDS if get_system(sid).fortune is not None]
+        raise RulesError(
+            f"{opts.system_id()} has no fortune dice; use --system {' or '.join(have)}",
+            request.text,
+            1,
+        )
     store = _state(out)
     action = getattr(request, "action", "show")
     if write and (opts.boon or action == "boon") and store.get(BOON_KEY) != "on":
@@ -114,23 +125,20 @@ def handle(
     who = holder(opts)
     if action == "no-boon" and write:
         store.set(BOON_KEY, None)
-        from d20cli.systems.pendagger import FORTUNE_MAX
-
         held = store.fortune(who)
-        if held > FORTUNE_MAX:  # without the boon, at most FORTUNE_MAX are held
-            store.set_fortune(who, FORTUNE_MAX)
-            notes = (f"the boon is off: {held - FORTUNE_MAX} fortune dice over the most let go",)
-    limit = most(opts, store)
+        if held > rules.most:  # without the boon, at most `rules.most` are held
+            store.set_fortune(who, rules.most)
+            notes = (f"the boon is off: {held - rules.most} fortune dice over the most let go",)
+    limit = most(rules, opts, store)
     if action == "spend":
         if getattr(request, "use", "reroll") != "reroll":
-            return _spend_on(request, store, who, limit, write)
-        return _spend(request, roller, opts, store, who, limit, write)
+            return _spend_on(rules, request, store, who, limit, write)
+        return _spend(rules, request, roller, store, who, limit, write)
     from d20cli.language.requests import FortuneRequest
-    from d20cli.systems.pendagger import fortune_result
 
     if not isinstance(request, FortuneRequest):
         raise RulesError("`fortune` shows or spends fortune dice", request.text, 1)
-    result = fortune_result(request, store.fortune(who), limit)
+    result = rules.show(request, store.fortune(who), limit)
     return dataclasses.replace(result, notes=(*result.notes, *notes)) if notes else result
 
 
@@ -149,10 +157,11 @@ def _no_die(request: Request) -> StateError:
     )
 
 
-def _spend_on(request: Request, store: State, who: str, limit: int, write: bool) -> Result:
+def _spend_on(
+    rules: Fortune, request: Request, store: State, who: str, limit: int, write: bool
+) -> Result:
     """`fortune spend hint|escape|value`: one die spent, nothing rolled."""
     from d20cli.language.requests import FortuneRequest
-    from d20cli.systems.pendagger import fortune_result
 
     if not isinstance(request, FortuneRequest):
         raise RulesError("`fortune` shows or spends fortune dice", request.text, 1)
@@ -161,7 +170,7 @@ def _spend_on(request: Request, store: State, who: str, limit: int, write: bool)
     left = store.take_fortune(who) if write else store.fortune(who) - 1
     if left is None:  # another process spent the last die meanwhile
         raise _no_die(request)
-    result = fortune_result(request, left, limit)
+    result = rules.show(request, left, limit)
     dice = "die" if left == 1 else "dice"
     return dataclasses.replace(
         result,
@@ -172,9 +181,9 @@ def _spend_on(request: Request, store: State, who: str, limit: int, write: bool)
 
 
 def _spend(
+    rules: Fortune,
     request: Request,
     roller: Roller,
-    opts: Options,
     store: State,
     who: str,
     limit: int,
@@ -187,14 +196,13 @@ def _spend(
         raise StateError("no attempt or luck roll to reroll yet", request.text, 1)
     from d20cli.language.grammar import parse_request
     from d20cli.language.requests import CheckRequest, LuckRequest
-    from d20cli.systems.pendagger import spend_fortune
 
-    previous = result_from_json(last.result)
+    previous = Result.from_json(last.result)
     original = parse_request(last.request)
     if not isinstance(original, CheckRequest | LuckRequest):
         raise StateError(f"the last roll {last.request!r} cannot be rerolled", request.text, 1)
     try:  # face 1, no better level: the rules say why
-        rerolled = spend_fortune(original, previous, roller)
+        rerolled = rules.reroll(original, previous, roller)
     except D20Error as err:
         raise RulesError(f"{err.message} (last roll: {last.request})", request.text, 1) from None
     if not write:
@@ -212,61 +220,4 @@ def _spend(
         rerolled,
         notes=(*rerolled.notes, f"a fortune die spent: {left} {dice} left"),
         detail={**rerolled.detail, "fortune": left, "fortune_max": limit},
-    )
-
-
-_RESULT_FIELDS = {f.name for f in dataclasses.fields(Result)}
-
-
-def result_from_json(data: dict[str, Any]) -> Result:
-    """Rebuild a saved Result from its JSON (the inverse of `Result.to_json`; detail keys
-    come back as detail)."""
-    from d20cli.results import Die
-
-    def die(d: dict[str, Any]) -> Die:
-        return Die(
-            int(d["sides"]),
-            int(d["face"]),
-            bool(d.get("kept", True)),
-            str(d.get("role", "roll")),
-            d.get("label"),
-            tuple(d.get("flags", ())),
-            d.get("by"),
-        )
-
-    known = (
-        "request", "system", "verb", "dice", "natural", "modifier", "total", "target",
-        "outcome", "label", "success", "degree", "name", "damage", "members", "sides",
-        "winner", "notes", "dice_summary", "scores",
-    )  # fmt: skip
-    damage = data.get("damage")
-    members = data.get("members")
-    sides = data.get("sides")
-    return Result(
-        request=str(data.get("request", "")),
-        system=str(data.get("system", "")),
-        verb=str(data.get("verb", "")),
-        dice=tuple(die(d) for d in data.get("dice", ())),
-        natural=data.get("natural"),
-        modifier=data.get("modifier"),
-        total=data.get("total"),
-        target=data.get("target"),
-        outcome=data.get("outcome"),
-        label=data.get("label"),
-        success=data.get("success"),
-        degree=data.get("degree"),
-        name=data.get("name"),
-        damage=Damage(
-            int(damage["total"]),
-            tuple(die(d) for d in damage.get("dice", ())),
-            bool(damage.get("critical")),
-            str(damage.get("expression", "")),
-        )
-        if isinstance(damage, dict)
-        else None,
-        members=tuple(result_from_json(m) for m in members) if members is not None else None,
-        sides=tuple(result_from_json(s) for s in sides) if sides is not None else None,
-        winner=data.get("winner"),
-        detail={k: v for k, v in data.items() if k not in known and k not in _RESULT_FIELDS},
-        notes=tuple(data.get("notes", ())),
     )

@@ -200,7 +200,7 @@ def resolve(
     context = context or Context()
     system = context.system_for(opts)
     request = context.parse(text)
-    hooks = out is not None and system.id == "pendagger"
+    hooks = out is not None and system.fortune is not None
     if opts.dice is None:
         yield from _results(request, system, opts, out if hooks else None, context, write=True)
         return

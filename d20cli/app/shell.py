@@ -161,11 +161,21 @@ class Session:
             return f"d20 {self.system} {self.character}> "
         return f"d20 {self.system}> "
 
+    @property
+    def has_fortune(self) -> bool:
+        """Whether the session's system keeps fortune dice (the toolbar shows them)."""
+        from d20cli.systems import get_system
+
+        try:
+            return get_system(self.system).fortune is not None
+        except D20Error:
+            return False
+
     def toolbar(self) -> str:
         parts = [f" system: {self.system}"]
         if self.character:
             parts.append(f"as: {self.character}")
-        if self.system == "pendagger":
+        if self.has_fortune:
             parts.append(f"fortune dice: {self.fortune_held or 0}")
         r = self.last_result
         if r is not None:
@@ -177,7 +187,7 @@ class Session:
     def refresh(self) -> None:
         """Save what the last line deferred (its last roll, so another `d20` sees it) and
         re-read what the toolbar shows (fortune dice)."""
-        if self.system != "pendagger":
+        if not self.has_fortune:
             return
         from d20cli.app.fortune import holder
         from d20cli.store.state import shared

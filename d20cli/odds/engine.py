@@ -436,7 +436,7 @@ def odds_of(
     if verb == "scores":
         return _scores_odds(request, system)
     if isinstance(request, GroupRequest):
-        grade_group = getattr(import_system_module(system.id), "grade_group", None)
+        grade_group = system.grade_group
         if grade_group is not None:  # else the walk below gets the system's own error
             return _group_odds(request, system, grade_group, order, labels, max_paths)
     acc = _Acc()
@@ -491,7 +491,7 @@ def _scores_odds(request: Any, system: Any) -> Odds:
     from d20cli.dice import distribution
     from d20cli.language.dice_grammar import parse_expression
 
-    rank_of = getattr(import_system_module(system.id), "rank_for_score", None)
+    rank_of = system.rank_for_score
     dist = distribution.distribution(parse_expression("4d6dl1"))
     den = dist.denominator
     odds = Odds(request.text, system.id, "scores")
@@ -504,12 +504,6 @@ def _scores_odds(request: Any, system: Any) -> Odds:
         odds.extra["ranks"] = {k: ratio(v) for k, v in ranks.items()}
     odds.notes.append("one ability score: 4d6 with the lowest die dropped")
     return odds
-
-
-def import_system_module(system_id: str) -> Any:
-    from importlib import import_module
-
-    return import_module(f"d20cli.systems.{system_id}")
 
 
 def _group_odds(

@@ -28,7 +28,7 @@ from d20cli.systems import roll
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
     from d20cli.dice.tree import Expr
-    from d20cli.language.requests import CheckRequest, Request
+    from d20cli.language.requests import CheckRequest, FortuneRequest, LuckRequest, Request
 
 
 def net_advantage(adv: int, dis: int) -> int:
@@ -291,6 +291,26 @@ def unknown_verb(
 
 
 @dataclass(frozen=True)
+class Fortune:
+    """The hooks of a system whose rolls can gain fortune dice that a holder keeps between
+    rolls (Pen & Dagger). The count lives in the state (the app's business); the rules are
+    these.
+
+    verbs: the verbs whose results may gain a die or be rerolled by spending one.
+    most / most_boon: how many a holder keeps, without and with the boon option.
+    show(request, held, most): the result that shows the count.
+    reroll(request, previous, roller): the reroll a spent die buys for `previous` (made
+    from `request`); RulesError when it cannot help.
+    """
+
+    verbs: tuple[str, ...]
+    most: int
+    most_boon: int
+    show: Callable[[FortuneRequest, int, int], Result]
+    reroll: Callable[[CheckRequest | LuckRequest, Result, Roller], Result]
+
+
+@dataclass(frozen=True)
 class System:
     """One rule system: its id, title, verbs and outcome tiers, and its resolver.
 
@@ -299,6 +319,12 @@ class System:
     aliases: other names `get_system` accepts.
     words: (word, meaning) for the request words this system takes, as `d20 systems` and
     help list them.
+
+    Optional hooks, for what only some systems have (code outside systems/ asks for the
+    hook, never for a system id):
+    grade_group: a group check's grade from its members' successes (the odds of a large
+    group are computed from it); rank_for_score: an ability score's rank (the odds of
+    `scores`); fortune: fortune dice (see Fortune).
     """
 
     id: str
@@ -308,6 +334,9 @@ class System:
     resolver: Callable[[Request, Roller], Result]
     aliases: tuple[str, ...] = ()
     words: tuple[tuple[str, str], ...] = ()
+    grade_group: Callable[[Sequence[bool | None]], Grade] | None = None
+    rank_for_score: Callable[[int], str] | None = None
+    fortune: Fortune | None = None
 
     def resolve(self, request: Request, roller: Roller) -> Result:
         """Roll the request with this system's rules (RulesError for what it lacks)."""

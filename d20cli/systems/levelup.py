@@ -310,4 +310,13 @@ WORDS: tuple[tuple[str, str], ...] = (
     ("dmg EXPR", "attack damage: dmg 1d8+4; a critical rolls every dice term twice"),
 )
 
-SYSTEM = System(ID, TITLE, VERBS, OUTCOMES, resolve, aliases=("a5e", "level-up"), words=WORDS)
+SYSTEM = System(
+    ID,
+    TITLE,
+    VERBS,
+    OUTCOMES,
+    resolve,
+    aliases=("a5e", "level-up"),
+    words=WORDS,
+    grade_group=grade_group,
+)

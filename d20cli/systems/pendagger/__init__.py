@@ -1,0 +1,206 @@
+"""Pen & Dagger: every rule of this system (docs/rules.md, "pendagger").
+
+Verbs: attempt (aliases check, attack, defend), luck, scores, fortune, roll. An attempt
+names a rank (`attempt adept`) or an ability score (`attempt 14`), optionally a rank
+adjustment (`attempt trained +1`), and looks the d20 face up on the Success Table.
+
+Pure functions, for resolution and odds alike: `rank_for_score`, `adjust_rank`,
+`table_level`, `attempt_level`, `grade_attempt`, `grade_luck`, `score_modifier`,
+`score_plan`, `keep_best_three`.
+
+Fortune dice: the held COUNT and its persistence belong to the session state (not here).
+This module offers the pure parts:
+- `attempt ... fortune` / `luck fortune`: a natural 20 is taken as a normal success (luck:
+  as a 10) and the result's detail has {"fortune_gained": 1}; the caller adds the die, up
+  to `FORTUNE_MAX` (`FORTUNE_MAX_BOON` with the boon option).
+- `spend_fortune(request, previous, roller)`: rerolls the attempt or luck roll `previous`
+  (made from `request`) until the level is better (luck: until lucky); RulesError if the
+  face was 1 or there is no better level. The caller takes one die from the count first.
+- `fortune_result(request, held, limit)`: the Result that shows the count.
+
+Decisions where the texts are silent:
+- Ability scores above 31 read as godlike; a score below 1 is an error.
+- The row in detail gives every level as "lo-hi" ("19-20", "20-20"), or "-".
+- A fortune reroll keeps the attempt's advantage, rank and reliability, and is not itself
+  taken for a fortune die; every reroll's dice are shown, the replaced ones not kept.
+- scores: 1 player plus the narrator makes 2; the dice are rolled ability by ability, each
+  roller in turn. 7+ players: two halves (first half abilities 1-3, second 4-6); within a
+  group the 12 dice go round the members in order (a group of 4 rolls 1d6 each per
+  ability, as the 3-4 row says). The lowest die is dropped (the first of equal lowest).
+  Without a player count, 1 player. At most 100 players.
+- luck takes adv/dis like any d20 roll.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from d20cli.errors import RulesError
+from d20cli.language.requests import (
+    CheckRequest,
+    FortuneRequest,
+    LuckRequest,
+    Request,
+    ScoresRequest,
+)
+from d20cli.results import Result
+from d20cli.systems.common import (
+    Fortune,
+    System,
+    resolve_roll,
+    unknown_verb,
+)
+from d20cli.systems.pendagger.attempts import (
+    ATTEMPT_VERBS,
+    attempt_level,
+    grade_attempt,
+    grade_luck,
+    resolve_attempt,
+    resolve_luck,
+)
+from d20cli.systems.pendagger.fortune import (
+    FORTUNE_MAX,
+    FORTUNE_MAX_BOON,
+    fortune_result,
+    spend_fortune,
+)
+from d20cli.systems.pendagger.ladder import (
+    ID,
+    LEVEL_LABELS,
+    LEVELS,
+    RANKS,
+    SUCCESS_TABLE,
+    adjust_rank,
+    row_text,
+    table_level,
+)
+from d20cli.systems.pendagger.scores import (
+    keep_best_three,
+    rank_for_score,
+    resolve_scores,
+    score_modifier,
+    score_plan,
+)
+
+if TYPE_CHECKING:
+    from d20cli.dice.roller import Roller
+
+
+TITLE = "Pen & Dagger"
+
+
+VERBS: dict[str, tuple[str, str]] = {
+    "attempt": (
+        "d20 on the Success Table row of a rank or ability score (aliases check, attack, defend)",
+        "attempt trained +1 reliable",
+    ),
+    "check": ("Same as attempt", "check adept"),
+    "attack": ("Same as attempt", "attack 14 adv"),
+    "defend": ("Same as attempt", "defend master"),
+    "luck": ("Luck roll: 1d20, 10 or higher is lucky", "luck"),
+    "scores": ("Six ability scores, 4d6 drop lowest, dice shared among the players", "scores 5"),
+    "fortune": ("Show or spend fortune dice (held by the session)", "fortune spend"),
+    "roll": ("Roll a dice expression", "roll 2d6+3"),
+}
+
+
+OUTCOMES: tuple[tuple[str, str], ...] = (
+    *((level, LEVEL_LABELS[level]) for level in LEVELS),
+    ("unlucky", "Unlucky"),
+    ("lucky", "Lucky"),
+)
+
+
+_OTHER_VERBS = {
+    "save": "use attempt (or defend) with the rank: attempt adept",
+    "group": "group checks are levelup's",
+    "contest": "contest is reglamento's",
+    "opposed": "opposed is mm's",
+    "compare": "compare is mm's",
+    "percent": "percent is mm's; use roll 1d100",
+    "resist": "resist is mm's; use defend",
+    "routine": "routine checks are mm's",
+}
+
+
+def resolve(request: Request, roller: Roller) -> Result:
+    """Resolve a request with the Pen & Dagger rules."""
+    if isinstance(request, CheckRequest) and request.verb in ATTEMPT_VERBS:
+        return resolve_attempt(request, roller)
+    if isinstance(request, LuckRequest):
+        return resolve_luck(request, roller)
+    if isinstance(request, ScoresRequest):
+        return resolve_scores(request, roller)
+    if isinstance(request, FortuneRequest):
+        raise RulesError(
+            "fortune dice are held by the session: use `fortune` in `d20 shell` "
+            "(or with the saved state)",
+            request.text,
+            1,
+        )
+    rolled = resolve_roll(request, roller, ID)
+    if rolled is not None:
+        return rolled
+    raise unknown_verb(request, ID, VERBS, _OTHER_VERBS.get(request.verb))
+
+
+#: The words a request may carry in this system, for `d20 systems` and help.
+WORDS: tuple[tuple[str, str], ...] = (
+    ("RANK / SCORE", "a rank (adept) or an ability score (14)"),
+    ("+N / -N", "rank adjustments after it; several add up: trained +1 -1"),
+    ("adv / dis", "advantage, disadvantage (also ADV, DISADV, disadv)"),
+    ("reliable", "one level up unless the face is 1; unreliable: down unless 20"),
+    ("fortune", "take a natural 20 as a normal success to gain a fortune die"),
+    ("spend [USE]", "fortune spend: reroll (the default), hint, escape or value"),
+)
+
+
+FORTUNE = Fortune(
+    verbs=(*ATTEMPT_VERBS, "luck"),
+    most=FORTUNE_MAX,
+    most_boon=FORTUNE_MAX_BOON,
+    show=fortune_result,
+    reroll=spend_fortune,
+)
+
+
+SYSTEM = System(
+    ID,
+    TITLE,
+    VERBS,
+    OUTCOMES,
+    resolve,
+    aliases=("pd", "pen-and-dagger"),
+    words=WORDS,
+    rank_for_score=rank_for_score,
+    fortune=FORTUNE,
+)
+
+__all__ = [
+    "FORTUNE",
+    "FORTUNE_MAX",
+    "FORTUNE_MAX_BOON",
+    "ID",
+    "LEVELS",
+    "LEVEL_LABELS",
+    "OUTCOMES",
+    "RANKS",
+    "SUCCESS_TABLE",
+    "SYSTEM",
+    "TITLE",
+    "VERBS",
+    "WORDS",
+    "adjust_rank",
+    "attempt_level",
+    "fortune_result",
+    "grade_attempt",
+    "grade_luck",
+    "keep_best_three",
+    "rank_for_score",
+    "resolve",
+    "row_text",
+    "score_modifier",
+    "score_plan",
+    "spend_fortune",
+    "table_level",
+]
