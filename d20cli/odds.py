@@ -417,23 +417,37 @@ def _group_odds(
     max_paths: int,
 ) -> Odds:
     """A group check: each member's chance of success from its own resolver walk, the
-    number of successes by convolution, and the system's own group grading on each count."""
-    chance: dict[Any, Fraction] = {}  # identical members are walked once
+    number of successes by convolution, and the system's own group grading on each count.
+
+    Identical members (the same words anywhere in the line) are walked once, and the walks
+    of all the members share the one limit of `max_paths` cases."""
+    from d20cli.distribution import TooCostly
+
+    chance: dict[Any, Fraction] = {}  # by member, its place in the line left out
     ways = [1]  # ways[k] / scale: the probability that k members succeed so far
     scale = 1
+    left = max_paths
     for member in request.members:
         single = replace(member, target=request.target, text=request.text)
-        p_success = chance.get(single)
+        key = replace(single, columns=()) if hasattr(single, "columns") else single
+        p_success = chance.get(key)
         if p_success is None:
             p_success = Fraction(0)
 
             def run(roller: Roller, m: Any = single) -> Result:
                 return system.resolve(m, roller)  # type: ignore[no-any-return]
 
-            for weight, den, result in walk(run, _totals_provider(), max_paths):
-                if result.success:
-                    p_success += Fraction(weight, den)
-            chance[single] = p_success
+            try:
+                for weight, den, result in walk(run, _totals_provider(), left):
+                    left -= 1
+                    if result.success:
+                        p_success += Fraction(weight, den)
+            except TooCostly:
+                raise TooCostly(
+                    f"the exact odds need more than {max_paths:,} cases over the group's "
+                    "members; estimate them with --simulate N"
+                ) from None
+            chance[key] = p_success
         hit, den = p_success.numerator, p_success.denominator
         nxt = [0] * (len(ways) + 1)
         for k, w in enumerate(ways):

@@ -14,6 +14,7 @@ from fractions import Fraction
 
 import pytest
 
+from d20cli.errors import D20Error
 from d20cli.grammar import parse_request
 from d20cli.odds import odds_of
 from d20cli.options import Options
@@ -224,3 +225,18 @@ def test_odds_of_any_verb_in_any_system_is_odds_or_a_clean_error(system: str, te
         assert text.split()[0] in err.message or err.column is not None
     else:
         assert sum(odds.outcomes.values(), Fraction(0)) in (0, 1)
+
+
+def test_identical_group_members_are_walked_once_and_share_the_case_limit() -> None:
+    """Members that differ only in where they stand in the line are one walk (it was one
+    walk per member: 900 members of `+d997 adv` took minutes), and the walks of different
+    members share the one limit of cases, so a group cannot multiply it."""
+    import time
+
+    start = time.perf_counter()
+    odds = odds_of("group " + ", ".join(["+d997"] * 300) + " vs 20", "levelup")
+    assert sum(odds.outcomes.values()) == 1
+    members = ", ".join(f"+d{900 + i}" for i in range(10))  # ten different walks
+    with pytest.raises(D20Error, match="more than 50,000 cases over the group's members"):
+        odds_of(f"group {members} vs 20", "levelup")
+    assert time.perf_counter() - start < 20
