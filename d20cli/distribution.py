@@ -65,6 +65,7 @@ from d20cli.dice import (
     too_large,
 )
 from d20cli.errors import D20Error, DiceError
+from d20cli.figures import short_fraction
 
 Weights = dict[int, int]  # value -> integer weight
 
@@ -462,7 +463,7 @@ class _Calculator:
             if op == "/" and 0 in other:
                 raise DiceError(
                     f"division by zero in '{e}': '{x}' can be 0 "
-                    f"(probability {Fraction(other[0], sum(other.values()))})"
+                    f"(probability {short_fraction(Fraction(other[0], sum(other.values())))})"
                 )
             out: Weights = {}
             for a, wa in acc.items():

@@ -25,6 +25,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from d20cli.errors import D20Error
+from d20cli.figures import exact_fraction, one_in, percent, short_fraction
 from d20cli.results import Result
 from d20cli.roller import Roller
 
@@ -203,7 +204,8 @@ class Odds:
 
 
 def _frac(p: Fraction) -> str:
-    return f"{p.numerator}/{p.denominator}"
+    """A probability for JSON: the exact fraction, every digit."""
+    return exact_fraction(p)
 
 
 NO_OUTCOME = "none"
@@ -376,7 +378,7 @@ def _roll_odds(request: Any, system_id: str) -> Odds:
     if dist.truncated:
         odds.notes.append(
             f"explosions counted to a depth of {distribution.DEFAULT_EXPLODE_DEPTH}; "
-            f"the cap leaves out {float(dist.truncated) * 100:.6f}%"
+            f"the cap leaves out {percent(dist.truncated, 6)}"
         )
         odds.extra["truncated"] = _frac(dist.truncated)
     return odds
@@ -512,15 +514,6 @@ def simulate(text: str, system_name: str, rolls: int, seed: int | None) -> Odds:
 # --- showing the odds -----------------------------------------------------------------
 
 
-def _one_in(p: Fraction) -> str:
-    if p == 0:
-        return "never"
-    n = 1 / p
-    if n.denominator == 1:
-        return f"1 in {n.numerator:,}"
-    return f"1 in {float(n):,.1f}"
-
-
 def _bar(p: Fraction, width: int = 30) -> str:
     eighths = round(float(p) * width * 8)
     full, part = divmod(eighths, 8)
@@ -544,7 +537,7 @@ def odds_lines(odds: Odds) -> list[Any]:
             b = badge(key if key != NO_OUTCOME else None, label)
             pad = " " * max(0, width - len(b[0]))
             if odds.estimate is None:
-                frac = _frac(p)
+                frac = short_fraction(p)
             else:
                 frac = f"{int(p * odds.estimate):,}/{odds.estimate:,}"
             lines.append(
@@ -552,8 +545,8 @@ def odds_lines(odds: Odds) -> list[Any]:
                     ("  ", ""),
                     b,
                     (pad, ""),
-                    (f"{float(p) * 100:7.2f}%", "bold"),
-                    (f"  {frac:>12}  {_one_in(p):>12}  ", "dim"),
+                    (percent(p, width=8), "bold"),
+                    (f"  {frac:>12}  {one_in(p):>12}  ", "dim"),
                     (_bar(p), "green"),
                 ]
             )
@@ -563,8 +556,8 @@ def odds_lines(odds: Odds) -> list[Any]:
             lines.append(
                 [
                     (f"    {d:+d}".ljust(8), "bold"),
-                    (f"{float(p) * 100:7.2f}%", ""),
-                    (f"  {_frac(p):>12}  ", "dim"),
+                    (percent(p, width=8), ""),
+                    (f"  {short_fraction(p):>12}  ", "dim"),
                     (_bar(p), "cyan"),
                 ]
             )
@@ -575,7 +568,7 @@ def odds_lines(odds: Odds) -> list[Any]:
             [
                 ("  expected damage per attack ", "dim"),
                 (f"{float(odds.damage_mean):.3f}", "bold yellow"),
-                (f"  ({_frac(odds.damage_mean)})", "dim"),
+                (f"  ({short_fraction(odds.damage_mean)})", "dim"),
             ]
         )
     ranks = odds.extra.get("ranks")
@@ -583,7 +576,7 @@ def odds_lines(odds: Odds) -> list[Any]:
         lines.append([("  ranks: ", "dim")])
         for rank, frac in ranks.items():
             p = Fraction(frac)
-            lines.append([(f"    {rank:<10}", "bold"), (f"{float(p) * 100:7.2f}%", "")])
+            lines.append([(f"    {rank:<10}", "bold"), (percent(p, width=8), "")])
     lines += [[(f"  {note}", "italic dim")] for note in odds.notes]
     return lines
 
@@ -619,7 +612,7 @@ def _histogram(dist: dict[int, Fraction], max_rows: int = 40) -> list[Any]:
         lines.append(
             [
                 (f"  {label:>{width}} ", "bold"),
-                (f"{float(p) * 100:6.2f}% ", ""),
+                (percent(p, width=7) + " ", ""),
                 (_bar(p / top if top else p), "blue"),
             ]
         )
@@ -648,7 +641,7 @@ def compare_lines(a: Odds, b: Odds) -> list[Any]:
                 ("  ", ""),
                 bd,
                 (" " * max(0, width - len(bd[0])), ""),
-                (f"{float(pa) * 100:7.2f}% {float(pb) * 100:7.2f}% ", ""),
+                (f"{percent(pa, width=8)} {percent(pb, width=8)} ", ""),
                 (f"{diff:+7.2f}", "bold green" if diff > 0 else "bold red" if diff < 0 else ""),
             ]
         )

@@ -267,6 +267,7 @@ def _outcome_labels(context: Context, opts: Options) -> dict[str | None, str | N
 
 
 SAMPLE_CHUNK = 100_000
+MAX_WEIGHT_BITS = 1000  # a common denominator beyond 2^1000: the results are rolled instead
 
 
 def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
@@ -287,6 +288,8 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
     den = 1
     for p in joint.values():
         den = den * p.denominator // math.gcd(den, p.denominator)
+    if den.bit_length() > MAX_WEIGHT_BITS:
+        return None  # random.choices weighs in floats: beyond 10^300 it overflows
     cumulative = list(itertools.accumulate(int(joint[k] * den) for k in keys))
     roller = context.roller(opts)
     rng = getattr(roller, "rng", None)
@@ -308,18 +311,19 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
 
 def with_chance(result: Result, odds: Any) -> Result:
     """The result with the chance its outcome had (`--odds`), as a note and in JSON."""
+    from d20cli.figures import exact_fraction, percent
     from d20cli.odds import chance_of
 
     p = chance_of(result, odds)
     if p is None:
         return result
     what = result.label or result.outcome or "this outcome"
-    note = f"{what} \u2014 you had {float(p) * 100:.1f}%"
-    detail = {**result.detail, "chance": f"{p.numerator}/{p.denominator}"}
+    note = f"{what} \u2014 you had {percent(p, 1)}"
+    detail = {**result.detail, "chance": exact_fraction(p)}
     success = getattr(odds, "success", None)
     if success is not None:
-        note += f" ({float(success) * 100:.1f}% to succeed)"
-        detail["success_chance"] = f"{success.numerator}/{success.denominator}"
+        note += f" ({percent(success, 1)} to succeed)"
+        detail["success_chance"] = exact_fraction(success)
     return replace(result, notes=(*result.notes, note), detail=detail)
 
 
