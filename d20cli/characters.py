@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from d20cli.errors import D20Error, ParseError
+from d20cli.files import xdg_dir
 
 RESERVED = ("system", "macros")
 _HEAD_VERBS = ("check", "save", "attack", "attempt", "defend", "resist", "routine")
@@ -69,9 +70,7 @@ _MODIFIER_START = re.compile(r"[+-]?\d")
 
 
 def config_dir() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME", "").strip()
-    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".config"
-    return root / "d20cli"
+    return Path(xdg_dir("XDG_CONFIG_HOME", ".config")) / "d20cli"
 
 
 def characters_path() -> Path:

@@ -448,14 +448,13 @@ def script(shell: str) -> str:
 
 
 def _home_dir(env: str, default: str) -> Path:
-    """An XDG base directory, used only when it lies inside the home directory."""
-    home = Path.home()
-    value = os.environ.get(env, "").strip()
-    if value:
-        path = Path(value).expanduser()
-        if path.is_absolute() and path.resolve().is_relative_to(home.resolve()):
-            return path
-    return home / default
+    """An XDG base directory (the one rule of d20cli.files: absolute, else the default),
+    used only when it lies inside the home directory: an install writes nowhere else."""
+    from d20cli.files import home_dir, xdg_dir
+
+    home = Path(home_dir())
+    path = Path(xdg_dir(env, default))
+    return path if path.resolve().is_relative_to(home.resolve()) else home / default
 
 
 def install_path(shell: str) -> Path:

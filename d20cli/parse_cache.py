@@ -8,7 +8,8 @@ dataclass tagged by name, and only the request and dice-expression classes of th
 package may be named. It is keyed by the sizes and modification times of the modules that
 define the language, so any change to them empties it.
 
-Where: $XDG_CACHE_HOME/d20cli/requests.json (default ~/.cache/d20cli/requests.json);
+Where: $XDG_CACHE_HOME/d20cli/requests.json (default ~/.cache/d20cli/requests.json; a
+relative XDG_CACHE_HOME is ignored, see d20cli.files);
 `D20_NO_CACHE=1` turns it off. It holds at most MAX_ENTRIES requests (the most recently
 used), is written atomically (temporary file, then rename), and a file that cannot be read
 is ignored and replaced: it is a cache, it holds nothing the user saved.
@@ -22,6 +23,8 @@ import json
 import os
 from typing import Any
 
+from d20cli.files import xdg_dir
+
 MAX_ENTRIES = 256
 _LANGUAGE_MODULES = ("grammar.py", "dice_grammar.py", "requests.py", "dice.py")
 
@@ -30,8 +33,7 @@ def cache_path() -> str | None:
     """The cache file (a plain path string: pathlib costs 3 ms at start-up)."""
     if os.environ.get("D20_NO_CACHE"):
         return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "d20cli", "requests.json")
+    return os.path.join(xdg_dir("XDG_CACHE_HOME", ".cache"), "d20cli", "requests.json")
 
 
 def _stamp() -> str:
