@@ -66,7 +66,7 @@ _SIDE_VERBS = ("contest", "opposed")
 _VERB_GROUPS = frozenset(f"{v}s" for v in _HEAD_VERBS)
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 _LABEL = re.compile(r"[a-z][\w'-]*", re.IGNORECASE)
-_MODIFIER_START = re.compile(r"[+-]?\d")
+_MODIFIER_START = re.compile(r"[+-]?[0-9]")
 
 
 def config_dir() -> Path:
