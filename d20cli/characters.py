@@ -41,7 +41,11 @@ Entry and macro names are label words: a letter, then letters, digits, `_`, `'` 
 and not a word of the request language (`vs`, `adv`, a verb, a rank, ...). Writes keep
 the user's comments and layout (tomlkit) and are atomic (a temporary file in the same
 directory, fsync, rename), under a lock file so two writers do not lose each other's
-change. A file that cannot be parsed is reported with its line and never overwritten.
+change. A symbolic link at the file's place is written through (its target is replaced,
+the link stays). A file that cannot be parsed is reported with its line and never
+overwritten; one whose shape is not characters (`[[aria]]`, `aria = "+7"`, a group that
+is not a table) is reported with the file and the key, and a change that would leave the
+file so is not written.
 """
 
 from __future__ import annotations
@@ -148,6 +152,23 @@ def _read_text(path: Path) -> str | None:
         raise ParseError(f"cannot read {path}: {err.strerror or err}") from None
 
 
+def _shape(value: Any) -> str:
+    """What a TOML value is, for messages."""
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        if value and all(isinstance(v, dict) for v in value):
+            return "an array of tables ([[...]])"
+        return "an array"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a date or time"
+
+
 def _words(value: Any, where: str, path: Path) -> str:
     if isinstance(value, bool):
         raise ParseError(f"{path}: {where} must be request words in quotes, not {value!r}")
@@ -155,12 +176,14 @@ def _words(value: Any, where: str, path: Path) -> str:
         return f"{value:+d}"
     if isinstance(value, str):
         return " ".join(value.split())
-    raise ParseError(f'{path}: {where} must be request words in quotes, e.g. "+5"')
+    raise ParseError(
+        f'{path}: {where} must be request words in quotes, e.g. "+5", not {_shape(value)}'
+    )
 
 
 def _character(name: str, table: Any, path: Path) -> Character:
     if not isinstance(table, dict):
-        raise ParseError(f"{path}: {name} must be a table ([{name}]), not a single value")
+        raise ParseError(f"{path}: {name} must be a table ([{name}]), not {_shape(table)}")
     system: str | None = None
     entries: dict[str, str] = {}
     groups: dict[str, dict[str, str]] = {}
@@ -171,7 +194,9 @@ def _character(name: str, table: Any, path: Path) -> Character:
             system = _words(value, f"{name}.system", path) or None
         elif key == "macros":
             if not isinstance(value, dict):
-                raise ParseError(f"{path}: {name}.macros must be a table ([{name}.macros])")
+                raise ParseError(
+                    f"{path}: {name}.macros must be a table ([{name}.macros]), not {_shape(value)}"
+                )
             macros = {str(k): _words(v, f"{name}.macros.{k}", path) for k, v in value.items()}
         elif isinstance(value, dict):
             groups[key] = {str(k): _words(v, f"{name}.{key}.{k}", path) for k, v in value.items()}
@@ -404,8 +429,11 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 def _write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` atomically; a symbolic link at `path` (a dotfiles set-up) is
+    written through: its target gets the new text and the link stays a link."""
+    target = Path(os.path.realpath(path))
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as err:
         raise ParseError(f"cannot write {path}: {err.strerror or err}") from None
     try:
@@ -413,9 +441,9 @@ def _write_atomic(path: Path, text: str) -> None:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        os.replace(tmp, path)
+        if target.exists():
+            os.chmod(tmp, target.stat().st_mode & 0o7777)
+        os.replace(tmp, target)
     except OSError as err:
         with suppress(OSError):
             os.unlink(tmp)
@@ -425,7 +453,9 @@ def _write_atomic(path: Path, text: str) -> None:
 
 @contextmanager
 def _editing(path: Path | None = None) -> Iterator[Any]:
-    """The parsed document, locked; written back (atomically) when the block succeeds."""
+    """The parsed document, locked; written back (atomically) when the block succeeds and
+    the changed document still reads as characters (else ParseError naming the file and
+    the key, and the file is not written)."""
     import tomlkit
 
     target = path or characters_path()
@@ -433,17 +463,36 @@ def _editing(path: Path | None = None) -> Iterator[Any]:
         text = _read_text(target)
         doc = _parse(text, target) if text is not None else tomlkit.document()
         yield doc
+        try:
+            for name, table in doc.items():
+                _character(str(name), table, target)
+        except ParseError as err:
+            raise ParseError(f"{err.message} (fix the file; it was not changed)") from None
         _write_atomic(target, tomlkit.dumps(doc))
 
 
-def _table_of(doc: Any, name: str) -> tuple[str, Any]:
+def _key_of(doc: Any, name: str) -> str:
+    """The key of character `name` in the document (exact, else case-insensitive)."""
     if name in doc:
-        return name, doc[name]
+        return name
     for key in doc:
         if str(key).lower() == name.lower():
-            return str(key), doc[key]
-    known = [str(k) for k in doc]
-    raise ParseError(f"no character {name!r}{_closest(name, known)}")
+            return str(key)
+    raise ParseError(f"no character {name!r}{_closest(name, [str(k) for k in doc])}")
+
+
+def _table_of(doc: Any, name: str, path: Path | None = None) -> tuple[str, Any]:
+    """The key and table of character `name`. ParseError, naming the file and the key,
+    when the file holds something else than a table under that name."""
+    key = _key_of(doc, name)
+    table = doc[key]
+    if not isinstance(table, dict):
+        where = path or characters_path()
+        raise ParseError(
+            f"{where}: {key} must be a table ([{key}]), not {_shape(table)} "
+            "(fix the file; it was not changed)"
+        )
+    return key, table
 
 
 def _system_id(system: str) -> str:
@@ -474,9 +523,9 @@ def add(name: str, system: str | None = None, path: Path | None = None) -> Chara
 
 
 def remove(name: str, path: Path | None = None) -> None:
+    """Remove a character (also one whose table is malformed: that is one way to fix it)."""
     with _editing(path) as doc:
-        key, _ = _table_of(doc, name)
-        del doc[key]
+        del doc[_key_of(doc, name)]
 
 
 def _check_value(key: str, words: str) -> None:
@@ -531,7 +580,7 @@ def set_entry(
         _check_name(parts[-1], "an entry")
         _check_value(parts[-1], words)
     with _editing(path) as doc:
-        _, table = _table_of(doc, name)
+        _, table = _table_of(doc, name, path)
         if len(parts) == 1 and parts[0] != "system" and parts[0] not in table:
             for group, sub in table.items():
                 if group != "macros" and isinstance(sub, dict) and parts[0] in sub:
@@ -545,7 +594,10 @@ def set_entry(
             group = tomlkit.table()
             table.add(parts[0], group)
         elif not isinstance(group, dict):
-            raise ParseError(f"{name}.{parts[0]} is an entry, not a group")
+            raise ParseError(
+                f"{path or characters_path()}: {name}.{parts[0]} is {_shape(group)}, "
+                "not a group (a table)"
+            )
         _put(group, parts[1], words)
 
 
@@ -569,7 +621,7 @@ def unset_entry(name: str, key: str, path: Path | None = None) -> None:
     """Remove an entry, group entry or macro (`stealth`, `saves.dex`, `macros.sneak`)."""
     parts = key.split(".")
     with _editing(path) as doc:
-        _, table = _table_of(doc, name)
+        _, table = _table_of(doc, name, path)
         if len(parts) == 1:
             if parts[0] in table and not isinstance(table[parts[0]], dict):
                 del table[parts[0]]
