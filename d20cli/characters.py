@@ -51,17 +51,17 @@ file so is not written.
 from __future__ import annotations
 
 import difflib
+import errno
 import os
 import re
-import tempfile
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from d20cli.errors import D20Error, ParseError
-from d20cli.files import xdg_dir
+from d20cli.files import atomic_write, open_lock, xdg_dir
 
 RESERVED = ("system", "macros")
 _HEAD_VERBS = ("check", "save", "attack", "attempt", "defend", "resist", "routine")
@@ -411,42 +411,36 @@ def _expand_words(text: str, character: Character, located: str | None) -> tuple
 def _locked(path: Path) -> Iterator[None]:
     """Hold an exclusive lock on `path`.lock while changing the file (POSIX; elsewhere the
     atomic rename alone protects the file)."""
+    lock = path.with_name(path.name + ".lock")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        lock = open(path.with_name(path.name + ".lock"), "a+b")  # noqa: SIM115
+        fd = open_lock(str(lock))
     except OSError as err:
-        raise ParseError(f"cannot write {path}: {err.strerror or err}") from None
+        if err.errno == errno.ELOOP or lock.is_symlink():
+            raise ParseError(
+                f"cannot write {path}: its lock file {lock} is a symbolic link, which d20 "
+                "does not follow (remove it)"
+            ) from None
+        raise ParseError(f"cannot write {path}: {lock}: {err.strerror or err}") from None
     try:
         try:
             import fcntl
 
-            fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+            fcntl.flock(fd, fcntl.LOCK_EX)
         except ImportError:  # pragma: no cover - not POSIX
             pass
         yield
     finally:
-        lock.close()
+        os.close(fd)
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` atomically; a symbolic link at `path` (a dotfiles set-up) is
-    written through: its target gets the new text and the link stays a link."""
-    target = Path(os.path.realpath(path))
+    """Write `text` to `path` atomically and durably (d20cli.files.atomic_write); a
+    symbolic link at `path` (a dotfiles set-up) is written through: its target gets the
+    new text and the link stays a link."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        atomic_write(str(path), text, follow_link=True, durable=True)
     except OSError as err:
-        raise ParseError(f"cannot write {path}: {err.strerror or err}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        if target.exists():
-            os.chmod(tmp, target.stat().st_mode & 0o7777)
-        os.replace(tmp, target)
-    except OSError as err:
-        with suppress(OSError):
-            os.unlink(tmp)
         raise ParseError(f"cannot write {path}: {err.strerror or err}") from None
     _cache.pop(path, None)
 

@@ -15,7 +15,6 @@ files are current.
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 from collections.abc import Iterable, Mapping
@@ -476,11 +475,11 @@ def install_script(shell: str) -> str:
     name = _shell_name(shell)
     text = script(name)
     path = install_path(name)
+    from d20cli.files import atomic_write
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        atomic_write(str(path), text)
     except OSError as err:
         raise StateError(f"cannot write {path}: {err.strerror or err}") from err
     message = f"Installed d20 completion for {name} in {path}"

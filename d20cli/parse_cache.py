@@ -23,7 +23,7 @@ import json
 import os
 from typing import Any
 
-from d20cli.files import xdg_dir
+from d20cli.files import atomic_write, xdg_dir
 
 MAX_ENTRIES = 256
 _LANGUAGE_MODULES = ("grammar.py", "dice_grammar.py", "requests.py", "dice.py")
@@ -156,13 +156,7 @@ class ParseCache:
         if not self._dirty or self.path is None or self._entries is None:
             return
         self._dirty = False
-        folder, name = os.path.split(self.path)
-        tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-        try:
-            os.makedirs(folder, exist_ok=True)
-            with open(tmp, "w", encoding="utf-8") as f:
-                json.dump({"stamp": self._stamp, "requests": self._entries}, f)
-            os.replace(tmp, self.path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+        text = json.dumps({"stamp": self._stamp, "requests": self._entries})
+        with contextlib.suppress(OSError):
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            atomic_write(self.path, text)

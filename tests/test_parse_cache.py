@@ -110,7 +110,8 @@ def test_a_cold_roll_with_a_warm_cache_does_not_import_pyparsing(tmp_path: Path)
         "from d20cli.__main__ import main\n"
         "main(['check', '+5', 'vs', '15'])\n"
         "heavy = ['pyparsing', 'prompt_toolkit', 'd20cli.odds', 'd20cli.distribution',"
-        " 'rich', 'typer', 'click', 'pydantic', 'sqlite3', 'd20cli.shell']\n"
+        " 'rich', 'typer', 'click', 'pydantic', 'sqlite3', 'd20cli.shell', 'tomlkit',"
+        " 'tempfile']\n"
         "print('LOADED', [m for m in heavy if m in sys.modules])\n"
     )
     for _ in range(2):  # the first run fills the cache
