@@ -62,6 +62,8 @@ class GuardedStream:
     def __init__(self, stream: TextIO, fail: bool) -> None:
         self._stream = stream
         self._fail = fail
+        self._write = stream.write  # bound once: a long --repeat writes every line
+        self._flush = stream.flush
 
     def _failed(self, err: OSError) -> None:
         _silence(self._stream)
@@ -72,7 +74,7 @@ class GuardedStream:
         if text == "":  # click probes a stream with write(b"") and write(""), swallowing
             return 0  # any error; b"" still raises TypeError below, as a text stream does
         try:
-            return self._stream.write(text)
+            return self._write(text)
         except OSError as err:
             self._failed(err)
             return len(text)
@@ -83,7 +85,7 @@ class GuardedStream:
 
     def flush(self) -> None:
         try:
-            self._stream.flush()
+            self._flush()
         except OSError as err:
             self._failed(err)
 
