@@ -11,6 +11,7 @@ import contextlib
 import os
 import sys
 
+from d20cli.app.streams import OutputFailed, guarded_streams, report
 from d20cli.errors import ExitStatus, ParseError
 from d20cli.language.vocabulary import VERBS
 
@@ -94,20 +95,25 @@ def _open_closed_streams() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run d20 on `argv`; the exit status. A failed write on standard output ends the run
+    (quietly with 0 for a closed pipe, with one line and 1 for a full disk); a failed
+    write on standard error is ignored (d20cli.app.streams)."""
     args = list(sys.argv[1:] if argv is None else argv)
     _open_closed_streams()
-    try:
-        status = dispatch(args)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # The reader went away (`d20 ... | head -1`): stop quietly.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return int(ExitStatus.OK)
-    except KeyboardInterrupt:
-        with contextlib.suppress(BrokenPipeError, ValueError, OSError):
+    with guarded_streams():
+        try:
+            status = dispatch(args)
             sys.stdout.flush()
-        return int(ExitStatus.INTERRUPTED)
+        except OutputFailed as failure:
+            return report(failure)
+        except BrokenPipeError:  # a write that bypassed the guard: the reader went away
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return int(ExitStatus.OK)
+        except KeyboardInterrupt:
+            with contextlib.suppress(OutputFailed, ValueError, OSError):
+                sys.stdout.flush()
+            return int(ExitStatus.INTERRUPTED)
     return status
 
 

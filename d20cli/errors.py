@@ -68,3 +68,24 @@ class RulesError(D20Error):
 
 class StateError(D20Error):
     """Saved state that cannot be read or written."""
+
+
+# --- digits ------------------------------------------------------------------------------
+
+ASCII_DIGITS = "0123456789"
+
+
+def foreign_digit(text: str) -> int | None:
+    """The index of the first character of `text` that is a number but not one of the
+    ASCII digits 0-9 (Arabic-Indic ٣, full-width ５, superscript ², ½), or None.
+
+    d20 reads numbers written in 0-9 only: Python's `int()` and a regex digit class take any
+    Unicode digit, so without this `roll ١d٦` rolled 1d6 while `--dice ²` crashed."""
+    if text.isascii():
+        return None
+    return next((i for i, ch in enumerate(text) if ch.isnumeric() and not ch.isascii()), None)
+
+
+def not_a_digit(ch: str, where: str = "") -> str:
+    """The message for a number character that is not 0-9 (`where`: " at column 3 of ...")."""
+    return f"{ch!r} (U+{ord(ch):04X}){where} is not a digit: numbers are written with 0-9"

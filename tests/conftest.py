@@ -1,11 +1,34 @@
-"""Shared test set-up: every test gets its own empty state and config directories, and no
-colour or system from the developer's environment leaks in."""
+"""Shared test set-up: no test reads or writes the user's real home, state, config or
+cache, and no colour or system from the developer's environment leaks in.
+
+Two layers: for the whole session, HOME and the XDG directories point into a temporary
+directory and the roll log is off (so a module- or session-scoped fixture, which runs
+before any function-scoped one, is isolated too); and every test gets its own empty
+state, config and cache directories on top of that."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+_ISOLATED = ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME")
+_LEAKY = ("D20_SYSTEM", "D20_BUDGET", "FORCE_COLOR", "NO_COLOR")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A home of the session's own, set before any module-scoped fixture runs."""
+    home = tmp_path_factory.mktemp("home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(home))
+        for name in _ISOLATED:
+            patch.setenv(name, str(home / name.lower()))
+        patch.setenv("D20_NO_LOG", "1")
+        for name in _LEAKY:
+            patch.delenv(name, raising=False)
+        yield home
 
 
 @pytest.fixture(autouse=True)
@@ -14,5 +37,5 @@ def _isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("D20_NO_LOG", "1")
-    for name in ("D20_SYSTEM", "D20_BUDGET", "FORCE_COLOR", "NO_COLOR"):
+    for name in _LEAKY:
         monkeypatch.delenv(name, raising=False)

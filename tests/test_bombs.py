@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import time
+from pathlib import Path
 
 import pytest
 
@@ -73,8 +74,10 @@ def run_line(line: str) -> tuple[int, str, str, float]:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _warm() -> None:
-    """Import the grammar, systems and odds engine once, outside the timed runs."""
+def _warm(_isolated_session: Path) -> None:
+    """Import the grammar, systems and odds engine once, outside the timed runs. It runs
+    before the per-test isolation (a module-scoped fixture comes first), so it names the
+    session's own home: its rolls go to that home's roll log, never the user's."""
     for line in ("roll 1d6", "check +1 vs 10", "group +1, +2 vs 10", "odds roll 1d6"):
         run_line(line)
 

@@ -234,6 +234,108 @@ def test_non_string_values_are_reported(sheet: Path) -> None:
         characters.load("aria")
 
 
+MALFORMED = [
+    ("[[aria]]\nstealth = '+1'\n", "aria must be a table ([aria]), not an array of tables"),
+    ('aria = "+7"\n', "aria must be a table ([aria]), not a string"),
+    ("aria = 5\n", "aria must be a table ([aria]), not a number"),
+    ("aria = [1, 2]\n", "aria must be a table ([aria]), not an array"),
+    ("[aria]\nmacros = 5\n", "aria.macros must be a table ([aria.macros]), not a number"),
+    ("[aria]\nstealth = [1, 2]\n[bob]\n", "aria.stealth must be request words"),
+    ("[aria]\n[[aria.saves]]\ndex = '+1'\n", "aria.saves must be request words"),
+    ("[aria]\n[aria.saves]\ndex = {a = 1}\n", "aria.saves.dex must be request words"),
+    ("[aria]\n[bob]\nborn = 1979-05-27\n", "bob.born must be request words"),
+]
+
+
+def _write(text: str) -> Path:
+    path = characters.characters_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("text", "message"), MALFORMED, ids=[m for _, m in MALFORMED])
+@pytest.mark.parametrize(
+    "args", [["set", "aria", "system", "mm"], ["add", "carl"], ["show", "aria"]], ids=" ".join
+)
+def test_a_malformed_file_is_a_clear_error_naming_the_file_and_the_key(
+    args: list[str], text: str, message: str
+) -> None:
+    """Issue 22: `[[aria]]` or `aria = "+7"` made `d20 char set` an AttributeError. Any
+    shape of the file that is not characters is one line naming the file and the key,
+    exit status 2, and the file is left as it was."""
+    path = _write(text)
+    r = runner.invoke(char_app, args)
+    assert r.exit_code == 2, r.output
+    (line,) = r.stderr.strip().splitlines()
+    assert line.startswith(f"d20: error: {path}: ") and message in line, line
+    if args[0] != "show":
+        assert line.endswith("(fix the file; it was not changed)")
+    assert path.read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize(("text", "message"), MALFORMED, ids=[m for _, m in MALFORMED])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["set", "aria", "stealth", "+7"],
+        ["set", "aria", "saves.dex", "+2"],
+        ["set", "aria", "macros.sneak", "check", "stealth", "vs", "15"],
+        ["unset", "aria", "stealth"],
+        ["unset", "aria", "saves.dex"],
+        ["rm", "bob"],
+        ["list"],
+    ],
+    ids=lambda args: " ".join(args[:3]),
+)
+def test_no_change_to_a_malformed_file_is_a_traceback(
+    args: list[str], text: str, message: str
+) -> None:
+    """Every command on every malformed shape: a one-line error with status 2 and the file
+    unchanged, or (when the change itself mends the file) success and a file that reads."""
+    path = _write(text)
+    r = runner.invoke(char_app, args)
+    assert r.exit_code in (0, 2), r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    if r.exit_code == 2:
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert path.read_text(encoding="utf-8") == text
+    elif args[0] != "list":
+        characters.load_all()
+
+
+def test_a_malformed_character_can_be_removed_and_a_bad_value_replaced() -> None:
+    path = _write('aria = "+7"\n[bob]\nfists = "+8"\n')
+    assert runner.invoke(char_app, ["rm", "aria"]).exit_code == 0
+    assert list(characters.load_all()) == ["bob"]
+    path.write_text("[aria]\nstealth = [1, 2]\n", encoding="utf-8")
+    assert runner.invoke(char_app, ["set", "aria", "stealth", "+7"]).exit_code == 0
+    assert characters.load("aria").entries == {"stealth": "+7"}
+
+
+def test_a_symlinked_file_is_written_through_the_link(sheet: Path, tmp_path: Path) -> None:
+    """A dotfiles set-up: characters.toml is a link to a file kept elsewhere. A write
+    changes that file; the link stays a link (it was replaced by a regular file)."""
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    real = dotfiles / "characters.toml"
+    sheet.rename(real)
+    sheet.symlink_to(real)
+    characters.set_entry("aria", "stealth", "+9")
+    assert sheet.is_symlink() and sheet.readlink() == real
+    assert 'stealth = "+9"' in real.read_text(encoding="utf-8")
+    assert characters.load("aria").entries["stealth"] == "+9"
+    assert sorted(p.name for p in dotfiles.iterdir()) == ["characters.toml"]  # no temporary
+    sheet.unlink()  # a relative link, from config/d20cli/ to dotfiles/
+    sheet.symlink_to(Path("..") / ".." / "dotfiles" / "characters.toml")
+    characters.add("carl", "mm")
+    assert sheet.is_symlink() and "[carl]" in real.read_text(encoding="utf-8")
+    assert sorted(p.name for p in sheet.parent.iterdir()) == [
+        "characters.toml",
+        "characters.toml.lock",
+    ]
+
+
 def _add_entries(prefix: str) -> None:
     for i in range(15):
         characters.set_entry("aria", f"{prefix}{i}", f"+{i}")

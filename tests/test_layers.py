@@ -3,7 +3,8 @@ modules import each other, however indirectly. Imports inside functions and unde
 TYPE_CHECKING count like any other (a lazy import is still a dependency).
 
 Layers, lowest first (docs/architecture.md explains each):
-    foundation  errors, results, frozen: the values and errors every layer shares
+    foundation  errors, results, frozen, figures: the values, errors and number formats
+                every layer shares
     dice        the pure dice engine
     language    text -> Request
     systems     every rule and nothing else
@@ -21,7 +22,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "d20cli"
 LAYERS = (
-    ("foundation", ("d20cli.errors", "d20cli.results", "d20cli.frozen")),
+    ("foundation", ("d20cli.errors", "d20cli.results", "d20cli.frozen", "d20cli.figures")),
     ("dice", ("d20cli.dice",)),
     ("language", ("d20cli.language",)),
     ("systems", ("d20cli.systems",)),

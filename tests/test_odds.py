@@ -18,6 +18,7 @@ import pytest
 from d20cli.app.options import Options
 from d20cli.app.run import run_odds
 from d20cli.dice.roller import Roller
+from d20cli.errors import D20Error
 from d20cli.language.grammar import parse_request
 from d20cli.odds.engine import odds_of
 from d20cli.present.output import Output
@@ -441,3 +442,14 @@ def test_odds_note_gives_the_winning_side_its_own_chance() -> None:
         Output(out, io.StringIO(), False),
     )
     assert "Side 1 wins \u2014 you had 50.2%" in out.getvalue()  # 201/400
+
+
+def test_identical_group_members_are_walked_once_and_share_the_case_limit() -> None:
+    """Members that differ only in where they stand in the line are one walk (it was one
+    walk per member: 900 members of `+d997 adv` took minutes), and the walks of different
+    members share the one limit of cases, so a group cannot multiply it."""
+    odds = odds_of("group " + ", ".join(["+d997"] * 300) + " vs 20", "levelup")
+    assert sum(odds.outcomes.values()) == 1
+    members = ", ".join(f"+d{900 + i}" for i in range(10))  # ten different walks
+    with pytest.raises(D20Error, match="more than 50,000 cases over the group's members"):
+        odds_of(f"group {members} vs 20", "levelup")

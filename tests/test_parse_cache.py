@@ -8,14 +8,8 @@ from pathlib import Path
 import pytest
 
 from d20cli.language.grammar import parse_request
-from d20cli.language.parse_cache import (
-    MAX_ENTRIES,
-    ParseCache,
-    _classes,
-    cache_path,
-    decode,
-    encode,
-)
+from d20cli.language.parse_cache import classes, decode, encode
+from d20cli.store.request_cache import MAX_ENTRIES, ParseCache, cache_path
 
 REQUESTS = [
     "check +5 vs 15 adv expertise=d6",
@@ -42,14 +36,14 @@ REQUESTS = [
 def test_round_trip_gives_an_equal_request(text: str) -> None:
     request = parse_request(text)
     data = json.loads(json.dumps(encode(request)))
-    assert decode(data, _classes()) == request
+    assert decode(data, classes()) == request
 
 
 def test_contest_sides_are_stored_in_order() -> None:
     request = parse_request("opposed +8 vs +6 bonus vs villain +4")
     data = json.loads(json.dumps(encode(request)))
     assert [side["@"] for side in data["sides"]["@t"]] == ["CheckRequest"] * 3
-    assert decode(data, _classes()).sides == request.sides  # type: ignore[attr-defined]
+    assert decode(data, classes()).sides == request.sides  # type: ignore[attr-defined]
 
 
 def test_an_entry_of_the_two_side_shape_is_dropped(tmp_path: Path) -> None:
@@ -71,11 +65,11 @@ def test_derived_fields_are_not_stored_but_computed_again() -> None:
     request = parse_request("attack +7 vs 15 adv dmg 1d8+4")
     data = json.loads(json.dumps(encode(request)))
     assert "word_kinds" not in data
-    assert decode(data, _classes()).word_kinds == request.word_kinds != frozenset()
+    assert decode(data, classes()).word_kinds == request.word_kinds != frozenset()
     roll = parse_request("roll (1d6+2)*3 - 1d4[fire] / 2")
     data = json.loads(json.dumps(encode(roll)))
     assert "_text" not in json.dumps(data)
-    assert str(decode(data, _classes()).expr) == str(roll.expr) == "(1d6+2)*3-1d4[fire]/2"
+    assert str(decode(data, classes()).expr) == str(roll.expr) == "(1d6+2)*3-1d4[fire]/2"
 
 
 def test_cache_file_serves_a_second_run(tmp_path: Path) -> None:
@@ -141,7 +135,8 @@ def test_a_cold_roll_with_a_warm_cache_does_not_import_pyparsing(tmp_path: Path)
         "from d20cli.__main__ import main\n"
         "main(['check', '+5', 'vs', '15'])\n"
         "heavy = ['pyparsing', 'prompt_toolkit', 'd20cli.odds', 'd20cli.dice.distribution',"
-        " 'rich', 'typer', 'click', 'pydantic', 'sqlite3', 'd20cli.app.shell']\n"
+        " 'rich', 'typer', 'click', 'pydantic', 'sqlite3', 'd20cli.app.shell', 'tomlkit',"
+        " 'tempfile']\n"
         "print('LOADED', [m for m in heavy if m in sys.modules])\n"
     )
     for _ in range(2):  # the first run fills the cache
@@ -149,3 +144,23 @@ def test_a_cold_roll_with_a_warm_cache_does_not_import_pyparsing(tmp_path: Path)
             [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
         )
     assert "LOADED []" in proc.stdout
+
+
+def test_the_registry_names_every_request_and_expression_class() -> None:
+    """The cache may build exactly the request and dice-expression dataclasses: a class
+    added to either module must be added to the registry (or it is never cached)."""
+    import dataclasses
+
+    from d20cli.dice import tree
+    from d20cli.language import requests
+    from d20cli.language.parse_cache import CLASSES
+
+    found = {
+        obj
+        for module in (requests, tree)
+        for obj in vars(module).values()
+        if isinstance(obj, type)
+        and dataclasses.is_dataclass(obj)
+        and obj.__module__ == module.__name__
+    }
+    assert found == set(CLASSES)

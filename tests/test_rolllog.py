@@ -308,6 +308,38 @@ def test_export_json_and_csv() -> None:
     assert json.loads(runner.invoke(log_app, ["--export", "json", "-c", "nobody"]).stdout) == []
 
 
+def test_csv_export_neutralises_formulas_in_text_cells_only() -> None:
+    """A cell that starts with =, +, -, @, a tab or a carriage return is a formula to a
+    spreadsheet (OWASP: CSV injection): a text cell gets a ' in front; the whole numbers
+    of `id` and `total` stay as they are, a negative total too."""
+    out, _ = output()
+    names = ['=HYPERLINK("http://example.com","x")', "+cmd", "-2+3", "@SUM(A1)", "\tx", "aria"]
+    for name in names:
+        log = open_log(Options(as_=name, seed=1), out)
+        assert log is not None
+        roll(log, "roll 1d1-5", seed=1)
+        log.close()
+    r = runner.invoke(log_app, ["--export", "csv"])
+    assert r.exit_code == 0, r.stderr
+    table = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert [t["character"] for t in table] == ["'" + n for n in names[:-1]] + ["aria"]
+    assert {t["total"] for t in table} == {"-4"}
+    assert [int(t["id"]) for t in table] == list(range(1, len(names) + 1))
+    assert all(t["request"] == "roll 1d1-5" and t["dice"].startswith("[") for t in table)
+    # JSON is no spreadsheet: it keeps the text as it is
+    data = json.loads(runner.invoke(log_app, ["--export", "json"]).stdout)
+    assert [d["character"] for d in data] == names
+
+
+def test_csv_cells() -> None:
+    assert rolllog.csv_cell("total", -1) == -1
+    assert rolllog.csv_cell("id", 7) == 7
+    assert rolllog.csv_cell("total", None) == ""
+    assert rolllog.csv_cell("request", "-1") == "'-1"  # text, whatever it looks like
+    assert rolllog.csv_cell("outcome", "success") == "success"
+    assert rolllog.csv_cell("character", "\rx") == "'\rx"
+
+
 def test_log_errors_and_clear() -> None:
     r = runner.invoke(log_app, ["--export", "xml"])
     assert (

@@ -209,3 +209,39 @@ def test_json_lines_from_stdin_stream_too() -> None:
         assert proc.wait(timeout=TIMEOUT) == 0
     finally:
         stop(proc)
+
+
+def test_stdin_lines_holds_no_more_than_the_limit_of_a_giant_line(tmp_path: Path) -> None:
+    """Reading a 30 MB line keeps at most a read's worth of it in memory, and a line of
+    exactly the limit (in characters, not bytes; a carriage return aside) still passes."""
+    import tracemalloc
+
+    from d20cli.app.run import MAX_LINE, stdin_lines
+
+    path = tmp_path / "input"
+    exact = "é" * MAX_LINE
+    with open(path, "wb") as f:
+        f.write(b"roll 1d1\n")
+        for _ in range(30):
+            f.write(b"x" * 1_000_000)
+        f.write(b"\nroll 1d1+1\r\n" + exact.encode() + b"\r\n" + exact.encode() + b"e\n")
+        f.write(b"y" * (MAX_LINE + 1))  # the last line, without a newline
+    tracemalloc.start()
+    try:
+        with open(path, "rb") as f:
+            got = [
+                line if isinstance(line, str) else f"error: {line.message}"
+                for line in stdin_lines(f)
+            ]
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert got == [
+        "roll 1d1",
+        "error: line 2 is longer than 10,000 characters; it was skipped",
+        "roll 1d1+1\r",
+        exact + "\r",
+        "error: line 5 is longer than 10,000 characters; it was skipped",
+        "error: line 6 is longer than 10,000 characters; it was skipped",
+    ]
+    assert peak < 2_000_000, peak

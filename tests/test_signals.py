@@ -101,6 +101,25 @@ def test_invalid_utf8_on_stdin_reports_that_line_and_goes_on() -> None:
     assert_quiet(run.stderr)
 
 
+def test_a_giant_line_on_stdin_is_refused_at_once_and_the_next_lines_run() -> None:
+    """Issue 22: a 100 MB line took a minute (the partial line was copied on every read
+    and its length checked only at the newline). Now it is reported as soon as it passes
+    the limit, the rest of it is skipped in linear time, and the next lines run."""
+    giant = b"roll " + b"1+" * 20_000_000 + b"1"  # 40 MB
+    lines = [b"roll 1d1", giant, b"roll 1d1+1", "é".encode() * 10_001, b"roll 1d1+2"]
+    start = time.perf_counter()
+    run = d20("-q", stdin=b"\n".join(lines) + b"\n")
+    seconds = time.perf_counter() - start
+    assert run.returncode == 2
+    assert run.stdout.split() == [b"1", b"2", b"3"]
+    err = run.stderr.decode().splitlines()
+    assert err == [
+        "d20: error: line 2 is longer than 10,000 characters; it was skipped",
+        "d20: error: line 4 is longer than 10,000 characters; it was skipped",
+    ]
+    assert seconds < 15, f"{seconds:.1f} s"
+
+
 def test_windows_line_endings_on_stdin() -> None:
     run = d20(
         "-q", stdin=b"roll 1d1\r\nroll 1d1+1\r\n\r\n# a comment\r\ncheck +5 vs 15 --dice 10\r\n"

@@ -272,9 +272,7 @@ def _export(store: Any, kind: str, character: str | None, out: Output) -> None:
         writer = csv.writer(stream, lineterminator="\n")
         writer.writerow(rolllog.COLUMNS)
         for r in rolllog.rows(store, character):
-            values = r.to_json()
-            values["dice"] = json_module.dumps(r.dice, separators=(",", ":"))
-            writer.writerow(["" if values[c] is None else values[c] for c in rolllog.COLUMNS])
+            writer.writerow(rolllog.csv_row(r))
     stream.flush()
 
 

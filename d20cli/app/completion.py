@@ -15,7 +15,6 @@ files are current.
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 from collections.abc import Iterable, Mapping
@@ -414,14 +413,13 @@ def script(shell: str, commands: tuple[Command, ...]) -> str:
 
 
 def _home_dir(env: str, default: str) -> Path:
-    """An XDG base directory, used only when it lies inside the home directory."""
-    home = Path.home()
-    value = os.environ.get(env, "").strip()
-    if value:
-        path = Path(value).expanduser()
-        if path.is_absolute() and path.resolve().is_relative_to(home.resolve()):
-            return path
-    return home / default
+    """An XDG base directory (the one rule of d20cli.store.files: absolute, else the default),
+    used only when it lies inside the home directory: an install writes nowhere else."""
+    from d20cli.store.files import home_dir, xdg_dir
+
+    home = Path(home_dir())
+    path = Path(xdg_dir(env, default))
+    return path if path.resolve().is_relative_to(home.resolve()) else home / default
 
 
 def install_path(shell: str) -> Path:
@@ -443,11 +441,11 @@ def install_script(shell: str, commands: tuple[Command, ...]) -> str:
     name = _shell_name(shell)
     text = script(name, commands)
     path = install_path(name)
+    from d20cli.store.files import atomic_write
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        atomic_write(str(path), text)
     except OSError as err:
         raise StateError(f"cannot write {path}: {err.strerror or err}") from err
     message = f"Installed d20 completion for {name} in {path}"

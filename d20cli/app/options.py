@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from d20cli.dice.roller import DEFAULT_BUDGET
-from d20cli.errors import ParseError
+from d20cli.errors import ASCII_DIGITS, ParseError, foreign_digit, not_a_digit
 
 
 @dataclass(frozen=True)
@@ -60,11 +60,10 @@ class Options:
             return self.budget
         env = os.environ.get("D20_BUDGET", "").strip()
         if env:
-            try:
-                value = int(env.replace("_", "").replace(",", ""))
-            except ValueError:
-                raise ParseError(f"D20_BUDGET must be a whole number, not {env[:40]!r}") from None
-            if not 1 <= value <= MAX_BUDGET:
+            value = whole_number("D20_BUDGET", env.replace(",", ""), len(str(MAX_BUDGET)))
+            if isinstance(value, str) and value == "not a number":
+                raise ParseError(f"D20_BUDGET must be a whole number, not {env[:40]!r}")
+            if isinstance(value, str) or not 1 <= value <= MAX_BUDGET:
                 raise ParseError(f"D20_BUDGET must be a number from 1 to {MAX_BUDGET:,}")
             return value
         return DEFAULT_BUDGET
@@ -73,14 +72,45 @@ class Options:
 NO_OPTIONS = Options()
 
 
+def check_digits(name: str, text: str) -> None:
+    """ParseError for a digit in the value that is not 0-9, with its column in the value."""
+    at = foreign_digit(text)
+    if at is not None:
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise ParseError(f"{name}: {not_a_digit(text[at], f' at column {at + 1} of {shown!r}')}")
+
+
+MAX_OPTION_DIGITS = 100  # digits in an option's number (a --seed may be long)
+MAX_FACE_DIGITS = 7  # a die has at most 1,000,000 sides
+
+
+def whole_number(name: str, text: str, max_digits: int) -> int | str:
+    """`text` as a whole number written in ASCII digits (a sign, and `_` between digits,
+    allowed), else what is wrong with it: "not a number" or "N digits" (more than
+    `max_digits`: int() is not asked to read 5,000 of them). ParseError, naming the
+    character and its column, for a digit that is not 0-9 (int() takes any Unicode digit:
+    `--seed ٣` was 3 and `--dice ²` a traceback)."""
+    check_digits(name, text)
+    body = text.strip().lstrip("+-").replace("_", "")
+    if not body or body.strip(ASCII_DIGITS):
+        return "not a number"
+    if len(body) > max_digits:
+        return f"{len(body):,} digits"
+    try:
+        return int(text)
+    except ValueError:  # a misplaced sign or `_`
+        return "not a number"
+
+
 def _int(lo: int, hi: int | None = None) -> Callable[[str, str], int]:
     def parse(name: str, text: str) -> int:
-        try:
-            value = int(text.replace("_", ""))
-        except ValueError:
-            raise ParseError(f"{name} takes a whole number, not {text[:40]!r}") from None
+        bound = f"from {lo:,} to {hi:,}" if hi is not None else f"of at least {lo:,}"
+        value = whole_number(name, text, MAX_OPTION_DIGITS)
+        if value == "not a number":
+            raise ParseError(f"{name} takes a whole number, not {text[:40]!r}")
+        if isinstance(value, str):
+            raise ParseError(f"{name} takes a number {bound}, not one of {value}")
         if value < lo or (hi is not None and value > hi):
-            bound = f"from {lo:,} to {hi:,}" if hi is not None else f"of at least {lo:,}"
             shown = f"{value:,}" if len(text) <= 40 else f"{text[:40]}..."
             raise ParseError(f"{name} takes a number {bound}, not {shown}")
         return value
@@ -92,13 +122,19 @@ def _faces(name: str, text: str) -> tuple[int, ...]:
     parts = [p for p in text.replace(" ", ",").split(",") if p]
     if not parts:
         raise ParseError(f"{name} takes faces separated by commas, e.g. {name} 17,4,3")
-    try:
-        return tuple(int(p) for p in parts)
-    except ValueError:
-        bad = next(p for p in parts if not p.lstrip("+-").isdigit())
-        raise ParseError(
-            f"{name}: {bad[:40]!r} is not a die face (faces are whole numbers)"
-        ) from None
+    check_digits(name, text)
+    faces: list[int] = []
+    for part in parts:
+        face = whole_number(name, part, MAX_FACE_DIGITS)
+        if face == "not a number":
+            raise ParseError(f"{name}: {part[:40]!r} is not a die face (faces are whole numbers)")
+        if isinstance(face, str):
+            raise ParseError(
+                f"{name}: {part[:12]}... ({face}) is not a die face: "
+                "a die has at most 1,000,000 sides"
+            )
+        faces.append(face)
+    return tuple(faces)
 
 
 def _text(name: str, text: str) -> str:
@@ -177,7 +213,7 @@ def looks_like_option(token: str) -> bool:
         token.startswith("-")
         and len(token) > 1
         and token[1].isalpha()
-        and (token.split("=", 1)[0] in _BY_NAME or not any(c.isdigit() for c in token))
+        and (token.split("=", 1)[0] in _BY_NAME or not any(c in ASCII_DIGITS for c in token))
     )
 
 

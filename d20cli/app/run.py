@@ -24,8 +24,8 @@ from d20cli.present.render import Tally, quiet_text, render_result
 from d20cli.results import Result
 
 if TYPE_CHECKING:
-    from d20cli.language.parse_cache import ParseCache
     from d20cli.language.requests import Request
+    from d20cli.store.request_cache import ParseCache
     from d20cli.store.rolllog import RollLog
     from d20cli.systems import System
 
@@ -155,7 +155,7 @@ class Context:
 
     @classmethod
     def for_command_line(cls, seed: int | None = None) -> Context:
-        from d20cli.language.parse_cache import ParseCache, cache_path
+        from d20cli.store.request_cache import ParseCache, cache_path
 
         return cls(ParseCache(cache_path()), seed)
 
@@ -348,6 +348,7 @@ def _outcome_labels(context: Context, opts: Options) -> dict[str | None, str | N
 
 
 SAMPLE_CHUNK = 100_000
+MAX_WEIGHT_BITS = 1000  # a common denominator beyond 2^1000: the results are rolled instead
 
 
 def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
@@ -368,6 +369,8 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
     den = 1
     for p in joint.values():
         den = den * p.denominator // math.gcd(den, p.denominator)
+    if den.bit_length() > MAX_WEIGHT_BITS:
+        return None  # random.choices weighs in floats: beyond 10^300 it overflows
     cumulative = list(itertools.accumulate(int(joint[k] * den) for k in keys))
     roller = context.roller(opts)
     rng = getattr(roller, "rng", None)
@@ -391,18 +394,19 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
 
 def with_chance(result: Result, odds: Any) -> Result:
     """The result with the chance its outcome had (`--odds`), as a note and in JSON."""
+    from d20cli.figures import exact_fraction, percent
     from d20cli.odds.engine import chance_of
 
     p = chance_of(result, odds)
     if p is None:
         return result
     what = result.label or result.outcome or "this outcome"
-    note = f"{what} \u2014 you had {float(p) * 100:.1f}%"
-    detail = {**result.detail, "chance": f"{p.numerator}/{p.denominator}"}
+    note = f"{what} \u2014 you had {percent(p, 1)}"
+    detail = {**result.detail, "chance": exact_fraction(p)}
     success = getattr(odds, "success", None)
     if success is not None:
-        note += f" ({float(success) * 100:.1f}% to succeed)"
-        detail["success_chance"] = f"{success.numerator}/{success.denominator}"
+        note += f" ({percent(success, 1)} to succeed)"
+        detail["success_chance"] = exact_fraction(success)
     return replace(result, notes=(*result.notes, note), detail=detail)
 
 
@@ -570,6 +574,10 @@ def stdin_lines(
     """Lines of standard input, decoded one by one so that a line of invalid UTF-8 is
     reported as that line's error and the rest still run.
 
+    A line longer than MAX_LINE characters is reported (naming its line number) as soon as
+    it passes the limit, and the rest of it, up to its newline, is read and dropped: the
+    time is linear in the input, and no more than MAX_LINE characters of a line are held.
+
     before_wait: called whenever reading on would wait for more input (the output is
     flushed then, so a consumer sees every answer to what was sent so far, and a batch
     is written in large pieces rather than a write per line)."""
@@ -580,25 +588,65 @@ def stdin_lines(
         for number, raw in enumerate(stream if buffer is None else buffer, 1):
             if before_wait is not None:
                 before_wait()
-            yield raw if isinstance(raw, str) else _decoded(raw, number)
+            line = raw.rstrip("\r\n") if isinstance(raw, str) else raw.rstrip(b"\r\n")
+            if _chars(line) > MAX_LINE:
+                yield _too_long(number)
+            else:
+                yield raw if isinstance(raw, str) else _decoded(raw, number)
         return
-    number = 0
-    pending = b""
+    number = 0  # lines read or reported so far
+    pieces: list[bytes] = []  # the start of the line being read
+    size = 0  # its characters
+    skipping = False  # the line being read is too long: drop it up to its newline
     while True:
         if before_wait is not None:
             before_wait()
         chunk = os.read(fd, READ_SIZE)
         if not chunk:
             break
-        *complete, pending = (pending + chunk).split(b"\n")
+        *complete, tail = chunk.split(b"\n")
         for raw in complete:
+            if skipping:  # the end of a line already reported
+                skipping = False
+                number += 1
+                continue
+            if pieces:
+                pieces.append(raw)
+                raw = b"".join(pieces)
+                pieces.clear()
+                size = 0
             number += 1
-            yield _decoded(raw, number)
-    if pending:
-        yield _decoded(pending, number + 1)
+            if len(raw) > MAX_LINE and _chars(raw.removesuffix(b"\r")) > MAX_LINE:
+                yield _too_long(number)
+            else:
+                yield _decoded(raw, number)
+        if tail and not skipping:
+            pieces.append(tail)
+            size += _chars(tail)
+            if size > MAX_LINE + 1:  # (+1: a carriage return may end it)
+                pieces.clear()
+                size = 0
+                skipping = True
+                yield _too_long(number + 1)
+    if pieces:
+        raw = b"".join(pieces)
+        too_long = _chars(raw.removesuffix(b"\r")) > MAX_LINE
+        yield _too_long(number + 1) if too_long else _decoded(raw, number + 1)
 
 
 READ_SIZE = 1 << 16
+_CONTINUATION = bytes(range(0x80, 0xC0))  # bytes that continue a UTF-8 character
+
+
+def _chars(raw: bytes | str) -> int:
+    """The characters in `raw` (UTF-8 bytes: those that do not continue a character)."""
+    if isinstance(raw, str):
+        return len(raw)
+    return len(raw) if raw.isascii() else len(raw.translate(None, _CONTINUATION))
+
+
+def _too_long(number: int) -> ParseError:
+    return ParseError(f"line {number} is longer than {MAX_LINE:,} characters; it was skipped")
 
 
 def _decoded(raw: bytes, number: int) -> str | D20Error:

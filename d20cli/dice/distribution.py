@@ -70,6 +70,7 @@ from d20cli.dice.weights import (
     union,
 )
 from d20cli.errors import DiceError
+from d20cli.figures import short_fraction
 
 DEFAULT_EXPLODE_DEPTH = 10
 DEFAULT_MAX_STATES = 2_000_000
@@ -234,7 +235,7 @@ class _Calculator:
             if op == "/" and 0 in other:
                 raise DiceError(
                     f"division by zero in '{e}': '{x}' can be 0 "
-                    f"(probability {Fraction(other[0], sum(other.values()))})"
+                    f"(probability {short_fraction(Fraction(other[0], sum(other.values())))})"
                 )
             out: Weights = {}
             for a, wa in acc.items():

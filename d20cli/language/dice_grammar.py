@@ -61,7 +61,7 @@ from d20cli.dice.tree import (
     Reroll,
     adv_problem,
 )
-from d20cli.errors import ParseError
+from d20cli.errors import ParseError, not_a_digit
 from d20cli.language.requests import RollRequest
 
 pp.ParserElement.enable_packrat()
@@ -87,7 +87,7 @@ def _to_int(s: str, loc: int, toks: pp.ParseResults) -> int:
 
 
 def _int(name: str, tight: bool = False, signed: bool = False) -> pp.ParserElement:
-    e = pp.Regex(r"-?\d+" if signed else r"\d+").set_name(name).set_parse_action(_to_int)
+    e = pp.Regex(r"-?[0-9]+" if signed else r"[0-9]+").set_name(name).set_parse_action(_to_int)
     return e.leave_whitespace() if tight else e
 
 
@@ -304,7 +304,7 @@ def _repeat(s: str, loc: int, toks: pp.ParseResults) -> int:
     return n
 
 
-_repeat_el = pp.Regex(r"\d+x", _I).set_name("a repeat like 6x").set_parse_action(_repeat)
+_repeat_el = pp.Regex(r"[0-9]+x", _I).set_name("a repeat like 6x").set_parse_action(_repeat)
 _adv_word = pp.Regex(r"(advantage|adv|disadvantage|dis)(?![a-z])", _I).set_name("adv or dis")
 _adv_word.set_parse_action(lambda s, loc, t: ("adv", t[0].lower(), loc))
 _comment = pp.Regex(r"#.*").set_parse_action(lambda t: ("comment", t[0][1:].strip(), 0))
@@ -321,11 +321,16 @@ roll_line = (
 
 
 def check_input(text: str) -> int:
-    """Reject over-long input and over-deep parentheses; return the parentheses' depth."""
+    """Reject over-long input, over-deep parentheses and digits other than 0-9; return the
+    parentheses' depth."""
     if len(text) > MAX_LENGTH:
         raise ParseError(
             f"the input is longer than {MAX_LENGTH:,} characters", text, MAX_LENGTH + 1
         )
+    if not text.isascii():
+        at = _foreign_digit(text)
+        if at is not None:
+            raise ParseError(not_a_digit(text[at]), text, at + 1)
     depth = deepest = 0
     for i, ch in enumerate(text):
         if ch == "(":
@@ -338,6 +343,25 @@ def check_input(text: str) -> int:
         elif ch == ")":
             depth -= 1
     return deepest
+
+
+def _foreign_digit(text: str) -> int | None:
+    """Where the first digit other than 0-9 (٣, ５, ²) stands outside the free text of a
+    request: a `[label]` and a `# comment` may hold any character. Numbers in requests are
+    written with 0-9 only (a regex digit class and `int()` took any Unicode digit)."""
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth = max(depth - 1, 0)
+        elif depth:
+            continue
+        elif ch == "#":
+            return None
+        elif not ch.isascii() and ch.isnumeric():
+            return i
+    return None
 
 
 _FRAMES_PER_LEVEL = 40  # pyparsing's recursion per level of parentheses (measured: ~31)

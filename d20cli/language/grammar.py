@@ -150,11 +150,11 @@ def _to_int(s: str, loc: int, toks: pp.ParseResults) -> int:
     return int(text)
 
 
-integer = pp.Regex(r"\d+(?![\w.])").set_name("a number").set_parse_action(_to_int)
+integer = pp.Regex(r"[0-9]+(?![\w.])").set_name("a number").set_parse_action(_to_int)
 signed_integer = (
-    pp.Regex(r"[+-]\d+(?![\w.])").set_name("a signed number (+1, -2)").set_parse_action(_to_int)
+    pp.Regex(r"[+-][0-9]+(?![\w.])").set_name("a signed number (+1, -2)").set_parse_action(_to_int)
 )
-any_integer = pp.Regex(r"[+-]?\d+(?![\w.])").set_name("a number").set_parse_action(_to_int)
+any_integer = pp.Regex(r"[+-]?[0-9]+(?![\w.])").set_name("a number").set_parse_action(_to_int)
 
 # A signed modifier: `+5`, `-1`, `+5+1d4` (the dice engine's expression after the sign).
 modifier = (pp.FollowedBy(pp.Regex("[+-]")) + dice_grammar.signed_expression).set_name(
@@ -178,7 +178,7 @@ adjust = signed_integer.copy().set_name("a rank adjustment").add_parse_action(_i
 adv = _kw(*ADV_WORDS).set_parse_action(_item("adv", 1))
 dis = _kw(*DIS_WORDS).set_parse_action(_item("dis", 1))
 _size = (
-    pp.Regex(r"d(\d+)(?!\w)", _I)
+    pp.Regex(r"d([0-9]+)(?!\w)", _I)
     .set_name("an expertise die: " + ", ".join(f"d{n}" for n in EXPERTISE_SIZES))
     .set_parse_action(lambda s, loc, t: int(t[0][1:][: MAX_DIGITS + 1]))
 )

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from d20cli.dice.roller import Roller
 from d20cli.errors import D20Error
+from d20cli.figures import exact_fraction, percent
 from d20cli.results import Result
 
 if TYPE_CHECKING:
@@ -277,8 +278,8 @@ class Odds:
 
 
 def ratio(p: Fraction) -> str:
-    """An exact fraction as JSON text: "num/den"."""
-    return f"{p.numerator}/{p.denominator}"
+    """A probability for JSON: the exact fraction, every digit."""
+    return exact_fraction(p)
 
 
 NO_OUTCOME = "none"
@@ -480,7 +481,7 @@ def _roll_odds(request: Any, system_id: str) -> Odds:
     if dist.truncated:
         odds.notes.append(
             f"explosions counted to a depth of {distribution.DEFAULT_EXPLODE_DEPTH}; "
-            f"the cap leaves out {float(dist.truncated) * 100:.6f}%"
+            f"the cap leaves out {percent(dist.truncated, 6)}"
         )
         odds.extra["truncated"] = ratio(dist.truncated)
     return odds
@@ -515,23 +516,37 @@ def _group_odds(
     max_paths: int,
 ) -> Odds:
     """A group check: each member's chance of success from its own resolver walk, the
-    number of successes by convolution, and the system's own group grading on each count."""
-    chance: dict[Any, Fraction] = {}  # identical members are walked once
+    number of successes by convolution, and the system's own group grading on each count.
+
+    Identical members (the same words anywhere in the line) are walked once, and the walks
+    of all the members share the one limit of `max_paths` cases."""
+    from d20cli.dice.weights import TooCostly
+
+    chance: dict[Any, Fraction] = {}  # by member, its place in the line left out
     ways = [1]  # ways[k] / scale: the probability that k members succeed so far
     scale = 1
+    left = max_paths
     for member in request.members:
         single = replace(member, target=request.target, text=request.text)
-        p_success = chance.get(single)
+        key = replace(single, columns=()) if hasattr(single, "columns") else single
+        p_success = chance.get(key)
         if p_success is None:
             p_success = Fraction(0)
 
             def run(roller: Roller, m: Any = single) -> Result:
                 return system.resolve(m, roller)  # type: ignore[no-any-return]
 
-            for weight, den, result in walk(run, _totals_provider(), max_paths):
-                if result.success:
-                    p_success += Fraction(weight, den)
-            chance[single] = p_success
+            try:
+                for weight, den, result in walk(run, _totals_provider(), left):
+                    left -= 1
+                    if result.success:
+                        p_success += Fraction(weight, den)
+            except TooCostly:
+                raise TooCostly(
+                    f"the exact odds need more than {max_paths:,} cases over the group's "
+                    "members; estimate them with --simulate N"
+                ) from None
+            chance[key] = p_success
         hit, den = p_success.numerator, p_success.denominator
         nxt = [0] * (len(ways) + 1)
         for k, w in enumerate(ways):

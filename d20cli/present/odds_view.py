@@ -7,17 +7,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from d20cli.odds.engine import NO_OUTCOME, Odds, ratio
+from d20cli.figures import one_in, percent, short_fraction
+from d20cli.odds.engine import NO_OUTCOME, Odds
 from d20cli.present.render import Line, badge
-
-
-def _one_in(p: Fraction) -> str:
-    if p == 0:
-        return "never"
-    n = 1 / p
-    if n.denominator == 1:
-        return f"1 in {n.numerator:,}"
-    return f"1 in {float(n):,.1f}"
 
 
 def _bar(p: Fraction, width: int = 30) -> str:
@@ -42,7 +34,7 @@ def odds_lines(odds: Odds) -> list[Any]:
             b = badge(key if key != NO_OUTCOME else None, label)
             pad = " " * max(0, width - len(b[0]))
             if odds.estimate is None:
-                frac = ratio(p)
+                frac = short_fraction(p)
             else:
                 frac = f"{int(p * odds.estimate):,}/{odds.estimate:,}"
             lines.append(
@@ -50,8 +42,8 @@ def odds_lines(odds: Odds) -> list[Any]:
                     ("  ", ""),
                     b,
                     (pad, ""),
-                    (f"{float(p) * 100:7.2f}%", "bold"),
-                    (f"  {frac:>12}  {_one_in(p):>12}  ", "dim"),
+                    (percent(p, width=8), "bold"),
+                    (f"  {frac:>12}  {one_in(p):>12}  ", "dim"),
                     (_bar(p), "green"),
                 ]
             )
@@ -63,8 +55,8 @@ def odds_lines(odds: Odds) -> list[Any]:
             lines.append(
                 [
                     (f"    {d:+d}".ljust(8), "bold"),
-                    (f"{float(p) * 100:7.2f}%", ""),
-                    (f"  {ratio(p):>12}  ", "dim"),
+                    (percent(p, width=8), ""),
+                    (f"  {short_fraction(p):>12}  ", "dim"),
                     (_bar(p), "cyan"),
                 ]
             )
@@ -75,7 +67,7 @@ def odds_lines(odds: Odds) -> list[Any]:
             [
                 ("  expected damage per attack ", "dim"),
                 (f"{float(odds.damage_mean):.3f}", "bold yellow"),
-                (f"  ({ratio(odds.damage_mean)})", "dim"),
+                (f"  ({short_fraction(odds.damage_mean)})", "dim"),
             ]
         )
     ranks = odds.extra.get("ranks")
@@ -83,7 +75,7 @@ def odds_lines(odds: Odds) -> list[Any]:
         lines.append([("  ranks: ", "dim")])
         for rank, frac in ranks.items():
             p = Fraction(frac)
-            lines.append([(f"    {rank:<10}", "bold"), (f"{float(p) * 100:7.2f}%", "")])
+            lines.append([(f"    {rank:<10}", "bold"), (percent(p, width=8), "")])
     lines += [[(f"  {note}", "italic dim")] for note in odds.notes]
     return lines
 
@@ -98,14 +90,14 @@ def _winner_lines(odds: Odds) -> list[Any]:
     lines: list[Line] = [[("  each side's chance to win:", "dim")]]
     for n, p in sorted(odds.winners.items()):
         if odds.estimate is None:
-            frac = ratio(p)
+            frac = short_fraction(p)
         else:
             frac = f"{int(p * odds.estimate):,}/{odds.estimate:,}"
         lines.append(
             [
                 (f"    {tags[n]}".ljust(width + 4), "bold"),
-                (f"{float(p) * 100:7.2f}%", ""),
-                (f"  {frac:>12}  {_one_in(p):>12}  ", "dim"),
+                (percent(p, width=8), ""),
+                (f"  {frac:>12}  {one_in(p):>12}  ", "dim"),
                 (_bar(p), "cyan"),
             ]
         )
@@ -142,7 +134,7 @@ def _histogram(dist: dict[int, Fraction], max_rows: int = 40) -> list[Any]:
         lines.append(
             [
                 (f"  {label:>{width}} ", "bold"),
-                (f"{float(p) * 100:6.2f}% ", ""),
+                (percent(p, width=7) + " ", ""),
                 (_bar(p / top if top else p), "blue"),
             ]
         )
@@ -170,7 +162,7 @@ def compare_lines(a: Odds, b: Odds) -> list[Any]:
                 ("  ", ""),
                 bd,
                 (" " * max(0, width - len(bd[0])), ""),
-                (f"{float(pa) * 100:7.2f}% {float(pb) * 100:7.2f}% ", ""),
+                (f"{percent(pa, width=8)} {percent(pb, width=8)} ", ""),
                 (f"{diff:+7.2f}", "bold green" if diff > 0 else "bold red" if diff < 0 else ""),
             ]
         )

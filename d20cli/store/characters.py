@@ -41,22 +41,27 @@ Entry and macro names are label words: a letter, then letters, digits, `_`, `'` 
 and not a word of the request language (`vs`, `adv`, a verb, a rank, ...). Writes keep
 the user's comments and layout (tomlkit) and are atomic (a temporary file in the same
 directory, fsync, rename), under a lock file so two writers do not lose each other's
-change. A file that cannot be parsed is reported with its line and never overwritten.
+change. A symbolic link at the file's place is written through (its target is replaced,
+the link stays). A file that cannot be parsed is reported with its line and never
+overwritten; one whose shape is not characters (`[[aria]]`, `aria = "+7"`, a group that
+is not a table) is reported with the file and the key, and a change that would leave the
+file so is not written.
 """
 
 from __future__ import annotations
 
 import difflib
+import errno
 import os
 import re
-import tempfile
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from d20cli.errors import D20Error, ParseError
+from d20cli.store.files import atomic_write, open_lock, xdg_dir
 
 RESERVED = ("system", "macros")
 _HEAD_VERBS = ("check", "save", "attack", "attempt", "defend", "resist", "routine")
@@ -65,13 +70,11 @@ _SIDE_VERBS = ("contest", "opposed")
 _VERB_GROUPS = frozenset(f"{v}s" for v in _HEAD_VERBS)
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 _LABEL = re.compile(r"[a-z][\w'-]*", re.IGNORECASE)
-_MODIFIER_START = re.compile(r"[+-]?\d")
+_MODIFIER_START = re.compile(r"[+-]?[0-9]")
 
 
 def config_dir() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME", "").strip()
-    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".config"
-    return root / "d20cli"
+    return Path(xdg_dir("XDG_CONFIG_HOME", ".config")) / "d20cli"
 
 
 def characters_path() -> Path:
@@ -149,6 +152,23 @@ def _read_text(path: Path) -> str | None:
         raise ParseError(f"cannot read {path}: {err.strerror or err}") from None
 
 
+def _shape(value: Any) -> str:
+    """What a TOML value is, for messages."""
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        if value and all(isinstance(v, dict) for v in value):
+            return "an array of tables ([[...]])"
+        return "an array"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a date or time"
+
+
 def _words(value: Any, where: str, path: Path) -> str:
     if isinstance(value, bool):
         raise ParseError(f"{path}: {where} must be request words in quotes, not {value!r}")
@@ -156,12 +176,14 @@ def _words(value: Any, where: str, path: Path) -> str:
         return f"{value:+d}"
     if isinstance(value, str):
         return " ".join(value.split())
-    raise ParseError(f'{path}: {where} must be request words in quotes, e.g. "+5"')
+    raise ParseError(
+        f'{path}: {where} must be request words in quotes, e.g. "+5", not {_shape(value)}'
+    )
 
 
 def _character(name: str, table: Any, path: Path) -> Character:
     if not isinstance(table, dict):
-        raise ParseError(f"{path}: {name} must be a table ([{name}]), not a single value")
+        raise ParseError(f"{path}: {name} must be a table ([{name}]), not {_shape(table)}")
     system: str | None = None
     entries: dict[str, str] = {}
     groups: dict[str, dict[str, str]] = {}
@@ -172,7 +194,9 @@ def _character(name: str, table: Any, path: Path) -> Character:
             system = _words(value, f"{name}.system", path) or None
         elif key == "macros":
             if not isinstance(value, dict):
-                raise ParseError(f"{path}: {name}.macros must be a table ([{name}.macros])")
+                raise ParseError(
+                    f"{path}: {name}.macros must be a table ([{name}.macros]), not {_shape(value)}"
+                )
             macros = {str(k): _words(v, f"{name}.macros.{k}", path) for k, v in value.items()}
         elif isinstance(value, dict):
             groups[key] = {str(k): _words(v, f"{name}.{key}.{k}", path) for k, v in value.items()}
@@ -386,46 +410,45 @@ def _expand_words(text: str, character: Character, located: str | None) -> tuple
 def _locked(path: Path) -> Iterator[None]:
     """Hold an exclusive lock on `path`.lock while changing the file (POSIX; elsewhere the
     atomic rename alone protects the file)."""
+    lock = path.with_name(path.name + ".lock")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        lock = open(path.with_name(path.name + ".lock"), "a+b")  # noqa: SIM115
+        fd = open_lock(str(lock))
     except OSError as err:
-        raise ParseError(f"cannot write {path}: {err.strerror or err}") from None
+        if err.errno == errno.ELOOP or lock.is_symlink():
+            raise ParseError(
+                f"cannot write {path}: its lock file {lock} is a symbolic link, which d20 "
+                "does not follow (remove it)"
+            ) from None
+        raise ParseError(f"cannot write {path}: {lock}: {err.strerror or err}") from None
     try:
         try:
             import fcntl
 
-            fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+            fcntl.flock(fd, fcntl.LOCK_EX)
         except ImportError:  # pragma: no cover - not POSIX
             pass
         yield
     finally:
-        lock.close()
+        os.close(fd)
 
 
 def _write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` atomically and durably (d20cli.store.files.atomic_write); a
+    symbolic link at `path` (a dotfiles set-up) is written through: its target gets the
+    new text and the link stays a link."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        atomic_write(str(path), text, follow_link=True, durable=True)
     except OSError as err:
-        raise ParseError(f"cannot write {path}: {err.strerror or err}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        os.replace(tmp, path)
-    except OSError as err:
-        with suppress(OSError):
-            os.unlink(tmp)
         raise ParseError(f"cannot write {path}: {err.strerror or err}") from None
     _cache.pop(path, None)
 
 
 @contextmanager
 def _editing(path: Path | None = None) -> Iterator[Any]:
-    """The parsed document, locked; written back (atomically) when the block succeeds."""
+    """The parsed document, locked; written back (atomically) when the block succeeds and
+    the changed document still reads as characters (else ParseError naming the file and
+    the key, and the file is not written)."""
     import tomlkit
 
     target = path or characters_path()
@@ -433,17 +456,36 @@ def _editing(path: Path | None = None) -> Iterator[Any]:
         text = _read_text(target)
         doc = _parse(text, target) if text is not None else tomlkit.document()
         yield doc
+        try:
+            for name, table in doc.items():
+                _character(str(name), table, target)
+        except ParseError as err:
+            raise ParseError(f"{err.message} (fix the file; it was not changed)") from None
         _write_atomic(target, tomlkit.dumps(doc))
 
 
-def _table_of(doc: Any, name: str) -> tuple[str, Any]:
+def _key_of(doc: Any, name: str) -> str:
+    """The key of character `name` in the document (exact, else case-insensitive)."""
     if name in doc:
-        return name, doc[name]
+        return name
     for key in doc:
         if str(key).lower() == name.lower():
-            return str(key), doc[key]
-    known = [str(k) for k in doc]
-    raise ParseError(f"no character {name!r}{_closest(name, known)}")
+            return str(key)
+    raise ParseError(f"no character {name!r}{_closest(name, [str(k) for k in doc])}")
+
+
+def _table_of(doc: Any, name: str, path: Path | None = None) -> tuple[str, Any]:
+    """The key and table of character `name`. ParseError, naming the file and the key,
+    when the file holds something else than a table under that name."""
+    key = _key_of(doc, name)
+    table = doc[key]
+    if not isinstance(table, dict):
+        where = path or characters_path()
+        raise ParseError(
+            f"{where}: {key} must be a table ([{key}]), not {_shape(table)} "
+            "(fix the file; it was not changed)"
+        )
+    return key, table
 
 
 def _system_id(system: str) -> str:
@@ -474,9 +516,9 @@ def add(name: str, system: str | None = None, path: Path | None = None) -> Chara
 
 
 def remove(name: str, path: Path | None = None) -> None:
+    """Remove a character (also one whose table is malformed: that is one way to fix it)."""
     with _editing(path) as doc:
-        key, _ = _table_of(doc, name)
-        del doc[key]
+        del doc[_key_of(doc, name)]
 
 
 def _check_value(key: str, words: str) -> None:
@@ -531,7 +573,7 @@ def set_entry(
         _check_name(parts[-1], "an entry")
         _check_value(parts[-1], words)
     with _editing(path) as doc:
-        _, table = _table_of(doc, name)
+        _, table = _table_of(doc, name, path)
         if len(parts) == 1 and parts[0] != "system" and parts[0] not in table:
             for group, sub in table.items():
                 if group != "macros" and isinstance(sub, dict) and parts[0] in sub:
@@ -545,7 +587,10 @@ def set_entry(
             group = tomlkit.table()
             table.add(parts[0], group)
         elif not isinstance(group, dict):
-            raise ParseError(f"{name}.{parts[0]} is an entry, not a group")
+            raise ParseError(
+                f"{path or characters_path()}: {name}.{parts[0]} is {_shape(group)}, "
+                "not a group (a table)"
+            )
         _put(group, parts[1], words)
 
 
@@ -569,7 +614,7 @@ def unset_entry(name: str, key: str, path: Path | None = None) -> None:
     """Remove an entry, group entry or macro (`stealth`, `saves.dex`, `macros.sneak`)."""
     parts = key.split(".")
     with _editing(path) as doc:
-        _, table = _table_of(doc, name)
+        _, table = _table_of(doc, name, path)
         if len(parts) == 1:
             if parts[0] in table and not isinstance(table[parts[0]], dict):
                 del table[parts[0]]

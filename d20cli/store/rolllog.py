@@ -52,6 +52,32 @@ COLUMNS = (
 )
 
 
+#: Columns that hold whole numbers: written to CSV as they are (`-1` is a total, not a
+#: formula). Every other column is text.
+NUMBER_COLUMNS = frozenset({"id", "total"})
+#: What a spreadsheet reads as the start of a formula in a CSV cell (OWASP, CSV injection).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(column: str, value: Any) -> Any:
+    """One CSV cell of a row. A text cell that starts like a formula (`=HYPERLINK(...)` as
+    a hand-edited character name) gets a single quote in front, as OWASP recommends, so a
+    spreadsheet shows it as text instead of running it; whole numbers stay numbers."""
+    if value is None:
+        return ""
+    if column in NUMBER_COLUMNS and isinstance(value, int):
+        return value
+    text = str(value)
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
+def csv_row(row: Row) -> list[Any]:
+    """A row as CSV cells, in COLUMNS order (the dice as compact JSON text)."""
+    values = row.to_json()
+    values["dice"] = json.dumps(row.dice, separators=(",", ":"))
+    return [csv_cell(c, values[c]) for c in COLUMNS]
+
+
 def stamp(ms: int) -> str:
     """The log's time text for a time in milliseconds since the epoch (ISO 8601, UTC)."""
     at = datetime.fromtimestamp(ms // 1000, UTC).replace(microsecond=ms % 1000 * 1000)

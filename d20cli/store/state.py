@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from d20cli.errors import StateError
+from d20cli.store.files import xdg_dir
 
 Warn = Callable[[str], None]
 
@@ -88,9 +89,7 @@ _SQLITE_NOTADB = 26
 
 def state_dir() -> Path:
     """The directory for d20cli's state (created by `State.open` when needed)."""
-    base = os.environ.get("XDG_STATE_HOME", "").strip()
-    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".local" / "state"
-    return root / "d20cli"
+    return Path(xdg_dir("XDG_STATE_HOME", os.path.join(".local", "state"))) / "d20cli"
 
 
 def db_path() -> Path:

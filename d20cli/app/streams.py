@@ -1,0 +1,115 @@
+"""What happens when writing to standard output or standard error fails.
+
+For the length of a run (`guarded_streams`, around everything `d20cli.__main__` does),
+sys.stdout and sys.stderr are wrapped:
+
+- A write error on stdout (the reader went away, EPIPE; a full disk, ENOSPC; any other
+  OSError) raises `OutputFailed`. It is not an OSError, so nothing on the way swallows it
+  or turns it into a status of its own (typer exits 1 on EPIPE); the entry point ends the
+  run: quietly with status 0 for a closed pipe (`d20 ... | head -1`), and with one line on
+  stderr and status 1 for any other failure (`d20 ... > /dev/full`), never a traceback.
+- A write error on stderr is ignored: a message that cannot be shown does not change the
+  exit status (a bad request is still 2 with `2> /dev/full`).
+
+After a failure the stream's file descriptor is pointed at /dev/null, so whatever is
+still buffered (and the flush at exit) goes nowhere instead of failing again.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any, TextIO, cast
+
+WRITE_FAILED = 1  # the exit status when the output could not be written
+
+
+class OutputFailed(Exception):
+    """Standard output cannot be written (deliberately not an OSError)."""
+
+    def __init__(self, err: OSError) -> None:
+        super().__init__(err.strerror or str(err))
+        self.errno = err.errno
+        self.strerror = err.strerror or str(err)
+
+    @property
+    def closed_pipe(self) -> bool:
+        return self.errno == errno.EPIPE
+
+
+def _silence(stream: TextIO) -> None:
+    """Point the stream's file descriptor at /dev/null (when it has one)."""
+    try:
+        fd = stream.fileno()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except (AttributeError, OSError, ValueError):
+        return
+    try:
+        os.dup2(devnull, fd)
+    except OSError:
+        pass
+    finally:
+        os.close(devnull)
+
+
+class GuardedStream:
+    """A text stream whose write errors raise OutputFailed (stdout) or are ignored
+    (stderr); everything else is the wrapped stream's."""
+
+    def __init__(self, stream: TextIO, fail: bool) -> None:
+        self._stream = stream
+        self._fail = fail
+        self._write = stream.write  # bound once: a long --repeat writes every line
+        self._flush = stream.flush
+
+    def _failed(self, err: OSError) -> None:
+        _silence(self._stream)
+        if self._fail:
+            raise OutputFailed(err) from err
+
+    def write(self, text: str) -> int:
+        if text == "":  # click probes a stream with write(b"") and write(""), swallowing
+            return 0  # any error; b"" still raises TypeError below, as a text stream does
+        try:
+            return self._write(text)
+        except OSError as err:
+            self._failed(err)
+            return len(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self._flush()
+        except OSError as err:
+            self._failed(err)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def guarded_streams() -> Iterator[None]:
+    """sys.stdout and sys.stderr guarded for the block, as they were afterwards."""
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout = cast(TextIO, GuardedStream(stdout, fail=True))
+    sys.stderr = cast(TextIO, GuardedStream(stderr, fail=False))
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def report(failure: OutputFailed) -> int:
+    """End a run whose output failed: status 0 for a closed pipe, else one line on stderr
+    (if stderr works) and WRITE_FAILED."""
+    if failure.closed_pipe:
+        return 0
+    sys.stderr.write(f"d20: cannot write the output: {failure.strerror}\n")
+    sys.stderr.flush()
+    return WRITE_FAILED

@@ -1,0 +1,98 @@
+"""Where d20 keeps its files, and how it writes them.
+
+One rule for the XDG base directories (`xdg_dir`): a variable is used when it holds an
+absolute path; unset, empty or relative, it is ignored (as the XDG Base Directory
+specification says) and the default under the home directory is used, so a relative
+`XDG_CACHE_HOME` never writes into the current directory. The home directory is `$HOME`
+when that is absolute, else the one the password database gives.
+
+Writing (`atomic_write`, `open_lock`): every file d20 writes is replaced atomically
+through a temporary made with O_EXCL, and no symbolic link is followed at a temporary's or
+a lock's name.
+
+Plain path strings and `os` only: this module is on the start-up path of a roll.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+
+def home_dir() -> str:
+    """The user's home directory: $HOME if it is an absolute path, else the password
+    database's entry for the user (else whatever Python makes of `~`)."""
+    home = os.environ.get("HOME", "")
+    if os.path.isabs(home):
+        return home
+    try:
+        import pwd
+
+        entry = pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError, OSError):  # no such user, or not POSIX
+        entry = ""
+    return entry if os.path.isabs(entry) else os.path.expanduser("~")
+
+
+def xdg_dir(variable: str, default: str) -> str:
+    """An XDG base directory: the variable's value when it is an absolute path, else
+    `default` (relative to the home directory, e.g. ".cache")."""
+    value = os.environ.get(variable, "").strip()
+    if os.path.isabs(value):
+        return value
+    return os.path.join(home_dir(), default)
+
+
+def atomic_write(path: str, text: str, *, follow_link: bool = False, durable: bool = False) -> None:
+    """Replace the file at `path` with `text` (UTF-8) atomically: readers see the old file
+    or the new one, never a part. Every writer of d20's files goes through here.
+
+    The text goes to a temporary file made by `tempfile.mkstemp` in the same directory: a
+    random name created with O_EXCL, so nothing already there (a symbolic link planted at
+    a guessable name) is ever opened or followed. It is then renamed over `path`; when
+    anything fails, even an interrupt, the temporary is removed and the error raised.
+
+    follow_link: a symbolic link at `path` is written through (its target is replaced and
+    the link stays: a dotfiles set-up); otherwise the link itself is replaced.
+    durable: fsync the data before the rename (files the user keeps; not a cache).
+    An existing regular file keeps its permissions; a new file is private (0600).
+    The directory must exist. OSError when the file cannot be written."""
+    import stat
+    import tempfile
+
+    target = os.path.realpath(path) if follow_link else os.path.abspath(path)
+    folder, name = os.path.split(target)
+    try:
+        old = os.stat(target, follow_symlinks=False)
+        mode = stat.S_IMODE(old.st_mode) if stat.S_ISREG(old.st_mode) else None
+    except FileNotFoundError:
+        mode = None
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            if mode is not None:
+                os.fchmod(f.fileno(), mode)
+            f.write(text)
+            f.flush()
+            if durable:
+                os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def open_lock(path: str) -> int:
+    """Open (creating it if need be) the lock file `path` and return its descriptor,
+    never following a symbolic link there (it would create or truncate the link's target):
+    OSError with ELOOP for a link, and for anything but a regular file."""
+    import errno
+    import stat
+
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags, 0o600)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", path)
+    return fd

@@ -1,0 +1,227 @@
+"""Where d20 keeps its files (d20cli.store.files): one rule for every XDG base directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from d20cli.app import completion
+from d20cli.app.cli import completion_script
+from d20cli.store import characters, state
+from d20cli.store import request_cache as parse_cache
+from d20cli.store.files import atomic_write, home_dir, xdg_dir
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _lookups() -> dict[str, str]:
+    """Every place d20 looks up an XDG directory, by variable."""
+    return {
+        "XDG_CACHE_HOME": str(Path(str(parse_cache.cache_path())).parent.parent),
+        "XDG_STATE_HOME": str(state.state_dir().parent),
+        "XDG_CONFIG_HOME": str(characters.config_dir().parent),
+        "XDG_DATA_HOME": str(completion.install_path("bash").parents[2]),
+    }
+
+
+DEFAULTS = {
+    "XDG_CACHE_HOME": ".cache",
+    "XDG_STATE_HOME": ".local/state",
+    "XDG_CONFIG_HOME": ".config",
+    "XDG_DATA_HOME": ".local/share",
+}
+
+
+@pytest.mark.parametrize("value", ["relative", "relative/path", "./x", "~/x", "", "   "])
+def test_a_relative_or_empty_xdg_directory_is_ignored_by_every_lookup(
+    value: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    for name in DEFAULTS:
+        monkeypatch.setenv(name, value)
+    assert _lookups() == {name: str(home / default) for name, default in DEFAULTS.items()}
+
+
+def test_an_absolute_xdg_directory_is_used_by_every_lookup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    for name in DEFAULTS:
+        monkeypatch.setenv(name, str(home / name.lower()))
+    assert _lookups() == {name: str(home / name.lower()) for name in DEFAULTS}
+    assert xdg_dir("XDG_CACHE_HOME", ".cache") == str(home / "xdg_cache_home")
+
+
+def test_a_home_that_is_not_absolute_is_taken_from_the_password_database(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = pwd.getpwuid(os.getuid()).pw_dir
+    for value in ("", "relative/home"):
+        monkeypatch.setenv("HOME", value)
+        assert home_dir() == real
+    monkeypatch.delenv("HOME")
+    assert home_dir() == real
+
+
+def test_the_program_writes_nothing_in_the_current_directory(tmp_path: Path) -> None:
+    """Issue 22: XDG_CACHE_HOME=cache put the parse cache in ./cache/d20cli/."""
+    here, home = tmp_path / "here", tmp_path / "home"
+    here.mkdir()
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "PYTHONPATH": str(ROOT),
+        "XDG_CACHE_HOME": "cache",
+        "XDG_STATE_HOME": "state",
+        "XDG_CONFIG_HOME": "config",
+    }
+    env.pop("D20_NO_LOG", None)  # the roll log on: the state directory is written too
+    run = subprocess.run(
+        [sys.executable, "-m", "d20cli", "check", "+5", "vs", "15"],
+        capture_output=True,
+        text=True,
+        cwd=here,
+        env=env,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    assert list(here.iterdir()) == []
+    assert (home / ".cache" / "d20cli" / "requests.json").is_file()
+    assert (home / ".local" / "state" / "d20cli" / "state.db").is_file()
+
+
+# --- writing ---------------------------------------------------------------------------
+
+
+def _victim(tmp_path: Path) -> Path:
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n", encoding="utf-8")
+    return victim
+
+
+def test_atomic_write_replaces_the_file_and_leaves_no_temporary(tmp_path: Path) -> None:
+    path = tmp_path / "f.txt"
+    atomic_write(str(path), "one\n")
+    assert path.read_text(encoding="utf-8") == "one\n"
+    assert path.stat().st_mode & 0o777 == 0o600  # a new file is private
+    path.chmod(0o640)
+    atomic_write(str(path), "two\n", durable=True)
+    assert path.read_text(encoding="utf-8") == "two\n"
+    assert path.stat().st_mode & 0o777 == 0o640  # an existing file keeps its permissions
+    assert [p.name for p in tmp_path.iterdir()] == ["f.txt"]
+
+
+def test_atomic_write_replaces_a_link_unless_told_to_follow_it(tmp_path: Path) -> None:
+    victim = _victim(tmp_path)
+    link = tmp_path / "link"
+    link.symlink_to(victim)
+    atomic_write(str(link), "new\n")
+    assert not link.is_symlink() and link.read_text(encoding="utf-8") == "new\n"
+    assert victim.read_text(encoding="utf-8") == "precious\n"
+    link.unlink()
+    link.symlink_to(victim)
+    atomic_write(str(link), "through\n", follow_link=True)
+    assert link.is_symlink() and victim.read_text(encoding="utf-8") == "through\n"
+
+
+def test_a_failed_write_removes_its_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "f.txt"
+    path.write_text("old\n", encoding="utf-8")
+
+    def fail(src: str, dst: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError, match="No space"):
+        atomic_write(str(path), "new\n")
+    monkeypatch.undo()
+
+    def interrupt(src: str, dst: str) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write(str(path), "new\n")
+    monkeypatch.undo()
+    assert [p.name for p in tmp_path.iterdir()] == ["f.txt"]
+    assert path.read_text(encoding="utf-8") == "old\n"
+
+
+def test_the_parse_cache_follows_no_link_at_a_temporary_name(tmp_path: Path) -> None:
+    """The cache wrote `.requests.json.<pid>.tmp` with open(): a link planted there made
+    it overwrite the link's target."""
+    victim = _victim(tmp_path)
+    path = tmp_path / "cache" / "d20cli" / "requests.json"
+    path.parent.mkdir(parents=True)
+    planted = path.parent / f".requests.json.{os.getpid()}.tmp"
+    planted.symlink_to(victim)
+    cache = parse_cache.ParseCache(str(path))
+    from d20cli.language.grammar import parse_request
+
+    cache.put("roll 1d6", parse_request("roll 1d6"))
+    cache.save()
+    assert victim.read_text(encoding="utf-8") == "precious\n"
+    assert json.loads(path.read_text(encoding="utf-8"))["requests"]
+    assert planted.is_symlink()
+    assert sorted(p.name for p in path.parent.iterdir()) == [planted.name, "requests.json"]
+
+
+def test_the_completion_install_follows_no_link_at_a_temporary_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    victim = _victim(tmp_path)
+    path = completion.install_path("bash")
+    path.parent.mkdir(parents=True)
+    (path.parent / "d20.tmp").symlink_to(victim)
+    completion_script("bash", install=True)
+    assert victim.read_text(encoding="utf-8") == "precious\n"
+    assert path.read_text(encoding="utf-8") == completion_script("bash")
+
+
+def test_a_link_at_the_characters_lock_is_not_followed(tmp_path: Path) -> None:
+    """`characters.toml.lock` was opened with open(..., "a+b"): a link there created (or
+    appended to) its target. Now the change is refused with a clear error, exit 2."""
+    from typer.testing import CliRunner
+
+    from d20cli.app.char_cli import char_app
+
+    target = tmp_path / "elsewhere" / "created-by-d20"
+    target.parent.mkdir()
+    lock = characters.characters_path().with_name("characters.toml.lock")
+    lock.parent.mkdir(parents=True)
+    lock.symlink_to(target)
+    r = CliRunner().invoke(char_app, ["add", "aria"])
+    assert r.exit_code == 2
+    assert "lock file" in r.stderr and "is a symbolic link" in r.stderr
+    assert not target.exists()
+    assert not characters.characters_path().exists()
+    lock.unlink()
+    victim = _victim(tmp_path)
+    lock.symlink_to(victim)
+    assert CliRunner().invoke(char_app, ["add", "aria"]).exit_code == 2
+    assert victim.read_text(encoding="utf-8") == "precious\n"
+
+
+def test_every_writer_uses_the_one_helper() -> None:
+    """No module of d20 writes a file by hand any more: os.replace and mkstemp appear in
+    d20cli/files.py alone (state.py moves a corrupt database aside with os.replace)."""
+    for module in sorted((ROOT / "d20cli").rglob("*.py")):
+        text = module.read_text(encoding="utf-8")
+        if module.name == "files.py":
+            continue
+        assert "mkstemp" not in text and ".tmp" not in text, module
+        if module.name != "state.py":
+            assert "os.replace" not in text, module
