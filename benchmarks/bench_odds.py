@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from d20cli.app.run import Context
+from d20cli.app.context import Context
 from d20cli.odds.engine import odds_of
 
 CASES = [

@@ -33,8 +33,9 @@ def _unknown_command(word: str) -> int:
 
 def _run(args: list[str]) -> int:
     """One request (or `odds ...`) from the command line, options anywhere in it."""
+    from d20cli.app.context import Context
     from d20cli.app.options import Options
-    from d20cli.app.run import Context, run_tokens
+    from d20cli.app.run import run_tokens
     from d20cli.present.output import Output
 
     context = Context.for_command_line()
@@ -68,7 +69,7 @@ def dispatch(args: list[str]) -> int:
             return int(ExitStatus.BAD_INPUT)
         if not words:
             if not sys.stdin.isatty():
-                from d20cli.app.run import run_stdin
+                from d20cli.app.stdin import run_stdin
 
                 return int(run_stdin(opts))
             if sys.stdout.isatty():

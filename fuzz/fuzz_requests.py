@@ -45,7 +45,8 @@ with atheris.instrument_imports(include=["d20cli", "pyparsing"]):
     import d20cli.systems.pendagger
     import d20cli.systems.reglamento  # noqa: F401
     from d20cli.app.options import Options
-    from d20cli.app.run import run_odds, run_tokens, split_line
+    from d20cli.app.run import run_odds, run_tokens
+    from d20cli.app.stdin import split_line
     from d20cli.present.output import Output
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from d20cli.app.options import Options
-from d20cli.app.run import run_odds, run_tokens, split_line
+from d20cli.app.run import run_odds, run_tokens
+from d20cli.app.stdin import split_line
 from d20cli.present.output import Output
 
 BOUND = 2.0  # seconds

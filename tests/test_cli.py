@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from d20cli.__main__ import main
 from d20cli.app.cli import app
 from d20cli.app.options import OPTIONS
-from d20cli.app.run import run_lines
+from d20cli.app.stdin import run_lines
 from d20cli.language.vocabulary import VERBS
 from d20cli.present.output import Output
 

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from d20cli.app.options import Options
-from d20cli.app.run import run_odds, split_line
+from d20cli.app.run import run_odds
+from d20cli.app.stdin import split_line
 from d20cli.figures import (
     exact_fraction,
     exact_int,
@@ -175,7 +176,8 @@ def test_a_summary_whose_weights_float_cannot_hold_is_rolled(
 ) -> None:
     """--repeat N --summary draws from the exact distribution with random.choices, which
     weighs in floats; past 2^1000 the request is rolled N times instead."""
-    from d20cli.app.run import Context, sampled_tally
+    from d20cli.app.context import Context
+    from d20cli.app.run import sampled_tally
     from d20cli.odds import engine as odds
 
     tiny = Fraction(1, 2**2000)

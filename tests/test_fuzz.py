@@ -22,7 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from d20cli.app.options import Options
-from d20cli.app.run import run_odds, run_tokens, split_line
+from d20cli.app.run import run_odds, run_tokens
+from d20cli.app.stdin import split_line
 from d20cli.present.output import Output
 
 CORPUS = Path(__file__).parent / "fuzz_corpus"

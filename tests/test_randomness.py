@@ -19,8 +19,9 @@ from collections import Counter
 
 import pytest
 
+from d20cli.app.context import Context
 from d20cli.app.options import Options
-from d20cli.app.run import Context, run_tokens
+from d20cli.app.run import run_tokens
 from d20cli.dice.roller import RandomRoller, make_roller
 from d20cli.present.output import Output
 
@@ -101,7 +102,7 @@ def test_without_a_seed_the_generator_is_seeded_from_the_os(
         return bytes(range(n))
 
     monkeypatch.setattr("d20cli.dice.roller.os.urandom", fake_urandom)
-    monkeypatch.setattr("d20cli.app.run.os.urandom", fake_urandom)
+    monkeypatch.setattr("d20cli.app.context.os.urandom", fake_urandom)
     expected = random.Random(int.from_bytes(bytes(range(16)), "big"))
 
     roller = make_roller()

@@ -21,8 +21,9 @@ import pytest
 from typer.testing import CliRunner
 
 from d20cli.app.char_cli import log_app
+from d20cli.app.context import open_log
 from d20cli.app.options import Options
-from d20cli.app.run import open_log, resolve
+from d20cli.app.run import resolve
 from d20cli.present.output import Output
 from d20cli.results import Result
 from d20cli.store import rolllog, state

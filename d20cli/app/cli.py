@@ -95,7 +95,7 @@ def main_callback(
 ) -> None:
     """A dice roller for d20 tabletop games."""
     if ctx.invoked_subcommand is None:
-        from d20cli.app.run import run_stdin
+        from d20cli.app.stdin import run_stdin
 
         if sys.stdin.isatty():
             typer.echo(ctx.get_help())

@@ -8,24 +8,20 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
-import random
-import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from d20cli.app.context import Context, request_text
 from d20cli.app.options import Options, split_options
-from d20cli.dice.roller import RandomRoller, Roller, make_roller
+from d20cli.dice.roller import Roller
 from d20cli.errors import D20Error, ExitStatus, ParseError
-from d20cli.language.requests import CheckRequest
 from d20cli.present.output import Output
 from d20cli.present.render import Tally, quiet_text, render_result
 from d20cli.results import Result
 
 if TYPE_CHECKING:
     from d20cli.language.requests import Request
-    from d20cli.store.request_cache import ParseCache
     from d20cli.store.rolllog import RollLog
     from d20cli.systems import System
 
@@ -40,146 +36,6 @@ class Outcome:
 
     status: ExitStatus
     results: list[Result]
-
-
-def request_text(words: list[str], opts: Options) -> str:
-    text = " ".join(w for w in words if w)
-    if opts.players is not None and words and words[0].lower() == "scores":
-        text += f" {opts.players}"
-    return text
-
-
-class Context:
-    """What lasts across the requests of one run (a batch on standard input, a shell
-    session): parsed requests by text, and one generator for the requests that give no
-    --seed of their own: seeded from the OS, or from the run's --seed (`d20 --seed 7 <
-    batch`), so the whole run is one reproducible stream of dice. It lives at the edge;
-    the core holds no state."""
-
-    CACHE_SIZE = 4096
-
-    def __init__(self, disk: ParseCache | None = None, seed: int | None = None) -> None:
-        """`disk`: a cache of parsed requests on disk (the command line and standard input
-        use one, so a repeated request starts without pyparsing). `seed`: the run's
-        --seed; the lines of the run then roll from one generator seeded with it (give
-        them options without that seed: `line_options`), and a line's own --seed
-        restarts the dice for that line alone."""
-        self.disk = disk
-        self.seed = seed
-        self.parsed: dict[str, Request] = {}
-        # a batch's lines, split and read: words, options, request text
-        self.lines: dict[str, tuple[list[str], Options, str]] = {}
-        self.logs: dict[tuple[str | None, bool, bool], RollLog | None] = {}
-        self.systems: dict[str, System] = {}
-        self._rng: random.Random | None = None if seed is None else random.Random(seed)
-        self._rollers: dict[int, RandomRoller] = {}
-        self._logging: bool | None = None
-        self._default_system: str | None = None
-        self._default_budget: int | None = None
-        self.warned: set[str] = set()  # label words already warned about (warn_unvalued)
-
-    def system(self, name: str) -> System:
-        system = self.systems.get(name)
-        if system is None:
-            from d20cli.systems import get_system
-
-            system = self.systems[name] = get_system(name)
-        return system
-
-    def parse(self, text: str) -> Request:
-        request = self.parsed.get(text)
-        if request is None:
-            request = self.disk.get(text) if self.disk is not None else None
-            if request is None:
-                from d20cli.language.grammar import parse_request
-
-                request = parse_request(text)
-                if self.disk is not None:
-                    self.disk.put(text, request)
-            if len(self.parsed) >= self.CACHE_SIZE:
-                self.parsed.clear()
-            self.parsed[text] = request
-        return request
-
-    def log_for(self, opts: Options, out: Output) -> RollLog | None:
-        """The roll log for requests with these options (None when logging is off). One
-        log per character and dice source lasts the whole run, so a batch on standard
-        input is written in a few transactions, not one per line."""
-        if opts.no_log:
-            return None
-        if self._logging is None:
-            self._logging = opts.logging()  # D20_NO_LOG, read once per run
-        if not self._logging:
-            return None
-        if opts.seed is None and opts.dice is None and self.seed is not None:
-            opts = replace(opts, seed=self.seed)  # the run's seeded stream
-        key = (opts.as_, opts.dice is not None, opts.seed is not None)
-        if key not in self.logs:
-            self.logs[key] = open_log(opts, out)
-        return self.logs[key]
-
-    def warn_unvalued(self, request: Request, out: Output) -> None:
-        """Say on stderr (once a run for each word) when a label word stands where a value
-        belongs and nothing gives it one (`check stealth vs 15`): the roll is made at +0,
-        which is allowed, but rarely what was meant."""
-        for word in unvalued_words(request):
-            if word in self.warned:
-                continue
-            self.warned.add(word)
-            how = "type its modifier (+N)"
-            from d20cli.store.characters import character_names
-
-            if character_names():
-                how += " or roll as a character that has it (--as NAME)"
-            out.warn(f"{word!r} has no value here, so it adds nothing; {how}")
-
-    def line_options(self, base: Options) -> Options:
-        """The options a line of this run starts from: `base` without the run's --seed,
-        which this context's generator already holds."""
-        return base if self.seed is None or base.seed is None else replace(base, seed=None)
-
-    def flush(self) -> None:
-        """Write the roll log's buffered rows now (the shell does after every line)."""
-        for log in self.logs.values():
-            if log is not None:
-                log.flush()
-
-    def close(self) -> None:
-        """Save what lasts beyond the run: the roll log's buffered rows, the parse cache."""
-        for log in self.logs.values():
-            if log is not None:
-                log.close()
-        self.logs.clear()
-        if self.disk is not None:
-            self.disk.save()
-
-    @classmethod
-    def for_command_line(cls, seed: int | None = None) -> Context:
-        from d20cli.store.request_cache import ParseCache, cache_path
-
-        return cls(ParseCache(cache_path()), seed)
-
-    def system_for(self, opts: Options) -> System:
-        if opts.system is None and self._default_system is None:
-            self._default_system = opts.system_id()  # D20_SYSTEM, read once per run
-        return self.system(opts.system or self._default_system or "levelup")
-
-    def roller(self, opts: Options) -> Roller:
-        if opts.budget is not None:
-            budget = opts.budget
-        else:
-            if self._default_budget is None:
-                self._default_budget = opts.dice_budget()  # D20_BUDGET, read once per run
-            budget = self._default_budget
-        if opts.seed is not None or opts.dice is not None:
-            return make_roller(opts.seed, opts.dice, budget)
-        roller = self._rollers.get(budget)
-        if roller is None:  # one roller per budget serves every request without its own seed
-            if self._rng is None:
-                self._rng = random.Random(int.from_bytes(os.urandom(16), "big"))
-            roller = self._rollers[budget] = RandomRoller(self._rng, budget)
-        roller.count = 0
-        return roller
 
 
 def resolve(
@@ -245,33 +101,6 @@ def _results(
         for _ in range(request.repeat):
             yield resolve_one(request, roller)
     roller.finish()
-
-
-def open_log(opts: Options, out: Output) -> RollLog | None:
-    """The log for one run's rolls, or None when logging is off (--no-log, D20_NO_LOG).
-    The database is opened only when the first rows are written."""
-    if not opts.logging():
-        return None
-    from d20cli.store.rolllog import RollLog
-
-    source = "dice" if opts.dice is not None else "seed" if opts.seed is not None else "random"
-    return RollLog(opts.as_, source, out)
-
-
-def unvalued_words(request: Request) -> list[str]:
-    """The label words of a request (or of its group members and contest sides) that stand
-    alone, with no modifier, rank or score: `stealth` in `check stealth vs 15`."""
-    parts = [request, *getattr(request, "members", ()), *getattr(request, "sides", ())]
-    parts += [getattr(request, "first", None), getattr(request, "second", None)]
-    return [
-        part.name
-        for part in parts
-        if isinstance(part, CheckRequest)
-        and part.name is not None
-        and part.modifier is None
-        and part.rank is None
-        and part.score is None
-    ]
 
 
 def exit_for(result: Result, opts: Options) -> ExitStatus:
@@ -506,151 +335,3 @@ def run_tokens(
         return Outcome(ExitStatus.BAD_INPUT, [])
     words, opts = read
     return run_words(words, opts, out, context)
-
-
-def split_line(line: str) -> list[str]:
-    """A line of input as tokens: split on white space; quotes group words (`odds compare
-    "check +5 vs 15" "check +6 vs 15"`); a line whose quotes do not pair up (an apostrophe
-    in a comment) is split on white space alone."""
-    if '"' not in line and "'" not in line:
-        return line.split()
-    import shlex
-
-    try:
-        return shlex.split(line)
-    except ValueError:
-        return line.split()
-
-
-def run_lines(
-    lines: Iterable[str | D20Error], base: Options, out: Output, context: Context | None = None
-) -> ExitStatus:
-    """One request per line (standard input). Blank lines and `#` lines are skipped; a bad
-    line is reported and the rest still run; the status is the worst one seen."""
-    worst = ExitStatus.OK
-    context = context or Context()
-    for raw in lines:
-        if isinstance(raw, D20Error):
-            out.error(raw, base.json)
-            worst = ExitStatus.BAD_INPUT
-            continue
-        line = raw.strip().lstrip("\ufeff")
-        if not line or line.startswith("#"):
-            continue
-        prepared = context.lines.get(line)
-        if prepared is None:  # a new line: split it and read its options once
-            read = read_options(split_line(line), base, out)
-            if read is None:
-                worst = ExitStatus.BAD_INPUT
-                continue
-            words, opts = read
-            prepared = (words, opts, request_text(words, opts))
-            if len(context.lines) < Context.CACHE_SIZE:
-                context.lines[line] = prepared
-        words, opts, text = prepared
-        outcome = run_words(words, opts, out, context, text)
-        if outcome.status > worst:
-            worst = outcome.status
-    return worst
-
-
-def run_stdin(base: Options) -> ExitStatus:
-    """The requests on standard input, one per line, as the command line runs them."""
-    out = Output(flush_lines=False)
-    context = Context.for_command_line(base.seed)
-    try:
-        lines = stdin_lines(sys.stdin, out.flush)
-        return run_lines(lines, context.line_options(base), out, context)
-    finally:
-        try:
-            out.flush()  # the last lines, also when interrupted
-        finally:
-            context.close()
-
-
-def stdin_lines(
-    stream: Any, before_wait: Callable[[], None] | None = None
-) -> Iterator[str | D20Error]:
-    """Lines of standard input, decoded one by one so that a line of invalid UTF-8 is
-    reported as that line's error and the rest still run.
-
-    A line longer than MAX_LINE characters is reported (naming its line number) as soon as
-    it passes the limit, and the rest of it, up to its newline, is read and dropped: the
-    time is linear in the input, and no more than MAX_LINE characters of a line are held.
-
-    before_wait: called whenever reading on would wait for more input (the output is
-    flushed then, so a consumer sees every answer to what was sent so far, and a batch
-    is written in large pieces rather than a write per line)."""
-    try:
-        fd = stream.fileno()
-    except (AttributeError, OSError, ValueError):  # not a file (a test's stream)
-        buffer = getattr(stream, "buffer", None)
-        for number, raw in enumerate(stream if buffer is None else buffer, 1):
-            if before_wait is not None:
-                before_wait()
-            line = raw.rstrip("\r\n") if isinstance(raw, str) else raw.rstrip(b"\r\n")
-            if _chars(line) > MAX_LINE:
-                yield _too_long(number)
-            else:
-                yield raw if isinstance(raw, str) else _decoded(raw, number)
-        return
-    number = 0  # lines read or reported so far
-    pieces: list[bytes] = []  # the start of the line being read
-    size = 0  # its characters
-    skipping = False  # the line being read is too long: drop it up to its newline
-    while True:
-        if before_wait is not None:
-            before_wait()
-        chunk = os.read(fd, READ_SIZE)
-        if not chunk:
-            break
-        *complete, tail = chunk.split(b"\n")
-        for raw in complete:
-            if skipping:  # the end of a line already reported
-                skipping = False
-                number += 1
-                continue
-            if pieces:
-                pieces.append(raw)
-                raw = b"".join(pieces)
-                pieces.clear()
-                size = 0
-            number += 1
-            if len(raw) > MAX_LINE and _chars(raw.removesuffix(b"\r")) > MAX_LINE:
-                yield _too_long(number)
-            else:
-                yield _decoded(raw, number)
-        if tail and not skipping:
-            pieces.append(tail)
-            size += _chars(tail)
-            if size > MAX_LINE + 1:  # (+1: a carriage return may end it)
-                pieces.clear()
-                size = 0
-                skipping = True
-                yield _too_long(number + 1)
-    if pieces:
-        raw = b"".join(pieces)
-        too_long = _chars(raw.removesuffix(b"\r")) > MAX_LINE
-        yield _too_long(number + 1) if too_long else _decoded(raw, number + 1)
-
-
-READ_SIZE = 1 << 16
-_CONTINUATION = bytes(range(0x80, 0xC0))  # bytes that continue a UTF-8 character
-
-
-def _chars(raw: bytes | str) -> int:
-    """The characters in `raw` (UTF-8 bytes: those that do not continue a character)."""
-    if isinstance(raw, str):
-        return len(raw)
-    return len(raw) if raw.isascii() else len(raw.translate(None, _CONTINUATION))
-
-
-def _too_long(number: int) -> ParseError:
-    return ParseError(f"line {number} is longer than {MAX_LINE:,} characters; it was skipped")
-
-
-def _decoded(raw: bytes, number: int) -> str | D20Error:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        return ParseError(f"line {number} is not valid UTF-8 (byte {err.start + 1})")

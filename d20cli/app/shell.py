@@ -30,8 +30,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
+from d20cli.app.context import Context
 from d20cli.app.options import Options
-from d20cli.app.run import Context, run_tokens, split_line
+from d20cli.app.run import run_tokens
+from d20cli.app.stdin import split_line
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.present.output import Output
 

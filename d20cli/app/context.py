@@ -1,0 +1,187 @@
+"""What lasts across the requests of one run (a batch on standard input, a shell session):
+parsed requests, the systems, the roll logs, and the generator the dice come from."""
+
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from d20cli.app.options import Options
+from d20cli.dice.roller import RandomRoller, Roller, make_roller
+from d20cli.language.requests import CheckRequest
+from d20cli.present.output import Output
+
+if TYPE_CHECKING:
+    from d20cli.language.requests import Request
+    from d20cli.store.request_cache import ParseCache
+    from d20cli.store.rolllog import RollLog
+    from d20cli.systems import System
+
+
+def request_text(words: list[str], opts: Options) -> str:
+    text = " ".join(w for w in words if w)
+    if opts.players is not None and words and words[0].lower() == "scores":
+        text += f" {opts.players}"
+    return text
+
+
+class Context:
+    """What lasts across the requests of one run (a batch on standard input, a shell
+    session): parsed requests by text, and one generator for the requests that give no
+    --seed of their own: seeded from the OS, or from the run's --seed (`d20 --seed 7 <
+    batch`), so the whole run is one reproducible stream of dice. It lives at the edge;
+    the core holds no state."""
+
+    CACHE_SIZE = 4096
+
+    def __init__(self, disk: ParseCache | None = None, seed: int | None = None) -> None:
+        """`disk`: a cache of parsed requests on disk (the command line and standard input
+        use one, so a repeated request starts without pyparsing). `seed`: the run's
+        --seed; the lines of the run then roll from one generator seeded with it (give
+        them options without that seed: `line_options`), and a line's own --seed
+        restarts the dice for that line alone."""
+        self.disk = disk
+        self.seed = seed
+        self.parsed: dict[str, Request] = {}
+        # a batch's lines, split and read: words, options, request text
+        self.lines: dict[str, tuple[list[str], Options, str]] = {}
+        self.logs: dict[tuple[str | None, bool, bool], RollLog | None] = {}
+        self.systems: dict[str, System] = {}
+        self._rng: random.Random | None = None if seed is None else random.Random(seed)
+        self._rollers: dict[int, RandomRoller] = {}
+        self._logging: bool | None = None
+        self._default_system: str | None = None
+        self._default_budget: int | None = None
+        self.warned: set[str] = set()  # label words already warned about (warn_unvalued)
+
+    def system(self, name: str) -> System:
+        system = self.systems.get(name)
+        if system is None:
+            from d20cli.systems import get_system
+
+            system = self.systems[name] = get_system(name)
+        return system
+
+    def parse(self, text: str) -> Request:
+        request = self.parsed.get(text)
+        if request is None:
+            request = self.disk.get(text) if self.disk is not None else None
+            if request is None:
+                from d20cli.language.grammar import parse_request
+
+                request = parse_request(text)
+                if self.disk is not None:
+                    self.disk.put(text, request)
+            if len(self.parsed) >= self.CACHE_SIZE:
+                self.parsed.clear()
+            self.parsed[text] = request
+        return request
+
+    def log_for(self, opts: Options, out: Output) -> RollLog | None:
+        """The roll log for requests with these options (None when logging is off). One
+        log per character and dice source lasts the whole run, so a batch on standard
+        input is written in a few transactions, not one per line."""
+        if opts.no_log:
+            return None
+        if self._logging is None:
+            self._logging = opts.logging()  # D20_NO_LOG, read once per run
+        if not self._logging:
+            return None
+        if opts.seed is None and opts.dice is None and self.seed is not None:
+            opts = replace(opts, seed=self.seed)  # the run's seeded stream
+        key = (opts.as_, opts.dice is not None, opts.seed is not None)
+        if key not in self.logs:
+            self.logs[key] = open_log(opts, out)
+        return self.logs[key]
+
+    def warn_unvalued(self, request: Request, out: Output) -> None:
+        """Say on stderr (once a run for each word) when a label word stands where a value
+        belongs and nothing gives it one (`check stealth vs 15`): the roll is made at +0,
+        which is allowed, but rarely what was meant."""
+        for word in unvalued_words(request):
+            if word in self.warned:
+                continue
+            self.warned.add(word)
+            how = "type its modifier (+N)"
+            from d20cli.store.characters import character_names
+
+            if character_names():
+                how += " or roll as a character that has it (--as NAME)"
+            out.warn(f"{word!r} has no value here, so it adds nothing; {how}")
+
+    def line_options(self, base: Options) -> Options:
+        """The options a line of this run starts from: `base` without the run's --seed,
+        which this context's generator already holds."""
+        return base if self.seed is None or base.seed is None else replace(base, seed=None)
+
+    def flush(self) -> None:
+        """Write the roll log's buffered rows now (the shell does after every line)."""
+        for log in self.logs.values():
+            if log is not None:
+                log.flush()
+
+    def close(self) -> None:
+        """Save what lasts beyond the run: the roll log's buffered rows, the parse cache."""
+        for log in self.logs.values():
+            if log is not None:
+                log.close()
+        self.logs.clear()
+        if self.disk is not None:
+            self.disk.save()
+
+    @classmethod
+    def for_command_line(cls, seed: int | None = None) -> Context:
+        from d20cli.store.request_cache import ParseCache, cache_path
+
+        return cls(ParseCache(cache_path()), seed)
+
+    def system_for(self, opts: Options) -> System:
+        if opts.system is None and self._default_system is None:
+            self._default_system = opts.system_id()  # D20_SYSTEM, read once per run
+        return self.system(opts.system or self._default_system or "levelup")
+
+    def roller(self, opts: Options) -> Roller:
+        if opts.budget is not None:
+            budget = opts.budget
+        else:
+            if self._default_budget is None:
+                self._default_budget = opts.dice_budget()  # D20_BUDGET, read once per run
+            budget = self._default_budget
+        if opts.seed is not None or opts.dice is not None:
+            return make_roller(opts.seed, opts.dice, budget)
+        roller = self._rollers.get(budget)
+        if roller is None:  # one roller per budget serves every request without its own seed
+            if self._rng is None:
+                self._rng = random.Random(int.from_bytes(os.urandom(16), "big"))
+            roller = self._rollers[budget] = RandomRoller(self._rng, budget)
+        roller.count = 0
+        return roller
+
+
+def open_log(opts: Options, out: Output) -> RollLog | None:
+    """The log for one run's rolls, or None when logging is off (--no-log, D20_NO_LOG).
+    The database is opened only when the first rows are written."""
+    if not opts.logging():
+        return None
+    from d20cli.store.rolllog import RollLog
+
+    source = "dice" if opts.dice is not None else "seed" if opts.seed is not None else "random"
+    return RollLog(opts.as_, source, out)
+
+
+def unvalued_words(request: Request) -> list[str]:
+    """The label words of a request (or of its group members and contest sides) that stand
+    alone, with no modifier, rank or score: `stealth` in `check stealth vs 15`."""
+    parts = [request, *getattr(request, "members", ()), *getattr(request, "sides", ())]
+    parts += [getattr(request, "first", None), getattr(request, "second", None)]
+    return [
+        part.name
+        for part in parts
+        if isinstance(part, CheckRequest)
+        and part.name is not None
+        and part.modifier is None
+        and part.rank is None
+        and part.score is None
+    ]

@@ -1,0 +1,169 @@
+"""Standard input: one request per line, read as it comes (a consumer sees each answer to
+what it sent), each line decoded on its own and bounded in length, errors reported by line
+number while the rest still run."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from d20cli.app.context import Context, request_text
+from d20cli.app.options import Options
+from d20cli.app.run import MAX_LINE, read_options, run_words
+from d20cli.errors import D20Error, ExitStatus, ParseError
+from d20cli.present.output import Output
+
+if TYPE_CHECKING:
+    pass
+
+
+def split_line(line: str) -> list[str]:
+    """A line of input as tokens: split on white space; quotes group words (`odds compare
+    "check +5 vs 15" "check +6 vs 15"`); a line whose quotes do not pair up (an apostrophe
+    in a comment) is split on white space alone."""
+    if '"' not in line and "'" not in line:
+        return line.split()
+    import shlex
+
+    try:
+        return shlex.split(line)
+    except ValueError:
+        return line.split()
+
+
+def run_lines(
+    lines: Iterable[str | D20Error], base: Options, out: Output, context: Context | None = None
+) -> ExitStatus:
+    """One request per line (standard input). Blank lines and `#` lines are skipped; a bad
+    line is reported and the rest still run; the status is the worst one seen."""
+    worst = ExitStatus.OK
+    context = context or Context()
+    for raw in lines:
+        if isinstance(raw, D20Error):
+            out.error(raw, base.json)
+            worst = ExitStatus.BAD_INPUT
+            continue
+        line = raw.strip().lstrip("\ufeff")
+        if not line or line.startswith("#"):
+            continue
+        prepared = context.lines.get(line)
+        if prepared is None:  # a new line: split it and read its options once
+            read = read_options(split_line(line), base, out)
+            if read is None:
+                worst = ExitStatus.BAD_INPUT
+                continue
+            words, opts = read
+            prepared = (words, opts, request_text(words, opts))
+            if len(context.lines) < Context.CACHE_SIZE:
+                context.lines[line] = prepared
+        words, opts, text = prepared
+        outcome = run_words(words, opts, out, context, text)
+        if outcome.status > worst:
+            worst = outcome.status
+    return worst
+
+
+def run_stdin(base: Options) -> ExitStatus:
+    """The requests on standard input, one per line, as the command line runs them."""
+    out = Output(flush_lines=False)
+    context = Context.for_command_line(base.seed)
+    try:
+        lines = stdin_lines(sys.stdin, out.flush)
+        return run_lines(lines, context.line_options(base), out, context)
+    finally:
+        try:
+            out.flush()  # the last lines, also when interrupted
+        finally:
+            context.close()
+
+
+def stdin_lines(
+    stream: Any, before_wait: Callable[[], None] | None = None
+) -> Iterator[str | D20Error]:
+    """Lines of standard input, decoded one by one so that a line of invalid UTF-8 is
+    reported as that line's error and the rest still run.
+
+    A line longer than MAX_LINE characters is reported (naming its line number) as soon as
+    it passes the limit, and the rest of it, up to its newline, is read and dropped: the
+    time is linear in the input, and no more than MAX_LINE characters of a line are held.
+
+    before_wait: called whenever reading on would wait for more input (the output is
+    flushed then, so a consumer sees every answer to what was sent so far, and a batch
+    is written in large pieces rather than a write per line)."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's stream)
+        buffer = getattr(stream, "buffer", None)
+        for number, raw in enumerate(stream if buffer is None else buffer, 1):
+            if before_wait is not None:
+                before_wait()
+            line = raw.rstrip("\r\n") if isinstance(raw, str) else raw.rstrip(b"\r\n")
+            if _chars(line) > MAX_LINE:
+                yield _too_long(number)
+            else:
+                yield raw if isinstance(raw, str) else _decoded(raw, number)
+        return
+    number = 0  # lines read or reported so far
+    pieces: list[bytes] = []  # the start of the line being read
+    size = 0  # its characters
+    skipping = False  # the line being read is too long: drop it up to its newline
+    while True:
+        if before_wait is not None:
+            before_wait()
+        chunk = os.read(fd, READ_SIZE)
+        if not chunk:
+            break
+        *complete, tail = chunk.split(b"\n")
+        for raw in complete:
+            if skipping:  # the end of a line already reported
+                skipping = False
+                number += 1
+                continue
+            if pieces:
+                pieces.append(raw)
+                raw = b"".join(pieces)
+                pieces.clear()
+                size = 0
+            number += 1
+            if len(raw) > MAX_LINE and _chars(raw.removesuffix(b"\r")) > MAX_LINE:
+                yield _too_long(number)
+            else:
+                yield _decoded(raw, number)
+        if tail and not skipping:
+            pieces.append(tail)
+            size += _chars(tail)
+            if size > MAX_LINE + 1:  # (+1: a carriage return may end it)
+                pieces.clear()
+                size = 0
+                skipping = True
+                yield _too_long(number + 1)
+    if pieces:
+        raw = b"".join(pieces)
+        too_long = _chars(raw.removesuffix(b"\r")) > MAX_LINE
+        yield _too_long(number + 1) if too_long else _decoded(raw, number + 1)
+
+
+READ_SIZE = 1 << 16
+
+
+_CONTINUATION = bytes(range(0x80, 0xC0))  # bytes that continue a UTF-8 character
+
+
+def _chars(raw: bytes | str) -> int:
+    """The characters in `raw` (UTF-8 bytes: those that do not continue a character)."""
+    if isinstance(raw, str):
+        return len(raw)
+    return len(raw) if raw.isascii() else len(raw.translate(None, _CONTINUATION))
+
+
+def _too_long(number: int) -> ParseError:
+    return ParseError(f"line {number} is longer than {MAX_LINE:,} characters; it was skipped")
+
+
+def _decoded(raw: bytes, number: int) -> str | D20Error:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        return ParseError(f"line {number} is not valid UTF-8 (byte {err.start + 1})")
