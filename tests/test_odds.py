@@ -316,7 +316,7 @@ def test_many_sides_odds_equal_brute_force(text: str, system: str) -> None:
 def _odds_after(faces: tuple[int, ...], text: str, system_id: str) -> dict[int, Fraction]:
     """Each side's chance to win once the first dice show `faces`: the odds engine's own
     walk over the resolver, with those faces forced (as --dice forces them)."""
-    from d20cli.odds.engine import walk
+    from d20cli.odds.walk import walk
 
     system = get_system(system_id)
     request = parse_request(text)
@@ -379,7 +379,7 @@ def test_round_table_weights_count_every_face(count: int) -> None:
     highest face, weighted by how many of the 20**count faces give exactly that set."""
     import itertools
 
-    from d20cli.odds.engine import WalkTables
+    from d20cli.odds.walk import WalkTables
 
     branches, sets = WalkTables().round(count)
     counted: Counter[tuple[int, ...]] = Counter()

@@ -1,5 +1,5 @@
 """Exact odds: the probability of every outcome of a request, from the same resolver code
-that rolls it.
+that rolls it (the walk: d20cli.odds.walk; the model: d20cli.odds.model).
 
 How: the request is resolved again and again with a `ReplayRoller`, which answers every
 question a resolver asks of its roller ("a face from 1 to 20", "the kept d20 with
@@ -21,365 +21,23 @@ from their members' odds and the system's own grading function.
 
 from __future__ import annotations
 
-import itertools
-import math
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from d20cli.dice.roller import Roller
 from d20cli.errors import D20Error
-from d20cli.figures import exact_fraction, percent
+from d20cli.figures import percent
+from d20cli.odds.model import NO_OUTCOME, Accumulator, Joint, Odds, ratio
+from d20cli.odds.walk import MAX_PATHS, Branches, walk
 from d20cli.results import Result
 
 if TYPE_CHECKING:
     from d20cli.language.requests import Request
 
-MAX_PATHS = 50_000  # resolver runs one odds request may take before it gives up
-
-Branches = tuple[tuple[int, int], ...]  # (value, weight) pairs
 
 # The kept face of 2d20 keep-highest: P(k) = (2k - 1) / 400; keep-lowest: (41 - 2k) / 400.
-_D20_ADV: Branches = tuple((k, 2 * k - 1) for k in range(1, 21))
-_D20_DIS: Branches = tuple((k, 41 - 2 * k) for k in range(1, 21))
-_D20_PAIRS = 400  # the summed weight of either
-MAX_ROUND_DICE = 12  # dice of one tie-break round the walk answers (2**12 - 2 branches)
-
-
-class WalkTables:
-    """What the rollers of one walk share, made once per walk rather than on every path
-    (the engine keeps nothing between walks): the branch table of each die size, and the
-    summed weight of each table."""
-
-    def __init__(self) -> None:
-        self._dice: dict[tuple[int, int], Branches] = {}
-        self._sums: dict[int, tuple[Branches, int]] = {}
-        self._rounds: dict[int, tuple[Branches, tuple[tuple[int, ...], ...]]] = {}
-
-    def die(self, lo: int, hi: int) -> Branches:
-        """Each face from lo to hi, weight 1."""
-        found = self._dice.get((lo, hi))
-        if found is None:
-            found = self._dice[lo, hi] = tuple((v, 1) for v in range(lo, hi + 1))
-        return found
-
-    def round(self, count: int) -> tuple[Branches, tuple[tuple[int, ...], ...]]:
-        """The last round of `count` d20s rolled until they do not all show one face: one
-        branch per set of dice (0-based positions, never all of them) that share the
-        highest face, smallest sets first. The set S of s dice shows the highest face f
-        with weight (f - 1) ** (count - s) summed over f; the weights sum to 20 ** count
-        - 20 (every round but the 20 that show one face)."""
-        found = self._rounds.get(count)
-        if found is None:
-            if count > MAX_ROUND_DICE:
-                from d20cli.dice.weights import TooCostly
-
-                raise TooCostly(  # the walk of so many sides' d20s is longer still
-                    f"the exact odds need more than {MAX_PATHS:,} cases; "
-                    "estimate them with --simulate N"
-                )
-            sets = tuple(
-                top
-                for size in range(1, count)
-                for top in itertools.combinations(range(count), size)
-            )
-            weights = {
-                size: sum((f - 1) ** (count - size) for f in range(1, 21))
-                for size in range(1, count)
-            }
-            branches = tuple((i, weights[len(top)]) for i, top in enumerate(sets))
-            found = self._rounds[count] = (branches, sets)
-        return found
-
-    def weight(self, branches: Branches) -> int:
-        """The summed weight of a table (tables are compared by identity: the same table
-        comes back on every path)."""
-        hit = self._sums.get(id(branches))
-        if hit is None or hit[0] is not branches:
-            hit = self._sums[id(branches)] = (branches, sum(w for _, w in branches) or 1)
-        return hit[1]
-
-
-class ReplayRoller(Roller):
-    """Answers a roller's questions along one path of branch choices (see module doc)."""
-
-    def __init__(
-        self,
-        path: list[int],
-        totals: Callable[[object], Branches | None] | None = None,
-        tables: WalkTables | None = None,
-        stride: int = 0,
-    ) -> None:
-        """`tables`: shared by the rollers of one walk. Past the end of `path`, the roller
-        takes the first branch of each question, or with a `stride` the branch `stride`
-        times the question's position (wrapped): a probe path whose d20s differ."""
-        super().__init__(budget=10**9)
-        self.stride = stride
-        self.path = path
-        self.totals = totals
-        self.tables = tables if tables is not None else WalkTables()
-        self.trace: list[Branches] = []
-        self.taken: list[int] = []
-        self.weight = 1
-        self.denominator = 1
-
-    def _choose(self, branches: Branches, total: int) -> int:
-        """The value of the branch this path takes; `total` is the table's summed weight."""
-        pos = len(self.taken)
-        if pos < len(self.path):
-            index = self.path[pos]
-        else:
-            index = pos * self.stride % len(branches) if self.stride else 0
-        self.trace.append(branches)
-        self.taken.append(index)
-        value, weight = branches[index]
-        self.weight *= weight
-        self.denominator *= total
-        return value
-
-    def _draw(self, lo: int, hi: int) -> int:
-        return self._choose(self.tables.die(lo, hi), hi - lo + 1)
-
-    def d20s(self, net: int) -> tuple[int, ...]:
-        if net == 0:
-            return (self._choose(self.tables.die(1, 20), 20),)
-        kept = self._choose(_D20_ADV if net > 0 else _D20_DIS, _D20_PAIRS)
-        return (kept, kept)
-
-    def d20_rounds(self, count: int) -> tuple[tuple[int, ...], ...]:
-        if count < 2:
-            return super().d20_rounds(count)
-        branches, sets = self.tables.round(count)
-        top = sets[self._choose(branches, 20**count - 20)]
-        # Any faces with this set on top: the dice of the set show 2, the others 1.
-        return (tuple(2 if i in top else 1 for i in range(count)),)
-
-    def preset_total(self, expr: object) -> int | None:
-        if self.totals is None:
-            return None
-        branches = self.totals(expr)
-        if branches is None:
-            return None
-        return self._choose(branches, self.tables.weight(branches))
-
-
-def walk(
-    run: Callable[[Roller], Result],
-    totals: Callable[[object], Branches | None] | None = None,
-    max_paths: int = MAX_PATHS,
-) -> Iterator[tuple[int, int, Result]]:
-    """Every path of `run` as (weight, denominator, result); the weights over the
-    denominators sum to 1."""
-    stack: list[list[int]] = [[]]
-    tables = WalkTables()
-    paths = 0
-    while stack:
-        path = stack.pop()
-        roller = ReplayRoller(path, totals, tables)
-        result = run(roller)
-        paths += 1
-        if paths > max_paths or (
-            paths == 1 and _estimate(run, roller, totals, max_paths) > max_paths
-        ):
-            from d20cli.dice.weights import TooCostly
-
-            raise TooCostly(
-                f"the exact odds need more than {max_paths:,} cases; "
-                "estimate them with --simulate N"
-            )
-        taken = roller.taken
-        for pos in range(len(path), len(roller.trace)):
-            for alt in range(1, len(roller.trace[pos])):
-                stack.append([*taken[:pos], alt])
-        yield roller.weight, roller.denominator, result
-
-
-PROBE_STRIDE = 7  # a probe path's d20s show 1, 8, 15, 2, 9, ...
-
-
-def _estimate(
-    run: Callable[[Roller], Result],
-    first: ReplayRoller,
-    totals: Callable[[object], Branches | None] | None,
-    max_paths: int,
-) -> int:
-    """How many paths a walk will take, from its first path: the product of the branch
-    counts of the questions asked along it. The first path takes the first branch of every
-    question; where that makes sides tie (every d20 a 1), it asks tie-break questions most
-    paths never ask, so a second path whose d20s differ is tried too, and the smaller
-    product counts (only when the first is over `max_paths`)."""
-    estimate = math.prod(len(b) for b in first.trace)
-    if estimate > max_paths:
-        probe = ReplayRoller([], totals, first.tables, stride=PROBE_STRIDE)
-        run(probe)
-        estimate = min(estimate, math.prod(len(b) for b in probe.trace))
-    return estimate
-
-
-@dataclass
-class Odds:
-    """The exact odds of one request."""
-
-    request: str
-    system: str
-    verb: str
-    outcomes: dict[str, Fraction] = field(default_factory=dict)
-    labels: dict[str, str] = field(default_factory=dict)
-    order: list[str] = field(default_factory=list)  # outcome ids, worst to best
-    degrees: dict[int, Fraction] | None = None
-    distribution: dict[int, Fraction] | None = None
-    damage_mean: Fraction | None = None
-    damage_distribution: dict[int, Fraction] | None = None
-    estimate: int | None = None  # --simulate N: the number of rolls behind an estimate
-    success: Fraction | None = None  # the chance of any success, where results have one
-    winners: dict[int, Fraction] | None = None  # a contest of 3+ sides: side -> P(it wins)
-    side_names: list[str] = field(default_factory=list)  # those sides' names, in order
-    notes: list[str] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def mean(self) -> Fraction | None:
-        if not self.distribution:
-            return None
-        return sum((t * p for t, p in self.distribution.items()), Fraction(0))
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "request": self.request,
-            "system": self.system,
-            "verb": self.verb,
-            "odds": {k: ratio(v) for k, v in self.ordered_outcomes()},
-        }
-        if self.degrees is not None:
-            out["degrees"] = {f"{d:+d}": ratio(p) for d, p in sorted(self.degrees.items())}
-        if self.distribution is not None:
-            out["distribution"] = {str(t): ratio(p) for t, p in sorted(self.distribution.items())}
-            mean = self.mean
-            out["mean"] = ratio(mean) if mean is not None else None
-        if self.damage_mean is not None:
-            out["damage_mean"] = ratio(self.damage_mean)
-        if self.damage_distribution is not None:
-            out["damage_distribution"] = {
-                str(t): ratio(p) for t, p in sorted(self.damage_distribution.items())
-            }
-        if self.success is not None:
-            out["success"] = ratio(self.success)
-        if self.winners is not None:
-            out["winners"] = {str(n): ratio(p) for n, p in sorted(self.winners.items())}
-        if self.estimate is not None:
-            out["estimate"] = {"rolls": self.estimate}
-        out.update(self.extra)
-        return out
-
-    def ordered_outcomes(self) -> list[tuple[str, Fraction]]:
-        rank = {oid: i for i, oid in enumerate(self.order)}
-        return sorted(self.outcomes.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0]))
-
-
-def ratio(p: Fraction) -> str:
-    """A probability for JSON: the exact fraction, every digit."""
-    return exact_fraction(p)
-
-
-NO_OUTCOME = "none"
-
-
-class _Acc:
-    """Adds up weighted results over a common denominator (exact integers)."""
-
-    def __init__(self) -> None:
-        self.den = 1
-        self.outcomes: dict[str, int] = {}
-        self.degrees: dict[int, int] = {}
-        self.totals: dict[int, int] = {}
-        self.damage: dict[int, int] = {}
-        self.winners: dict[int, int] = {}  # side (1-based) -> weight of its wins
-        self.sides = 0  # the most sides a result had
-        self.labels: dict[str, str] = {}
-        self.success = 0
-        self.has_success = False
-        self.has_degree = False
-        self.has_total = True
-        self.has_damage = False
-
-    def _rescale(self, den: int) -> int:
-        """Bring the accumulator to a denominator that `den` divides; return the factor
-        for a weight over `den`."""
-        if self.den % den == 0:
-            return self.den // den
-        from math import lcm
-
-        new = lcm(self.den, den)
-        k = new // self.den
-        for named in (self.outcomes,):
-            for name in named:
-                named[name] *= k
-        for table in (self.degrees, self.totals, self.damage, self.winners):
-            for key in table:
-                table[key] *= k
-        self.success *= k
-        self.den = new
-        return new // den
-
-    def add(self, weight: int, den: int, r: Result) -> None:
-        factor = self._rescale(den)
-        w = weight * factor
-        key = r.outcome or NO_OUTCOME
-        if r.outcome is not None or r.verb != "roll":  # a roll has no outcome to count
-            self.outcomes[key] = self.outcomes.get(key, 0) + w
-        if r.label and key not in self.labels:
-            self.labels[key] = _generic_label(r)
-        if r.success is not None:
-            self.has_success = True
-            if r.success:
-                self.success += w
-        if r.sides is not None:
-            self.sides = max(self.sides, len(r.sides))
-            if r.winner is not None:
-                self.winners[r.winner] = self.winners.get(r.winner, 0) + w
-        if r.degree is not None:
-            self.has_degree = True
-            self.degrees[r.degree] = self.degrees.get(r.degree, 0) + w
-        if r.total is None:
-            self.has_total = False
-        else:
-            self.totals[r.total] = self.totals.get(r.total, 0) + w
-        if r.damage is not None or r.verb == "attack":
-            dmg = r.damage.total if r.damage is not None else 0
-            if r.damage is not None:
-                self.has_damage = True
-            self.damage[dmg] = self.damage.get(dmg, 0) + w
-
-    def odds(self, request: str, system: str, verb: str, order: list[str]) -> Odds:
-        def fr(table: dict[int, int]) -> dict[int, Fraction]:
-            return {k: Fraction(v, self.den) for k, v in sorted(table.items()) if v}
-
-        out = Odds(request, system, verb, order=order)
-        out.outcomes = {k: Fraction(v, self.den) for k, v in self.outcomes.items() if v}
-        out.labels = dict(self.labels)
-        if self.has_success:
-            out.success = Fraction(self.success, self.den)
-        if self.sides > 2:  # of two sides, first_wins and second_wins say it
-            out.winners = {
-                n: Fraction(self.winners.get(n, 0), self.den) for n in range(1, self.sides + 1)
-            }
-        if self.has_degree:
-            out.degrees = fr(self.degrees)
-        if self.has_total and self.totals:
-            out.distribution = fr(self.totals)
-        if self.has_damage:
-            dist = fr(self.damage)
-            out.damage_distribution = dist
-            out.damage_mean = sum((t * p for t, p in dist.items()), Fraction(0))
-        return out
-
-
-def _generic_label(r: Result) -> str:
-    """The outcome's label without per-roll details ("Success (2 of 3 succeed)" -> "Success",
-    "2 degrees of success" stays: the degree table carries the detail)."""
-    label = r.label or ""
-    return label.split(" (", 1)[0]
 
 
 # --- computing the odds of a request ----------------------------------------------------
@@ -440,7 +98,7 @@ def odds_of(
         grade_group = system.grade_group
         if grade_group is not None:  # else the walk below gets the system's own error
             return _group_odds(request, system, grade_group, order, labels, max_paths)
-    acc = _Acc()
+    acc = Accumulator()
     for weight, den, result in walk(
         lambda roller: system.resolve(request, roller), _totals_provider(), max_paths
     ):
@@ -569,9 +227,6 @@ def _group_odds(
     return odds
 
 
-Joint = dict[tuple[str | None, int | None, int | None], Fraction]
-
-
 def joint_outcomes(request: Any, system: Any, max_paths: int = 20_000) -> Joint | None:
     """The exact probability of each (outcome, total, winning side) of a request, from a
     walk over its resolver (the side only of a contest of three or more sides, else None);
@@ -605,7 +260,7 @@ def simulate(text: str, system_name: str, rolls: int, seed: int | None) -> Odds:
     request = parse_request(text)
     roller = make_roller(seed, None, budget=10**12)
     order, labels = _outcome_order(system)
-    acc = _Acc()
+    acc = Accumulator()
     for _ in range(rolls):
         acc.add(1, rolls, system.resolve(request, roller))
     odds = acc.odds(request.text, system.id, request.verb, order)

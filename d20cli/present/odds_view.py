@@ -8,7 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from d20cli.figures import one_in, percent, short_fraction
-from d20cli.odds.engine import NO_OUTCOME, Odds
+from d20cli.odds.model import NO_OUTCOME, Odds
 from d20cli.present.render import Line, badge
 
 

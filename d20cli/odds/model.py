@@ -1,0 +1,182 @@
+"""The odds of one request (`Odds`): exact fractions per outcome, the distribution of its
+totals, degrees, damage and winners, and the accumulation of walked paths into them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from d20cli.figures import exact_fraction
+from d20cli.results import Result
+
+if TYPE_CHECKING:
+    pass
+
+
+@dataclass
+class Odds:
+    """The exact odds of one request."""
+
+    request: str
+    system: str
+    verb: str
+    outcomes: dict[str, Fraction] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)  # outcome ids, worst to best
+    degrees: dict[int, Fraction] | None = None
+    distribution: dict[int, Fraction] | None = None
+    damage_mean: Fraction | None = None
+    damage_distribution: dict[int, Fraction] | None = None
+    estimate: int | None = None  # --simulate N: the number of rolls behind an estimate
+    success: Fraction | None = None  # the chance of any success, where results have one
+    winners: dict[int, Fraction] | None = None  # a contest of 3+ sides: side -> P(it wins)
+    side_names: list[str] = field(default_factory=list)  # those sides' names, in order
+    notes: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def mean(self) -> Fraction | None:
+        if not self.distribution:
+            return None
+        return sum((t * p for t, p in self.distribution.items()), Fraction(0))
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "request": self.request,
+            "system": self.system,
+            "verb": self.verb,
+            "odds": {k: ratio(v) for k, v in self.ordered_outcomes()},
+        }
+        if self.degrees is not None:
+            out["degrees"] = {f"{d:+d}": ratio(p) for d, p in sorted(self.degrees.items())}
+        if self.distribution is not None:
+            out["distribution"] = {str(t): ratio(p) for t, p in sorted(self.distribution.items())}
+            mean = self.mean
+            out["mean"] = ratio(mean) if mean is not None else None
+        if self.damage_mean is not None:
+            out["damage_mean"] = ratio(self.damage_mean)
+        if self.damage_distribution is not None:
+            out["damage_distribution"] = {
+                str(t): ratio(p) for t, p in sorted(self.damage_distribution.items())
+            }
+        if self.success is not None:
+            out["success"] = ratio(self.success)
+        if self.winners is not None:
+            out["winners"] = {str(n): ratio(p) for n, p in sorted(self.winners.items())}
+        if self.estimate is not None:
+            out["estimate"] = {"rolls": self.estimate}
+        out.update(self.extra)
+        return out
+
+    def ordered_outcomes(self) -> list[tuple[str, Fraction]]:
+        rank = {oid: i for i, oid in enumerate(self.order)}
+        return sorted(self.outcomes.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0]))
+
+
+def ratio(p: Fraction) -> str:
+    """A probability for JSON: the exact fraction, every digit."""
+    return exact_fraction(p)
+
+
+NO_OUTCOME = "none"
+
+
+class Accumulator:
+    """Adds up weighted results over a common denominator (exact integers)."""
+
+    def __init__(self) -> None:
+        self.den = 1
+        self.outcomes: dict[str, int] = {}
+        self.degrees: dict[int, int] = {}
+        self.totals: dict[int, int] = {}
+        self.damage: dict[int, int] = {}
+        self.winners: dict[int, int] = {}  # side (1-based) -> weight of its wins
+        self.sides = 0  # the most sides a result had
+        self.labels: dict[str, str] = {}
+        self.success = 0
+        self.has_success = False
+        self.has_degree = False
+        self.has_total = True
+        self.has_damage = False
+
+    def _rescale(self, den: int) -> int:
+        """Bring the accumulator to a denominator that `den` divides; return the factor
+        for a weight over `den`."""
+        if self.den % den == 0:
+            return self.den // den
+        from math import lcm
+
+        new = lcm(self.den, den)
+        k = new // self.den
+        for named in (self.outcomes,):
+            for name in named:
+                named[name] *= k
+        for table in (self.degrees, self.totals, self.damage, self.winners):
+            for key in table:
+                table[key] *= k
+        self.success *= k
+        self.den = new
+        return new // den
+
+    def add(self, weight: int, den: int, r: Result) -> None:
+        factor = self._rescale(den)
+        w = weight * factor
+        key = r.outcome or NO_OUTCOME
+        if r.outcome is not None or r.verb != "roll":  # a roll has no outcome to count
+            self.outcomes[key] = self.outcomes.get(key, 0) + w
+        if r.label and key not in self.labels:
+            self.labels[key] = _generic_label(r)
+        if r.success is not None:
+            self.has_success = True
+            if r.success:
+                self.success += w
+        if r.sides is not None:
+            self.sides = max(self.sides, len(r.sides))
+            if r.winner is not None:
+                self.winners[r.winner] = self.winners.get(r.winner, 0) + w
+        if r.degree is not None:
+            self.has_degree = True
+            self.degrees[r.degree] = self.degrees.get(r.degree, 0) + w
+        if r.total is None:
+            self.has_total = False
+        else:
+            self.totals[r.total] = self.totals.get(r.total, 0) + w
+        if r.damage is not None or r.verb == "attack":
+            dmg = r.damage.total if r.damage is not None else 0
+            if r.damage is not None:
+                self.has_damage = True
+            self.damage[dmg] = self.damage.get(dmg, 0) + w
+
+    def odds(self, request: str, system: str, verb: str, order: list[str]) -> Odds:
+        def fr(table: dict[int, int]) -> dict[int, Fraction]:
+            return {k: Fraction(v, self.den) for k, v in sorted(table.items()) if v}
+
+        out = Odds(request, system, verb, order=order)
+        out.outcomes = {k: Fraction(v, self.den) for k, v in self.outcomes.items() if v}
+        out.labels = dict(self.labels)
+        if self.has_success:
+            out.success = Fraction(self.success, self.den)
+        if self.sides > 2:  # of two sides, first_wins and second_wins say it
+            out.winners = {
+                n: Fraction(self.winners.get(n, 0), self.den) for n in range(1, self.sides + 1)
+            }
+        if self.has_degree:
+            out.degrees = fr(self.degrees)
+        if self.has_total and self.totals:
+            out.distribution = fr(self.totals)
+        if self.has_damage:
+            dist = fr(self.damage)
+            out.damage_distribution = dist
+            out.damage_mean = sum((t * p for t, p in dist.items()), Fraction(0))
+        return out
+
+
+def _generic_label(r: Result) -> str:
+    """The outcome's label without per-roll details ("Success (2 of 3 succeed)" -> "Success",
+    "2 degrees of success" stays: the degree table carries the detail)."""
+    label = r.label or ""
+    return label.split(" (", 1)[0]
+
+
+Joint = dict[tuple[str | None, int | None, int | None], Fraction]

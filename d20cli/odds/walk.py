@@ -1,0 +1,221 @@
+"""Exact odds: the probability of every outcome of a request, from the same resolver code
+that rolls it.
+
+How: the request is resolved again and again with a `ReplayRoller`, which answers every
+question a resolver asks of its roller ("a face from 1 to 20", "the kept d20 with
+advantage", "the total of 1d4+2") with one branch of the answer, and remembers the
+branches it did not take. A depth-first walk replays each untaken branch until every path
+has run. Each path's probability is the product of its branches' weights, kept as exact
+integers; the outcomes, totals and degrees of the paths add up to the odds. No rule is
+written twice: the resolver decides each path's outcome exactly as it does at the table.
+
+To keep the walk short, a roller may answer coarse questions in one branch each: the kept
+d20 of an advantage roll is one question with 20 weighted answers (not 400 pairs), a
+whole modifier expression is one question answered from its exact distribution (see
+`d20cli.dice.distribution`), and a tie-break round of k d20s (`Roller.d20_rounds`, rolled again
+while all show one face) is one question whose answers are the sets of dice that share
+the highest face (so the walk ends: a round that decides nothing is never replayed).
+Verbs whose walks would be too long (large group checks, ability scores) are computed
+from their members' odds and the system's own grading function.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+from d20cli.dice.roller import Roller
+from d20cli.results import Result
+
+if TYPE_CHECKING:
+    pass
+
+
+MAX_PATHS = 50_000  # resolver runs one odds request may take before it gives up
+
+
+Branches = tuple[tuple[int, int], ...]  # (value, weight) pairs
+
+
+_D20_ADV: Branches = tuple((k, 2 * k - 1) for k in range(1, 21))
+
+
+_D20_DIS: Branches = tuple((k, 41 - 2 * k) for k in range(1, 21))
+
+
+_D20_PAIRS = 400  # the summed weight of either
+
+
+MAX_ROUND_DICE = 12  # dice of one tie-break round the walk answers (2**12 - 2 branches)
+
+
+class WalkTables:
+    """What the rollers of one walk share, made once per walk rather than on every path
+    (the engine keeps nothing between walks): the branch table of each die size, and the
+    summed weight of each table."""
+
+    def __init__(self) -> None:
+        self._dice: dict[tuple[int, int], Branches] = {}
+        self._sums: dict[int, tuple[Branches, int]] = {}
+        self._rounds: dict[int, tuple[Branches, tuple[tuple[int, ...], ...]]] = {}
+
+    def die(self, lo: int, hi: int) -> Branches:
+        """Each face from lo to hi, weight 1."""
+        found = self._dice.get((lo, hi))
+        if found is None:
+            found = self._dice[lo, hi] = tuple((v, 1) for v in range(lo, hi + 1))
+        return found
+
+    def round(self, count: int) -> tuple[Branches, tuple[tuple[int, ...], ...]]:
+        """The last round of `count` d20s rolled until they do not all show one face: one
+        branch per set of dice (0-based positions, never all of them) that share the
+        highest face, smallest sets first. The set S of s dice shows the highest face f
+        with weight (f - 1) ** (count - s) summed over f; the weights sum to 20 ** count
+        - 20 (every round but the 20 that show one face)."""
+        found = self._rounds.get(count)
+        if found is None:
+            if count > MAX_ROUND_DICE:
+                from d20cli.dice.weights import TooCostly
+
+                raise TooCostly(  # the walk of so many sides' d20s is longer still
+                    f"the exact odds need more than {MAX_PATHS:,} cases; "
+                    "estimate them with --simulate N"
+                )
+            sets = tuple(
+                top
+                for size in range(1, count)
+                for top in itertools.combinations(range(count), size)
+            )
+            weights = {
+                size: sum((f - 1) ** (count - size) for f in range(1, 21))
+                for size in range(1, count)
+            }
+            branches = tuple((i, weights[len(top)]) for i, top in enumerate(sets))
+            found = self._rounds[count] = (branches, sets)
+        return found
+
+    def weight(self, branches: Branches) -> int:
+        """The summed weight of a table (tables are compared by identity: the same table
+        comes back on every path)."""
+        hit = self._sums.get(id(branches))
+        if hit is None or hit[0] is not branches:
+            hit = self._sums[id(branches)] = (branches, sum(w for _, w in branches) or 1)
+        return hit[1]
+
+
+class ReplayRoller(Roller):
+    """Answers a roller's questions along one path of branch choices (see module doc)."""
+
+    def __init__(
+        self,
+        path: list[int],
+        totals: Callable[[object], Branches | None] | None = None,
+        tables: WalkTables | None = None,
+        stride: int = 0,
+    ) -> None:
+        """`tables`: shared by the rollers of one walk. Past the end of `path`, the roller
+        takes the first branch of each question, or with a `stride` the branch `stride`
+        times the question's position (wrapped): a probe path whose d20s differ."""
+        super().__init__(budget=10**9)
+        self.stride = stride
+        self.path = path
+        self.totals = totals
+        self.tables = tables if tables is not None else WalkTables()
+        self.trace: list[Branches] = []
+        self.taken: list[int] = []
+        self.weight = 1
+        self.denominator = 1
+
+    def _choose(self, branches: Branches, total: int) -> int:
+        """The value of the branch this path takes; `total` is the table's summed weight."""
+        pos = len(self.taken)
+        if pos < len(self.path):
+            index = self.path[pos]
+        else:
+            index = pos * self.stride % len(branches) if self.stride else 0
+        self.trace.append(branches)
+        self.taken.append(index)
+        value, weight = branches[index]
+        self.weight *= weight
+        self.denominator *= total
+        return value
+
+    def _draw(self, lo: int, hi: int) -> int:
+        return self._choose(self.tables.die(lo, hi), hi - lo + 1)
+
+    def d20s(self, net: int) -> tuple[int, ...]:
+        if net == 0:
+            return (self._choose(self.tables.die(1, 20), 20),)
+        kept = self._choose(_D20_ADV if net > 0 else _D20_DIS, _D20_PAIRS)
+        return (kept, kept)
+
+    def d20_rounds(self, count: int) -> tuple[tuple[int, ...], ...]:
+        if count < 2:
+            return super().d20_rounds(count)
+        branches, sets = self.tables.round(count)
+        top = sets[self._choose(branches, 20**count - 20)]
+        # Any faces with this set on top: the dice of the set show 2, the others 1.
+        return (tuple(2 if i in top else 1 for i in range(count)),)
+
+    def preset_total(self, expr: object) -> int | None:
+        if self.totals is None:
+            return None
+        branches = self.totals(expr)
+        if branches is None:
+            return None
+        return self._choose(branches, self.tables.weight(branches))
+
+
+def walk(
+    run: Callable[[Roller], Result],
+    totals: Callable[[object], Branches | None] | None = None,
+    max_paths: int = MAX_PATHS,
+) -> Iterator[tuple[int, int, Result]]:
+    """Every path of `run` as (weight, denominator, result); the weights over the
+    denominators sum to 1."""
+    stack: list[list[int]] = [[]]
+    tables = WalkTables()
+    paths = 0
+    while stack:
+        path = stack.pop()
+        roller = ReplayRoller(path, totals, tables)
+        result = run(roller)
+        paths += 1
+        if paths > max_paths or (
+            paths == 1 and _estimate(run, roller, totals, max_paths) > max_paths
+        ):
+            from d20cli.dice.weights import TooCostly
+
+            raise TooCostly(
+                f"the exact odds need more than {max_paths:,} cases; "
+                "estimate them with --simulate N"
+            )
+        taken = roller.taken
+        for pos in range(len(path), len(roller.trace)):
+            for alt in range(1, len(roller.trace[pos])):
+                stack.append([*taken[:pos], alt])
+        yield roller.weight, roller.denominator, result
+
+
+PROBE_STRIDE = 7  # a probe path's d20s show 1, 8, 15, 2, 9, ...
+
+
+def _estimate(
+    run: Callable[[Roller], Result],
+    first: ReplayRoller,
+    totals: Callable[[object], Branches | None] | None,
+    max_paths: int,
+) -> int:
+    """How many paths a walk will take, from its first path: the product of the branch
+    counts of the questions asked along it. The first path takes the first branch of every
+    question; where that makes sides tie (every d20 a 1), it asks tie-break questions most
+    paths never ask, so a second path whose d20s differ is tried too, and the smaller
+    product counts (only when the first is over `max_paths`)."""
+    estimate = math.prod(len(b) for b in first.trace)
+    if estimate > max_paths:
+        probe = ReplayRoller([], totals, first.tables, stride=PROBE_STRIDE)
+        run(probe)
+        estimate = min(estimate, math.prod(len(b) for b in probe.trace))
+    return estimate
