@@ -5,11 +5,8 @@ from __future__ import annotations
 import pytest
 
 from d20cli.errors import ParseError
-from d20cli.language.grammar import KEYWORDS, VERBS, parse_request
+from d20cli.language.grammar import parse_request
 from d20cli.language.requests import (
-    CIRCUMSTANCE_WORDS,
-    DC_WORDS,
-    RANK_WORDS,
     CheckRequest,
     CompareRequest,
     ContestRequest,
@@ -20,6 +17,7 @@ from d20cli.language.requests import (
     ScoresRequest,
     Target,
 )
+from d20cli.language.vocabulary import CIRCUMSTANCE_WORDS, DC_WORDS, KEYWORDS, RANK_WORDS, VERBS
 
 
 def check(line: str) -> CheckRequest:

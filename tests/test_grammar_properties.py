@@ -12,14 +12,9 @@ from hypothesis import strategies as st
 from d20cli.dice.roller import RandomRoller
 from d20cli.errors import D20Error
 from d20cli.language.grammar import parse_request
-from d20cli.language.requests import (
-    CIRCUMSTANCE_WORDS,
-    DC_WORDS,
-    RANK_WORDS,
-    CheckRequest,
-    GroupRequest,
-)
-from d20cli.systems import SYSTEM_IDS, get_system
+from d20cli.language.requests import CheckRequest, GroupRequest
+from d20cli.language.vocabulary import CIRCUMSTANCE_WORDS, DC_WORDS, RANK_WORDS, SYSTEM_IDS
+from d20cli.systems import get_system
 
 CHECKS = ("check", "save", "attack")
 labels = st.sampled_from(["stealth", "perception", "athletics", "arcana"])

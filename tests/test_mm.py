@@ -7,7 +7,7 @@ import pytest
 from d20cli.dice.roller import ForcedRoller
 from d20cli.errors import RulesError
 from d20cli.language.grammar import parse_request
-from d20cli.language.requests import CIRCUMSTANCE_WORDS, DC_WORDS
+from d20cli.language.vocabulary import CIRCUMSTANCE_WORDS, DC_WORDS
 from d20cli.results import Result
 from d20cli.systems import get_system
 from d20cli.systems.mm import (

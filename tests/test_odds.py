@@ -213,7 +213,7 @@ def test_roll_with_odds_shows_the_chance() -> None:
 
 def _examples() -> list[tuple[str, str]]:
     """Every system with every verb any system has, by that verb's example words."""
-    from d20cli.systems import SYSTEM_IDS
+    from d20cli.language.vocabulary import SYSTEM_IDS
 
     examples = {}
     for sid in SYSTEM_IDS:

@@ -7,7 +7,8 @@ import pytest
 from d20cli.dice.roller import ForcedRoller
 from d20cli.errors import DiceError, RulesError
 from d20cli.language.grammar import parse_request
-from d20cli.language.requests import RANK_WORDS, CheckRequest, LuckRequest
+from d20cli.language.requests import CheckRequest, LuckRequest
+from d20cli.language.vocabulary import RANK_WORDS
 from d20cli.results import Result
 from d20cli.systems import get_system
 from d20cli.systems.pendagger import (

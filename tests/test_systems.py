@@ -13,8 +13,9 @@ from d20cli.errors import RulesError
 from d20cli.language import grammar
 from d20cli.language.grammar import parse_request
 from d20cli.language.requests import CHECK_WORD_KINDS, CheckRequest
+from d20cli.language.vocabulary import ALIASES, SYSTEM_IDS
 from d20cli.results import Die
-from d20cli.systems import ALIASES, SYSTEM_IDS, System, get_system
+from d20cli.systems import System, get_system
 from d20cli.systems.common import Evaluated, d20_die, evaluate
 
 

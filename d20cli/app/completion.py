@@ -74,7 +74,7 @@ class Table:
 def system_names(shell_safe: bool = False) -> tuple[str, ...]:
     """The system ids, then their aliases. shell_safe: only the names a shell can take
     unquoted (`m&m` would start a background job in bash)."""
-    from d20cli.systems import ALIASES, SYSTEM_IDS
+    from d20cli.language.vocabulary import ALIASES, SYSTEM_IDS
 
     names = (*SYSTEM_IDS, *(a for a in ALIASES if a not in SYSTEM_IDS))
     if shell_safe:
@@ -83,14 +83,14 @@ def system_names(shell_safe: bool = False) -> tuple[str, ...]:
 
 
 def grammar_verbs() -> tuple[str, ...]:
-    from d20cli.language.grammar import VERBS
+    from d20cli.language.vocabulary import VERBS
 
     return tuple(VERBS)
 
 
 def grammar_keywords() -> dict[str, tuple[str, ...]]:
     """The grammar's keywords for each verb (words only: no numbers, no placeholders)."""
-    from d20cli.language.grammar import COMPLETION_WORDS
+    from d20cli.language.vocabulary import COMPLETION_WORDS
 
     table: Any = COMPLETION_WORDS
     verbs = grammar_verbs()

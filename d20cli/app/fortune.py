@@ -109,7 +109,8 @@ def handle(
     one of the other uses)."""
     rules = rules_of(opts.system_id())
     if rules is None:
-        from d20cli.systems import SYSTEM_IDS, get_system
+        from d20cli.language.vocabulary import SYSTEM_IDS
+        from d20cli.systems import get_system
 
         have = [sid for sid in SYSTEM_IDS if get_system(sid).fortune is not None]
         raise RulesError(

@@ -35,6 +35,7 @@ from d20cli.app.options import Options
 from d20cli.app.run import run_tokens
 from d20cli.app.stdin import split_line
 from d20cli.errors import D20Error, ExitStatus, ParseError
+from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS
 from d20cli.present.output import Output
 
 if TYPE_CHECKING:
@@ -45,9 +46,7 @@ AGAIN_WORDS = ("again", "!!")
 #: The shell's own words, besides the request verbs.
 SHELL_WORDS: tuple[str, ...] = ("help", "system", "as", "again", "quit", "exit")
 #: The verbs whose words may name a character's entries (label words).
-LABEL_VERBS = frozenset(
-    ("check", "save", "attack", "attempt", "defend", "resist", "routine", "group", "contest")
-) | {"opposed"}
+LABEL_VERBS = frozenset((*CHECK_VERBS, *CONTEST_VERBS, "group"))
 
 
 @dataclass(frozen=True)
@@ -257,7 +256,8 @@ class Session:
         return status
 
     def _system(self, tokens: list[str], text: str) -> ExitStatus:
-        from d20cli.systems import SYSTEM_IDS, system_id
+        from d20cli.language.vocabulary import SYSTEM_IDS
+        from d20cli.systems import system_id
 
         if len(tokens) == 1:
             others = ", ".join(SYSTEM_IDS)

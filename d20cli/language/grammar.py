@@ -17,7 +17,8 @@ Modifiers are signed (`+5`, `-1`, `+5+1d4`); an unsigned number in a modifier's 
 SCORE (a Pen & Dagger ability score), and a signed number after a RANK or SCORE is the
 rank adjustment. Errors are ParseError with a message and the 1-based column in the line.
 
-`VERBS` and `KEYWORDS` (for completion) are built from the same tables as the grammar.
+Every word comes from d20cli.language.vocabulary, which completion, help, the shell and
+characters read too, so the grammar and they never disagree.
 """
 
 from __future__ import annotations
@@ -30,15 +31,7 @@ import pyparsing as pp
 
 from d20cli.errors import ParseError
 from d20cli.language import dice_grammar
-from d20cli.language import vocabulary as verbs
 from d20cli.language.requests import (
-    CIRCUMSTANCE_WORDS,
-    DC_WORDS,
-    DEFENSE_WORDS,
-    EXPERTISE_SIZES,
-    FORTUNE_ACTIONS,
-    FORTUNE_USES,
-    RANK_WORDS,
     CheckRequest,
     CompareRequest,
     ContestRequest,
@@ -50,55 +43,33 @@ from d20cli.language.requests import (
     ScoresRequest,
     Target,
 )
+from d20cli.language.vocabulary import (
+    ADV_WORDS,
+    CHECK_VERBS,
+    CIRCUMSTANCE_WORDS,
+    CONTEST_VERBS,
+    DC_WORDS,
+    DEFENSE_WORDS,
+    DIS_WORDS,
+    DMG,
+    EXPERTISE,
+    EXPERTISE_SIZES,
+    FLAG_WORDS,
+    FORTUNE_ACTIONS,
+    FORTUNE_USES,
+    KEYWORDS,
+    OTHER_VERBS,
+    PLAYERS,
+    RANK_WORDS,
+    TARGET_NAMES,
+    VERBS,
+    VS,
+)
 
 pp.ParserElement.enable_packrat()
 
 # --- word tables (the grammar and completion both read these) ---------------------------
 
-CHECK_VERBS: tuple[str, ...] = (
-    "check",
-    "save",
-    "attack",
-    "attempt",
-    "defend",
-    "resist",
-    "routine",
-)
-CONTEST_VERBS: tuple[str, ...] = ("contest", "opposed")
-OTHER_VERBS: tuple[str, ...] = ("group", "compare", "percent", "luck", "scores", "fortune", "roll")
-#: Every verb, in the order help and completion list them (language.vocabulary, a light
-#: module the fast start-up path reads without building this grammar).
-VERBS: tuple[str, ...] = verbs.VERBS
-ADV_WORDS: tuple[str, ...] = ("adv", "advantage")
-DIS_WORDS: tuple[str, ...] = ("dis", "disadv", "disadvantage")
-#: Words that may stand between `vs` and a number: `vs DC 15`, `vs AC 15` (attacks).
-TARGET_NAMES: tuple[str, ...] = ("dc", "ac")
-FLAG_WORDS: tuple[str, ...] = ("reliable", "unreliable", "fortune")
-TARGET_PREFIXES: tuple[str, ...] = ("defense", "rank", "routine")
-VS = "vs"
-DMG = "dmg"
-EXPERTISE = "expertise"
-PLAYERS = "players"
-
-KEYWORDS: tuple[str, ...] = (
-    VS,
-    *ADV_WORDS,
-    *DIS_WORDS,
-    EXPERTISE,
-    *(f"{EXPERTISE}=d{n}" for n in EXPERTISE_SIZES),
-    DMG,
-    *FLAG_WORDS,
-    *TARGET_PREFIXES,
-    *FORTUNE_ACTIONS,
-    f"{PLAYERS}=",
-    *RANK_WORDS,
-    *DC_WORDS,
-    *CIRCUMSTANCE_WORDS,
-)
-
-#: What completion offers after a verb: the keywords, and the words that are keywords only
-#: in their place (after `vs`, after `fortune spend`), so they stay usable as labels.
-COMPLETION_WORDS: tuple[str, ...] = (*KEYWORDS, *DEFENSE_WORDS, *FORTUNE_USES, "DC", "AC")
 
 MAX_DIGITS = 9  # a number in a request has at most this many digits
 MAX_GROUP = 1000  # members of one group check

@@ -24,51 +24,6 @@ from typing import TYPE_CHECKING, ClassVar, TypeAlias
 if TYPE_CHECKING:
     from d20cli.dice.tree import Expr
 
-#: Named difficulty classes (Mutants & Masterminds), easiest first.
-DC_WORDS: tuple[str, ...] = (
-    "very-easy",
-    "easy",
-    "average",
-    "tough",
-    "challenging",
-    "formidable",
-    "heroic",
-    "super-heroic",
-    "nigh-impossible",
-)
-#: Circumstance words (Mutants & Masterminds) that add to the modifier.
-CIRCUMSTANCE_WORDS: tuple[str, ...] = (
-    "bonus",
-    "penalty",
-    "minor-bonus",
-    "minor-penalty",
-    "major-bonus",
-    "major-penalty",
-)
-#: Named defenses (Mutants & Masterminds) that stand for `defense`: `vs parry 6`.
-DEFENSE_WORDS: tuple[str, ...] = ("parry", "dodge", "fortitude", "toughness", "will")
-#: Pen & Dagger ranks, worst to best.
-RANK_WORDS: tuple[str, ...] = (
-    "doomed",
-    "hopeless",
-    "inept",
-    "untrained",
-    "novice",
-    "trained",
-    "adept",
-    "master",
-    "epic",
-    "legendary",
-    "godlike",
-)
-#: Expertise die sizes that `expertise=dN` accepts; bare `expertise` grants the first.
-EXPERTISE_SIZES: tuple[int, ...] = (4, 6, 8)
-#: Target kinds: a plain number, a named DC, `defense N`, `rank N`, `routine +N`.
-TARGET_KINDS: tuple[str, ...] = ("number", "named", "defense", "rank", "routine")
-#: Words that may follow `fortune`.
-FORTUNE_ACTIONS: tuple[str, ...] = ("show", "spend", "boon", "no-boon")
-#: What a fortune die may be spent on (after `fortune spend`); the first is the default.
-FORTUNE_USES: tuple[str, ...] = ("reroll", "hint", "escape", "value")
 
 #: The kinds of word a check request may carry besides its verb, in the order a system
 #: reports the first one it does not offer (see `CheckRequest.word_kinds`).

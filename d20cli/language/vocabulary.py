@@ -1,5 +1,11 @@
-"""The verbs, with a line of help and examples each: read by the fast dispatcher in
-__main__, the typer commands, `d20 systems` and completion. Light: no imports."""
+"""The one vocabulary of the request language: the verbs (with a line of help and examples
+each), the keywords, DC names, circumstance words, named defenses, ranks, fortune words,
+and the system ids and their aliases.
+
+The grammar, the fast dispatcher in __main__, the typer commands, `d20 systems`, help,
+completion, the shell and characters all read these tables, so a word is added in one
+place. What a word means in a game (a named DC's number, a rank's row) is a rule, and lives
+in that system's module. Light: no imports, so the fast start-up path reads it freely."""
 
 from __future__ import annotations
 
@@ -57,3 +63,155 @@ VERB_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 VERBS: tuple[str, ...] = tuple(VERB_HELP)
+
+
+#: Named difficulty classes (Mutants & Masterminds), easiest first.
+DC_WORDS: tuple[str, ...] = (
+    "very-easy",
+    "easy",
+    "average",
+    "tough",
+    "challenging",
+    "formidable",
+    "heroic",
+    "super-heroic",
+    "nigh-impossible",
+)
+
+
+#: Circumstance words (Mutants & Masterminds) that add to the modifier.
+CIRCUMSTANCE_WORDS: tuple[str, ...] = (
+    "bonus",
+    "penalty",
+    "minor-bonus",
+    "minor-penalty",
+    "major-bonus",
+    "major-penalty",
+)
+
+
+#: Named defenses (Mutants & Masterminds) that stand for `defense`: `vs parry 6`.
+DEFENSE_WORDS: tuple[str, ...] = ("parry", "dodge", "fortitude", "toughness", "will")
+
+
+#: Pen & Dagger ranks, worst to best.
+RANK_WORDS: tuple[str, ...] = (
+    "doomed",
+    "hopeless",
+    "inept",
+    "untrained",
+    "novice",
+    "trained",
+    "adept",
+    "master",
+    "epic",
+    "legendary",
+    "godlike",
+)
+
+
+#: Expertise die sizes that `expertise=dN` accepts; bare `expertise` grants the first.
+EXPERTISE_SIZES: tuple[int, ...] = (4, 6, 8)
+
+
+#: Words that may follow `fortune`.
+FORTUNE_ACTIONS: tuple[str, ...] = ("show", "spend", "boon", "no-boon")
+
+
+#: What a fortune die may be spent on (after `fortune spend`); the first is the default.
+FORTUNE_USES: tuple[str, ...] = ("reroll", "hint", "escape", "value")
+
+
+CHECK_VERBS: tuple[str, ...] = (
+    "check",
+    "save",
+    "attack",
+    "attempt",
+    "defend",
+    "resist",
+    "routine",
+)
+
+
+CONTEST_VERBS: tuple[str, ...] = ("contest", "opposed")
+
+
+OTHER_VERBS: tuple[str, ...] = ("group", "compare", "percent", "luck", "scores", "fortune", "roll")
+
+
+ADV_WORDS: tuple[str, ...] = ("adv", "advantage")
+
+
+DIS_WORDS: tuple[str, ...] = ("dis", "disadv", "disadvantage")
+
+
+#: Words that may stand between `vs` and a number: `vs DC 15`, `vs AC 15` (attacks).
+TARGET_NAMES: tuple[str, ...] = ("dc", "ac")
+
+
+FLAG_WORDS: tuple[str, ...] = ("reliable", "unreliable", "fortune")
+
+
+TARGET_PREFIXES: tuple[str, ...] = ("defense", "rank", "routine")
+
+
+VS = "vs"
+
+
+DMG = "dmg"
+
+
+EXPERTISE = "expertise"
+
+
+PLAYERS = "players"
+
+
+KEYWORDS: tuple[str, ...] = (
+    VS,
+    *ADV_WORDS,
+    *DIS_WORDS,
+    EXPERTISE,
+    *(f"{EXPERTISE}=d{n}" for n in EXPERTISE_SIZES),
+    DMG,
+    *FLAG_WORDS,
+    *TARGET_PREFIXES,
+    *FORTUNE_ACTIONS,
+    f"{PLAYERS}=",
+    *RANK_WORDS,
+    *DC_WORDS,
+    *CIRCUMSTANCE_WORDS,
+)
+
+
+#: What completion offers after a verb: the keywords, and the words that are keywords only
+#: in their place (after `vs`, after `fortune spend`), so they stay usable as labels.
+COMPLETION_WORDS: tuple[str, ...] = (*KEYWORDS, *DEFENSE_WORDS, *FORTUNE_USES, "DC", "AC")
+
+
+#: The system ids, in the order they are listed.
+SYSTEM_IDS: tuple[str, ...] = ("levelup", "reglamento", "mm", "pendagger")
+
+
+#: Other names for the systems (lower case; spaces, underscores and dots read as "-").
+ALIASES: dict[str, str] = {
+    "a5e": "levelup",
+    "level-up": "levelup",
+    "levelup-a5e": "levelup",
+    "level-up-a5e": "levelup",
+    "lu": "levelup",
+    "reg": "reglamento",
+    "mutants": "mm",
+    "m&m": "mm",
+    "mnm": "mm",
+    "m-m": "mm",
+    "mandm": "mm",
+    "mutants-masterminds": "mm",
+    "mutants-and-masterminds": "mm",
+    "pd": "pendagger",
+    "p&d": "pendagger",
+    "pnd": "pendagger",
+    "pen-and-dagger": "pendagger",
+    "pen-dagger": "pendagger",
+    "pen&dagger": "pendagger",
+}

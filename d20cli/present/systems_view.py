@@ -9,7 +9,8 @@ from d20cli.present.render import Line, badge
 
 
 def systems_data() -> list[dict[str, Any]]:
-    from d20cli.systems import SYSTEM_IDS, get_system
+    from d20cli.language.vocabulary import SYSTEM_IDS
+    from d20cli.systems import get_system
 
     data = []
     for sid in SYSTEM_IDS:

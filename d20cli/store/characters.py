@@ -61,13 +61,12 @@ from pathlib import Path
 from typing import Any
 
 from d20cli.errors import D20Error, ParseError
+from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS
 from d20cli.store.files import atomic_write, open_lock, xdg_dir
 
 RESERVED = ("system", "macros")
-_HEAD_VERBS = ("check", "save", "attack", "attempt", "defend", "resist", "routine")
-_SIDE_VERBS = ("contest", "opposed")
 #: Groups that belong to one verb (`saves` for save); the other groups serve every verb.
-_VERB_GROUPS = frozenset(f"{v}s" for v in _HEAD_VERBS)
+_VERB_GROUPS = frozenset(f"{v}s" for v in CHECK_VERBS)
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 _LABEL = re.compile(r"[a-z][\w'-]*", re.IGNORECASE)
 _MODIFIER_START = re.compile(r"[+-]?[0-9]")
@@ -287,7 +286,7 @@ def list_characters() -> list[Character]:
 
 
 def _language() -> tuple[frozenset[str], frozenset[str]]:
-    from d20cli.language.grammar import KEYWORDS, VERBS
+    from d20cli.language.vocabulary import KEYWORDS, VERBS
 
     return frozenset(VERBS), frozenset(w.lower() for w in (*KEYWORDS, *VERBS))
 
@@ -300,7 +299,7 @@ def is_label_word(word: str) -> bool:
 def _has_modifier(word: str | None) -> bool:
     if word is None:
         return False
-    from d20cli.language.requests import RANK_WORDS
+    from d20cli.language.vocabulary import RANK_WORDS
 
     return bool(_MODIFIER_START.match(word)) or word.lower() in RANK_WORDS
 
@@ -366,11 +365,11 @@ def _expand_words(text: str, character: Character, located: str | None) -> tuple
         return text, False
     verb = tokens[0].text.lower()
     heads: list[int] = []  # indexes of the tokens that may be label words
-    if verb in _HEAD_VERBS:
+    if verb in CHECK_VERBS:
         heads = [1]
     elif verb == "group":
         heads = [1] + [i + 1 for i, t in enumerate(tokens) if t.text == ","]
-    elif verb in _SIDE_VERBS:
+    elif verb in CONTEST_VERBS:
         heads = [1] + [i + 1 for i, t in enumerate(tokens) if t.text.lower() == "vs" and i > 0]
     inserts: dict[int, str] = {}
     for i in heads:
@@ -380,7 +379,7 @@ def _expand_words(text: str, character: Character, located: str | None) -> tuple
         after = tokens[i + 1].text if i + 1 < len(tokens) else None
         if _has_modifier(after):
             continue  # a typed modifier wins; a label that is not an entry stays a label
-        value = character.lookup(word, "check" if verb in ("group", *_SIDE_VERBS) else verb)
+        value = character.lookup(word, "check" if verb in ("group", *CONTEST_VERBS) else verb)
         if value is None:
             known = character.entry_names()
             where = f" (in a macro: {text!r})" if located is None else ""

@@ -11,35 +11,10 @@ from importlib import import_module
 from typing import Any
 
 from d20cli.errors import RulesError
+from d20cli.language.vocabulary import ALIASES, SYSTEM_IDS
 from d20cli.systems.common import System
 
 __all__ = ["ALIASES", "SYSTEMS", "SYSTEM_IDS", "System", "get_system", "system_id"]
-
-#: The system ids, in the order they are listed.
-SYSTEM_IDS: tuple[str, ...] = ("levelup", "reglamento", "mm", "pendagger")
-
-#: Other names for the systems (lower case; spaces, underscores and dots read as "-").
-ALIASES: dict[str, str] = {
-    "a5e": "levelup",
-    "level-up": "levelup",
-    "levelup-a5e": "levelup",
-    "level-up-a5e": "levelup",
-    "lu": "levelup",
-    "reg": "reglamento",
-    "mutants": "mm",
-    "m&m": "mm",
-    "mnm": "mm",
-    "m-m": "mm",
-    "mandm": "mm",
-    "mutants-masterminds": "mm",
-    "mutants-and-masterminds": "mm",
-    "pd": "pendagger",
-    "p&d": "pendagger",
-    "pnd": "pendagger",
-    "pen-and-dagger": "pendagger",
-    "pen-dagger": "pendagger",
-    "pen&dagger": "pendagger",
-}
 
 
 def system_id(name: str) -> str:

@@ -6,10 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from d20cli.errors import RulesError
-from d20cli.language.requests import (
-    CheckRequest,
-    LuckRequest,
-)
+from d20cli.language.requests import CheckRequest, LuckRequest
 from d20cli.results import Die, Result
 from d20cli.systems.common import (
     Grade,

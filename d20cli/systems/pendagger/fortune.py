@@ -7,11 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from d20cli.errors import D20Error, RulesError
-from d20cli.language.requests import (
-    CheckRequest,
-    FortuneRequest,
-    LuckRequest,
-)
+from d20cli.language.requests import CheckRequest, FortuneRequest, LuckRequest
 from d20cli.results import Die, Result
 from d20cli.systems.common import (
     roll_d20,

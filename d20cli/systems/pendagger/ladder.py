@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from d20cli.language.requests import (
-    RANK_WORDS,
-)
+from d20cli.language.vocabulary import RANK_WORDS
 
 if TYPE_CHECKING:
     pass
