@@ -12,7 +12,7 @@ import os
 import sys
 
 from d20cli.app.streams import OutputFailed, guarded_streams, report
-from d20cli.errors import ExitStatus, ParseError
+from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.language.vocabulary import VERBS
 
 COMMANDS = ("systems", "shell", "odds", "char", "log", "completion")
@@ -59,7 +59,6 @@ def dispatch(args: list[str]) -> int:
     if args and (args[0] in VERBS or args[0] == "odds") and not any(a in _HELP_FLAGS for a in args):
         return _run(args)
     if not any(a in _HELP_FLAGS for a in args) and (not args or args[0].startswith("-")):
-        from d20cli.errors import D20Error
         from d20cli.present.output import Output
 
         try:

@@ -17,7 +17,7 @@ import typer
 from d20cli.app import completion
 from d20cli.app.completion import SHELLS, Command, Option, system_names
 from d20cli.app.options import OPTIONS, Options
-from d20cli.errors import ExitStatus
+from d20cli.errors import D20Error, ExitStatus
 from d20cli.language.vocabulary import VERB_HELP
 from d20cli.present.output import Output
 
@@ -197,7 +197,6 @@ def completion_command(
     ] = False,
 ) -> None:
     """Print the completion script for bash, zsh or fish (or --install it)."""
-    from d20cli.errors import D20Error
 
     try:
         text = completion_script(shell, install)

@@ -22,6 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from d20cli.errors import ParseError, StateError
+from d20cli.language.vocabulary import ALIASES, COMPLETION_WORDS, SYSTEM_IDS, VERB_HELP, VERBS
+
 SHELLS: tuple[str, ...] = ("bash", "zsh", "fish")
 FILE_NAMES: Mapping[str, str] = {"bash": "d20.bash", "zsh": "_d20", "fish": "d20.fish"}
 HELP_OPTIONS: tuple[str, ...] = ("--help", "-h")
@@ -74,7 +77,6 @@ class Table:
 def system_names(shell_safe: bool = False) -> tuple[str, ...]:
     """The system ids, then their aliases. shell_safe: only the names a shell can take
     unquoted (`m&m` would start a background job in bash)."""
-    from d20cli.language.vocabulary import ALIASES, SYSTEM_IDS
 
     names = (*SYSTEM_IDS, *(a for a in ALIASES if a not in SYSTEM_IDS))
     if shell_safe:
@@ -83,14 +85,12 @@ def system_names(shell_safe: bool = False) -> tuple[str, ...]:
 
 
 def grammar_verbs() -> tuple[str, ...]:
-    from d20cli.language.vocabulary import VERBS
 
     return tuple(VERBS)
 
 
 def grammar_keywords() -> dict[str, tuple[str, ...]]:
     """The grammar's keywords for each verb (words only: no numbers, no placeholders)."""
-    from d20cli.language.vocabulary import COMPLETION_WORDS
 
     table: Any = COMPLETION_WORDS
     verbs = grammar_verbs()
@@ -122,7 +122,6 @@ def request_options(shell_safe: bool = False) -> tuple[Option, ...]:
 def table(commands: tuple[Command, ...]) -> Table:
     """The words of the command-line completion scripts; `commands`: the typer app's
     commands that are not verbs (d20cli.app.cli.completion_commands reads them)."""
-    from d20cli.language.vocabulary import VERB_HELP
 
     verbs = grammar_verbs()
     return Table(
@@ -396,7 +395,6 @@ _MAKERS = {"bash": bash_script, "zsh": zsh_script, "fish": fish_script}
 
 
 def _shell_name(shell: str) -> str:
-    from d20cli.errors import ParseError
 
     name = shell.strip().lower()
     if name not in _MAKERS:
@@ -436,7 +434,6 @@ def install_path(shell: str) -> Path:
 def install_script(shell: str, commands: tuple[Command, ...]) -> str:
     """Write the script for `shell` into the user's completion directory (atomically);
     returns a message saying where, and what else to do."""
-    from d20cli.errors import StateError
 
     name = _shell_name(shell)
     text = script(name, commands)

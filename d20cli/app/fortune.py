@@ -27,6 +27,8 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from d20cli.errors import D20Error, RulesError, StateError
+from d20cli.language.requests import CheckRequest, FortuneRequest, LuckRequest
+from d20cli.language.vocabulary import SYSTEM_IDS
 from d20cli.results import Result
 
 if TYPE_CHECKING:
@@ -109,7 +111,6 @@ def handle(
     one of the other uses)."""
     rules = rules_of(opts.system_id())
     if rules is None:
-        from d20cli.language.vocabulary import SYSTEM_IDS
         from d20cli.systems import get_system
 
         have = [sid for sid in SYSTEM_IDS if get_system(sid).fortune is not None]
@@ -135,7 +136,6 @@ def handle(
         if getattr(request, "use", "reroll") != "reroll":
             return _spend_on(rules, request, store, who, limit, write)
         return _spend(rules, request, roller, store, who, limit, write)
-    from d20cli.language.requests import FortuneRequest
 
     if not isinstance(request, FortuneRequest):
         raise RulesError("`fortune` shows or spends fortune dice", request.text, 1)
@@ -162,7 +162,6 @@ def _spend_on(
     rules: Fortune, request: Request, store: State, who: str, limit: int, write: bool
 ) -> Result:
     """`fortune spend hint|escape|value`: one die spent, nothing rolled."""
-    from d20cli.language.requests import FortuneRequest
 
     if not isinstance(request, FortuneRequest):
         raise RulesError("`fortune` shows or spends fortune dice", request.text, 1)
@@ -196,7 +195,6 @@ def _spend(
     if last is None:
         raise StateError("no attempt or luck roll to reroll yet", request.text, 1)
     from d20cli.language.grammar import parse_request
-    from d20cli.language.requests import CheckRequest, LuckRequest
 
     previous = Result.from_json(last.result)
     original = parse_request(last.request)

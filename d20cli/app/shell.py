@@ -35,7 +35,7 @@ from d20cli.app.options import Options
 from d20cli.app.run import run_tokens
 from d20cli.app.stdin import split_line
 from d20cli.errors import D20Error, ExitStatus, ParseError
-from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS
+from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS, SYSTEM_IDS, VERB_HELP
 from d20cli.present.output import Output
 
 if TYPE_CHECKING:
@@ -256,7 +256,6 @@ class Session:
         return status
 
     def _system(self, tokens: list[str], text: str) -> ExitStatus:
-        from d20cli.language.vocabulary import SYSTEM_IDS
         from d20cli.systems import system_id
 
         if len(tokens) == 1:
@@ -307,7 +306,6 @@ class Session:
         return ExitStatus.OK
 
     def _help(self, tokens: list[str], text: str) -> ExitStatus:
-        from d20cli.language.vocabulary import VERB_HELP
         from d20cli.systems import get_system
 
         system = get_system(self.system)

@@ -26,9 +26,10 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from d20cli.dice.roller import Roller
+from d20cli.dice.roller import Roller, make_roller
 from d20cli.errors import D20Error
 from d20cli.figures import percent
+from d20cli.language.requests import ContestRequest, GroupRequest
 from d20cli.odds.model import NO_OUTCOME, Accumulator, Joint, Odds, ratio
 from d20cli.odds.walk import MAX_PATHS, Branches, walk
 from d20cli.results import Result
@@ -77,7 +78,6 @@ def odds_of(
 
     `parse`: how to turn the text into a request; the caller may pass one that remembers
     parsed requests (`d20cli.app.run.Context.parse`). By default the grammar parses it."""
-    from d20cli.language.requests import GroupRequest
     from d20cli.systems import get_system
 
     if parse is None:
@@ -112,7 +112,6 @@ def odds_of(
 def _name_sides(odds: Odds, request: Request) -> None:
     """Name the sides of a contest whose odds list each side's chance to win, by their
     words as typed (label, modifier, options): `+3`, `carol +2 adv`."""
-    from d20cli.language.requests import ContestRequest
 
     if odds.winners is None or not isinstance(request, ContestRequest):
         return
@@ -252,7 +251,6 @@ def _many_sides_winner(result: Result) -> int | None:
 
 def simulate(text: str, system_name: str, rolls: int, seed: int | None) -> Odds:
     """An estimate from `rolls` random rolls (labelled as an estimate)."""
-    from d20cli.dice.roller import make_roller
     from d20cli.language.grammar import parse_request
     from d20cli.systems import get_system
 

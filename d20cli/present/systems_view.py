@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from d20cli.language.vocabulary import SYSTEM_IDS
 from d20cli.present.output import Output
 from d20cli.present.render import Line, badge
 
 
 def systems_data() -> list[dict[str, Any]]:
-    from d20cli.language.vocabulary import SYSTEM_IDS
     from d20cli.systems import get_system
 
     data = []

@@ -61,7 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from d20cli.errors import D20Error, ParseError
-from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS
+from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS, KEYWORDS, RANK_WORDS, VERBS
 from d20cli.store.files import atomic_write, open_lock, xdg_dir
 
 RESERVED = ("system", "macros")
@@ -286,7 +286,6 @@ def list_characters() -> list[Character]:
 
 
 def _language() -> tuple[frozenset[str], frozenset[str]]:
-    from d20cli.language.vocabulary import KEYWORDS, VERBS
 
     return frozenset(VERBS), frozenset(w.lower() for w in (*KEYWORDS, *VERBS))
 
@@ -299,7 +298,6 @@ def is_label_word(word: str) -> bool:
 def _has_modifier(word: str | None) -> bool:
     if word is None:
         return False
-    from d20cli.language.vocabulary import RANK_WORDS
 
     return bool(_MODIFIER_START.match(word)) or word.lower() in RANK_WORDS
 
