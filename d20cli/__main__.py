@@ -11,11 +11,11 @@ import contextlib
 import os
 import sys
 
+from d20cli.app.commands import COMMANDS
 from d20cli.app.streams import OutputFailed, guarded_streams, report
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.language.vocabulary import VERBS
 
-COMMANDS = ("systems", "shell", "odds", "char", "log", "completion")
 _HELP_FLAGS = ("--help", "-h", "--version")
 
 

@@ -446,3 +446,20 @@ def test_quiet_contest_of_three_sides_names_the_winner(capsys: pytest.CaptureFix
         run_main(["contest", "+1", "vs", "+2", "-s", "reg", "-q", "--dice", "9,9"], capsys)[1]
         == "second_wins\n"
     )
+
+
+def test_the_command_registry_is_what_typer_registers() -> None:
+    """One list of commands: the fast path's (d20cli.app.commands) and the typer app's."""
+    import typer.main
+
+    from d20cli.app.cli import app
+    from d20cli.app.commands import COMMANDS
+    from d20cli.language.vocabulary import VERBS
+
+    group = typer.main.get_command(app)
+    registered = {
+        name
+        for name, cmd in group.commands.items()  # type: ignore[attr-defined]
+        if name not in VERBS and not getattr(cmd, "hidden", False)
+    }
+    assert registered == set(COMMANDS)

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from d20cli.app import completion
+from d20cli.app.commands import COMMANDS
 from d20cli.app.completion import SHELLS, Command, Option, system_names
 from d20cli.app.options import OPTIONS, Options
 from d20cli.errors import D20Error, ExitStatus
@@ -106,14 +107,14 @@ def main_callback(
 def _add_sub_apps() -> None:
     from d20cli.app.char_cli import char_app, log_app
 
-    app.add_typer(char_app, name="char", help="Characters: name your bonuses once (--as NAME).")
-    app.add_typer(log_app, name="log", help="The roll log: recent rolls, fairness, export.")
+    app.add_typer(char_app, name="char", help=COMMANDS["char"])
+    app.add_typer(log_app, name="log", help=COMMANDS["log"])
 
 
 _add_sub_apps()
 
 
-@app.command("systems")
+@app.command("systems", help=COMMANDS["systems"])
 def systems_command(
     json_out: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
 ) -> None:
@@ -135,7 +136,7 @@ def run_app(argv: list[str]) -> int:
     return 0
 
 
-@app.command("shell")
+@app.command("shell", help=COMMANDS["shell"])
 def shell_command(
     system: Annotated[
         str | None, typer.Option("--system", "-s", help="Start with this rule system.")
@@ -189,7 +190,7 @@ def completion_script(shell: str, install: bool = False) -> str:
     return completion.script(shell, commands)
 
 
-@app.command("completion")
+@app.command("completion", help=COMMANDS["completion"])
 def completion_command(
     shell: Annotated[str, typer.Argument(help="bash, zsh or fish")] = "bash",
     install: Annotated[

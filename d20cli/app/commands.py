@@ -1,0 +1,15 @@
+"""The command registry: every `d20 NAME` that is not a request verb, with its one line of
+help. The fast path in d20cli.__main__ reads it without building the typer app, and
+d20cli.app.cli registers exactly these commands with this help (tests/test_cli.py checks
+that the two agree), so a command is listed once."""
+
+from __future__ import annotations
+
+COMMANDS: dict[str, str] = {
+    "systems": "List the rule systems with their verbs, words, outcome tiers and examples.",
+    "shell": "The interactive shell: one request per line, TAB completion, history, `again`.",
+    "odds": "The exact probability of every outcome of a request, instead of a roll.",
+    "char": "Characters: name your bonuses once (--as NAME).",
+    "log": "The roll log: recent rolls, fairness, export.",
+    "completion": "Print the completion script for bash, zsh or fish (or --install it).",
+}
