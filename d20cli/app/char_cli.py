@@ -4,7 +4,6 @@ status 2, never a traceback."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Annotated, Any
@@ -310,11 +309,3 @@ def _stats(store: Any, character: str | None, out: Output, json: bool, no_color:
             bar = "█" * round(30 * n / top)
             table.add_row(str(face), f"{n:,}", f"{f.expected:,.1f}", bar)
         console.print(table)
-
-
-def main() -> None:  # pragma: no cover - for `python -m d20cli.app.char_cli` while unwired
-    if len(sys.argv) > 1 and sys.argv[1] == "log":
-        sys.argv.pop(1)
-        log_app()
-    else:
-        char_app()

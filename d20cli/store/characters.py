@@ -64,7 +64,6 @@ from d20cli.errors import D20Error, ParseError
 from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS, KEYWORDS, RANK_WORDS, VERBS
 from d20cli.store.files import atomic_write, open_lock, xdg_dir
 
-RESERVED = ("system", "macros")
 #: Groups that belong to one verb (`saves` for save); the other groups serve every verb.
 _VERB_GROUPS = frozenset(f"{v}s" for v in CHECK_VERBS)
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
