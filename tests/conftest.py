@@ -8,10 +8,18 @@ state, config and cache directories on top of that."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI (CI=true, as .ci/run is run) gets the same examples on every run, so a red run is
+# reproducible and a green one is not luck; a developer's run explores new examples.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.register_profile("dev")
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 _ISOLATED = ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME")
 _LEAKY = ("D20_SYSTEM", "D20_BUDGET", "FORCE_COLOR", "NO_COLOR")
