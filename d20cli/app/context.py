@@ -55,6 +55,7 @@ class Context:
         self._default_system: str | None = None
         self._default_budget: int | None = None
         self.warned: set[str] = set()  # label words already warned about (warn_unvalued)
+        self.valued: set[str] = set()  # requests with no unvalued word (warn_unvalued)
 
     def system(self, name: str) -> System:
         system = self.systems.get(name)
@@ -96,11 +97,16 @@ class Context:
             self.logs[key] = open_log(opts, out)
         return self.logs[key]
 
-    def warn_unvalued(self, request: Request, out: Output) -> None:
+    def warn_unvalued(self, text: str, out: Output) -> None:
         """Say on stderr (once a run for each word) when a label word stands where a value
         belongs and nothing gives it one (`check stealth vs 15`): the roll is made at +0,
         which is allowed, but rarely what was meant."""
-        for word in unvalued_words(request):
+        if text in self.valued:  # a request seen before, with nothing to say
+            return
+        words = unvalued_words(self.parse(text))
+        if not words and len(self.valued) < self.CACHE_SIZE:
+            self.valued.add(text)
+        for word in words:
             if word in self.warned:
                 continue
             self.warned.add(word)

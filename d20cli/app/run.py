@@ -41,7 +41,8 @@ class Outcome:
 def resolve(
     text: str, opts: Options, out: Output | None = None, context: Context | None = None
 ) -> Iterator[Result]:
-    """Parse `text` (verb first) and yield each result of the request, repeats included.
+    """Parse `text` (verb first): the results of the request, repeats included, as they
+    are rolled (errors in the words are raised here, before any result).
 
     The dice budget covers one request: its dice, explosions, rerolls and `Nx` repeats.
     `--repeat N` runs the request N times, each with the whole budget.
@@ -58,16 +59,14 @@ def resolve(
     request = context.parse(text)
     hooks = out is not None and system.fortune is not None
     if opts.dice is None:
-        yield from _results(request, system, opts, out if hooks else None, context, write=True)
-        return
+        return _results(request, system, opts, out if hooks else None, context, write=True)
     # --dice: every face is counted before anything is shown, logged or stored. A first
     # pass rolls the whole request writing nothing (too many or too few faces is an error
     # here); a request with no state to write yields that pass's results.
     checked = list(_results(request, system, opts, out if hooks else None, context, write=False))
     if not hooks:
-        yield from checked
-        return
-    yield from _results(request, system, opts, out, context, write=True)
+        return iter(checked)
+    return _results(request, system, opts, out, context, write=True)
 
 
 def _results(
@@ -149,7 +148,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
                 status = max(status, exit_for(result, opts))
             results = [result]
         if opts.as_ is None:  # after the request went well: a bad one gets its error alone
-            context.warn_unvalued(context.parse(text), out)
+            context.warn_unvalued(text, out)
     except D20Error as err:
         if err.text is None:
             err = err.located(text, err.column) if err.column is not None else err

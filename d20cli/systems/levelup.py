@@ -192,17 +192,21 @@ def grade_group(successes: Sequence[bool | None]) -> Grade:
     return Grade("failure", "Failure" + tail, False)
 
 
+_NAT20_NOTES = {
+    "attack": ("natural 20: a critical hit whatever the AC",),
+    "save": ("natural 20: a critical save, a success whatever the DC",),
+}
+_NAT1_NOTES = {
+    "attack": ("natural 1: a fumble, always a miss",),
+    "save": ("natural 1: a save always fails",),
+}
+
+
 def check_notes(verb: str, natural: int, total: int, target: int | None) -> tuple[str, ...]:
     """Human notes on how a natural face was read: said whenever the natural decided
     something the total alone would not have."""
-    nat20 = {
-        "attack": "natural 20: a critical hit whatever the AC",
-        "save": "natural 20: a critical save, a success whatever the DC",
-    }
-    nat1 = {
-        "attack": "natural 1: a fumble, always a miss",
-        "save": "natural 1: a save always fails",
-    }
+    if natural != 20 and natural != 1:
+        return ()
     if verb == "check":
         if target is not None and natural == 20 and total < target:
             return ("natural 20 below the DC: a plain failure",)
@@ -210,9 +214,9 @@ def check_notes(verb: str, natural: int, total: int, target: int | None) -> tupl
             return ("natural 1 meeting the DC: a plain success",)
         return ()
     if natural == 20 and (target is None or total < target):
-        return (nat20[verb],)
+        return _NAT20_NOTES[verb]
     if natural == 1 and (target is None or total >= target):
-        return (nat1[verb],)
+        return _NAT1_NOTES[verb]
     return ()
 
 
@@ -237,8 +241,9 @@ def _resolve_check(request: CheckRequest, roller: Roller, target: int | None) ->
     size = expertise_size(request.expertise)
     roll = roll_check(roller, request.adv, request.dis, request.modifier, size)
     grade = GRADERS[verb](roll.natural, roll.total, target)
-    notes = [*advantage_notes(request.adv, request.dis)]
-    notes += check_notes(verb, roll.natural, roll.total, target)
+    notes = list(check_notes(verb, roll.natural, roll.total, target))
+    if request.adv and request.dis:
+        notes[:0] = advantage_notes(request.adv, request.dis)
     if size is not None and len(request.expertise) > 1:
         notes.append(f"{len(request.expertise)} expertise grants: one d{size}")
     damage = None
