@@ -11,11 +11,14 @@ import math
 import os
 import random
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from d20cli.app import rolling
 from d20cli.app.options import Options, split_options
+from d20cli.app.rolling import check_text, in_text
+from d20cli.app.stdin import stdin_lines
 from d20cli.dice.roller import RandomRoller, Roller, make_roller
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.language.requests import CheckRequest
@@ -28,8 +31,6 @@ if TYPE_CHECKING:
     from d20cli.store.request_cache import ParseCache
     from d20cli.store.rolllog import RollLog
     from d20cli.systems import System
-
-MAX_LINE = 10_000  # characters in one request
 
 
 @dataclass
@@ -192,11 +193,9 @@ def resolve(
 
     With `out` (the edge: command line, standard input, shell), pendagger's fortune dice
     are kept in the state database: an attempt or luck roll is remembered and may gain a
-    die, and the `fortune` verb shows or spends them (d20cli.app.fortune)."""
-    if not text.strip():
-        raise ParseError("nothing to roll: give a verb and its words, e.g. `check +5 vs 15`")
-    if len(text) > MAX_LINE:
-        raise ParseError(f"the request is {len(text):,} characters long; the limit is {MAX_LINE:,}")
+    die, and the `fortune` verb shows or spends them (d20cli.app.fortune). The rolling
+    itself is the library's too (d20cli.app.rolling)."""
+    check_text(text)
     context = context or Context()
     system = context.system_for(opts)
     request = context.parse(text)
@@ -234,17 +233,7 @@ def _results(
                 return fortune.handle(request, roller, opts, out, write)
             return fortune.record(request, system.resolve(request, roller), opts, out, write)
 
-    if request.repeat > 1 and request.verb == "roll":  # refuse `1000x 1001d6` before rolling
-        from d20cli.dice.evaluate import fewest_dice
-
-        expr = getattr(request, "expr", None)
-        if expr is not None:
-            roller.charge(request.repeat * fewest_dice(expr), f"'{request.text}'")
-    for _ in range(opts.repeat):
-        roller.count = 0
-        for _ in range(request.repeat):
-            yield resolve_one(request, roller)
-    roller.finish()
+    return rolling.results(request, resolve_one, roller, opts.repeat)
 
 
 def open_log(opts: Options, out: Output) -> RollLog | None:
@@ -322,9 +311,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
         if opts.as_ is None:  # after the request went well: a bad one gets its error alone
             context.warn_unvalued(context.parse(text), out)
     except D20Error as err:
-        if err.text is None:
-            err = err.located(text, err.column) if err.column is not None else err
-        out.error(err, opts.json)
+        out.error(in_text(err, text), opts.json)
         return Outcome(ExitStatus.BAD_INPUT, results)
     except RecursionError:
         out.error(ParseError("the request is nested too deeply", text, None), opts.json)
@@ -471,9 +458,7 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
                 raise ParseError("odds of what? e.g. `d20 odds check +5 vs 15`")
             results.append(one(text))
         except D20Error as err:
-            if err.text is None:
-                err = err.located(text, err.column) if err.column is not None else err
-            out.error(err, opts.json)
+            out.error(in_text(err, text), opts.json)
             return ExitStatus.BAD_INPUT
     if opts.json:
         if len(results) == 2:
@@ -566,91 +551,3 @@ def run_stdin(base: Options) -> ExitStatus:
             out.flush()  # the last lines, also when interrupted
         finally:
             context.close()
-
-
-def stdin_lines(
-    stream: Any, before_wait: Callable[[], None] | None = None
-) -> Iterator[str | D20Error]:
-    """Lines of standard input, decoded one by one so that a line of invalid UTF-8 is
-    reported as that line's error and the rest still run.
-
-    A line longer than MAX_LINE characters is reported (naming its line number) as soon as
-    it passes the limit, and the rest of it, up to its newline, is read and dropped: the
-    time is linear in the input, and no more than MAX_LINE characters of a line are held.
-
-    before_wait: called whenever reading on would wait for more input (the output is
-    flushed then, so a consumer sees every answer to what was sent so far, and a batch
-    is written in large pieces rather than a write per line)."""
-    try:
-        fd = stream.fileno()
-    except (AttributeError, OSError, ValueError):  # not a file (a test's stream)
-        buffer = getattr(stream, "buffer", None)
-        for number, raw in enumerate(stream if buffer is None else buffer, 1):
-            if before_wait is not None:
-                before_wait()
-            line = raw.rstrip("\r\n") if isinstance(raw, str) else raw.rstrip(b"\r\n")
-            if _chars(line) > MAX_LINE:
-                yield _too_long(number)
-            else:
-                yield raw if isinstance(raw, str) else _decoded(raw, number)
-        return
-    number = 0  # lines read or reported so far
-    pieces: list[bytes] = []  # the start of the line being read
-    size = 0  # its characters
-    skipping = False  # the line being read is too long: drop it up to its newline
-    while True:
-        if before_wait is not None:
-            before_wait()
-        chunk = os.read(fd, READ_SIZE)
-        if not chunk:
-            break
-        *complete, tail = chunk.split(b"\n")
-        for raw in complete:
-            if skipping:  # the end of a line already reported
-                skipping = False
-                number += 1
-                continue
-            if pieces:
-                pieces.append(raw)
-                raw = b"".join(pieces)
-                pieces.clear()
-                size = 0
-            number += 1
-            if len(raw) > MAX_LINE and _chars(raw.removesuffix(b"\r")) > MAX_LINE:
-                yield _too_long(number)
-            else:
-                yield _decoded(raw, number)
-        if tail and not skipping:
-            pieces.append(tail)
-            size += _chars(tail)
-            if size > MAX_LINE + 1:  # (+1: a carriage return may end it)
-                pieces.clear()
-                size = 0
-                skipping = True
-                yield _too_long(number + 1)
-    if pieces:
-        raw = b"".join(pieces)
-        too_long = _chars(raw.removesuffix(b"\r")) > MAX_LINE
-        yield _too_long(number + 1) if too_long else _decoded(raw, number + 1)
-
-
-READ_SIZE = 1 << 16
-_CONTINUATION = bytes(range(0x80, 0xC0))  # bytes that continue a UTF-8 character
-
-
-def _chars(raw: bytes | str) -> int:
-    """The characters in `raw` (UTF-8 bytes: those that do not continue a character)."""
-    if isinstance(raw, str):
-        return len(raw)
-    return len(raw) if raw.isascii() else len(raw.translate(None, _CONTINUATION))
-
-
-def _too_long(number: int) -> ParseError:
-    return ParseError(f"line {number} is longer than {MAX_LINE:,} characters; it was skipped")
-
-
-def _decoded(raw: bytes, number: int) -> str | D20Error:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        return ParseError(f"line {number} is not valid UTF-8 (byte {err.start + 1})")

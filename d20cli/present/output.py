@@ -4,7 +4,7 @@ Colour only on a terminal, and never with --no-color or NO_COLOR; rich is import
 when colour is on, so pipes and scripts do not pay for it. Every line is flushed as it is
 written, so a consumer can stream them; a batch on standard input instead holds its lines
 and writes them when it is about to wait for more input (`Output(flush_lines=False)`, see
-run.stdin_lines), which streams just the same and saves a write per line, even where
+d20cli.app.stdin), which streams just the same and saves a write per line, even where
 Python's own buffering is off (PYTHONUNBUFFERED). Anything on stderr is preceded by what
 stdout holds, so the two keep their order in `2>&1`.
 """
