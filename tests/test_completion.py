@@ -16,7 +16,7 @@ from d20cli.app.cli import completion_script
 from d20cli.app.options import OPTIONS
 from d20cli.app.shell import Words, completions
 from d20cli.language.grammar import COMPLETION_WORDS, VERBS
-from d20cli.systems import SYSTEM_IDS
+from d20cli.rules import SYSTEM_IDS
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPLETIONS = ROOT / "completions"

@@ -19,7 +19,7 @@ from d20cli.language.requests import (
     CheckRequest,
     GroupRequest,
 )
-from d20cli.systems import SYSTEM_IDS, get_system
+from d20cli.rules import SYSTEM_IDS, get_system
 
 CHECKS = ("check", "save", "attack")
 labels = st.sampled_from(["stealth", "perception", "athletics", "arcana"])

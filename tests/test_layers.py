@@ -7,8 +7,8 @@ Layers, lowest first (docs/architecture.md explains each):
                 every layer shares
     dice        the pure dice engine
     language    text -> Request
-    systems     every rule and nothing else
-    odds        exact probabilities from the same resolvers
+    rules       the rule systems: every rule and nothing else
+    probability exact odds from the same resolvers
     present     Result -> lines for people, JSON for programs
     store       everything on disk
     app         the edge: options, pipeline, stdin, shell, typer, completion
@@ -25,8 +25,8 @@ LAYERS = (
     ("foundation", ("d20cli.errors", "d20cli.results", "d20cli.frozen", "d20cli.figures")),
     ("dice", ("d20cli.dice",)),
     ("language", ("d20cli.language",)),
-    ("systems", ("d20cli.systems",)),
-    ("odds", ("d20cli.odds",)),
+    ("rules", ("d20cli.rules",)),
+    ("probability", ("d20cli.probability",)),
     ("present", ("d20cli.present",)),
     ("store", ("d20cli.store",)),
     ("app", ("d20cli.app",)),
@@ -123,10 +123,10 @@ def test_no_import_cycles() -> None:
 OVERSIZE = {
     "d20cli.app.run": 610,
     "d20cli.language.grammar": 530,
-    "d20cli.odds.engine": 620,
+    "d20cli.probability.engine": 620,
     "d20cli.store.characters": 590,
     "d20cli.store.state": 570,
-    "d20cli.systems.mm": 520,
+    "d20cli.rules.mm": 520,
 }
 MAX_LINES = 500
 

@@ -3,7 +3,7 @@ tables, and the word table the interactive shell completes from.
 
 Every word comes from where the program itself defines it: the verbs and the keywords after
 each verb from `d20cli.language.grammar` (`VERBS`, `KEYWORDS`), the option names from
-`d20cli.app.options.OPTIONS`, the system ids and aliases from `d20cli.systems`, and the other
+`d20cli.app.options.OPTIONS`, the system ids and aliases from `d20cli.rules`, and the other
 commands (`systems`, `shell`, `odds`, `completion`, ...) with their options and
 subcommands from the typer app. Nothing here is a second, hand-kept list.
 
@@ -74,7 +74,7 @@ class Table:
 def system_names(shell_safe: bool = False) -> tuple[str, ...]:
     """The system ids, then their aliases. shell_safe: only the names a shell can take
     unquoted (`m&m` would start a background job in bash)."""
-    from d20cli.systems import ALIASES, SYSTEM_IDS
+    from d20cli.rules import ALIASES, SYSTEM_IDS
 
     names = (*SYSTEM_IDS, *(a for a in ALIASES if a not in SYSTEM_IDS))
     if shell_safe:

@@ -28,9 +28,9 @@ from d20cli.results import Result
 
 if TYPE_CHECKING:
     from d20cli.language.requests import Request
+    from d20cli.rules import System
     from d20cli.store.request_cache import ParseCache
     from d20cli.store.rolllog import RollLog
-    from d20cli.systems import System
 
 
 @dataclass
@@ -82,7 +82,7 @@ class Context:
     def system(self, name: str) -> System:
         system = self.systems.get(name)
         if system is None:
-            from d20cli.systems import get_system
+            from d20cli.rules import get_system
 
             system = self.systems[name] = get_system(name)
         return system
@@ -294,7 +294,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
                 log.add(result)
             if opts.odds:
                 if chances is None:
-                    from d20cli.odds.engine import odds_of
+                    from d20cli.probability.engine import odds_of
 
                     chances = odds_of(text, opts.system_id(), parse=context.parse)
                 result = with_chance(result, chances)
@@ -343,7 +343,7 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
     (outcome, total) pairs, which the odds engine computes by walking the same resolver.
     That is the same as rolling N times and counting, and fast for a million rolls. None
     when the distribution is too costly to compute (the caller then rolls each one)."""
-    from d20cli.odds.engine import joint_outcomes
+    from d20cli.probability.engine import joint_outcomes
 
     request = context.parse(text)
     if request.verb in ("fortune", "scores"):
@@ -382,7 +382,7 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
 def with_chance(result: Result, odds: Any) -> Result:
     """The result with the chance its outcome had (`--odds`), as a note and in JSON."""
     from d20cli.figures import exact_fraction, percent
-    from d20cli.odds.engine import chance_of
+    from d20cli.probability.engine import chance_of
 
     p = chance_of(result, odds)
     if p is None:
@@ -434,8 +434,8 @@ def run_odds(tokens: list[str], base: Options, out: Output) -> ExitStatus:
 
 def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     """The odds of the request in `words` (options already read)."""
-    from d20cli.odds.engine import odds_of, simulate
     from d20cli.present.odds_view import compare_lines, odds_lines
+    from d20cli.probability.engine import odds_of, simulate
 
     def one(text: str) -> Any:
         if opts.simulate is not None:

@@ -145,7 +145,7 @@ class Session:
 
     @property
     def system(self) -> str:
-        from d20cli.systems import system_id
+        from d20cli.rules import system_id
 
         try:
             return system_id(self.opts.system_id())
@@ -164,7 +164,7 @@ class Session:
     @property
     def has_fortune(self) -> bool:
         """Whether the session's system keeps fortune dice (the toolbar shows them)."""
-        from d20cli.systems import get_system
+        from d20cli.rules import get_system
 
         try:
             return get_system(self.system).fortune is not None
@@ -205,7 +205,7 @@ class Session:
         try:
             import d20cli.language.grammar
             import d20cli.present.render  # noqa: F401
-            from d20cli.systems import get_system
+            from d20cli.rules import get_system
 
             get_system(self.opts.system_id())
         except (D20Error, ImportError):
@@ -255,7 +255,7 @@ class Session:
         return status
 
     def _system(self, tokens: list[str], text: str) -> ExitStatus:
-        from d20cli.systems import SYSTEM_IDS, system_id
+        from d20cli.rules import SYSTEM_IDS, system_id
 
         if len(tokens) == 1:
             others = ", ".join(SYSTEM_IDS)
@@ -306,7 +306,7 @@ class Session:
 
     def _help(self, tokens: list[str], text: str) -> ExitStatus:
         from d20cli.language.vocabulary import VERB_HELP
-        from d20cli.systems import get_system
+        from d20cli.rules import get_system
 
         system = get_system(self.system)
         if len(tokens) == 1:

@@ -1,6 +1,6 @@
 """Exact odds for people: each outcome as a fraction, a percentage, "1 in N" and a bar;
 a totals histogram; per-side chances of a contest; two requests side by side
-(`odds compare`). The numbers come from d20cli.odds; this module only shows them."""
+(`odds compare`). The numbers come from d20cli.probability; this module only shows them."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from fractions import Fraction
 from typing import Any
 
 from d20cli.figures import one_in, percent, short_fraction
-from d20cli.odds.engine import NO_OUTCOME, Odds
 from d20cli.present.render import Line, badge
+from d20cli.probability.engine import NO_OUTCOME, Odds
 
 
 def _bar(p: Fraction, width: int = 30) -> str:

@@ -489,7 +489,7 @@ def _table_of(doc: Any, name: str, path: Path | None = None) -> tuple[str, Any]:
 
 
 def _system_id(system: str) -> str:
-    from d20cli.systems import system_id
+    from d20cli.rules import system_id
 
     return system_id(system)
 

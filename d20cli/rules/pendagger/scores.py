@@ -11,7 +11,7 @@ from d20cli.language.requests import (
     ScoresRequest,
 )
 from d20cli.results import Die, Result, Score
-from d20cli.systems.pendagger.ladder import ID
+from d20cli.rules.pendagger.ladder import ID
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller

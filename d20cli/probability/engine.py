@@ -420,7 +420,7 @@ def odds_of(
     `parse`: how to turn the text into a request; the caller may pass one that remembers
     parsed requests (`d20cli.app.run.Context.parse`). By default the grammar parses it."""
     from d20cli.language.requests import GroupRequest
-    from d20cli.systems import get_system
+    from d20cli.rules import get_system
 
     if parse is None:
         from d20cli.language.grammar import parse_request
@@ -471,7 +471,7 @@ def _name_sides(odds: Odds, request: Request) -> None:
 
 def _roll_odds(request: Any, system_id: str) -> Odds:
     from d20cli.dice import distribution
-    from d20cli.systems.roll import with_advantage
+    from d20cli.rules.roll import with_advantage
 
     expr, _ = with_advantage(request.expr, request.adv) if request.adv else (request.expr, None)
     dist = distribution.distribution(expr)
@@ -599,7 +599,7 @@ def simulate(text: str, system_name: str, rolls: int, seed: int | None) -> Odds:
     """An estimate from `rolls` random rolls (labelled as an estimate)."""
     from d20cli.dice.roller import make_roller
     from d20cli.language.grammar import parse_request
-    from d20cli.systems import get_system
+    from d20cli.rules import get_system
 
     system = get_system(system_name)
     request = parse_request(text)
