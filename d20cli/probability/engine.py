@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from d20cli.dice.roller import Roller
 from d20cli.errors import D20Error
 from d20cli.figures import exact_fraction, percent
-from d20cli.results import Result
+from d20cli.results import Result, Shown
 
 if TYPE_CHECKING:
     from d20cli.language.requests import Request
@@ -218,7 +218,7 @@ def _estimate(
 
 
 @dataclass
-class Odds:
+class Odds(Shown):
     """The exact odds of one request."""
 
     request: str
