@@ -12,7 +12,7 @@ Layers, lowest first (docs/architecture.md explains each):
     present     Result -> lines for people, JSON for programs
     store       everything on disk
     app         the edge: options, pipeline, stdin, shell, typer, completion
-    (top)       d20cli (the public API) and d20cli.__main__
+    (top)       d20cli and d20cli.api (the Python API), d20cli.__main__ (the command)
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ LAYERS = (
     ("present", ("d20cli.present",)),
     ("store", ("d20cli.store",)),
     ("app", ("d20cli.app",)),
-    ("top", ("d20cli.__main__", "d20cli")),
+    ("top", ("d20cli.__main__", "d20cli.api", "d20cli")),
 )
 
 
