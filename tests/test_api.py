@@ -506,3 +506,28 @@ def test_the_package_says_it_is_typed() -> None:
     assert (ROOT / "d20cli" / "py.typed").exists()
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert 'packages = ["d20cli"]' in pyproject  # the wheel takes the whole folder
+
+
+def test_a_program_using_the_api_type_checks(tmp_path: Path) -> None:
+    """mypy --strict reads the library's types (py.typed): the example bot passes, and a
+    wrong use is caught."""
+    pytest.importorskip("mypy")
+    program = tmp_path / "program.py"
+    program.write_text(
+        "import d20cli\n"
+        "result: d20cli.Result = d20cli.roll('check +5 vs 15', system='mm', seed=1)\n"
+        "chance = d20cli.odds('check +5 vs 15').outcomes['success'] * 2\n"
+        "label: str = result.total\n",
+        encoding="utf-8",
+    )
+    cache = str(tmp_path / "cache")
+    bot = str(ROOT / "examples" / "chatbot.py")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", cache, bot, str(program)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    errors = [line for line in proc.stdout.splitlines() if ": error:" in line]
+    assert len(errors) == 1 and "program.py:4:" in errors[0], proc.stdout
