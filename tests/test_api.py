@@ -446,6 +446,21 @@ def test_many_threads_agree_with_one() -> None:
     assert together == alone
 
 
+def test_a_roll_may_roll_inside_another() -> None:
+    """Re-entrancy: a Roller that asks the library for its faces (a roll inside a roll,
+    parsing a new request while the outer one resolves)."""
+
+    class Nested(d20cli.Roller):
+        def _draw(self, lo: int, hi: int) -> int:
+            inner = d20cli.roll(f"roll 1d{hi - lo + 1} + {lo - 1} # nested", seed=self.count)
+            assert inner.total is not None
+            return inner.total
+
+    result = d20cli.roll("check +5 vs 15 adv", rng=Nested())
+    expected = [d20cli.roll("roll 1d20 + 0 # nested", seed=n).total for n in (1, 2)]
+    assert [die.face for die in result.dice] == expected
+
+
 # --- light and harmless -----------------------------------------------------------------
 
 
