@@ -12,7 +12,7 @@ import statistics
 import time
 
 from d20cli.app.context import Context
-from d20cli.odds.engine import odds_of
+from d20cli.probability.engine import odds_of
 
 CASES = [
     ("check +5 vs 15 adv expertise=d6", "levelup", "< 1 ms"),

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from d20cli.dice.evaluate import evaluate
 from d20cli.dice.roller import RandomRoller
 from d20cli.language.dice_grammar import parse_expression, parse_roll
-from d20cli.systems.roll import resolve_roll
+from d20cli.rules.roll import resolve_roll
 
 SECONDS = 1.0
 

@@ -11,20 +11,53 @@ and encoding it: a batch of 100,000 lines on standard input spends most of its t
 `to_json()` reads that text back, and `from_json(data)` rebuilds the object from it, so
 `X.from_json(x.to_json())` writes the same JSON as `x` (the state database keeps the last
 roll this way). A Result's evaluated `tree` (for the renderer) is not part of its JSON.
+
+`SCHEMA_VERSION` numbers this JSON shape and the Python API (d20cli). `str(result)` is the
+text the command line prints, written by the present layer (`Shown`, `show_as`).
 """
 
 from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring as _string  # a JSON string; non-ASCII kept
-from typing import Any
+from typing import Any, TypeVar
 
 from d20cli.frozen import quick_init
 
 JSON_ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False)  # for JSON lines
+
+#: The version of the JSON a result writes (its keys, their types and meaning) and of the
+#: Python API (the names in `d20cli.__all__` and their parameters). It goes up when a key
+#: or a name is removed or changes meaning; an addition keeps it. tests/test_api.py holds
+#: both shapes, so a change to either fails there until this is raised (and the README's
+#: JSON and Python API sections are updated).
+SCHEMA_VERSION = 1
+
+
+class Shown:
+    """A value whose text for people, `str(value)`, the present layer writes.
+
+    The layers that make values may not import the one that shows them, so the present
+    layer registers how each class reads (`show_as`) when it is imported; d20cli's public
+    API imports it before it hands out a value. Until then `str()` is `repr()`."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        show = _SHOWN.get(type(self))
+        return repr(self) if show is None else show(self)
+
+
+S = TypeVar("S", bound=Shown)
+_SHOWN: dict[type, Callable[[Any], str]] = {}
+
+
+def show_as(cls: type[S], show: Callable[[S], str]) -> None:
+    """Make `str(x)` of every `cls` instance `show(x)` (the present layer calls this)."""
+    _SHOWN[cls] = show
 
 
 _NULL = "null"
@@ -188,8 +221,26 @@ class Score(JsonText):
 
 @quick_init
 @dataclass(frozen=True)
-class Result(JsonText):
-    """The result of one request (one line of JSON)."""
+class Result(JsonText, Shown):
+    """The result of one request: what was rolled and what it means under the system's
+    rules. Immutable; `str(result)` is the text `d20 REQUEST --no-color` prints,
+    `json_text()` the line `--json` prints, and `to_json()` that line as a dict.
+
+    Every verb fills the first fields; a field a verb has no use for stays None:
+
+    - request, system, verb: the request as rolled, the system's id, the verb.
+    - dice: every die rolled, in roll order (`Die`: sides, face, kept, role, flags).
+    - natural: the kept d20's face; modifier: what was added to it; total: the sum (a
+      `roll`: the expression's value); target: the DC, AC or defense beaten or not.
+    - outcome: the outcome id (`success`, `critical_failure`, `first_wins`, ...); label:
+      its words ("Critical hit", "2 degrees of success"); success: True or False where
+      the verb succeeds or fails; degree: Mutants & Masterminds' signed degree.
+    - name: the request's label word (`stealth`); damage: an attack's `Damage`;
+      members: a group check's results; sides and winner (1-based, None on a tie): a
+      contest's; scores: Pen & Dagger ability scores; dice_summary: instead of `dice`
+      for a roll of more than 1,000 dice.
+    - detail: system-specific extras, as they go into JSON; notes: remarks for people.
+    """
 
     request: str
     system: str

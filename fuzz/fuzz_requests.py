@@ -37,13 +37,13 @@ with atheris.instrument_imports(include=["d20cli", "pyparsing"]):
     import d20cli.dice.distribution
     import d20cli.language.dice_grammar
     import d20cli.language.grammar
-    import d20cli.odds.engine
     import d20cli.present.render
-    import d20cli.store.state
-    import d20cli.systems.levelup
-    import d20cli.systems.mm
-    import d20cli.systems.pendagger
-    import d20cli.systems.reglamento  # noqa: F401
+    import d20cli.probability.engine
+    import d20cli.rules.levelup
+    import d20cli.rules.mm
+    import d20cli.rules.pendagger
+    import d20cli.rules.reglamento
+    import d20cli.store.state  # noqa: F401
     from d20cli.app.options import Options
     from d20cli.app.run import run_odds, run_tokens
     from d20cli.app.stdin import split_line

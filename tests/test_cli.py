@@ -260,7 +260,7 @@ def test_summary_draws_from_the_exact_odds(capsys: pytest.CaptureFixture[str]) -
     within a few standard deviations of the exact odds."""
     from fractions import Fraction
 
-    from d20cli.odds.engine import odds_of
+    from d20cli.probability.engine import odds_of
 
     n = 200_000
     status, out, _ = run_main(

@@ -12,7 +12,7 @@ from d20cli.dice.roller import ForcedRoller, RandomRoller
 from d20cli.dice.tree import LIST_LIMIT, Dice
 from d20cli.errors import BudgetError, DiceError
 from d20cli.language.dice_grammar import parse_expression, parse_roll
-from d20cli.systems.roll import resolve_roll
+from d20cli.rules.roll import resolve_roll
 
 
 def roll(text: str, faces: Sequence[int]) -> Evaluated:

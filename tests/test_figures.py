@@ -178,7 +178,7 @@ def test_a_summary_whose_weights_float_cannot_hold_is_rolled(
     weighs in floats; past 2^1000 the request is rolled N times instead."""
     from d20cli.app.context import Context
     from d20cli.app.run import sampled_tally
-    from d20cli.odds import engine as odds
+    from d20cli.probability import engine as odds
 
     tiny = Fraction(1, 2**2000)
     joint = {("success", 20): tiny, ("failure", 1): 1 - tiny}

@@ -18,8 +18,8 @@ from d20cli.errors import D20Error, RulesError, StateError
 from d20cli.language.grammar import parse_request
 from d20cli.present.output import Output
 from d20cli.results import Result
+from d20cli.rules import get_system
 from d20cli.store import state
-from d20cli.systems import get_system
 
 PD = Options(system="pendagger")
 

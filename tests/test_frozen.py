@@ -11,7 +11,7 @@ import pytest
 from d20cli.dice.evaluate import EvalArithmetic, EvalDice, EvalNeg, EvalNumber
 from d20cli.frozen import quick_init
 from d20cli.results import Damage, DiceSummary, Die, Result, Score
-from d20cli.systems.common import CheckRoll, D20Roll, Evaluated, Grade
+from d20cli.rules.common import CheckRoll, D20Roll, Evaluated, Grade
 
 QUICK = [Die, DiceSummary, Damage, Score, Result, CheckRoll, D20Roll, Evaluated, Grade]
 QUICK += [EvalNumber, EvalDice, EvalNeg, EvalArithmetic]

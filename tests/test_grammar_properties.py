@@ -14,7 +14,7 @@ from d20cli.errors import D20Error
 from d20cli.language.grammar import parse_request
 from d20cli.language.requests import CheckRequest, GroupRequest
 from d20cli.language.vocabulary import CIRCUMSTANCE_WORDS, DC_WORDS, RANK_WORDS, SYSTEM_IDS
-from d20cli.systems import get_system
+from d20cli.rules import get_system
 
 CHECKS = ("check", "save", "attack")
 labels = st.sampled_from(["stealth", "perception", "athletics", "arcana"])

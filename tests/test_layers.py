@@ -7,12 +7,12 @@ Layers, lowest first (docs/architecture.md explains each):
                 every layer shares
     dice        the pure dice engine
     language    text -> Request
-    systems     every rule and nothing else
-    odds        exact probabilities from the same resolvers
+    rules       the rule systems: every rule and nothing else
+    probability exact odds from the same resolvers
     present     Result -> lines for people, JSON for programs
     store       everything on disk
     app         the edge: options, pipeline, stdin, shell, typer, completion
-    (top)       d20cli (the public API) and d20cli.__main__
+    (top)       d20cli and d20cli.api (the Python API), d20cli.__main__ (the command)
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ LAYERS = (
     ("foundation", ("d20cli.errors", "d20cli.results", "d20cli.frozen", "d20cli.figures")),
     ("dice", ("d20cli.dice",)),
     ("language", ("d20cli.language",)),
-    ("systems", ("d20cli.systems",)),
-    ("odds", ("d20cli.odds",)),
+    ("rules", ("d20cli.rules",)),
+    ("probability", ("d20cli.probability",)),
     ("present", ("d20cli.present",)),
     ("store", ("d20cli.store",)),
     ("app", ("d20cli.app",)),
-    ("top", ("d20cli.__main__", "d20cli")),
+    ("top", ("d20cli.__main__", "d20cli.api", "d20cli")),
 )
 
 
@@ -123,7 +123,7 @@ def test_no_import_cycles() -> None:
 OVERSIZE = {
     "d20cli.store.characters": 590,
     "d20cli.store.state": 570,
-    "d20cli.systems.mm": 520,
+    "d20cli.rules.mm": 520,
 }
 MAX_LINES = 500
 

@@ -9,8 +9,8 @@ from d20cli.errors import RulesError
 from d20cli.language.grammar import parse_request
 from d20cli.language.vocabulary import CIRCUMSTANCE_WORDS, DC_WORDS
 from d20cli.results import Result
-from d20cli.systems import get_system
-from d20cli.systems.mm import (
+from d20cli.rules import get_system
+from d20cli.rules.mm import (
     CIRCUMSTANCES,
     NAMED_DCS,
     degree,

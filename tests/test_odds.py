@@ -20,10 +20,10 @@ from d20cli.app.run import run_odds
 from d20cli.dice.roller import Roller
 from d20cli.errors import D20Error
 from d20cli.language.grammar import parse_request
-from d20cli.odds.engine import odds_of
 from d20cli.present.output import Output
+from d20cli.probability.engine import odds_of
 from d20cli.results import Result
-from d20cli.systems import get_system
+from d20cli.rules import get_system
 
 
 class BruteRoller(Roller):
@@ -316,7 +316,7 @@ def test_many_sides_odds_equal_brute_force(text: str, system: str) -> None:
 def _odds_after(faces: tuple[int, ...], text: str, system_id: str) -> dict[int, Fraction]:
     """Each side's chance to win once the first dice show `faces`: the odds engine's own
     walk over the resolver, with those faces forced (as --dice forces them)."""
-    from d20cli.odds.walk import walk
+    from d20cli.probability.walk import walk
 
     system = get_system(system_id)
     request = parse_request(text)
@@ -379,7 +379,7 @@ def test_round_table_weights_count_every_face(count: int) -> None:
     highest face, weighted by how many of the 20**count faces give exactly that set."""
     import itertools
 
-    from d20cli.odds.walk import WalkTables
+    from d20cli.probability.walk import WalkTables
 
     branches, sets = WalkTables().round(count)
     counted: Counter[tuple[int, ...]] = Counter()

@@ -134,7 +134,7 @@ def test_a_cold_roll_with_a_warm_cache_does_not_import_pyparsing(tmp_path: Path)
         "import sys\n"
         "from d20cli.__main__ import main\n"
         "main(['check', '+5', 'vs', '15'])\n"
-        "heavy = ['pyparsing', 'prompt_toolkit', 'd20cli.odds', 'd20cli.dice.distribution',"
+        "heavy = ['pyparsing', 'prompt_toolkit', 'd20cli.probability', 'd20cli.dice.distribution',"
         " 'rich', 'typer', 'click', 'pydantic', 'sqlite3', 'd20cli.app.shell', 'tomlkit',"
         " 'tempfile']\n"
         "print('LOADED', [m for m in heavy if m in sys.modules])\n"

@@ -10,8 +10,8 @@ from d20cli.language.grammar import parse_request
 from d20cli.language.requests import CheckRequest, LuckRequest
 from d20cli.language.vocabulary import RANK_WORDS
 from d20cli.results import Result
-from d20cli.systems import get_system
-from d20cli.systems.pendagger import (
+from d20cli.rules import get_system
+from d20cli.rules.pendagger import (
     RANKS,
     SUCCESS_TABLE,
     adjust_rank,

@@ -79,3 +79,26 @@ def test_readme_example_runs(command: str, expected: list[str], readme_home: Pat
         assert "Traceback" not in proc.stderr
         if expected:
             assert proc.stdout.splitlines() == expected
+
+
+def python_api_blocks() -> list[str]:
+    """The ```python blocks of the README's "Python API" section."""
+    section = README.split("\n## Python API\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", section, flags=re.S)
+
+
+def test_the_python_api_section_has_examples() -> None:
+    assert len(python_api_blocks()) >= 4
+
+
+def test_the_python_api_examples_run() -> None:
+    """The section's blocks, in order, as one doctest session (later blocks use what
+    earlier ones made, as a reader in the interpreter would): every output as shown."""
+    import doctest
+
+    parser = doctest.DocTestParser()
+    test = parser.get_doctest("\n".join(python_api_blocks()), {}, "README", "README.md", 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
+    assert len(test.examples) >= 20

@@ -8,8 +8,8 @@ from d20cli.dice.roller import ForcedRoller
 from d20cli.errors import RulesError
 from d20cli.language.grammar import parse_request
 from d20cli.results import Result
-from d20cli.systems import get_system
-from d20cli.systems.reglamento import (
+from d20cli.rules import get_system
+from d20cli.rules.reglamento import (
     contest_leaders,
     grade_check,
     grade_contest,

@@ -19,13 +19,13 @@ from d20cli.dice.roller import ForcedRoller
 from d20cli.errors import ParseError
 from d20cli.language.grammar import parse_request
 from d20cli.language.requests import CheckRequest, FortuneRequest, GroupRequest
-from d20cli.odds.engine import odds_of
 from d20cli.present.output import Output, plain_text
 from d20cli.present.render import render_result
+from d20cli.probability.engine import odds_of
 from d20cli.results import Result
-from d20cli.systems import get_system
-from d20cli.systems.levelup import expertise_size
-from d20cli.systems.pendagger import RANKS, attempt_level, row_text
+from d20cli.rules import get_system
+from d20cli.rules.levelup import expertise_size
+from d20cli.rules.pendagger import RANKS, attempt_level, row_text
 from tests.test_odds import BruteRoller
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,7 +106,7 @@ def test_critical_keep_highest_is_rolled_twice_not_eight_dice_keep_three() -> No
     ],
 )
 def test_critical_damage_expression(damage: str, doubled: str) -> None:
-    from d20cli.systems.common import double_dice
+    from d20cli.rules.common import double_dice
 
     request = parse_request(f"attack +0 vs 10 dmg {damage}")
     assert isinstance(request, CheckRequest) and request.damage is not None
@@ -364,7 +364,7 @@ def test_mm_circumstance_words_and_what_they_added(words: str, added: int) -> No
 
 
 def _circumstances(words: str) -> list[tuple[str, int]]:
-    from d20cli.systems.mm import CIRCUMSTANCES
+    from d20cli.rules.mm import CIRCUMSTANCES
 
     request = parse_request(f"check +0 {words}")
     assert isinstance(request, CheckRequest)

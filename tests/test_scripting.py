@@ -216,7 +216,7 @@ def test_stdin_lines_holds_no_more_than_the_limit_of_a_giant_line(tmp_path: Path
     exactly the limit (in characters, not bytes; a carriage return aside) still passes."""
     import tracemalloc
 
-    from d20cli.app.run import MAX_LINE
+    from d20cli.app.rolling import MAX_LINE
     from d20cli.app.stdin import stdin_lines
 
     path = tmp_path / "input"

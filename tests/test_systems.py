@@ -15,12 +15,12 @@ from d20cli.language.grammar import parse_request
 from d20cli.language.requests import CHECK_WORD_KINDS, CheckRequest
 from d20cli.language.vocabulary import ALIASES, SYSTEM_IDS
 from d20cli.results import Die
-from d20cli.systems import System, get_system
-from d20cli.systems.common import Evaluated, d20_die, evaluate
+from d20cli.rules import System, get_system
+from d20cli.rules.common import Evaluated, d20_die, evaluate
 
 
 def test_ids_in_order() -> None:
-    from d20cli.systems import SYSTEMS
+    from d20cli.rules import SYSTEMS
 
     assert [s.id for s in SYSTEMS] == ["levelup", "reglamento", "mm", "pendagger"]
     assert all(isinstance(s, System) for s in SYSTEMS)
@@ -123,7 +123,7 @@ def test_roll_in_every_system(sid: str) -> None:
 def test_systems_do_not_import_pyparsing() -> None:
     code = (
         "import sys\n"
-        "from d20cli.systems import SYSTEMS\n"
+        "from d20cli.rules import SYSTEMS\n"
         "assert len(SYSTEMS) == 4\n"
         "assert 'pyparsing' not in sys.modules, 'pyparsing imported'\n"
     )
@@ -133,9 +133,9 @@ def test_systems_do_not_import_pyparsing() -> None:
 def test_get_system_imports_only_its_module() -> None:
     code = (
         "import sys\n"
-        "from d20cli.systems import get_system\n"
+        "from d20cli.rules import get_system\n"
         "get_system('mm')\n"
-        "assert 'd20cli.systems.levelup' not in sys.modules\n"
+        "assert 'd20cli.rules.levelup' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -3,7 +3,7 @@ tables, and the word table the interactive shell completes from.
 
 Every word comes from where the program itself defines it: the verbs and the keywords after
 each verb from `d20cli.language.grammar` (`VERBS`, `KEYWORDS`), the option names from
-`d20cli.app.options.OPTIONS`, the system ids and aliases from `d20cli.systems`, and the other
+`d20cli.app.options.OPTIONS`, the system ids and aliases from `d20cli.rules`, and the other
 commands (`systems`, `shell`, `odds`, `completion`, ...) with their options and
 subcommands from the typer app. Nothing here is a second, hand-kept list.
 

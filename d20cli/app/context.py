@@ -15,9 +15,9 @@ from d20cli.present.output import Output
 
 if TYPE_CHECKING:
     from d20cli.language.requests import Request
+    from d20cli.rules import System
     from d20cli.store.request_cache import ParseCache
     from d20cli.store.rolllog import RollLog
-    from d20cli.systems import System
 
 
 def request_text(words: list[str], opts: Options) -> str:
@@ -60,7 +60,7 @@ class Context:
     def system(self, name: str) -> System:
         system = self.systems.get(name)
         if system is None:
-            from d20cli.systems import get_system
+            from d20cli.rules import get_system
 
             system = self.systems[name] = get_system(name)
         return system

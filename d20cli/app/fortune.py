@@ -1,7 +1,7 @@
 """Pen & Dagger fortune dice at the edge: what is held, and the last roll to spend one on.
 
 The rules (which rolls can gain a die, what a reroll must reach) are pure and live in
-`d20cli.systems.pendagger`; this module only remembers things between runs through
+`d20cli.rules.pendagger`; this module only remembers things between runs through
 `d20cli.store.state`:
 
 - `record` runs after every pendagger attempt or luck roll: the roll becomes the holder's
@@ -36,8 +36,8 @@ if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
     from d20cli.language.requests import Request
     from d20cli.present.output import Output
+    from d20cli.rules.common import Fortune
     from d20cli.store.state import State
-    from d20cli.systems.common import Fortune
 
 DEFAULT_HOLDER = "player"
 BOON_KEY = "boon"
@@ -59,7 +59,7 @@ def boon(opts: Options, store: State) -> bool:
 
 def rules_of(system_name: str) -> Fortune | None:
     """The fortune rules of a system (None: it has no fortune dice)."""
-    from d20cli.systems import get_system
+    from d20cli.rules import get_system
 
     return get_system(system_name).fortune
 
@@ -111,7 +111,7 @@ def handle(
     one of the other uses)."""
     rules = rules_of(opts.system_id())
     if rules is None:
-        from d20cli.systems import get_system
+        from d20cli.rules import get_system
 
         have = [sid for sid in SYSTEM_IDS if get_system(sid).fortune is not None]
         raise RulesError(

@@ -12,8 +12,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from d20cli.app import rolling
 from d20cli.app.context import Context, request_text
 from d20cli.app.options import Options, split_options
+from d20cli.app.rolling import check_text, in_text
 from d20cli.dice.roller import Roller
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.present.output import Output
@@ -22,10 +24,8 @@ from d20cli.results import Result
 
 if TYPE_CHECKING:
     from d20cli.language.requests import Request
+    from d20cli.rules import System
     from d20cli.store.rolllog import RollLog
-    from d20cli.systems import System
-
-MAX_LINE = 10_000  # characters in one request
 
 
 @dataclass
@@ -49,11 +49,9 @@ def resolve(
 
     With `out` (the edge: command line, standard input, shell), pendagger's fortune dice
     are kept in the state database: an attempt or luck roll is remembered and may gain a
-    die, and the `fortune` verb shows or spends them (d20cli.app.fortune)."""
-    if not text.strip():
-        raise ParseError("nothing to roll: give a verb and its words, e.g. `check +5 vs 15`")
-    if len(text) > MAX_LINE:
-        raise ParseError(f"the request is {len(text):,} characters long; the limit is {MAX_LINE:,}")
+    die, and the `fortune` verb shows or spends them (d20cli.app.fortune). The rolling
+    itself is the library's too (d20cli.app.rolling)."""
+    check_text(text)
     context = context or Context()
     system = context.system_for(opts)
     request = context.parse(text)
@@ -89,17 +87,7 @@ def _results(
                 return fortune.handle(request, roller, opts, out, write)
             return fortune.record(request, system.resolve(request, roller), opts, out, write)
 
-    if request.repeat > 1 and request.verb == "roll":  # refuse `1000x 1001d6` before rolling
-        from d20cli.dice.evaluate import fewest_dice
-
-        expr = getattr(request, "expr", None)
-        if expr is not None:
-            roller.charge(request.repeat * fewest_dice(expr), f"'{request.text}'")
-    for _ in range(opts.repeat):
-        roller.count = 0
-        for _ in range(request.repeat):
-            yield resolve_one(request, roller)
-    roller.finish()
+    return rolling.results(request, resolve_one, roller, opts.repeat)
 
 
 def exit_for(result: Result, opts: Options) -> ExitStatus:
@@ -133,7 +121,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
                 log.add(result)
             if opts.odds:
                 if chances is None:
-                    from d20cli.odds.engine import odds_of
+                    from d20cli.probability.engine import odds_of
 
                     chances = odds_of(text, opts.system_id(), parse=context.parse)
                 result = with_chance(result, chances)
@@ -150,9 +138,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
         if opts.as_ is None:  # after the request went well: a bad one gets its error alone
             context.warn_unvalued(text, out)
     except D20Error as err:
-        if err.text is None:
-            err = err.located(text, err.column) if err.column is not None else err
-        out.error(err, opts.json)
+        out.error(in_text(err, text), opts.json)
         return Outcome(ExitStatus.BAD_INPUT, results)
     except RecursionError:
         out.error(ParseError("the request is nested too deeply", text, None), opts.json)
@@ -184,7 +170,7 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
     (outcome, total) pairs, which the odds engine computes by walking the same resolver.
     That is the same as rolling N times and counting, and fast for a million rolls. None
     when the distribution is too costly to compute (the caller then rolls each one)."""
-    from d20cli.odds.engine import joint_outcomes
+    from d20cli.probability.engine import joint_outcomes
 
     request = context.parse(text)
     if request.verb in ("fortune", "scores"):
@@ -223,7 +209,7 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
 def with_chance(result: Result, odds: Any) -> Result:
     """The result with the chance its outcome had (`--odds`), as a note and in JSON."""
     from d20cli.figures import exact_fraction, percent
-    from d20cli.odds.engine import chance_of
+    from d20cli.probability.engine import chance_of
 
     p = chance_of(result, odds)
     if p is None:
@@ -275,8 +261,8 @@ def run_odds(tokens: list[str], base: Options, out: Output) -> ExitStatus:
 
 def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     """The odds of the request in `words` (options already read)."""
-    from d20cli.odds.engine import odds_of, simulate
     from d20cli.present.odds_view import compare_lines, odds_lines
+    from d20cli.probability.engine import odds_of, simulate
 
     def one(text: str) -> Any:
         if opts.simulate is not None:
@@ -299,9 +285,7 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
                 raise ParseError("odds of what? e.g. `d20 odds check +5 vs 15`")
             results.append(one(text))
         except D20Error as err:
-            if err.text is None:
-                err = err.located(text, err.column) if err.column is not None else err
-            out.error(err, opts.json)
+            out.error(in_text(err, text), opts.json)
             return ExitStatus.BAD_INPUT
     if opts.json:
         if len(results) == 2:

@@ -146,7 +146,7 @@ class Session:
 
     @property
     def system(self) -> str:
-        from d20cli.systems import system_id
+        from d20cli.rules import system_id
 
         try:
             return system_id(self.opts.system_id())
@@ -165,7 +165,7 @@ class Session:
     @property
     def has_fortune(self) -> bool:
         """Whether the session's system keeps fortune dice (the toolbar shows them)."""
-        from d20cli.systems import get_system
+        from d20cli.rules import get_system
 
         try:
             return get_system(self.system).fortune is not None
@@ -206,7 +206,7 @@ class Session:
         try:
             import d20cli.language.grammar
             import d20cli.present.render  # noqa: F401
-            from d20cli.systems import get_system
+            from d20cli.rules import get_system
 
             get_system(self.opts.system_id())
         except (D20Error, ImportError):
@@ -256,7 +256,7 @@ class Session:
         return status
 
     def _system(self, tokens: list[str], text: str) -> ExitStatus:
-        from d20cli.systems import system_id
+        from d20cli.rules import system_id
 
         if len(tokens) == 1:
             others = ", ".join(SYSTEM_IDS)
@@ -306,7 +306,7 @@ class Session:
         return ExitStatus.OK
 
     def _help(self, tokens: list[str], text: str) -> ExitStatus:
-        from d20cli.systems import get_system
+        from d20cli.rules import get_system
 
         system = get_system(self.system)
         if len(tokens) == 1:

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from d20cli.app.context import Context, request_text
 from d20cli.app.options import Options
-from d20cli.app.run import MAX_LINE, read_options, run_words
+from d20cli.app.rolling import MAX_LINE
+from d20cli.app.run import read_options, run_words
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.present.output import Output
 

@@ -1,7 +1,7 @@
 """The request language: one line, verb first, to a Request dataclass (d20cli.language.requests).
 
 Knows words, not rules: `check +5 vs 15 adv expertise=d6` parses in every system; whether
-the chosen system offers advantage or expertise is decided by d20cli.systems.
+the chosen system offers advantage or expertise is decided by d20cli.rules.
 
     check|save|attack|attempt|defend|resist|routine [LABEL] [RANK|SCORE {±N} | ±MOD]
         {vs TARGET | adv | dis | expertise[=d4|d6|d8] | dmg EXPR | reliable | unreliable

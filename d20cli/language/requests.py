@@ -2,7 +2,7 @@
 
 A request knows words, not rules: `check +5 vs 15 adv` becomes a `CheckRequest` with a
 modifier, a target and one advantage; whether the chosen system has advantage at all, and
-what it does with it, is decided by `d20cli.systems`. Every request carries `verb`, `text`
+what it does with it, is decided by `d20cli.rules`. Every request carries `verb`, `text`
 (the line as typed) and `repeat` (how many times the caller rolls it; default 1).
 
 The word tables here (`TARGET_WORDS`, `CIRCUMSTANCE_WORDS`, `RANK_WORDS`, ...) are the
@@ -223,7 +223,7 @@ class FortuneRequest(_Located):
     """`fortune` (action "show") or `fortune spend [USE]` (action "spend"; use one of
     FORTUNE_USES, "reroll" when not given).
 
-    The held count lives in the session state; see `d20cli.systems.pendagger`
+    The held count lives in the session state; see `d20cli.rules.pendagger`
     (`fortune_result`, `spend_fortune`) for the pure parts."""
 
     verb: str

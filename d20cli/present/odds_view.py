@@ -1,6 +1,6 @@
 """Exact odds for people: each outcome as a fraction, a percentage, "1 in N" and a bar;
 a totals histogram; per-side chances of a contest; two requests side by side
-(`odds compare`). The numbers come from d20cli.odds; this module only shows them."""
+(`odds compare`). The numbers come from d20cli.probability; this module only shows them."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from fractions import Fraction
 from typing import Any
 
 from d20cli.figures import one_in, percent, short_fraction
-from d20cli.odds.model import NO_OUTCOME, Odds
+from d20cli.present.output import plain_text
 from d20cli.present.render import Line, badge
+from d20cli.probability.model import NO_OUTCOME, Odds
+from d20cli.results import show_as
 
 
 def _bar(p: Fraction, width: int = 30) -> str:
@@ -175,3 +177,11 @@ def compare_lines(a: Odds, b: Odds) -> list[Any]:
             ]
         )
     return lines
+
+
+def odds_text(odds: Odds) -> str:
+    """Odds as `d20 odds` prints them without colour: `str(odds)`."""
+    return "\n".join(plain_text(line) for line in odds_lines(odds))
+
+
+show_as(Odds, odds_text)

@@ -4,7 +4,7 @@ Colour only on a terminal, and never with --no-color or NO_COLOR; rich is import
 when colour is on, so pipes and scripts do not pay for it. Every line is flushed as it is
 written, so a consumer can stream them; a batch on standard input instead holds its lines
 and writes them when it is about to wait for more input (`Output(flush_lines=False)`, see
-run.stdin_lines), which streams just the same and saves a write per line, even where
+d20cli.app.stdin), which streams just the same and saves a write per line, even where
 Python's own buffering is off (PYTHONUNBUFFERED). Anything on stderr is preceded by what
 stdout holds, so the two keep their order in `2>&1`.
 """
@@ -16,8 +16,8 @@ import sys
 from typing import Any, TextIO
 
 from d20cli.errors import D20Error
-from d20cli.present.render import Line
-from d20cli.results import JSON_ENCODER
+from d20cli.present.render import Line, render_result
+from d20cli.results import JSON_ENCODER, Result, show_as
 
 
 def color_wanted(stream: TextIO, no_color: bool = False) -> bool:
@@ -35,6 +35,14 @@ def plain_text(line: Line) -> str:
     """A line without styles. A badge (a style with a background) loses the padding that
     only makes sense in colour, and no line ends in spaces."""
     return "".join(t.strip() if " on " in style else t for t, style in line).rstrip()
+
+
+def result_text(result: Result) -> str:
+    """A result as the command line prints it without colour: `str(result)`."""
+    return "\n".join(plain_text(line) for line in render_result(result))
+
+
+show_as(Result, result_text)
 
 
 class Output:

@@ -10,7 +10,7 @@ from d20cli.present.render import Line, badge
 
 
 def systems_data() -> list[dict[str, Any]]:
-    from d20cli.systems import get_system
+    from d20cli.rules import get_system
 
     data = []
     for sid in SYSTEM_IDS:

@@ -311,12 +311,12 @@ def _tokens(text: str) -> list[_Token]:
     return [_Token(m.group(), m.start()) for m in re.finditer(r",|[^\s,]+", text)]
 
 
-def expand(text: str, name: str) -> tuple[str, str | None]:
-    """The request `text` with its label words (and a macro in the verb's place) resolved
-    through character `name`, and the character's system id (None if it names none).
+def expand(text: str, name: str | Character) -> tuple[str, str | None]:
+    """`text` with its label words (and a macro in the verb's place) resolved through the
+    character (a name in the file, or a Character), and its system (None if it names none).
 
     ParseError, located in `text`, for an unknown character, macro or entry."""
-    character = load(name)
+    character = load(name) if isinstance(name, str) else name
     verbs, _ = _language()
     tokens = _tokens(text)
     comment_at = next((i for i, t in enumerate(tokens) if t.text.startswith("#")), len(tokens))
@@ -485,7 +485,7 @@ def _table_of(doc: Any, name: str, path: Path | None = None) -> tuple[str, Any]:
 
 
 def _system_id(system: str) -> str:
-    from d20cli.systems import system_id
+    from d20cli.rules import system_id
 
     return system_id(system)
 

@@ -8,14 +8,14 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from d20cli.figures import exact_fraction
-from d20cli.results import Result
+from d20cli.results import Result, Shown
 
 if TYPE_CHECKING:
     pass
 
 
 @dataclass
-class Odds:
+class Odds(Shown):
     """The exact odds of one request."""
 
     request: str

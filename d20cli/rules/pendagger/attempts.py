@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING
 from d20cli.errors import RulesError
 from d20cli.language.requests import CheckRequest, LuckRequest
 from d20cli.results import Die, Result
-from d20cli.systems.common import (
+from d20cli.rules.common import (
     Grade,
     advantage_notes,
     located,
     reject_words,
     roll_d20,
 )
-from d20cli.systems.pendagger.ladder import (
+from d20cli.rules.pendagger.ladder import (
     ID,
     LEVEL_LABELS,
     LEVELS,
@@ -27,7 +27,7 @@ from d20cli.systems.pendagger.ladder import (
     step,
     table_level,
 )
-from d20cli.systems.pendagger.scores import rank_for_score
+from d20cli.rules.pendagger.scores import rank_for_score
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from d20cli.errors import RulesError
 from d20cli.language.requests import ScoresRequest
 from d20cli.results import Die, Result, Score
-from d20cli.systems.pendagger.ladder import ID
+from d20cli.rules.pendagger.ladder import ID
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller

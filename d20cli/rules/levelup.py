@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from d20cli.errors import RulesError
 from d20cli.language.requests import CheckRequest, GroupRequest, Request, Target
 from d20cli.results import Damage, Result
-from d20cli.systems.common import (
+from d20cli.rules.common import (
     UNGRADED,
     Grade,
     System,

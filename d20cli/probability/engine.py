@@ -1,5 +1,5 @@
 """Exact odds: the probability of every outcome of a request, from the same resolver code
-that rolls it (the walk: d20cli.odds.walk; the model: d20cli.odds.model).
+that rolls it (the walk: d20cli.probability.walk; the model: d20cli.probability.model).
 
 How: the request is resolved again and again with a `ReplayRoller`, which answers every
 question a resolver asks of its roller ("a face from 1 to 20", "the kept d20 with
@@ -30,8 +30,8 @@ from d20cli.dice.roller import Roller, make_roller
 from d20cli.errors import D20Error
 from d20cli.figures import percent
 from d20cli.language.requests import ContestRequest, GroupRequest
-from d20cli.odds.model import NO_OUTCOME, Accumulator, Joint, Odds, ratio
-from d20cli.odds.walk import MAX_PATHS, Branches, walk
+from d20cli.probability.model import NO_OUTCOME, Accumulator, Joint, Odds, ratio
+from d20cli.probability.walk import MAX_PATHS, Branches, walk
 from d20cli.results import Result
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def odds_of(
 
     `parse`: how to turn the text into a request; the caller may pass one that remembers
     parsed requests (`d20cli.app.run.Context.parse`). By default the grammar parses it."""
-    from d20cli.systems import get_system
+    from d20cli.rules import get_system
 
     if parse is None:
         from d20cli.language.grammar import parse_request
@@ -128,7 +128,7 @@ def _name_sides(odds: Odds, request: Request) -> None:
 
 def _roll_odds(request: Any, system_id: str) -> Odds:
     from d20cli.dice import distribution
-    from d20cli.systems.roll import with_advantage
+    from d20cli.rules.roll import with_advantage
 
     expr, _ = with_advantage(request.expr, request.adv) if request.adv else (request.expr, None)
     dist = distribution.distribution(expr)
@@ -252,7 +252,7 @@ def _many_sides_winner(result: Result) -> int | None:
 def simulate(text: str, system_name: str, rolls: int, seed: int | None) -> Odds:
     """An estimate from `rolls` random rolls (labelled as an estimate)."""
     from d20cli.language.grammar import parse_request
-    from d20cli.systems import get_system
+    from d20cli.rules import get_system
 
     system = get_system(system_name)
     request = parse_request(text)

@@ -9,17 +9,17 @@ from typing import TYPE_CHECKING
 from d20cli.errors import D20Error, RulesError
 from d20cli.language.requests import CheckRequest, FortuneRequest, LuckRequest
 from d20cli.results import Die, Result
-from d20cli.systems.common import (
+from d20cli.rules.common import (
     roll_d20,
 )
-from d20cli.systems.pendagger.attempts import (
+from d20cli.rules.pendagger.attempts import (
     attempt_level,
     attempt_rank,
     attempt_result,
     grade_luck,
     luck_result,
 )
-from d20cli.systems.pendagger.ladder import ID, LEVEL_LABELS, LEVELS
+from d20cli.rules.pendagger.ladder import ID, LEVEL_LABELS, LEVELS
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller

@@ -44,13 +44,13 @@ from d20cli.language.requests import (
     ScoresRequest,
 )
 from d20cli.results import Result
-from d20cli.systems.common import (
+from d20cli.rules.common import (
     Fortune,
     System,
     resolve_roll,
     unknown_verb,
 )
-from d20cli.systems.pendagger.attempts import (
+from d20cli.rules.pendagger.attempts import (
     ATTEMPT_VERBS,
     attempt_level,
     grade_attempt,
@@ -58,13 +58,13 @@ from d20cli.systems.pendagger.attempts import (
     resolve_attempt,
     resolve_luck,
 )
-from d20cli.systems.pendagger.fortune import (
+from d20cli.rules.pendagger.fortune import (
     FORTUNE_MAX,
     FORTUNE_MAX_BOON,
     fortune_result,
     spend_fortune,
 )
-from d20cli.systems.pendagger.ladder import (
+from d20cli.rules.pendagger.ladder import (
     ID,
     LEVEL_LABELS,
     LEVELS,
@@ -74,7 +74,7 @@ from d20cli.systems.pendagger.ladder import (
     row_text,
     table_level,
 )
-from d20cli.systems.pendagger.scores import (
+from d20cli.rules.pendagger.scores import (
     keep_best_three,
     rank_for_score,
     resolve_scores,

@@ -23,7 +23,7 @@ from d20cli.errors import RulesError
 from d20cli.frozen import quick_init
 from d20cli.language.requests import CHECK_WORD_KINDS, RollRequest
 from d20cli.results import Die, Result
-from d20cli.systems import roll
+from d20cli.rules import roll
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller

@@ -12,7 +12,7 @@ from typing import Any
 
 from d20cli.errors import RulesError
 from d20cli.language.vocabulary import ALIASES, SYSTEM_IDS
-from d20cli.systems.common import System
+from d20cli.rules.common import System
 
 __all__ = ["ALIASES", "SYSTEMS", "SYSTEM_IDS", "System", "get_system", "system_id"]
 
@@ -30,7 +30,7 @@ def system_id(name: str) -> str:
 
 def get_system(name: str) -> System:
     """The system with this id or alias (imports only its module)."""
-    module = import_module(f"d20cli.systems.{system_id(name)}")
+    module = import_module(f"d20cli.rules.{system_id(name)}")
     system: System = module.SYSTEM
     return system
 

@@ -41,7 +41,7 @@ from d20cli.language.requests import (
     Request,
 )
 from d20cli.results import Die, Result
-from d20cli.systems.common import (
+from d20cli.rules.common import (
     SIDE_WINS,
     UNGRADED,
     Grade,

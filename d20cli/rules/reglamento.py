@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from d20cli.language.requests import CheckRequest, ContestRequest, LuckRequest, Request
 from d20cli.results import Damage, Result
-from d20cli.systems.common import (
+from d20cli.rules.common import (
     SIDE_WINS,
     UNGRADED,
     Grade,

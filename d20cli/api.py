@@ -1,0 +1,412 @@
+"""d20cli as a Python library: roll, grade and compute exact odds in any of the four rule
+systems, as the command line does.
+
+    >>> import d20cli
+    >>> result = d20cli.roll("check +5 vs 15 adv", dice=[17, 4])
+    >>> result.total, result.outcome, result.success
+    (22, 'success', True)
+    >>> print(result)
+    check +5 vs 15 adv  [levelup]
+      d20 17 ~4~  +5  = 22 vs 15  Success
+
+The public names are those in `d20cli.__all__`. They live here, and `import d20cli`
+imports this module the first time one of them is used, so the command line, which uses
+none of them, starts as fast as before.
+
+There is one way to roll. A call here takes the command line's path: the text is checked
+and parsed by the same grammar, read through a character by the same code as `--as`, and
+each result is resolved by the system's rules with a roller made the way `--seed` and
+`--dice` make one (d20cli.app.rolling). So `seed=7` rolls the dice `d20 ... --seed 7` rolls,
+`dice=[17, 4]` is `--dice 17,4`, `budget=N` is `--budget N`, and the odds are the ones
+`d20 odds` computes.
+
+What the library leaves to the command line: it reads no environment variable (D20_SYSTEM,
+D20_BUDGET), writes no roll log and no cache, and keeps no Pen & Dagger fortune dice (the
+`fortune` verb is a RulesError here; `attempt ... fortune` still reports the die it gains,
+in `result.detail`). It reads the characters file only when given a character's name.
+
+Errors: a request that cannot be rolled raises a `D20Error` (ParseError for the words,
+RulesError for what the system does not offer, DiceError for dice that cannot be rolled,
+BudgetError for a request past the dice budget), with `text` and, where known, the 1-based
+`column` of the fault. A wrong argument (a seed that is not a whole number, both `seed`
+and `dice`) is a TypeError or ValueError, as elsewhere in Python.
+
+Threads: a call makes its own roller and shares nothing with other calls but a cache of
+parsed requests, kept under a lock (the grammar's parser has process-wide state). Threads
+may roll at once, and each gets the dice of its own seed. A `random.Random` or `Roller`
+passed in is the caller's: shared between threads, the order of its dice is theirs.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
+
+from d20cli.app import rolling
+from d20cli.app.options import MAX_BUDGET, MAX_REPEAT
+from d20cli.dice.roller import DEFAULT_BUDGET, RandomRoller, Roller, make_roller
+from d20cli.errors import BudgetError, D20Error, DiceError, ParseError, RulesError, StateError
+from d20cli.language.vocabulary import VERBS
+from d20cli.present.output import result_text  # noqa: F401 (it makes str(result) the text)
+from d20cli.probability.model import Odds
+from d20cli.results import SCHEMA_VERSION, Damage, DiceSummary, Die, Result, Score
+from d20cli.rules import SYSTEM_IDS, get_system
+from d20cli.store.characters import Character, expand
+
+if TYPE_CHECKING:
+    from d20cli.language.requests import Request as Parsed
+    from d20cli.rules import System
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "BudgetError",
+    "Character",
+    "D20Error",
+    "Damage",
+    "DiceError",
+    "DiceSummary",
+    "Die",
+    "Odds",
+    "OutcomeInfo",
+    "ParseError",
+    "Request",
+    "Result",
+    "Roller",
+    "RulesError",
+    "Score",
+    "StateError",
+    "SystemInfo",
+    "VerbInfo",
+    "odds",
+    "parse",
+    "roll",
+    "roll_all",
+    "systems",
+]
+
+DEFAULT_SYSTEM = "levelup"
+
+
+def roll(
+    request: str,
+    *,
+    system: str | None = None,
+    seed: int | None = None,
+    dice: Sequence[int] | None = None,
+    character: str | Character | None = None,
+    rng: random.Random | Roller | None = None,
+    budget: int = DEFAULT_BUDGET,
+) -> Result:
+    """Roll one request and grade it by the system's rules.
+
+    request: a request line, verb first (`"check +5 vs 15 adv expertise=d6"`, `"attack +7
+    vs AC 15 dmg 1d8+4"`), or a bare dice expression (`"4d6kh3"`, read as `roll 4d6kh3`).
+    system: a system id or alias (`levelup`, `reglamento`, `mm`, `pendagger`, `a5e`, ...);
+    None: the character's system if it names one, else levelup.
+    seed: reproducible dice (the command line's `--seed`); dice: these faces, in roll order
+    (`--dice`); rng: your own randomness, a `random.Random` (`random.SystemRandom()`, one
+    you seeded) or a `Roller`. Give at most one of the three; none: fresh random dice.
+    character: label words and macros read through a character, by name from the
+    characters file (`--as NAME`) or a `Character` you make.
+    budget: the most dice the request may roll (explosions, rerolls and `Nx` count).
+
+    A request that makes several results (`6x 4d6kh3`) is a ParseError here: use
+    `roll_all`.
+
+    >>> import d20cli
+    >>> d20cli.roll("4d6kh3", dice=[6, 5, 2, 4]).total
+    15
+    >>> d20cli.roll("check +8 vs tough bonus", system="mm", dice=[10]).label
+    '2 degrees of success'
+    >>> d20cli.roll("roll d20", seed=7) == d20cli.roll("roll d20", seed=7)
+    True
+    """
+    roller = _roller(seed, dice, rng, budget)
+    return _rolled(request, system, character, roller, 1, one=True)[0]
+
+
+def roll_all(
+    request: str,
+    *,
+    system: str | None = None,
+    seed: int | None = None,
+    dice: Sequence[int] | None = None,
+    character: str | Character | None = None,
+    rng: random.Random | Roller | None = None,
+    budget: int = DEFAULT_BUDGET,
+    repeat: int = 1,
+) -> tuple[Result, ...]:
+    """Every result of a request (`6x 4d6kh3` makes six), the whole request `repeat`
+    times over (the command line's `--repeat N`; each time has the whole dice budget).
+    The other arguments are `roll`'s.
+
+    >>> import d20cli
+    >>> [r.total for r in d20cli.roll_all("3x 2d6", dice=[1, 2, 3, 4, 5, 6])]
+    [3, 7, 11]
+    >>> len(d20cli.roll_all("check +5 vs 15", seed=1, repeat=4))
+    4
+    """
+    _check_whole("repeat", repeat, MAX_REPEAT)
+    roller = _roller(seed, dice, rng, budget)
+    return _rolled(request, system, character, roller, repeat, one=False)
+
+
+def odds(
+    request: str, *, system: str | None = None, character: str | Character | None = None
+) -> Odds:
+    """The exact odds of a request (what `d20 odds` prints), computed by walking the same
+    rules that roll it. `outcomes` maps each outcome id to its chance as an exact
+    `fractions.Fraction`; `distribution` maps each total to its chance (None where totals
+    mean nothing); `mean`, `success` (the chance of any success) and, for a contest of
+    three or more sides, `winners` too. `to_json()` is the `--json` object and `str()`
+    the text. The arguments are `roll`'s.
+
+    >>> import d20cli
+    >>> chances = d20cli.odds("check +5 vs 15 adv")
+    >>> chances.outcomes["critical_success"]
+    Fraction(39, 400)
+    >>> d20cli.odds("2d6").distribution[7]
+    Fraction(1, 6)
+    """
+    from d20cli.present import odds_view  # noqa: F401 (it makes str(odds) the text)
+    from d20cli.probability.engine import odds_of
+
+    line = _request_line(request)
+    with _placed_in(request, line):
+        rules, _, text = _read(request, line, system, character)
+        return odds_of(text, rules.id, parse=_parse)
+
+
+@dataclass(frozen=True)
+class Request:
+    """A request read and checked without rolling (`parse`).
+
+    text: the request as it is rolled (a bare expression with its `roll` in front, a
+    character's words filled in); verb; system: the system's id; count: how many results
+    one roll of it makes (`6x 4d6kh3`: 6)."""
+
+    text: str
+    verb: str
+    system: str
+    count: int
+
+
+def parse(
+    request: str,
+    *,
+    system: str | None = None,
+    character: str | Character | None = None,
+    budget: int = DEFAULT_BUDGET,
+) -> Request:
+    """Check a request without rolling it: the words, what the system offers and the dice
+    budget, as `roll` would (so a request `parse` accepts does not fail when rolled, but
+    for `dice` faces that do not fit it). The arguments are `roll`'s.
+
+    The rules are checked by resolving the request once with dice of a private generator,
+    which are thrown away: no randomness of yours is used, and nothing is logged.
+
+    >>> import d20cli
+    >>> d20cli.parse("6x 4d6kh3")
+    Request(text='roll 6x 4d6kh3', verb='roll', system='levelup', count=6)
+    >>> try:
+    ...     d20cli.parse("check +5 vs 15 adv", system="mm")
+    ... except d20cli.RulesError as err:
+    ...     print(f"column {err.column}: {err.message}")
+    column 16: mm has no advantage or disadvantage; use circumstance words: bonus (+2), ...
+    """
+    probe = _roller(None, None, random.Random(0), budget)
+    line = _request_line(request)
+    with _placed_in(request, line):
+        rules, parsed, text = _read(request, line, system, character)
+        for _ in rolling.results(parsed, rules.resolve, probe):
+            pass
+    return Request(text, parsed.verb, rules.id, parsed.repeat)
+
+
+class VerbInfo(NamedTuple):
+    """A verb of a system: its name, a line of help and an example request."""
+
+    name: str
+    summary: str
+    example: str
+
+
+class OutcomeInfo(NamedTuple):
+    """An outcome tier of a system: its id (as in `Result.outcome`) and its label."""
+
+    id: str
+    label: str
+
+
+@dataclass(frozen=True)
+class SystemInfo:
+    """A rule system as `d20 systems` describes it: its id (what `system=` takes, as do
+    the aliases), title, verbs, outcome tiers (worst to best) and the words its requests
+    take, each with its meaning."""
+
+    id: str
+    title: str
+    aliases: tuple[str, ...]
+    verbs: tuple[VerbInfo, ...]
+    outcomes: tuple[OutcomeInfo, ...]
+    words: tuple[tuple[str, str], ...]
+
+
+def systems() -> tuple[SystemInfo, ...]:
+    """The four rule systems, each with its verbs and outcome tiers.
+
+    >>> import d20cli
+    >>> [s.id for s in d20cli.systems()]
+    ['levelup', 'reglamento', 'mm', 'pendagger']
+    >>> [v.name for v in d20cli.systems()[0].verbs]
+    ['check', 'save', 'attack', 'group', 'roll']
+    """
+    found = []
+    for system_id in SYSTEM_IDS:
+        rules = get_system(system_id)
+        found.append(
+            SystemInfo(
+                rules.id,
+                rules.title,
+                tuple(rules.aliases),
+                tuple(VerbInfo(v, summary, ex) for v, (summary, ex) in rules.verbs.items()),
+                tuple(OutcomeInfo(oid, label) for oid, label in rules.outcomes),
+                tuple(rules.words),
+            )
+        )
+    return tuple(found)
+
+
+# --- the way every call goes ------------------------------------------------------------
+
+
+def _rolled(
+    request: str,
+    system: str | None,
+    character: str | Character | None,
+    roller: Roller,
+    repeat: int,
+    one: bool,
+) -> tuple[Result, ...]:
+    line = _request_line(request)
+    with _placed_in(request, line):
+        rules, parsed, text = _read(request, line, system, character)
+        if one and parsed.repeat > 1:
+            at = re.search(r"(?<![\w.])[0-9]+x(?![\w])", text, re.IGNORECASE)
+            raise ParseError(
+                f"this request makes {parsed.repeat} results; d20cli.roll gives one "
+                "(d20cli.roll_all gives them all)",
+                text,
+                at.start() + 1 if at else None,
+            )
+        return tuple(rolling.results(parsed, rules.resolve, roller, repeat))
+
+
+def _read(
+    given: str, line: str, system: str | None, character: str | Character | None
+) -> tuple[System, Parsed, str]:
+    """The system, the parsed request and its text (through the character, if any)."""
+    rolling.check_text(given)
+    if system is not None and not isinstance(system, str):
+        raise TypeError(f"system must be a system's id or alias, not {type(system).__name__}")
+    if character is not None:
+        if not isinstance(character, str | Character):
+            raise TypeError(f"character must be a name or a Character, not {character!r}")
+        line, plays = expand(line, character)
+        system = system or plays
+    rules = get_system(system or DEFAULT_SYSTEM)
+    return rules, _parse(line), line
+
+
+_BARE = re.compile(r"[+-]?(?:[0-9(]|d[0-9%f(])", re.IGNORECASE)
+
+
+def _request_line(request: str) -> str:
+    """The request line for `request`: a bare dice expression (`4d6kh3`, `d20+5`) gets the
+    verb `roll` in front; anything else is the line as given."""
+    if not isinstance(request, str):
+        raise TypeError(f"a request is text, such as 'check +5 vs 15', not {request!r}")
+    stripped = request.lstrip()
+    first = re.split(r"[\s,]", stripped, maxsplit=1)[0].lower()
+    if first in VERBS or not _BARE.match(stripped):
+        return request
+    return "roll " + stripped
+
+
+@contextmanager
+def _placed_in(given: str, line: str) -> Iterator[None]:
+    """Errors of the request placed in its text. An error in the text with `roll` put in
+    front of a bare expression is placed in the text as the caller gave it."""
+    try:
+        yield
+    except D20Error as err:
+        err = rolling.in_text(err, line)
+        if line != given and err.text == line and err.column is not None:
+            err = err.located(given, max(1, err.column - (len(line) - len(given))))
+        raise err from None
+    except RecursionError:
+        raise ParseError("the request is nested too deeply", given, None) from None
+
+
+_PARSE_LOCK = threading.RLock()
+_PARSED: dict[str, Parsed] = {}
+PARSE_CACHE_SIZE = 4096
+
+
+def _parse(line: str) -> Parsed:
+    """The parsed request for `line`, from a cache shared by every thread. The grammar
+    runs under a lock: pyparsing's packrat cache and the recursion limit it needs belong
+    to the whole process. A parsed request is immutable, so threads may share one."""
+    request = _PARSED.get(line)
+    if request is None:
+        from d20cli.language.grammar import parse_request
+
+        with _PARSE_LOCK:
+            request = _PARSED.get(line)
+            if request is None:
+                request = parse_request(line)
+                if len(_PARSED) >= PARSE_CACHE_SIZE:
+                    _PARSED.clear()
+                _PARSED[line] = request
+    return request
+
+
+def _roller(
+    seed: int | None,
+    dice: Sequence[int] | None,
+    rng: random.Random | Roller | None,
+    budget: int,
+) -> Roller:
+    """The roller of one call: `rng` as it is, or one made as the command line makes it."""
+    given = [n for n, v in (("seed", seed), ("dice", dice), ("rng", rng)) if v is not None]
+    if len(given) > 1:
+        raise TypeError(f"give one of seed, dice and rng, not {' and '.join(given)}")
+    if isinstance(rng, Roller):
+        return rng  # it counts against its own budget
+    _check_whole("budget", budget, MAX_BUDGET)
+    if rng is not None:
+        if not isinstance(rng, random.Random):
+            raise TypeError(f"rng must be a random.Random or a d20cli.Roller, not {rng!r}")
+        return RandomRoller(rng, budget)
+    if seed is not None:
+        _check_whole("seed", seed, None, least=0)
+    faces = None
+    if dice is not None:
+        faces = tuple(dice)
+        for face in faces:
+            if isinstance(face, bool) or not isinstance(face, int):
+                raise TypeError(f"dice are faces (whole numbers), not {face!r}")
+    return make_roller(seed, faces, budget)
+
+
+def _check_whole(name: str, value: int, most: int | None, least: int = 1) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be a whole number, not {value!r}")
+    if value < least or (most is not None and value > most):
+        bound = f"from {least:,} to {most:,}" if most is not None else f"of at least {least:,}"
+        raise ValueError(f"{name} must be a number {bound}, not {value:,}")

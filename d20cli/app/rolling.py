@@ -1,0 +1,64 @@
+"""The core path of every roll, the same for the command line and the Python library.
+
+A request's text is checked (`check_text`), parsed (d20cli.language.grammar), and each of
+its results resolved by the system with a roller (`results`): `d20 check +5 vs 15` on the
+command line (d20cli.app.run.resolve) and `d20cli.roll("check +5 vs 15")` in a program
+(d20cli.api) both come through here, so they roll the same dice the same way. An error
+found in a part of the request is placed in the request's text by `in_text`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+from d20cli.errors import D20Error, ParseError
+
+if TYPE_CHECKING:
+    from d20cli.dice.roller import Roller
+    from d20cli.language.requests import Request
+    from d20cli.results import Result
+
+MAX_LINE = 10_000  # characters in one request
+
+
+def check_text(text: str) -> None:
+    """ParseError for a request that is empty or longer than MAX_LINE characters."""
+    if not text.strip():
+        raise ParseError("nothing to roll: give a verb and its words, e.g. `check +5 vs 15`")
+    if len(text) > MAX_LINE:
+        raise ParseError(f"the request is {len(text):,} characters long; the limit is {MAX_LINE:,}")
+
+
+def results(
+    request: Request,
+    resolve: Callable[[Request, Roller], Result],
+    roller: Roller,
+    repeat: int = 1,
+) -> Iterator[Result]:
+    """Each result of `request` (`6x 4d6kh3` gives six), `repeat` times over, resolved by
+    `resolve` (a system's `resolve`, or the edge's wrapper of it) with `roller`.
+
+    The dice budget covers one request: its dice, explosions, rerolls and `Nx` repeats
+    (an `Nx` roll that cannot fit is refused before a die is rolled); each of the
+    `repeat` runs has the whole budget. At the end the roller checks that it is done
+    (`--dice` faces left over are an error)."""
+    if request.repeat > 1 and request.verb == "roll":  # refuse `1000x 1001d6` before rolling
+        from d20cli.dice.evaluate import fewest_dice
+
+        expr = getattr(request, "expr", None)
+        if expr is not None:
+            roller.charge(request.repeat * fewest_dice(expr), f"'{request.text}'")
+    for _ in range(repeat):
+        roller.count = 0
+        for _ in range(request.repeat):
+            yield resolve(request, roller)
+    roller.finish()
+
+
+def in_text(err: D20Error, text: str) -> D20Error:
+    """`err` placed in the request's `text` when it knows its column but not the text
+    (an error found in a part of the request), so it can be shown with a caret."""
+    if err.text is None and err.column is not None:
+        return err.located(text, err.column)
+    return err
