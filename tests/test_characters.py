@@ -17,7 +17,7 @@ from d20cli.app.shell import Session, Words, completions
 from d20cli.errors import D20Error, ParseError
 from d20cli.language.grammar import parse_request
 from d20cli.present.output import Output
-from d20cli.store import characters
+from d20cli.store import character_edits, characters
 
 SHEET = """\
 # The party -- keep this comment
@@ -152,12 +152,12 @@ def test_names_for_completion(sheet: Path) -> None:
 
 
 def test_writes_keep_comments_and_layout(sheet: Path) -> None:
-    characters.set_entry("aria", "stealth", ["+8", "expertise=d6"])
-    characters.set_entry("aria", "acrobatics", "+5")
-    characters.set_entry("aria", "dex", "+8")  # already in a group: changed there
-    characters.set_entry("aria", "macros.hide", "check stealth vs 12")
-    characters.set_entry("bruno", "skills.intimidate", "+6")
-    characters.add("cleo", "pendagger")
+    character_edits.set_entry("aria", "stealth", ["+8", "expertise=d6"])
+    character_edits.set_entry("aria", "acrobatics", "+5")
+    character_edits.set_entry("aria", "dex", "+8")  # already in a group: changed there
+    character_edits.set_entry("aria", "macros.hide", "check stealth vs 12")
+    character_edits.set_entry("bruno", "skills.intimidate", "+6")
+    character_edits.add("cleo", "pendagger")
     text = sheet.read_text()
     for kept in ("# The party -- keep this comment", "[aria]  # the rogue", "# expertise!"):
         assert kept in text
@@ -178,15 +178,15 @@ def test_writes_keep_comments_and_layout(sheet: Path) -> None:
 
 
 def test_remove_and_unset(sheet: Path) -> None:
-    characters.unset_entry("aria", "macros.stab")
-    characters.unset_entry("aria", "dex")
-    characters.remove("bruno")
+    character_edits.unset_entry("aria", "macros.stab")
+    character_edits.unset_entry("aria", "dex")
+    character_edits.remove("bruno")
     assert "stab" not in characters.load("aria").macros
     assert characters.load("aria").groups["saves"] == {}
     assert [c.name for c in characters.list_characters()] == ["aria"]
     assert "# The party -- keep this comment" in sheet.read_text()
     with pytest.raises(ParseError, match="no 'nothing'"):
-        characters.unset_entry("aria", "nothing")
+        character_edits.unset_entry("aria", "nothing")
 
 
 @pytest.mark.parametrize(
@@ -204,15 +204,15 @@ def test_remove_and_unset(sheet: Path) -> None:
 )
 def test_bad_writes_are_refused(sheet: Path, key: str, words: str, message: str) -> None:
     with pytest.raises(D20Error, match=message):
-        characters.set_entry("aria", key, words)
+        character_edits.set_entry("aria", key, words)
     assert sheet.read_text() == SHEET
 
 
 def test_add_refuses_a_taken_or_odd_name(sheet: Path) -> None:
     with pytest.raises(ParseError, match="already"):
-        characters.add("Aria", "levelup")
+        character_edits.add("Aria", "levelup")
     with pytest.raises(ParseError, match="letters, digits"):
-        characters.add("two words")
+        character_edits.add("two words")
     assert sheet.read_text() == SHEET
 
 
@@ -220,7 +220,7 @@ def test_a_broken_file_is_reported_with_its_line_and_never_overwritten(sheet: Pa
     broken = SHEET.replace('athletics = "+3"', "athletics = +3 oops")
     sheet.write_text(broken)
     with pytest.raises(ParseError, match=r"characters.toml: line 5") as info:
-        characters.set_entry("aria", "stealth", "+9")
+        character_edits.set_entry("aria", "stealth", "+9")
     assert "was not changed" in info.value.message
     with pytest.raises(ParseError, match="line 5"):
         characters.expand("check stealth", "aria")
@@ -321,14 +321,14 @@ def test_a_symlinked_file_is_written_through_the_link(sheet: Path, tmp_path: Pat
     real = dotfiles / "characters.toml"
     sheet.rename(real)
     sheet.symlink_to(real)
-    characters.set_entry("aria", "stealth", "+9")
+    character_edits.set_entry("aria", "stealth", "+9")
     assert sheet.is_symlink() and sheet.readlink() == real
     assert 'stealth = "+9"' in real.read_text(encoding="utf-8")
     assert characters.load("aria").entries["stealth"] == "+9"
     assert sorted(p.name for p in dotfiles.iterdir()) == ["characters.toml"]  # no temporary
     sheet.unlink()  # a relative link, from config/d20cli/ to dotfiles/
     sheet.symlink_to(Path("..") / ".." / "dotfiles" / "characters.toml")
-    characters.add("carl", "mm")
+    character_edits.add("carl", "mm")
     assert sheet.is_symlink() and "[carl]" in real.read_text(encoding="utf-8")
     assert sorted(p.name for p in sheet.parent.iterdir()) == [
         "characters.toml",
@@ -338,7 +338,7 @@ def test_a_symlinked_file_is_written_through_the_link(sheet: Path, tmp_path: Pat
 
 def _add_entries(prefix: str) -> None:
     for i in range(15):
-        characters.set_entry("aria", f"{prefix}{i}", f"+{i}")
+        character_edits.set_entry("aria", f"{prefix}{i}", f"+{i}")
 
 
 def test_two_writers_lose_no_entry(sheet: Path) -> None:
@@ -395,7 +395,7 @@ def test_char_cli_round_trip() -> None:
     ],
 )
 def test_char_cli_errors_exit_2_with_one_line(args: list[str], message: str) -> None:
-    characters.add("aria", "levelup")
+    character_edits.add("aria", "levelup")
     r = runner.invoke(char_app, args)
     assert r.exit_code == 2
     assert message in r.stderr

@@ -121,7 +121,6 @@ def test_no_import_cycles() -> None:
 #: Modules still over MAX_LINES, each at most the size it has now: a module may only
 #: shrink off this list, and no other module may join it.
 OVERSIZE = {
-    "d20cli.store.characters": 590,
     "d20cli.store.state": 570,
     "d20cli.rules.mm": 520,
 }

@@ -60,11 +60,11 @@ def char_add(
     ] = None,
 ) -> None:
     """Add a character: `d20 char add aria --system levelup`."""
-    from d20cli.store import characters
+    from d20cli.store import character_edits
 
     out = Output()
     with _errors(out):
-        c = characters.add(name, system)
+        c = character_edits.add(name, system)
     out.text(f"added {c.name}" + (f" ({c.system})" if c.system else ""))
 
 
@@ -78,11 +78,11 @@ def char_set(
 ) -> None:
     """Set an entry, a macro or the system: `d20 char set aria stealth +7 expertise=d6`,
     `d20 char set aria macros.sneak check stealth vs 15 adv`."""
-    from d20cli.store import characters
+    from d20cli.store import character_edits
 
     out = Output()
     with _errors(out):
-        characters.set_entry(name, key, value)
+        character_edits.set_entry(name, key, value)
     out.text(f"{name}: {key} = {' '.join(value)}")
 
 
@@ -94,11 +94,11 @@ def char_unset(
     key: Annotated[str, typer.Argument(help="ENTRY, GROUP.ENTRY or macros.NAME.")],
 ) -> None:
     """Remove an entry or a macro: `d20 char unset aria macros.sneak`."""
-    from d20cli.store import characters
+    from d20cli.store import character_edits
 
     out = Output()
     with _errors(out):
-        characters.unset_entry(name, key)
+        character_edits.unset_entry(name, key)
     out.text(f"{name}: removed {key}")
 
 
@@ -165,11 +165,11 @@ def _path() -> str:
 @char_app.command("rm")
 def char_rm(name: Annotated[str, typer.Argument(help="The character to remove.")]) -> None:
     """Remove a character."""
-    from d20cli.store import characters
+    from d20cli.store import character_edits
 
     out = Output()
     with _errors(out):
-        characters.remove(name)
+        character_edits.remove(name)
     out.text(f"removed {name}")
 
 
