@@ -24,7 +24,8 @@ Keywords are case-insensitive (`4D6KH3` = `4d6kh3`).
     roll line   := 'roll' (integer 'x')? expression ('adv' | 'dis')* ('#' comment)?
 
 Modifiers follow the dice with no space between them and may come in any order, each at
-most once but rerolls, which chain (`2d6r1r2`; grammar in `dice_modifiers`) (evaluation order is fixed, see `d20cli.dice`). A compare point written right
+most once but rerolls, which chain (`2d6r1r2`; their grammar is in `dice_modifiers`);
+evaluation order is fixed, see `d20cli.dice`. A compare point written right
 after `!` belongs to the explosion: `6d10!>=7` explodes on 7+; a pool of exploding dice
 is `6d10!=10>=7`.
 
@@ -317,11 +318,41 @@ def _check_depth(e: Expr, text: str) -> None:
         raise ParseError(f"the expression nests more than {MAX_TREE_DEPTH} levels deep", text, 1)
 
 
+_FUNCTIONS = re.compile(r"(abs|ceil|floor|max|min|round)\(", _I)
+
+
+def _peer_form(found: str) -> str | None:
+    """The notation of Roll20, Foundry or rpg-dice-roller that `found` starts, which d20cli
+    does not read (yet): named, so the error says what differs."""
+    if found.startswith("{"):
+        return "groups like {4d6,3d8}kh1 (Roll20, rpg-dice-roller) are not supported"
+    if _FUNCTIONS.match(found):
+        return f"functions like {found.split('(')[0]}(...) are not supported"
+    if found.startswith(";"):
+        return "several rolls on one line (';') are not supported: one request a line"
+    if found.startswith("[["):
+        return "inline rolls [[...]] are not supported: roll the expression itself"
+    return None
+
+
+def _sides_form(found: str) -> str | None:
+    if found.startswith("{"):
+        return "custom faces like d{0,0,1,2} are not supported"
+    if found.startswith("("):
+        return "computed sides like 1d(1d4+2) are not supported (a computed count is: (1d4)d6)"
+    return None
+
+
 def _message(exc: pp.ParseBaseException, text: str) -> str:
     """A message a person understands, from pyparsing's."""
     msg = str(exc.msg)
     loc = exc.loc
     found = text[loc:].split(None, 1)[0] if text[loc:].strip() else ""
+    if msg.startswith("Expected a number of sides") and _sides_form(found):
+        return _sides_form(found) or ""
+    peer = _peer_form(found)
+    if peer is not None:
+        return peer
     if msg.startswith("Expected end of text"):
         if found.startswith("."):
             return "numbers must be whole (integers only)"

@@ -139,7 +139,11 @@ _sort.set_parse_action(lambda s, loc, t: ("sort", "d" if t[0].lower() == "sd" el
 
 _HINTS = {
     "f": "'f' (failures) needs a success target first, like 6d10>=7f1",
-    "x": "a repeat goes first: 'roll 6x 4d6kh3'",
+    "x": "'x' (Foundry's explosion) is written '!' here, like 1d10!; a repeat goes first: "
+    "'roll 6x 4d6kh3'",
+    "xo": "'xo' (Foundry's single explosion) is not supported: use '!'",
+    "min": "'min' (Foundry's and rpg-dice-roller's minimum) is written 'mi' here, like 4d6mi2",
+    "max": "'max' (Foundry's and rpg-dice-roller's maximum) is written 'ma' here, like 4d6ma5",
     "uo": "'uo' (rerolling a duplicate once) is not supported: 'u' rerolls until the faces differ",
     "rr": "'rr' is not supported: chain the points instead, like 2d6r1r2",
     "ra": "reroll-and-add ('ra') is not supported: use 'r' or an explosion",
