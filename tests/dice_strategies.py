@@ -10,6 +10,7 @@ from d20cli.dice.evaluate import never_ends
 from d20cli.dice.tree import (
     Arithmetic,
     Compare,
+    Crit,
     Dice,
     Explode,
     Expr,
@@ -40,15 +41,17 @@ def dice(draw: st.DrawFn, counts: st.SearchStrategy[int | Expr] | None = None) -
     if draw(st.booleans()):
         point = draw(compare_points(lo, hi))
         once = draw(st.booleans())
-        if once or not point.matches_all(lo, hi):
-            mods["reroll"] = Reroll(point, once)
+        more = tuple(draw(st.lists(compare_points(lo, hi), max_size=2)))  # `r1r2`
+        reroll = Reroll(point, once, more)
+        if once or not all(reroll.matches(f) for f in range(lo, hi + 1)):
+            mods["reroll"] = reroll
     if draw(st.booleans()):
         point = draw(st.none() | compare_points(lo, hi))
         if point is None or not point.matches_all(lo, hi):
             if point is None and lo == hi:
                 pass  # a d1 always shows its highest face: it would explode forever
             else:
-                mods["explode"] = Explode(point, draw(st.booleans()))
+                mods["explode"] = Explode(point, draw(st.booleans()), draw(st.booleans()))
     if draw(st.booleans()):
         a, b = sorted(draw(st.lists(st.integers(lo, hi), min_size=2, max_size=2)))
         which = draw(st.sampled_from(["min", "max", "both"]))
@@ -68,11 +71,22 @@ def dice(draw: st.DrawFn, counts: st.SearchStrategy[int | Expr] | None = None) -
         if explode is not None and explode.point is None:
             # `!` directly followed by a comparison reads as the explosion's point, so a
             # pool of exploding dice spells the point out: `6d10!=10>=7`.
-            mods["explode"] = Explode(Compare("=", hi), explode.compound)
+            mods["explode"] = Explode(Compare("=", hi), explode.compound, explode.penetrate)
+    if draw(st.integers(0, 3)) == 0:
+        mods["crit"] = Crit(draw(st.none() | compare_points(lo, hi)), draw(compare_points(lo, hi)))
+    mods["sort"] = draw(st.sampled_from([None, None, "a", "d"]))
     term = Dice(count, sides, label=draw(labels), **mods)  # type: ignore[arg-type]
     if never_ends(term) is not None:  # rerolls and explosions that never stop are errors
         mods.pop("explode", None)
         term = Dice(count, sides, label=term.label, **mods)  # type: ignore[arg-type]
+    if (
+        "explode" not in mods
+        and isinstance(count, int)
+        and draw(st.integers(0, 3)) == 0
+        and not (term.reroll is not None and term.reroll.once)
+        and count <= term.unique_faces()
+    ):
+        term = Dice(count, sides, label=term.label, unique=True, **mods)  # type: ignore[arg-type]
     return term
 
 

@@ -102,7 +102,7 @@ def test_summary_tallies_outcomes(capsys: pytest.CaptureFixture[str]) -> None:
         (["roll", "2d"], 8, "sides"),
         (["roll", "1d20+"], 11, ""),
         (["roll", "d0"], None, "d0"),
-        (["roll", "4d6kh"], None, ""),
+        (["roll", "4d6kh3x"], None, ""),
         (["roll", "(1d6"], None, ""),
         (["roll", "1d6kx2"], None, ""),
         (["check", "+5", "vs"], None, ""),

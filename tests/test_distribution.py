@@ -19,6 +19,7 @@ from d20cli.dice.roller import Roller
 from d20cli.dice.tree import (
     Arithmetic,
     Compare,
+    Crit,
     Dice,
     Explode,
     Expr,
@@ -342,12 +343,14 @@ def _dice(draw: st.DrawFn, counts: st.SearchStrategy[int | Expr], rerolls: bool)
     reroll = None
     if draw(st.booleans()):
         once = True if not rerolls else draw(st.booleans())
-        reroll = Reroll(draw(_compare(hi)), once=once)
+        reroll = Reroll(draw(_compare(hi)), once, tuple(draw(st.lists(_compare(hi), max_size=1))))
     return Dice(
         count=draw(counts),
         sides=sides,
         reroll=reroll,
-        explode=draw(st.none() | st.builds(Explode, st.none() | _compare(hi), st.booleans()))
+        explode=draw(
+            st.none() | st.builds(Explode, st.none() | _compare(hi), st.booleans(), st.booleans())
+        )
         if rerolls
         else None,
         minimum=draw(st.none() | st.integers(-1, hi)),
@@ -357,6 +360,8 @@ def _dice(draw: st.DrawFn, counts: st.SearchStrategy[int | Expr], rerolls: bool)
             | st.builds(Keep, st.sampled_from(["kh", "kl", "dh", "dl"]), st.integers(0, 3))
         ),
         pool=draw(st.none() | st.builds(Pool, _compare(hi), st.none() | _compare(hi))),
+        crit=draw(st.none() | st.builds(Crit, _compare(hi), st.none() | _compare(hi))),
+        sort=draw(st.sampled_from([None, "a", "d"])),
     )
 
 

@@ -191,13 +191,13 @@ def _link(e: Dice) -> Weights:
     reroll = e.reroll
     if reroll is None:
         return dict.fromkeys(faces, 1)
-    bad = [f for f in faces if reroll.point.matches(f)]
+    bad = [f for f in faces if reroll.matches(f)]
     if len(bad) == len(faces) and not reroll.once:
         raise DiceError(f"'{e}' would reroll forever: every face matches '{reroll}'")
     if not reroll.once:
-        return {f: 1 for f in faces if not reroll.point.matches(f)}
+        return {f: 1 for f in faces if not reroll.matches(f)}
     n, m = len(faces), len(bad)  # once: a matching face is replaced by a fresh roll
-    return {f: m + (0 if reroll.point.matches(f) else n) for f in faces}
+    return {f: m + (0 if reroll.matches(f) else n) for f in faces}
 
 
 class _Calculator:
@@ -281,6 +281,10 @@ class _Calculator:
         `exploded_keep` charges the keep DPs once it knows how many it needs.
         """
         faces = len(_faces(e))
+        if e.unique:
+            k = n if e.keep is None else e.keep.kept_count(n)
+            span = 2 if e.pool is not None else faces
+            return faces * (n + 1) * (k * span + 1)
         unit_bits = faces.bit_length() * (2 if e.reroll is not None and e.reroll.once else 1)
         span = faces - 1
         work = 3 * faces  # building, clamping and sorting the face table
@@ -308,6 +312,8 @@ class _Calculator:
         link = _link(e)
         score = _pool_score(e)
         highest = e.keep is not None and e.keep.kind in ("kh", "dl")
+        if e.unique:
+            return self.unique(e, n, link, score, highest), Fraction(0)
         if e.explode is None:
             unit = mapped(link, lambda f: e.clamp(f))
             return self.units(e, n, unit, score, highest), Fraction(0)
@@ -317,10 +323,12 @@ class _Calculator:
         p = Fraction(sum(w for f, w in link.items() if point.matches(f)), sum(link.values()))
         truncated = 1 - (1 - p ** (self.depth + 1)) ** n if n else Fraction(0)
         if e.explode.compound:
-            unit = self.chain(link, point, lambda f: e.clamp(f))
+            unit = self.chain(link, point, lambda f: e.value(f, False), lambda f: e.value(f, True))
             return self.units(e, n, unit, score, highest), truncated
         if e.keep is None:  # every extra die counts (or scores) on its own
-            per_die = self.chain(link, point, lambda f: score(e.clamp(f)))
+            per_die = self.chain(
+                link, point, lambda f: score(e.value(f, False)), lambda f: score(e.value(f, True))
+            )
             return power(per_die, n), truncated
         return self.exploded_keep(e, n, link, point, score, highest), truncated
 
@@ -332,19 +340,30 @@ class _Calculator:
             return power(mapped(unit, score), n)
         return keep([(n, unit)], e.keep.kept_count(n), highest, score)
 
-    def chain(self, link: Weights, point: Compare, value: Callable[[int], int]) -> Weights:
+    def chain(
+        self,
+        link: Weights,
+        point: Compare,
+        value: Callable[[int], int],
+        extra_value: Callable[[int], int],
+    ) -> Weights:
         """One die's value summed over its explosion chain, capped at `self.depth` extra dice.
 
         R_cap = one roll (any face, no further explosion); R_j = stop + explode * R_{j+1},
         where `stop` and `explode` are the weights of the faces that do not / do match.
+        The first die counts `value(face)`, the extra ones `extra_value(face)` (one less
+        when penetrating).
         """
-        stop: Weights = {}
-        boom: Weights = {}
-        for f, w in link.items():
-            add_into(boom if point.matches(f) else stop, value(f), w)
         total = sum(link.values())
-        acc = mapped(link, value)
+        acc = mapped(link, extra_value if self.depth else value)
         for level in range(self.depth):
+            first = level == self.depth - 1
+            stop: Weights = {}
+            boom: Weights = {}
+            for f, w in link.items():
+                add_into(
+                    boom if point.matches(f) else stop, (value if first else extra_value)(f), w
+                )
             nxt = convolve(boom, acc)
             for v, w in stop.items():
                 add_into(nxt, v, w * total ** (level + 1))
@@ -367,40 +386,78 @@ class _Calculator:
         dice, those dice are independent draws from the two face sets, so the keep DP runs
         on that two-kind multiset, weighted by how many ways the chains give (K, M).
         """
-        assert e.keep is not None
-        boom: Weights = {}
-        stop: Weights = {}
-        for f, w in link.items():
-            add_into(boom if point.matches(f) else stop, e.clamp(f), w)
+        assert e.keep is not None and e.explode is not None
         total = sum(link.values())
         d = self.depth
+        # The kinds of dice: (first dice, extra dice) if penetrating, else one kind; each
+        # split into the faces that explode and those that stop a chain.
+        kinds = [False, True] if e.explode.penetrate else [False]
+        groups: list[Weights] = []
+        for extra in kinds:
+            boom: Weights = {}
+            stop: Weights = {}
+            for f, w in link.items():
+                add_into(boom if point.matches(f) else stop, e.value(f, extra), w)
+            groups += [boom, stop]
         # per die: k exploding dice then a stopping one (weight total**(d-k) pads the
         # denominator to total**(d+1)), or d+1 exploding dice, cut at the cap
-        per_die: dict[tuple[int, int], int] = {(k, 1): total ** (d - k) for k in range(d + 1)}
-        per_die[(d + 1, 0)] = 1
-        splits: dict[tuple[int, int], int] = {(0, 0): 1}
+        per_die: dict[tuple[int, ...], int]
+        if e.explode.penetrate:  # the first die, then k extra exploding and one stopping
+            per_die = {(0, 1, 0, 0): total**d, (1, 0, d, 0): 1}
+            per_die.update({(1, 0, k, 1): total ** (d - 1 - k) for k in range(d)})
+        else:
+            per_die = {(k, 1): total ** (d - k) for k in range(d + 1)}
+            per_die[(d + 1, 0)] = 1
+        splits: dict[tuple[int, ...], int] = {(0,) * len(groups): 1}
         for _ in range(n):
-            nxt: dict[tuple[int, int], int] = {}
-            for (k1, m1), w1 in splits.items():
-                for (k2, m2), w2 in per_die.items():
-                    key = (k1 + k2, m1 + m2)
+            nxt: dict[tuple[int, ...], int] = {}
+            for a, w1 in splits.items():
+                for b, w2 in per_die.items():
+                    key = tuple(x + y for x, y in zip(a, b, strict=True))
                     nxt[key] = nxt.get(key, 0) + w1 * w2
             splits = nxt
         out: Weights = {}
-        values = len(boom.keys() | stop.keys())
-        span = max(boom.keys() | stop.keys()) - min(boom.keys() | stop.keys())
+        every = set().union(*groups)
+        values = len(every)
+        span = max(every) - min(every)
         if e.pool is not None:
             span = min(span, 2)
         bits = sum(link.values()).bit_length()
         cost = sum(
-            keep_cost(values, [k, m], e.keep.kept_count(k + m), span, bits) for k, m in splits
+            keep_cost(values, list(sizes), e.keep.kept_count(sum(sizes)), span, bits)
+            for sizes in splits
         )
         self.budget.charge(cost, str(e))
-        for (k, m), ways in splits.items():
-            kept = e.keep.kept_count(k + m)
-            for v, w in keep([(k, boom), (m, stop)], kept, highest, score).items():
+        for sizes, ways in splits.items():
+            kept = e.keep.kept_count(sum(sizes))
+            parts = list(zip(sizes, groups, strict=True))
+            for v, w in keep(parts, kept, highest, score).items():
                 add_into(out, v, w * ways)
         return out
+
+    def unique(
+        self, e: Dice, n: int, link: Weights, score: Callable[[int], int], highest: bool
+    ) -> Weights:
+        """`u`: n different faces, every set of them equally likely (a duplicate is rolled
+        again, so the faces left stay uniform). A DP over the faces from the best kept
+        value to the worst, with states (faces chosen, score of the kept ones)."""
+        faces = sorted(link, key=e.clamp, reverse=highest)
+        if n > len(faces):
+            raise DiceError(f"'{e}' cannot show {n} different faces: its die has only {len(faces)}")
+        k = n if e.keep is None else e.keep.kept_count(n)
+        states: dict[tuple[int, int], int] = {(0, 0): 1}
+        for i, f in enumerate(faces):
+            v = score(e.clamp(f))
+            left = len(faces) - i - 1
+            nxt: dict[tuple[int, int], int] = {}
+            for (c, t), w in states.items():
+                if c + left >= n:  # skipping f still leaves enough faces
+                    nxt[(c, t)] = nxt.get((c, t), 0) + w
+                if c < n:
+                    key = (c + 1, t + v if c < k else t)
+                    nxt[key] = nxt.get(key, 0) + w
+            states = nxt
+        return {t: w for (c, t), w in states.items() if c == n}
 
 
 def _reduced(weights: Weights) -> Weights:

@@ -44,10 +44,16 @@ Decisions:
 
 from __future__ import annotations
 
+import math
 from collections import Counter
-from collections.abc import Iterator
-from dataclasses import dataclass
+from fractions import Fraction
 
+from d20cli.dice.evaluated import EvalArithmetic as EvalArithmetic
+from d20cli.dice.evaluated import EvalDice as EvalDice
+from d20cli.dice.evaluated import EvalNeg as EvalNeg
+from d20cli.dice.evaluated import EvalNumber as EvalNumber
+from d20cli.dice.evaluated import Evaluated as Evaluated
+from d20cli.dice.modifiers import Compare
 from d20cli.dice.roller import Roller
 from d20cli.dice.tree import (
     MAX_SIDES,
@@ -58,133 +64,8 @@ from d20cli.dice.tree import (
     Neg,
     Number,
 )
-from d20cli.errors import DiceError
-from d20cli.frozen import quick_init
-from d20cli.results import DiceSummary, Die
-
-
-class Evaluated:
-    """An evaluated node: `.total`, `.expr` (the syntax node) and its evaluated children.
-
-    Renderers walk it: `EvalNumber`, `EvalDice` (faces, kept, flags per die), `EvalNeg`,
-    `EvalArithmetic` (`first`, `rest` as (op, node) pairs).
-    """
-
-    __slots__ = ()
-    total: int
-
-    def children(self) -> list[Evaluated]:
-        return []
-
-    def walk(self) -> Iterator[Evaluated]:
-        """Every node in evaluation (roll) order, parents before children."""
-        stack: list[Evaluated] = [self]
-        while stack:
-            node = stack.pop()
-            yield node
-            stack.extend(reversed(node.children()))
-
-    def terms(self) -> Iterator[EvalDice]:
-        """The dice terms, in roll order (a computed count's dice before its term's)."""
-        for child in self.children():
-            yield from child.terms()
-
-    @property
-    def die_count(self) -> int:
-        return sum(len(t.faces) for t in self.terms())
-
-    def dice(self) -> list[Die]:
-        """Every physical die as a results.Die, in roll order."""
-        out: list[Die] = []
-        for t in self.terms():
-            out.extend(t.term_dice())
-        return out
-
-    def labels(self) -> dict[str, int]:
-        """{label: subtotal} for labelled terms (the same label twice adds up)."""
-        out: dict[str, int] = {}
-        for node in self.walk():
-            if isinstance(node, EvalNumber | EvalDice) and node.expr.label is not None:
-                out[node.expr.label] = out.get(node.expr.label, 0) + node.total
-        return out
-
-
-@quick_init
-@dataclass(frozen=True, slots=True)
-class EvalNumber(Evaluated):
-    expr: Number
-    total: int
-
-
-@quick_init
-@dataclass(frozen=True, slots=True)
-class EvalDice(Evaluated):
-    """One dice term as rolled.
-
-    faces: every physical die in roll order (after mi/ma), including rerolled-away faces.
-    kept: None if every die is kept, else a parallel list.
-    flags: None if no die has a flag, else a parallel list of flag tuples.
-    count: the evaluated count expression of `(1+1)d6`, else None.
-    """
-
-    expr: Dice
-    total: int
-    faces: list[int]
-    kept: list[bool] | None = None
-    flags: list[tuple[str, ...]] | None = None
-    count: Evaluated | None = None
-    role: str = "roll"
-
-    def children(self) -> list[Evaluated]:
-        return [] if self.count is None else [self.count]
-
-    def terms(self) -> Iterator[EvalDice]:
-        if self.count is not None:  # `(1d4)d6`: the d4 was rolled first
-            yield from self.count.terms()
-        yield self
-
-    def term_dice(self) -> list[Die]:
-        sides = self.expr.die_sides
-        role, label = self.role, self.expr.label
-        fudge = self.expr.sides == "F"
-        kept, flags = self.kept, self.flags
-        if kept is None and flags is None and not fudge:
-            return [Die(sides, f, True, role, label) for f in self.faces]
-        out = []
-        for i, f in enumerate(self.faces):
-            fl = () if flags is None else flags[i]
-            if fudge:
-                fl = (*fl, "fudge")
-            out.append(Die(sides, f, True if kept is None else kept[i], role, label, fl))
-        return out
-
-    @property
-    def kept_count(self) -> int:
-        return len(self.faces) if self.kept is None else sum(self.kept)
-
-
-@quick_init
-@dataclass(frozen=True, slots=True)
-class EvalNeg(Evaluated):
-    expr: Neg
-    total: int
-    operand: Evaluated
-
-    def children(self) -> list[Evaluated]:
-        return [self.operand]
-
-
-@quick_init
-@dataclass(frozen=True, slots=True)
-class EvalArithmetic(Evaluated):
-    expr: Arithmetic
-    total: int
-    first: Evaluated
-    rest: tuple[tuple[str, Evaluated], ...]
-
-    def children(self) -> list[Evaluated]:
-        return [self.first, *(x for _, x in self.rest)]
-
+from d20cli.errors import BudgetError, DiceError
+from d20cli.results import DiceSummary
 
 # ---------------------------------------------------------------------------------------
 # Evaluation
@@ -223,11 +104,11 @@ def evaluate(
 def never_ends(e: Dice) -> str | None:
     """Why rerolling or exploding `e` could never stop, or None if it always can."""
     lo, hi = e._range
-    sticky = e.reroll.point if e.reroll is not None and not e.reroll.once else None
+    sticky = e.reroll if e.reroll is not None and not e.reroll.once else None
     boom = e.explode_point() if e.explode is not None else None
-    points = [p for p in (sticky, boom) if p is not None]
+    points = [*(() if sticky is None else sticky.points), *(() if boom is None else (boom,))]
     # Each point's non-matching faces are one or two intervals whose ends lie next to its
-    # value, so if some face stops both, one of these candidates does.
+    # value, so if some face stops them all, one of these candidates does.
     candidates = {lo, hi} | {p.value + d for p in points for d in (-1, 0, 1)}
     faces = [f for f in candidates if lo <= f <= hi]
     if sticky is not None and all(sticky.matches(f) for f in faces):
@@ -241,6 +122,31 @@ def never_ends(e: Dice) -> str | None:
             f"matches '{e.explode}'"
         )
     return None
+
+
+def unique_problem(e: Dice, n: int) -> str | None:
+    """Why `n` dice of `e` cannot all show different faces (`u`), or None."""
+    if not e.unique:
+        return None
+    faces = e.unique_faces()
+    if n > faces:
+        return f"{e._what} cannot show {n} different faces: its die has only {faces}"
+    return None
+
+
+def _expect_within_budget(e: Dice, n: int, point: Compare, roller: Roller) -> None:
+    """Refuse exploding dice that would, on average, roll past the budget (`500000d2!`)
+    before rolling any of them."""
+    lo, hi = e._range
+    p = Fraction(point.count_in(lo, hi), hi - lo + 1)
+    expected = n / (1 - p)  # each chain rolls 1/(1-p) dice on average
+    left = roller.budget - roller.count
+    if expected >= left:
+        raise BudgetError(
+            f"{e._what} needs more than {roller.budget:,} dice (the dice budget): with "
+            f"its explosions it rolls about {math.ceil(expected):,} on average; "
+            "raise it with --budget N or D20_BUDGET"
+        )
 
 
 def too_large(e: Expr) -> str:
@@ -298,6 +204,12 @@ class _Evaluator:
         return EvalArithmetic(e, total, first, tuple(rest))
 
     def dice(self, e: Dice) -> EvalDice:
+        ev = self._term(e)
+        if e.crit is not None or e.sort is not None:
+            ev = _marked(ev)
+        return ev
+
+    def _term(self, e: Dice) -> EvalDice:
         roller = self.roller
         role = self.roles.get(id(e), self.role) if self.roles else self.role
         count_ev: Evaluated | None = None
@@ -314,7 +226,7 @@ class _Evaluator:
         if e._plain:
             faces = roller.roll_many(lo, hi, n) if n != 1 else [roller.roll(lo, hi)]
             return EvalDice(e, sum(faces), faces, None, None, count_ev, role)
-        if e.reroll is None and e.explode is None:
+        if e.reroll is None and e.explode is None and not e.unique:
             faces = roller.roll_many(lo, hi, n)
             flags: list[tuple[str, ...]] | None = None
             if e.minimum is not None or e.maximum is not None:
@@ -354,9 +266,12 @@ class _Evaluator:
         reroll = e.reroll
         explode = e.explode
         point = e.explode_point() if explode is not None else None
-        problem = never_ends(e)
+        problem = never_ends(e) or unique_problem(e, n)
         if problem is not None:
             raise DiceError(problem)
+        if point is not None:
+            _expect_within_budget(e, n, point, roller)
+        seen: set[int] | None = set() if e.unique else None
         compound = explode is not None and explode.compound
         clamps = e.minimum is not None or e.maximum is not None
         faces: list[int] = []
@@ -367,21 +282,28 @@ class _Evaluator:
             roller.charge(1, what)  # explosions may have used up what the count reserved
             face = roller.roll(lo, hi)
             unit: list[int] = []
+            extra = False  # the first die of a chain, not one an explosion added
             while True:  # one chain link: a die, its rerolls, then maybe an explosion
-                if reroll is not None:
+                if reroll is not None or seen is not None:
                     times = 0
-                    while reroll.point.matches(face) and not (reroll.once and times):
+                    while (
+                        reroll is not None and reroll.matches(face) and not (reroll.once and times)
+                    ) or (seen is not None and face in seen):
                         faces.append(face)
                         flags.append(("rerolled",))
                         roller.charge(1, what)
                         face = roller.roll(lo, hi)
                         times += 1
+                    if seen is not None:
+                        seen.add(face)
                 fl: tuple[str, ...] = ()
-                value = face
+                value = e.value(face, extra)
                 if clamps:
-                    value = e.clamp(face)
-                    if value != face:
-                        fl = ("min",) if value > face else ("max",)
+                    clamped = e.clamp(face)
+                    if clamped != face:
+                        fl = ("min",) if clamped > face else ("max",)
+                if value != e.clamp(face):
+                    fl = (*fl, "penetrated")
                 again = point is not None and point.matches(face)
                 if again:
                     fl = ("exploded", *fl)
@@ -394,6 +316,7 @@ class _Evaluator:
                 flags.append(fl)
                 if not again:
                     break
+                extra = True
                 roller.charge(1, what)
                 face = roller.roll(lo, hi)
             if compound:
@@ -453,6 +376,36 @@ class _Evaluator:
             count_ev,
             role,
         )
+
+
+def _marked(ev: EvalDice) -> EvalDice:
+    """`ev` with its critical markers flagged on the kept dice (`cs>19`, `cf<2`) and its
+    dice sorted by face (`sa`, `sd`; stable, the flags and kept marks move along)."""
+    e = ev.expr
+    n = len(ev.faces)
+    faces = ev.faces
+    kept = ev.kept if ev.kept is not None else [True] * n
+    flags: list[tuple[str, ...]] = ev.flags if ev.flags is not None else [()] * n
+    if e.crit is not None:
+        crit = e.crit
+        flags = [
+            (*fl, *crit.flags(f)) if k and "rerolled" not in fl else fl
+            for f, k, fl in zip(faces, kept, flags, strict=True)
+        ]
+    if e.sort is not None:
+        order = sorted(range(n), key=faces.__getitem__, reverse=e.sort == "d")
+        faces = [faces[i] for i in order]
+        kept = [kept[i] for i in order]
+        flags = [flags[i] for i in order]
+    return EvalDice(
+        e,
+        ev.total,
+        faces,
+        None if all(kept) else kept,
+        flags if any(flags) else None,
+        ev.count,
+        ev.role,
+    )
 
 
 def summarise(tree: Evaluated) -> DiceSummary:

@@ -3,7 +3,8 @@
 `d20cli.language.dice_grammar`; `d20cli.dice.evaluate` rolls it.
 
 - `Number(value, label)`: a non-negative integer (`3`, `3[bonus]`).
-- `Dice(count, sides, reroll, explode, minimum, maximum, keep, pool, label)`: a dice term.
+- `Dice(count, sides, reroll, explode, minimum, maximum, keep, pool, label, unique, crit,
+  sort)`: a dice term.
   `count` is an int or a parenthesised expression (`(1+1)d6`); `sides` is an int, `"%"`
   (d%, 1..100) or `"F"` (Fudge, -1..+1).
 - `Neg(operand)`: unary minus.
@@ -21,128 +22,25 @@ import math
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
+from d20cli.dice.modifiers import COMPARE_OPS as COMPARE_OPS
+from d20cli.dice.modifiers import KEEP_KINDS as KEEP_KINDS
+from d20cli.dice.modifiers import Compare as Compare
+from d20cli.dice.modifiers import CompareOp as CompareOp
+from d20cli.dice.modifiers import Crit as Crit
+from d20cli.dice.modifiers import Explode as Explode
+from d20cli.dice.modifiers import Keep as Keep
+from d20cli.dice.modifiers import KeepKind as KeepKind
+from d20cli.dice.modifiers import Pool as Pool
+from d20cli.dice.modifiers import Reroll as Reroll
+from d20cli.dice.modifiers import SortOrder as SortOrder
+
 MAX_SIDES = 1_000_000
 MAX_TOTAL = 10**18 - 1  # the largest total any part of an expression may reach
 LIST_LIMIT = 1000
 
-CompareOp = Literal["=", ">", "<", ">=", "<="]
-KeepKind = Literal["kh", "kl", "dh", "dl"]
-COMPARE_OPS: tuple[str, ...] = (">=", "<=", ">", "<", "=")
-KEEP_KINDS: tuple[str, ...] = ("kh", "kl", "dh", "dl")
-
 # ---------------------------------------------------------------------------------------
 # Syntax tree
 # ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Compare:
-    """A compare point: `>=5`, `<2`, `=1`."""
-
-    op: CompareOp
-    value: int
-
-    def __post_init__(self) -> None:
-        if self.op not in COMPARE_OPS:
-            raise ValueError(f"bad compare operator {self.op!r}")
-
-    def matches(self, face: int) -> bool:
-        op, v = self.op, self.value
-        if op == "=":
-            return face == v
-        if op == ">=":
-            return face >= v
-        if op == "<=":
-            return face <= v
-        if op == ">":
-            return face > v
-        return face < v
-
-    def matches_all(self, lo: int, hi: int) -> bool:
-        """Does every face in lo..hi match?"""
-        op, v = self.op, self.value
-        if op == "=":
-            return lo == hi == v
-        if op == ">=":
-            return lo >= v
-        if op == "<=":
-            return hi <= v
-        if op == ">":
-            return lo > v
-        return hi < v
-
-    def text(self, bare_equals: bool = False) -> str:
-        if bare_equals and self.op == "=":
-            return str(self.value)
-        return f"{self.op}{self.value}"
-
-    def __str__(self) -> str:
-        return self.text()
-
-
-@dataclass(frozen=True, slots=True)
-class Reroll:
-    """`r<point>`: reroll while the face matches; `ro<point>`: reroll once."""
-
-    point: Compare
-    once: bool = False
-
-    def __str__(self) -> str:
-        return ("ro" if self.once else "r") + self.point.text(bare_equals=True)
-
-
-@dataclass(frozen=True, slots=True)
-class Explode:
-    """`!` (on the highest face, or on a compare point) and compound `!!`."""
-
-    point: Compare | None = None
-    compound: bool = False
-
-    def __str__(self) -> str:
-        return ("!!" if self.compound else "!") + ("" if self.point is None else str(self.point))
-
-
-@dataclass(frozen=True, slots=True)
-class Keep:
-    """`khN`, `klN` keep the N highest/lowest dice; `dhN`, `dlN` drop them."""
-
-    kind: KeepKind
-    n: int
-
-    def __post_init__(self) -> None:
-        if self.kind not in KEEP_KINDS:
-            raise ValueError(f"bad keep kind {self.kind!r}")
-        if self.n < 0:
-            raise ValueError("keep/drop count must be >= 0")
-
-    def __str__(self) -> str:
-        return f"{self.kind}{self.n}"
-
-    def kept_count(self, units: int) -> int:
-        """How many of `units` dice are kept."""
-        if self.kind in ("kh", "kl"):
-            return min(self.n, units)
-        return max(units - self.n, 0)
-
-
-@dataclass(frozen=True, slots=True)
-class Pool:
-    """A dice pool: count the dice meeting `success`, minus those meeting `failure`."""
-
-    success: Compare
-    failure: Compare | None = None
-
-    def score(self, face: int) -> int:
-        """What one kept die counts in the pool: 1 a success, -1 a failure, else 0."""
-        if self.success.matches(face):
-            return 1
-        if self.failure is not None and self.failure.matches(face):
-            return -1
-        return 0
-
-    def __str__(self) -> str:
-        f = "" if self.failure is None else "f" + self.failure.text(bare_equals=True)
-        return f"{self.success}{f}"
 
 
 # Precedence used by __str__ to parenthesise: atoms 4, unary minus 3, * / 2, + - 1.
@@ -180,6 +78,9 @@ class Dice:
     keep: Keep | None = None
     pool: Pool | None = None
     label: str | None = None
+    unique: bool = False  # `u`: reroll a face another die of the term already shows
+    crit: Crit | None = None  # `cs>19` / `cf<2`: markers only
+    sort: SortOrder | None = None  # `sa` / `sd`: the dice shown in order
     # Cached at construction for the hot path: the text, its quoted form for budget
     # messages, and whether the term has no modifiers at all.
     _text: str = field(init=False, repr=False, compare=False, hash=False, default="")
@@ -192,6 +93,9 @@ class Dice:
     precedence: ClassVar[int] = _ATOM
 
     def __post_init__(self) -> None:
+        problem = self.unique_conflict()
+        if problem is not None:
+            raise ValueError(problem)
         text = self._render()
         object.__setattr__(self, "_text", text)
         object.__setattr__(self, "_what", f"'{text}'")
@@ -202,6 +106,9 @@ class Dice:
             and self.maximum is None
             and self.keep is None
             and self.pool is None
+            and not self.unique
+            and self.crit is None
+            and self.sort is None
         )
         object.__setattr__(self, "_plain", plain)
         sides = self.sides
@@ -215,11 +122,14 @@ class Dice:
             s
             for s in (
                 "" if self.reroll is None else str(self.reroll),
+                "u" if self.unique else "",
                 "" if self.explode is None else str(self.explode),
                 "" if self.minimum is None else f"mi{self.minimum}",
                 "" if self.maximum is None else f"ma{self.maximum}",
                 "" if self.keep is None else str(self.keep),
                 "" if self.pool is None else str(self.pool),
+                "" if self.crit is None else str(self.crit),
+                "" if self.sort is None else f"s{self.sort}",
             )
         )
         return f"{count}d{self.sides}{mods}{_label_text(self.label)}"
@@ -259,7 +169,7 @@ class Dice:
             return (0.0, 0.0)  # cannot be rolled (an error), so no bounds worth computing
         faces = list(range(lo, hi + 1))
         if self.reroll is not None and not self.reroll.once:
-            faces = [f for f in faces if not self.reroll.point.matches(f)] or faces
+            faces = [f for f in faces if not self.reroll.matches(f)] or faces
         natural = faces
         clamped = [self.clamp(f) for f in faces]
         ulo, uhi = float(min(clamped)), float(max(clamped))
@@ -267,7 +177,14 @@ class Dice:
         if self.explode is not None:
             point = self.explode_point()
             exploding = [self.clamp(f) for f in natural if point.matches(f)]
-            if exploding:
+            if exploding and self.explode.penetrate:
+                ulo = ulo - 1  # an extra die counts one less
+                if self.explode.compound:
+                    ulo = ulo + 1 if ulo >= 0 else -math.inf
+                    uhi = math.inf
+                else:
+                    kmax = math.inf
+            elif exploding:
                 if self.explode.compound:
                     if any(v > 0 for v in exploding):
                         uhi = math.inf
@@ -294,6 +211,31 @@ class Dice:
         if self.maximum is not None and face > self.maximum:
             face = self.maximum
         return face
+
+    def value(self, face: int, extra: bool) -> int:
+        """What a natural face counts: clamped, and one less on an extra die of a
+        penetrating explosion."""
+        v = self.clamp(face)
+        if extra and self.explode is not None and self.explode.penetrate:
+            return v - 1
+        return v
+
+    def unique_conflict(self) -> str | None:
+        """Why `u` cannot go with this term's other modifiers, or None."""
+        if not self.unique:
+            return None
+        if self.explode is not None:
+            return "'u' (unique faces) cannot combine with an explosion"
+        if self.reroll is not None and self.reroll.once:
+            return "'u' (unique faces) cannot combine with 'ro' (use 'r')"
+        return None
+
+    def unique_faces(self) -> int:
+        """How many faces a die may show (those an `r` reroll does not reroll away)."""
+        lo, hi = self._range
+        if self.reroll is None or self.reroll.once:
+            return hi - lo + 1
+        return sum(1 for f in range(lo, hi + 1) if not self.reroll.matches(f))
 
     def explode_point(self) -> Compare:
         """The faces that explode: the explosion's compare point, else the highest face."""

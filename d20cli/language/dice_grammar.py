@@ -12,15 +12,20 @@ Keywords are case-insensitive (`4D6KH3` = `4d6kh3`).
     modifier    := 'r' point | 'ro' point            reroll (again while it matches / once)
                  | '!' point? | '!!' point?          explode / compound (default: highest face)
                  | 'mi' integer | 'ma' integer       per-die floor / ceiling
-                 | ('kh'|'kl'|'dh'|'dl'|'k') integer keep / drop (k = kh)
+                 | ('kh'|'kl'|'dh'|'dl'|'k'|'d') integer?  keep / drop (k = kh, d = dl; count 1)
                  | op integer ('f' point)?           dice pool: successes minus failures
+                 | '!p' point? | '!!p' point?        penetrating explosion (extra dice -1)
+                 | 'u'                               unique faces
+                 | 'cs' point | 'cf' point           critical markers (no effect on the total)
+                 | 's' | 'sa' | 'sd'                 sort the dice shown
     point       := op? integer                       (a bare number means '=')
     op          := '>=' | '<=' | '>' | '<' | '='
     label       := '[' text ']'
     roll line   := 'roll' (integer 'x')? expression ('adv' | 'dis')* ('#' comment)?
 
 Modifiers follow the dice with no space between them and may come in any order, each at
-most once (evaluation order is fixed, see `d20cli.dice`). A compare point written right
+most once but rerolls, which chain (`2d6r1r2`; their grammar is in `dice_modifiers`);
+evaluation order is fixed, see `d20cli.dice`. A compare point written right
 after `!` belongs to the explosion: `6d10!>=7` explodes on 7+; a pool of exploding dice
 is `6d10!=10>=7`.
 
@@ -46,22 +51,20 @@ from typing import Any
 
 import pyparsing as pp
 
+from d20cli.dice.evaluate import unique_problem
 from d20cli.dice.tree import (
     MAX_SIDES,
     Arithmetic,
-    Compare,
+    Crit,
     Dice,
-    Explode,
     Expr,
-    Keep,
-    KeepKind,
     Neg,
     Number,
-    Pool,
     Reroll,
     adv_problem,
 )
 from d20cli.errors import ParseError, not_a_digit
+from d20cli.language.dice_modifiers import MAX_DIGITS, _fail, _int, integer, label, modifier
 from d20cli.language.requests import RollRequest
 
 pp.ParserElement.enable_packrat()
@@ -69,128 +72,10 @@ pp.ParserElement.enable_packrat()
 MAX_LENGTH = 10_000
 MAX_PAREN_DEPTH = 100
 MAX_TREE_DEPTH = 200
-MAX_DIGITS = 12
 MAX_REPEAT = 1000
 
 _I = re.IGNORECASE
 
-
-def _fail(s: str, loc: int, msg: str) -> pp.ParseFatalException:
-    return pp.ParseFatalException(s, loc, msg)
-
-
-def _to_int(s: str, loc: int, toks: pp.ParseResults) -> int:
-    text = toks[0]
-    if len(text) > MAX_DIGITS:
-        raise _fail(s, loc, f"number too large (more than {MAX_DIGITS} digits)")
-    return int(text)
-
-
-def _int(name: str, tight: bool = False, signed: bool = False) -> pp.ParserElement:
-    e = pp.Regex(r"-?[0-9]+" if signed else r"[0-9]+").set_name(name).set_parse_action(_to_int)
-    return e.leave_whitespace() if tight else e
-
-
-def _kw(word: str) -> pp.ParserElement:
-    """A modifier keyword glued to the dice, not followed by another letter."""
-    return pp.Regex(re.escape(word) + r"(?![a-z])", _I).set_name(f"'{word}'").leave_whitespace()
-
-
-integer = _int("integer")
-_op = pp.Regex(r">=|<=|>|<|=").set_name("a comparison").leave_whitespace()
-
-
-def _point(after: str) -> pp.ParserElement:
-    """`op? integer` glued on; a bare number means `=`."""
-    name = f"a face or compare point after '{after}' (like 1 or <=2)"
-    return (pp.Opt(_op, default="=") + _int(name, tight=True, signed=True)).set_name(name)
-
-
-def _build_compare(toks: pp.ParseResults) -> Compare:
-    return Compare(toks[0], toks[1])
-
-
-# --- modifiers: each yields a (kind, value, loc) tuple -----------------------------------
-
-
-def _mod(kind: str, build: Any) -> Any:
-    def action(s: str, loc: int, toks: pp.ParseResults) -> tuple[str, Any, int]:
-        return (kind, build(toks), loc)
-
-    return action
-
-
-_reroll = (
-    (_kw("ro") - _point("ro").copy().set_parse_action(_build_compare)).set_parse_action(
-        _mod("reroll", lambda t: Reroll(t[1], once=True))
-    )
-    | (_kw("r") - _point("r").copy().set_parse_action(_build_compare)).set_parse_action(
-        _mod("reroll", lambda t: Reroll(t[1]))
-    )
-).set_name("reroll")
-
-_explode = (
-    pp.Regex(r"!!|!").leave_whitespace()
-    + pp.Opt(
-        (_op - _int("a number after the comparison", tight=True, signed=True)).set_parse_action(
-            _build_compare
-        )
-    )
-).set_parse_action(
-    _mod("explode", lambda t: Explode(t[1] if len(t) > 1 else None, compound=t[0] == "!!"))
-)
-
-
-def _limit(word: str, kind: str) -> pp.ParserElement:
-    number = _int(f"a number after '{word}'", tight=True, signed=True)
-    return (_kw(word) - number).set_parse_action(_mod(kind, lambda t: t[1]))
-
-
-def _keep(word: str, kind: KeepKind) -> pp.ParserElement:
-    return (_kw(word) - _int(f"a number after '{word}'", tight=True)).set_parse_action(
-        _mod("keep", lambda t: Keep(kind, t[1]))
-    )
-
-
-_keep_drop = _keep("kh", "kh") | _keep("kl", "kl") | _keep("dh", "dh") | _keep("dl", "dl")
-_keep_drop = _keep_drop | _keep("k", "kh")
-
-_pool = (
-    (_op - _int("a number after the comparison", tight=True, signed=True)).set_parse_action(
-        _build_compare
-    )
-    + pp.Opt(_kw("f") - _point("f").copy().set_parse_action(_build_compare))
-).set_parse_action(_mod("pool", lambda t: Pool(t[0], t[2] if len(t) > 2 else None)))
-
-_HINTS = {
-    "f": "'f' (failures) needs a success target first, like 6d10>=7f1",
-    "x": "a repeat goes first: 'roll 6x 4d6kh3'",
-}
-
-
-def _unknown(s: str, loc: int, toks: pp.ParseResults) -> None:
-    word = toks[0]
-    hint = _HINTS.get(word.lower())
-    raise _fail(s, loc, hint or f"unknown modifier '{word}'")
-
-
-_bad_mod = pp.Regex(r"[a-z]+", _I).leave_whitespace().set_parse_action(_unknown)
-
-_modifier = (
-    _reroll
-    | _explode
-    | _limit("mi", "minimum")
-    | _limit("ma", "maximum")
-    | _keep_drop
-    | _pool
-    | _bad_mod
-).set_name("a dice modifier")
-
-_label = (
-    pp.Suppress("[")
-    - pp.Regex(r"[^\[\]]+").set_name("a label")
-    - pp.Suppress(pp.Literal("]").set_name("']' to close the label"))
-).set_parse_action(lambda t: ("label", t[0].strip(), 0))
 
 # --- terms ----------------------------------------------------------------------------
 
@@ -213,6 +98,10 @@ _MOD_NAMES = {
     "maximum": "'ma'",
     "keep": "keep/drop",
     "pool": "a pool target",
+    "unique": "'u'",
+    "crit_success": "a 'cs' marker",
+    "crit_failure": "a 'cf' marker",
+    "sort": "a sort",
 }
 
 
@@ -230,10 +119,18 @@ def _build_dice(s: str, loc: int, toks: pp.ParseResults) -> Dice:
         sides = "F" if sides.upper() == "F" else "%"
     mods: dict[str, Any] = {}
     for kind, value, at in items:
-        if kind in mods:
+        old = mods.get(kind)
+        if kind == "reroll" and old is not None:  # chained: `2d6r1r2`
+            if old.once != value.once:
+                raise _fail(s, at, "a chain of rerolls cannot mix 'r' and 'ro'")
+            mods[kind] = Reroll(old.point, old.once, (*old.more, value.point))
+            continue
+        if old is not None:
             what = "a label" if kind == "label" else _MOD_NAMES[kind]
             raise _fail(s, at, f"the dice already have {what}")
         mods[kind] = value
+    if "crit_success" in mods or "crit_failure" in mods:
+        mods["crit"] = Crit(mods.pop("crit_success", None), mods.pop("crit_failure", None))
     lo, hi = (-1, 1) if sides == "F" else (1, 100 if sides == "%" else int(sides))
     for kind in ("minimum", "maximum"):
         v = mods.get(kind)
@@ -241,7 +138,13 @@ def _build_dice(s: str, loc: int, toks: pp.ParseResults) -> Dice:
             raise _fail(s, loc, f"'{kind[:2]}{v}' is outside the die's faces {lo}..{hi}")
     if mods.get("minimum", lo) > mods.get("maximum", hi):
         raise _fail(s, loc, "'mi' is above 'ma'")
-    return Dice(count, sides, **mods)
+    try:
+        term = Dice(count, sides, **mods)
+    except ValueError as exc:
+        raise _fail(s, loc, str(exc)) from None
+    if term.unique and isinstance(count, int) and count > term.unique_faces():
+        raise _fail(s, loc, unique_problem(term, count) or "")
+    return term
 
 
 _d_glued = pp.CaselessLiteral("d").leave_whitespace().set_parse_action(lambda: "d")
@@ -254,8 +157,8 @@ dice_term = (
     ((integer | _group) + _d_glued | _d_alone)
     - _sides_at
     + _sides
-    + pp.ZeroOrMore(_modifier)
-    + pp.Opt(_label)
+    + pp.ZeroOrMore(modifier)
+    + pp.Opt(label)
 ).set_name("dice")
 dice_term.set_parse_action(_build_dice)
 
@@ -264,7 +167,7 @@ def _build_number(toks: pp.ParseResults) -> Number:
     return Number(toks[0], toks[1][1] if len(toks) > 1 else None)
 
 
-number = (integer + pp.Opt(_label)).set_name("a number").set_parse_action(_build_number)
+number = (integer + pp.Opt(label)).set_name("a number").set_parse_action(_build_number)
 
 atom = (dice_term | _group | number).set_name("a number, dice or '('")
 
@@ -415,11 +318,41 @@ def _check_depth(e: Expr, text: str) -> None:
         raise ParseError(f"the expression nests more than {MAX_TREE_DEPTH} levels deep", text, 1)
 
 
+_FUNCTIONS = re.compile(r"(abs|ceil|floor|max|min|round)\(", _I)
+
+
+def _peer_form(found: str) -> str | None:
+    """The notation of Roll20, Foundry or rpg-dice-roller that `found` starts, which d20cli
+    does not read (yet): named, so the error says what differs."""
+    if found.startswith("{"):
+        return "groups like {4d6,3d8}kh1 (Roll20, rpg-dice-roller) are not supported"
+    if _FUNCTIONS.match(found):
+        return f"functions like {found.split('(')[0]}(...) are not supported"
+    if found.startswith(";"):
+        return "several rolls on one line (';') are not supported: one request a line"
+    if found.startswith("[["):
+        return "inline rolls [[...]] are not supported: roll the expression itself"
+    return None
+
+
+def _sides_form(found: str) -> str | None:
+    if found.startswith("{"):
+        return "custom faces like d{0,0,1,2} are not supported"
+    if found.startswith("("):
+        return "computed sides like 1d(1d4+2) are not supported (a computed count is: (1d4)d6)"
+    return None
+
+
 def _message(exc: pp.ParseBaseException, text: str) -> str:
     """A message a person understands, from pyparsing's."""
     msg = str(exc.msg)
     loc = exc.loc
     found = text[loc:].split(None, 1)[0] if text[loc:].strip() else ""
+    if msg.startswith("Expected a number of sides") and _sides_form(found):
+        return _sides_form(found) or ""
+    peer = _peer_form(found)
+    if peer is not None:
+        return peer
     if msg.startswith("Expected end of text"):
         if found.startswith("."):
             return "numbers must be whole (integers only)"

@@ -31,6 +31,7 @@ CLASSES: tuple[type, ...] = (
     tree.Explode,
     tree.Keep,
     tree.Pool,
+    tree.Crit,
     tree.Number,
     tree.Dice,
     tree.Neg,

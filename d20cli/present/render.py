@@ -56,18 +56,23 @@ def badge(outcome: str | None, label: str | None) -> Seg:
     return (f" {text} ", _OUTCOME_STYLE.get(outcome or "", "bold reverse"))
 
 
+# A flag's mark after the face, in this order (a minimum/maximum both show as `*`).
+_FLAG_MARKS = (
+    ("exploded", "!"),
+    ("penetrated", "p"),
+    ("rerolled", "r"),
+    ("min", "*"),
+    ("max", "*"),
+    ("success", "+"),
+    ("failure", "-"),
+    ("critical_success", "cs"),
+    ("critical_failure", "cf"),
+)
+
+
 def die_text(d: Die) -> str:
     face = str(d.face) if d.sides != 3 or "fudge" not in d.flags else _fudge(d.face)
-    if "exploded" in d.flags:
-        face += "!"
-    if "rerolled" in d.flags:
-        face += "r"
-    if "min" in d.flags or "max" in d.flags:
-        face += "*"
-    if "success" in d.flags:
-        face += "+"
-    if "failure" in d.flags:
-        face += "-"
+    face += "".join(mark for flag, mark in _FLAG_MARKS if flag in d.flags)
     if not d.kept:
         face = f"~{face}~"
     return face
@@ -80,6 +85,10 @@ def _fudge(face: int) -> str:
 def die_style(d: Die) -> str:
     if not d.kept:
         return "dim strike"
+    if "critical_success" in d.flags:
+        return "bold green"
+    if "critical_failure" in d.flags:
+        return "bold red"
     if d.sides > 1 and d.face == d.sides and d.sides != 3:
         return "bold green"
     if d.sides > 1 and d.face == 1 and d.sides != 3:

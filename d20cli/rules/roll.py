@@ -39,6 +39,17 @@ def with_advantage(e: Expr, adv: int) -> tuple[Expr, Dice | None]:
     return swap(e), new
 
 
+def critical_counts(terms: list[EvalDice]) -> dict[str, int]:
+    """How many dice the `cs` / `cf` markers flagged: {"critical_successes": n,
+    "critical_failures": m} (the JSON's counts; the dice carry the flags)."""
+    hits = {"critical_successes": 0, "critical_failures": 0}
+    for t in terms:
+        for fl in t.flags or ():
+            hits["critical_successes"] += "critical_success" in fl
+            hits["critical_failures"] += "critical_failure" in fl
+    return hits
+
+
 def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
     """One repetition of a `roll` request (the caller repeats `request.repeat` times).
 
@@ -62,6 +73,8 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
         detail["labels"] = labels
     if request.comment:
         detail["comment"] = request.comment
+    if any(t.expr.crit is not None for t in terms):
+        detail.update(critical_counts(terms))
     count = sum(len(t.faces) for t in terms)
     if count > LIST_LIMIT:
         return Result(

@@ -30,9 +30,11 @@ MAX_ENTRIES = 256
 _LANGUAGE_MODULES = (
     "language/grammar.py",
     "language/dice_grammar.py",
+    "language/dice_modifiers.py",
     "language/requests.py",
     "language/vocabulary.py",
     "dice/tree.py",
+    "dice/modifiers.py",
 )
 
 

@@ -1,0 +1,180 @@
+"""The modifiers of a dice term in the dice grammar (d20cli.language.dice_grammar): each
+parses to a `(kind, value, column)` tuple that `dice_grammar` gathers into a `Dice`.
+
+Roll20, Foundry and rpg-dice-roller spellings are accepted with their meaning:
+`4d6d1` / `4d6d` drop the lowest (count 1 when omitted, also for `kh kl dh dl k`),
+`2d6r1r2` rerolls on any of the chained points, `!p` penetrates, `u` asks for different
+faces, `cs>19` / `cf<2` mark critical dice, `s` / `sa` / `sd` sort the dice shown.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pyparsing as pp
+
+from d20cli.dice.tree import Compare, Explode, Keep, KeepKind, Pool, Reroll
+
+MAX_DIGITS = 12
+
+_I = re.IGNORECASE
+
+
+def _fail(s: str, loc: int, msg: str) -> pp.ParseFatalException:
+    return pp.ParseFatalException(s, loc, msg)
+
+
+def _to_int(s: str, loc: int, toks: pp.ParseResults) -> int:
+    text = toks[0]
+    if len(text) > MAX_DIGITS:
+        raise _fail(s, loc, f"number too large (more than {MAX_DIGITS} digits)")
+    return int(text)
+
+
+def _int(name: str, tight: bool = False, signed: bool = False) -> pp.ParserElement:
+    e = pp.Regex(r"-?[0-9]+" if signed else r"[0-9]+").set_name(name).set_parse_action(_to_int)
+    return e.leave_whitespace() if tight else e
+
+
+def _kw(word: str) -> pp.ParserElement:
+    """A modifier keyword glued to the dice, not followed by another letter."""
+    return pp.Regex(re.escape(word) + r"(?![a-z])", _I).set_name(f"'{word}'").leave_whitespace()
+
+
+integer = _int("integer")
+_op = pp.Regex(r">=|<=|>|<|=").set_name("a comparison").leave_whitespace()
+
+
+def _point(after: str) -> pp.ParserElement:
+    """`op? integer` glued on; a bare number means `=`."""
+    name = f"a face or compare point after '{after}' (like 1 or <=2)"
+    return (pp.Opt(_op, default="=") + _int(name, tight=True, signed=True)).set_name(name)
+
+
+def _build_compare(toks: pp.ParseResults) -> Compare:
+    return Compare(toks[0], toks[1])
+
+
+# --- modifiers: each yields a (kind, value, loc) tuple -----------------------------------
+
+
+def _mod(kind: str, build: Any) -> Any:
+    def action(s: str, loc: int, toks: pp.ParseResults) -> tuple[str, Any, int]:
+        return (kind, build(toks), loc)
+
+    return action
+
+
+_reroll = (
+    (_kw("ro") - _point("ro").copy().set_parse_action(_build_compare)).set_parse_action(
+        _mod("reroll", lambda t: Reroll(t[1], once=True))
+    )
+    | (_kw("r") - _point("r").copy().set_parse_action(_build_compare)).set_parse_action(
+        _mod("reroll", lambda t: Reroll(t[1]))
+    )
+).set_name("reroll")
+
+_explode = (
+    pp.Regex(r"!!p|!!|!p|!", _I).leave_whitespace()
+    + pp.Opt(
+        (_op - _int("a number after the comparison", tight=True, signed=True)).set_parse_action(
+            _build_compare
+        )
+    )
+).set_parse_action(
+    _mod(
+        "explode",
+        lambda t: Explode(
+            t[1] if len(t) > 1 else None,
+            compound=t[0].startswith("!!"),
+            penetrate=t[0].lower().endswith("p"),
+        ),
+    )
+)
+
+
+def _limit(word: str, kind: str) -> pp.ParserElement:
+    number = _int(f"a number after '{word}'", tight=True, signed=True)
+    return (_kw(word) - number).set_parse_action(_mod(kind, lambda t: t[1]))
+
+
+def _glued(word: str) -> pp.ParserElement:
+    """A keyword that another letter may follow (`4d6khcs6`, `3d6usd`): the alternatives
+    are ordered so the longest spelling is tried first."""
+    return pp.Regex(re.escape(word), _I).set_name(f"'{word}'").leave_whitespace()
+
+
+def _keep(word: str, kind: KeepKind) -> pp.ParserElement:
+    """`kh3`, or `kh` alone: a count of 1 (a one-letter `k` or `d` no letter may follow)."""
+    count = pp.Opt(_int(f"a number after '{word}'", tight=True), default=1)
+    return ((_glued(word) if len(word) > 1 else _kw(word)) + count).set_parse_action(
+        _mod("keep", lambda t: Keep(kind, t[1]))
+    )
+
+
+_keep_drop = _keep("kh", "kh") | _keep("kl", "kl") | _keep("dh", "dh") | _keep("dl", "dl")
+_keep_drop = _keep_drop | _keep("k", "kh") | _keep("d", "dl")  # Roll20: `4d6d1` drops the lowest
+
+_pool = (
+    (_op - _int("a number after the comparison", tight=True, signed=True)).set_parse_action(
+        _build_compare
+    )
+    + pp.Opt(_kw("f") - _point("f").copy().set_parse_action(_build_compare))
+).set_parse_action(_mod("pool", lambda t: Pool(t[0], t[2] if len(t) > 2 else None)))
+
+_unique = pp.Regex("u(?!o)", _I).leave_whitespace().set_parse_action(_mod("unique", lambda t: True))
+
+_crit = (
+    (_kw("cs") - _point("cs").copy().set_parse_action(_build_compare)).set_parse_action(
+        _mod("crit_success", lambda t: t[1])
+    )
+    | (_kw("cf") - _point("cf").copy().set_parse_action(_build_compare)).set_parse_action(
+        _mod("crit_failure", lambda t: t[1])
+    )
+).set_name("a critical marker")
+
+_sort = pp.Regex(r"s[ad]?", _I).leave_whitespace().set_name("a sort")
+_sort.set_parse_action(lambda s, loc, t: ("sort", "d" if t[0].lower() == "sd" else "a", loc))
+
+_HINTS = {
+    "f": "'f' (failures) needs a success target first, like 6d10>=7f1",
+    "x": "'x' (Foundry's explosion) is written '!' here, like 1d10!; a repeat goes first: "
+    "'roll 6x 4d6kh3'",
+    "xo": "'xo' (Foundry's single explosion) is not supported: use '!'",
+    "min": "'min' (Foundry's and rpg-dice-roller's minimum) is written 'mi' here, like 4d6mi2",
+    "max": "'max' (Foundry's and rpg-dice-roller's maximum) is written 'ma' here, like 4d6ma5",
+    "uo": "'uo' (rerolling a duplicate once) is not supported: 'u' rerolls until the faces differ",
+    "rr": "'rr' is not supported: chain the points instead, like 2d6r1r2",
+    "ra": "reroll-and-add ('ra') is not supported: use 'r' or an explosion",
+    "cs": "'cs' needs a face or compare point, like cs>19",
+    "cf": "'cf' needs a face or compare point, like cf<2",
+}
+
+
+def _unknown(s: str, loc: int, toks: pp.ParseResults) -> None:
+    word = toks[0]
+    hint = _HINTS.get(word.lower())
+    raise _fail(s, loc, hint or f"unknown modifier '{word}'")
+
+
+_bad_mod = pp.Regex(r"[a-z]+", _I).leave_whitespace().set_parse_action(_unknown)
+
+modifier = (
+    _reroll
+    | _explode
+    | _limit("mi", "minimum")
+    | _limit("ma", "maximum")
+    | _keep_drop
+    | _pool
+    | _unique
+    | _crit
+    | _sort
+    | _bad_mod
+).set_name("a dice modifier")
+
+label = (
+    pp.Suppress("[")
+    - pp.Regex(r"[^\[\]]+").set_name("a label")
+    - pp.Suppress(pp.Literal("]").set_name("']' to close the label"))
+).set_parse_action(lambda t: ("label", t[0].strip(), 0))

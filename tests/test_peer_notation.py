@@ -1,0 +1,40 @@
+"""The peers' documented examples (tests/peer_notation_corpus/corpus.txt): each parses to
+d20cli's form of the same meaning, or is an error that names the difference, or is listed
+with the reason its meaning differs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from d20cli.errors import ParseError
+from d20cli.language.dice_grammar import parse_expression
+
+CORPUS = Path(__file__).parent / "peer_notation_corpus" / "corpus.txt"
+
+
+def _entries() -> list[tuple[str, str, str]]:
+    out = []
+    for line in CORPUS.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        peer, example, expected = (part.strip() for part in line.split(" | ", 2))
+        out.append((peer, example, expected))
+    return out
+
+
+@pytest.mark.parametrize(("peer", "example", "expected"), _entries())
+def test_peer_example(peer: str, example: str, expected: str) -> None:
+    kind, want = expected[0], expected[1:].strip()
+    if kind == "=":
+        assert str(parse_expression(example)) == want
+        assert parse_expression(example) == parse_expression(want)
+    elif kind == "!":
+        with pytest.raises(ParseError) as info:
+            parse_expression(example)
+        assert want in info.value.message
+        assert info.value.column >= 1
+    else:
+        assert kind == "~", expected
+        parse_expression(example)  # parses; the corpus says how the meaning differs
