@@ -89,13 +89,20 @@ __all__ = [
     "systems",
 ]
 
-DEFAULT_SYSTEM = "levelup"
+
+class _Default(str):
+    """The default system: `"levelup"`, which a character's own system replaces (a system
+    you pass, even `"levelup"`, is kept: only this very object is the default)."""
+
+
+#: The system a request is rolled in when none is given (a character's own beats it).
+DEFAULT_SYSTEM: str = _Default("levelup")
 
 
 def roll(
     request: str,
     *,
-    system: str | None = None,
+    system: str | None = DEFAULT_SYSTEM,
     seed: int | None = None,
     dice: Sequence[int] | None = None,
     character: str | Character | None = None,
@@ -107,7 +114,8 @@ def roll(
     request: a request line, verb first (`"check +5 vs 15 adv expertise=d6"`, `"attack +7
     vs AC 15 dmg 1d8+4"`), or a bare dice expression (`"4d6kh3"`, read as `roll 4d6kh3`).
     system: a system id or alias (`levelup`, `reglamento`, `mm`, `pendagger`, `a5e`, ...);
-    None: the character's system if it names one, else levelup.
+    By default levelup, or the character's own system when it names one (a system you
+    pass always wins).
     seed: reproducible dice (the command line's `--seed`); dice: these faces, in roll order
     (`--dice`); rng: your own randomness, a `random.Random` (`random.SystemRandom()`, one
     you seeded) or a `Roller`. Give at most one of the three; none: fresh random dice.
@@ -133,7 +141,7 @@ def roll(
 def roll_all(
     request: str,
     *,
-    system: str | None = None,
+    system: str | None = DEFAULT_SYSTEM,
     seed: int | None = None,
     dice: Sequence[int] | None = None,
     character: str | Character | None = None,
@@ -157,7 +165,10 @@ def roll_all(
 
 
 def odds(
-    request: str, *, system: str | None = None, character: str | Character | None = None
+    request: str,
+    *,
+    system: str | None = DEFAULT_SYSTEM,
+    character: str | Character | None = None,
 ) -> Odds:
     """The exact odds of a request (what `d20 odds` prints), computed by walking the same
     rules that roll it. `outcomes` maps each outcome id to its chance as an exact
@@ -199,7 +210,7 @@ class Request:
 def parse(
     request: str,
     *,
-    system: str | None = None,
+    system: str | None = DEFAULT_SYSTEM,
     character: str | Character | None = None,
     budget: int = DEFAULT_BUDGET,
 ) -> Request:
@@ -318,7 +329,8 @@ def _read(
         if not isinstance(character, str | Character):
             raise TypeError(f"character must be a name or a Character, not {character!r}")
         line, plays = expand(line, character)
-        system = system or plays
+        if system is None or system is DEFAULT_SYSTEM:
+            system = plays or DEFAULT_SYSTEM
     rules = get_system(system or DEFAULT_SYSTEM)
     return rules, _parse(line), line
 
