@@ -63,6 +63,7 @@ from d20cli.dice.tree import (
     Expr,
     Neg,
     Number,
+    walk,
 )
 from d20cli.errors import BudgetError, DiceError
 from d20cli.results import DiceSummary
@@ -76,21 +77,7 @@ def fewest_dice(expr: Expr) -> int:
     """The dice an expression rolls at the least: the sum of its terms' fixed counts (a
     computed count, an explosion or a reroll can only add to it). Lets a caller refuse
     `1000x 1001d6` before rolling any of it."""
-    total = 0
-    stack: list[Expr] = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Dice):
-            if isinstance(node.count, int):
-                total += node.count
-            else:
-                stack.append(node.count)
-        elif isinstance(node, Neg):
-            stack.append(node.operand)
-        elif isinstance(node, Arithmetic):
-            stack.append(node.first)
-            stack.extend(x for _, x in node.rest)
-    return total
+    return sum(x.count for x, _ in walk(expr) if isinstance(x, Dice) and isinstance(x.count, int))
 
 
 def evaluate(

@@ -19,6 +19,7 @@ before anything is rolled. Sides must be 1..MAX_SIDES (1,000,000).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
@@ -353,23 +354,31 @@ def _floordiv_bounds(lo: float, hi: float, dlo: float, dhi: float) -> tuple[floa
     return (min(c), max(c))
 
 
-def plain_d20s(e: Expr) -> list[Dice]:
-    """The terms of e that roll d20s, for the adv/dis check (not inside counts)."""
-    out: list[Dice] = []
-    stack: list[Expr] = [e]
+def children(e: Expr) -> tuple[Expr, ...]:
+    """The sub-expressions of a node: a negation's operand, a chain's terms, a computed
+    dice count; none for a number or a plain dice term."""
+    if isinstance(e, Neg):
+        return (e.operand,)
+    if isinstance(e, Arithmetic):
+        return (e.first, *(x for _, x in e.rest))
+    if isinstance(e, Dice) and not isinstance(e.count, int):
+        return (e.count,)
+    return ()
+
+
+def walk(e: Expr) -> Iterator[tuple[Expr, int]]:
+    """Every node of `e` with its depth (`e` itself is at 1), depth first. The one
+    traversal of the syntax tree; it uses a stack, so no tree is too deep for it."""
+    stack: list[tuple[Expr, int]] = [(e, 1)]
     while stack:
-        x = stack.pop()
-        if isinstance(x, Dice):
-            if x.sides == 20:
-                out.append(x)
-            if not isinstance(x.count, int):
-                stack.append(x.count)
-        elif isinstance(x, Neg):
-            stack.append(x.operand)
-        elif isinstance(x, Arithmetic):
-            stack.append(x.first)
-            stack.extend(y for _, y in x.rest)
-    return out
+        node, depth = stack.pop()
+        yield node, depth
+        stack.extend((child, depth + 1) for child in reversed(children(node)))
+
+
+def plain_d20s(e: Expr) -> list[Dice]:
+    """The terms of e that roll d20s, for the adv/dis check."""
+    return [x for x, _ in walk(e) if isinstance(x, Dice) and x.sides == 20]
 
 
 def adv_problem(e: Expr) -> str | None:

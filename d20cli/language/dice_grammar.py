@@ -62,6 +62,7 @@ from d20cli.dice.tree import (
     Number,
     Reroll,
     adv_problem,
+    walk,
 )
 from d20cli.errors import ParseError, not_a_digit
 from d20cli.language.dice_modifiers import MAX_DIGITS, _fail, _int, integer, label, modifier
@@ -298,19 +299,7 @@ def parse_guard(text: str) -> Iterator[None]:
 
 
 def _tree_depth(e: Expr) -> int:
-    deepest = 0
-    stack: list[tuple[Expr, int]] = [(e, 1)]
-    while stack:
-        x, d = stack.pop()
-        deepest = max(deepest, d)
-        if isinstance(x, Neg):
-            stack.append((x.operand, d + 1))
-        elif isinstance(x, Arithmetic):
-            stack.append((x.first, d + 1))
-            stack.extend((y, d + 1) for _, y in x.rest)
-        elif isinstance(x, Dice) and not isinstance(x.count, int):
-            stack.append((x.count, d + 1))
-    return deepest
+    return max(depth for _, depth in walk(e))
 
 
 def _check_depth(e: Expr, text: str) -> None:

@@ -1,22 +1,13 @@
-"""Exact odds: the probability of every outcome of a request, from the same resolver code
-that rolls it.
+"""The walk: a resolver replayed with a `ReplayRoller` until every path has run.
 
-How: the request is resolved again and again with a `ReplayRoller`, which answers every
-question a resolver asks of its roller ("a face from 1 to 20", "the kept d20 with
-advantage", "the total of 1d4+2") with one branch of the answer, and remembers the
-branches it did not take. A depth-first walk replays each untaken branch until every path
-has run. Each path's probability is the product of its branches' weights, kept as exact
-integers; the outcomes, totals and degrees of the paths add up to the odds. No rule is
-written twice: the resolver decides each path's outcome exactly as it does at the table.
-
-To keep the walk short, a roller may answer coarse questions in one branch each: the kept
-d20 of an advantage roll is one question with 20 weighted answers (not 400 pairs), a
-whole modifier expression is one question answered from its exact distribution (see
-`d20cli.dice.distribution`), and a tie-break round of k d20s (`Roller.d20_rounds`, rolled again
-while all show one face) is one question whose answers are the sets of dice that share
-the highest face (so the walk ends: a round that decides nothing is never replayed).
-Verbs whose walks would be too long (large group checks, ability scores) are computed
-from their members' odds and the system's own grading function.
+The roller answers every question a resolver asks ("a face from 1 to 20", "the kept d20
+with advantage", "the total of 1d4+2", "a tie-break round of k d20s") with one branch of
+the answer, and remembers the branches it did not take; `walk` replays each untaken branch,
+depth first. Each path's probability is the product of its branches' weights, kept as
+exact integers. Coarse questions keep the walk short: the kept d20 of an advantage roll is
+one question with 20 weighted answers (not 400 pairs), and a whole modifier expression is
+one question answered from its exact distribution. Before the walk, its size is estimated
+from the first path (and a spread second path) and refused past MAX_PATHS.
 """
 
 from __future__ import annotations
