@@ -122,7 +122,6 @@ def test_no_import_cycles() -> None:
 #: shrink off this list, and no other module may join it.
 OVERSIZE = {
     "d20cli.store.state": 570,
-    "d20cli.rules.mm": 520,
 }
 MAX_LINES = 500
 

@@ -152,7 +152,7 @@ class OptionSpec:
     metavar: str = ""
 
 
-MAX_REPEAT = 10_000_000
+MAX_REPEAT = 10_000_000  # --repeat and --simulate: runs of one request
 MAX_BUDGET = 10_000_000  # dice in one request at most: ten million faces take about 100 MB
 
 OPTIONS: tuple[OptionSpec, ...] = (

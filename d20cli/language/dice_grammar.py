@@ -73,7 +73,7 @@ pp.ParserElement.enable_packrat()
 MAX_LENGTH = 10_000
 MAX_PAREN_DEPTH = 100
 MAX_TREE_DEPTH = 200
-MAX_REPEAT = 1000
+MAX_NX = 1000  # `Nx` repeats inside one roll expression (`6x 4d6kh3`)
 
 _I = re.IGNORECASE
 
@@ -203,8 +203,8 @@ signed_expression = (pp.Opt(pp.Suppress("+")) + expression).set_name("a signed e
 
 def _repeat(s: str, loc: int, toks: pp.ParseResults) -> int:
     n = int(toks[0][:-1][: MAX_DIGITS + 1])
-    if not 1 <= n <= MAX_REPEAT:
-        raise _fail(s, loc, f"repeat {n} times? it must be 1 to {MAX_REPEAT:,}")
+    if not 1 <= n <= MAX_NX:
+        raise _fail(s, loc, f"repeat {n} times? it must be 1 to {MAX_NX:,}")
     return n
 
 

@@ -1,0 +1,255 @@
+"""Mutants & Masterminds checks: degrees of success and failure, named DCs, defenses and
+ranks, circumstance words, attacks, resistance, routine checks and percent chances."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from d20cli.errors import RulesError
+from d20cli.language.requests import (
+    CheckRequest,
+    PercentRequest,
+)
+from d20cli.results import Die, Result
+from d20cli.rules.common import (
+    UNGRADED,
+    Grade,
+    evaluate,
+    located,
+    reject_words,
+    roll_check,
+)
+
+if TYPE_CHECKING:
+    from d20cli.dice.roller import Roller
+
+
+ID = "mm"
+
+
+#: Named DCs (the words are requests.DC_WORDS).
+NAMED_DCS: dict[str, int] = {
+    "very-easy": 0,
+    "easy": 5,
+    "average": 10,
+    "tough": 15,
+    "challenging": 20,
+    "formidable": 25,
+    "heroic": 30,
+    "super-heroic": 35,
+    "nigh-impossible": 40,
+}
+
+
+#: Circumstance modifiers (the words are requests.CIRCUMSTANCE_WORDS).
+CIRCUMSTANCES: dict[str, int] = {
+    "bonus": 2,
+    "penalty": -2,
+    "minor-bonus": 2,
+    "minor-penalty": -2,
+    "major-bonus": 5,
+    "major-penalty": -5,
+}
+
+
+#: The routine result: "as if you had rolled a 10"; also the base of defense/rank DCs.
+ROUTINE_BASE = 10
+
+
+CHECK_VERBS = ("check", "attack", "resist", "routine")
+
+
+_ADV_HINT = (
+    "mm has no advantage or disadvantage; use circumstance words: "
+    "bonus (+2), penalty (-2), major-bonus (+5), major-penalty (-5)"
+)
+
+
+_HINTS = {
+    "adv": _ADV_HINT,
+    "dis": _ADV_HINT,
+    "expertise": "mm has no expertise die; use circumstance words: bonus, major-bonus",
+    "reliable": "reliable is a pendagger word; mm has circumstance words (bonus, penalty, ...)",
+    "unreliable": "unreliable is a pendagger word; mm has circumstance words",
+    "fortune": "fortune dice are pendagger's",
+    "rank": "rank words are pendagger's; an mm check takes a signed modifier: check +5 vs 15",
+    "score": "an mm modifier needs its sign (+8 or -1); bare numbers are pendagger ability scores",
+    "adjust": "rank adjustments are pendagger's",
+    "dmg": "mm attacks have no damage roll (damage is a resistance check: resist +6 vs rank 8)",
+    "target": "a side of opposed has no target: opposed +8 vs +6",
+}
+
+
+_OFFERED = frozenset({"modifier", "target", "circumstance"})
+
+
+_OFFERED_SIDE = frozenset({"modifier", "circumstance"})
+
+
+def degree(result: int, dc: int) -> int:
+    """The signed degree of a result against a DC: success 1 + floor((R - D) / 5); failure
+    -(1 + floor((D - R - 1) / 5)). Never 0."""
+    if result >= dc:
+        return 1 + (result - dc) // 5
+    return -(1 + (dc - result - 1) // 5)
+
+
+def raise_degree(deg: int) -> int:
+    """One step up the scale ... -2, -1, +1, +2 ... (-1 becomes +1)."""
+    return 1 if deg == -1 else deg + 1
+
+
+def degree_label(deg: int) -> str:
+    """`2 degrees of success`, `1 degree of failure`."""
+    n = abs(deg)
+    return f"{n} degree{'s' if n != 1 else ''} of {'success' if deg > 0 else 'failure'}"
+
+
+def grade_check(natural: int | None, total: int, dc: int | None) -> Grade:
+    """A check (or resist): graded in degrees; a natural 20 raises the degree one step and
+    is then a critical success if the degree is a success, else a failure. A natural 1 has
+    no effect. natural None: no die (routine)."""
+    if dc is None:
+        return UNGRADED
+    deg = degree(total, dc)
+    if natural == 20:
+        deg = raise_degree(deg)
+        if deg > 0:
+            return Grade("critical_success", f"Critical success — {degree_label(deg)}", True, deg)
+        return Grade("failure", degree_label(deg).capitalize(), False, deg)
+    if deg > 0:
+        return Grade("success", degree_label(deg).capitalize(), True, deg)
+    return Grade("failure", degree_label(deg).capitalize(), False, deg)
+
+
+def grade_attack(natural: int, total: int, dc: int | None) -> Grade:
+    """An attack check: a natural 20 always hits and is a critical hit (degree raised as for
+    any check, and at least +1); a natural 1 always misses (a failure, degree at most -1);
+    otherwise graded like a check."""
+    if dc is None:
+        return UNGRADED
+    deg = degree(total, dc)
+    if natural == 20:
+        deg = max(raise_degree(deg), 1)
+        return Grade("critical_success", f"Critical hit — {degree_label(deg)}", True, deg)
+    if natural == 1:
+        deg = min(deg, -1)
+        return Grade("failure", f"Miss — {degree_label(deg)}", False, deg)
+    if deg > 0:
+        return Grade("success", f"Hit — {degree_label(deg)}", True, deg)
+    return Grade("failure", f"Miss — {degree_label(deg)}", False, deg)
+
+
+def grade_routine(modifier: int, dc: int | None) -> Grade:
+    """A routine check: no die; the result is 10 + modifier, graded (no natural applies)."""
+    return grade_check(None, ROUTINE_BASE + modifier, dc)
+
+
+def grade_percent(face: int, percent: int) -> Grade:
+    """A percent roll on a d20: success when face x 5 <= percent (face <= percent // 5)."""
+    if face * 5 <= percent:
+        return Grade("success", "Success", True)
+    return Grade("failure", "Failure", False)
+
+
+def _dc(request: CheckRequest) -> tuple[int | None, dict[str, object]]:
+    target = request.target
+    if target is None:
+        return None, {}
+    if target.kind == "number":
+        return target.value, {}
+    if target.kind == "named":
+        name = str(target.name)
+        if name not in NAMED_DCS:
+            raise located(request, f"unknown DC name {name!r}", "target")
+        return NAMED_DCS[name], {"dc_name": name}
+    if target.kind == "defense":
+        detail: dict[str, object] = {"defense": target.value}
+        if target.name is not None:
+            detail["defense_name"] = target.name
+        return ROUTINE_BASE + target.value, detail
+    if target.kind == "rank":
+        return ROUTINE_BASE + target.value, {"effect_rank": target.value}
+    if target.kind == "routine":
+        return ROUTINE_BASE + target.value, {"routine_opposition": target.value}
+    raise located(request, f"mm has no target {target}", "target")
+
+
+def circumstance_total(words: tuple[str, ...]) -> int:
+    """The sum of the circumstance words' modifiers."""
+    return sum(CIRCUMSTANCES[w] for w in words)
+
+
+def circumstance_note(words: tuple[str, ...]) -> str:
+    """What each circumstance word added: `bonus +2, major-penalty -5`."""
+    return ", ".join(f"{w} {CIRCUMSTANCES[w]:+d}" for w in words)
+
+
+def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
+    reject_words(request, _OFFERED, _HINTS, ID)
+    dc, detail = _dc(request)
+    flat = circumstance_total(request.circumstances)
+    notes: list[str] = []
+    if request.circumstances:
+        detail["circumstance"] = flat
+        notes.append(circumstance_note(request.circumstances))
+    if request.verb == "routine":
+        ev = evaluate(request.modifier, roller, "modifier")
+        modifier = ev.total + flat
+        grade = grade_routine(modifier, dc)
+        total = ROUTINE_BASE + modifier
+        dice: tuple[Die, ...] = ev.dice
+        natural = None
+        notes.append("routine: no die, the result is 10 + modifier")
+    else:
+        roll = roll_check(roller, 0, 0, request.modifier, flat=flat)
+        natural, modifier, total, dice = roll.natural, roll.modifier, roll.total, roll.dice
+        if request.verb == "attack":
+            grade = grade_attack(natural, total, dc)
+        else:
+            grade = grade_check(natural, total, dc)
+        if dc is not None and natural == 20:
+            notes.append("natural 20: the degree is raised one step")
+        if dc is not None and natural == 1 and request.verb == "attack":
+            notes.append("natural 1: an attack always misses")
+    return Result(
+        request=request.text,
+        system=ID,
+        verb=request.verb,
+        dice=dice,
+        natural=natural,
+        modifier=modifier,
+        total=total,
+        target=dc,
+        outcome=grade.outcome,
+        label=grade.label,
+        success=grade.success,
+        degree=grade.degree,
+        name=request.name,
+        detail=detail,
+        notes=tuple(notes),
+    )
+
+
+def _resolve_percent(request: PercentRequest, roller: Roller) -> Result:
+    if not 0 <= request.percent <= 100:
+        raise RulesError(
+            f"a percent chance is 0 to 100, not {request.percent}",
+            request.text,
+            request.column("percent"),
+        )
+    face = roller.roll(1, 20)
+    grade = grade_percent(face, request.percent)
+    return Result(
+        request=request.text,
+        system=ID,
+        verb=request.verb,
+        dice=(Die(20, face, True, "d20"),),
+        natural=face,
+        total=face * 5,
+        target=request.percent,
+        outcome=grade.outcome,
+        label=grade.label,
+        success=grade.success,
+        detail={"percent": request.percent, "max_face": request.percent // 5},
+    )
