@@ -75,3 +75,31 @@ def test_every_option_has_help_and_a_long_name() -> None:
     for spec in OPTIONS:
         assert spec.help
         assert spec.names[0].startswith("--")
+
+
+@pytest.mark.parametrize(
+    ("value", "on"),
+    [
+        ("1", True),
+        ("true", True),
+        ("YES", True),
+        ("on", True),
+        ("", False),
+        ("0", False),
+        ("false", False),
+        ("No", False),
+        ("off", False),
+    ],
+)
+def test_environment_switches_read_yes_and_no(
+    value: str, on: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """D20_NO_LOG=0 means logging on; every switch reads 1/true/yes and 0/false/no."""
+    from d20cli.store.files import env_flag
+    from d20cli.store.request_cache import cache_path
+
+    monkeypatch.setenv("D20_NO_LOG", value)
+    monkeypatch.setenv("D20_NO_CACHE", value)
+    assert env_flag("D20_NO_LOG") is on
+    assert Options().logging() is not on
+    assert (cache_path() is None) is on

@@ -15,6 +15,7 @@ from typing import Any
 
 from d20cli.dice.roller import DEFAULT_BUDGET
 from d20cli.errors import ASCII_DIGITS, ParseError, foreign_digit, not_a_digit
+from d20cli.store.files import env_flag
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ class Options:
 
     def logging(self) -> bool:
         """Whether rolls go to the roll log (not with --no-log or D20_NO_LOG)."""
-        return not (self.no_log or os.environ.get("D20_NO_LOG", "").strip())
+        return not (self.no_log or env_flag("D20_NO_LOG"))
 
     def system_id(self) -> str:
         return self.system or os.environ.get("D20_SYSTEM", "").strip() or "levelup"

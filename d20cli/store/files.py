@@ -96,3 +96,14 @@ def open_lock(path: str) -> int:
         os.close(fd)
         raise OSError(errno.EINVAL, "not a regular file", path)
     return fd
+
+
+#: How an environment switch (D20_NO_LOG, D20_NO_CACHE) is read: these say no, any other
+#: value that is not empty says yes.
+FALSE_WORDS = frozenset({"", "0", "false", "no", "off"})
+
+
+def env_flag(name: str) -> bool:
+    """Whether the environment switch `name` is on: `1`, `true`, `yes` (or any other value)
+    turn it on; unset, empty, `0`, `false`, `no` and `off` leave it off."""
+    return os.environ.get(name, "").strip().lower() not in FALSE_WORDS

@@ -23,7 +23,7 @@ import os
 from typing import Any
 
 from d20cli.language.parse_cache import classes, decode, encode
-from d20cli.store.files import atomic_write, xdg_dir
+from d20cli.store.files import atomic_write, env_flag, xdg_dir
 
 MAX_ENTRIES = 256
 #: The modules that define the language, relative to the package's folder.
@@ -40,7 +40,7 @@ _LANGUAGE_MODULES = (
 
 def cache_path() -> str | None:
     """The cache file (a plain path string: pathlib costs 3 ms at start-up)."""
-    if os.environ.get("D20_NO_CACHE"):
+    if env_flag("D20_NO_CACHE"):
         return None
     return os.path.join(xdg_dir("XDG_CACHE_HOME", ".cache"), "d20cli", "requests.json")
 

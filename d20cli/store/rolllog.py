@@ -8,7 +8,7 @@ outcome id, and where the faces came from: `random`, `seed` (--seed) or `dice` (
 
 Rows are buffered and written in one transaction when the run ends (`RollLog.close`), or
 every `FLUSH_ROWS` rows, so `--repeat 1000000` costs a hundred transactions, not a
-million. `--no-log` or a non-empty `D20_NO_LOG` turns the log off. A log that cannot be
+million. `--no-log` or `D20_NO_LOG=1` (`true`, `yes`) turns the log off. A log that cannot be
 written gives one warning and the rolls go on.
 
 The fairness test (`d20 log --stats`): per character, every 20-sided die rolled (kept or
