@@ -30,10 +30,20 @@ class D20Error(Exception):
         """The same error placed in `text` (used when a part is parsed out of a line)."""
         return type(self)(self.message, text, column)
 
-    def one_line(self) -> str:
-        """The message on one line, with the column if known: `at column 3: expected integer`."""
+    @property
+    def kind(self) -> str:
+        """What kind of error, for programs: "parse", "rules", "dice", "budget", "state"."""
+        name = type(self).__name__.removesuffix("Error").lower()
+        return name if name and name != "d20" else "error"
+
+    def one_line(self, line: int | None = None) -> str:
+        """The message on one line, with where it is if known: `error at column 3: expected
+        a number`; reading standard input, `error at line 2, column 3: ...`."""
+        where = [f"line {line}"] if line is not None else []
         if self.column is not None:
-            return f"error at column {self.column}: {self.message}"
+            where.append(f"column {self.column}")
+        if where:
+            return f"error at {', '.join(where)}: {self.message}"
         return f"error: {self.message}"
 
     def caret_lines(self) -> list[str]:

@@ -186,11 +186,11 @@ def test_standard_input_runs_each_line_and_reports_bad_ones() -> None:
     assert out.getvalue().splitlines() == [
         "4",
         '{"error": "expected a number of sides after '
-        '\'d\', found the end", "column": 8, "input": '
-        '"roll 2d"}',
+        '\'d\', found the end", "line": 4, "column": 8, "input": '
+        '"roll 2d", "kind": "parse"}',
         "4",
     ]
-    assert err.getvalue().count("d20: error") == 1
+    assert err.getvalue().count("d20: error at line 4, column 8:") == 1
 
 
 def test_windows_line_endings_and_byte_order_mark() -> None:

@@ -41,7 +41,8 @@ def run_lines(
     line is reported and the rest still run; the status is the worst one seen."""
     worst = ExitStatus.OK
     context = context or Context()
-    for raw in lines:
+    for number, raw in enumerate(lines, 1):
+        out.line = number  # errors name the line they answer
         if isinstance(raw, D20Error):
             out.error(raw, base.json)
             worst = ExitStatus.BAD_INPUT
@@ -63,6 +64,7 @@ def run_lines(
         outcome = run_words(words, opts, out, context, text)
         if outcome.status > worst:
             worst = outcome.status
+    out.line = None
     return worst
 
 

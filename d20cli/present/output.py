@@ -69,13 +69,16 @@ class Output:
         self._console: Any = console
         self.flush_lines = flush_lines
         self._held: list[str] = [] if held is None else held
+        self.line: int | None = None  # the line of standard input being answered, if any
 
     HOLD_LINES = 256
 
     def without_color(self) -> Output:
-        return Output(
+        plain = Output(
             self.stdout, self.stderr, False, self.width, None, self.flush_lines, self._held
         )
+        plain.line = self.line
+        return plain
 
     def flush(self) -> None:
         """Write the held lines, and flush stdout."""
@@ -131,17 +134,21 @@ class Output:
 
     def error(self, err: D20Error, as_json: bool = False) -> None:
         """The one-line message (and the text with a caret under the column) on stderr;
-        with --json also {"error": ...} on stdout."""
-        lines = [f"d20: {err.one_line()}", *err.caret_lines()]
+        with --json also {"error", "line", "column", "input", "kind"} on stdout ("line":
+        the line of standard input being answered, `self.line`; null elsewhere)."""
+        named = self.line is not None and err.message.startswith(f"line {self.line} ")
+        lines = [f"d20: {err.one_line(None if named else self.line)}", *err.caret_lines()]
         self.flush()
         self.stderr.write("\n".join(lines) + "\n")
         self.stderr.flush()
         if as_json:
-            obj: dict[str, Any] = {"error": err.message}
-            if err.column is not None:
-                obj["column"] = err.column
-            if err.text is not None:
-                obj["input"] = err.text
+            obj: dict[str, Any] = {
+                "error": err.message,
+                "line": self.line,
+                "column": err.column,
+                "input": err.text,
+                "kind": err.kind,
+            }
             self.json(obj)
 
     def warn(self, message: str) -> None:
