@@ -12,7 +12,7 @@ _d20_words() {
             if [[ "$cur" == -* ]]; then echo '--json --help -h'; elif [[ -z "$verb" ]]; then echo ''; fi
             ;;
         shell)
-            if [[ "$cur" == -* ]]; then echo '--system -s --help -h'; elif [[ -z "$verb" ]]; then echo ''; fi
+            if [[ "$cur" == -* ]]; then echo '--system -s --seed --help -h'; elif [[ -z "$verb" ]]; then echo ''; fi
             ;;
         completion)
             if [[ "$cur" == -* ]]; then echo '--install --help -h'; elif [[ -z "$verb" ]]; then echo 'bash zsh fish'; fi

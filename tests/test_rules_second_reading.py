@@ -451,3 +451,12 @@ def test_success_table_rows_fit_80_columns(rank: str) -> None:
     for level, faces in row_text(rank).items():
         if faces == "-":
             assert level.split("_")[0] not in row[0].split(": ", 1)[1]
+
+
+def test_d20_shell_takes_a_seed_for_the_session(tmp_path: Path) -> None:
+    lines = "roll 1d20\nroll 1d20\n"
+    first = d20("shell", "--seed", "7", stdin=lines, env_home=tmp_path)
+    assert first.returncode == 0
+    faces = [line.split()[-1] for line in first.stdout.splitlines() if "= " in line]
+    batch = d20("--seed", "7", "-q", "--no-log", stdin=lines, env_home=tmp_path).stdout.split()
+    assert faces == batch and len(set(faces)) > 1

@@ -141,11 +141,15 @@ def shell_command(
     system: Annotated[
         str | None, typer.Option("--system", "-s", help="Start with this rule system.")
     ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option("--seed", min=0, help="One seed for the whole session's dice."),
+    ] = None,
 ) -> None:
     """The interactive shell: one request per line, TAB completion, history, `again`."""
     from d20cli.app.shell import run_shell
 
-    raise typer.Exit(run_shell(Options(system=system)))
+    raise typer.Exit(run_shell(Options(system=system, seed=seed)))
 
 
 def completion_commands(verbs: Iterable[str]) -> tuple[Command, ...]:
