@@ -19,7 +19,8 @@ from d20cli.app.rolling import check_text, in_text
 from d20cli.dice.roller import Roller
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.present.output import Output
-from d20cli.present.render import Tally, quiet_text, render_result
+from d20cli.present.render import quiet_text, render_result
+from d20cli.present.tally import Tally
 from d20cli.results import Result
 
 if TYPE_CHECKING:

@@ -21,7 +21,8 @@ Keywords are case-insensitive (`4D6KH3` = `4d6kh3`).
     point       := op? integer                       (a bare number means '=')
     op          := '>=' | '<=' | '>' | '<' | '='
     label       := '[' text ']'
-    roll line   := 'roll' (integer 'x')? expression ('adv' | 'dis')* ('#' comment)?
+    roll line   := 'roll' (integer 'x')? expression ('adv' | 'dis' | target)* ('#' comment)?
+    target      := ('vs' | op) signed-integer     success by total (`vs` means '>=')
 
 Modifiers follow the dice with no space between them and may come in any order, each at
 most once but rerolls, which chain (`2d6r1r2`; their grammar is in `dice_modifiers`);
@@ -55,6 +56,7 @@ from d20cli.dice.evaluate import unique_problem
 from d20cli.dice.tree import (
     MAX_SIDES,
     Arithmetic,
+    Compare,
     Crit,
     Dice,
     Expr,
@@ -212,11 +214,24 @@ _adv_word = pp.Regex(r"(advantage|adv|disadvantage|dis)(?![a-z])", _I).set_name(
 _adv_word.set_parse_action(lambda s, loc, t: ("adv", t[0].lower(), loc))
 _comment = pp.Regex(r"#.*").set_parse_action(lambda t: ("comment", t[0][1:].strip(), 0))
 
+
+def _build_target(s: str, loc: int, toks: pp.ParseResults) -> tuple[str, Compare, int]:
+    op = toks[0].lower()
+    return ("target", Compare(">=" if op == "vs" else op, toks[1]), loc)
+
+
+# `roll 3d6 vs 12` (12 or more), `roll 1d100 <= 45`: a target for the total. A compare
+# glued to the dice (`6d10>=7`) is a pool; after a space it is the total's target.
+_target = (
+    pp.Regex(r"vs(?![a-z])|>=|<=|>|<|=", _I).set_name("a target like 'vs 12' or '<= 45'")
+    - _int("a target number", signed=True)
+).set_parse_action(_build_target)
+
 roll_line = (
     pp.CaselessKeyword("roll").suppress()
     - pp.Opt(_repeat_el)
     + expression
-    + pp.ZeroOrMore(_adv_word)
+    + pp.ZeroOrMore(_adv_word | _target)
     + pp.Opt(_comment)
 )
 
@@ -402,6 +417,9 @@ def parse_roll(line: str) -> RollRequest:
     expr: Expr = items.pop(0)
     _check_depth(expr, line)
     adv_words = [(w, at) for kind, w, at in items if kind == "adv"]
+    targets = [(t, at) for kind, t, at in items if kind == "target"]
+    if len(targets) > 1:
+        raise ParseError("a roll takes one target", line, targets[1][1] + 1)
     comments = [c for kind, c, _ in items if kind == "comment"]
     adv = 0
     if adv_words:
@@ -412,4 +430,5 @@ def parse_roll(line: str) -> RollRequest:
         has_dis = any(w.startswith("dis") for w, _ in adv_words)
         adv = int(has_adv) - int(has_dis)
     comment = comments[0] if comments and comments[0] else None
-    return RollRequest(text=line, expr=expr, repeat=repeat, adv=adv, comment=comment)
+    target = targets[0][0] if targets else None
+    return RollRequest(text=line, expr=expr, repeat=repeat, adv=adv, comment=comment, target=target)

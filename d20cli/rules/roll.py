@@ -55,9 +55,10 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
 
     Dice have role "roll" (the two d20s of adv/dis: "d20") and the label of their term.
     detail: "expression" (as rolled, `2d20kh1+5` for `1d20+5 adv`), "labels" {label:
-    subtotal} when any term has a label, "comment" when the line had one. A roll of more
-    than LIST_LIMIT dice has dice=() and a DiceSummary (count, kept, face histogram,
-    sides) instead, which is what its JSON then carries.
+    subtotal} when any term has a label, "comment" when the line had one, "compare" (the
+    target's comparison) with a target, which also fills target, outcome, label, success.
+    A roll of more than LIST_LIMIT dice has dice=() and a DiceSummary (count, kept, face
+    histogram, sides) instead, which is what its JSON then carries.
     """
     expr, adv_term = with_advantage(request.expr, request.adv)
     roles = {} if adv_term is None else {id(adv_term): "d20"}
@@ -73,6 +74,7 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
         detail["labels"] = labels
     if request.comment:
         detail["comment"] = request.comment
+    goal = _target_fields(request, tree.total, detail)
     if any(t.expr.crit is not None for t in terms):
         detail.update(critical_counts(terms))
     count = sum(len(t.faces) for t in terms)
@@ -85,6 +87,7 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
             dice_summary=summarise(tree),
             detail=detail,
             tree=tree,
+            **goal,
         )
     dice: list[Die] = []
     for t in terms:
@@ -97,4 +100,22 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
         total=tree.total,
         detail=detail,
         tree=tree,
+        **goal,
     )
+
+
+def _target_fields(request: RollRequest, total: int, detail: dict[str, Any]) -> dict[str, Any]:
+    """The Result fields of a roll with a target (`3d6 vs 12`, `1d100 <= 45`): target,
+    outcome "success"/"failure", its label and `success`; detail "compare" holds the
+    comparison (`vs` is ">="). Nothing for a plain roll."""
+    goal = request.target
+    if goal is None:
+        return {}
+    detail["compare"] = goal.op
+    won = goal.matches(total)
+    return {
+        "target": goal.value,
+        "outcome": "success" if won else "failure",
+        "label": "Success" if won else "Failure",
+        "success": won,
+    }
