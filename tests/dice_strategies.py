@@ -9,11 +9,13 @@ from hypothesis import strategies as st
 from d20cli.dice.evaluate import never_ends
 from d20cli.dice.tree import (
     Arithmetic,
+    Call,
     Compare,
     Crit,
     Dice,
     Explode,
     Expr,
+    Group,
     Keep,
     Neg,
     Number,
@@ -109,7 +111,17 @@ def _extend(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
             st.lists(st.tuples(st.sampled_from("*/"), children), min_size=1, max_size=3),
         ).map(tuple),
     )
-    return chain | st.builds(Neg, children)
+    calls = st.builds(
+        Call,
+        st.sampled_from(["max", "min"]),
+        st.lists(children, min_size=1, max_size=3).map(tuple),
+    ) | st.builds(Call, st.sampled_from(["abs", "ceil", "floor", "round"]), st.tuples(children))
+    keeps = st.none() | st.builds(
+        Keep, st.sampled_from(["kh", "kl", "dh", "dl"]), st.integers(0, 3)
+    )
+    pools = st.none() | st.builds(Pool, compare_points(0, 12), st.none() | compare_points(0, 12))
+    groups = st.builds(Group, st.lists(children, min_size=2, max_size=3).map(tuple), keeps, pools)
+    return chain | st.builds(Neg, children) | calls | groups
 
 
 expressions: st.SearchStrategy[Expr] = st.recursive(atoms, _extend, max_leaves=8)

@@ -53,8 +53,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from d20cli.dice.combined import call_weights, group_weights
 from d20cli.dice.evaluate import too_large
-from d20cli.dice.tree import MAX_SIDES, MAX_TOTAL, Arithmetic, Compare, Dice, Expr, Neg, Number
+from d20cli.dice.tree import (
+    MAX_SIDES,
+    MAX_TOTAL,
+    Arithmetic,
+    Call,
+    Compare,
+    Dice,
+    Expr,
+    Group,
+    Neg,
+    Number,
+)
 from d20cli.dice.weights import (
     Budget,
     TooCostly,
@@ -151,7 +163,7 @@ def branches(
     None if `expr` is not a dice expression or its exact distribution is too costly.
     DiceError (a possible division by zero, ...) propagates: the request can fail.
     """
-    if not isinstance(expr, Number | Dice | Neg | Arithmetic):
+    if not isinstance(expr, Number | Dice | Neg | Arithmetic | Call | Group):
         return None
     try:
         return distribution(expr, explode_depth).branches()
@@ -216,6 +228,10 @@ class _Calculator:
             return self.dice(e)
         if isinstance(e, Arithmetic):
             return self.arithmetic(e)
+        if isinstance(e, Call):
+            return self.call(e)
+        if isinstance(e, Group):
+            return self.group(e)
         raise TypeError(f"not a dice expression: {e!r}")  # pragma: no cover
 
     # -- arithmetic -----------------------------------------------------------------
@@ -245,6 +261,12 @@ class _Calculator:
                 raise DiceError(too_large(e))
             acc = _reduced(out)
         return acc, truncated
+
+    def call(self, e: Call) -> tuple[Weights, Fraction]:
+        return call_weights(self, e)
+
+    def group(self, e: Group) -> tuple[Weights, Fraction]:
+        return group_weights(self, e)
 
     # -- dice -----------------------------------------------------------------------
 

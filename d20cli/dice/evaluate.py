@@ -3,16 +3,7 @@
 Pure: no I/O, no global state, no global random. Faces come from a `Roller` that the
 caller passes in; the grammar lives in `d20cli.language.dice_grammar`.
 
-Syntax tree (frozen dataclasses, `str(e)` is the normalised text and parses back to `e`):
-
-- `Number(value, label)`: a non-negative integer (`3`, `3[bonus]`).
-- `Dice(count, sides, reroll, explode, minimum, maximum, keep, pool, label)`: a dice term.
-  `count` is an int or a parenthesised expression (`(1+1)d6`); `sides` is an int, `"%"`
-  (d%, 1..100) or `"F"` (Fudge, -1..+1).
-- `Neg(operand)`: unary minus.
-- `Arithmetic(first, rest)`: a left-associative chain of operators of one precedence
-  level (`+ -` or `* /`). Chains instead of binary nodes keep the tree shallow for long
-  sums such as `1+1+1+...`, so nothing recurses thousands of levels deep.
+The syntax tree is `d20cli.dice.tree`'s (its docstring lists the nodes).
 
 Evaluation, per die of a term, in this order: roll; reroll (`r`: again while the face
 matches, `ro`: once; the replaced face stays visible, dropped, flagged "rerolled");
@@ -49,7 +40,9 @@ from collections import Counter
 from fractions import Fraction
 
 from d20cli.dice.evaluated import EvalArithmetic as EvalArithmetic
+from d20cli.dice.evaluated import EvalCall as EvalCall
 from d20cli.dice.evaluated import EvalDice as EvalDice
+from d20cli.dice.evaluated import EvalGroup as EvalGroup
 from d20cli.dice.evaluated import EvalNeg as EvalNeg
 from d20cli.dice.evaluated import EvalNumber as EvalNumber
 from d20cli.dice.evaluated import Evaluated as Evaluated
@@ -58,11 +51,15 @@ from d20cli.dice.roller import Roller
 from d20cli.dice.tree import (
     MAX_SIDES,
     MAX_TOTAL,
+    ROUNDING,
     Arithmetic,
+    Call,
     Dice,
     Expr,
+    Group,
     Neg,
     Number,
+    children,
 )
 from d20cli.errors import BudgetError, DiceError
 from d20cli.results import DiceSummary
@@ -80,16 +77,9 @@ def fewest_dice(expr: Expr) -> int:
     stack: list[Expr] = [expr]
     while stack:
         node = stack.pop()
-        if isinstance(node, Dice):
-            if isinstance(node.count, int):
-                total += node.count
-            else:
-                stack.append(node.count)
-        elif isinstance(node, Neg):
-            stack.append(node.operand)
-        elif isinstance(node, Arithmetic):
-            stack.append(node.first)
-            stack.extend(x for _, x in node.rest)
+        if isinstance(node, Dice) and isinstance(node.count, int):
+            total += node.count
+        stack.extend(children(node))
     return total
 
 
@@ -160,6 +150,31 @@ def too_large(e: Expr) -> str:
 _POOL_MARKS = {1: "success", -1: "failure", 0: ""}
 
 
+def exact_step(a: Fraction, op: str, b: Fraction) -> Fraction:
+    """One step of exact arithmetic (`/` divides exactly; the caller rules out zero)."""
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    return a / b
+
+
+def group_kept(e: Group, totals: list[int]) -> list[bool]:
+    """Which items of a group keep/drop keeps, by total (ties keep the earlier one)."""
+    n = len(totals)
+    if e.keep is None:
+        return [True] * n
+    k = e.keep.kept_count(n)
+    highest = e.keep.kind in ("kh", "dl")
+    order = sorted(range(n), key=lambda i: (-totals[i] if highest else totals[i], i))
+    kept = [False] * n
+    for i in order[:k]:
+        kept[i] = True
+    return kept
+
+
 class _Evaluator:
     __slots__ = ("role", "roles", "roller")
 
@@ -179,6 +194,10 @@ class _Evaluator:
         if kind is Neg:
             ev = self.eval(e.operand)  # type: ignore[union-attr]
             return EvalNeg(e, -ev.total, ev)  # type: ignore[arg-type]
+        if kind is Call:
+            return self.call(e)  # type: ignore[arg-type]
+        if kind is Group:
+            return self.group(e)  # type: ignore[arg-type]
         raise TypeError(f"not a dice expression: {e!r}")
 
     def arithmetic(self, e: Arithmetic) -> EvalArithmetic:
@@ -202,6 +221,47 @@ class _Evaluator:
             if not -MAX_TOTAL <= total <= MAX_TOTAL:
                 raise DiceError(too_large(e))
         return EvalArithmetic(e, total, first, tuple(rest))
+
+    def call(self, e: Call) -> EvalCall:
+        if e.name in ROUNDING:  # the argument's arithmetic divides exactly
+            arg, exact = self.exact(e.args[0])
+            return EvalCall(e, e.apply([exact]), (arg,))
+        args = tuple(self.eval(x) for x in e.args)
+        return EvalCall(e, e.apply([a.total for a in args]), args)
+
+    def exact(self, e: Expr) -> tuple[Evaluated, Fraction]:
+        """`e` rolled, and its value with `/` as exact division (the `+ - * /` and unary
+        minus of `e` itself; other nodes count their usual total)."""
+        if isinstance(e, Neg):
+            ev, v = self.exact(e.operand)
+            return EvalNeg(e, math.floor(-v), ev), -v
+        if not isinstance(e, Arithmetic):
+            ev = self.eval(e)
+            return ev, Fraction(ev.total)
+        first, value = self.exact(e.first)
+        rest = []
+        for op, x in e.rest:
+            ev, v = self.exact(x)
+            rest.append((op, ev))
+            if op == "/" and v == 0:
+                raise DiceError(f"division by zero in '{e}' ('{x}' is 0)")
+            value = exact_step(value, op, v)
+            if abs(value) > MAX_TOTAL:
+                raise DiceError(too_large(e))
+        return EvalArithmetic(e, math.floor(value), first, tuple(rest)), value
+
+    def group(self, e: Group) -> EvalGroup:
+        items = tuple(self.eval(x) for x in e.items)
+        totals = [x.total for x in items]
+        kept = group_kept(e, totals)
+        marks: tuple[str, ...] | None = None
+        if e.pool is not None:
+            scores = [e.pool.score(t) if k else 0 for t, k in zip(totals, kept, strict=True)]
+            marks = tuple(_POOL_MARKS[s] for s in scores)
+            total = sum(scores)
+        else:
+            total = sum(t for t, k in zip(totals, kept, strict=True) if k)
+        return EvalGroup(e, total, items, None if all(kept) else tuple(kept), marks)
 
     def dice(self, e: Dice) -> EvalDice:
         ev = self._term(e)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from d20cli.dice.tree import Arithmetic, Dice, Neg, Number
+from d20cli.dice.tree import Arithmetic, Call, Dice, Group, Neg, Number
 from d20cli.frozen import quick_init
 from d20cli.results import Die
 
@@ -16,7 +16,8 @@ class Evaluated:
     """An evaluated node: `.total`, `.expr` (the syntax node) and its evaluated children.
 
     Renderers walk it: `EvalNumber`, `EvalDice` (faces, kept, flags per die), `EvalNeg`,
-    `EvalArithmetic` (`first`, `rest` as (op, node) pairs).
+    `EvalArithmetic` (`first`, `rest` as (op, node) pairs), `EvalCall` (`args`),
+    `EvalGroup` (`items`, which are kept, and the pool's marks).
     """
 
     __slots__ = ()
@@ -133,3 +134,38 @@ class EvalArithmetic(Evaluated):
 
     def children(self) -> list[Evaluated]:
         return [self.first, *(x for _, x in self.rest)]
+
+
+@quick_init
+@dataclass(frozen=True, slots=True)
+class EvalCall(Evaluated):
+    expr: Call
+    total: int
+    args: tuple[Evaluated, ...]
+
+    def children(self) -> list[Evaluated]:
+        return list(self.args)
+
+
+@quick_init
+@dataclass(frozen=True, slots=True)
+class EvalGroup(Evaluated):
+    """A group as rolled: each item's evaluation, which items are kept (None: all) and,
+    with a pool target, each kept item's mark ("success", "failure" or "")."""
+
+    expr: Group
+    total: int
+    items: tuple[Evaluated, ...]
+    kept: tuple[bool, ...] | None = None
+    marks: tuple[str, ...] | None = None
+
+    def children(self) -> list[Evaluated]:
+        return list(self.items)
+
+    def dropped_terms(self) -> Iterator[EvalDice]:
+        """The dice terms of the items keep/drop dropped."""
+        if self.kept is None:
+            return
+        for item, kept in zip(self.items, self.kept, strict=True):
+            if not kept:
+                yield from item.terms()

@@ -11,6 +11,8 @@
 - `Arithmetic(first, rest)`: a left-associative chain of operators of one precedence
   level (`+ -` or `* /`). Chains instead of binary nodes keep the tree shallow for long
   sums such as `1+1+1+...`, so nothing recurses thousands of levels deep.
+- `Call(name, args)`: `max(1d6,1d8)`, `floor(1d6/2)` (FUNCTIONS); `Group(items, keep,
+  pool)`: `{4d6,3d8}kh1`, `{3d6,2d10}>=10`.
 
 Each node knows its bounds (`min_total`, `max_total`), which the budget and the odds use
 before anything is rolled. Sides must be 1..MAX_SIDES (1,000,000).
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import ClassVar, Literal
 
 from d20cli.dice.modifiers import COMPARE_OPS as COMPARE_OPS
@@ -321,7 +324,133 @@ class Arithmetic:
         return _as_int(self.bounds()[1])
 
 
-Expr = Number | Dice | Neg | Arithmetic
+#: The functions over expressions and how many arguments each takes (0: one or more).
+FUNCTIONS: dict[str, int] = {"abs": 1, "ceil": 1, "floor": 1, "round": 1, "max": 0, "min": 0}
+ROUNDING = ("ceil", "floor", "round")
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """`max(1d6,1d8)`, `floor(1d6/2)`: a function over expressions (FUNCTIONS). Inside
+    `ceil`, `floor` and `round`, the argument's `+ - * /` divide exactly (`ceil(1d6/2)`
+    rounds 5/2 up to 3); everywhere else `/` rounds down."""
+
+    name: str
+    args: tuple[Expr, ...]
+
+    precedence: ClassVar[int] = _ATOM
+
+    def __post_init__(self) -> None:
+        arity = FUNCTIONS.get(self.name)
+        if arity is None:
+            raise ValueError(f"unknown function {self.name!r}")
+        if not self.args or (arity and len(self.args) != arity):
+            raise ValueError(
+                f"{self.name}() takes {'one' if arity else 'one or more'} "
+                f"argument{'' if arity else 's'}, not {len(self.args)}"
+            )
+
+    def __str__(self) -> str:
+        return f"{self.name}({','.join(map(str, self.args))})"
+
+    def bounds(self) -> tuple[float, float]:
+        spans = [a.bounds() for a in self.args]
+        lo, hi = spans[0]
+        if self.name == "max":
+            return (max(a for a, _ in spans), max(b for _, b in spans))
+        if self.name == "min":
+            return (min(a for a, _ in spans), min(b for _, b in spans))
+        if self.name == "abs":
+            return (lo, hi) if lo >= 0 else (-hi, -lo) if hi <= 0 else (0.0, max(-lo, hi))
+        return (lo, hi + 1)  # exact division rounds up at most one above the floored one
+
+    def apply(self, values: list[int] | list[Fraction]) -> int:
+        """The function of its arguments' values (the exact ones for ceil/floor/round)."""
+        return call_value(self.name, values)
+
+    def min_total(self) -> int | float:
+        return _as_int(self.bounds()[0])
+
+    def max_total(self) -> int | float:
+        return _as_int(self.bounds()[1])
+
+
+def call_value(name: str, values: list[int] | list[Fraction]) -> int:
+    """A function's value: the one rule rolling and the exact odds share."""
+    exact = [Fraction(v) for v in values]
+    if name == "max":
+        return math.floor(max(exact))
+    if name == "min":
+        return math.floor(min(exact))
+    v = exact[0]
+    if name == "abs":
+        return math.floor(abs(v))
+    if name == "ceil":
+        return math.ceil(v)
+    if name == "round":  # half up, as Roll20 and rpg-dice-roller (Math.round)
+        return math.floor(v + Fraction(1, 2))
+    return math.floor(v)
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """`{4d6,3d8}kh1`: expressions rolled side by side. Keep/drop keeps whole expressions
+    (by total; ties keep the earlier one); a pool target (`{3d6,2d10}>=10`) counts the
+    kept expressions whose total meets it, minus failures, as rpg-dice-roller does.
+    Without either the total is the sum."""
+
+    items: tuple[Expr, ...]
+    keep: Keep | None = None
+    pool: Pool | None = None
+
+    precedence: ClassVar[int] = _ATOM
+
+    def __post_init__(self) -> None:
+        if not self.items:
+            raise ValueError("a group needs at least one expression")
+
+    def __str__(self) -> str:
+        mods = ("" if self.keep is None else str(self.keep)) + (
+            "" if self.pool is None else str(self.pool)
+        )
+        return "{" + ",".join(map(str, self.items)) + "}" + mods
+
+    def kept_count(self) -> int:
+        n = len(self.items)
+        return n if self.keep is None else self.keep.kept_count(n)
+
+    def bounds(self) -> tuple[float, float]:
+        k = self.kept_count()
+        if self.pool is not None:
+            return (-float(k) if self.pool.failure is not None else 0.0, float(k))
+        spans = [x.bounds() for x in self.items]
+        los = sorted(a for a, _ in spans)[:k]
+        his = sorted((b for _, b in spans), reverse=True)[:k]
+        return (float(sum(los)), float(sum(his)))
+
+    def min_total(self) -> int | float:
+        return _as_int(self.bounds()[0])
+
+    def max_total(self) -> int | float:
+        return _as_int(self.bounds()[1])
+
+
+Expr = Number | Dice | Neg | Arithmetic | Call | Group
+
+
+def children(e: Expr) -> tuple[Expr, ...]:
+    """The sub-expressions of a node (a computed count included)."""
+    if isinstance(e, Arithmetic):
+        return (e.first, *(x for _, x in e.rest))
+    if isinstance(e, Neg):
+        return (e.operand,)
+    if isinstance(e, Call):
+        return e.args
+    if isinstance(e, Group):
+        return e.items
+    if isinstance(e, Dice) and not isinstance(e.count, int):
+        return (e.count,)
+    return ()
 
 
 def _label_text(label: str | None) -> str:
@@ -351,34 +480,3 @@ def _floordiv_bounds(lo: float, hi: float, dlo: float, dhi: float) -> tuple[floa
         return (0.0, 0.0)  # always a division by zero: an error, never a total
     c = [float(int(a) // int(d)) for a in (lo, hi) for d in divisors]
     return (min(c), max(c))
-
-
-def plain_d20s(e: Expr) -> list[Dice]:
-    """The terms of e that roll d20s, for the adv/dis check (not inside counts)."""
-    out: list[Dice] = []
-    stack: list[Expr] = [e]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, Dice):
-            if x.sides == 20:
-                out.append(x)
-            if not isinstance(x.count, int):
-                stack.append(x.count)
-        elif isinstance(x, Neg):
-            stack.append(x.operand)
-        elif isinstance(x, Arithmetic):
-            stack.append(x.first)
-            stack.extend(y for _, y in x.rest)
-    return out
-
-
-def adv_problem(e: Expr) -> str | None:
-    """Why adv/dis cannot apply to `e` (None if it can: exactly one plain 1d20)."""
-    d20s = plain_d20s(e)
-    if not d20s:
-        return "adv/dis needs a d20 in the expression, e.g. 'roll 1d20+5 adv'"
-    if len(d20s) > 1 or d20s[0].count != 1:
-        return "adv/dis needs exactly one d20 in the expression (found more)"
-    if not d20s[0].plain:
-        return f"adv/dis cannot combine with the modifiers of '{d20s[0]}'"
-    return None

@@ -7,7 +7,9 @@ Keywords are case-insensitive (`4D6KH3` = `4d6kh3`).
     sum         := product (('+' | '-') product)*
     product     := unary (('*' | '/') unary)*
     unary       := '-'* atom
-    atom        := dice | '(' sum ')' | integer label?
+    atom        := dice | function | group | '(' sum ')' | integer label?
+    function    := ('abs'|'ceil'|'floor'|'max'|'min'|'round') '(' sum (',' sum)* ')'
+    group       := '{' sum (',' sum)* '}' (keep/drop | pool target)*
     dice        := (integer | '(' sum ')')? 'd' (integer | '%' | 'F') modifier* label?
     modifier    := 'r' point | 'ro' point            reroll (again while it matches / once)
                  | '!' point? | '!!' point?          explode / compound (default: highest face)
@@ -52,21 +54,32 @@ from typing import Any
 
 import pyparsing as pp
 
+from d20cli.dice.advantage import adv_problem
 from d20cli.dice.evaluate import unique_problem
 from d20cli.dice.tree import (
     MAX_SIDES,
     Arithmetic,
+    Call,
     Compare,
     Crit,
     Dice,
     Expr,
+    Group,
     Neg,
     Number,
     Reroll,
-    adv_problem,
+    children,
 )
 from d20cli.errors import ParseError, not_a_digit
-from d20cli.language.dice_modifiers import MAX_DIGITS, _fail, _int, integer, label, modifier
+from d20cli.language.dice_modifiers import (
+    MAX_DIGITS,
+    _fail,
+    _int,
+    group_modifier,
+    integer,
+    label,
+    modifier,
+)
 from d20cli.language.requests import RollRequest
 
 pp.ParserElement.enable_packrat()
@@ -75,6 +88,7 @@ MAX_LENGTH = 10_000
 MAX_PAREN_DEPTH = 100
 MAX_TREE_DEPTH = 200
 MAX_REPEAT = 1000
+MAX_ITEMS = 100  # the most arguments of a function or expressions in a group
 
 _I = re.IGNORECASE
 
@@ -171,7 +185,48 @@ def _build_number(toks: pp.ParseResults) -> Number:
 
 number = (integer + pp.Opt(label)).set_name("a number").set_parse_action(_build_number)
 
-atom = (dice_term | _group | number).set_name("a number, dice or '('")
+
+def _build_call(s: str, loc: int, toks: pp.ParseResults) -> Call:
+    name, *args = toks
+    try:
+        return Call(name.lower(), tuple(args))
+    except ValueError as exc:
+        raise _fail(s, loc, str(exc)) from None
+
+
+_call = (
+    pp.Regex(r"(abs|ceil|floor|max|min|round)(?=\()", _I).set_name("a function")
+    + pp.Suppress("(")
+    - pp.DelimitedList(expression, ",", max=MAX_ITEMS)
+    - pp.Suppress(_close)
+).set_parse_action(_build_call)
+
+
+def _build_braces(s: str, loc: int, toks: pp.ParseResults) -> Group:
+    items = [t for t in toks if not isinstance(t, tuple)]
+    mods: dict[str, Any] = {}
+    for kind, value, at in (t for t in toks if isinstance(t, tuple)):
+        if kind in mods:
+            raise _fail(s, at, f"the group already has {_MOD_NAMES[kind]}")
+        mods[kind] = value
+    if len(items) == 1 and mods:
+        raise _fail(
+            s,
+            loc,
+            "a group of one expression with keep/drop or a target (rpg-dice-roller: per "
+            "die) is not supported: put it on the dice, like 4d6>3+2d8>3",
+        )
+    return Group(tuple(items), **mods)
+
+
+_braces = (
+    pp.Suppress("{")
+    - pp.DelimitedList(expression, ",", max=MAX_ITEMS)
+    - pp.Suppress(pp.Literal("}").set_name("'}' to close the group"))
+    + pp.ZeroOrMore(group_modifier)
+).set_parse_action(_build_braces)
+
+atom = (dice_term | _call | _braces | _group | number).set_name("a number, dice or '('")
 
 
 def _build_unary(s: str, loc: int, toks: pp.ParseResults) -> Expr:
@@ -251,14 +306,14 @@ def check_input(text: str) -> int:
             raise ParseError(not_a_digit(text[at]), text, at + 1)
     depth = deepest = 0
     for i, ch in enumerate(text):
-        if ch == "(":
+        if ch in "({":
             depth += 1
             if depth > MAX_PAREN_DEPTH:
                 raise ParseError(
                     f"parentheses nest more than {MAX_PAREN_DEPTH} levels deep", text, i + 1
                 )
             deepest = max(deepest, depth)
-        elif ch == ")":
+        elif ch in ")}":
             depth -= 1
     return deepest
 
@@ -318,13 +373,7 @@ def _tree_depth(e: Expr) -> int:
     while stack:
         x, d = stack.pop()
         deepest = max(deepest, d)
-        if isinstance(x, Neg):
-            stack.append((x.operand, d + 1))
-        elif isinstance(x, Arithmetic):
-            stack.append((x.first, d + 1))
-            stack.extend((y, d + 1) for _, y in x.rest)
-        elif isinstance(x, Dice) and not isinstance(x.count, int):
-            stack.append((x.count, d + 1))
+        stack.extend((y, d + 1) for y in children(x))
     return deepest
 
 
@@ -333,16 +382,9 @@ def _check_depth(e: Expr, text: str) -> None:
         raise ParseError(f"the expression nests more than {MAX_TREE_DEPTH} levels deep", text, 1)
 
 
-_FUNCTIONS = re.compile(r"(abs|ceil|floor|max|min|round)\(", _I)
-
-
 def _peer_form(found: str) -> str | None:
     """The notation of Roll20, Foundry or rpg-dice-roller that `found` starts, which d20cli
     does not read (yet): named, so the error says what differs."""
-    if found.startswith("{"):
-        return "groups like {4d6,3d8}kh1 (Roll20, rpg-dice-roller) are not supported"
-    if _FUNCTIONS.match(found):
-        return f"functions like {found.split('(')[0]}(...) are not supported"
     if found.startswith(";"):
         return "several rolls on one line (';') are not supported: one request a line"
     if found.startswith("[["):

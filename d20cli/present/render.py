@@ -189,7 +189,38 @@ def tree_segments(node: Any, parent: int = 0) -> Line:
         if p < parent:
             out = [("(", ""), *out, (")", "")]
         return out
+    if isinstance(node, dice.EvalCall):  # `max(1d6 (3), 1d8 (5))`
+        out = [(f"{node.expr.name}(", "cyan")]
+        for i, arg in enumerate(node.args):
+            out += [(", ", "")] if i else []
+            out += tree_segments(arg)
+        return [*out, (")", "cyan")]
+    if isinstance(node, dice.EvalGroup):
+        return _group_segments(node)
     return [(str(getattr(node, "total", "")), "")]
+
+
+def _group_segments(node: Any) -> Line:
+    """`{4d6 (6 5 2 1) = 14, ~3d8 (3 4 5) = 12~}kh1`: each expression with its total,
+    a dropped one struck through, a pool's success `+` and failure `-` after it."""
+    from d20cli.dice import evaluate as dice
+
+    marks = {"success": "+", "failure": "-", "": ""}
+    out: Line = [("{", "cyan")]
+    for i, item in enumerate(node.items):
+        part = tree_segments(item)
+        mark = "" if node.marks is None else marks[node.marks[i]]
+        if not isinstance(item, dice.EvalNumber):
+            part += [(" = ", ""), (f"{item.total}", "bold")]
+        part.append((mark, "bold green" if mark == "+" else "red"))
+        if node.kept is not None and not node.kept[i]:
+            part = [("~", "dim strike"), *((t, "dim strike") for t, _ in part), ("~", "dim strike")]
+        out += [(", ", ""), *part] if i else part
+    group = node.expr
+    mods = ("" if group.keep is None else str(group.keep)) + (
+        "" if group.pool is None else str(group.pool)
+    )
+    return [*out, ("}" + mods, "cyan")]
 
 
 def _check_body(r: Result) -> Line:

@@ -7,11 +7,13 @@ term; a roll of more than LIST_LIMIT (1,000) dice carries a DiceSummary instead 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from d20cli.dice.evaluate import EvalDice, evaluate, summarise
+from d20cli.dice.advantage import adv_problem, plain_d20s
+from d20cli.dice.evaluate import EvalDice, EvalGroup, evaluate, summarise
 from d20cli.dice.roller import Roller
-from d20cli.dice.tree import LIST_LIMIT, Arithmetic, Dice, Expr, Keep, Neg, adv_problem, plain_d20s
+from d20cli.dice.tree import LIST_LIMIT, Arithmetic, Call, Dice, Expr, Group, Keep, Neg
 from d20cli.errors import DiceError
 from d20cli.language.requests import RollRequest
 from d20cli.results import Die, Result
@@ -34,6 +36,10 @@ def with_advantage(e: Expr, adv: int) -> tuple[Expr, Dice | None]:
             return Neg(swap(x.operand))
         if isinstance(x, Arithmetic):
             return Arithmetic(swap(x.first), tuple((op, swap(y)) for op, y in x.rest))
+        if isinstance(x, Call):
+            return Call(x.name, tuple(swap(y) for y in x.args))
+        if isinstance(x, Group):
+            return Group(tuple(swap(y) for y in x.items), x.keep, x.pool)
         return x
 
     return swap(e), new
@@ -64,6 +70,7 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
     roles = {} if adv_term is None else {id(adv_term): "d20"}
     tree = evaluate(expr, roller, "roll", roles)
     detail: dict[str, Any] = {"expression": str(expr)}
+    tree_is_term = isinstance(tree, EvalDice) and tree.count is None
     if isinstance(tree, EvalDice) and tree.count is None:  # one term: no walk needed
         terms = [tree]
         labels = {} if tree.expr.label is None else {tree.expr.label: tree.total}
@@ -75,6 +82,9 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
     if request.comment:
         detail["comment"] = request.comment
     goal = _target_fields(request, tree.total, detail)
+    groups = [g for g in tree.walk() if isinstance(g, EvalGroup)] if not tree_is_term else []
+    if groups:  # `{4d6,3d8}kh1`: each expression's total, which are kept, pool marks
+        detail["groups"] = [_group_json(g) for g in groups]
     if any(t.expr.crit is not None for t in terms):
         detail.update(critical_counts(terms))
     count = sum(len(t.faces) for t in terms)
@@ -89,9 +99,13 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
             tree=tree,
             **goal,
         )
+    dropped = {id(t) for g in groups for t in g.dropped_terms()}
     dice: list[Die] = []
     for t in terms:
-        dice.extend(t.term_dice())
+        if id(t) in dropped:  # in an expression a group's keep/drop dropped
+            dice.extend(replace(d, kept=False) for d in t.term_dice())
+        else:
+            dice.extend(t.term_dice())
     return Result(
         request=request.text,
         system=system,
@@ -102,6 +116,17 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
         tree=tree,
         **goal,
     )
+
+
+def _group_json(g: EvalGroup) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "expression": str(g.expr),
+        "totals": [x.total for x in g.items],
+        "kept": [True] * len(g.items) if g.kept is None else list(g.kept),
+    }
+    if g.marks is not None:
+        out["marks"] = list(g.marks)
+    return out
 
 
 def _target_fields(request: RollRequest, total: int, detail: dict[str, Any]) -> dict[str, Any]:
