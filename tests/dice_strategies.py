@@ -36,8 +36,12 @@ def compare_points(lo: int, hi: int) -> st.SearchStrategy[Compare]:
 
 @st.composite
 def dice(draw: st.DrawFn, counts: st.SearchStrategy[int | Expr] | None = None) -> Dice:
-    sides: int | str = draw(st.integers(1, 20) | st.sampled_from([100, "%", "F"]))
-    lo, hi = (-1, 1) if sides == "F" else (1, 100 if sides == "%" else int(sides))
+    custom = st.lists(st.integers(-3, 6), min_size=1, max_size=5).map(tuple)
+    sides: Any = draw(st.integers(1, 20) | st.sampled_from([100, "%", "F"]) | custom)
+    if isinstance(sides, tuple):  # custom faces `d{0,0,1,2}`
+        lo, hi = min(sides), max(sides)
+    else:
+        lo, hi = (-1, 1) if sides == "F" else (1, 100 if sides == "%" else int(sides))
     count = draw(counts if counts is not None else st.integers(0, 4))
     mods: dict[str, Any] = {}
     if draw(st.booleans()):
@@ -87,6 +91,7 @@ def dice(draw: st.DrawFn, counts: st.SearchStrategy[int | Expr] | None = None) -
         and draw(st.integers(0, 3)) == 0
         and not (term.reroll is not None and term.reroll.once)
         and count <= term.unique_faces()
+        and not (isinstance(sides, tuple) and len(set(sides)) < len(sides))
     ):
         term = Dice(count, sides, label=term.label, unique=True, **mods)  # type: ignore[arg-type]
     return term
@@ -99,7 +104,19 @@ computed_counts = st.builds(Number, st.integers(0, 3)) | st.builds(
     Dice, st.integers(0, 2), st.integers(1, 3)
 )
 
-atoms: st.SearchStrategy[Expr] = numbers | dice() | dice(st.integers(0, 4) | computed_counts)
+# Computed sides `1d(1d3+1)`: a small positive number, or a small roll plus one.
+computed_sides = st.builds(
+    Dice,
+    st.integers(0, 3),
+    st.builds(Number, st.integers(1, 6))
+    | st.builds(
+        Arithmetic, st.builds(Dice, st.just(1), st.integers(1, 3)), st.just((("+", Number(1)),))
+    ),
+)
+
+atoms: st.SearchStrategy[Expr] = (
+    numbers | dice() | dice(st.integers(0, 4) | computed_counts) | computed_sides
+)
 
 
 def _extend(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:

@@ -1,7 +1,7 @@
-"""Exact distributions of functions (`max(1d6,1d8)`, `ceil(1d6/2)`) and groups
-(`{4d6,3d8}kh1`, `{3d6,2d10}>=10`), for `d20cli.dice.distribution`'s calculator: the
-same rules as rolling (`call_value`, `exact_step`, the group's keep order and pool score),
-the same budget."""
+"""Exact distributions of functions (`max(1d6,1d8)`, `ceil(1d6/2)`), groups
+(`{4d6,3d8}kh1`, `{3d6,2d10}>=10`) and mixtures (computed counts and sides), for
+`d20cli.dice.distribution`'s calculator: the same rules as rolling (`call_value`,
+`exact_step`, the group's keep order and pool score), the same budget."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import math
 from fractions import Fraction
 from typing import Protocol
 
-from d20cli.dice.evaluate import exact_step, too_large
-from d20cli.dice.tree import MAX_TOTAL, ROUNDING, Arithmetic, Call, Expr, Group, Neg, call_value
+from d20cli.dice.arith import ROUNDING, call_value, exact_step
+from d20cli.dice.evaluate import too_large
+from d20cli.dice.tree import MAX_TOTAL, Arithmetic, Call, Expr, Group, Neg
 from d20cli.dice.weights import (
     Budget,
     Weights,
@@ -39,6 +40,23 @@ class Calculator(Protocol):
 def _reduced(weights: Weights) -> Weights:
     g = math.gcd(*weights.values())
     return weights if g == 1 else {v: w // g for v, w in weights.items()}
+
+
+def mixture(
+    chances: Weights, parts: dict[int, tuple[Weights, Fraction]], before: Fraction
+) -> tuple[Weights, Fraction]:
+    """The distribution that is `parts[k]` with weight `chances[k]` (a computed count or
+    computed sides); `before` is the truncated mass of what picked k."""
+    common = math.lcm(*(sum(w.values()) for w, _ in parts.values()))
+    out: Weights = {}
+    truncated = Fraction(0)
+    total = sum(chances.values())
+    for k, (weights, t) in parts.items():
+        factor = chances[k] * (common // sum(weights.values()))
+        for v, w in weights.items():
+            add_into(out, v, w * factor)
+        truncated += Fraction(chances[k], total) * t
+    return _reduced(out), min(Fraction(1), before + truncated)
 
 
 def call_weights(self: Calculator, e: Call) -> tuple[Weights, Fraction]:

@@ -39,6 +39,8 @@ import math
 from collections import Counter
 from fractions import Fraction
 
+from d20cli.dice.arith import ROUNDING
+from d20cli.dice.arith import exact_step as exact_step
 from d20cli.dice.evaluated import EvalArithmetic as EvalArithmetic
 from d20cli.dice.evaluated import EvalCall as EvalCall
 from d20cli.dice.evaluated import EvalDice as EvalDice
@@ -51,7 +53,6 @@ from d20cli.dice.roller import Roller
 from d20cli.dice.tree import (
     MAX_SIDES,
     MAX_TOTAL,
-    ROUNDING,
     Arithmetic,
     Call,
     Dice,
@@ -100,7 +101,7 @@ def never_ends(e: Dice) -> str | None:
     # Each point's non-matching faces are one or two intervals whose ends lie next to its
     # value, so if some face stops them all, one of these candidates does.
     candidates = {lo, hi} | {p.value + d for p in points for d in (-1, 0, 1)}
-    faces = [f for f in candidates if lo <= f <= hi]
+    faces = [f for f in candidates if lo <= f <= hi] if e.custom is None else list(e.custom)
     if sticky is not None and all(sticky.matches(f) for f in faces):
         return f"{e._what} would reroll forever: every face matches '{e.reroll}'"
     survivors = [f for f in faces if sticky is None or not sticky.matches(f)]
@@ -127,8 +128,8 @@ def unique_problem(e: Dice, n: int) -> str | None:
 def _expect_within_budget(e: Dice, n: int, point: Compare, roller: Roller) -> None:
     """Refuse exploding dice that would, on average, roll past the budget (`500000d2!`)
     before rolling any of them."""
-    lo, hi = e._range
-    p = Fraction(point.count_in(lo, hi), hi - lo + 1)
+    values = e.face_values()
+    p = Fraction(sum(1 for v in values if point.matches(v)), len(values))
     expected = n / (1 - p)  # each chain rolls 1/(1-p) dice on average
     left = roller.budget - roller.count
     if expected >= left:
@@ -148,17 +149,6 @@ def too_large(e: Expr) -> str:
 
 
 _POOL_MARKS = {1: "success", -1: "failure", 0: ""}
-
-
-def exact_step(a: Fraction, op: str, b: Fraction) -> Fraction:
-    """One step of exact arithmetic (`/` divides exactly; the caller rules out zero)."""
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a - b
-    if op == "*":
-        return a * b
-    return a / b
 
 
 def group_kept(e: Group, totals: list[int]) -> list[bool]:
@@ -264,22 +254,39 @@ class _Evaluator:
         return EvalGroup(e, total, items, None if all(kept) else tuple(kept), marks)
 
     def dice(self, e: Dice) -> EvalDice:
-        ev = self._term(e)
+        ev = self._computed(e) if e.computed else self._term(e)
         if e.crit is not None or e.sort is not None:
             ev = _marked(ev)
         return ev
 
-    def _term(self, e: Dice) -> EvalDice:
+    def _computed(self, e: Dice) -> EvalDice:
+        """`1d(1d4+2)`: the count (if computed), then the sides, then the die they make."""
+        count_ev = None if isinstance(e.count, int) else self.eval(e.count)
+        sides_ev = self.eval(e.sides)  # type: ignore[arg-type]
+        s = sides_ev.total
+        if not 1 <= s <= MAX_SIDES:
+            raise DiceError(f"'{e}' would roll a d{s}: a die needs 1 to {MAX_SIDES:,} sides")
+        term = e.with_sides(s)
+        problem = term.limit_problem()
+        if problem is not None:
+            raise DiceError(problem)
+        ev = self._term(term, count_ev)
+        return EvalDice(term, ev.total, ev.faces, ev.kept, ev.flags, ev.count, ev.role, sides_ev)
+
+    def _term(self, e: Dice, count_ev: Evaluated | None = None) -> EvalDice:
         roller = self.roller
         role = self.roles.get(id(e), self.role) if self.roles else self.role
-        count_ev: Evaluated | None = None
         n = e.count
         if type(n) is not int:
-            count_ev = self.eval(n)  # type: ignore[arg-type]
+            if count_ev is None:
+                count_ev = self.eval(n)  # type: ignore[arg-type]
             n = count_ev.total
             if n < 0:
                 raise DiceError(f"'{e}' would roll {n} dice: the count must not be negative")
         lo, hi = e._range
+        custom = None if e._plain else e.custom  # `d{0,0,1,2}`: a position, then its value
+        if custom is not None:
+            lo, hi = 1, len(custom)
         if not 1 <= hi <= MAX_SIDES:
             raise DiceError(f"'{e}': a die needs 1 to {MAX_SIDES:,} sides, not {e.sides}")
         roller.charge(n, e._what)
@@ -288,6 +295,8 @@ class _Evaluator:
             return EvalDice(e, sum(faces), faces, None, None, count_ev, role)
         if e.reroll is None and e.explode is None and not e.unique:
             faces = roller.roll_many(lo, hi, n)
+            if custom is not None:
+                faces = [custom[i - 1] for i in faces]
             flags: list[tuple[str, ...]] | None = None
             if e.minimum is not None or e.maximum is not None:
                 flags = [()] * n
@@ -314,14 +323,19 @@ class _Evaluator:
             units = [[i] for i in range(n)]
             values = faces
         else:
-            faces, flags, units, values = self._chains(e, n, lo, hi)
+            faces, flags, units, values = self._chains(e, n, lo, hi, custom)
         return self._finish(e, faces, flags, units, values, count_ev, role)
 
     def _chains(
-        self, e: Dice, n: int, lo: int, hi: int
+        self, e: Dice, n: int, lo: int, hi: int, custom: tuple[int, ...] | None
     ) -> tuple[list[int], list[tuple[str, ...]], list[list[int]], list[int]]:
         """Roll n dice one by one with rerolls and explosions."""
         roller = self.roller
+
+        def draw() -> int:
+            face = roller.roll(lo, hi)
+            return face if custom is None else custom[face - 1]
+
         what = e._what
         reroll = e.reroll
         explode = e.explode
@@ -340,7 +354,7 @@ class _Evaluator:
         values: list[int] = []
         for _ in range(n):
             roller.charge(1, what)  # explosions may have used up what the count reserved
-            face = roller.roll(lo, hi)
+            face = draw()
             unit: list[int] = []
             extra = False  # the first die of a chain, not one an explosion added
             while True:  # one chain link: a die, its rerolls, then maybe an explosion
@@ -352,7 +366,7 @@ class _Evaluator:
                         faces.append(face)
                         flags.append(("rerolled",))
                         roller.charge(1, what)
-                        face = roller.roll(lo, hi)
+                        face = draw()
                         times += 1
                     if seen is not None:
                         seen.add(face)
@@ -378,7 +392,7 @@ class _Evaluator:
                     break
                 extra = True
                 roller.charge(1, what)
-                face = roller.roll(lo, hi)
+                face = draw()
             if compound:
                 units.append(unit)
                 values.append(sum(faces[i] for i in unit))

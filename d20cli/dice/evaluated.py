@@ -71,7 +71,8 @@ class EvalNumber(Evaluated):
 class EvalDice(Evaluated):
     """One dice term as rolled.
 
-    faces: every physical die in roll order (after mi/ma), including rerolled-away faces.
+    faces: every physical die in roll order (after mi/ma), including rerolled-away faces;
+    a custom die's by value (flagged "custom"; `sides` is its number of faces).
     kept: None if every die is kept, else a parallel list.
     flags: None if no die has a flag, else a parallel list of flag tuples.
     count: the evaluated count expression of `(1+1)d6`, else None.
@@ -84,27 +85,30 @@ class EvalDice(Evaluated):
     flags: list[tuple[str, ...]] | None = None
     count: Evaluated | None = None
     role: str = "roll"
+    sides: Evaluated | None = None  # computed sides `1d(1d4+2)`: their evaluation
 
     def children(self) -> list[Evaluated]:
-        return [] if self.count is None else [self.count]
+        return [x for x in (self.count, self.sides) if x is not None]
 
     def terms(self) -> Iterator[EvalDice]:
         if self.count is not None:  # `(1d4)d6`: the d4 was rolled first
             yield from self.count.terms()
+        if self.sides is not None:
+            yield from self.sides.terms()
         yield self
 
     def term_dice(self) -> list[Die]:
         sides = self.expr.die_sides
         role, label = self.role, self.expr.label
-        fudge = self.expr.sides == "F"
+        mark = "fudge" if self.expr.sides == "F" else "custom" if self.expr.custom else ""
         kept, flags = self.kept, self.flags
-        if kept is None and flags is None and not fudge:
+        if kept is None and flags is None and not mark:
             return [Die(sides, f, True, role, label) for f in self.faces]
         out = []
         for i, f in enumerate(self.faces):
             fl = () if flags is None else flags[i]
-            if fudge:
-                fl = (*fl, "fudge")
+            if mark:
+                fl = (*fl, mark)
             out.append(Die(sides, f, True if kept is None else kept[i], role, label, fl))
         return out
 

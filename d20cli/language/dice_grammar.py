@@ -10,7 +10,9 @@ Keywords are case-insensitive (`4D6KH3` = `4d6kh3`).
     atom        := dice | function | group | '(' sum ')' | integer label?
     function    := ('abs'|'ceil'|'floor'|'max'|'min'|'round') '(' sum (',' sum)* ')'
     group       := '{' sum (',' sum)* '}' (keep/drop | pool target)*
-    dice        := (integer | '(' sum ')')? 'd' (integer | '%' | 'F') modifier* label?
+    dice        := (integer | '(' sum ')')? 'd' sides modifier* label?
+    sides       := integer | '%' | 'F' | '{' signed (',' signed)* '}' | '(' sum ')'
+                   (custom faces `d{0,0,1,2}`, rolled by position; computed `1d(1d4+2)`)
     modifier    := 'r' point | 'ro' point            reroll (again while it matches / once)
                  | '!' point? | '!!' point?          explode / compound (default: highest face)
                  | 'mi' integer | 'ma' integer       per-die floor / ceiling
@@ -57,7 +59,9 @@ import pyparsing as pp
 from d20cli.dice.advantage import adv_problem
 from d20cli.dice.evaluate import unique_problem
 from d20cli.dice.tree import (
+    LIST_LIMIT,
     MAX_SIDES,
+    MAX_TOTAL,
     Arithmetic,
     Call,
     Compare,
@@ -89,6 +93,7 @@ MAX_PAREN_DEPTH = 100
 MAX_TREE_DEPTH = 200
 MAX_REPEAT = 1000
 MAX_ITEMS = 100  # the most arguments of a function or expressions in a group
+MAX_FACES = LIST_LIMIT  # the most faces of a custom die
 
 _I = re.IGNORECASE
 
@@ -101,10 +106,26 @@ expression.set_name("an expression")
 _close = pp.Literal(")").set_name("')' (unbalanced parenthesis)")
 _group = pp.Suppress("(") - expression - pp.Suppress(_close)
 
+
+def _build_faces(s: str, loc: int, toks: pp.ParseResults) -> tuple[int, ...]:
+    if len(toks) > MAX_FACES:
+        raise _fail(s, loc, f"a custom die has at most {MAX_FACES:,} faces, not {len(toks):,}")
+    return tuple(toks)  # one token: the tuple of faces
+
+
+_custom_faces = (
+    pp.Literal("{").leave_whitespace().suppress()
+    - pp.DelimitedList(_int("a face value", signed=True), ",")
+    - pp.Suppress(pp.Literal("}").set_name("'}' to close the faces"))
+).set_parse_action(_build_faces)
+_computed_sides = pp.Literal("(").leave_whitespace().suppress() - expression - pp.Suppress(_close)
+
 _sides = (
     _int("a number of sides after 'd'", tight=True)
     | pp.Literal("%").leave_whitespace()
     | pp.CaselessLiteral("F").leave_whitespace()
+    | _custom_faces
+    | _computed_sides
 ).set_name("a number of sides after 'd'")
 
 _MOD_NAMES = {
@@ -147,7 +168,12 @@ def _build_dice(s: str, loc: int, toks: pp.ParseResults) -> Dice:
         mods[kind] = value
     if "crit_success" in mods or "crit_failure" in mods:
         mods["crit"] = Crit(mods.pop("crit_success", None), mods.pop("crit_failure", None))
-    lo, hi = (-1, 1) if sides == "F" else (1, 100 if sides == "%" else int(sides))
+    if isinstance(sides, tuple):
+        lo, hi = min(sides), max(sides)
+    elif isinstance(sides, int | str):
+        lo, hi = (-1, 1) if sides == "F" else (1, 100 if sides == "%" else int(sides))
+    else:  # computed sides: checked once they are rolled
+        lo, hi = -MAX_TOTAL, MAX_TOTAL
     for kind in ("minimum", "maximum"):
         v = mods.get(kind)
         if v is not None and not lo <= v <= hi:
@@ -392,21 +418,11 @@ def _peer_form(found: str) -> str | None:
     return None
 
 
-def _sides_form(found: str) -> str | None:
-    if found.startswith("{"):
-        return "custom faces like d{0,0,1,2} are not supported"
-    if found.startswith("("):
-        return "computed sides like 1d(1d4+2) are not supported (a computed count is: (1d4)d6)"
-    return None
-
-
 def _message(exc: pp.ParseBaseException, text: str) -> str:
     """A message a person understands, from pyparsing's."""
     msg = str(exc.msg)
     loc = exc.loc
     found = text[loc:].split(None, 1)[0] if text[loc:].strip() else ""
-    if msg.startswith("Expected a number of sides") and _sides_form(found):
-        return _sides_form(found) or ""
     peer = _peer_form(found)
     if peer is not None:
         return peer

@@ -83,6 +83,8 @@ def _fudge(face: int) -> str:
 def die_style(d: Die) -> str:
     if not d.kept:
         return "dim strike"
+    if "custom" in d.flags:  # a custom die's face is a value, not a position
+        return "bold"
     if "critical_success" in d.flags:
         return "bold green"
     if "critical_failure" in d.flags:
@@ -165,12 +167,18 @@ def tree_segments(node: Any, parent: int = 0) -> Line:
 
     if isinstance(node, dice.EvalDice):
         term = node.expr
-        text = str(term)
-        out: Line = [(text, "cyan")]
-        count = f"({term.count})"
-        if node.count is not None and text.startswith(count):
-            # `(1d4)d6`: the count's own dice too, `(1d4 (2))d6 (3 4)`
-            out = [("(", "cyan"), *tree_segments(node.count), (text[len(count) - 1 :], "cyan")]
+        out: Line = [(str(term), "cyan")]
+        if node.count is not None or node.sides is not None:
+            # `(1d4)d6`, `1d(1d4+2)`: the count's and the sides' own dice too,
+            # `(1d4 (2))d6 (3 4)`, `1d(1d4 (3) + 2) (4)`
+            count, sides, rest = term.parts()
+            out = [(count, "cyan")]
+            if node.count is not None:
+                out = [("(", "cyan"), *tree_segments(node.count), (")", "cyan")]
+            if node.sides is None:
+                out.append((f"d{sides}{rest}", "cyan"))
+            else:
+                out += [("d(", "cyan"), *tree_segments(node.sides), (f"){rest}", "cyan")]
         out.append((" (", "dim"))
         out += dice_segments(node.term_dice())
         out.append((")", "dim"))

@@ -70,8 +70,9 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
     roles = {} if adv_term is None else {id(adv_term): "d20"}
     tree = evaluate(expr, roller, "roll", roles)
     detail: dict[str, Any] = {"expression": str(expr)}
-    tree_is_term = isinstance(tree, EvalDice) and tree.count is None
-    if isinstance(tree, EvalDice) and tree.count is None:  # one term: no walk needed
+    tree_is_term = isinstance(tree, EvalDice) and tree.count is None and tree.sides is None
+    if tree_is_term:  # one term: no walk needed
+        assert isinstance(tree, EvalDice)
         terms = [tree]
         labels = {} if tree.expr.label is None else {tree.expr.label: tree.total}
     else:
