@@ -132,7 +132,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
                     tally.labels.update(_outcome_labels(context, opts))
                 tally.add(result)
                 continue
-            _emit(result, opts, out, header=not results)
+            _emit(result, opts, out, header=not results or results[0].request != result.request)
             if opts.exit_status:
                 status = max(status, exit_for(result, opts))
             results = [result]

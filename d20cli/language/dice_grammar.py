@@ -408,24 +408,11 @@ def _check_depth(e: Expr, text: str) -> None:
         raise ParseError(f"the expression nests more than {MAX_TREE_DEPTH} levels deep", text, 1)
 
 
-def _peer_form(found: str) -> str | None:
-    """The notation of Roll20, Foundry or rpg-dice-roller that `found` starts, which d20cli
-    does not read (yet): named, so the error says what differs."""
-    if found.startswith(";"):
-        return "several rolls on one line (';') are not supported: one request a line"
-    if found.startswith("[["):
-        return "inline rolls [[...]] are not supported: roll the expression itself"
-    return None
-
-
 def _message(exc: pp.ParseBaseException, text: str) -> str:
     """A message a person understands, from pyparsing's."""
     msg = str(exc.msg)
     loc = exc.loc
     found = text[loc:].split(None, 1)[0] if text[loc:].strip() else ""
-    peer = _peer_form(found)
-    if peer is not None:
-        return peer
     if msg.startswith("Expected end of text"):
         if found.startswith("."):
             return "numbers must be whole (integers only)"

@@ -246,6 +246,10 @@ class RollRequest:
     adv: int = 0  # +1 advantage, -1 disadvantage, 0 neither (or both, which cancel)
     comment: str | None = None
     target: Compare | None = None
+    # `1d20+5; 2d6+3`: the rolls of the line, one result each (expr is the first's);
+    # with `template`, inline rolls: the text pieces around them (one more than parts)
+    parts: tuple[RollRequest, ...] = ()
+    template: tuple[str, ...] | None = None
     verb: ClassVar[str] = "roll"
 
 

@@ -382,6 +382,13 @@ def render_result(r: Result, header: bool = True) -> list[Line]:
                 (s.rank, "bold"),
             ]
             lines.append(line)
+    elif r.verb == "roll" and "text" in r.detail:  # inline rolls in text
+        lines.append([("  ", ""), (str(r.detail["text"]), "bold")])
+        trees = r.tree if isinstance(r.tree, tuple) else ()  # none when read back from JSON
+        for i, part in enumerate(r.detail.get("parts", ())):
+            shown = tree_segments(trees[i]) if i < len(trees) else [(part["expression"], "cyan")]
+            total = (str(part["total"]), "bold yellow")
+            lines.append([("    ", ""), *shown, ("  = ", ""), total])
     elif r.verb == "roll":
         lines.append(_roll_body(r))
         if r.dice_summary is not None:
@@ -398,6 +405,8 @@ def render_result(r: Result, header: bool = True) -> list[Line]:
 def quiet_text(r: Result) -> str:
     """`-q`: the total, or the outcome where there is no total (and the winning side of a
     contest of three or more sides: `side_wins 3`)."""
+    if r.verb == "roll" and "text" in r.detail:  # inline rolls: the text filled in
+        return str(r.detail["text"])
     if r.total is not None:
         if r.damage is not None:
             return f"{r.total} {r.damage.total}"

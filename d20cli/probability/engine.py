@@ -130,6 +130,11 @@ def _roll_odds(request: Any, system_id: str) -> Odds:
     from d20cli.dice import distribution
     from d20cli.rules.roll import with_advantage
 
+    if request.parts:
+        raise D20Error(
+            "odds take one roll: ask for each of the line's rolls on its own "
+            f"(`odds {request.parts[0].text}`)"
+        )
     expr, _ = with_advantage(request.expr, request.adv) if request.adv else (request.expr, None)
     dist = distribution.distribution(expr)
     den = dist.denominator

@@ -66,6 +66,8 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
     A roll of more than LIST_LIMIT dice has dice=() and a DiceSummary (count, kept, face
     histogram, sides) instead, which is what its JSON then carries.
     """
+    if request.template is not None:
+        return _inline(request, roller, system)
     expr, adv_term = with_advantage(request.expr, request.adv)
     roles = {} if adv_term is None else {id(adv_term): "d20"}
     tree = evaluate(expr, roller, "roll", roles)
@@ -116,6 +118,33 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
         detail=detail,
         tree=tree,
         **goal,
+    )
+
+
+def _inline(request: RollRequest, roller: Roller, system: str) -> Result:
+    """`roll I hit for [[1d8+3]] and [[1d6]] fire`: each inline roll resolved as a roll,
+    one result: detail "text" (the text with each total filled in) and "parts" (each
+    roll's expression, total and dice); dice: all of them; tree: the parts' trees."""
+    rolled = [resolve_roll(part, roller, system) for part in request.parts]
+    assert request.template is not None
+    text = request.template[0]
+    for r, piece in zip(rolled, request.template[1:], strict=True):
+        text += f"{r.total}{piece}"
+    parts = [
+        {
+            "expression": r.detail["expression"],
+            "total": r.total,
+            "dice": [d.to_json() for d in r.dice],
+        }
+        for r in rolled
+    ]
+    return Result(
+        request=request.text,
+        system=system,
+        verb="roll",
+        dice=tuple(d for r in rolled for d in r.dice),
+        detail={"text": text.strip(), "parts": parts},
+        tree=tuple(r.tree for r in rolled),
     )
 
 
