@@ -262,7 +262,7 @@ def run_odds(tokens: list[str], base: Options, out: Output) -> ExitStatus:
 
 def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     """The odds of the request in `words` (options already read)."""
-    from d20cli.present.odds_view import compare_lines, odds_lines
+    from d20cli.present.odds_view import compare_lines, csv_text, odds_lines
     from d20cli.probability.engine import odds_of, simulate
 
     def one(text: str) -> Any:
@@ -273,8 +273,10 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     texts: list[str]
     if words and words[0] == "compare":
         texts = [w for w in words[1:] if w]
-        if len(texts) != 2:
-            usage = ParseError('odds compare takes two quoted requests: "check +5 vs 15 adv" ...')
+        if len(texts) < 2:
+            usage = ParseError(
+                'odds compare takes two or more quoted requests: "check +5 vs 15 adv" ...'
+            )
             out.error(usage, opts.json)
             return ExitStatus.BAD_INPUT
     else:
@@ -288,13 +290,17 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
         except D20Error as err:
             out.error(in_text(err, text), opts.json)
             return ExitStatus.BAD_INPUT
+    comparing = words[:1] == ["compare"]
     if opts.json:
-        if len(results) == 2:
+        if comparing:
             out.json({"compare": [r.to_json() for r in results]})
         else:
             out.json(results[0].to_json())
-    elif len(results) == 2:
-        out.lines(compare_lines(results[0], results[1]))
+    elif opts.csv:
+        for r in results:
+            out.text(csv_text(r))
+    elif comparing:
+        out.lines(compare_lines(results))
     else:
         out.lines(odds_lines(results[0]))
     return ExitStatus.OK
