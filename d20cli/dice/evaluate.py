@@ -254,7 +254,7 @@ class _Evaluator:
         return EvalGroup(e, total, items, None if all(kept) else tuple(kept), marks)
 
     def dice(self, e: Dice) -> EvalDice:
-        ev = self._computed(e) if e.computed else self._term(e)
+        ev = self._term(e) if e._plain or not e.computed else self._computed(e)
         if e.crit is not None or e.sort is not None:
             ev = _marked(ev)
         return ev

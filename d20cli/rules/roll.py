@@ -85,7 +85,8 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
     if request.comment:
         detail["comment"] = request.comment
     goal = _target_fields(request, tree.total, detail)
-    groups = [g for g in tree.walk() if isinstance(g, EvalGroup)] if not tree_is_term else []
+    braces = not tree_is_term and "{" in detail["expression"]  # no walk for most rolls
+    groups = [g for g in tree.walk() if isinstance(g, EvalGroup)] if braces else []
     if groups:  # `{4d6,3d8}kh1`: each expression's total, which are kept, pool marks
         detail["groups"] = [_group_json(g) for g in groups]
     if any(t.expr.crit is not None for t in terms):
