@@ -236,7 +236,9 @@ def parse(
         rules, parsed, text = _read(request, line, system, character)
         for _ in rolling.results(parsed, rules.resolve, probe):
             pass
-    return Request(text, parsed.verb, rules.id, parsed.repeat)
+    return Request(
+        text, parsed.verb, rules.id, sum(unit.repeat for unit in rolling.each_roll(parsed))
+    )
 
 
 class VerbInfo(NamedTuple):
@@ -307,10 +309,11 @@ def _rolled(
     line = _request_line(request)
     with _placed_in(request, line):
         rules, parsed, text = _read(request, line, system, character)
-        if one and parsed.repeat > 1:
+        count = sum(unit.repeat for unit in rolling.each_roll(parsed))
+        if one and count > 1:
             at = re.search(r"(?<![\w.])[0-9]+x(?![\w])", text, re.IGNORECASE)
             raise ParseError(
-                f"this request makes {parsed.repeat} results; d20cli.roll gives one "
+                f"this request makes {count} results; d20cli.roll gives one "
                 "(d20cli.roll_all gives them all)",
                 text,
                 at.start() + 1 if at else None,

@@ -9,11 +9,13 @@ from hypothesis import strategies as st
 from d20cli.dice.evaluate import never_ends
 from d20cli.dice.tree import (
     Arithmetic,
+    Call,
     Compare,
     Crit,
     Dice,
     Explode,
     Expr,
+    Group,
     Keep,
     Neg,
     Number,
@@ -34,8 +36,12 @@ def compare_points(lo: int, hi: int) -> st.SearchStrategy[Compare]:
 
 @st.composite
 def dice(draw: st.DrawFn, counts: st.SearchStrategy[int | Expr] | None = None) -> Dice:
-    sides: int | str = draw(st.integers(1, 20) | st.sampled_from([100, "%", "F"]))
-    lo, hi = (-1, 1) if sides == "F" else (1, 100 if sides == "%" else int(sides))
+    custom = st.lists(st.integers(-3, 6), min_size=1, max_size=5).map(tuple)
+    sides: Any = draw(st.integers(1, 20) | st.sampled_from([100, "%", "F"]) | custom)
+    if isinstance(sides, tuple):  # custom faces `d{0,0,1,2}`
+        lo, hi = min(sides), max(sides)
+    else:
+        lo, hi = (-1, 1) if sides == "F" else (1, 100 if sides == "%" else int(sides))
     count = draw(counts if counts is not None else st.integers(0, 4))
     mods: dict[str, Any] = {}
     if draw(st.booleans()):
@@ -85,6 +91,7 @@ def dice(draw: st.DrawFn, counts: st.SearchStrategy[int | Expr] | None = None) -
         and draw(st.integers(0, 3)) == 0
         and not (term.reroll is not None and term.reroll.once)
         and count <= term.unique_faces()
+        and not (isinstance(sides, tuple) and len(set(sides)) < len(sides))
     ):
         term = Dice(count, sides, label=term.label, unique=True, **mods)  # type: ignore[arg-type]
     return term
@@ -97,7 +104,19 @@ computed_counts = st.builds(Number, st.integers(0, 3)) | st.builds(
     Dice, st.integers(0, 2), st.integers(1, 3)
 )
 
-atoms: st.SearchStrategy[Expr] = numbers | dice() | dice(st.integers(0, 4) | computed_counts)
+# Computed sides `1d(1d3+1)`: a small positive number, or a small roll plus one.
+computed_sides = st.builds(
+    Dice,
+    st.integers(0, 3),
+    st.builds(Number, st.integers(1, 6))
+    | st.builds(
+        Arithmetic, st.builds(Dice, st.just(1), st.integers(1, 3)), st.just((("+", Number(1)),))
+    ),
+)
+
+atoms: st.SearchStrategy[Expr] = (
+    numbers | dice() | dice(st.integers(0, 4) | computed_counts) | computed_sides
+)
 
 
 def _extend(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
@@ -109,7 +128,17 @@ def _extend(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
             st.lists(st.tuples(st.sampled_from("*/"), children), min_size=1, max_size=3),
         ).map(tuple),
     )
-    return chain | st.builds(Neg, children)
+    calls = st.builds(
+        Call,
+        st.sampled_from(["max", "min"]),
+        st.lists(children, min_size=1, max_size=3).map(tuple),
+    ) | st.builds(Call, st.sampled_from(["abs", "ceil", "floor", "round"]), st.tuples(children))
+    keeps = st.none() | st.builds(
+        Keep, st.sampled_from(["kh", "kl", "dh", "dl"]), st.integers(0, 3)
+    )
+    pools = st.none() | st.builds(Pool, compare_points(0, 12), st.none() | compare_points(0, 12))
+    groups = st.builds(Group, st.lists(children, min_size=2, max_size=3).map(tuple), keeps, pools)
+    return chain | st.builds(Neg, children) | calls | groups
 
 
 expressions: st.SearchStrategy[Expr] = st.recursive(atoms, _extend, max_leaves=8)

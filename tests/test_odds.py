@@ -163,14 +163,16 @@ def test_odds_json_contract() -> None:
 
 def test_odds_roll_has_distribution_and_mean() -> None:
     data = _odds_json("roll 4d6dl1")
-    assert data["mean"] == "15869/1296"
+    assert data["mean"] == 15869 / 1296  # a number, and exactly:
+    assert data["mean_exact"] == "15869/1296"
     dist = {int(k): Fraction(v) for k, v in data["distribution"].items()}  # type: ignore[attr-defined]
     assert min(dist) == 3 and max(dist) == 18 and sum(dist.values()) == 1
 
 
 def test_odds_scores_gives_one_score_and_its_ranks() -> None:
     data = _odds_json("scores -s pendagger")
-    assert data["mean"] == "15869/1296"
+    assert data["mean"] == 15869 / 1296  # a number, and exactly:
+    assert data["mean_exact"] == "15869/1296"
     assert "ranks" in data
 
 

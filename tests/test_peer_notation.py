@@ -10,6 +10,7 @@ import pytest
 
 from d20cli.errors import ParseError
 from d20cli.language.dice_grammar import parse_expression
+from d20cli.language.grammar import parse_request
 
 CORPUS = Path(__file__).parent / "peer_notation_corpus" / "corpus.txt"
 
@@ -26,6 +27,12 @@ def _entries() -> list[tuple[str, str, str]]:
 
 @pytest.mark.parametrize(("peer", "example", "expected"), _entries())
 def test_peer_example(peer: str, example: str, expected: str) -> None:
+    if expected.startswith(("rolls=", "inline=")):  # roll lines: `;` and `[[...]]`
+        kind, want = expected.split("=", 1)
+        request = parse_request("roll " + example)
+        assert [str(p.expr) for p in request.parts] == [w.strip() for w in want.split(" ; ")]
+        assert (request.template is not None) == (kind == "inline")
+        return
     kind, want = expected[0], expected[1:].strip()
     if kind == "=":
         assert str(parse_expression(example)) == want

@@ -36,6 +36,7 @@ class Options:
     players: int | None = None
     boon: bool = False
     simulate: int | None = None
+    csv: bool = False
 
     def merged(self, other: Options) -> Options:
         """These options with every field that `other` sets (differs from the default) applied."""
@@ -161,6 +162,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "system", ("--system", "-s"), "rule system: levelup, reglamento, mm, pendagger", _text, "ID"
     ),
     OptionSpec("json", ("--json",), "one JSON object per result line"),
+    OptionSpec("csv", ("--csv",), "odds: CSV rows (total, exactly, at least, at most)"),
     OptionSpec(
         "seed", ("--seed",), "seed the dice: the same seed gives the same rolls", _int(0), "N"
     ),

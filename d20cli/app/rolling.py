@@ -36,24 +36,39 @@ def results(
     roller: Roller,
     repeat: int = 1,
 ) -> Iterator[Result]:
-    """Each result of `request` (`6x 4d6kh3` gives six), `repeat` times over, resolved by
-    `resolve` (a system's `resolve`, or the edge's wrapper of it) with `roller`.
+    """Each result of `request` (`6x 4d6kh3` gives six, `1d20+5; 2d6+3` two), `repeat`
+    times over, resolved by `resolve` (a system's `resolve`, or the edge's wrapper of it)
+    with `roller`.
 
     The dice budget covers one request: its dice, explosions, rerolls and `Nx` repeats
     (an `Nx` roll that cannot fit is refused before a die is rolled); each of the
     `repeat` runs has the whole budget. At the end the roller checks that it is done
     (`--dice` faces left over are an error)."""
-    if request.repeat > 1 and request.verb == "roll":  # refuse `1000x 1001d6` before rolling
-        from d20cli.dice.evaluate import fewest_dice
+    units = each_roll(request)
+    fewest = 0
+    for unit in units:
+        if unit.repeat > 1 and unit.verb == "roll":  # refuse `1000x 1001d6` before rolling
+            from d20cli.dice.evaluate import fewest_dice
 
-        expr = getattr(request, "expr", None)
-        if expr is not None:
-            roller.charge(request.repeat * fewest_dice(expr), f"'{request.text}'")
+            expr = getattr(unit, "expr", None)
+            if expr is not None:
+                fewest += unit.repeat * fewest_dice(expr)
+                roller.charge(fewest, f"'{request.text}'")
     for _ in range(repeat):
         roller.count = 0
-        for _ in range(request.repeat):
-            yield resolve(request, roller)
+        for unit in units:
+            for _ in range(unit.repeat):
+                yield resolve(unit, roller)
     roller.finish()
+
+
+def each_roll(request: Request) -> tuple[Request, ...]:
+    """The requests that make the results of `request`: the rolls of `1d20+5; 2d6+3`, one
+    result each (they share the dice budget), else the request itself."""
+    parts = getattr(request, "parts", ())
+    if parts and getattr(request, "template", None) is None:
+        return tuple(parts)
+    return (request,)
 
 
 def in_text(err: D20Error, text: str) -> D20Error:

@@ -19,7 +19,8 @@ from d20cli.app.rolling import check_text, in_text
 from d20cli.dice.roller import Roller
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.present.output import Output
-from d20cli.present.render import Tally, quiet_text, render_result
+from d20cli.present.render import quiet_text, render_result
+from d20cli.present.tally import Tally
 from d20cli.results import Result
 
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
                     tally.labels.update(_outcome_labels(context, opts))
                 tally.add(result)
                 continue
-            _emit(result, opts, out, header=not results)
+            _emit(result, opts, out, header=not results or results[0].request != result.request)
             if opts.exit_status:
                 status = max(status, exit_for(result, opts))
             results = [result]
@@ -261,7 +262,7 @@ def run_odds(tokens: list[str], base: Options, out: Output) -> ExitStatus:
 
 def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     """The odds of the request in `words` (options already read)."""
-    from d20cli.present.odds_view import compare_lines, odds_lines
+    from d20cli.present.odds_view import compare_lines, csv_text, odds_lines
     from d20cli.probability.engine import odds_of, simulate
 
     def one(text: str) -> Any:
@@ -272,8 +273,10 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     texts: list[str]
     if words and words[0] == "compare":
         texts = [w for w in words[1:] if w]
-        if len(texts) != 2:
-            usage = ParseError('odds compare takes two quoted requests: "check +5 vs 15 adv" ...')
+        if len(texts) < 2:
+            usage = ParseError(
+                'odds compare takes two or more quoted requests: "check +5 vs 15 adv" ...'
+            )
             out.error(usage, opts.json)
             return ExitStatus.BAD_INPUT
     else:
@@ -287,13 +290,17 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
         except D20Error as err:
             out.error(in_text(err, text), opts.json)
             return ExitStatus.BAD_INPUT
+    comparing = words[:1] == ["compare"]
     if opts.json:
-        if len(results) == 2:
+        if comparing:
             out.json({"compare": [r.to_json() for r in results]})
         else:
             out.json(results[0].to_json())
-    elif len(results) == 2:
-        out.lines(compare_lines(results[0], results[1]))
+    elif opts.csv:
+        for r in results:
+            out.text(csv_text(r))
+    elif comparing:
+        out.lines(compare_lines(results))
     else:
         out.lines(odds_lines(results[0]))
     return ExitStatus.OK

@@ -1,7 +1,6 @@
 """Exact probability distributions of dice expressions (`d20 odds roll EXPR`, the odds engine).
 
-Pure Python and exact: every weight is an integer, every probability a `Fraction` over one
-common denominator; no floats anywhere (display code converts at the very end).
+Pure Python and exact: integer weights, `Fraction` probabilities, no floats.
 
     distribution(parse_expression("4d6dl1"))   # Dist: {3: 1, 4: 4, ..., 18: 21} / 1296
     branches(expr)                             # ((3, 1), (4, 4), ...) for the replay roller
@@ -21,7 +20,8 @@ How each part is computed (never by enumerating every roll):
 - Explosions (`!`, compound `!!`) follow each die's chain up to `explode_depth` extra dice.
   Non-compound explosions with keep/drop split the dice into "exploding faces" and "the
   face that stopped a chain" and run the keep DP on that two-kind multiset.
-- Computed counts (`(1d4)d6`) are a mixture over the count's values; `+ -` convolve
+- Computed counts (`(1d4)d6`) and sides (`1d(1d4+2)`) are mixtures over their values;
+  custom faces (`d{0,0,1,2}`) weigh each value by how many faces show it; `+ -` convolve
   (big-integer products again when large), `* /` combine every pair of values (`/` floors,
   as the roller does).
 
@@ -40,10 +40,8 @@ Decisions:
 - Cost: every step estimates its work before doing it and charges a budget of `max_states`
   (about a second of work); going over raises `TooCostly`, which suggests `--simulate N`.
 - `branches(expr)` is `distribution(expr)` as (total, weight) pairs with the weights reduced
-  by their gcd; explosions use the same cap (the truncated mass stays on the capped totals,
-  so the weights still sum to the denominator). It returns None when the exact
-  distribution is too costly (the caller then rolls die by die or simulates) and for
-  objects that are not dice expressions.
+  by their gcd, the same cap; None when the exact distribution is too costly (the caller
+  then rolls die by die or simulates) and for objects that are not dice expressions.
 """
 
 from __future__ import annotations
@@ -53,8 +51,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from d20cli.dice.combined import call_weights, group_weights, mixture
 from d20cli.dice.evaluate import too_large
-from d20cli.dice.tree import MAX_SIDES, MAX_TOTAL, Arithmetic, Compare, Dice, Expr, Neg, Number
+from d20cli.dice.tree import (
+    MAX_SIDES,
+    MAX_TOTAL,
+    Arithmetic,
+    Call,
+    Compare,
+    Dice,
+    Expr,
+    Group,
+    Neg,
+    Number,
+)
 from d20cli.dice.weights import (
     Budget,
     TooCostly,
@@ -151,7 +161,7 @@ def branches(
     None if `expr` is not a dice expression or its exact distribution is too costly.
     DiceError (a possible division by zero, ...) propagates: the request can fail.
     """
-    if not isinstance(expr, Number | Dice | Neg | Arithmetic):
+    if not isinstance(expr, Number | Dice | Neg | Arithmetic | Call | Group):
         return None
     try:
         return distribution(expr, explode_depth).branches()
@@ -171,10 +181,11 @@ def _make_dist(weights: Weights, truncated: Fraction) -> Dist:
 # ---------------------------------------------------------------------------------------
 
 
-def _faces(e: Dice) -> range:
+def _faces(e: Dice) -> list[int]:
+    """Every face of one die by value (a custom die's repeated values repeated)."""
     if isinstance(e.sides, int) and not 1 <= e.sides <= MAX_SIDES:
         raise DiceError(f"'{e}': a die needs 1 to {MAX_SIDES:,} sides, not {e.sides}")
-    return range(e.lo, e.hi + 1)
+    return e.face_values()
 
 
 def _pool_score(e: Dice) -> Callable[[int], int]:
@@ -186,18 +197,22 @@ def _pool_score(e: Dice) -> Callable[[int], int]:
 
 
 def _link(e: Dice) -> Weights:
-    """The natural face of one roll of one die, after its reroll rule."""
+    """The natural face of one roll of one die, after its reroll rule (weighted by how
+    many faces show the value, for custom dice)."""
     faces = _faces(e)
+    counts: Weights = {}
+    for f in faces:
+        add_into(counts, f, 1)
     reroll = e.reroll
     if reroll is None:
-        return dict.fromkeys(faces, 1)
-    bad = [f for f in faces if reroll.matches(f)]
-    if len(bad) == len(faces) and not reroll.once:
+        return counts
+    m = sum(c for f, c in counts.items() if reroll.matches(f))
+    if m == len(faces) and not reroll.once:
         raise DiceError(f"'{e}' would reroll forever: every face matches '{reroll}'")
     if not reroll.once:
-        return {f: 1 for f in faces if not reroll.matches(f)}
-    n, m = len(faces), len(bad)  # once: a matching face is replaced by a fresh roll
-    return {f: m + (0 if reroll.matches(f) else n) for f in faces}
+        return {f: c for f, c in counts.items() if not reroll.matches(f)}
+    n = len(faces)  # once: a matching face is replaced by a fresh roll
+    return {f: c * (m + (0 if reroll.matches(f) else n)) for f, c in counts.items()}
 
 
 class _Calculator:
@@ -216,6 +231,10 @@ class _Calculator:
             return self.dice(e)
         if isinstance(e, Arithmetic):
             return self.arithmetic(e)
+        if isinstance(e, Call):
+            return self.call(e)
+        if isinstance(e, Group):
+            return self.group(e)
         raise TypeError(f"not a dice expression: {e!r}")  # pragma: no cover
 
     # -- arithmetic -----------------------------------------------------------------
@@ -246,9 +265,17 @@ class _Calculator:
             acc = _reduced(out)
         return acc, truncated
 
+    def call(self, e: Call) -> tuple[Weights, Fraction]:
+        return call_weights(self, e)
+
+    def group(self, e: Group) -> tuple[Weights, Fraction]:
+        return group_weights(self, e)
+
     # -- dice -----------------------------------------------------------------------
 
     def dice(self, e: Dice) -> tuple[Weights, Fraction]:
+        if e.computed:
+            return self.computed_sides(e)
         if isinstance(e.count, int):
             return self.term(e, e.count)
         most = e.count.bounds()[1]  # the largest count alone may already be too much
@@ -263,16 +290,22 @@ class _Calculator:
         # the whole mixture's cost, before any of it is done
         self.budget.charge(sum(self.term_cost(e, n) for n in counts), str(e))
         parts = {n: self.compute_term(e, n) for n in counts}
-        common = math.lcm(*(sum(w.values()) for w, _ in parts.values()))
-        out: Weights = {}
-        truncated = Fraction(0)
-        count_total = sum(counts.values())
-        for n, (weights, t) in parts.items():
-            factor = counts[n] * (common // sum(weights.values()))
-            for v, w in weights.items():
-                add_into(out, v, w * factor)
-            truncated += Fraction(counts[n], count_total) * t
-        return _reduced(out), min(Fraction(1), count_truncated + truncated)
+        return mixture(counts, parts, count_truncated)
+
+    def computed_sides(self, e: Dice) -> tuple[Weights, Fraction]:
+        """`1d(1d4+2)`: a mixture over the sides' values, as rolling makes the die."""
+        sides, truncated = self.eval(e.sides)  # type: ignore[arg-type]
+        bad = [s for s in (min(sides), max(sides)) if not 1 <= s <= MAX_SIDES]
+        if bad:
+            raise DiceError(f"'{e}' can roll a d{bad[0]}: a die needs 1 to {MAX_SIDES:,} sides")
+        parts = {}
+        for s in sides:
+            term = e.with_sides(s)
+            problem = term.limit_problem()
+            if problem is not None:
+                raise DiceError(problem)
+            parts[s] = self.dice(term)
+        return mixture(sides, parts, truncated)
 
     def term_cost(self, e: Dice, n: int) -> int:
         """Estimated steps of `self.term(e, n)`, from the sizes alone (no tables built).

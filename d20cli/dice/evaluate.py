@@ -3,16 +3,7 @@
 Pure: no I/O, no global state, no global random. Faces come from a `Roller` that the
 caller passes in; the grammar lives in `d20cli.language.dice_grammar`.
 
-Syntax tree (frozen dataclasses, `str(e)` is the normalised text and parses back to `e`):
-
-- `Number(value, label)`: a non-negative integer (`3`, `3[bonus]`).
-- `Dice(count, sides, reroll, explode, minimum, maximum, keep, pool, label)`: a dice term.
-  `count` is an int or a parenthesised expression (`(1+1)d6`); `sides` is an int, `"%"`
-  (d%, 1..100) or `"F"` (Fudge, -1..+1).
-- `Neg(operand)`: unary minus.
-- `Arithmetic(first, rest)`: a left-associative chain of operators of one precedence
-  level (`+ -` or `* /`). Chains instead of binary nodes keep the tree shallow for long
-  sums such as `1+1+1+...`, so nothing recurses thousands of levels deep.
+The syntax tree is `d20cli.dice.tree`'s (its docstring lists the nodes).
 
 Evaluation, per die of a term, in this order: roll; reroll (`r`: again while the face
 matches, `ro`: once; the replaced face stays visible, dropped, flagged "rerolled");
@@ -48,8 +39,12 @@ import math
 from collections import Counter
 from fractions import Fraction
 
+from d20cli.dice.arith import ROUNDING
+from d20cli.dice.arith import exact_step as exact_step
 from d20cli.dice.evaluated import EvalArithmetic as EvalArithmetic
+from d20cli.dice.evaluated import EvalCall as EvalCall
 from d20cli.dice.evaluated import EvalDice as EvalDice
+from d20cli.dice.evaluated import EvalGroup as EvalGroup
 from d20cli.dice.evaluated import EvalNeg as EvalNeg
 from d20cli.dice.evaluated import EvalNumber as EvalNumber
 from d20cli.dice.evaluated import Evaluated as Evaluated
@@ -59,8 +54,10 @@ from d20cli.dice.tree import (
     MAX_SIDES,
     MAX_TOTAL,
     Arithmetic,
+    Call,
     Dice,
     Expr,
+    Group,
     Neg,
     Number,
     walk,
@@ -97,7 +94,7 @@ def never_ends(e: Dice) -> str | None:
     # Each point's non-matching faces are one or two intervals whose ends lie next to its
     # value, so if some face stops them all, one of these candidates does.
     candidates = {lo, hi} | {p.value + d for p in points for d in (-1, 0, 1)}
-    faces = [f for f in candidates if lo <= f <= hi]
+    faces = [f for f in candidates if lo <= f <= hi] if e.custom is None else list(e.custom)
     if sticky is not None and all(sticky.matches(f) for f in faces):
         return f"{e._what} would reroll forever: every face matches '{e.reroll}'"
     survivors = [f for f in faces if sticky is None or not sticky.matches(f)]
@@ -124,8 +121,8 @@ def unique_problem(e: Dice, n: int) -> str | None:
 def _expect_within_budget(e: Dice, n: int, point: Compare, roller: Roller) -> None:
     """Refuse exploding dice that would, on average, roll past the budget (`500000d2!`)
     before rolling any of them."""
-    lo, hi = e._range
-    p = Fraction(point.count_in(lo, hi), hi - lo + 1)
+    values = e.face_values()
+    p = Fraction(sum(1 for v in values if point.matches(v)), len(values))
     expected = n / (1 - p)  # each chain rolls 1/(1-p) dice on average
     left = roller.budget - roller.count
     if expected >= left:
@@ -147,6 +144,20 @@ def too_large(e: Expr) -> str:
 _POOL_MARKS = {1: "success", -1: "failure", 0: ""}
 
 
+def group_kept(e: Group, totals: list[int]) -> list[bool]:
+    """Which items of a group keep/drop keeps, by total (ties keep the earlier one)."""
+    n = len(totals)
+    if e.keep is None:
+        return [True] * n
+    k = e.keep.kept_count(n)
+    highest = e.keep.kind in ("kh", "dl")
+    order = sorted(range(n), key=lambda i: (-totals[i] if highest else totals[i], i))
+    kept = [False] * n
+    for i in order[:k]:
+        kept[i] = True
+    return kept
+
+
 class _Evaluator:
     __slots__ = ("role", "roles", "roller")
 
@@ -166,6 +177,10 @@ class _Evaluator:
         if kind is Neg:
             ev = self.eval(e.operand)  # type: ignore[union-attr]
             return EvalNeg(e, -ev.total, ev)  # type: ignore[arg-type]
+        if kind is Call:
+            return self.call(e)  # type: ignore[arg-type]
+        if kind is Group:
+            return self.group(e)  # type: ignore[arg-type]
         raise TypeError(f"not a dice expression: {e!r}")
 
     def arithmetic(self, e: Arithmetic) -> EvalArithmetic:
@@ -190,23 +205,81 @@ class _Evaluator:
                 raise DiceError(too_large(e))
         return EvalArithmetic(e, total, first, tuple(rest))
 
+    def call(self, e: Call) -> EvalCall:
+        if e.name in ROUNDING:  # the argument's arithmetic divides exactly
+            arg, exact = self.exact(e.args[0])
+            return EvalCall(e, e.apply([exact]), (arg,))
+        args = tuple(self.eval(x) for x in e.args)
+        return EvalCall(e, e.apply([a.total for a in args]), args)
+
+    def exact(self, e: Expr) -> tuple[Evaluated, Fraction]:
+        """`e` rolled, and its value with `/` as exact division (the `+ - * /` and unary
+        minus of `e` itself; other nodes count their usual total)."""
+        if isinstance(e, Neg):
+            ev, v = self.exact(e.operand)
+            return EvalNeg(e, math.floor(-v), ev), -v
+        if not isinstance(e, Arithmetic):
+            ev = self.eval(e)
+            return ev, Fraction(ev.total)
+        first, value = self.exact(e.first)
+        rest = []
+        for op, x in e.rest:
+            ev, v = self.exact(x)
+            rest.append((op, ev))
+            if op == "/" and v == 0:
+                raise DiceError(f"division by zero in '{e}' ('{x}' is 0)")
+            value = exact_step(value, op, v)
+            if abs(value) > MAX_TOTAL:
+                raise DiceError(too_large(e))
+        return EvalArithmetic(e, math.floor(value), first, tuple(rest)), value
+
+    def group(self, e: Group) -> EvalGroup:
+        items = tuple(self.eval(x) for x in e.items)
+        totals = [x.total for x in items]
+        kept = group_kept(e, totals)
+        marks: tuple[str, ...] | None = None
+        if e.pool is not None:
+            scores = [e.pool.score(t) if k else 0 for t, k in zip(totals, kept, strict=True)]
+            marks = tuple(_POOL_MARKS[s] for s in scores)
+            total = sum(scores)
+        else:
+            total = sum(t for t, k in zip(totals, kept, strict=True) if k)
+        return EvalGroup(e, total, items, None if all(kept) else tuple(kept), marks)
+
     def dice(self, e: Dice) -> EvalDice:
-        ev = self._term(e)
+        ev = self._term(e) if e._plain or not e.computed else self._computed(e)
         if e.crit is not None or e.sort is not None:
             ev = _marked(ev)
         return ev
 
-    def _term(self, e: Dice) -> EvalDice:
+    def _computed(self, e: Dice) -> EvalDice:
+        """`1d(1d4+2)`: the count (if computed), then the sides, then the die they make."""
+        count_ev = None if isinstance(e.count, int) else self.eval(e.count)
+        sides_ev = self.eval(e.sides)  # type: ignore[arg-type]
+        s = sides_ev.total
+        if not 1 <= s <= MAX_SIDES:
+            raise DiceError(f"'{e}' would roll a d{s}: a die needs 1 to {MAX_SIDES:,} sides")
+        term = e.with_sides(s)
+        problem = term.limit_problem()
+        if problem is not None:
+            raise DiceError(problem)
+        ev = self._term(term, count_ev)
+        return EvalDice(term, ev.total, ev.faces, ev.kept, ev.flags, ev.count, ev.role, sides_ev)
+
+    def _term(self, e: Dice, count_ev: Evaluated | None = None) -> EvalDice:
         roller = self.roller
         role = self.roles.get(id(e), self.role) if self.roles else self.role
-        count_ev: Evaluated | None = None
         n = e.count
         if type(n) is not int:
-            count_ev = self.eval(n)  # type: ignore[arg-type]
+            if count_ev is None:
+                count_ev = self.eval(n)  # type: ignore[arg-type]
             n = count_ev.total
             if n < 0:
                 raise DiceError(f"'{e}' would roll {n} dice: the count must not be negative")
         lo, hi = e._range
+        custom = None if e._plain else e.custom  # `d{0,0,1,2}`: a position, then its value
+        if custom is not None:
+            lo, hi = 1, len(custom)
         if not 1 <= hi <= MAX_SIDES:
             raise DiceError(f"'{e}': a die needs 1 to {MAX_SIDES:,} sides, not {e.sides}")
         roller.charge(n, e._what)
@@ -215,6 +288,8 @@ class _Evaluator:
             return EvalDice(e, sum(faces), faces, None, None, count_ev, role)
         if e.reroll is None and e.explode is None and not e.unique:
             faces = roller.roll_many(lo, hi, n)
+            if custom is not None:
+                faces = [custom[i - 1] for i in faces]
             flags: list[tuple[str, ...]] | None = None
             if e.minimum is not None or e.maximum is not None:
                 flags = [()] * n
@@ -241,14 +316,19 @@ class _Evaluator:
             units = [[i] for i in range(n)]
             values = faces
         else:
-            faces, flags, units, values = self._chains(e, n, lo, hi)
+            faces, flags, units, values = self._chains(e, n, lo, hi, custom)
         return self._finish(e, faces, flags, units, values, count_ev, role)
 
     def _chains(
-        self, e: Dice, n: int, lo: int, hi: int
+        self, e: Dice, n: int, lo: int, hi: int, custom: tuple[int, ...] | None
     ) -> tuple[list[int], list[tuple[str, ...]], list[list[int]], list[int]]:
         """Roll n dice one by one with rerolls and explosions."""
         roller = self.roller
+
+        def draw() -> int:
+            face = roller.roll(lo, hi)
+            return face if custom is None else custom[face - 1]
+
         what = e._what
         reroll = e.reroll
         explode = e.explode
@@ -267,7 +347,7 @@ class _Evaluator:
         values: list[int] = []
         for _ in range(n):
             roller.charge(1, what)  # explosions may have used up what the count reserved
-            face = roller.roll(lo, hi)
+            face = draw()
             unit: list[int] = []
             extra = False  # the first die of a chain, not one an explosion added
             while True:  # one chain link: a die, its rerolls, then maybe an explosion
@@ -279,7 +359,7 @@ class _Evaluator:
                         faces.append(face)
                         flags.append(("rerolled",))
                         roller.charge(1, what)
-                        face = roller.roll(lo, hi)
+                        face = draw()
                         times += 1
                     if seen is not None:
                         seen.add(face)
@@ -305,7 +385,7 @@ class _Evaluator:
                     break
                 extra = True
                 roller.charge(1, what)
-                face = roller.roll(lo, hi)
+                face = draw()
             if compound:
                 units.append(unit)
                 values.append(sum(faces[i] for i in unit))

@@ -4,13 +4,13 @@
 
 - `Number(value, label)`: a non-negative integer (`3`, `3[bonus]`).
 - `Dice(count, sides, reroll, explode, minimum, maximum, keep, pool, label, unique, crit,
-  sort)`: a dice term.
-  `count` is an int or a parenthesised expression (`(1+1)d6`); `sides` is an int, `"%"`
-  (d%, 1..100) or `"F"` (Fudge, -1..+1).
+  sort)`: a dice term; `count` an int or an expression (`(1+1)d6`), `sides` below.
 - `Neg(operand)`: unary minus.
 - `Arithmetic(first, rest)`: a left-associative chain of operators of one precedence
   level (`+ -` or `* /`). Chains instead of binary nodes keep the tree shallow for long
   sums such as `1+1+1+...`, so nothing recurses thousands of levels deep.
+- `Call(name, args)`: `max(1d6,1d8)`, `floor(1d6/2)`; `Group(items, keep, pool)`:
+  `{4d6,3d8}kh1`, `{3d6,2d10}>=10`.
 
 Each node knows its bounds (`min_total`, `max_total`), which the budget and the odds use
 before anything is rolled. Sides must be 1..MAX_SIDES (1,000,000).
@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import ClassVar, Literal
 
+from d20cli.dice.arith import FUNCTIONS, Bounded, call_value, floordiv_bounds, mul
 from d20cli.dice.modifiers import COMPARE_OPS as COMPARE_OPS
 from d20cli.dice.modifiers import KEEP_KINDS as KEEP_KINDS
 from d20cli.dice.modifiers import Compare as Compare
@@ -49,7 +51,7 @@ _ATOM, _UNARY, _MUL, _ADD = 4, 3, 2, 1
 
 
 @dataclass(frozen=True, slots=True)
-class Number:
+class Number(Bounded):
     value: int
     label: str | None = None
 
@@ -61,17 +63,13 @@ class Number:
     def bounds(self) -> tuple[float, float]:
         return (self.value, self.value)
 
-    def min_total(self) -> int | float:
-        return self.bounds()[0]
-
-    def max_total(self) -> int | float:
-        return self.bounds()[1]
-
 
 @dataclass(frozen=True, slots=True)
-class Dice:
+class Dice(Bounded):
     count: int | Expr
-    sides: int | Literal["%", "F"]
+    # an int, `%` (1..100), `F` (Fudge), a tuple of custom faces `d{0,0,1,2}` (rolled by
+    # position, counted by value) or an expression, computed sides `1d(1d4+2)`
+    sides: int | Literal["%", "F"] | tuple[int, ...] | Expr
     reroll: Reroll | None = None
     explode: Explode | None = None
     minimum: int | None = None
@@ -101,7 +99,8 @@ class Dice:
         object.__setattr__(self, "_text", text)
         object.__setattr__(self, "_what", f"'{text}'")
         plain = (
-            self.reroll is None
+            isinstance(self.sides, int | str)
+            and self.reroll is None
             and self.explode is None
             and self.minimum is None
             and self.maximum is None
@@ -113,12 +112,61 @@ class Dice:
         )
         object.__setattr__(self, "_plain", plain)
         sides = self.sides
-        lo, hi = (-1, 1) if sides == "F" else (1, 100) if sides == "%" else (1, int(sides))
+        if isinstance(sides, tuple):
+            if not sides:
+                raise ValueError("custom faces need at least one value")
+            lo, hi = min(sides), max(sides)
+        elif not isinstance(sides, int | str):
+            lo, hi = 1, 1  # computed sides: rolled as a concrete die (`with_sides`)
+        else:
+            lo, hi = (-1, 1) if sides == "F" else (1, 100) if sides == "%" else (1, int(sides))
         object.__setattr__(self, "_range", (lo, hi))
+
+    def parts(self) -> tuple[str, str, str]:
+        """The text of the count, of the sides and of the modifiers with the label."""
+        c = self.count
+        count = str(c) if isinstance(c, int) else f"({c})"
+        sides = self._side_text()
+        return count, sides, self._text[len(count) + 1 + len(sides) :]
+
+    def _side_text(self) -> str:
+        sides = self.sides
+        if isinstance(sides, tuple):
+            return "{" + ",".join(map(str, sides)) + "}"
+        return str(sides) if isinstance(sides, int | str) else f"({sides})"
+
+    @property
+    def custom(self) -> tuple[int, ...] | None:
+        """The faces of a custom die `d{0,0,1,2}`, else None."""
+        return self.sides if isinstance(self.sides, tuple) else None
+
+    @property
+    def computed(self) -> bool:
+        """Sides given by an expression (`1d(1d4+2)`)."""
+        return not isinstance(self.sides, int | str | tuple)
+
+    def with_sides(self, sides: int) -> Dice:
+        """This term with computed sides replaced by the number rolled for them."""
+        return replace(self, sides=sides)
+
+    def face_values(self) -> list[int]:
+        """Every face of one die, by value (a custom die's repeated values repeated)."""
+        custom = self.custom
+        return list(custom) if custom is not None else list(range(self.lo, self.hi + 1))
+
+    def limit_problem(self) -> str | None:
+        """Why `mi`/`ma` cannot apply to this die's faces (checked at parse time unless
+        the sides are computed), or None."""
+        lo, hi = self._range
+        for word, v in (("mi", self.minimum), ("ma", self.maximum)):
+            if v is not None and not lo <= v <= hi:
+                return f"'{word}{v}' is outside the faces {lo}..{hi} of '{self}'"
+        return None
 
     def _render(self) -> str:
         c = self.count
         count = str(c) if isinstance(c, int) else f"({c})"
+        side_text = self._side_text()
         mods = "".join(
             s
             for s in (
@@ -133,7 +181,7 @@ class Dice:
                 "" if self.sort is None else f"s{self.sort}",
             )
         )
-        return f"{count}d{self.sides}{mods}{_label_text(self.label)}"
+        return f"{count}d{side_text}{mods}{_label_text(self.label)}"
 
     def __str__(self) -> str:
         return self._text
@@ -150,8 +198,13 @@ class Dice:
 
     @property
     def die_sides(self) -> int:
-        """The die size as results.Die reports it (Fudge: 3, d%: 100)."""
+        """The die size as results.Die reports it (Fudge: 3, d%: 100, a custom die: its
+        number of faces; computed sides: 0, never rolled as such)."""
         s = self.sides
+        if isinstance(s, tuple):
+            return len(s)
+        if not isinstance(s, int | str):
+            return 0
         return 3 if s == "F" else 100 if s == "%" else int(s)
 
     @property
@@ -165,10 +218,14 @@ class Dice:
         else:
             cmin, cmax = self.count.bounds()
             cmin, cmax = max(cmin, 0.0), max(cmax, 0.0)
-        lo, hi = self.lo, self.hi
-        if not isinstance(self.sides, str) and (lo > hi or hi > MAX_SIDES):
+        if self.computed:  # as the largest die the sides can give (its faces hold all)
+            top = self.sides.bounds()[1]  # type: ignore[union-attr]
+            most = MAX_SIDES if not math.isfinite(top) else min(max(int(top), 1), MAX_SIDES)
+            return self.with_sides(most).bounds()
+        sides = self.sides
+        if isinstance(sides, int) and not 1 <= sides <= MAX_SIDES:
             return (0.0, 0.0)  # cannot be rolled (an error), so no bounds worth computing
-        faces = list(range(lo, hi + 1))
+        faces = self.face_values()
         if self.reroll is not None and not self.reroll.once:
             faces = [f for f in faces if not self.reroll.matches(f)] or faces
         natural = faces
@@ -201,7 +258,7 @@ class Dice:
                 kmax = max(kmax - self.keep.n, 0.0)
         if self.pool is not None:
             return (-kmax if self.pool.failure is not None else 0.0, kmax)
-        cands = [_mul(k, u) for k in (kmin, kmax) for u in (ulo, uhi)]
+        cands = [mul(k, u) for k in (kmin, kmax) for u in (ulo, uhi)]
         return (min(cands), max(cands))
 
     def clamp(self, face: int) -> int:
@@ -229,29 +286,25 @@ class Dice:
             return "'u' (unique faces) cannot combine with an explosion"
         if self.reroll is not None and self.reroll.once:
             return "'u' (unique faces) cannot combine with 'ro' (use 'r')"
+        if self.custom is not None and len(set(self.custom)) < len(self.custom):
+            return "'u' (unique faces) needs custom faces that differ"
         return None
 
     def unique_faces(self) -> int:
         """How many faces a die may show (those an `r` reroll does not reroll away)."""
-        lo, hi = self._range
+        faces = set(self.face_values())
         if self.reroll is None or self.reroll.once:
-            return hi - lo + 1
-        return sum(1 for f in range(lo, hi + 1) if not self.reroll.matches(f))
+            return len(faces)
+        return sum(1 for f in faces if not self.reroll.matches(f))
 
     def explode_point(self) -> Compare:
         """The faces that explode: the explosion's compare point, else the highest face."""
         assert self.explode is not None
         return self.explode.point or Compare("=", self.hi)
 
-    def min_total(self) -> int | float:
-        return _as_int(self.bounds()[0])
-
-    def max_total(self) -> int | float:
-        return _as_int(self.bounds()[1])
-
 
 @dataclass(frozen=True, slots=True)
-class Neg:
+class Neg(Bounded):
     operand: Expr
 
     precedence: ClassVar[int] = _UNARY
@@ -263,15 +316,9 @@ class Neg:
         lo, hi = self.operand.bounds()
         return (-hi, -lo)
 
-    def min_total(self) -> int | float:
-        return _as_int(self.bounds()[0])
-
-    def max_total(self) -> int | float:
-        return _as_int(self.bounds()[1])
-
 
 @dataclass(frozen=True, slots=True)
-class Arithmetic:
+class Arithmetic(Bounded):
     """`first op1 x1 op2 x2 ...`, left to right; all ops of one level (`+ -` or `* /`)."""
 
     first: Expr
@@ -309,60 +356,107 @@ class Arithmetic:
             elif op == "-":
                 lo, hi = lo - xhi, hi - xlo
             elif op == "*":
-                c = [_mul(a, b) for a in (lo, hi) for b in (xlo, xhi)]
+                c = [mul(a, b) for a in (lo, hi) for b in (xlo, xhi)]
                 lo, hi = min(c), max(c)
             else:
-                lo, hi = _floordiv_bounds(lo, hi, xlo, xhi)
+                lo, hi = floordiv_bounds(lo, hi, xlo, xhi)
         return (lo, hi)
 
-    def min_total(self) -> int | float:
-        return _as_int(self.bounds()[0])
 
-    def max_total(self) -> int | float:
-        return _as_int(self.bounds()[1])
+@dataclass(frozen=True, slots=True)
+class Call(Bounded):
+    """`max(1d6,1d8)`, `floor(1d6/2)`: a function over expressions (FUNCTIONS). Inside
+    `ceil`, `floor` and `round`, the argument's `+ - * /` divide exactly (`ceil(1d6/2)`
+    rounds 5/2 up to 3); everywhere else `/` rounds down."""
+
+    name: str
+    args: tuple[Expr, ...]
+
+    precedence: ClassVar[int] = _ATOM
+
+    def __post_init__(self) -> None:
+        arity = FUNCTIONS.get(self.name)
+        if arity is None:
+            raise ValueError(f"unknown function {self.name!r}")
+        if not self.args or (arity and len(self.args) != arity):
+            raise ValueError(
+                f"{self.name}() takes {'one' if arity else 'one or more'} "
+                f"argument{'' if arity else 's'}, not {len(self.args)}"
+            )
+
+    def __str__(self) -> str:
+        return f"{self.name}({','.join(map(str, self.args))})"
+
+    def bounds(self) -> tuple[float, float]:
+        spans = [a.bounds() for a in self.args]
+        lo, hi = spans[0]
+        if self.name == "max":
+            return (max(a for a, _ in spans), max(b for _, b in spans))
+        if self.name == "min":
+            return (min(a for a, _ in spans), min(b for _, b in spans))
+        if self.name == "abs":
+            return (lo, hi) if lo >= 0 else (-hi, -lo) if hi <= 0 else (0.0, max(-lo, hi))
+        return (lo, hi + 1)  # exact division rounds up at most one above the floored one
+
+    def apply(self, values: list[int] | list[Fraction]) -> int:
+        """The function of its arguments' values (the exact ones for ceil/floor/round)."""
+        return call_value(self.name, values)
 
 
-Expr = Number | Dice | Neg | Arithmetic
+@dataclass(frozen=True, slots=True)
+class Group(Bounded):
+    """`{4d6,3d8}kh1`: expressions rolled side by side. Keep/drop keeps whole expressions
+    (by total; ties keep the earlier one); a pool target (`{3d6,2d10}>=10`) counts the
+    kept expressions whose total meets it, minus failures, as rpg-dice-roller does.
+    Without either the total is the sum."""
+
+    items: tuple[Expr, ...]
+    keep: Keep | None = None
+    pool: Pool | None = None
+
+    precedence: ClassVar[int] = _ATOM
+
+    def __post_init__(self) -> None:
+        if not self.items:
+            raise ValueError("a group needs at least one expression")
+
+    def __str__(self) -> str:
+        mods = ("" if self.keep is None else str(self.keep)) + (
+            "" if self.pool is None else str(self.pool)
+        )
+        return "{" + ",".join(map(str, self.items)) + "}" + mods
+
+    def kept_count(self) -> int:
+        n = len(self.items)
+        return n if self.keep is None else self.keep.kept_count(n)
+
+    def bounds(self) -> tuple[float, float]:
+        k = self.kept_count()
+        if self.pool is not None:
+            return (-float(k) if self.pool.failure is not None else 0.0, float(k))
+        spans = [x.bounds() for x in self.items]
+        los = sorted(a for a, _ in spans)[:k]
+        his = sorted((b for _, b in spans), reverse=True)[:k]
+        return (float(sum(los)), float(sum(his)))
 
 
-def _label_text(label: str | None) -> str:
-    return "" if label is None else f"[{label}]"
-
-
-def _wrap(e: Expr, paren: bool) -> str:
-    return f"({e})" if paren else str(e)
-
-
-def _mul(a: float, b: float) -> float:
-    """a * b for bounds, where 0 times an infinity is 0."""
-    if a == 0 or b == 0:
-        return 0.0
-    return a * b
-
-
-def _as_int(x: float) -> int | float:
-    return x if math.isinf(x) else int(x)
-
-
-def _floordiv_bounds(lo: float, hi: float, dlo: float, dhi: float) -> tuple[float, float]:
-    if any(math.isinf(v) for v in (lo, hi, dlo, dhi)):
-        return (-math.inf, math.inf)
-    divisors = [d for d in (dlo, dhi, -1.0, 1.0) if d != 0 and dlo <= d <= dhi]
-    if not divisors:
-        return (0.0, 0.0)  # always a division by zero: an error, never a total
-    c = [float(int(a) // int(d)) for a in (lo, hi) for d in divisors]
-    return (min(c), max(c))
+Expr = Number | Dice | Neg | Arithmetic | Call | Group
 
 
 def children(e: Expr) -> tuple[Expr, ...]:
-    """The sub-expressions of a node: a negation's operand, a chain's terms, a computed
-    dice count; none for a number or a plain dice term."""
-    if isinstance(e, Neg):
-        return (e.operand,)
+    """The sub-expressions of a node (a computed count included)."""
     if isinstance(e, Arithmetic):
         return (e.first, *(x for _, x in e.rest))
-    if isinstance(e, Dice) and not isinstance(e.count, int):
-        return (e.count,)
+    if isinstance(e, Neg):
+        return (e.operand,)
+    if isinstance(e, Call):
+        return e.args
+    if isinstance(e, Group):
+        return e.items
+    if isinstance(e, Dice):
+        count = () if isinstance(e.count, int) else (e.count,)
+        sides = e.sides
+        return count if isinstance(sides, int | str | tuple) else (*count, sides)
     return ()
 
 
@@ -376,18 +470,9 @@ def walk(e: Expr) -> Iterator[tuple[Expr, int]]:
         stack.extend((child, depth + 1) for child in reversed(children(node)))
 
 
-def plain_d20s(e: Expr) -> list[Dice]:
-    """The terms of e that roll d20s, for the adv/dis check."""
-    return [x for x, _ in walk(e) if isinstance(x, Dice) and x.sides == 20]
+def _label_text(label: str | None) -> str:
+    return "" if label is None else f"[{label}]"
 
 
-def adv_problem(e: Expr) -> str | None:
-    """Why adv/dis cannot apply to `e` (None if it can: exactly one plain 1d20)."""
-    d20s = plain_d20s(e)
-    if not d20s:
-        return "adv/dis needs a d20 in the expression, e.g. 'roll 1d20+5 adv'"
-    if len(d20s) > 1 or d20s[0].count != 1:
-        return "adv/dis needs exactly one d20 in the expression (found more)"
-    if not d20s[0].plain:
-        return f"adv/dis cannot combine with the modifiers of '{d20s[0]}'"
-    return None
+def _wrap(e: Expr, paren: bool) -> str:
+    return f"({e})" if paren else str(e)

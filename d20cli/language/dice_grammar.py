@@ -7,8 +7,12 @@ Keywords are case-insensitive (`4D6KH3` = `4d6kh3`).
     sum         := product (('+' | '-') product)*
     product     := unary (('*' | '/') unary)*
     unary       := '-'* atom
-    atom        := dice | '(' sum ')' | integer label?
-    dice        := (integer | '(' sum ')')? 'd' (integer | '%' | 'F') modifier* label?
+    atom        := dice | function | group | '(' sum ')' | integer label?
+    function    := ('abs'|'ceil'|'floor'|'max'|'min'|'round') '(' sum (',' sum)* ')'
+    group       := '{' sum (',' sum)* '}' (keep/drop | pool target)*
+    dice        := (integer | '(' sum ')')? 'd' sides modifier* label?
+    sides       := integer | '%' | 'F' | '{' signed (',' signed)* '}' | '(' sum ')'
+                   (custom faces `d{0,0,1,2}`, rolled by position; computed `1d(1d4+2)`)
     modifier    := 'r' point | 'ro' point            reroll (again while it matches / once)
                  | '!' point? | '!!' point?          explode / compound (default: highest face)
                  | 'mi' integer | 'ma' integer       per-die floor / ceiling
@@ -21,7 +25,8 @@ Keywords are case-insensitive (`4D6KH3` = `4d6kh3`).
     point       := op? integer                       (a bare number means '=')
     op          := '>=' | '<=' | '>' | '<' | '='
     label       := '[' text ']'
-    roll line   := 'roll' (integer 'x')? expression ('adv' | 'dis')* ('#' comment)?
+    roll line   := 'roll' (integer 'x')? expression ('adv' | 'dis' | target)* ('#' comment)?
+    target      := ('vs' | op) signed-integer     success by total (`vs` means '>=')
 
 Modifiers follow the dice with no space between them and may come in any order, each at
 most once but rerolls, which chain (`2d6r1r2`; their grammar is in `dice_modifiers`);
@@ -51,21 +56,34 @@ from typing import Any
 
 import pyparsing as pp
 
+from d20cli.dice.advantage import adv_problem
 from d20cli.dice.evaluate import unique_problem
 from d20cli.dice.tree import (
+    LIST_LIMIT,
     MAX_SIDES,
+    MAX_TOTAL,
     Arithmetic,
+    Call,
+    Compare,
     Crit,
     Dice,
     Expr,
+    Group,
     Neg,
     Number,
     Reroll,
-    adv_problem,
     walk,
 )
 from d20cli.errors import ParseError, not_a_digit
-from d20cli.language.dice_modifiers import MAX_DIGITS, _fail, _int, integer, label, modifier
+from d20cli.language.dice_modifiers import (
+    MAX_DIGITS,
+    _fail,
+    _int,
+    group_modifier,
+    integer,
+    label,
+    modifier,
+)
 from d20cli.language.requests import RollRequest
 
 pp.ParserElement.enable_packrat()
@@ -74,6 +92,8 @@ MAX_LENGTH = 10_000
 MAX_PAREN_DEPTH = 100
 MAX_TREE_DEPTH = 200
 MAX_NX = 1000  # `Nx` repeats inside one roll expression (`6x 4d6kh3`)
+MAX_ITEMS = 100  # the most arguments of a function or expressions in a group
+MAX_FACES = LIST_LIMIT  # the most faces of a custom die
 
 _I = re.IGNORECASE
 
@@ -86,10 +106,26 @@ expression.set_name("an expression")
 _close = pp.Literal(")").set_name("')' (unbalanced parenthesis)")
 _group = pp.Suppress("(") - expression - pp.Suppress(_close)
 
+
+def _build_faces(s: str, loc: int, toks: pp.ParseResults) -> tuple[int, ...]:
+    if len(toks) > MAX_FACES:
+        raise _fail(s, loc, f"a custom die has at most {MAX_FACES:,} faces, not {len(toks):,}")
+    return tuple(toks)  # one token: the tuple of faces
+
+
+_custom_faces = (
+    pp.Literal("{").leave_whitespace().suppress()
+    - pp.DelimitedList(_int("a face value", signed=True), ",")
+    - pp.Suppress(pp.Literal("}").set_name("'}' to close the faces"))
+).set_parse_action(_build_faces)
+_computed_sides = pp.Literal("(").leave_whitespace().suppress() - expression - pp.Suppress(_close)
+
 _sides = (
     _int("a number of sides after 'd'", tight=True)
     | pp.Literal("%").leave_whitespace()
     | pp.CaselessLiteral("F").leave_whitespace()
+    | _custom_faces
+    | _computed_sides
 ).set_name("a number of sides after 'd'")
 
 _MOD_NAMES = {
@@ -132,7 +168,12 @@ def _build_dice(s: str, loc: int, toks: pp.ParseResults) -> Dice:
         mods[kind] = value
     if "crit_success" in mods or "crit_failure" in mods:
         mods["crit"] = Crit(mods.pop("crit_success", None), mods.pop("crit_failure", None))
-    lo, hi = (-1, 1) if sides == "F" else (1, 100 if sides == "%" else int(sides))
+    if isinstance(sides, tuple):
+        lo, hi = min(sides), max(sides)
+    elif isinstance(sides, int | str):
+        lo, hi = (-1, 1) if sides == "F" else (1, 100 if sides == "%" else int(sides))
+    else:  # computed sides: checked once they are rolled
+        lo, hi = -MAX_TOTAL, MAX_TOTAL
     for kind in ("minimum", "maximum"):
         v = mods.get(kind)
         if v is not None and not lo <= v <= hi:
@@ -170,7 +211,48 @@ def _build_number(toks: pp.ParseResults) -> Number:
 
 number = (integer + pp.Opt(label)).set_name("a number").set_parse_action(_build_number)
 
-atom = (dice_term | _group | number).set_name("a number, dice or '('")
+
+def _build_call(s: str, loc: int, toks: pp.ParseResults) -> Call:
+    name, *args = toks
+    try:
+        return Call(name.lower(), tuple(args))
+    except ValueError as exc:
+        raise _fail(s, loc, str(exc)) from None
+
+
+_call = (
+    pp.Regex(r"(abs|ceil|floor|max|min|round)(?=\()", _I).set_name("a function")
+    + pp.Suppress("(")
+    - pp.DelimitedList(expression, ",", max=MAX_ITEMS)
+    - pp.Suppress(_close)
+).set_parse_action(_build_call)
+
+
+def _build_braces(s: str, loc: int, toks: pp.ParseResults) -> Group:
+    items = [t for t in toks if not isinstance(t, tuple)]
+    mods: dict[str, Any] = {}
+    for kind, value, at in (t for t in toks if isinstance(t, tuple)):
+        if kind in mods:
+            raise _fail(s, at, f"the group already has {_MOD_NAMES[kind]}")
+        mods[kind] = value
+    if len(items) == 1 and mods:
+        raise _fail(
+            s,
+            loc,
+            "a group of one expression with keep/drop or a target (rpg-dice-roller: per "
+            "die) is not supported: put it on the dice, like 4d6>3+2d8>3",
+        )
+    return Group(tuple(items), **mods)
+
+
+_braces = (
+    pp.Suppress("{")
+    - pp.DelimitedList(expression, ",", max=MAX_ITEMS)
+    - pp.Suppress(pp.Literal("}").set_name("'}' to close the group"))
+    + pp.ZeroOrMore(group_modifier)
+).set_parse_action(_build_braces)
+
+atom = (dice_term | _call | _braces | _group | number).set_name("a number, dice or '('")
 
 
 def _build_unary(s: str, loc: int, toks: pp.ParseResults) -> Expr:
@@ -213,11 +295,24 @@ _adv_word = pp.Regex(r"(advantage|adv|disadvantage|dis)(?![a-z])", _I).set_name(
 _adv_word.set_parse_action(lambda s, loc, t: ("adv", t[0].lower(), loc))
 _comment = pp.Regex(r"#.*").set_parse_action(lambda t: ("comment", t[0][1:].strip(), 0))
 
+
+def _build_target(s: str, loc: int, toks: pp.ParseResults) -> tuple[str, Compare, int]:
+    op = toks[0].lower()
+    return ("target", Compare(">=" if op == "vs" else op, toks[1]), loc)
+
+
+# `roll 3d6 vs 12` (12 or more), `roll 1d100 <= 45`: a target for the total. A compare
+# glued to the dice (`6d10>=7`) is a pool; after a space it is the total's target.
+_target = (
+    pp.Regex(r"vs(?![a-z])|>=|<=|>|<|=", _I).set_name("a target like 'vs 12' or '<= 45'")
+    - _int("a target number", signed=True)
+).set_parse_action(_build_target)
+
 roll_line = (
     pp.CaselessKeyword("roll").suppress()
     - pp.Opt(_repeat_el)
     + expression
-    + pp.ZeroOrMore(_adv_word)
+    + pp.ZeroOrMore(_adv_word | _target)
     + pp.Opt(_comment)
 )
 
@@ -237,14 +332,14 @@ def check_input(text: str) -> int:
             raise ParseError(not_a_digit(text[at]), text, at + 1)
     depth = deepest = 0
     for i, ch in enumerate(text):
-        if ch == "(":
+        if ch in "({":
             depth += 1
             if depth > MAX_PAREN_DEPTH:
                 raise ParseError(
                     f"parentheses nest more than {MAX_PAREN_DEPTH} levels deep", text, i + 1
                 )
             deepest = max(deepest, depth)
-        elif ch == ")":
+        elif ch in ")}":
             depth -= 1
     return deepest
 
@@ -307,41 +402,11 @@ def _check_depth(e: Expr, text: str) -> None:
         raise ParseError(f"the expression nests more than {MAX_TREE_DEPTH} levels deep", text, 1)
 
 
-_FUNCTIONS = re.compile(r"(abs|ceil|floor|max|min|round)\(", _I)
-
-
-def _peer_form(found: str) -> str | None:
-    """The notation of Roll20, Foundry or rpg-dice-roller that `found` starts, which d20cli
-    does not read (yet): named, so the error says what differs."""
-    if found.startswith("{"):
-        return "groups like {4d6,3d8}kh1 (Roll20, rpg-dice-roller) are not supported"
-    if _FUNCTIONS.match(found):
-        return f"functions like {found.split('(')[0]}(...) are not supported"
-    if found.startswith(";"):
-        return "several rolls on one line (';') are not supported: one request a line"
-    if found.startswith("[["):
-        return "inline rolls [[...]] are not supported: roll the expression itself"
-    return None
-
-
-def _sides_form(found: str) -> str | None:
-    if found.startswith("{"):
-        return "custom faces like d{0,0,1,2} are not supported"
-    if found.startswith("("):
-        return "computed sides like 1d(1d4+2) are not supported (a computed count is: (1d4)d6)"
-    return None
-
-
 def _message(exc: pp.ParseBaseException, text: str) -> str:
     """A message a person understands, from pyparsing's."""
     msg = str(exc.msg)
     loc = exc.loc
     found = text[loc:].split(None, 1)[0] if text[loc:].strip() else ""
-    if msg.startswith("Expected a number of sides") and _sides_form(found):
-        return _sides_form(found) or ""
-    peer = _peer_form(found)
-    if peer is not None:
-        return peer
     if msg.startswith("Expected end of text"):
         if found.startswith("."):
             return "numbers must be whole (integers only)"
@@ -391,6 +456,9 @@ def parse_roll(line: str) -> RollRequest:
     expr: Expr = items.pop(0)
     _check_depth(expr, line)
     adv_words = [(w, at) for kind, w, at in items if kind == "adv"]
+    targets = [(t, at) for kind, t, at in items if kind == "target"]
+    if len(targets) > 1:
+        raise ParseError("a roll takes one target", line, targets[1][1] + 1)
     comments = [c for kind, c, _ in items if kind == "comment"]
     adv = 0
     if adv_words:
@@ -401,4 +469,5 @@ def parse_roll(line: str) -> RollRequest:
         has_dis = any(w.startswith("dis") for w, _ in adv_words)
         adv = int(has_adv) - int(has_dis)
     comment = comments[0] if comments and comments[0] else None
-    return RollRequest(text=line, expr=expr, repeat=repeat, adv=adv, comment=comment)
+    target = targets[0][0] if targets else None
+    return RollRequest(text=line, expr=expr, repeat=repeat, adv=adv, comment=comment, target=target)

@@ -173,6 +173,9 @@ modifier = (
     | _bad_mod
 ).set_name("a dice modifier")
 
+#: What may follow a group `{4d6,3d8}`: keep/drop of whole expressions, a pool target.
+group_modifier = (_keep_drop | _pool).set_name("keep/drop or a target")
+
 label = (
     pp.Suppress("[")
     - pp.Regex(r"[^\[\]]+").set_name("a label")

@@ -11,14 +11,13 @@ the chosen system offers advantage or expertise is decided by d20cli.rules.
     contest|opposed SIDE vs SIDE {vs SIDE}   SIDE: [LABEL] [±MOD] {option}
     compare N vs N      percent N[%]      luck {adv | dis | fortune}
     scores [N | players=N]      fortune [show | spend [USE] | boon | no-boon]      roll ...
-    USE: reroll | hint | escape | value      (roll: d20cli.language.dice_grammar)
+    USE: reroll | hint | escape | value      (roll: dice_grammar; `;`, `[[...]]`: roll_parts)
 
 Modifiers are signed (`+5`, `-1`, `+5+1d4`); an unsigned number in a modifier's place is a
 SCORE (a Pen & Dagger ability score), and a signed number after a RANK or SCORE is the
 rank adjustment. Errors are ParseError with a message and the 1-based column in the line.
 
-Every word comes from d20cli.language.vocabulary, which completion, help, the shell and
-characters read too, so the grammar and they never disagree.
+Every word comes from d20cli.language.vocabulary (completion, help and the shell read it).
 """
 
 from __future__ import annotations
@@ -43,6 +42,7 @@ from d20cli.language.requests import (
     ScoresRequest,
     Target,
 )
+from d20cli.language.roll_parts import parse_roll_line
 from d20cli.language.vocabulary import (
     ADV_WORDS,
     CHECK_VERBS,
@@ -486,7 +486,7 @@ def parse_request(line: str) -> Request:
             f"unknown verb {first[:30]!r}; the verbs are {', '.join(VERBS)}", line, verb_column
         )
     if verb == "roll":
-        return dice_grammar.parse_roll(line)
+        return parse_roll_line(line)
     if verb == "group":
         _check_group_size(line)
     elif verb in CONTEST_VERBS:

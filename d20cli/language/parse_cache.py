@@ -36,6 +36,8 @@ CLASSES: tuple[type, ...] = (
     tree.Dice,
     tree.Neg,
     tree.Arithmetic,
+    tree.Call,
+    tree.Group,
 )
 
 

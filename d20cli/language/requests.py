@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, TypeAlias
 
 if TYPE_CHECKING:
-    from d20cli.dice.tree import Expr
+    from d20cli.dice.tree import Compare, Expr
 
 
 #: The kinds of word a check request may carry besides its verb, in the order a system
@@ -236,13 +236,20 @@ class FortuneRequest(_Located):
 
 @dataclass(frozen=True, slots=True)
 class RollRequest:
-    """`roll [Nx] EXPR [adv|dis] [# comment]` as parsed by `dice_grammar.parse_roll`."""
+    """`roll [Nx] EXPR [adv|dis] [vs N | <= N ...] [# comment]` as parsed by
+    `dice_grammar.parse_roll`. `target`: the compare the total must meet to succeed
+    (`vs 12` is `>=12`), None for a plain roll."""
 
     text: str
     expr: Expr
     repeat: int = 1
     adv: int = 0  # +1 advantage, -1 disadvantage, 0 neither (or both, which cancel)
     comment: str | None = None
+    target: Compare | None = None
+    # `1d20+5; 2d6+3`: the rolls of the line, one result each (expr is the first's);
+    # with `template`, inline rolls: the text pieces around them (one more than parts)
+    parts: tuple[RollRequest, ...] = ()
+    template: tuple[str, ...] | None = None
     verb: ClassVar[str] = "roll"
 
 

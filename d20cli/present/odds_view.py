@@ -1,6 +1,7 @@
 """Exact odds for people: each outcome as a fraction, a percentage, "1 in N" and a bar;
-a totals histogram; per-side chances of a contest; two requests side by side
-(`odds compare`). The numbers come from d20cli.probability; this module only shows them."""
+a totals chart (exactly, at least, at most); per-side chances of a contest; requests side
+by side (`odds compare`); `--csv`. The numbers come from d20cli.probability; this module
+only shows them."""
 
 from __future__ import annotations
 
@@ -106,8 +107,24 @@ def _winner_lines(odds: Odds) -> list[Any]:
     return lines
 
 
-def _histogram(dist: dict[int, Fraction], max_rows: int = 40) -> list[Any]:
+#: Totals less likely than this (shown as `<0.01%`) are left out of the chart's tails; a
+#: note says how much probability lies beyond the rows shown.
+SIGNIFICANT = Fraction(1, 20_000)
 
+
+def cumulative(dist: dict[int, Fraction]) -> list[tuple[int, Fraction, Fraction, Fraction]]:
+    """(total, exactly, at least, at most) for each total, lowest first."""
+    rows = []
+    below = Fraction(0)
+    for t, p in sorted(dist.items()):
+        rows.append((t, p, 1 - below, below + p))
+        below += p
+    return rows
+
+
+def _histogram(dist: dict[int, Fraction], max_rows: int = 40) -> list[Any]:
+    """The totals: mean, sd, min, max; then a row per total (buckets when there are many)
+    with the chance of exactly it, at least it and at most it, and a bar."""
     lines: list[Line] = []
     mean = sum((t * p for t, p in dist.items()), Fraction(0))
     var = sum(((t - mean) ** 2 * p for t, p in dist.items()), Fraction(0))
@@ -119,64 +136,111 @@ def _histogram(dist: dict[int, Fraction], max_rows: int = 40) -> list[Any]:
             (f"  sd {float(var) ** 0.5:.3f}  min {lo}  max {hi}", "dim"),
         ]
     )
-    items = sorted(dist.items())
-    if len(items) > max_rows:  # bucket wide distributions so the chart stays readable
-        size = -(-len(range(lo, hi + 1)) // max_rows)
-        buckets: dict[tuple[int, int], Fraction] = {}
-        for t, p in items:
-            start = lo + (t - lo) // size * size
-            key = (start, min(start + size - 1, hi))
-            buckets[key] = buckets.get(key, Fraction(0)) + p
-        rows = [(f"{a}-{b}" if a != b else str(a), p) for (a, b), p in sorted(buckets.items())]
+    table = cumulative(dist)
+    shown = [row for row in table if row[1] >= SIGNIFICANT] or table
+    first, last = shown[0][0], shown[-1][0]
+    shown = [row for row in table if first <= row[0] <= last]
+    below = sum((p for t, p in dist.items() if t < first), Fraction(0))
+    above = sum((p for t, p in dist.items() if t > last), Fraction(0))
+    rows: list[tuple[str, Fraction, Fraction, Fraction]] = []
+    if len(shown) > max_rows:  # bucket wide distributions so the chart stays readable
+        size = -(-(last - first + 1) // max_rows)
+        buckets: dict[int, list[tuple[int, Fraction, Fraction, Fraction]]] = {}
+        for row in shown:
+            buckets.setdefault(first + (row[0] - first) // size * size, []).append(row)
+        for group in (buckets[k] for k in sorted(buckets)):
+            a, b = group[0][0], group[-1][0]
+            label = f"{a}-{b}" if a != b else str(a)
+            rows.append((label, sum((r[1] for r in group), Fraction(0)), group[0][2], group[-1][3]))
     else:
-        rows = [(str(t), p) for t, p in items]
-    top = max(p for _, p in rows)
-    width = max(len(r) for r, _ in rows)
-    for label, p in rows:
+        rows = [(str(t), p, up, down) for t, p, up, down in shown]
+    top = max(r[1] for r in rows)
+    width = max([len(r[0]) for r in rows] + [len("total")])
+    lines.append([(f"  {'total':>{width}}  exactly  at least   at most", "dim")])
+    for label, p, up, down in rows:
         lines.append(
             [
                 (f"  {label:>{width}} ", "bold"),
-                (percent(p, width=7) + " ", ""),
+                (f"{percent(p, width=8)} {percent(up, width=9)} {percent(down, width=9)}  ", ""),
                 (_bar(p / top if top else p), "blue"),
             ]
         )
+    if below or above:
+        beyond = [f"below {first}: {percent(below)}" if below else ""]
+        beyond += [f"above {last}: {percent(above)}" if above else ""]
+        lines.append([(f"  not shown: {', '.join(x for x in beyond if x)}", "italic dim")])
     return lines
 
 
-def compare_lines(a: Odds, b: Odds) -> list[Any]:
-    """`odds compare A B`: each outcome's probability side by side, and the difference."""
+NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-    keys = [k for k, _ in a.ordered_outcomes()]
-    keys += [k for k, _ in b.ordered_outcomes() if k not in keys]
-    labels = {**b.labels, **a.labels}
-    lines: list[Line] = [
-        [("A ", "bold cyan"), (a.request, "bold"), (f"  [{a.system}]", "dim")],
-        [("B ", "bold magenta"), (b.request, "bold"), (f"  [{b.system}]", "dim")],
+
+def compare_lines(odds: list[Odds]) -> list[Any]:
+    """`odds compare A B C ...`: expected damage first when any request is an attack (the
+    number that says which does more), then each outcome's probability side by side, then
+    the mean totals; with two requests, the difference B-A."""
+    names = [
+        NAMES[i % len(NAMES)] + ("" if i < len(NAMES) else str(i // len(NAMES)))
+        for i in range(len(odds))
     ]
-    width = max((len(labels.get(k, k)) for k in keys), default=0) + 2
-    lines.append([(" " * (width + 2) + "       A        B     B-A", "dim")])
+    styles = ("bold cyan", "bold magenta", "bold yellow", "bold green", "bold blue")
+    lines: list[Line] = [
+        [(f"{n} ", styles[i % len(styles)]), (o.request, "bold"), (f"  [{o.system}]", "dim")]
+        for i, (n, o) in enumerate(zip(names, odds, strict=True))
+    ]
+    keys: list[str] = []
+    for o in odds:
+        keys += [k for k, _ in o.ordered_outcomes() if k not in keys]
+    labels: dict[str, str] = {}
+    for o in reversed(odds):
+        labels.update(o.labels)
+    width = max([len(labels.get(k, k)) + 2 for k in keys] + [len("expected damage")])
+    two = len(odds) == 2
+    head = " " * (width + 2) + "".join(f"{n:>9}" for n in names) + ("      B-A" if two else "")
+    lines.append([(head, "dim")])
+
+    def row(name: str, values: list[float], fmt: str, style: str = "") -> Line:
+        cells = "".join(format(v, fmt) for v in values)
+        out: Line = [(f"  {name:<{width}}", style), (cells, "")]
+        if two:
+            d = values[1] - values[0]
+            out.append((f"{d:+9.2f}", "bold green" if d > 0 else "bold red" if d < 0 else ""))
+        return out
+
+    damage = [o.damage_mean for o in odds]
+    if any(d is not None for d in damage):
+        values = [float(d) if d is not None else 0.0 for d in damage]
+        lines.append(row("expected damage", values, "9.3f", "bold yellow"))
+        best = max(range(len(values)), key=lambda i: values[i])
+        lines.append([(f"  most damage: {names[best]} ({odds[best].request})", "bold")])
     for k in keys:
-        pa, pb = a.outcomes.get(k, Fraction(0)), b.outcomes.get(k, Fraction(0))
-        diff = (float(pb) - float(pa)) * 100
+        values = [float(o.outcomes.get(k, Fraction(0))) * 100 for o in odds]
         bd = badge(k if k != NO_OUTCOME else None, labels.get(k, k))
-        lines.append(
-            [
-                ("  ", ""),
-                bd,
-                (" " * max(0, width - len(bd[0])), ""),
-                (f"{percent(pa, width=8)} {percent(pb, width=8)} ", ""),
-                (f"{diff:+7.2f}", "bold green" if diff > 0 else "bold red" if diff < 0 else ""),
-            ]
-        )
-    ma, mb = a.mean, b.mean
-    if ma is not None and mb is not None:
-        lines.append(
-            [
-                ("  mean total ", "dim"),
-                (f"{float(ma):.3f} vs {float(mb):.3f}  ({float(mb - ma):+.3f})", "bold"),
-            ]
-        )
+        cells = "".join(f"{v:8.2f}%" for v in values)
+        line: Line = [("  ", ""), bd, (" " * max(0, width - len(bd[0])), ""), (cells, "")]
+        if two:
+            d = values[1] - values[0]
+            line.append((f"{d:+9.2f}", "bold green" if d > 0 else "bold red" if d < 0 else ""))
+        lines.append(line)
+    means = [o.mean for o in odds]
+    if all(m is not None for m in means):
+        lines.append(row("mean total", [float(m) for m in means if m is not None], "9.3f", "dim"))
     return lines
+
+
+def csv_text(odds: Odds) -> str:
+    """`--csv`: a header and a row per total (total, exactly, at least, at most, as
+    decimal probabilities); without totals, a row per outcome (outcome, probability)."""
+    if odds.distribution:
+        rows = ["total,exactly,at least,at most"]
+        rows += [
+            f"{t},{float(p)!r},{float(up)!r},{float(down)!r}"
+            for t, p, up, down in cumulative(odds.distribution)
+        ]
+    else:
+        rows = ["outcome,probability"]
+        rows += [f"{k},{float(p)!r}" for k, p in odds.ordered_outcomes()]
+    return "\n".join(rows)
 
 
 def odds_text(odds: Odds) -> str:

@@ -10,9 +10,7 @@ Rendering never decides rules: every outcome and label comes from a system.
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from d20cli.results import Damage, DiceSummary, Die, Result
@@ -85,6 +83,8 @@ def _fudge(face: int) -> str:
 def die_style(d: Die) -> str:
     if not d.kept:
         return "dim strike"
+    if "custom" in d.flags:  # a custom die's face is a value, not a position
+        return "bold"
     if "critical_success" in d.flags:
         return "bold green"
     if "critical_failure" in d.flags:
@@ -154,6 +154,9 @@ def _roll_body(r: Result) -> Line:
     if isinstance(labels, dict) and labels:
         parts = ", ".join(f"{k} {v}" for k, v in labels.items())
         line.append((f"  ({parts})", "dim"))
+    if r.target is not None:  # `3d6 vs 12`, `1d100 <= 45`: success by total
+        op = r.detail.get("compare", ">=")
+        line += [(f"  {'vs' if op == '>=' else op} {r.target}  ", ""), badge(r.outcome, r.label)]
     return line
 
 
@@ -164,12 +167,18 @@ def tree_segments(node: Any, parent: int = 0) -> Line:
 
     if isinstance(node, dice.EvalDice):
         term = node.expr
-        text = str(term)
-        out: Line = [(text, "cyan")]
-        count = f"({term.count})"
-        if node.count is not None and text.startswith(count):
-            # `(1d4)d6`: the count's own dice too, `(1d4 (2))d6 (3 4)`
-            out = [("(", "cyan"), *tree_segments(node.count), (text[len(count) - 1 :], "cyan")]
+        out: Line = [(str(term), "cyan")]
+        if node.count is not None or node.sides is not None:
+            # `(1d4)d6`, `1d(1d4+2)`: the count's and the sides' own dice too,
+            # `(1d4 (2))d6 (3 4)`, `1d(1d4 (3) + 2) (4)`
+            count, sides, rest = term.parts()
+            out = [(count, "cyan")]
+            if node.count is not None:
+                out = [("(", "cyan"), *tree_segments(node.count), (")", "cyan")]
+            if node.sides is None:
+                out.append((f"d{sides}{rest}", "cyan"))
+            else:
+                out += [("d(", "cyan"), *tree_segments(node.sides), (f"){rest}", "cyan")]
         out.append((" (", "dim"))
         out += dice_segments(node.term_dice())
         out.append((")", "dim"))
@@ -188,7 +197,38 @@ def tree_segments(node: Any, parent: int = 0) -> Line:
         if p < parent:
             out = [("(", ""), *out, (")", "")]
         return out
+    if isinstance(node, dice.EvalCall):  # `max(1d6 (3), 1d8 (5))`
+        out = [(f"{node.expr.name}(", "cyan")]
+        for i, arg in enumerate(node.args):
+            out += [(", ", "")] if i else []
+            out += tree_segments(arg)
+        return [*out, (")", "cyan")]
+    if isinstance(node, dice.EvalGroup):
+        return _group_segments(node)
     return [(str(getattr(node, "total", "")), "")]
+
+
+def _group_segments(node: Any) -> Line:
+    """`{4d6 (6 5 2 1) = 14, ~3d8 (3 4 5) = 12~}kh1`: each expression with its total,
+    a dropped one struck through, a pool's success `+` and failure `-` after it."""
+    from d20cli.dice import evaluate as dice
+
+    marks = {"success": "+", "failure": "-", "": ""}
+    out: Line = [("{", "cyan")]
+    for i, item in enumerate(node.items):
+        part = tree_segments(item)
+        mark = "" if node.marks is None else marks[node.marks[i]]
+        if not isinstance(item, dice.EvalNumber):
+            part += [(" = ", ""), (f"{item.total}", "bold")]
+        part.append((mark, "bold green" if mark == "+" else "red"))
+        if node.kept is not None and not node.kept[i]:
+            part = [("~", "dim strike"), *((t, "dim strike") for t, _ in part), ("~", "dim strike")]
+        out += [(", ", ""), *part] if i else part
+    group = node.expr
+    mods = ("" if group.keep is None else str(group.keep)) + (
+        "" if group.pool is None else str(group.pool)
+    )
+    return [*out, ("}" + mods, "cyan")]
 
 
 def _check_body(r: Result) -> Line:
@@ -342,6 +382,13 @@ def render_result(r: Result, header: bool = True) -> list[Line]:
                 (s.rank, "bold"),
             ]
             lines.append(line)
+    elif r.verb == "roll" and "text" in r.detail:  # inline rolls in text
+        lines.append([("  ", ""), (str(r.detail["text"]), "bold")])
+        trees = r.tree if isinstance(r.tree, tuple) else ()  # none when read back from JSON
+        for i, part in enumerate(r.detail.get("parts", ())):
+            shown = tree_segments(trees[i]) if i < len(trees) else [(part["expression"], "cyan")]
+            total = (str(part["total"]), "bold yellow")
+            lines.append([("    ", ""), *shown, ("  = ", ""), total])
     elif r.verb == "roll":
         lines.append(_roll_body(r))
         if r.dice_summary is not None:
@@ -358,6 +405,8 @@ def render_result(r: Result, header: bool = True) -> list[Line]:
 def quiet_text(r: Result) -> str:
     """`-q`: the total, or the outcome where there is no total (and the winning side of a
     contest of three or more sides: `side_wins 3`)."""
+    if r.verb == "roll" and "text" in r.detail:  # inline rolls: the text filled in
+        return str(r.detail["text"])
     if r.total is not None:
         if r.damage is not None:
             return f"{r.total} {r.damage.total}"
@@ -368,133 +417,3 @@ def quiet_text(r: Result) -> str:
         return r.outcome
     fortune = r.detail.get("fortune")
     return str(fortune) if fortune is not None else (r.label or "")
-
-
-# The order outcomes are listed in (display only: worst first, then contests and luck).
-_DISPLAY_ORDER = (
-    "critical_failure",
-    "failure",
-    "limited_success",
-    "normal_success",
-    "success",
-    "major_success",
-    "critical_success",
-    "first_wins",
-    "tie",
-    "second_wins",
-    "side_wins",
-    "unfavorable",
-    "favorable",
-    "unlucky",
-    "lucky",
-)
-
-
-def _display_rank(outcome: str | None) -> int:
-    return _DISPLAY_ORDER.index(outcome) if outcome in _DISPLAY_ORDER else len(_DISPLAY_ORDER)
-
-
-@dataclass
-class Tally:
-    """A running count of outcomes and totals for `--repeat N --summary` (no result kept)."""
-
-    request: str
-    system: str
-    verb: str
-    rolls: int = 0
-    counts: Counter[str | None] = field(default_factory=Counter)
-    labels: dict[str | None, str | None] = field(default_factory=dict)
-    total_sum: int = 0
-    total_count: int = 0
-    low: int | None = None
-    high: int | None = None
-    winners: Counter[int] = field(default_factory=Counter)  # contests of 3+ sides
-    sides: int = 0  # how many sides those contests have
-
-    def add(self, r: Result) -> None:
-        many = r.sides is not None and len(r.sides) > 2
-        if many and r.sides is not None:
-            self.sides = max(self.sides, len(r.sides))
-        self.add_many(r.outcome, r.label, r.total, 1, r.winner if many else None)
-
-    def add_many(
-        self,
-        outcome: str | None,
-        label: str | None,
-        total: int | None,
-        n: int,
-        winner: int | None = None,
-    ) -> None:
-        """Count `n` results with this outcome and total (and, of a contest of three or
-        more sides, this winning side)."""
-        if not n:
-            return
-        self.rolls += n
-        self.counts[outcome] += n
-        self.labels.setdefault(outcome, label)
-        if winner is not None:
-            self.winners[winner] += n
-            self.sides = max(self.sides, winner)
-        if total is not None:
-            self.total_sum += total * n
-            self.total_count += n
-            self.low = total if self.low is None else min(self.low, total)
-            self.high = total if self.high is None else max(self.high, total)
-
-    def mean(self) -> float | None:
-        return self.total_sum / self.total_count if self.total_count else None
-
-    def lines(self) -> list[Line]:
-        n = self.rolls
-        lines: list[Line] = [
-            [(self.request, "bold"), (f"  [{self.system}]", "dim"), (f"  {n:,} rolls", "")]
-        ]
-        rows = sorted(self.counts.items(), key=lambda kv: _display_rank(kv[0]))
-        names = {o: self.labels.get(o) or (o or "no outcome") for o, _ in rows}
-        tags = [f"side {side} wins" for side in range(1, self.sides + 1)] if self.winners else []
-        width = max((len(v) for v in (*names.values(), *(f"  {t}" for t in tags))), default=0)
-        digits = max((len(f"{k:,}") for _, k in rows), default=0)
-        for outcome, k in rows:
-            label = names[outcome]
-            lines.append(
-                [
-                    ("  ", ""),
-                    badge(outcome, label),
-                    (" " * (width - len(label)), ""),
-                    (f"  {k:>{digits},}  {100 * k / n:5.1f}%", ""),
-                ]
-            )
-        for side, tag in enumerate(tags, start=1):  # a contest of three or more sides
-            k = self.winners[side]
-            lines.append(
-                [(f"    {tag:<{width - 2}}", ""), (f"  {k:>{digits},}  {100 * k / n:5.1f}%", "")]
-            )
-        mean = self.mean()
-        if mean is not None:
-            lines.append(
-                [
-                    ("  mean total ", "dim"),
-                    (f"{mean:.2f}", "bold yellow"),
-                    (f"  min {self.low}  max {self.high}", "dim"),
-                ]
-            )
-        return lines
-
-    def to_json(self) -> dict[str, object]:
-        out: dict[str, object] = {
-            "request": self.request,
-            "system": self.system,
-            "verb": self.verb,
-            "rolls": self.rolls,
-            "outcomes": {str(k) if k is not None else "null": v for k, v in self.counts.items()},
-            "percent": {
-                str(k) if k is not None else "null": round(100 * v / self.rolls, 3)
-                for k, v in self.counts.items()
-            },
-            "mean": self.mean(),
-            "min": self.low,
-            "max": self.high,
-        }
-        if self.winners:
-            out["winners"] = {str(n): self.winners[n] for n in range(1, self.sides + 1)}
-        return out

@@ -119,6 +119,11 @@ def _roll_odds(request: Any, system_id: str) -> Odds:
     from d20cli.dice import distribution
     from d20cli.rules.roll import with_advantage
 
+    if request.parts:
+        raise D20Error(
+            "odds take one roll: ask for each of the line's rolls on its own "
+            f"(`odds {request.parts[0].text}`)"
+        )
     expr, _ = with_advantage(request.expr, request.adv) if request.adv else (request.expr, None)
     dist = distribution.distribution(expr)
     den = dist.denominator
@@ -130,6 +135,13 @@ def _roll_odds(request: Any, system_id: str) -> Odds:
             f"the cap leaves out {percent(dist.truncated, 6)}"
         )
         odds.extra["truncated"] = ratio(dist.truncated)
+    goal = request.target
+    if goal is not None:  # `3d6 vs 12`: the chance of success, directly
+        won = sum((p for t, p in odds.distribution.items() if goal.matches(t)), Fraction(0))
+        odds.order = ["failure", "success"]
+        odds.outcomes = {k: p for k, p in (("failure", 1 - won), ("success", won)) if p}
+        odds.labels = {"failure": "Failure", "success": "Success"}
+        odds.success = won
     return odds
 
 

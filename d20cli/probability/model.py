@@ -52,8 +52,16 @@ class Odds(Shown):
             out["degrees"] = {f"{d:+d}": ratio(p) for d, p in sorted(self.degrees.items())}
         if self.distribution is not None:
             out["distribution"] = {str(t): ratio(p) for t, p in sorted(self.distribution.items())}
+            below = Fraction(0)
+            at_least, at_most = {}, {}
+            for t, p in sorted(self.distribution.items()):
+                at_least[str(t)] = ratio(1 - below)
+                below += p
+                at_most[str(t)] = ratio(below)
+            out["at_least"], out["at_most"] = at_least, at_most
             mean = self.mean
-            out["mean"] = ratio(mean) if mean is not None else None
+            out["mean"] = float(mean) if mean is not None else None  # a number
+            out["mean_exact"] = exact_number(mean) if mean is not None else None
         if self.damage_mean is not None:
             out["damage_mean"] = ratio(self.damage_mean)
         if self.damage_distribution is not None:
@@ -72,6 +80,11 @@ class Odds(Shown):
     def ordered_outcomes(self) -> list[tuple[str, Fraction]]:
         rank = {oid: i for i, oid in enumerate(self.order)}
         return sorted(self.outcomes.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0]))
+
+
+def exact_number(x: Fraction) -> str:
+    """A mean for JSON, exactly: `21/2`, or `7` when it is whole (not `7/1`)."""
+    return str(x.numerator) if x.denominator == 1 else exact_fraction(x)
 
 
 def ratio(p: Fraction) -> str:

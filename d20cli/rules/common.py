@@ -150,6 +150,10 @@ def double_dice(expr: Expr) -> Expr:
             return _double_sum(expr)
         rest = tuple((op, double_dice(x)) for op, x in expr.rest)
         return dice.Arithmetic(double_dice(expr.first), rest)
+    if isinstance(expr, dice.Call):  # `max(1d6,1d8)` -> `max(2d6,2d8)`
+        return dice.Call(expr.name, tuple(double_dice(x) for x in expr.args))
+    if isinstance(expr, dice.Group):
+        return dice.Group(tuple(double_dice(x) for x in expr.items), expr.keep, expr.pool)
     return expr
 
 

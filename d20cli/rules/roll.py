@@ -7,11 +7,13 @@ term; a roll of more than LIST_LIMIT (1,000) dice carries a DiceSummary instead 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from d20cli.dice.evaluate import EvalDice, evaluate, summarise
+from d20cli.dice.advantage import adv_problem, plain_d20s
+from d20cli.dice.evaluate import EvalDice, EvalGroup, evaluate, summarise
 from d20cli.dice.roller import Roller
-from d20cli.dice.tree import LIST_LIMIT, Arithmetic, Dice, Expr, Keep, Neg, adv_problem, plain_d20s
+from d20cli.dice.tree import LIST_LIMIT, Arithmetic, Call, Dice, Expr, Group, Keep, Neg
 from d20cli.errors import DiceError
 from d20cli.language.requests import RollRequest
 from d20cli.results import Die, Result
@@ -34,6 +36,10 @@ def with_advantage(e: Expr, adv: int) -> tuple[Expr, Dice | None]:
             return Neg(swap(x.operand))
         if isinstance(x, Arithmetic):
             return Arithmetic(swap(x.first), tuple((op, swap(y)) for op, y in x.rest))
+        if isinstance(x, Call):
+            return Call(x.name, tuple(swap(y) for y in x.args))
+        if isinstance(x, Group):
+            return Group(tuple(swap(y) for y in x.items), x.keep, x.pool)
         return x
 
     return swap(e), new
@@ -55,15 +61,20 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
 
     Dice have role "roll" (the two d20s of adv/dis: "d20") and the label of their term.
     detail: "expression" (as rolled, `2d20kh1+5` for `1d20+5 adv`), "labels" {label:
-    subtotal} when any term has a label, "comment" when the line had one. A roll of more
-    than LIST_LIMIT dice has dice=() and a DiceSummary (count, kept, face histogram,
-    sides) instead, which is what its JSON then carries.
+    subtotal} when any term has a label, "comment" when the line had one, "compare" (the
+    target's comparison) with a target, which also fills target, outcome, label, success.
+    A roll of more than LIST_LIMIT dice has dice=() and a DiceSummary (count, kept, face
+    histogram, sides) instead, which is what its JSON then carries.
     """
+    if request.template is not None:
+        return _inline(request, roller, system)
     expr, adv_term = with_advantage(request.expr, request.adv)
     roles = {} if adv_term is None else {id(adv_term): "d20"}
     tree = evaluate(expr, roller, "roll", roles)
     detail: dict[str, Any] = {"expression": str(expr)}
-    if isinstance(tree, EvalDice) and tree.count is None:  # one term: no walk needed
+    tree_is_term = isinstance(tree, EvalDice) and tree.count is None and tree.sides is None
+    if tree_is_term:  # one term: no walk needed
+        assert isinstance(tree, EvalDice)
         terms = [tree]
         labels = {} if tree.expr.label is None else {tree.expr.label: tree.total}
     else:
@@ -73,6 +84,11 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
         detail["labels"] = labels
     if request.comment:
         detail["comment"] = request.comment
+    goal = _target_fields(request, tree.total, detail)
+    braces = not tree_is_term and "{" in detail["expression"]  # no walk for most rolls
+    groups = [g for g in tree.walk() if isinstance(g, EvalGroup)] if braces else []
+    if groups:  # `{4d6,3d8}kh1`: each expression's total, which are kept, pool marks
+        detail["groups"] = [_group_json(g) for g in groups]
     if any(t.expr.crit is not None for t in terms):
         detail.update(critical_counts(terms))
     count = sum(len(t.faces) for t in terms)
@@ -85,10 +101,15 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
             dice_summary=summarise(tree),
             detail=detail,
             tree=tree,
+            **goal,
         )
+    dropped = {id(t) for g in groups for t in g.dropped_terms()}
     dice: list[Die] = []
     for t in terms:
-        dice.extend(t.term_dice())
+        if id(t) in dropped:  # in an expression a group's keep/drop dropped
+            dice.extend(replace(d, kept=False) for d in t.term_dice())
+        else:
+            dice.extend(t.term_dice())
     return Result(
         request=request.text,
         system=system,
@@ -97,4 +118,60 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
         total=tree.total,
         detail=detail,
         tree=tree,
+        **goal,
     )
+
+
+def _inline(request: RollRequest, roller: Roller, system: str) -> Result:
+    """`roll I hit for [[1d8+3]] and [[1d6]] fire`: each inline roll resolved as a roll,
+    one result: detail "text" (the text with each total filled in) and "parts" (each
+    roll's expression, total and dice); dice: all of them; tree: the parts' trees."""
+    rolled = [resolve_roll(part, roller, system) for part in request.parts]
+    assert request.template is not None
+    text = request.template[0]
+    for r, piece in zip(rolled, request.template[1:], strict=True):
+        text += f"{r.total}{piece}"
+    parts = [
+        {
+            "expression": r.detail["expression"],
+            "total": r.total,
+            "dice": [d.to_json() for d in r.dice],
+        }
+        for r in rolled
+    ]
+    return Result(
+        request=request.text,
+        system=system,
+        verb="roll",
+        dice=tuple(d for r in rolled for d in r.dice),
+        detail={"text": text.strip(), "parts": parts},
+        tree=tuple(r.tree for r in rolled),
+    )
+
+
+def _group_json(g: EvalGroup) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "expression": str(g.expr),
+        "totals": [x.total for x in g.items],
+        "kept": [True] * len(g.items) if g.kept is None else list(g.kept),
+    }
+    if g.marks is not None:
+        out["marks"] = list(g.marks)
+    return out
+
+
+def _target_fields(request: RollRequest, total: int, detail: dict[str, Any]) -> dict[str, Any]:
+    """The Result fields of a roll with a target (`3d6 vs 12`, `1d100 <= 45`): target,
+    outcome "success"/"failure", its label and `success`; detail "compare" holds the
+    comparison (`vs` is ">="). Nothing for a plain roll."""
+    goal = request.target
+    if goal is None:
+        return {}
+    detail["compare"] = goal.op
+    won = goal.matches(total)
+    return {
+        "target": goal.value,
+        "outcome": "success" if won else "failure",
+        "label": "Success" if won else "Failure",
+        "success": won,
+    }

@@ -1,0 +1,92 @@
+"""Odds II (issue 17): cumulative columns (exactly, at least, at most), tails trimmed with
+the mass beyond named, `--csv`, `mean` as a number and an exact fraction, and `odds
+compare` of any number of requests with expected damage first for attacks."""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import json
+from fractions import Fraction
+
+from typer.testing import CliRunner
+
+import d20cli
+from d20cli.app.cli import app
+from d20cli.present.odds_view import cumulative
+
+runner = CliRunner()
+
+
+def _run(*words: str) -> str:
+    res = runner.invoke(app, list(words))
+    assert res.exit_code == 0, res.output
+    return res.output
+
+
+def test_cumulative_columns_against_brute_force() -> None:
+    rolls = list(itertools.product(range(1, 7), repeat=3))
+    dist = {t: Fraction(sum(1 for r in rolls if sum(r) == t), len(rolls)) for t in range(3, 19)}
+    for t, exactly, at_least, at_most in cumulative(dist):
+        assert exactly == dist[t]
+        assert at_least == Fraction(sum(1 for r in rolls if sum(r) >= t), len(rolls))
+        assert at_most == Fraction(sum(1 for r in rolls if sum(r) <= t), len(rolls))
+
+
+def test_the_chart_has_exactly_at_least_at_most() -> None:
+    text = _run("odds", "roll", "3d6", "--no-color")
+    assert "total  exactly  at least   at most" in text
+    row = next(line for line in text.splitlines() if line.split()[:1] == ["12"])
+    assert row.split()[1:4] == ["11.57%", "37.50%", "74.07%"]
+
+
+def test_explosion_tails_are_trimmed_and_named() -> None:
+    text = _run("odds", "roll", "1d6!", "--no-color")
+    assert "<0.01%" not in text.split("not shown")[0].split("at most")[1]
+    assert "not shown: above" in text
+    rows = [line.split()[0] for line in text.splitlines() if line[:8].strip().isdigit()]
+    assert rows[0] == "1" and int(rows[-1]) < 66  # the far tail is left out
+
+
+def test_json_cumulative_and_mean() -> None:
+    data = json.loads(_run("odds", "roll", "2d6", "--json"))
+    assert data["mean"] == 7 and isinstance(data["mean"], float)
+    assert data["mean_exact"] == "7"  # not "7/1"
+    assert data["at_least"]["7"] == "7/12" and data["at_most"]["7"] == "7/12"
+    data = json.loads(_run("odds", "roll", "3d6", "--json"))
+    assert data["mean"] == 10.5 and data["mean_exact"] == "21/2"
+    odds = d20cli.odds("roll 4d6dl1")
+    assert Fraction(odds.to_json()["mean_exact"]) == odds.mean
+
+
+def test_csv() -> None:
+    rows = list(csv.reader(io.StringIO(_run("odds", "roll", "3d6", "--csv"))))
+    assert rows[0] == ["total", "exactly", "at least", "at most"]
+    assert len(rows) == 17
+    by_total = {int(r[0]): [float(x) for x in r[1:]] for r in rows[1:]}
+    assert abs(by_total[12][1] - 0.375) < 1e-12 and abs(by_total[3][1] - 1) < 1e-12
+    assert abs(sum(v[0] for v in by_total.values()) - 1) < 1e-12
+    rows = list(csv.reader(io.StringIO(_run("odds", "group", "+3, +5 vs 12", "--csv"))))
+    assert rows[0] == ["outcome", "probability"]
+
+
+def test_compare_any_number_with_damage_first() -> None:
+    attacks = [
+        "attack +7 vs 15 dmg 2d6+4",
+        "attack +2 vs 15 dmg 2d6+14",
+        "attack +5 vs 15 dmg 1d12+6",
+    ]
+    text = _run("odds", "compare", *attacks, "--no-color")
+    lines = text.splitlines()
+    assert [line[:1] for line in lines[:3]] == ["A", "B", "C"]
+    damage_row = next(i for i, line in enumerate(lines) if "expected damage" in line)
+    outcome_row = next(i for i, line in enumerate(lines) if "Success" in line)
+    assert damage_row < outcome_row  # damage first: the number that decides
+    assert "most damage: B (attack +2 vs 15 dmg 2d6+14)" in text
+    means = [d20cli.odds(a).damage_mean for a in attacks]
+    assert means[1] == max(m for m in means if m is not None)
+    data = json.loads(_run("odds", "compare", *attacks, "--json"))
+    assert [c["request"] for c in data["compare"]] == attacks
+    one = runner.invoke(app, ["odds", "compare", "check +5 vs 15"])
+    assert one.exit_code == 2 and "two or more" in one.output
