@@ -46,6 +46,7 @@ complete -c d20 -n '__fish_seen_subcommand_from log' -l no-color -d 'Plain text.
 complete -c d20 -l system -s s -x -a 'levelup reglamento mm pendagger a5e level-up levelup-a5e level-up-a5e lu reg mutants mnm m-m mandm mutants-masterminds mutants-and-masterminds pd pnd pen-and-dagger pen-dagger' -d 'rule system: levelup, reglamento, mm, pendagger'
 complete -c d20 -l json -d 'one JSON object per result line'
 complete -c d20 -l csv -d 'odds: CSV rows (total, exactly, at least, at most)'
+complete -c d20 -l totals -d 'odds: the chart of totals of a check too'
 complete -c d20 -l seed -x -d 'seed the dice: the same seed gives the same rolls'
 complete -c d20 -l dice -x -d 'use these faces instead of random ones, in roll order'
 complete -c d20 -l repeat -s n -x -d 'roll the request N times'

@@ -456,3 +456,16 @@ def test_identical_group_members_are_walked_once_and_share_the_case_limit() -> N
     members = ", ".join(f"+d{900 + i}" for i in range(10))  # ten different walks
     with pytest.raises(D20Error, match="more than 50,000 cases over the group's members"):
         odds_of(f"group {members} vs 20", "levelup")
+
+
+def test_odds_compare_of_mm_ranks_is_the_verb_not_compare_mode() -> None:
+    """`odds compare 6 vs 6 -s mm` is the odds of mm's compare verb; quoted requests with
+    spaces in them are what compare mode compares."""
+    out = io.StringIO()
+    status = run_odds(["compare", "6", "vs", "6", "--json"], Options(system="mm"), Output(out))
+    data = json.loads(out.getvalue())
+    assert int(status) == 0 and data["verb"] == "compare"
+    assert data["odds"] == {"first_wins": "1/2", "second_wins": "1/2"}
+    out = io.StringIO()
+    run_odds(["compare", "check +5 vs 15", "check +6 vs 15", "--json"], Options(), Output(out))
+    assert len(json.loads(out.getvalue())["compare"]) == 2

@@ -90,3 +90,26 @@ def test_compare_any_number_with_damage_first() -> None:
     assert [c["request"] for c in data["compare"]] == attacks
     one = runner.invoke(app, ["odds", "compare", "check +5 vs 15"])
     assert one.exit_code == 2 and "two or more" in one.output
+
+
+def test_a_checks_totals_chart_only_when_asked_and_an_attacks_damage_chart() -> None:
+    """Issue 17: a check's odds show its tiers; its totals chart only with --totals; an
+    attack with damage shows the damage distribution (hits and criticals mixed, misses 0)."""
+    import io
+
+    from d20cli.app.options import Options
+    from d20cli.app.run import run_odds
+    from d20cli.present.output import Output
+
+    def text(*words: str) -> str:
+        out = io.StringIO()
+        run_odds(list(words), Options(), Output(out, io.StringIO(), color=False))
+        return out.getvalue()
+
+    plain = text("check", "+5", "vs", "15")
+    assert "Success" in plain and "total: mean" not in plain
+    assert "total: mean 15.500" in text("check", "+5", "vs", "15", "--totals")
+    attack = text("attack", "+7", "vs", "15", "dmg", "1d4+2")
+    assert "damage: mean 3.050" in attack
+    rows = {line.split()[0]: line.split()[1] for line in attack.splitlines()[8:]}
+    assert rows["0"] == "35.00%" and rows["10"] == "0.31%"  # a critical's 2d4+2 at most

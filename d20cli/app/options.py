@@ -37,6 +37,7 @@ class Options:
     boon: bool = False
     simulate: int | None = None
     csv: bool = False
+    totals: bool = False
 
     def merged(self, other: Options) -> Options:
         """These options with every field that `other` sets (differs from the default) applied."""
@@ -163,6 +164,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec("json", ("--json",), "one JSON object per result line"),
     OptionSpec("csv", ("--csv",), "odds: CSV rows (total, exactly, at least, at most)"),
+    OptionSpec("totals", ("--totals",), "odds: the chart of totals of a check too"),
     OptionSpec(
         "seed", ("--seed",), "seed the dice: the same seed gives the same rolls", _int(0), "N"
     ),

@@ -271,7 +271,10 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
         return odds_of(text, opts.system_id())
 
     texts: list[str]
-    if words and words[0] == "compare":
+    # `odds compare "A" "B" ...` compares quoted requests; `odds compare 8 vs 6` (no word
+    # with a space in it) is the odds of mm's own `compare` verb.
+    comparing = words[:1] == ["compare"] and any(" " in w.strip() for w in words[1:])
+    if comparing:
         texts = [w for w in words[1:] if w]
         if len(texts) < 2:
             usage = ParseError(
@@ -290,7 +293,6 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
         except D20Error as err:
             out.error(in_text(err, text), opts.json)
             return ExitStatus.BAD_INPUT
-    comparing = words[:1] == ["compare"]
     if opts.json:
         if comparing:
             out.json({"compare": [r.to_json() for r in results]})
@@ -302,7 +304,7 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     elif comparing:
         out.lines(compare_lines(results))
     else:
-        out.lines(odds_lines(results[0]))
+        out.lines(odds_lines(results[0], totals=opts.totals))
     return ExitStatus.OK
 
 

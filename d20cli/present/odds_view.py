@@ -21,7 +21,7 @@ def _bar(p: Fraction, width: int = 30) -> str:
     return "\u2588" * full + ("" if not part else chr(0x2590 - part))
 
 
-def odds_lines(odds: Odds) -> list[Any]:
+def odds_lines(odds: Odds, totals: bool = False) -> list[Any]:
     """Lines (render.Line) for people: each outcome as a fraction, a percent, 1 in N and a
     bar; the totals as a histogram; mean, standard deviation, min and max."""
 
@@ -63,7 +63,9 @@ def odds_lines(odds: Odds) -> list[Any]:
                     (_bar(p), "cyan"),
                 ]
             )
-    if odds.distribution:
+    # The totals of a dice expression are what `odds roll` is asked; those of a check
+    # only with --totals (its outcome tiers are the answer).
+    if odds.distribution and (totals or not odds.outcomes or odds.verb == "roll"):
         lines += _histogram(odds.distribution)
     if odds.damage_mean is not None:
         lines.append(
@@ -73,6 +75,8 @@ def odds_lines(odds: Odds) -> list[Any]:
                 (f"  ({short_fraction(odds.damage_mean)})", "dim"),
             ]
         )
+        if odds.damage_distribution:  # hits and critical hits together, misses as 0
+            lines += _histogram(odds.damage_distribution, what="damage")
     ranks = odds.extra.get("ranks")
     if isinstance(ranks, dict):
         lines.append([("  ranks: ", "dim")])
@@ -122,7 +126,7 @@ def cumulative(dist: dict[int, Fraction]) -> list[tuple[int, Fraction, Fraction,
     return rows
 
 
-def _histogram(dist: dict[int, Fraction], max_rows: int = 40) -> list[Any]:
+def _histogram(dist: dict[int, Fraction], max_rows: int = 40, what: str = "total") -> list[Any]:
     """The totals: mean, sd, min, max; then a row per total (buckets when there are many)
     with the chance of exactly it, at least it and at most it, and a bar."""
     lines: list[Line] = []
@@ -131,7 +135,7 @@ def _histogram(dist: dict[int, Fraction], max_rows: int = 40) -> list[Any]:
     lo, hi = min(dist), max(dist)
     lines.append(
         [
-            ("  total: mean ", "dim"),
+            (f"  {what}: mean ", "dim"),
             (f"{float(mean):.3f}", "bold yellow"),
             (f"  sd {float(var) ** 0.5:.3f}  min {lo}  max {hi}", "dim"),
         ]
@@ -155,8 +159,8 @@ def _histogram(dist: dict[int, Fraction], max_rows: int = 40) -> list[Any]:
     else:
         rows = [(str(t), p, up, down) for t, p, up, down in shown]
     top = max(r[1] for r in rows)
-    width = max([len(r[0]) for r in rows] + [len("total")])
-    lines.append([(f"  {'total':>{width}}  exactly  at least   at most", "dim")])
+    width = max([len(r[0]) for r in rows] + [len(what)])
+    lines.append([(f"  {what:>{width}}  exactly  at least   at most", "dim")])
     for label, p, up, down in rows:
         lines.append(
             [
