@@ -169,24 +169,30 @@ class Damage(JsonText):
     dice: tuple[Die, ...]
     critical: bool
     expression: str  # the damage expression as rolled, e.g. "2d8+4" on a critical hit
+    labels: dict[str, int] | None = None  # per-type subtotals: {"slashing": 7, "fire": 5}
 
     def dice_text(self) -> str:
         """The JSON text of `dice`."""
         return _parts(self.dice)
 
     def json_text(self) -> str:
-        return (
+        text = (
             f'{{"total": {self.total}, "dice": {self.dice_text()}, '
-            f'"critical": {_BOOL[self.critical]}, "expression": {_string(self.expression)}}}'
+            f'"critical": {_BOOL[self.critical]}, "expression": {_string(self.expression)}'
         )
+        if self.labels:
+            text += f', "labels": {JSON_ENCODER.encode(self.labels)}'
+        return text + "}"
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Damage:
+        labels = data.get("labels")
         return cls(
             int(data["total"]),
             _dice(data.get("dice", ())),
             bool(data.get("critical")),
             str(data.get("expression", "")),
+            {str(k): int(v) for k, v in labels.items()} if isinstance(labels, dict) else None,
         )
 
 

@@ -113,3 +113,29 @@ def test_a_checks_totals_chart_only_when_asked_and_an_attacks_damage_chart() -> 
     assert "damage: mean 3.050" in attack
     rows = {line.split()[0]: line.split()[1] for line in attack.splitlines()[8:]}
     assert rows["0"] == "35.00%" and rows["10"] == "0.31%"  # a critical's 2d4+2 at most
+
+
+def test_damage_labels_give_per_type_subtotals_and_modifier_dice_their_label() -> None:
+    """Issue 17's display fixes: `dmg 1d8[slashing]+3+2d6[fire]` gives per-type subtotals
+    in text and JSON (doubled on a critical); `check +3+1d4[bless]` names its dice."""
+    import io
+
+    from d20cli.app.options import Options
+    from d20cli.app.run import run_tokens
+    from d20cli.present.output import Output
+    from d20cli.results import Result
+
+    def run(*tokens: str) -> str:
+        out = io.StringIO()
+        run_tokens(list(tokens), Options(), Output(out, io.StringIO(), color=False))
+        return out.getvalue()
+
+    attack = ("attack", "+5", "vs", "10", "dmg", "1d8[slashing]+3+2d6[fire]")
+    assert "= 13  (slashing 5, fire 5)" in run(*attack, "--dice", "12,5,2,3")
+    line = run(*attack, "--dice", "20,5,2,3,1,1,1", "--json")
+    data = json.loads(line)
+    assert data["damage"]["labels"] == {"slashing": 7, "fire": 6}
+    assert Result.from_json(data).json_text() == line.strip()
+    assert "d20 12  bless 3  +3  = 18" in run(
+        "check", "+3+1d4[bless]", "vs", "10", "--dice", "12,3"
+    )

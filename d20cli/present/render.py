@@ -244,6 +244,8 @@ def _check_body(r: Result) -> Line:
         name = _ROLE_NAMES.get(role, role)
         if role == "expertise":
             name = f"expertise d{dice[0].sides}"
+        elif role == "modifier" and len({d.label for d in dice}) == 1 and dice[0].label:
+            name = str(dice[0].label)  # `check +3+1d4[bless]`: the dice of bless
         if name:
             line.append((name + " ", "dim"))
         line += dice_segments(dice)
@@ -273,6 +275,9 @@ def _damage_line(dmg: Damage) -> Line:
         line.append((")", "dim"))
     line.append(("  = ", ""))
     line.append((str(dmg.total), "bold yellow"))
+    if dmg.labels:
+        parts = ", ".join(f"{k} {v}" for k, v in dmg.labels.items())
+        line.append((f"  ({parts})", "dim"))
     if dmg.critical:
         line.append(("  critical: dice doubled", "bold magenta"))
     return line

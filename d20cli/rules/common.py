@@ -100,6 +100,7 @@ class Evaluated:
     total: int
     dice: tuple[Die, ...]
     expr: Expr | None
+    labels: dict[str, int] | None = None  # {label: subtotal} of labelled terms, if any
 
     @property
     def text(self) -> str:
@@ -120,7 +121,8 @@ def evaluate(expr: Expr | None, roller: Roller, role: str) -> Evaluated:
     if preset is not None:
         return Evaluated(preset, (), expr)
     ev = evaluation.evaluate(expr, roller, role=role)
-    return Evaluated(ev.total, tuple(ev.dice()), expr)
+    labels = ev.labels() if "[" in str(expr) else None  # only a labelled term has "["
+    return Evaluated(ev.total, tuple(ev.dice()), expr, labels or None)
 
 
 _NOTHING = Evaluated(0, (), None)

@@ -253,7 +253,7 @@ def _resolve_check(request: CheckRequest, roller: Roller, target: int | None) ->
             critical = roll.natural == 20
             expr = double_dice(request.damage) if critical else request.damage
             ev = evaluate(expr, roller, "damage")
-            damage = Damage(ev.total, ev.dice, critical, ev.text)
+            damage = Damage(ev.total, ev.dice, critical, ev.text, ev.labels)
         else:
             notes.append("a miss: no damage")
     return Result(

@@ -203,7 +203,7 @@ def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
     if request.damage is not None:
         if grade.success or (grade.success is None and roll.natural != 1):
             ev = evaluate(request.damage, roller, "damage")
-            damage = Damage(ev.total, ev.dice, False, ev.text)
+            damage = Damage(ev.total, ev.dice, False, ev.text, ev.labels)
         else:
             notes.append("a failure: no damage")
     return Result(
