@@ -108,6 +108,7 @@ class Die(JsonText):
     label: str | None = None
     flags: tuple[str, ...] = ()
     by: str | None = None  # who rolled it (pendagger scores: "player 2", "narrator")
+    parts: tuple[int, ...] = ()  # a compounded die (`!!`): the faces its face adds up
 
     def json_text(self) -> str:
         text = (
@@ -120,6 +121,8 @@ class Die(JsonText):
             text += f', "flags": {_list(map(_string, self.flags))}'
         if self.by is not None:
             text += f', "by": {_string(self.by)}'
+        if self.parts:
+            text += f', "parts": {_list(map(str, self.parts))}'
         return text + "}"
 
     @classmethod
@@ -132,6 +135,7 @@ class Die(JsonText):
             _optional_str(data.get("label")),
             tuple(str(f) for f in data.get("flags", ())),
             _optional_str(data.get("by")),
+            tuple(int(f) for f in data.get("parts", ())),
         )
 
 

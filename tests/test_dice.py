@@ -103,8 +103,16 @@ def test_explode() -> None:
 def test_compound_explode_is_one_die_for_keep_and_pools() -> None:
     tree = roll("2d6!!kh1", [6, 3, 5])
     assert tree.total == 9
-    assert shown(tree) == [(6, True, ("exploded",)), (3, True, ()), (5, False, ())]
-    assert roll("2d6!!=6>=8", [6, 4, 6, 1]).total == 1  # 10 succeeds, 7 does not
+    # one die in what is shown too (issue 17): its face is the sum, its parts kept
+    assert shown(tree) == [(9, True, ("compounded",)), (5, False, ())]
+    assert [d.parts for d in tree.dice()] == [(6, 3), ()]
+    pool = roll("2d6!!=6>=8", [6, 4, 6, 1])
+    assert pool.total == 1  # 10 succeeds, 7 does not
+    # the success mark goes once on the compounded die that succeeded
+    assert [(d.face, d.flags) for d in pool.dice()] == [
+        (10, ("compounded", "success")),
+        (7, ("compounded",)),
+    ]
 
 
 def test_reroll() -> None:

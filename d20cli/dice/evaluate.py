@@ -36,7 +36,6 @@ Decisions:
 from __future__ import annotations
 
 import math
-from collections import Counter
 from fractions import Fraction
 
 from d20cli.dice.arith import ROUNDING
@@ -48,6 +47,8 @@ from d20cli.dice.evaluated import EvalGroup as EvalGroup
 from d20cli.dice.evaluated import EvalNeg as EvalNeg
 from d20cli.dice.evaluated import EvalNumber as EvalNumber
 from d20cli.dice.evaluated import Evaluated as Evaluated
+from d20cli.dice.evaluated import compounded, marked
+from d20cli.dice.evaluated import summarise as summarise
 from d20cli.dice.modifiers import Compare
 from d20cli.dice.roller import Roller
 from d20cli.dice.tree import (
@@ -63,7 +64,6 @@ from d20cli.dice.tree import (
     walk,
 )
 from d20cli.errors import BudgetError, DiceError
-from d20cli.results import DiceSummary
 
 # ---------------------------------------------------------------------------------------
 # Evaluation
@@ -249,7 +249,7 @@ class _Evaluator:
     def dice(self, e: Dice) -> EvalDice:
         ev = self._term(e) if e._plain or not e.computed else self._computed(e)
         if e.crit is not None or e.sort is not None:
-            ev = _marked(ev)
+            ev = marked(ev)
         return ev
 
     def _computed(self, e: Dice) -> EvalDice:
@@ -264,7 +264,9 @@ class _Evaluator:
         if problem is not None:
             raise DiceError(problem)
         ev = self._term(term, count_ev)
-        return EvalDice(term, ev.total, ev.faces, ev.kept, ev.flags, ev.count, ev.role, sides_ev)
+        return EvalDice(
+            term, ev.total, ev.faces, ev.kept, ev.flags, ev.count, ev.role, sides_ev, ev.parts
+        )
 
     def _term(self, e: Dice, count_ev: Evaluated | None = None) -> EvalDice:
         roller = self.roller
@@ -433,6 +435,9 @@ class _Evaluator:
                         flags[i] = (*flags[i], mark)
         else:
             total = sum(v for u, v in enumerate(values) if unit_kept[u])
+        parts: list[tuple[int, ...]] | None = None
+        if e.explode is not None and e.explode.compound:
+            faces, kept, flags, parts = compounded(faces, kept, flags, units)
         all_kept = all(kept)
         return EvalDice(
             e,
@@ -442,48 +447,6 @@ class _Evaluator:
             None if flags is None or not any(flags) else flags,
             count_ev,
             role,
+            None,
+            parts,
         )
-
-
-def _marked(ev: EvalDice) -> EvalDice:
-    """`ev` with its critical markers flagged on the kept dice (`cs>19`, `cf<2`) and its
-    dice sorted by face (`sa`, `sd`; stable, the flags and kept marks move along)."""
-    e = ev.expr
-    n = len(ev.faces)
-    faces = ev.faces
-    kept = ev.kept if ev.kept is not None else [True] * n
-    flags: list[tuple[str, ...]] = ev.flags if ev.flags is not None else [()] * n
-    if e.crit is not None:
-        crit = e.crit
-        flags = [
-            (*fl, *crit.flags(f)) if k and "rerolled" not in fl else fl
-            for f, k, fl in zip(faces, kept, flags, strict=True)
-        ]
-    if e.sort is not None:
-        order = sorted(range(n), key=faces.__getitem__, reverse=e.sort == "d")
-        faces = [faces[i] for i in order]
-        kept = [kept[i] for i in order]
-        flags = [flags[i] for i in order]
-    return EvalDice(
-        e,
-        ev.total,
-        faces,
-        None if all(kept) else kept,
-        flags if any(flags) else None,
-        ev.count,
-        ev.role,
-    )
-
-
-def summarise(tree: Evaluated) -> DiceSummary:
-    """Count, kept count, face histogram and sizes of every die in the tree."""
-    faces: Counter[int] = Counter()
-    count = kept = 0
-    sides: set[int] = set()
-    for t in tree.terms():
-        faces.update(t.faces)
-        count += len(t.faces)
-        kept += t.kept_count
-        if t.faces:
-            sides.add(t.expr.die_sides)
-    return DiceSummary(count=count, kept=kept, faces=dict(faces), sides=tuple(sorted(sides)))

@@ -4,12 +4,13 @@ node and the evaluated children), which renderers walk. Re-exported by evaluate.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from d20cli.dice.tree import Arithmetic, Call, Dice, Group, Neg, Number
 from d20cli.frozen import quick_init
-from d20cli.results import Die
+from d20cli.results import DiceSummary, Die
 
 
 class Evaluated:
@@ -86,6 +87,9 @@ class EvalDice(Evaluated):
     count: Evaluated | None = None
     role: str = "roll"
     sides: Evaluated | None = None  # computed sides `1d(1d4+2)`: their evaluation
+    # compounded explosions (`!!`): each compounded die is one face (the sum), and `parts`
+    # (parallel to `faces`) holds the faces it adds up, () for a die that did not compound
+    parts: list[tuple[int, ...]] | None = None
 
     def children(self) -> list[Evaluated]:
         return [x for x in (self.count, self.sides) if x is not None]
@@ -101,15 +105,18 @@ class EvalDice(Evaluated):
         sides = self.expr.die_sides
         role, label = self.role, self.expr.label
         mark = "fudge" if self.expr.sides == "F" else "custom" if self.expr.custom else ""
-        kept, flags = self.kept, self.flags
-        if kept is None and flags is None and not mark:
+        kept, flags, parts = self.kept, self.flags, self.parts
+        if kept is None and flags is None and not mark and parts is None:
             return [Die(sides, f, True, role, label) for f in self.faces]
         out = []
         for i, f in enumerate(self.faces):
             fl = () if flags is None else flags[i]
             if mark:
                 fl = (*fl, mark)
-            out.append(Die(sides, f, True if kept is None else kept[i], role, label, fl))
+            keep = True if kept is None else kept[i]
+            out.append(
+                Die(sides, f, keep, role, label, fl, None, () if parts is None else parts[i])
+            )
         return out
 
     @property
@@ -173,3 +180,85 @@ class EvalGroup(Evaluated):
         for item, kept in zip(self.items, self.kept, strict=True):
             if not kept:
                 yield from item.terms()
+
+
+def compounded(
+    faces: list[int],
+    kept: list[bool],
+    flags: list[tuple[str, ...]] | None,
+    units: list[list[int]],
+) -> tuple[list[int], list[bool], list[tuple[str, ...]] | None, list[tuple[int, ...]]]:
+    """A compounding term's dice as the dice a table sees: each chain of `!!` is one die
+    whose face is the sum of its parts (flagged "compounded", its parts kept), marked once
+    for a pool, kept or dropped as one. Rerolled-away faces stay as they are."""
+    first = {unit[0]: unit for unit in units}
+    inside = {i for unit in units for i in unit[1:]}
+    out_faces: list[int] = []
+    out_kept: list[bool] = []
+    out_flags: list[tuple[str, ...]] = []
+    out_parts: list[tuple[int, ...]] = []
+    for i, face in enumerate(faces):
+        if i in inside:
+            continue
+        fl = () if flags is None else flags[i]
+        unit = first.get(i)
+        if unit is not None and len(unit) > 1:
+            parts = tuple(faces[j] for j in unit)
+            marks = tuple(f for f in fl if f not in ("exploded",))
+            out_faces.append(sum(parts))
+            out_flags.append(("compounded", *marks))
+            out_parts.append(parts)
+        else:
+            out_faces.append(face)
+            out_flags.append(fl)
+            out_parts.append(())
+        out_kept.append(kept[i])
+    return out_faces, out_kept, out_flags if any(out_flags) else None, out_parts
+
+
+def marked(ev: EvalDice) -> EvalDice:
+    """`ev` with its critical markers flagged on the kept dice (`cs>19`, `cf<2`) and its
+    dice sorted by face (`sa`, `sd`; stable, the flags and kept marks move along)."""
+    e = ev.expr
+    n = len(ev.faces)
+    faces = ev.faces
+    kept = ev.kept if ev.kept is not None else [True] * n
+    flags: list[tuple[str, ...]] = ev.flags if ev.flags is not None else [()] * n
+    if e.crit is not None:
+        crit = e.crit
+        flags = [
+            (*fl, *crit.flags(f)) if k and "rerolled" not in fl else fl
+            for f, k, fl in zip(faces, kept, flags, strict=True)
+        ]
+    parts = ev.parts
+    if e.sort is not None:
+        order = sorted(range(n), key=faces.__getitem__, reverse=e.sort == "d")
+        faces = [faces[i] for i in order]
+        kept = [kept[i] for i in order]
+        flags = [flags[i] for i in order]
+        parts = None if parts is None else [parts[i] for i in order]
+    return EvalDice(
+        e,
+        ev.total,
+        faces,
+        None if all(kept) else kept,
+        flags if any(flags) else None,
+        ev.count,
+        ev.role,
+        ev.sides,
+        parts,
+    )
+
+
+def summarise(tree: Evaluated) -> DiceSummary:
+    """Count, kept count, face histogram and sizes of every die in the tree."""
+    faces: Counter[int] = Counter()
+    count = kept = 0
+    sides: set[int] = set()
+    for t in tree.terms():
+        faces.update(t.faces)
+        count += len(t.faces)
+        kept += t.kept_count
+        if t.faces:
+            sides.add(t.expr.die_sides)
+    return DiceSummary(count=count, kept=kept, faces=dict(faces), sides=tuple(sorted(sides)))

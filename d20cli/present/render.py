@@ -70,6 +70,8 @@ _FLAG_MARKS = (
 
 def die_text(d: Die) -> str:
     face = str(d.face) if d.sides != 3 or "fudge" not in d.flags else _fudge(d.face)
+    if d.parts:  # a compounded die: `9!!(6+3)`, one die whose parts add up
+        face += f"!!({'+'.join(map(str, d.parts))})"
     face += "".join(mark for flag, mark in _FLAG_MARKS if flag in d.flags)
     if not d.kept:
         face = f"~{face}~"
