@@ -66,10 +66,11 @@ class Roller:
             if count < 2 or len(set(faces)) > 1:
                 return tuple(rounds)
 
-    def preset_total(self, expr: object) -> int | None:
+    def preset_total(self, expr: object, role: str = "modifier") -> int | None:
         """The odds engine's roller picks a whole expression's total here (one branch per
-        total, weighted by its exact probability); ordinary rollers return None and the
-        expression is rolled die by die."""
+        total, weighted by its exact probability; for `role` "damage", which no outcome
+        depends on, it may keep the whole distribution aside instead); ordinary rollers
+        return None and the expression is rolled die by die."""
         return None
 
     def finish(self) -> None:
