@@ -122,3 +122,48 @@ def test_the_deadline_is_the_last_resort(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(walk, "ODDS_DEADLINE", -1.0)
     with pytest.raises(TooCostly, match="deadline"):
         odds_of("check +5 vs 15 adv", "levelup")
+
+
+# Issue 22 item 3: a work budget per command, and memory bounded for any accepted request.
+WORK_BOMBS: list[tuple[str, str]] = [
+    ("roll 1000000d6 --repeat 10000000", "more than 20,000,000 (the work budget of one command)"),
+    ("odds roll 1000000d6 --simulate 10000000", "the work budget of one command"),
+    ("roll 1d20 --repeat 100 --work 50", "rolls at least 100 dice in all, more than 50"),
+    ("roll 1d6! --repeat 100 --work 100", "this command needs more than 100 dice in all"),
+    ("roll 10000000d6! --budget 10000000", "needs more than 2,000,000 dice rolled one by one"),
+    ("roll 5000000d6! --budget 10000000", "needs more than 2,000,000 dice rolled one by one"),
+    ("roll 2000000d6r1 --budget 10000000", "needs more than 2,000,000 dice rolled one by one"),
+    ("roll 10000000d6kh5000000 --budget 10000000", "rolled one by one"),
+    ("roll 10000000d6>=4 --budget 10000000", "rolled one by one"),
+    ("roll 1000000d6r1", "with its rerolls it rolls about 1,200,000 on average"),
+    (
+        "group " + ",".join(["+1"] * 100) + " vs 12 --json --repeat 9 --work 1000",
+        "this command printed more than 100,000 characters",
+    ),
+]
+
+
+@pytest.mark.parametrize(("line", "message"), WORK_BOMBS, ids=lambda x: x[:40])
+def test_work_past_the_budget_is_refused(line: str, message: str) -> None:
+    status, out, err, seconds = run_line(line)
+    assert status == 2, (out[:200], err)
+    assert message in err.splitlines()[0]
+    assert "--work N" in err or "--budget" in err or "one by one" in err
+    assert seconds < BOUND, f"{line[:60]!r} took {seconds:.2f} s"
+
+
+def test_work_within_the_budget_runs() -> None:
+    status, out, err, _ = run_line("roll 1d20 --repeat 50 --work 50 -q")
+    assert status == 0, err
+    assert len(out.splitlines()) == 50
+
+
+def test_work_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("D20_WORK", "50")
+    status, _, err, _ = run_line("roll 1d20 --repeat 51")
+    assert status == 2
+    assert "more than 50" in err
+    monkeypatch.setenv("D20_WORK", "lots")
+    status, _, err, _ = run_line("roll 1d20")
+    assert status == 2
+    assert "D20_WORK must be a whole number" in err

@@ -26,7 +26,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from d20cli.dice.roller import Roller, make_roller
+from d20cli.dice.roller import DEFAULT_BUDGET, Roller, make_roller
 from d20cli.dice.weights import Budget, TooCostly
 from d20cli.errors import D20Error
 from d20cli.figures import percent
@@ -270,17 +270,30 @@ def _many_sides_winner(result: Result) -> int | None:
     return result.winner if result.sides is not None and len(result.sides) > 2 else None
 
 
-def simulate(text: str, system_name: str, rolls: int, seed: int | None) -> Odds:
-    """An estimate from `rolls` random rolls (labelled as an estimate)."""
+def simulate(
+    text: str,
+    system_name: str,
+    rolls: int,
+    seed: int | None,
+    budget: int = DEFAULT_BUDGET,
+    work: int | None = None,
+) -> Odds:
+    """An estimate from `rolls` random rolls (labelled as an estimate): each roll has the
+    dice `budget`, and all of them together at most `work` dice (None: no limit)."""
+    from d20cli.dice.evaluate import fewest_dice
     from d20cli.language.grammar import parse_request
     from d20cli.rules import get_system
 
     system = get_system(system_name)
     request = parse_request(text)
-    roller = make_roller(seed, None, budget=10**12)
+    roller = make_roller(seed, None, budget=budget)
+    expr = getattr(request, "expr", None) if request.verb == "roll" else None
+    least = fewest_dice(expr) if expr is not None else 0
+    roller.start_command(work, least, rolls, f"'{request.text}' --simulate {rolls:,}")
     order, labels = _outcome_order(system)
     acc = Accumulator()
     for _ in range(rolls):
+        roller.next_run()
         acc.add(1, rolls, system.resolve(request, roller))
     odds = acc.odds(request.text, system.id, request.verb, order)
     odds.labels = {**odds.labels, **{k: v for k, v in labels.items() if k in odds.outcomes}}
