@@ -167,3 +167,34 @@ def test_work_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     status, _, err, _ = run_line("roll 1d20")
     assert status == 2
     assert "D20_WORK must be a whole number" in err
+
+
+def test_rolling_as_a_character_reads_a_big_file_without_tomlkit(tmp_path: Path) -> None:
+    """Issue 22 item 7: a 0.9 MB characters.toml made every `--as` roll take 3-6 s (tomlkit
+    parsed it); reading uses tomllib (about 0.4 s), tomlkit only edits."""
+    import os
+    import subprocess
+    import sys
+
+    config = tmp_path / "config" / "d20cli"
+    config.mkdir(parents=True)
+    lines = ["[aria]", 'system = "levelup"', 'stealth = "+7"']
+    for i in range(20_000):
+        lines += [f"[npc{i}]", f'stealth = "+{i % 10}"', f'athletics = "+{i % 5}"']
+    (config / "characters.toml").write_text("\n".join(lines) + "\n")
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "D20_NO_LOG": "1"}
+    code = (
+        "import sys\n"
+        "from d20cli.__main__ import main\n"
+        "try:\n"
+        "    main(['check', 'stealth', 'vs', '15', '--as', 'aria', '-q'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('TOMLKIT', 'tomlkit' in sys.modules)\n"
+    )
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert "TOMLKIT False" in proc.stdout, proc.stderr
+    assert time.perf_counter() - start < 20
