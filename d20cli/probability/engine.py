@@ -215,8 +215,8 @@ def _group_odds(
                     if result.success:
                         p_success += Fraction(weight, den)
             except TooCostly as err:
-                if "cases" not in str(err):
-                    raise
+                if not str(err).startswith("the exact odds need more than"):
+                    raise  # over the steps of the budget, not over the cases
                 raise TooCostly(
                     f"the exact odds need more than {max_paths:,} cases over the group's "
                     "members; estimate them with --simulate N"
