@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from d20cli.dice.roller import DEFAULT_BUDGET
+from d20cli.dice.roller import DEFAULT_BUDGET, DEFAULT_WORK
 from d20cli.errors import ASCII_DIGITS, ParseError, foreign_digit, not_a_digit
 from d20cli.store.files import env_flag
 
@@ -38,6 +38,7 @@ class Options:
     simulate: int | None = None
     csv: bool = False
     totals: bool = False
+    work: int | None = None  # None: D20_WORK, else 20,000,000
 
     def merged(self, other: Options) -> Options:
         """These options with every field that `other` sets (differs from the default) applied."""
@@ -61,15 +62,25 @@ class Options:
     def dice_budget(self) -> int:
         if self.budget is not None:
             return self.budget
-        env = os.environ.get("D20_BUDGET", "").strip()
-        if env:
-            value = whole_number("D20_BUDGET", env.replace(",", ""), len(str(MAX_BUDGET)))
-            if isinstance(value, str) and value == "not a number":
-                raise ParseError(f"D20_BUDGET must be a whole number, not {env[:40]!r}")
-            if isinstance(value, str) or not 1 <= value <= MAX_BUDGET:
-                raise ParseError(f"D20_BUDGET must be a number from 1 to {MAX_BUDGET:,}")
-            return value
-        return DEFAULT_BUDGET
+        return _from_environment("D20_BUDGET", MAX_BUDGET, DEFAULT_BUDGET)
+
+    def work_budget(self) -> int:
+        """The dice one command may roll over all its runs (`--work`, D20_WORK)."""
+        if self.work is not None:
+            return self.work
+        return _from_environment("D20_WORK", MAX_WORK, DEFAULT_WORK)
+
+
+def _from_environment(name: str, most: int, default: int) -> int:
+    env = os.environ.get(name, "").strip()
+    if not env:
+        return default
+    value = whole_number(name, env.replace(",", ""), len(str(most)))
+    if isinstance(value, str) and value == "not a number":
+        raise ParseError(f"{name} must be a whole number, not {env[:40]!r}")
+    if isinstance(value, str) or not 1 <= value <= most:
+        raise ParseError(f"{name} must be a number from 1 to {most:,}")
+    return value
 
 
 NO_OPTIONS = Options()
@@ -157,6 +168,7 @@ class OptionSpec:
 
 MAX_REPEAT = 10_000_000  # --repeat and --simulate: runs of one request
 MAX_BUDGET = 10_000_000  # dice in one request at most: ten million faces take about 100 MB
+MAX_WORK = 1_000_000_000  # dice in one command at most, over its --repeat/--simulate runs
 
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
@@ -189,6 +201,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ("--budget",),
         "the most dice one request may roll (default 1,000,000)",
         _int(1, MAX_BUDGET),
+        "N",
+    ),
+    OptionSpec(
+        "work",
+        ("--work",),
+        "the most dice one command may roll over all its runs (default 20,000,000)",
+        _int(1, MAX_WORK),
         "N",
     ),
     OptionSpec("odds", ("--odds",), "show the chance of the outcome beside the roll"),

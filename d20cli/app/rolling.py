@@ -35,6 +35,7 @@ def results(
     resolve: Callable[[Request, Roller], Result],
     roller: Roller,
     repeat: int = 1,
+    work: int | None = None,
 ) -> Iterator[Result]:
     """Each result of `request` (`6x 4d6kh3` gives six, `1d20+5; 2d6+3` two), `repeat`
     times over, resolved by `resolve` (a system's `resolve`, or the edge's wrapper of it)
@@ -42,20 +43,25 @@ def results(
 
     The dice budget covers one request: its dice, explosions, rerolls and `Nx` repeats
     (an `Nx` roll that cannot fit is refused before a die is rolled); each of the
-    `repeat` runs has the whole budget. At the end the roller checks that it is done
-    (`--dice` faces left over are an error)."""
+    `repeat` runs has the whole budget, and all of them together at most `work` dice
+    (None: no limit; a command that must roll more is refused before a die is rolled).
+    At the end the roller checks that it is done (`--dice` faces left over are an
+    error)."""
     units = each_roll(request)
-    fewest = 0
+    least = 0
     for unit in units:
-        if unit.repeat > 1 and unit.verb == "roll":  # refuse `1000x 1001d6` before rolling
+        if unit.verb == "roll":  # refuse `1000x 1001d6` before rolling
             from d20cli.dice.evaluate import fewest_dice
 
             expr = getattr(unit, "expr", None)
             if expr is not None:
-                fewest += unit.repeat * fewest_dice(expr)
-                roller.charge(fewest, f"'{request.text}'")
+                least += unit.repeat * fewest_dice(expr)
+                if unit.repeat > 1:
+                    roller.charge(least, f"'{request.text}'")
+    what = f"'{request.text}'" + (f" --repeat {repeat:,}" if repeat > 1 else "")
+    roller.start_command(work, least, repeat, what)
     for _ in range(repeat):
-        roller.count = 0
+        roller.next_run()
         for unit in units:
             for _ in range(unit.repeat):
                 yield resolve(unit, roller)

@@ -17,7 +17,7 @@ from d20cli.app.context import Context, request_text
 from d20cli.app.options import Options, split_options
 from d20cli.app.rolling import check_text, in_text
 from d20cli.dice.roller import Roller
-from d20cli.errors import D20Error, ExitStatus, ParseError
+from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
 from d20cli.present.output import Output
 from d20cli.present.render import quiet_text, render_result
 from d20cli.present.tally import Tally
@@ -88,7 +88,7 @@ def _results(
                 return fortune.handle(request, roller, opts, out, write)
             return fortune.record(request, system.resolve(request, roller), opts, out, write)
 
-    return rolling.results(request, resolve_one, roller, opts.repeat)
+    return rolling.results(request, resolve_one, roller, opts.repeat, opts.work_budget())
 
 
 def exit_for(result: Result, opts: Options) -> ExitStatus:
@@ -106,7 +106,9 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
     own_context = context is None
     context = context or Context()
     log: RollLog | None = None
+    printed = 0
     try:
+        output_limit = opts.work_budget() * OUTPUT_PER_WORK
         if opts.as_:
             from d20cli.store.characters import expand
 
@@ -132,7 +134,11 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
                     tally.labels.update(_outcome_labels(context, opts))
                 tally.add(result)
                 continue
-            _emit(result, opts, out, header=not results or results[0].request != result.request)
+            printed += _emit(
+                result, opts, out, header=not results or results[0].request != result.request
+            )
+            if printed > output_limit:
+                _check_output(printed, opts)
             if opts.exit_status:
                 status = max(status, exit_for(result, opts))
             results = [result]
@@ -267,7 +273,14 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
 
     def one(text: str) -> Any:
         if opts.simulate is not None:
-            return simulate(text, opts.system_id(), opts.simulate, opts.seed)
+            return simulate(
+                text,
+                opts.system_id(),
+                opts.simulate,
+                opts.seed,
+                opts.dice_budget(),
+                opts.work_budget(),
+            )
         return odds_of(text, opts.system_id())
 
     texts: list[str]
@@ -308,13 +321,33 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     return ExitStatus.OK
 
 
-def _emit(result: Result, opts: Options, out: Output, header: bool = True) -> None:
+def _emit(result: Result, opts: Options, out: Output, header: bool = True) -> int:
+    """Print one result; the number of characters printed."""
     if opts.json:
-        out.text(result.json_text())
-    elif opts.quiet:
-        out.text(quiet_text(result))
-    else:
-        out.lines(render_result(result, header))
+        text = result.json_text()
+        out.text(text)
+        return len(text) + 1
+    if opts.quiet:
+        text = quiet_text(result)
+        out.text(text)
+        return len(text) + 1
+    lines = render_result(result, header)
+    out.lines(lines)
+    return sum(len(t) for line in lines for t, _ in line) + len(lines)
+
+
+OUTPUT_PER_WORK = 100  # characters one command may print per die of its work budget
+
+
+def _check_output(printed: int, opts: Options) -> None:
+    """BudgetError once a command has printed more than its work budget allows."""
+    work = opts.work_budget()
+    if printed > work * OUTPUT_PER_WORK:
+        raise BudgetError(
+            f"this command printed more than {work * OUTPUT_PER_WORK:,} characters "
+            f"({OUTPUT_PER_WORK} for each die of the work budget, {work:,}); "
+            "raise it with --work N or D20_WORK"
+        )
 
 
 def run_tokens(

@@ -23,6 +23,7 @@ from d20cli.dice.weights import (
     mapped,
     power,
     power_cost,
+    reduced,
     union,
 )
 from d20cli.errors import DiceError
@@ -35,11 +36,6 @@ class Calculator(Protocol):
     budget: Budget
 
     def eval(self, e: Expr) -> tuple[Weights, Fraction]: ...
-
-
-def _reduced(weights: Weights) -> Weights:
-    g = math.gcd(*weights.values())
-    return weights if g == 1 else {v: w // g for v, w in weights.items()}
 
 
 def mixture(
@@ -56,7 +52,7 @@ def mixture(
         for v, w in weights.items():
             add_into(out, v, w * factor)
         truncated += Fraction(chances[k], total) * t
-    return _reduced(out), min(Fraction(1), before + truncated)
+    return reduced(out), min(Fraction(1), before + truncated)
 
 
 def call_weights(self: Calculator, e: Call) -> tuple[Weights, Fraction]:
@@ -67,10 +63,10 @@ def call_weights(self: Calculator, e: Call) -> tuple[Weights, Fraction]:
         out: Weights = {}
         for v, w in exact.items():
             add_into(out, call_value(e.name, [v]), w)
-        return _reduced(out), truncated
+        return reduced(out), truncated
     acc, truncated = self.eval(e.args[0])
     if len(e.args) == 1:
-        return _reduced(mapped(acc, lambda v: call_value(e.name, [v]))), truncated
+        return reduced(mapped(acc, lambda v: call_value(e.name, [v]))), truncated
     for x in e.args[1:]:
         other, t = self.eval(x)
         truncated = union(truncated, t)
@@ -79,7 +75,7 @@ def call_weights(self: Calculator, e: Call) -> tuple[Weights, Fraction]:
         for a, wa in acc.items():
             for b, wb in other.items():
                 add_into(out, call_value(e.name, [a, b]), wa * wb)
-        acc = _reduced(out)
+        acc = reduced(out)
     return acc, truncated
 
 
@@ -139,7 +135,7 @@ def group_weights(self: Calculator, e: Group) -> tuple[Weights, Fraction]:
             part = power(unit, count)
             self.budget.charge(convolution_cost(acc, part), str(e))
             acc = convolve(acc, part)
-        return _reduced(acc), truncated
+        return reduced(acc), truncated
     assert e.keep is not None
     values = {v for _, w in parts for v in w}
     span = max(values) - min(values) if e.pool is None else 2
@@ -147,4 +143,4 @@ def group_weights(self: Calculator, e: Group) -> tuple[Weights, Fraction]:
     sizes = [count for count, _ in parts]
     self.budget.charge(keep_cost(len(values), sizes, k, span, bits), str(e))
     highest = e.keep.kind in ("kh", "dl")
-    return _reduced(keep(parts, k, highest, score)), truncated
+    return reduced(keep(parts, k, highest, score)), truncated

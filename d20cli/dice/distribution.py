@@ -77,6 +77,7 @@ from d20cli.dice.weights import (
     mapped,
     power,
     power_cost,
+    reduced,
     union,
 )
 from d20cli.errors import DiceError
@@ -140,32 +141,37 @@ def distribution(
     expr: Expr,
     explode_depth: int = DEFAULT_EXPLODE_DEPTH,
     max_states: int = DEFAULT_MAX_STATES,
+    budget: Budget | None = None,
 ) -> Dist:
     """The exact distribution of `expr`'s total.
 
-    Raises TooCostly when it would take more than about `max_states` steps, DiceError for
-    expressions that cannot always be rolled (see the module docstring).
+    Raises TooCostly when it would take more than about `max_states` steps (or more than
+    `budget`, a budget the caller shares between several computations, has left),
+    DiceError for expressions that cannot always be rolled (see the module docstring).
     """
     if explode_depth < 0:
         raise ValueError("explode_depth must be >= 0")
-    calc = _Calculator(explode_depth, Budget(max_states, str(expr)))
+    calc = _Calculator(explode_depth, budget or Budget(max_states, str(expr)))
     weights, truncated = calc.eval(expr)
     return _make_dist(weights, truncated)
 
 
 def branches(
-    expr: object, explode_depth: int = DEFAULT_EXPLODE_DEPTH
+    expr: object, explode_depth: int = DEFAULT_EXPLODE_DEPTH, budget: Budget | None = None
 ) -> tuple[tuple[int, int], ...] | None:
     """`expr`'s totals as (total, weight) pairs for the odds engine's replay roller.
 
-    None if `expr` is not a dice expression or its exact distribution is too costly.
-    DiceError (a possible division by zero, ...) propagates: the request can fail.
+    None if `expr` is not a dice expression or (without a `budget`) its exact distribution
+    is too costly; with a `budget`, TooCostly propagates. DiceError (a possible division
+    by zero, ...) propagates: the request can fail.
     """
     if not isinstance(expr, Number | Dice | Neg | Arithmetic | Call | Group):
         return None
     try:
-        return distribution(expr, explode_depth).branches()
+        return distribution(expr, explode_depth, budget=budget).branches()
     except TooCostly:
+        if budget is not None:
+            raise
         return None
 
 
@@ -262,7 +268,7 @@ class _Calculator:
                     add_into(out, a * b if op == "*" else a // b, wa * wb)
             if op == "*" and max(abs(min(out)), abs(max(out))) > MAX_TOTAL:
                 raise DiceError(too_large(e))
-            acc = _reduced(out)
+            acc = reduced(out)
         return acc, truncated
 
     def call(self, e: Call) -> tuple[Weights, Fraction]:
@@ -491,9 +497,3 @@ class _Calculator:
                     nxt[key] = nxt.get(key, 0) + w
             states = nxt
         return {t: w for (c, t), w in states.items() if c == n}
-
-
-def _reduced(weights: Weights) -> Weights:
-    """The same distribution with the weights divided by their gcd."""
-    g = math.gcd(*weights.values())
-    return weights if g == 1 else {v: w // g for v, w in weights.items()}

@@ -50,7 +50,7 @@ from d20cli.dice.evaluated import Evaluated as Evaluated
 from d20cli.dice.evaluated import compounded, marked
 from d20cli.dice.evaluated import summarise as summarise
 from d20cli.dice.modifiers import Compare
-from d20cli.dice.roller import Roller
+from d20cli.dice.roller import MAX_ONE_BY_ONE, Roller
 from d20cli.dice.tree import (
     MAX_SIDES,
     MAX_TOTAL,
@@ -126,11 +126,38 @@ def _expect_within_budget(e: Dice, n: int, point: Compare, roller: Roller) -> No
     expected = n / (1 - p)  # each chain rolls 1/(1-p) dice on average
     left = roller.budget - roller.count
     if expected >= left:
-        raise BudgetError(
-            f"{e._what} needs more than {roller.budget:,} dice (the dice budget): with "
-            f"its explosions it rolls about {math.ceil(expected):,} on average; "
-            "raise it with --budget N or D20_BUDGET"
+        raise roller.over_budget(
+            e._what, f": with its explosions it rolls about {math.ceil(expected):,} on average"
         )
+    if roller.count + expected > MAX_ONE_BY_ONE:
+        raise _one_by_one(e)
+
+
+def _expect_rerolls_within_budget(e: Dice, n: int, roller: Roller) -> None:
+    """Refuse rerolling dice that would, on average, roll past the budget or past
+    MAX_ONE_BY_ONE (`2000000d6r1`) before rolling any of them."""
+    reroll = e.reroll
+    if reroll is None:
+        return
+    lo, hi = e._range
+    faces = hi - lo + 1
+    matching = min(sum(p.count_in(lo, hi) for p in (reroll.point, *reroll.more)), faces - 1)
+    p = Fraction(matching, faces)
+    expected = n * (1 + p) if reroll.once else n / (1 - p)
+    if expected > roller.budget - roller.count:
+        raise roller.over_budget(
+            e._what, f": with its rerolls it rolls about {math.ceil(expected):,} on average"
+        )
+    if roller.count + expected > MAX_ONE_BY_ONE:
+        raise _one_by_one(e)
+
+
+def _one_by_one(e: Dice) -> BudgetError:
+    return BudgetError(
+        f"{e._what} needs more than {MAX_ONE_BY_ONE:,} dice rolled one by one (keep or "
+        "drop, pools, rerolls, explosions, unique, min/max): the most one request may "
+        "roll that way, whatever --budget says"
+    )
 
 
 def too_large(e: Expr) -> str:
@@ -288,6 +315,8 @@ class _Evaluator:
         if e._plain:
             faces = roller.roll_many(lo, hi, n) if n != 1 else [roller.roll(lo, hi)]
             return EvalDice(e, sum(faces), faces, None, None, count_ev, role)
+        if roller.count + n > MAX_ONE_BY_ONE:
+            raise _one_by_one(e)
         if e.reroll is None and e.explode is None and not e.unique:
             faces = roller.roll_many(lo, hi, n)
             if custom is not None:
@@ -340,6 +369,7 @@ class _Evaluator:
             raise DiceError(problem)
         if point is not None:
             _expect_within_budget(e, n, point, roller)
+        _expect_rerolls_within_budget(e, n, roller)
         seen: set[int] | None = set() if e.unique else None
         compound = explode is not None and explode.compound
         clamps = e.minimum is not None or e.maximum is not None
@@ -349,6 +379,8 @@ class _Evaluator:
         values: list[int] = []
         for _ in range(n):
             roller.charge(1, what)  # explosions may have used up what the count reserved
+            if roller.count > MAX_ONE_BY_ONE:
+                raise _one_by_one(e)
             face = draw()
             unit: list[int] = []
             extra = False  # the first die of a chain, not one an explosion added
@@ -361,6 +393,8 @@ class _Evaluator:
                         faces.append(face)
                         flags.append(("rerolled",))
                         roller.charge(1, what)
+                        if roller.count > MAX_ONE_BY_ONE:
+                            raise _one_by_one(e)
                         face = draw()
                         times += 1
                     if seen is not None:
@@ -387,6 +421,8 @@ class _Evaluator:
                     break
                 extra = True
                 roller.charge(1, what)
+                if roller.count > MAX_ONE_BY_ONE:
+                    raise _one_by_one(e)
                 face = draw()
             if compound:
                 units.append(unit)

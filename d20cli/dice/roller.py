@@ -18,22 +18,69 @@ from collections.abc import Callable, Sequence
 from d20cli.errors import BudgetError, DiceError
 
 DEFAULT_BUDGET = 1_000_000
+DEFAULT_WORK = 20_000_000  # dice one command may roll over all its runs (`--work`)
+
+# Dice of one request handled one by one (keep/drop, pools, rerolls, explosions, unique,
+# clamps), whatever the dice budget: their bookkeeping takes up to about 175 bytes a die
+# (a plain NdS about 10), so two million stay within a few hundred megabytes.
+MAX_ONE_BY_ONE = 2_000_000
 
 
 class Roller:
-    """Base roller: counts dice against the budget. Subclasses supply `_draw`."""
+    """Base roller: counts dice against the budget. Subclasses supply `_draw`.
 
-    def __init__(self, budget: int = DEFAULT_BUDGET) -> None:
+    `budget`: the dice of one run of a request. `work` (None: no limit): the dice of a
+    whole command, over all its runs (`--repeat`, `--simulate`); `next_run` starts a run,
+    and the budget of each run is what the work has left when that is less."""
+
+    def __init__(self, budget: int = DEFAULT_BUDGET, work: int | None = None) -> None:
         self.budget = budget
         self.count = 0  # dice handed out so far
+        self.run_budget = budget  # the budget of one run, before the work's limit
+        self.work = work
+        self.spent = 0  # dice of the runs before this one
+
+    def start_command(
+        self, work: int | None, least: int = 0, runs: int = 1, what: str = ""
+    ) -> None:
+        """A new command of `runs` runs with `work` dice in all; `least`: the fewest dice
+        one run rolls. A command whose runs must together roll more than the work is
+        refused now, before a die is rolled (a run over the dice budget fails on its own,
+        naming its term)."""
+        self.work = work
+        self.spent = 0
+        self.count = 0
+        self.budget = self.run_budget
+        if work is not None and least <= self.run_budget and least * runs > work:
+            raise BudgetError(
+                f"{what} rolls at least {least * runs:,} dice in all, more than {work:,} "
+                "(the work budget of one command); raise it with --work N or D20_WORK"
+            )
+
+    def next_run(self) -> None:
+        """The next run of the request: its dice count from 0, the work goes on."""
+        self.spent += self.count
+        self.count = 0
+        if self.work is not None:
+            self.budget = min(self.run_budget, max(self.work - self.spent, 0))
 
     def charge(self, n: int, what: str = "this request") -> None:
         """Count n dice against the budget (call before rolling when the count is known)."""
         if self.count + n > self.budget:
-            raise BudgetError(
-                f"{what} needs more than {self.budget:,} dice (the dice budget); "
-                "raise it with --budget N or D20_BUDGET"
+            raise self.over_budget(what)
+
+    def over_budget(self, what: str, detail: str = "") -> BudgetError:
+        """The error for `what` going over the budget (or over the command's work, when
+        that is what limits this run); `detail` follows the limit."""
+        if self.budget < self.run_budget and self.work is not None:
+            return BudgetError(
+                f"{what}: this command needs more than {self.work:,} dice in all (the work "
+                f"budget of one command){detail}; raise it with --work N or D20_WORK"
             )
+        return BudgetError(
+            f"{what} needs more than {self.budget:,} dice (the dice budget){detail}; "
+            "raise it with --budget N or D20_BUDGET"
+        )
 
     def roll(self, lo: int, hi: int) -> int:
         """One face in lo..hi."""
@@ -66,10 +113,11 @@ class Roller:
             if count < 2 or len(set(faces)) > 1:
                 return tuple(rounds)
 
-    def preset_total(self, expr: object) -> int | None:
+    def preset_total(self, expr: object, role: str = "modifier") -> int | None:
         """The odds engine's roller picks a whole expression's total here (one branch per
-        total, weighted by its exact probability); ordinary rollers return None and the
-        expression is rolled die by die."""
+        total, weighted by its exact probability; for `role` "damage", which no outcome
+        depends on, it may keep the whole distribution aside instead); ordinary rollers
+        return None and the expression is rolled die by die."""
         return None
 
     def finish(self) -> None:

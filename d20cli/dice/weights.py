@@ -9,6 +9,7 @@ its cost first and charges a `Budget`, which raises TooCostly past its limit.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 
@@ -24,16 +25,29 @@ class TooCostly(D20Error):
 
 
 class Budget:
-    """Counts estimated steps (about 0.5 µs each) and stops before an expensive one."""
+    """Counts estimated steps (about 0.5 µs each) and stops before an expensive one.
 
-    def __init__(self, limit: int, text: str) -> None:
+    `deadline` (a `time.monotonic()` value): the last resort when an estimate is wrong;
+    every charge past it raises TooCostly, whatever the steps say."""
+
+    def __init__(self, limit: int, text: str, deadline: float | None = None) -> None:
         self.limit = limit
         self.text = text
         self.spent = 0
+        self.deadline = deadline
+
+    @property
+    def left(self) -> int:
+        return max(self.limit - self.spent, 0)
 
     def charge(self, steps: int, what: str) -> None:
         self.check(steps, what)
         self.spent += steps
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise TooCostly(
+                f"the exact odds of '{self.text}' took too long to compute (stopped at "
+                "the deadline); estimate them with --simulate N"
+            )
 
     def check(self, steps: int, what: str) -> None:
         """Raise TooCostly if `steps` more would go over the limit (charges nothing)."""
@@ -223,3 +237,9 @@ def keep(
 # ---------------------------------------------------------------------------------------
 # The calculator
 # ---------------------------------------------------------------------------------------
+
+
+def reduced(weights: Weights) -> Weights:
+    """The same distribution with the weights divided by their gcd."""
+    g = math.gcd(*weights.values())
+    return weights if g == 1 else {v: w // g for v, w in weights.items()}

@@ -3,15 +3,28 @@
 
 Each dataclass is tagged by its name, and only the classes of `CLASSES` (the requests of
 d20cli.language.requests and the dice-expression nodes of d20cli.dice.tree) may be named:
-decoding runs no code but those classes' constructors, and never pickle.
+decoding runs no code but those classes' constructors, and never pickle. A field left at
+its default is not written, and a string equal to the request's own text (a group
+member's) is written as `{"@r": 1}`, so an entry is about as long as its request.
+
+The file is not trusted (issue 22): `decode` checks an entry as strictly as the grammar
+would have, without pyparsing. Every field must hold what its annotation says (an `int`,
+a `Compare`, a tuple of `CheckRequest`, one of the `Literal` values); numbers keep the
+grammar's limits (12 digits in a dice expression, 9 in a request's own words, dice of 1
+to 1,000,000 sides, a repeat of 1 to 1,000, at most 1,000 members or sides, `adv`-like
+counts no more than the text has characters); an expression nests at most 200 levels,
+the JSON at most MAX_JSON_DEPTH; an entry has at most about 8 nodes per character of its
+text; and the result must be a request whose text is the entry's key. Anything else is
+`ValueError` (or `KeyError`/`TypeError`), never a request that the grammar would refuse.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+import functools
+from typing import Any, get_args
 
-from d20cli.dice import tree
+from d20cli.dice import modifiers, tree
 from d20cli.language import requests
 
 #: The classes a cached request may be built of: the explicit registry.
@@ -39,6 +52,27 @@ CLASSES: tuple[type, ...] = (
     tree.Call,
     tree.Group,
 )
+REQUESTS: tuple[type, ...] = CLASSES[1:10]
+EXPRESSIONS: tuple[type, ...] = (tree.Number, tree.Dice, tree.Neg, tree.Arithmetic)
+
+# The grammar's limits (d20cli.language.grammar, dice_grammar and dice_modifiers; a test
+# checks they agree: importing those here would import pyparsing).
+MAX_TEXT = 10_000  # characters of a request
+MAX_NUMBER = 10**12 - 1  # 12 digits in a dice expression
+MAX_WORD_NUMBER = 10**9 - 1  # 9 digits in a request's own words (DCs, scores)
+MAX_NX = 1000  # `Nx` repeats in a roll expression
+MAX_PARTS = 1000  # members of a group, sides of a contest
+MAX_TREE_DEPTH = 200  # levels of an expression
+MAX_JSON_DEPTH = 700  # levels of an entry's JSON (a 200-level expression takes ~600)
+NODES_PER_CHARACTER = 8
+COUNTS = frozenset({"adv", "dis", "reliable", "unreliable"})  # one word each
+ROOT = {"@r": 1}  # the request's own text
+
+_ALIASES: dict[str, tuple[Any, ...]] = {
+    "CompareOp": get_args(modifiers.CompareOp),
+    "KeepKind": get_args(modifiers.KeepKind),
+    "SortOrder": get_args(modifiers.SortOrder),
+}
 
 
 def classes() -> dict[str, type]:
@@ -46,29 +80,212 @@ def classes() -> dict[str, type]:
     return {cls.__name__: cls for cls in CLASSES}
 
 
-def encode(value: Any) -> Any:
-    """A Request (or any part of one) as JSON-ready data, classes tagged by name."""
+def encode(value: Any, root: str | None = None) -> Any:
+    """A Request (or any part of one) as JSON-ready data, classes tagged by name; fields
+    at their defaults left out, and `root` (the request's text, by default its own
+    `text`, which is written as it is) written as ROOT wherever else a string equals it."""
+    if root is None:
+        root = getattr(value, "text", None)
+        if isinstance(root, str):
+            top: dict[str, Any] = encode(value, root)
+            top["text"] = root
+            return top
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         data: dict[str, Any] = {"@": type(value).__name__}
         for f in dataclasses.fields(value):
-            if f.init:  # fields computed in __post_init__ are computed again on load
-                data[f.name] = encode(getattr(value, f.name))
+            if not f.init:  # fields computed in __post_init__ are computed again on load
+                continue
+            item = getattr(value, f.name)
+            if f.default is not dataclasses.MISSING and item == f.default:
+                continue
+            if f.default_factory is not dataclasses.MISSING and item == f.default_factory():
+                continue
+            data[f.name] = encode(item, root)
         return data
     if isinstance(value, tuple):
-        return {"@t": [encode(v) for v in value]}
+        return {"@t": [encode(v, root) for v in value]}
+    if isinstance(value, str) and value == root:
+        return dict(ROOT)
     if value is None or isinstance(value, bool | int | str):
         return value
     raise TypeError(f"cannot cache a {type(value).__name__}")
 
 
-def decode(data: Any, classes: dict[str, type]) -> Any:
-    """The inverse of `encode`; KeyError/TypeError/ValueError on anything unexpected."""
-    if isinstance(data, dict):
-        if "@t" in data:
-            return tuple(decode(v, classes) for v in data["@t"])
-        cls = classes[data["@"]]
-        kwargs = {k: decode(v, classes) for k, v in data.items() if k != "@"}
-        return cls(**kwargs)
-    if isinstance(data, list):
-        raise ValueError("lists are not cached")
-    return data
+def decode(data: Any, classes: dict[str, type], text: str | None = None) -> Any:
+    """The inverse of `encode`, checked (see the module doc) when `text`, the entry's
+    key, is given: then the result is a request whose text is `text`. KeyError, TypeError
+    or ValueError on anything unexpected."""
+    if text is None:
+        root = data.get("text") if isinstance(data, dict) else None
+        root = root if isinstance(root, str) else ""
+        return _Decoder(classes, root, checked=False).value(data, 0, None, False)
+    if not isinstance(text, str) or not 0 < len(text) <= MAX_TEXT:
+        raise ValueError("an entry's text must be a request of 1 to 10,000 characters")
+    request = _Decoder(classes, text, checked=True).value(data, 0, None, False)
+    if not isinstance(request, REQUESTS) or getattr(request, "text", None) != text:
+        raise ValueError("an entry must be the request its text names")
+    return request
+
+
+class _Decoder:
+    def __init__(self, classes: dict[str, type], text: str, checked: bool) -> None:
+        self.classes = classes
+        self.text = text
+        self.checked = checked
+        self.nodes = NODES_PER_CHARACTER * len(text) + 64
+        self.longest = max(len(text), 32)  # a verb or word kind may not be in the text
+        self.levels: dict[int, int] = {}  # an expression's levels, by id
+        self.keep: list[Any] = []
+
+    def value(self, data: Any, depth: int, field: str | None, in_request: bool) -> Any:
+        """One value; `field`: the field it fills (its limits), `in_request`: a field of a
+        request class (9-digit numbers) rather than of an expression."""
+        if depth > MAX_JSON_DEPTH:
+            raise ValueError("an entry nests too deeply")
+        if isinstance(data, dict):
+            if self.checked:
+                self.nodes -= 1
+                if self.nodes < 0:
+                    raise ValueError("an entry is larger than its text allows")
+            if "@r" in data:
+                if data != ROOT:
+                    raise ValueError("a bad reference")
+                return self.text
+            if "@t" in data:
+                items = data["@t"]
+                if not isinstance(items, list) or len(data) != 1:
+                    raise ValueError("a bad tuple")
+                if self.checked and len(items) > (
+                    MAX_PARTS if field in ("members", "sides") else len(self.text) + 1
+                ):
+                    raise ValueError(f"too many items in {field}")
+                out = []
+                for item in items:
+                    out.append(self.value(item, depth + 1, field, in_request))
+                return tuple(out)
+            return self.instance(data, depth)
+        if isinstance(data, list):
+            raise ValueError("lists are not cached")
+        if self.checked:
+            self.scalar(data, field, in_request)
+        return data
+
+    def instance(self, data: dict[str, Any], depth: int) -> Any:
+        cls = self.classes[data["@"]]
+        in_request = cls in REQUESTS or cls is requests.Target
+        kwargs: dict[str, Any] = {}
+        for key, raw in data.items():
+            if key != "@":
+                kwargs[key] = self.value(raw, depth + 1, key, in_request)
+        if self.checked:
+            _check_fields(cls, kwargs)
+        obj = cls(**kwargs)
+        if self.checked and cls in EXPRESSIONS:
+            level = 1 + max((self.levels.get(id(x), 0) for x in _subexpressions(obj)), default=0)
+            if level > MAX_TREE_DEPTH:
+                raise ValueError("an expression nests too deeply")
+            self.levels[id(obj)] = level
+            self.keep.append(obj)  # ids stay unique while the decoder lives
+        return obj
+
+    def scalar(self, data: Any, field: str | None, in_request: bool) -> None:
+        if isinstance(data, bool) or data is None:
+            return
+        if isinstance(data, str):
+            if len(data) > self.longest:
+                raise ValueError(f"a string in {field} is longer than the request")
+            return
+        if not isinstance(data, int):
+            raise ValueError(f"{field}: a {type(data).__name__} is never cached")
+        if field == "repeat":
+            low, high = 1, MAX_NX
+        elif field == "columns":
+            low, high = 0, len(self.text) + 1
+        elif field in COUNTS:  # one word each; a roll's `adv` is the net count (adv - dis)
+            low, high = -len(self.text), len(self.text)
+        elif in_request:
+            low, high = -MAX_WORD_NUMBER, MAX_WORD_NUMBER
+        elif field == "sides":
+            low, high = 1, tree.MAX_SIDES
+        else:
+            low, high = -MAX_NUMBER, MAX_NUMBER
+        if not low <= data <= high:
+            raise ValueError(f"{field} {data} is outside {low:,}..{high:,}")
+
+
+def _subexpressions(e: Any) -> list[Any]:
+    """The expressions directly under `e` (as the grammar counts levels)."""
+    if isinstance(e, tree.Neg):
+        return [e.operand]
+    if isinstance(e, tree.Arithmetic):
+        return [e.first, *(y for _, y in e.rest)]
+    if isinstance(e, tree.Dice) and not isinstance(e.count, int):
+        return [e.count]
+    return []
+
+
+_FIELDS: dict[type, dict[str, str]] = {}
+
+
+def _check_fields(cls: type, kwargs: dict[str, Any]) -> None:
+    """ValueError unless each field holds what its annotation says."""
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = _FIELDS[cls] = {f.name: str(f.type) for f in dataclasses.fields(cls) if f.init}
+    for name, value in kwargs.items():
+        annotation = fields.get(name)
+        if annotation is None:
+            raise ValueError(f"{cls.__name__} has no field {name!r}")
+        if not _accepts(annotation, value):
+            raise ValueError(f"{cls.__name__}.{name} cannot be {type(value).__name__}")
+
+
+@functools.cache
+def _split(annotation: str, sep: str) -> tuple[str, ...]:
+    """`A | B[C | D] | None` split at "|" -> ["A", "B[C | D]", "None"]: top level only."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(annotation):
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append(annotation[start:i].strip())
+            start = i + 1
+    parts.append(annotation[start:].strip())
+    return tuple(parts)
+
+
+def _accepts(annotation: str, value: Any) -> bool:
+    return any(_accepts_one(alt, value) for alt in _split(annotation, "|"))
+
+
+def _accepts_one(alt: str, value: Any) -> bool:
+    if alt == "None":
+        return value is None
+    if alt == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if alt == "bool":
+        return isinstance(value, bool)
+    if alt == "str":
+        return isinstance(value, str)
+    if alt == "Expr":
+        return isinstance(value, EXPRESSIONS)
+    if alt == "Columns":
+        return _accepts("tuple[tuple[str, int], ...]", value)
+    if alt in _ALIASES:
+        return isinstance(value, str) and value in _ALIASES[alt]
+    if alt.startswith("Literal["):
+        return isinstance(value, str) and repr(value) in alt[8:-1].replace(" ", "").split(",")
+    if alt.startswith("tuple["):
+        if not isinstance(value, tuple):
+            return False
+        inner = alt[6:-1]
+        if inner.endswith(", ..."):
+            return all(_accepts(inner[:-5], v) for v in value)
+        kinds = _split(inner, ",")
+        return len(kinds) == len(value) and all(
+            _accepts(k, v) for k, v in zip(kinds, value, strict=True)
+        )
+    cls = next((c for c in CLASSES if c.__name__ == alt), None)
+    return cls is not None and isinstance(value, cls)

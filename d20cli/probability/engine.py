@@ -15,12 +15,13 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from d20cli.dice.roller import Roller, make_roller
+from d20cli.dice.roller import DEFAULT_BUDGET, Roller, make_roller
+from d20cli.dice.weights import Budget, TooCostly
 from d20cli.errors import D20Error
 from d20cli.figures import percent
 from d20cli.language.requests import ContestRequest, GroupRequest
 from d20cli.probability.model import NO_OUTCOME, Accumulator, Joint, Odds, ratio
-from d20cli.probability.walk import MAX_PATHS, Branches, walk
+from d20cli.probability.walk import MAX_PATHS, Branches, odds_budget, paths
 from d20cli.results import Result
 
 if TYPE_CHECKING:
@@ -33,19 +34,29 @@ if TYPE_CHECKING:
 # --- computing the odds of a request ----------------------------------------------------
 
 
-def _totals_provider() -> Callable[[object], Branches | None]:
+def _totals_provider(budget: Budget) -> Callable[[object], Branches | None]:
     """Whole-expression answers for the replay roller, from d20cli.dice.distribution, cached
-    per expression for one odds request."""
+    per expression for one odds request. Each distribution may take at most the usual
+    `DEFAULT_MAX_STATES` steps, and all of them together what `budget` has left: past
+    that the request is refused (replaying such an expression die by die would take
+    longer still). An expression that can fail (a possible division by zero) gets None:
+    the walk rolls it die by die and the failing path raises the error."""
     from d20cli.dice import distribution
 
     cache: dict[object, Branches | None] = {}
 
     def totals(expr: object) -> Branches | None:
         if expr not in cache:
+            limit = min(distribution.DEFAULT_MAX_STATES, budget.left)
+            share = Budget(limit, budget.text, budget.deadline)
             try:
-                cache[expr] = distribution.branches(expr)
+                cache[expr] = distribution.branches(expr, budget=share)
+            except TooCostly:
+                raise
             except D20Error:
                 cache[expr] = None
+            finally:
+                budget.spent += share.spent
         return cache[expr]
 
     return totals
@@ -88,10 +99,15 @@ def odds_of(
         if grade_group is not None:  # else the walk below gets the system's own error
             return _group_odds(request, system, grade_group, order, labels, max_paths)
     acc = Accumulator()
-    for weight, den, result in walk(
-        lambda roller: system.resolve(request, roller), _totals_provider(), max_paths
+    budget = odds_budget(request.text)
+    for weight, den, result, damage in paths(
+        lambda roller: system.resolve(request, roller),
+        _totals_provider(budget),
+        max_paths,
+        budget,
+        convolve_damage=True,
     ):
-        acc.add(weight, den, result)
+        acc.add(weight, den, result, damage)
     odds = acc.odds(request.text, system.id, verb, order)
     odds.labels = {**odds.labels, **{k: v for k, v in labels.items() if k in odds.outcomes}}
     _name_sides(odds, request)
@@ -178,12 +194,12 @@ def _group_odds(
 
     Identical members (the same words anywhere in the line) are walked once, and the walks
     of all the members share the one limit of `max_paths` cases."""
-    from d20cli.dice.weights import TooCostly
-
     chance: dict[Any, Fraction] = {}  # by member, its place in the line left out
     ways = [1]  # ways[k] / scale: the probability that k members succeed so far
     scale = 1
     left = max_paths
+    budget = odds_budget(request.text)
+    totals = _totals_provider(budget)
     for member in request.members:
         single = replace(member, target=request.target, text=request.text)
         key = replace(single, columns=()) if hasattr(single, "columns") else single
@@ -195,11 +211,13 @@ def _group_odds(
                 return system.resolve(m, roller)  # type: ignore[no-any-return]
 
             try:
-                for weight, den, result in walk(run, _totals_provider(), left):
+                for weight, den, result, _ in paths(run, totals, left, budget, True):
                     left -= 1
                     if result.success:
                         p_success += Fraction(weight, den)
-            except TooCostly:
+            except TooCostly as err:
+                if not str(err).startswith("the exact odds need more than"):
+                    raise  # over the steps of the budget, not over the cases
                 raise TooCostly(
                     f"the exact odds need more than {max_paths:,} cases over the group's "
                     "members; estimate them with --simulate N"
@@ -231,12 +249,15 @@ def joint_outcomes(request: Any, system: Any, max_paths: int = 20_000) -> Joint 
     """The exact probability of each (outcome, total, winning side) of a request, from a
     walk over its resolver (the side only of a contest of three or more sides, else None);
     None when the walk would be long (the caller then rolls instead)."""
-    from d20cli.dice.weights import TooCostly
-
     joint: Joint = {}
+    budget = odds_budget(request.text)
     try:
-        for weight, den, result in walk(
-            lambda roller: system.resolve(request, roller), _totals_provider(), max_paths
+        for weight, den, result, _ in paths(
+            lambda roller: system.resolve(request, roller),
+            _totals_provider(budget),
+            max_paths,
+            budget,
+            convolve_damage=True,  # the damage is no part of the joint
         ):
             key = (result.outcome, result.total, _many_sides_winner(result))
             joint[key] = joint.get(key, Fraction(0)) + Fraction(weight, den)
@@ -250,17 +271,30 @@ def _many_sides_winner(result: Result) -> int | None:
     return result.winner if result.sides is not None and len(result.sides) > 2 else None
 
 
-def simulate(text: str, system_name: str, rolls: int, seed: int | None) -> Odds:
-    """An estimate from `rolls` random rolls (labelled as an estimate)."""
+def simulate(
+    text: str,
+    system_name: str,
+    rolls: int,
+    seed: int | None,
+    budget: int = DEFAULT_BUDGET,
+    work: int | None = None,
+) -> Odds:
+    """An estimate from `rolls` random rolls (labelled as an estimate): each roll has the
+    dice `budget`, and all of them together at most `work` dice (None: no limit)."""
+    from d20cli.dice.evaluate import fewest_dice
     from d20cli.language.grammar import parse_request
     from d20cli.rules import get_system
 
     system = get_system(system_name)
     request = parse_request(text)
-    roller = make_roller(seed, None, budget=10**12)
+    roller = make_roller(seed, None, budget=budget)
+    expr = getattr(request, "expr", None) if request.verb == "roll" else None
+    least = fewest_dice(expr) if expr is not None else 0
+    roller.start_command(work, least, rolls, f"'{request.text}' --simulate {rolls:,}")
     order, labels = _outcome_order(system)
     acc = Accumulator()
     for _ in range(rolls):
+        roller.next_run()
         acc.add(1, rolls, system.resolve(request, roller))
     odds = acc.odds(request.text, system.id, request.verb, order)
     odds.labels = {**odds.labels, **{k: v for k, v in labels.items() if k in odds.outcomes}}

@@ -132,9 +132,15 @@ class Accumulator:
         self.den = new
         return new // den
 
-    def add(self, weight: int, den: int, r: Result) -> None:
-        factor = self._rescale(den)
-        w = weight * factor
+    def add(
+        self, weight: int, den: int, r: Result, damage: tuple[tuple[int, int], ...] | None = None
+    ) -> None:
+        """Count the result `r` with probability weight / den. `damage`: the distribution
+        of its damage as (total, weight) pairs, when the walk kept it aside (r's damage
+        total is then a placeholder): the path's weight is spread over it."""
+        spread = sum(w for _, w in damage) if damage else 1
+        factor = self._rescale(den * spread)
+        w = weight * factor * spread
         key = r.outcome or NO_OUTCOME
         if r.outcome is not None or r.verb != "roll":  # a roll has no outcome to count
             self.outcomes[key] = self.outcomes.get(key, 0) + w
@@ -159,7 +165,11 @@ class Accumulator:
             dmg = r.damage.total if r.damage is not None else 0
             if r.damage is not None:
                 self.has_damage = True
-            self.damage[dmg] = self.damage.get(dmg, 0) + w
+            if damage and r.damage is not None:
+                for total, part in damage:
+                    self.damage[total] = self.damage.get(total, 0) + weight * factor * part
+            else:
+                self.damage[dmg] = self.damage.get(dmg, 0) + w
 
     def odds(self, request: str, system: str, verb: str, order: list[str]) -> Odds:
         def fr(table: dict[int, int]) -> dict[int, Fraction]:

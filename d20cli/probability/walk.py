@@ -8,23 +8,42 @@ exact integers. Coarse questions keep the walk short: the kept d20 of an advanta
 one question with 20 weighted answers (not 400 pairs), and a whole modifier expression is
 one question answered from its exact distribution. Before the walk, its size is estimated
 from the first path (and a spread second path) and refused past MAX_PATHS.
+Damage, which no outcome depends on, asks no question at all: its whole distribution is
+kept beside the path and convolved into the odds (`paths(..., convolve_damage=True)`).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
 
 from d20cli.dice.roller import Roller
+from d20cli.dice.weights import Budget, TooCostly
 from d20cli.results import Result
 
-if TYPE_CHECKING:
-    pass
-
-
 MAX_PATHS = 50_000  # resolver runs one odds request may take before it gives up
+
+# The whole cost of one odds request, in the steps of `d20cli.dice.weights.Budget` (about
+# 0.5 µs each): the exact distributions of its modifiers and damage, and the walk, whose
+# every path costs PATH_STEPS (one resolver run: 15-70 µs measured) plus two steps for
+# each question it asks and each die it rolls. The walk's cost is estimated from its
+# first path before it goes on (cases x work per case); past the limit the request is
+# refused. ODDS_DEADLINE is the last resort should an estimate be wrong.
+ODDS_STEPS = 6_000_000
+PATH_STEPS = 100
+ODDS_DEADLINE = 10.0  # seconds
+MAX_PATH_DICE = 10_000  # dice one replayed case may roll (a reroll walk never ends)
+
+
+def odds_budget(text: str) -> Budget:
+    """The budget one odds request shares between its distributions and its walk."""
+    return Budget(ODDS_STEPS, text, deadline=time.monotonic() + ODDS_DEADLINE)
+
+
+def _too_costly(detail: str) -> TooCostly:
+    return TooCostly(f"the exact odds need {detail}; estimate them with --simulate N")
 
 
 Branches = tuple[tuple[int, int], ...]  # (value, weight) pairs
@@ -67,13 +86,8 @@ class WalkTables:
         - 20 (every round but the 20 that show one face)."""
         found = self._rounds.get(count)
         if found is None:
-            if count > MAX_ROUND_DICE:
-                from d20cli.dice.weights import TooCostly
-
-                raise TooCostly(  # the walk of so many sides' d20s is longer still
-                    f"the exact odds need more than {MAX_PATHS:,} cases; "
-                    "estimate them with --simulate N"
-                )
+            if count > MAX_ROUND_DICE:  # the walk of so many sides' d20s is longer still
+                raise _too_costly(f"more than {MAX_PATHS:,} cases")
             sets = tuple(
                 top
                 for size in range(1, count)
@@ -105,12 +119,17 @@ class ReplayRoller(Roller):
         totals: Callable[[object], Branches | None] | None = None,
         tables: WalkTables | None = None,
         stride: int = 0,
+        convolve_damage: bool = False,
     ) -> None:
         """`tables`: shared by the rollers of one walk. Past the end of `path`, the roller
         takes the first branch of each question, or with a `stride` the branch `stride`
-        times the question's position (wrapped): a probe path whose d20s differ."""
-        super().__init__(budget=10**9)
+        times the question's position (wrapped): a probe path whose d20s differ.
+        `convolve_damage`: a damage expression asks no question; its whole distribution is
+        kept in `damage` (no outcome depends on it) and the caller weighs it in."""
+        super().__init__(budget=MAX_PATH_DICE)
         self.stride = stride
+        self.convolve_damage = convolve_damage
+        self.damage: Branches | None = None
         self.path = path
         self.totals = totals
         self.tables = tables if tables is not None else WalkTables()
@@ -118,6 +137,10 @@ class ReplayRoller(Roller):
         self.taken: list[int] = []
         self.weight = 1
         self.denominator = 1
+
+    def charge(self, n: int, what: str = "this request") -> None:
+        if self.count + n > self.budget:
+            raise _too_costly(f"more than {MAX_PATH_DICE:,} dice in one case")
 
     def _choose(self, branches: Branches, total: int) -> int:
         """The value of the branch this path takes; `total` is the table's summed weight."""
@@ -150,44 +173,77 @@ class ReplayRoller(Roller):
         # Any faces with this set on top: the dice of the set show 2, the others 1.
         return (tuple(2 if i in top else 1 for i in range(count)),)
 
-    def preset_total(self, expr: object) -> int | None:
+    def preset_total(self, expr: object, role: str = "modifier") -> int | None:
         if self.totals is None:
             return None
         branches = self.totals(expr)
         if branches is None:
             return None
+        if role == "damage" and self.convolve_damage:
+            self.damage = branches
+            return branches[0][0]
         return self._choose(branches, self.tables.weight(branches))
+
+    def cost(self) -> int:
+        """This path's work in budget steps (see ODDS_STEPS)."""
+        return PATH_STEPS + 2 * (len(self.trace) + self.count + len(self.damage or ()))
 
 
 def walk(
     run: Callable[[Roller], Result],
     totals: Callable[[object], Branches | None] | None = None,
     max_paths: int = MAX_PATHS,
+    budget: Budget | None = None,
 ) -> Iterator[tuple[int, int, Result]]:
     """Every path of `run` as (weight, denominator, result); the weights over the
     denominators sum to 1."""
+    for weight, den, result, _ in paths(run, totals, max_paths, budget):
+        yield weight, den, result
+
+
+def paths(
+    run: Callable[[Roller], Result],
+    totals: Callable[[object], Branches | None] | None = None,
+    max_paths: int = MAX_PATHS,
+    budget: Budget | None = None,
+    convolve_damage: bool = False,
+) -> Iterator[tuple[int, int, Result, Branches | None]]:
+    """Every path of `run` as (weight, denominator, result, damage): `damage` is the
+    distribution of the path's damage when `convolve_damage` keeps it aside (the result's
+    damage total is then a placeholder), else None.
+
+    Before the walk goes past its first path, its whole cost is estimated (the number of
+    paths times the first path's work) and the request refused when that is over
+    `max_paths` cases or over what `budget` has left; every path is charged as it runs,
+    so a wrong estimate stops at the budget or its deadline."""
+    if budget is None:
+        budget = odds_budget("this request")
     stack: list[list[int]] = [[]]
     tables = WalkTables()
-    paths = 0
+    count = 0
     while stack:
         path = stack.pop()
-        roller = ReplayRoller(path, totals, tables)
+        roller = ReplayRoller(path, totals, tables, convolve_damage=convolve_damage)
         result = run(roller)
-        paths += 1
-        if paths > max_paths or (
-            paths == 1 and _estimate(run, roller, totals, max_paths) > max_paths
-        ):
-            from d20cli.dice.weights import TooCostly
-
-            raise TooCostly(
-                f"the exact odds need more than {max_paths:,} cases; "
-                "estimate them with --simulate N"
-            )
+        count += 1
+        cost = roller.cost()
+        if count > max_paths:
+            raise _too_costly(f"more than {max_paths:,} cases")
+        if count == 1:
+            estimate = _estimate(run, roller, totals, max_paths)
+            if estimate > max_paths:
+                raise _too_costly(f"more than {max_paths:,} cases")
+            if estimate * cost > budget.left:
+                raise _too_costly(
+                    f"about {estimate:,} cases of {cost:,} steps each, more than the "
+                    f"{budget.left:,} steps left of {budget.limit:,}"
+                )
+        budget.charge(cost, "one case")
         taken = roller.taken
         for pos in range(len(path), len(roller.trace)):
             for alt in range(1, len(roller.trace[pos])):
                 stack.append([*taken[:pos], alt])
-        yield roller.weight, roller.denominator, result
+        yield roller.weight, roller.denominator, result, roller.damage
 
 
 PROBE_STRIDE = 7  # a probe path's d20s show 1, 8, 15, 2, 9, ...
@@ -206,7 +262,9 @@ def _estimate(
     product counts (only when the first is over `max_paths`)."""
     estimate = math.prod(len(b) for b in first.trace)
     if estimate > max_paths:
-        probe = ReplayRoller([], totals, first.tables, stride=PROBE_STRIDE)
+        probe = ReplayRoller(
+            [], totals, first.tables, stride=PROBE_STRIDE, convolve_damage=first.convolve_damage
+        )
         run(probe)
         estimate = min(estimate, math.prod(len(b) for b in probe.trace))
     return estimate

@@ -117,7 +117,7 @@ def evaluate(expr: Expr | None, roller: Roller, role: str) -> Evaluated:
         return Evaluated(expr.value, (), expr)
     if type(expr) is dice.Neg and type(expr.operand) is dice.Number:
         return Evaluated(-expr.operand.value, (), expr)
-    preset = roller.preset_total(expr)  # the odds engine answers with a whole total
+    preset = roller.preset_total(expr, role)  # the odds engine answers with a whole total
     if preset is not None:
         return Evaluated(preset, (), expr)
     ev = evaluation.evaluate(expr, roller, role=role)

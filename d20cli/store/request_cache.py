@@ -11,8 +11,13 @@ define the language, so any change to them empties it.
 Where: $XDG_CACHE_HOME/d20cli/requests.json (default ~/.cache/d20cli/requests.json; a
 relative XDG_CACHE_HOME is ignored, see d20cli.store.files);
 `D20_NO_CACHE=1` turns it off. It holds at most MAX_ENTRIES requests (the most recently
-used), is written atomically (temporary file, then rename), and a file that cannot be read
-is ignored and replaced: it is a cache, it holds nothing the user saved.
+used) in at most MAX_FILE_BYTES (an entry over MAX_ENTRY_BYTES is not kept; trimming is
+linear), and is written atomically (temporary file, then rename).
+
+The file is not trusted: every entry is checked as strictly as the grammar would have
+(d20cli.language.parse_cache.decode), and a file that is too big, is not JSON, or holds
+one entry that fails the check is dropped as a whole, with one warning, and replaced: it
+is a cache, it holds nothing the user saved.
 """
 
 from __future__ import annotations
@@ -20,12 +25,16 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
+from collections.abc import Callable
 from typing import Any
 
 from d20cli.language.parse_cache import classes, decode, encode
 from d20cli.store.files import atomic_write, env_flag, xdg_dir
 
 MAX_ENTRIES = 256
+MAX_FILE_BYTES = 1_000_000  # about 8 ms to read at start-up
+MAX_ENTRY_BYTES = 100_000  # a bigger request (a group of many hundred members) is parsed
 #: The modules that define the language, relative to the package's folder.
 _LANGUAGE_MODULES = (
     "language/grammar.py",
@@ -56,14 +65,19 @@ def _stamp() -> str:
             parts.append(f"{st.st_size}-{st.st_mtime_ns}")
         except OSError:
             parts.append("-")
-    return "1:" + ",".join(parts)
+    return "2:" + ",".join(parts)
+
+
+def _warn(message: str) -> None:
+    sys.stderr.write(f"d20: warning: {message}\n")
 
 
 class ParseCache:
     """The cache file of one run: read on first use, written once at the end if it grew."""
 
-    def __init__(self, path: str | None) -> None:
+    def __init__(self, path: str | None, warn: Callable[[str], None] = _warn) -> None:
         self.path = path
+        self.warn = warn
         self._entries: dict[str, Any] | None = None
         self._stamp: str | None = None
         self._dirty = False
@@ -74,15 +88,35 @@ class ParseCache:
             self._entries = {}
             self._stamp = _stamp()
             if self.path is not None:
-                try:
-                    with open(self.path, encoding="utf-8") as f:
-                        raw = json.load(f)
-                    if isinstance(raw, dict) and raw.get("stamp") == self._stamp:
-                        entries = raw.get("requests")
-                        if isinstance(entries, dict):
-                            self._entries = entries
-                except (OSError, ValueError):
-                    pass
+                self._entries = self._read(self.path)
+        return self._entries
+
+    def _read(self, path: str) -> dict[str, Any]:
+        try:
+            with open(path, "rb") as f:
+                raw_bytes = f.read(MAX_FILE_BYTES + 1)
+        except OSError:
+            return {}  # none yet (or unreadable: then it cannot be replaced either)
+        if len(raw_bytes) > MAX_FILE_BYTES:
+            return self._drop(f"it is larger than {MAX_FILE_BYTES:,} bytes")
+        try:
+            raw = json.loads(raw_bytes.decode("utf-8"))
+        except (ValueError, RecursionError):
+            return self._drop("it is not JSON")
+        if not isinstance(raw, dict):
+            return self._drop("it is not a cache")
+        if raw.get("stamp") != self._stamp:
+            return {}  # another version of the language: not an error
+        entries = raw.get("requests")
+        if not isinstance(entries, dict) or len(entries) > MAX_ENTRIES:
+            return self._drop("its requests are not a cache")
+        return entries
+
+    def _drop(self, why: str) -> dict[str, Any]:
+        """Forget the whole file (it is replaced at the end of the run), with a warning."""
+        self.warn(f"the parse cache {self.path} was dropped: {why}")
+        self._dirty = True
+        self._entries = {}
         return self._entries
 
     def get(self, text: str) -> Any:
@@ -94,10 +128,9 @@ class ParseCache:
         if self._classes is None:
             self._classes = classes()
         try:
-            return decode(data, self._classes)
-        except (KeyError, TypeError, ValueError):
-            self._load().pop(text, None)
-            self._dirty = True
+            return decode(data, self._classes, text)
+        except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as err:
+            self._drop(f"an entry is not a request the grammar would give ({err})")
             return None
 
     def put(self, text: str, request: Any) -> None:
@@ -107,20 +140,34 @@ class ParseCache:
             data = encode(request)
         except TypeError:
             return
+        if len(text) + len(json.dumps(data)) > MAX_ENTRY_BYTES:
+            return
         entries = self._load()
         entries.pop(text, None)
         entries[text] = data
-        while len(entries) > MAX_ENTRIES:
-            entries.pop(next(iter(entries)))
+        if len(entries) > MAX_ENTRIES:  # the oldest go, in one linear pass
+            kept = list(entries.items())[-MAX_ENTRIES:]
+            entries.clear()
+            entries.update(kept)
         self._dirty = True
 
     def save(self) -> None:
         """Write the cache if it changed (atomically; a failure is silently skipped: a
-        cache that cannot be written only means the next start parses again)."""
+        cache that cannot be written only means the next start parses again): the most
+        recent entries that fit in MAX_FILE_BYTES."""
         if not self._dirty or self.path is None or self._entries is None:
             return
         self._dirty = False
-        text = json.dumps({"stamp": self._stamp, "requests": self._entries})
+        parts: list[str] = []
+        size = 100
+        for key, data in reversed(self._entries.items()):
+            part = f"{json.dumps(key)}: {json.dumps(data)}"
+            size += len(part.encode("utf-8")) + 2
+            if size > MAX_FILE_BYTES:
+                break
+            parts.append(part)
+        parts.reverse()
+        text = f'{{"stamp": {json.dumps(self._stamp)}, "requests": {{{", ".join(parts)}}}}}'
         with contextlib.suppress(OSError):
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             atomic_write(self.path, text)

@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from d20cli.errors import D20Error
+from d20cli.store.log_rows import FLUSH_BYTES, MAX_RUN_BYTES, row_bytes, row_dice, summary_d20
 
 if TYPE_CHECKING:
     from d20cli.present.output import Output
@@ -102,7 +103,9 @@ def dice_text(result: Result) -> str:
 
 
 class RollLog:
-    """Rows waiting to be written; `close` writes them."""
+    """Rows waiting to be written; `close` writes them. Their size is bounded as
+    d20cli.store.log_rows says: a row's dice (a summary past MAX_ROW_DICE characters),
+    the buffer (written at FLUSH_BYTES) and one run's rows (MAX_RUN_BYTES)."""
 
     def __init__(
         self,
@@ -121,6 +124,9 @@ class RollLog:
         self._failed = False
         self._ms = -1  # the time of the last row, and its text (a batch rolls many per ms)
         self._stamp = ""
+        self._bytes = 0  # of the buffered rows, and of every row of the run
+        self._run_bytes = 0
+        self._full = False  # the run has added MAX_RUN_BYTES: the rest is not logged
 
     def now(self) -> str:
         ms = time.time_ns() // 1_000_000
@@ -129,9 +135,20 @@ class RollLog:
         return self._stamp
 
     def add(self, result: Result) -> None:
-        if self._failed:
+        if self._failed or self._full:
             return
-        dice = dice_text(result)
+        dice = row_dice(result, dice_text)
+        size = row_bytes(result.request, dice)
+        self._run_bytes += size
+        if self._run_bytes > MAX_RUN_BYTES:
+            self.flush()
+            self._full = True
+            self.out.warn(
+                f"the roll log takes at most {MAX_RUN_BYTES:,} bytes of rolls per run; "
+                "the rest of these rolls are not logged"
+            )
+            return
+        self._bytes += size
         self._rows.append(
             (
                 self.now(),
@@ -145,12 +162,13 @@ class RollLog:
                 self.source,
             )
         )
-        if len(self._rows) >= self.flush_rows:
+        if len(self._rows) >= self.flush_rows or self._bytes >= FLUSH_BYTES:
             self.flush()
 
     def flush(self) -> None:
         """Write the buffered rows in one transaction."""
         rows, self._rows = self._rows, []
+        self._bytes = 0
         if not rows or self._failed:
             return
         try:
@@ -338,6 +356,14 @@ def _fair_face(die: Any) -> int | None:
     return face if isinstance(face, int) and 1 <= face <= SIDES else None
 
 
+def _add_summary(counts: dict[str | None, list[int]], who: str | None, faces: object) -> None:
+    found = summary_d20(faces)
+    if found is not None:
+        mine = counts.setdefault(who, [0] * SIDES)
+        for i, n in enumerate(found):
+            mine[i] += n
+
+
 def fairness(store: State, character: str | None = None) -> list[Fairness]:
     """Face counts of the d20s, per character (None: rolls made as no character)."""
     where = " AND r.character = ?" if character is not None else ""
@@ -356,6 +382,14 @@ def fairness(store: State, character: str | None = None) -> list[Fairness]:
         for who, face, n in found:
             if isinstance(face, int) and 1 <= face <= SIDES:
                 counts.setdefault(who, [0] * SIDES)[face - 1] += int(n)
+        summaries = store.conn.execute(  # rows that hold a summary (store/log_rows.py)
+            "SELECT r.character, json_extract(r.dice, '$[0].summary.faces.\"20\"') "
+            "FROM rolls AS r WHERE r.source != 'dice' "
+            f"AND json_extract(r.dice, '$[0].summary') IS NOT NULL{where}",
+            args,
+        ).fetchall()
+        for who, faces in summaries:
+            _add_summary(counts, who, faces)
     except sqlite3.OperationalError:  # an SQLite without JSON functions
         counts.clear()
         for row in rows(store, character):
@@ -365,5 +399,7 @@ def fairness(store: State, character: str | None = None) -> list[Fairness]:
                 face = _fair_face(die)
                 if face is not None:
                     counts.setdefault(row.character, [0] * SIDES)[face - 1] += 1
+                elif isinstance(die, dict) and isinstance(die.get("summary"), dict):
+                    _add_summary(counts, row.character, die["summary"].get("faces", {}).get("20"))
     order = sorted(counts, key=lambda c: (c is not None, c or ""))
     return [Fairness(who, tuple(counts[who])) for who in order]

@@ -1,0 +1,200 @@
+"""Bounded work (issue 22): requests that used to run for minutes end within seconds with
+a clear message. The bounds here are generous (the machine is shared); the real figures
+are in benchmarks/bench_bombs.py and the README."""
+
+from __future__ import annotations
+
+import io
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from d20cli.app.options import Options
+from d20cli.app.run import run_odds, run_tokens
+from d20cli.app.stdin import split_line
+from d20cli.present.output import Output
+
+BOUND = 15.0  # seconds: each of these takes well under one when the machine is quiet
+
+
+def run_line(line: str) -> tuple[int, str, str, float]:
+    out, err = io.StringIO(), io.StringIO()
+    output = Output(out, err, color=False)
+    tokens = split_line(line)
+    start = time.perf_counter()
+    if tokens[0] == "odds":
+        status = int(run_odds(tokens[1:], Options(), output))
+    else:
+        status = int(run_tokens(tokens, Options(), output).status)
+    return status, out.getvalue(), err.getvalue(), time.perf_counter() - start
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warm(_isolated_session: Path) -> None:
+    """Import the grammar, systems and odds engine once, outside the timed runs."""
+    for line in ("roll 1d6", "check +1 vs 10", "odds check +1 vs 10"):
+        run_line(line)
+
+
+# Issue 22 item 1: each ran for minutes (or forever) before.
+EXACT_ODDS_BOMBS = [
+    "odds attack +5 vs 15 dmg 100d6!",
+    "odds check +500d12r1 vs 22 dis",
+    "odds check +200d1000r1 vs 14 -s mm",
+    "odds attack +3 vs 23 dmg 20d20!!",
+    "odds attack +5 vs 15 dmg 1000d6",
+    "attack +5 vs 15 dmg 100d6! --odds",
+    "odds check +100d20 vs 1000 adv expertise=d6",
+    "odds group " + ", ".join(f"+{i}d20" for i in range(1, 300)) + " vs 12",
+]
+
+
+@pytest.mark.parametrize("line", EXACT_ODDS_BOMBS, ids=lambda x: x[:40])
+def test_costly_exact_odds_are_refused_quickly(line: str) -> None:
+    status, out, err, seconds = run_line(line)
+    assert status == 2, (out[:200], err)
+    assert err.startswith("d20: error")
+    assert "--simulate N" in err.splitlines()[0]
+    assert "Traceback" not in err
+    assert seconds < BOUND, f"{line[:60]!r} took {seconds:.2f} s"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "attack +5 vs 15 dmg 100d6! --repeat 2 --summary",  # rolled: the walk is refused
+        "roll 1d6r1 --repeat 5 --summary",  # a replayed reroll used to loop forever
+        "roll 1000d6 --repeat 100 --summary -q",
+        "odds attack +5 vs 15 dmg 100d6",  # damage convolved: 40 cases, not 40 x 501
+    ],
+)
+def test_summaries_and_damage_odds_end_quickly(line: str) -> None:
+    status, out, err, seconds = run_line(line)
+    assert status == 0, err
+    assert out
+    assert seconds < BOUND, f"{line[:60]!r} took {seconds:.2f} s"
+
+
+def test_convolved_damage_equals_the_replayed_walk() -> None:
+    """Damage kept aside as a distribution gives the same odds as walking its totals."""
+    from d20cli.language.grammar import parse_request
+    from d20cli.probability.engine import _totals_provider, odds_of
+    from d20cli.probability.model import Accumulator
+    from d20cli.probability.walk import odds_budget, walk
+    from d20cli.rules import get_system
+
+    for text, system_id in [
+        ("attack +5 vs 15 dmg 2d6+3", "levelup"),
+        ("attack +2 vs 12 adv dmg 1d8+1d4!", "levelup"),
+    ]:
+        system = get_system(system_id)
+        request = parse_request(text)
+        acc = Accumulator()
+        totals = _totals_provider(odds_budget(text))
+        for weight, den, result in walk(lambda r, s=system, q=request: s.resolve(q, r), totals):
+            acc.add(weight, den, result)
+        replayed = acc.odds(text, system_id, request.verb, [])
+        convolved = odds_of(text, system_id)
+        assert convolved.damage_distribution == replayed.damage_distribution
+        assert convolved.outcomes == replayed.outcomes
+        assert convolved.damage_distribution is not None
+        assert sum(convolved.damage_distribution.values()) == Fraction(1)
+
+
+def test_the_walk_is_estimated_before_it_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cases x work per case over the budget: refused after the first case."""
+    from d20cli.dice.weights import TooCostly
+    from d20cli.probability import walk
+    from d20cli.probability.engine import odds_of
+
+    monkeypatch.setattr(walk, "ODDS_STEPS", 50_000)
+    with pytest.raises(TooCostly, match=r"about [\d,]+ cases of [\d,]+ steps each"):
+        odds_of("check +3d20 vs 22 adv", "levelup")
+
+
+def test_the_deadline_is_the_last_resort(monkeypatch: pytest.MonkeyPatch) -> None:
+    from d20cli.dice.weights import TooCostly
+    from d20cli.probability import walk
+    from d20cli.probability.engine import odds_of
+
+    monkeypatch.setattr(walk, "ODDS_DEADLINE", -1.0)
+    with pytest.raises(TooCostly, match="deadline"):
+        odds_of("check +5 vs 15 adv", "levelup")
+
+
+# Issue 22 item 3: a work budget per command, and memory bounded for any accepted request.
+WORK_BOMBS: list[tuple[str, str]] = [
+    ("roll 1000000d6 --repeat 10000000", "more than 20,000,000 (the work budget of one command)"),
+    ("odds roll 1000000d6 --simulate 10000000", "the work budget of one command"),
+    ("roll 1d20 --repeat 100 --work 50", "rolls at least 100 dice in all, more than 50"),
+    ("roll 1d6! --repeat 100 --work 100", "this command needs more than 100 dice in all"),
+    ("roll 10000000d6! --budget 10000000", "needs more than 2,000,000 dice rolled one by one"),
+    ("roll 5000000d6! --budget 10000000", "needs more than 2,000,000 dice rolled one by one"),
+    ("roll 2000000d6r1 --budget 10000000", "needs more than 2,000,000 dice rolled one by one"),
+    ("roll 10000000d6kh5000000 --budget 10000000", "rolled one by one"),
+    ("roll 10000000d6>=4 --budget 10000000", "rolled one by one"),
+    ("roll 1000000d6r1", "with its rerolls it rolls about 1,200,000 on average"),
+    (
+        "group " + ",".join(["+1"] * 100) + " vs 12 --json --repeat 9 --work 1000",
+        "this command printed more than 100,000 characters",
+    ),
+]
+
+
+@pytest.mark.parametrize(("line", "message"), WORK_BOMBS, ids=lambda x: x[:40])
+def test_work_past_the_budget_is_refused(line: str, message: str) -> None:
+    status, out, err, seconds = run_line(line)
+    assert status == 2, (out[:200], err)
+    assert message in err.splitlines()[0]
+    assert "--work N" in err or "--budget" in err or "one by one" in err
+    assert seconds < BOUND, f"{line[:60]!r} took {seconds:.2f} s"
+
+
+def test_work_within_the_budget_runs() -> None:
+    status, out, err, _ = run_line("roll 1d20 --repeat 50 --work 50 -q")
+    assert status == 0, err
+    assert len(out.splitlines()) == 50
+
+
+def test_work_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("D20_WORK", "50")
+    status, _, err, _ = run_line("roll 1d20 --repeat 51")
+    assert status == 2
+    assert "more than 50" in err
+    monkeypatch.setenv("D20_WORK", "lots")
+    status, _, err, _ = run_line("roll 1d20")
+    assert status == 2
+    assert "D20_WORK must be a whole number" in err
+
+
+def test_rolling_as_a_character_reads_a_big_file_without_tomlkit(tmp_path: Path) -> None:
+    """Issue 22 item 7: a 0.9 MB characters.toml made every `--as` roll take 3-6 s (tomlkit
+    parsed it); reading uses tomllib (about 0.4 s), tomlkit only edits."""
+    import os
+    import subprocess
+    import sys
+
+    config = tmp_path / "config" / "d20cli"
+    config.mkdir(parents=True)
+    lines = ["[aria]", 'system = "levelup"', 'stealth = "+7"']
+    for i in range(20_000):
+        lines += [f"[npc{i}]", f'stealth = "+{i % 10}"', f'athletics = "+{i % 5}"']
+    (config / "characters.toml").write_text("\n".join(lines) + "\n")
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "D20_NO_LOG": "1"}
+    code = (
+        "import sys\n"
+        "from d20cli.__main__ import main\n"
+        "try:\n"
+        "    main(['check', 'stealth', 'vs', '15', '--as', 'aria', '-q'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('TOMLKIT', 'tomlkit' in sys.modules)\n"
+    )
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert "TOMLKIT False" in proc.stdout, proc.stderr
+    assert time.perf_counter() - start < 20

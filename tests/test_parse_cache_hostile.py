@@ -1,0 +1,208 @@
+"""The parse cache file is not trusted (issue 22 item 5): every entry is checked as the
+grammar would check its request, the file is bounded in bytes and trimmed in linear time,
+and a bad file is dropped with one warning, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from d20cli.language import grammar, parse_cache
+from d20cli.language.grammar import parse_request
+from d20cli.language.parse_cache import classes, decode, encode
+from d20cli.store import request_cache
+from d20cli.store.request_cache import MAX_FILE_BYTES, ParseCache
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = Path(__file__).parent / "fuzz_corpus"
+
+
+DEEP = "<deep>"  # stands for JSON nested past any recursion limit
+
+
+def deep_json(levels: int) -> str:
+    return '{"@t": [' * levels + "1" + "]}" * levels
+
+
+def cache_with(path: Path, entries: dict[str, Any]) -> None:
+    """A cache file of the current language holding `entries` as they are (DEEP: an
+    entry nested 100,000 levels)."""
+    stamp = request_cache._stamp()
+    text = json.dumps({"stamp": stamp, "requests": entries})
+    path.write_text(text.replace(json.dumps(DEEP), deep_json(100_000)))
+
+
+def entry(text: str) -> Any:
+    return json.loads(json.dumps(encode(parse_request(text))))
+
+
+def test_the_limits_are_the_grammars() -> None:
+    from d20cli.app.rolling import MAX_LINE
+    from d20cli.dice import tree
+    from d20cli.language import dice_grammar, dice_modifiers
+
+    assert parse_cache.MAX_TEXT == MAX_LINE == dice_grammar.MAX_LENGTH
+    assert parse_cache.MAX_NUMBER == 10**dice_modifiers.MAX_DIGITS - 1
+    assert parse_cache.MAX_WORD_NUMBER == 10**grammar.MAX_DIGITS - 1
+    assert parse_cache.MAX_NX == dice_grammar.MAX_NX
+    assert parse_cache.MAX_PARTS == grammar.MAX_GROUP == grammar.MAX_SIDES
+    assert parse_cache.MAX_TREE_DEPTH == dice_grammar.MAX_TREE_DEPTH
+    assert tree.MAX_SIDES == 1_000_000
+
+
+def corpus() -> list[str]:
+    texts = []
+    for path in sorted(CORPUS.iterdir())[:400]:
+        text = path.read_text(encoding="utf-8", errors="replace").strip()
+        if text.startswith("odds "):
+            text = text[5:]
+        texts.append(text)
+    return texts
+
+
+def test_every_request_the_grammar_gives_is_accepted_back() -> None:
+    """Checked decoding accepts what the grammar gives (the fuzz corpus and the deepest
+    and longest requests the grammar takes)."""
+    texts = [
+        *corpus(),
+        "roll " + "(" * 100 + "1d6" + ")" * 100,
+        "roll " + "+".join(["1d6"] * 199),
+        "roll " + "-" * 100 + "1",
+        "roll " + "1d6+" * 2400 + "1",
+        "group " + ",".join(["+1 adv"] * 1000) + " vs 12",
+        "roll 999999999999d1000000",
+        "check +999999999 vs 999999999 " + " ".join(["adv"] * 100),
+    ]
+    accepted = 0
+    for text in texts:
+        try:
+            request = parse_request(text)
+        except Exception:
+            continue
+        data = json.loads(json.dumps(encode(request)))
+        assert decode(data, classes(), text) == request, text
+        accepted += 1
+    assert accepted > 50
+
+
+def hostile_entries() -> list[tuple[str, str, Any]]:
+    good = entry("check +5 vs 15 adv")
+    modifier = entry("check +5 vs 15")
+    modifier["modifier"]["value"] = 10**40
+    adv = entry("check +5 vs 15 adv")
+    adv["adv"] = 10**6
+    repeat = entry("roll 2x 1d6")
+    repeat["repeat"] = 1001
+    sides = entry("roll 1d6")
+    sides["expr"]["sides"] = 10**7
+    typed = entry("check +5 vs 15")
+    typed["modifier"] = "os.system('x')"
+    members = entry("group +1, +2 vs 10")
+    members["members"]["@t"] *= 600
+    tree: Any = {"@": "Number", "value": 1}
+    for _ in range(250):
+        tree = {"@": "Neg", "operand": tree}
+    too_deep = {"@": "RollRequest", "text": "roll 1", "expr": tree}
+    return [
+        ("plain value", "check +5 vs 15", 5),
+        ("a list", "check +5 vs 15", [1, 2]),
+        ("wrong class", "check +5 vs 15", {"@": "Number", "value": 5}),
+        ("unknown class", "check +5 vs 15", {"@": "os.system", "text": "x"}),
+        ("another request's text", "roll 1d20", entry("roll 1d100")),
+        ("text claimed", "check +5 vs 15", good),
+        ("deep nesting", "check +5 vs 15", DEEP),
+        ("nesting", "check +5 vs 15", json.loads(deep_json(450))),
+        ("huge modifier", "check +5 vs 15", modifier),
+        ("huge adv", "check +5 vs 15 adv", adv),
+        ("repeat", "roll 2x 1d6", repeat),
+        ("sides", "roll 1d6", sides),
+        ("wrong type", "check +5 vs 15", typed),
+        ("members", "group +1, +2 vs 10", members),
+        ("a tree too deep", "roll 1", too_deep),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("what", "text", "data"), hostile_entries(), ids=[w for w, _, _ in hostile_entries()]
+)
+def test_a_hostile_entry_drops_the_file_with_one_warning(
+    what: str, text: str, data: Any, tmp_path: Path
+) -> None:
+    path = tmp_path / "requests.json"
+    cache_with(path, {text: data, "roll 1d4": entry("roll 1d4")})
+    warnings: list[str] = []
+    cache = ParseCache(str(path), warn=warnings.append)
+    assert cache.get(text) is None, what
+    assert cache.get("roll 1d4") is None  # the whole file went
+    assert len(warnings) == 1 and "was dropped" in warnings[0]
+    cache.save()
+    assert ParseCache(str(path), warn=warnings.append).get(text) is None
+    assert len(warnings) == 1  # replaced: the next run has nothing to say
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"{not json", b"[" * 100_000, b'"a string"', b'{"stamp": 5, "requests": 7}', b"\xff\xfe"],
+)
+def test_a_bad_file_is_dropped_with_one_warning(content: bytes, tmp_path: Path) -> None:
+    path = tmp_path / "requests.json"
+    path.write_bytes(content)
+    warnings: list[str] = []
+    cache = ParseCache(str(path), warn=warnings.append)
+    assert cache.get("roll 1d6") is None
+    cache.put("roll 1d6", parse_request("roll 1d6"))
+    cache.save()
+    assert len(warnings) <= 1
+    assert ParseCache(str(path), warn=warnings.append).get("roll 1d6") == parse_request("roll 1d6")
+
+
+def test_a_huge_file_is_dropped_without_being_read(tmp_path: Path) -> None:
+    path = tmp_path / "requests.json"
+    cache_with(path, {f"roll {i}d6": entry("roll 1d6") for i in range(20)})
+    with path.open("a") as f:
+        f.write(" " * (60 * 1024 * 1024))  # 60 MB
+    warnings: list[str] = []
+    start = time.perf_counter()
+    assert ParseCache(str(path), warn=warnings.append).get("roll 1d6") is None
+    assert time.perf_counter() - start < 5
+    assert len(warnings) == 1 and "larger than" in warnings[0]
+
+
+def test_long_unique_requests_keep_the_file_small_and_trimming_is_linear(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "requests.json"
+    cache = ParseCache(str(path))
+    request = parse_request("roll 1d6")
+    start = time.perf_counter()
+    for i in range(100_000):
+        cache.put(f"roll 1d6 # {i} " + "x" * 5_000, request)  # text not checked on put
+    assert time.perf_counter() - start < 30  # quadratic trimming took hours
+    cache.save()
+    assert os.path.getsize(path) <= MAX_FILE_BYTES
+
+
+def test_a_cli_run_with_a_hostile_cache_rolls_and_warns_once(tmp_path: Path) -> None:
+    cache = tmp_path / "cache" / "d20cli"
+    cache.mkdir(parents=True)
+    cache_with(cache / "requests.json", {"roll 1d6": DEEP, "check +5 vs 15": 5})
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "D20_NO_LOG": "1"}
+    for _ in range(2):
+        proc = subprocess.run(
+            [sys.executable, "-m", "d20cli", "check", "+5", "vs", "15", "-q"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=60,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert "Traceback" not in proc.stderr
+    assert proc.stderr == ""  # the second run found the replaced file
