@@ -31,7 +31,7 @@ _d20_words() {
             if [[ "$cur" == -* ]]; then echo '--limit -l --character -c --stats --export --clear --yes -y --json --no-color --help -h'; elif [[ -z "$verb" ]]; then echo ''; fi
             ;;
         check|save|attack|group|contest|opposed|luck|attempt|defend|percent|routine|compare|resist|scores|fortune|roll)
-            [[ "$cur" == -* ]] && echo '--system -s --json --seed --dice --repeat -n --quiet -q --no-color --summary --exit-status --budget --odds --as --no-log --players --boon --simulate --help -h' || echo 'vs adv advantage dis disadv disadvantage expertise expertise=d4 expertise=d6 expertise=d8 dmg reliable unreliable fortune defense rank routine show spend boon no-boon players= doomed hopeless inept untrained novice trained adept master epic legendary godlike very-easy easy average tough challenging formidable heroic super-heroic nigh-impossible bonus penalty minor-bonus minor-penalty major-bonus major-penalty parry dodge fortitude toughness will reroll hint escape value DC AC'
+            [[ "$cur" == -* ]] && echo '--system -s --json --seed --dice --repeat -n --quiet -q --no-color --summary --exit-status --budget --odds --as --no-log --players --boon --simulate --help -h' || echo 'vs adv advantage dis disadv disadvantage expertise expertise=d4 expertise=d6 expertise=d8 dmg crit lucky min reliable unreliable fortune defense rank routine show spend boon no-boon players= doomed hopeless inept untrained novice trained adept master epic legendary godlike very-easy easy average tough challenging formidable heroic super-heroic nigh-impossible bonus penalty minor-bonus minor-penalty major-bonus major-penalty parry dodge fortitude toughness will reroll hint escape value DC AC'
             ;;
     esac
 }

@@ -53,20 +53,29 @@ def advantage_notes(adv: int, dis: int) -> tuple[str, ...]:
 @quick_init
 @dataclass(frozen=True, slots=True)
 class D20Roll:
-    """The kept d20 face and every d20 rolled (the dropped one has kept=False)."""
+    """The kept d20 face and every d20 rolled (the dropped one has kept=False; a 1 that
+    `lucky` rolled again has kept=False and the flag "rerolled", its new face follows the
+    d20s of the roll); notes: what `lucky` changed ("1 rerolled -> 14 (lucky)")."""
 
     natural: int
     dice: tuple[Die, ...]
+    notes: tuple[str, ...] = ()
 
 
-def roll_d20(roller: Roller, adv: int = 0, dis: int = 0, role: str = "d20") -> D20Roll:
+def roll_d20(
+    roller: Roller, adv: int = 0, dis: int = 0, role: str = "d20", lucky: bool = False
+) -> D20Roll:
     """Roll the d20 (two with advantage or disadvantage) and keep the higher / lower.
 
     On equal faces the first die is kept. The faces come from `roller.d20s`, which the odds
     engine answers with the kept face alone (weighted), so a walk over every outcome takes
-    20 branches for an advantage roll, not 400."""
+    20 branches for an advantage roll, not 400. lucky: each d20 showing a 1 is rolled once
+    more and the new face stands in for it (`Roller.d20s` gives the faces in that order)."""
     net = net_advantage(adv, dis)
-    faces = roller.d20s(net)
+    faces = roller.d20s(net, lucky) if lucky else roller.d20s(net)
+    count = 1 if net == 0 else 2
+    if len(faces) > count:
+        return _lucky_d20(faces, count, net, role)
     first = faces[0]
     if net == 0:
         return D20Roll(first, (d20_die(first, True, role),))
@@ -74,6 +83,26 @@ def roll_d20(roller: Roller, adv: int = 0, dis: int = 0, role: str = "d20") -> D
     keep_first = first >= second if net > 0 else first <= second
     dice = (d20_die(first, keep_first, role), d20_die(second, not keep_first, role))
     return D20Roll(first if keep_first else second, dice)
+
+
+def _lucky_d20(faces: tuple[int, ...], count: int, net: int, role: str) -> D20Roll:
+    """A roll where `lucky` rolled a 1 again: faces[:count] are the d20s, then one new
+    face for each that showed a 1, in order."""
+    rolled = list(faces[:count])
+    rerolls = iter(faces[count:])
+    final = [next(rerolls) if face == 1 else face for face in rolled]
+    keep = 0 if count == 1 or (final[0] >= final[1] if net > 0 else final[0] <= final[1]) else 1
+    first: list[Die] = []
+    after: list[Die] = []
+    notes: list[str] = []
+    for i, (face, new) in enumerate(zip(rolled, final, strict=True)):
+        if face == 1:
+            first.append(Die(20, 1, False, role, flags=("rerolled",)))
+            after.append(d20_die(new, i == keep, role))
+            notes.append(f"1 rerolled -> {new} (lucky)")
+        else:
+            first.append(d20_die(face, i == keep, role))
+    return D20Roll(final[keep], tuple(first + after), tuple(notes))
 
 
 def d20_die(face: int, kept: bool, role: str = "d20") -> Die:
@@ -212,15 +241,20 @@ class CheckRoll:
     """The dice of one d20 check in `--dice` order: the d20 (two with advantage or
     disadvantage), then the extra die (expertise), then the modifier expression's dice.
 
-    modifier: everything added to the natural (extra die + expression + flat bonus)."""
+    modifier: everything added to the natural (extra die + expression + flat bonus).
+    counted: the face the total counts (the natural, or `min N`'s floor above it).
+    notes: what a house word changed ("1 rerolled -> 14 (lucky)", "7 counts as 10 (min 10)").
+    """
 
     natural: int
     modifier: int
     dice: tuple[Die, ...]
+    counted: int
+    notes: tuple[str, ...] = ()
 
     @property
     def total(self) -> int:
-        return self.natural + self.modifier
+        return self.counted + self.modifier
 
 
 def roll_check(
@@ -231,9 +265,13 @@ def roll_check(
     extra_die: int | None = None,
     extra_role: str = "expertise",
     flat: int = 0,
+    lucky: bool = False,
+    floor: int | None = None,
 ) -> CheckRoll:
-    """Roll a d20 check's dice in the `--dice` order; `flat` is added to the modifier."""
-    d20 = roll_d20(roller, adv, dis)
+    """Roll a d20 check's dice in the `--dice` order; `flat` is added to the modifier.
+    lucky: a d20 showing 1 is rolled again; floor (`min N`): a face below it counts as it
+    for the total (the natural stays the face rolled)."""
+    d20 = roll_d20(roller, adv, dis, lucky=lucky)
     rolled = d20.dice
     added = flat
     if extra_die is not None:
@@ -241,7 +279,54 @@ def roll_check(
         rolled += (Die(extra_die, face, True, extra_role),)
         added += face
     ev = evaluate(modifier, roller, "modifier")  # a plain `+5` rolls nothing
-    return CheckRoll(d20.natural, added + ev.total, rolled + ev.dice)
+    counted = d20.natural
+    notes = d20.notes
+    if floor is not None and counted < floor:
+        counted = floor
+        notes += (f"{d20.natural} counts as {floor} (min {floor})",)
+    return CheckRoll(d20.natural, added + ev.total, rolled + ev.dice, counted, notes)
+
+
+def house_roll(
+    roller: Roller, request: CheckRequest, extra_die: int | None = None, flat: int = 0
+) -> CheckRoll:
+    """`roll_check` with the request's own adv, dis, modifier and house words (`lucky`,
+    `min N`)."""
+    return roll_check(
+        roller,
+        request.adv,
+        request.dis,
+        request.modifier,
+        extra_die,
+        flat=flat,
+        lucky=request.lucky,
+        floor=request.floor,
+    )
+
+
+def crit_natural(natural: int, crit: int | None) -> int:
+    """The natural a system's critical rules read: 20 for a face in `crit N`'s range."""
+    return 20 if crit is not None and natural >= crit else natural
+
+
+def crit_note(natural: int, crit: int | None) -> str | None:
+    """ "19: critical (crit 19-20)" for a face below 20 that `crit N` made critical."""
+    if crit is None or not crit <= natural < 20:
+        return None
+    return f"{natural}: critical (crit {crit}-20)"
+
+
+def house_detail(request: CheckRequest) -> dict[str, object]:
+    """The `house` entry of a result's JSON: the house words in force on this roll
+    (`{"house": {"crit": 19, "lucky": true}}`); empty when there are none."""
+    house: dict[str, object] = {}
+    if request.crit is not None:
+        house["crit"] = request.crit
+    if request.lucky:
+        house["lucky"] = True
+    if request.floor is not None:
+        house["min"] = request.floor
+    return {"house": house} if house else {}
 
 
 def located(request: Request, message: str, key: str | None = None) -> RulesError:

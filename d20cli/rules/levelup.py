@@ -24,12 +24,15 @@ from d20cli.rules.common import (
     Grade,
     System,
     advantage_notes,
+    crit_natural,
+    crit_note,
     double_dice,
     evaluate,
+    house_detail,
+    house_roll,
     located,
     reject_words,
     resolve_roll,
-    roll_check,
     unknown_verb,
 )
 
@@ -82,7 +85,7 @@ _HINTS = {
 }
 
 # The words a check or save may carry; an attack may also carry damage.
-_OFFERED = frozenset({"adv", "dis", "expertise", "modifier", "target"})
+_OFFERED = frozenset({"adv", "dis", "expertise", "modifier", "target", "crit", "lucky", "min"})
 _OFFERED_ATTACK = _OFFERED | {"dmg"}
 
 _OTHER_VERBS = {
@@ -239,18 +242,25 @@ def _resolve_check(request: CheckRequest, roller: Roller, target: int | None) ->
     verb = request.verb
     reject_words(request, _OFFERED_ATTACK if verb == "attack" else _OFFERED, _HINTS, ID)
     size = expertise_size(request.expertise)
-    roll = roll_check(roller, request.adv, request.dis, request.modifier, size)
-    grade = GRADERS[verb](roll.natural, roll.total, target)
-    notes = list(check_notes(verb, roll.natural, roll.total, target))
-    if request.adv and request.dis:
-        notes[:0] = advantage_notes(request.adv, request.dis)
+    roll = house_roll(roller, request, size)
+    natural = crit_natural(roll.natural, request.crit)  # `crit N`: N or more reads as 20
+    grade = GRADERS[verb](natural, roll.total, target)
+    notes = [*advantage_notes(request.adv, request.dis), *roll.notes]
+    read = check_notes(verb, natural, roll.total, target)
+    if natural != roll.natural:
+        critical = grade.outcome == "critical_success" or target is None
+        said = crit_note(roll.natural, request.crit) if critical else None
+        notes += [said] if said else []
+        range_ = f"{roll.natural} (crit {request.crit}-20)"
+        read = tuple(note.replace("natural 20", range_) for note in read)
+    notes += read
     if size is not None and len(request.expertise) > 1:
         notes.append(f"{len(request.expertise)} expertise grants: one d{size}")
     damage = None
     if request.damage is not None:
         hit = grade.success if grade.success is not None else roll.natural != 1
         if hit:
-            critical = roll.natural == 20
+            critical = natural == 20
             expr = double_dice(request.damage) if critical else request.damage
             ev = evaluate(expr, roller, "damage")
             damage = Damage(ev.total, ev.dice, critical, ev.text)
@@ -270,7 +280,7 @@ def _resolve_check(request: CheckRequest, roller: Roller, target: int | None) ->
         success=grade.success,
         name=request.name,
         damage=damage,
-        detail={"expertise": f"d{size}"} if size is not None else {},
+        detail={**({"expertise": f"d{size}"} if size is not None else {}), **house_detail(request)},
         notes=tuple(notes),
     )
 
@@ -313,6 +323,9 @@ WORDS: tuple[tuple[str, str], ...] = (
     ("adv / dis", "advantage, disadvantage (also advantage, disadv, ADV, DISADV)"),
     ("expertise[=dN]", "an expertise die: d4, d6 or d8; more grants step it up"),
     ("dmg EXPR", "attack damage: dmg 1d8+4; a critical rolls every dice term twice"),
+    ("crit N", "house: a face of N or more reads as a natural 20 (crit 19, crit=19)"),
+    ("lucky", "house: a d20 showing 1 is rolled once more, the new face used"),
+    ("min N", "house: a d20 face below N counts as N for the total (min 10)"),
 )
 
 SYSTEM = System(
