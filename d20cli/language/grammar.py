@@ -59,6 +59,8 @@ from d20cli.language.vocabulary import (
     CIRCUMSTANCE_WORDS,
     CONTEST_VERBS,
     CRIT,
+    CRIT_DMG,
+    CRIT_DMG_MODES,
     DC_WORDS,
     DEFENSE_WORDS,
     DIS_WORDS,
@@ -238,8 +240,14 @@ def _house_number(word: str) -> pp.ParserElement:
 house = (
     _house_number(CRIT) | _house_number(MIN) | _kw(LUCKY).set_parse_action(_item(LUCKY, True))
 ).set_name("a house word")
+crit_dmg = (
+    pp.Suppress(pp.Regex(rf"{CRIT_DMG}(?![\w-])", _I))
+    - pp.Suppress(pp.Opt(pp.Literal("=")))
+    - _kw(*CRIT_DMG_MODES).set_name("a crit-dmg mode: " + ", ".join(CRIT_DMG_MODES))
+).set_name(f"'{CRIT_DMG}=MODE'")
+crit_dmg.set_parse_action(lambda s, loc, t: _Item(CRIT_DMG, str(t[0]).lower(), loc + 1))
 member_option = (adv | dis | expertise | flag | circumstance | house).set_name("an option")
-check_option = (target_clause | damage | member_option).set_name("an option")
+check_option = (target_clause | damage | crit_dmg | member_option).set_name("an option")
 
 check_head = pp.Opt(label) + pp.Opt((rank_word | score) + pp.ZeroOrMore(adjust) | modifier)
 check_body = check_head + pp.ZeroOrMore(check_option)
@@ -348,7 +356,9 @@ def _check(verb: str, text: str, items: list[_Item], verb_column: int) -> CheckR
         elif kind == LUCKY:
             fields["lucky"] = True
         else:
-            key = {"label": "name", "dmg": "damage", MIN: "floor"}.get(kind, kind)
+            key = {"label": "name", "dmg": "damage", MIN: "floor", CRIT_DMG: "crit_dmg"}.get(
+                kind, kind
+            )
             if key in fields:
                 what = {"target": "one target (vs ...)", "damage": "one dmg expression"}
                 raise ParseError(

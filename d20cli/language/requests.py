@@ -44,6 +44,7 @@ CHECK_WORD_KINDS: tuple[str, ...] = (
     "crit",
     "lucky",
     "min",
+    "crit-dmg",
 )
 
 Columns: TypeAlias = tuple[tuple[str, int], ...]
@@ -102,7 +103,8 @@ class CheckRequest(_Located):
     damage: the expression after `dmg`. fortune: the word `fortune` was given.
     House words (docs/rules-decisions.md, "House rules"): crit: `crit N`, the lowest kept
     face that counts as a natural 20 for critical rules; lucky: `lucky`, each d20 showing
-    a 1 is rolled once more; floor: `min N`, a d20 face below N counts as N for the total.
+    a 1 is rolled once more; floor: `min N`, a d20 face below N counts as N for the total;
+    crit_dmg: `crit-dmg=dice|double|max`, what a critical hit does to the damage.
     word_kinds: the kinds of word given (of CHECK_WORD_KINDS), computed once when the
     request is built, so a system compares them with what it offers in one set operation.
     Not an argument (the parse cache stores the fields above and rebuilds this one).
@@ -127,6 +129,7 @@ class CheckRequest(_Located):
     crit: int | None = None
     lucky: bool = False
     floor: int | None = None
+    crit_dmg: str | None = None
     repeat: int = 1
     columns: Columns = ()
     word_kinds: frozenset[str] = field(init=False, repr=False, compare=False, default=frozenset())
@@ -149,6 +152,7 @@ class CheckRequest(_Located):
             "crit": self.crit is not None,
             "lucky": self.lucky,
             "min": self.floor is not None,
+            "crit-dmg": self.crit_dmg is not None,
         }
         kinds = frozenset(kind for kind, yes in given.items() if yes)
         object.__setattr__(self, "word_kinds", kinds)

@@ -24,7 +24,7 @@ VERB_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
         "Roll an attack against an AC or defense, with optional damage.",
         (
             "attack +7 vs 15 dmg 1d8+4",
-            "attack +7 vs 15 crit 19 dmg 1d8+4",
+            "attack +7 vs 15 crit 19 dmg 1d8+4 crit-dmg=max",
             "attack +8 vs defense 6 --system mm",
         ),
     ),
@@ -182,6 +182,11 @@ LUCKY = "lucky"
 MIN = "min"
 HOUSE_WORDS: tuple[str, ...] = (CRIT, LUCKY, MIN)
 
+#: `crit-dmg=MODE` on an attack: what a critical hit does to the damage; the first is the
+#: default (every dice term rolled twice).
+CRIT_DMG = "crit-dmg"
+CRIT_DMG_MODES: tuple[str, ...] = ("dice", "double", "max")
+
 #: The lowest and highest N of `crit N` and `min N`.
 HOUSE_RANGE: tuple[int, int] = (2, 20)
 
@@ -194,6 +199,7 @@ KEYWORDS: tuple[str, ...] = (
     *(f"{EXPERTISE}=d{n}" for n in EXPERTISE_SIZES),
     DMG,
     *HOUSE_WORDS,
+    *(f"{CRIT_DMG}={mode}" for mode in CRIT_DMG_MODES),
     *FLAG_WORDS,
     *TARGET_PREFIXES,
     *FORTUNE_ACTIONS,

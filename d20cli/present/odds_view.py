@@ -72,6 +72,10 @@ def odds_lines(odds: Odds) -> list[Any]:
                 (f"  ({short_fraction(odds.damage_mean)})", "dim"),
             ]
         )
+    by_mode = odds.extra.get("damage_mean_by_crit_dmg")
+    if isinstance(by_mode, dict):  # house rules: what each crit-dmg mode would give
+        each = "  ".join(f"{mode} {float(Fraction(m)):.3f}" for mode, m in by_mode.items())
+        lines.append([("  by crit-dmg: ", "dim"), (each, "")])
     ranks = odds.extra.get("ranks")
     if isinstance(ranks, dict):
         lines.append([("  ranks: ", "dim")])
@@ -166,6 +170,14 @@ def compare_lines(a: Odds, b: Odds) -> list[Any]:
                 (" " * max(0, width - len(bd[0])), ""),
                 (f"{percent(pa, width=8)} {percent(pb, width=8)} ", ""),
                 (f"{diff:+7.2f}", "bold green" if diff > 0 else "bold red" if diff < 0 else ""),
+            ]
+        )
+    da, db = a.damage_mean, b.damage_mean
+    if da is not None and db is not None:
+        lines.append(
+            [
+                ("  expected damage ", "dim"),
+                (f"{float(da):.3f} vs {float(db):.3f}  ({float(db - da):+.3f})", "bold"),
             ]
         )
     ma, mb = a.mean, b.mean

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from d20cli.dice.roller import Roller, make_roller
 from d20cli.errors import D20Error
 from d20cli.figures import percent
-from d20cli.language.requests import ContestRequest, GroupRequest
+from d20cli.language.requests import CheckRequest, ContestRequest, GroupRequest
 from d20cli.probability.model import NO_OUTCOME, Accumulator, Joint, Odds, ratio
 from d20cli.probability.walk import MAX_PATHS, Branches, walk
 from d20cli.results import Result
@@ -88,14 +88,42 @@ def odds_of(
         if grade_group is not None:  # else the walk below gets the system's own error
             return _group_odds(request, system, grade_group, order, labels, max_paths)
     acc = Accumulator()
+    hits = [Fraction(0), Fraction(0)]  # the chance of a damage roll: [normal, critical]
     for weight, den, result in walk(
         lambda roller: system.resolve(request, roller), _totals_provider(), max_paths
     ):
         acc.add(weight, den, result)
+        if result.damage is not None:
+            hits[result.damage.critical] += Fraction(weight, den)
     odds = acc.odds(request.text, system.id, verb, order)
     odds.labels = {**odds.labels, **{k: v for k, v in labels.items() if k in odds.outcomes}}
     _name_sides(odds, request)
+    if isinstance(request, CheckRequest) and request.damage is not None and hits[1]:
+        odds.extra["damage_mean_by_crit_dmg"] = _damage_by_mode(request.damage, *hits)
     return odds
+
+
+def _damage_by_mode(damage: Any, normal: Fraction, critical: Fraction) -> dict[str, str]:
+    """The expected damage per attack under each crit-dmg mode (`rules.common.
+    critical_damage`), from the chances of a normal and of a critical damage roll: a
+    mode changes only what a critical hit rolls, never whether it hits. A mode whose
+    damage cannot be computed (crit-dmg=max of an endless explosion) is left out."""
+    from d20cli.dice import distribution
+    from d20cli.language.vocabulary import CRIT_DMG_MODES
+    from d20cli.rules.common import critical_damage
+
+    def mean(expr: Any) -> Fraction:
+        dist = distribution.distribution(expr)
+        return Fraction(sum(t * w for t, w in dist.counts.items()), dist.denominator)
+
+    base = normal * mean(damage)
+    out: dict[str, str] = {}
+    for mode in CRIT_DMG_MODES:
+        try:
+            out[mode] = ratio(base + critical * mean(critical_damage(damage, mode)))
+        except D20Error:
+            continue
+    return out
 
 
 def _name_sides(odds: Odds, request: Request) -> None:

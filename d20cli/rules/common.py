@@ -195,6 +195,48 @@ def _double_sum(expr: dice.Arithmetic) -> Expr:
     return dice.Arithmetic(terms[0][1], tuple(terms[1:]))
 
 
+#: `crit-dmg=MODE`: what a critical hit rolls for damage `expr`. dice (the default): every
+#: dice term twice (`double_dice`); double: the whole total twice; max: every dice term at
+#: its maximum plus a normal roll (`max_dice`).
+def critical_damage(expr: Expr, mode: str | None = None) -> Expr:
+    """The damage expression a critical hit rolls under a crit-dmg mode (None: dice)."""
+    if mode == "double":
+        return dice.Arithmetic(expr, (("*", dice.Number(2)),))
+    if mode == "max":
+        return max_dice(expr)
+    return double_dice(expr)
+
+
+def max_dice(expr: Expr) -> Expr:
+    """`double_dice` with the second roll of each dice term at its maximum: `1d8+4` ->
+    `1d8+8+4`, `2d6-1d4` -> `2d6+12-1d4-4`. RulesError for a term with no highest total
+    (an explosion without end)."""
+    if isinstance(expr, dice.Dice):
+        return dice.Arithmetic(expr, (("+", _maximum(expr)),))
+    if isinstance(expr, dice.Neg):
+        return dice.Neg(max_dice(expr.operand))
+    if isinstance(expr, dice.Arithmetic):
+        if expr.rest[0][0] in "+-":
+            terms: list[tuple[str, Expr]] = []
+            for op, x in (("+", expr.first), *expr.rest):
+                terms += (
+                    [(op, x), (op, _maximum(x))]
+                    if isinstance(x, dice.Dice)
+                    else [(op, max_dice(x))]
+                )
+            return dice.Arithmetic(terms[0][1], tuple(terms[1:]))
+        rest = tuple((op, max_dice(x)) for op, x in expr.rest)
+        return dice.Arithmetic(max_dice(expr.first), rest)
+    return expr
+
+
+def _maximum(term: dice.Dice) -> dice.Number:
+    top = term.bounds()[1]
+    if top == float("inf"):
+        raise RulesError(f"crit-dmg=max needs a highest total, and {term} has none")
+    return dice.Number(int(top), term.label)
+
+
 @quick_init
 @dataclass(frozen=True, slots=True)
 class Grade:
@@ -326,6 +368,8 @@ def house_detail(request: CheckRequest) -> dict[str, object]:
         house["lucky"] = True
     if request.floor is not None:
         house["min"] = request.floor
+    if request.crit_dmg is not None:
+        house["crit-dmg"] = request.crit_dmg
     return {"house": house} if house else {}
 
 

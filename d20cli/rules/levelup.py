@@ -26,7 +26,7 @@ from d20cli.rules.common import (
     advantage_notes,
     crit_natural,
     crit_note,
-    double_dice,
+    critical_damage,
     evaluate,
     house_detail,
     house_roll,
@@ -38,6 +38,7 @@ from d20cli.rules.common import (
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
+    from d20cli.dice.tree import Expr
 
 ID = "levelup"
 TITLE = "Level Up Advanced 5th Edition"
@@ -82,11 +83,12 @@ _HINTS = {
     "ability scores",
     "adjust": "rank adjustments are pendagger's",
     "dmg": "only attack takes dmg in levelup",
+    "crit-dmg": "crit-dmg (what a critical hit does to damage) is for attacks with dmg",
 }
 
 # The words a check or save may carry; an attack may also carry damage.
 _OFFERED = frozenset({"adv", "dis", "expertise", "modifier", "target", "crit", "lucky", "min"})
-_OFFERED_ATTACK = _OFFERED | {"dmg"}
+_OFFERED_ATTACK = _OFFERED | {"dmg", "crit-dmg"}
 
 _OTHER_VERBS = {
     "contest": "a contest is reglamento's; roll two checks",
@@ -242,6 +244,7 @@ def _resolve_check(request: CheckRequest, roller: Roller, target: int | None) ->
     verb = request.verb
     reject_words(request, _OFFERED_ATTACK if verb == "attack" else _OFFERED, _HINTS, ID)
     size = expertise_size(request.expertise)
+    critical_expr = _critical_expr(request)  # its errors come before any die
     roll = house_roll(roller, request, size)
     natural = crit_natural(roll.natural, request.crit)  # `crit N`: N or more reads as 20
     grade = GRADERS[verb](natural, roll.total, target)
@@ -261,7 +264,7 @@ def _resolve_check(request: CheckRequest, roller: Roller, target: int | None) ->
         hit = grade.success if grade.success is not None else roll.natural != 1
         if hit:
             critical = natural == 20
-            expr = double_dice(request.damage) if critical else request.damage
+            expr = critical_expr if critical and critical_expr else request.damage
             ev = evaluate(expr, roller, "damage")
             damage = Damage(ev.total, ev.dice, critical, ev.text)
         else:
@@ -283,6 +286,19 @@ def _resolve_check(request: CheckRequest, roller: Roller, target: int | None) ->
         detail={**({"expertise": f"d{size}"} if size is not None else {}), **house_detail(request)},
         notes=tuple(notes),
     )
+
+
+def _critical_expr(request: CheckRequest) -> Expr | None:
+    """The damage a critical hit rolls under the request's crit-dmg mode (`dice` when not
+    given: every dice term twice); None without damage."""
+    if request.damage is None:
+        if request.crit_dmg is not None:
+            raise located(request, "crit-dmg needs damage to change: add dmg EXPR", "crit-dmg")
+        return None
+    try:
+        return critical_damage(request.damage, request.crit_dmg)
+    except RulesError as exc:
+        raise located(request, exc.message, "crit-dmg") from None
 
 
 def _resolve_group(request: GroupRequest, roller: Roller) -> Result:
@@ -326,6 +342,7 @@ WORDS: tuple[tuple[str, str], ...] = (
     ("crit N", "house: a face of N or more reads as a natural 20 (crit 19, crit=19)"),
     ("lucky", "house: a d20 showing 1 is rolled once more, the new face used"),
     ("min N", "house: a d20 face below N counts as N for the total (min 10)"),
+    ("crit-dmg=MODE", "house: a critical's damage: dice (twice, the default), double, max"),
 )
 
 SYSTEM = System(

@@ -94,6 +94,7 @@ _HINTS = {
     "adjust": "rank adjustments are pendagger's",
     "dmg": "only attack takes dmg",
     "target": "a contest side has no target: contest +3 vs +1",
+    "crit-dmg": "reglamento never doubles damage on a critical, so it has no crit-dmg",
 }
 
 # The words a check or save may carry (an attack may also carry damage), and a contest side.

@@ -79,6 +79,7 @@ _HINTS = {
     "dmg": "mm attacks have no damage roll (damage is a resistance check: resist +6 vs rank 8)",
     "target": "a side of opposed has no target: opposed +8 vs +6",
     "crit": "mm's crit N is Improved Critical, a threat range for attacks only",
+    "crit-dmg": "mm attacks have no damage roll, so no crit-dmg",
 }
 
 #: A routine check rolls no die, so no house word applies to it.

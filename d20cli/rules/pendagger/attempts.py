@@ -53,6 +53,7 @@ _HINTS = {
     "circumstance": "pendagger has no circumstance words; use a rank adjustment (+1, -1) or "
     "reliable / unreliable",
     "dmg": "pendagger attempts have no damage roll; use roll 1d8+2",
+    "crit-dmg": "pendagger attempts have no damage roll, so no crit-dmg",
     "crit": "pendagger has no critical range: a natural 20 reads the Success Table; use "
     "reliable or a rank adjustment (+1)",
     "min": "pendagger reads the face on the Success Table, so it has no minimum face; use "
