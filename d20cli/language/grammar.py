@@ -70,6 +70,7 @@ from d20cli.language.vocabulary import (
     FLAG_WORDS,
     FORTUNE_ACTIONS,
     FORTUNE_USES,
+    GROUP_RULES,
     HOUSE_RANGE,
     KEYWORDS,
     LUCKY,
@@ -256,7 +257,14 @@ member = pp.Group(
     ((label + pp.Opt(modifier)) | modifier).set_name("a member: a label or a modifier")
     + pp.ZeroOrMore(member_option)
 ).set_name("a group member")
-group_body = member + pp.ZeroOrMore(pp.Suppress(",") - member) + pp.Opt(target_clause)
+group_rule = _kw(*GROUP_RULES).set_parse_action(
+    lambda s, loc, t: _Item("group_rule", _word(t[0]), loc + 1)
+)
+group_body = (
+    member
+    + pp.ZeroOrMore(pp.Suppress(",") - member)
+    + pp.ZeroOrMore(target_clause | group_rule.set_name("a group rule"))
+)
 
 
 def _bare_number_side(s: str, loc: int, toks: pp.ParseResults) -> None:
@@ -403,6 +411,10 @@ def _build(verb: str, text: str, toks: pp.ParseResults, verb_column: int) -> Req
                 named[0].column,
             )
         targets = [p for p in parts if isinstance(p, _Item) and p.kind == "target"]
+        rules = [p for p in parts if isinstance(p, _Item) and p.kind == "group_rule"]
+        for twice in (targets[1:2] or rules[1:2])[:1]:
+            what = "one target (vs ...)" if twice.kind == "target" else "one group rule"
+            raise ParseError(f"a group check takes only {what}", text, twice.column)
         if len(groups) > MAX_GROUP:
             extra = next((p for p in groups[MAX_GROUP] if isinstance(p, _Item)), None)
             raise ParseError(
@@ -417,7 +429,8 @@ def _build(verb: str, text: str, toks: pp.ParseResults, verb_column: int) -> Req
             text,
             members,
             targets[0].value if targets else None,
-            columns=_columns(targets, verb_column),
+            rules[0].value if rules else None,
+            columns=_columns(targets + rules, verb_column),
         )
     items: dict[str, _Item] = {p.kind: p for p in parts}
     columns = _columns(list(items.values()), verb_column)

@@ -161,12 +161,14 @@ class CheckRequest(_Located):
 @dataclass(frozen=True)
 class GroupRequest(_Located):
     """`group +3, +5 adv, -1 vs 12`: members (each a `CheckRequest` with verb "check" and
-    no target of its own) against one shared target."""
+    no target of its own) against one shared target. rule: a house group rule word
+    (`more-than-half`, `at-least-half`), None when not given (the system's default)."""
 
     verb: str
     text: str
     members: tuple[CheckRequest, ...]
     target: Target | None = None
+    rule: str | None = None
     repeat: int = 1
     columns: Columns = ()
 

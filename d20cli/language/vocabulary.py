@@ -187,6 +187,9 @@ HOUSE_WORDS: tuple[str, ...] = (CRIT, LUCKY, MIN)
 CRIT_DMG = "crit-dmg"
 CRIT_DMG_MODES: tuple[str, ...] = ("dice", "double", "max")
 
+#: How many members of a group check must succeed (levelup): the first is the default.
+GROUP_RULES: tuple[str, ...] = ("more-than-half", "at-least-half")
+
 #: The lowest and highest N of `crit N` and `min N`.
 HOUSE_RANGE: tuple[int, int] = (2, 20)
 
@@ -200,6 +203,7 @@ KEYWORDS: tuple[str, ...] = (
     DMG,
     *HOUSE_WORDS,
     *(f"{CRIT_DMG}={mode}" for mode in CRIT_DMG_MODES),
+    *GROUP_RULES,
     *FLAG_WORDS,
     *TARGET_PREFIXES,
     *FORTUNE_ACTIONS,

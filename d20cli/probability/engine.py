@@ -184,7 +184,7 @@ def _scores_odds(request: Any, system: Any) -> Odds:
 def _group_odds(
     request: Any,
     system: Any,
-    grade_group: Callable[[list[bool]], Any],
+    grade_group: Callable[[list[bool], str | None], Any],
     order: list[str],
     labels: dict[str, str],
     max_paths: int,
@@ -234,7 +234,7 @@ def _group_odds(
     for k, p in enumerate(count):
         if not p:
             continue
-        grade = grade_group([True] * k + [False] * (n - k))
+        grade = grade_group([True] * k + [False] * (n - k), request.rule)
         key = grade.outcome or NO_OUTCOME
         odds.outcomes[key] = odds.outcomes.get(key, Fraction(0)) + p
         odds.labels.setdefault(key, labels.get(key, key))

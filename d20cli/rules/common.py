@@ -451,9 +451,10 @@ class System:
 
     Optional hooks, for what only some systems have (code outside systems/ asks for the
     hook, never for a system id):
-    grade_group: a group check's grade from its members' successes (the odds of a large
-    group are computed from it); rank_for_score: an ability score's rank (the odds of
-    `scores`); fortune: fortune dice (see Fortune).
+    grade_group: a group check's grade from its members' successes and the request's group
+    rule word (None: the system's default) (the odds of a large group are computed from
+    it); rank_for_score: an ability score's rank (the odds of `scores`); fortune: fortune
+    dice (see Fortune).
     """
 
     id: str
@@ -463,7 +464,7 @@ class System:
     resolver: Callable[[Request, Roller], Result]
     aliases: tuple[str, ...] = ()
     words: tuple[tuple[str, str], ...] = ()
-    grade_group: Callable[[Sequence[bool | None]], Grade] | None = None
+    grade_group: Callable[[Sequence[bool | None], str | None], Grade] | None = None
     rank_for_score: Callable[[int], str] | None = None
     fortune: Fortune | None = None
 

@@ -57,7 +57,8 @@ VERBS: dict[str, tuple[str, str]] = {
         "attack +7 vs 15 dmg 1d8+4",
     ),
     "group": (
-        "Group check: more than half succeed; all succeed: critical; all fail: critical failure",
+        "Group check: more than half succeed (house: at-least-half); all succeed: critical; "
+        "all fail: critical failure",
         "group +3, +5 adv, -1 vs 12",
     ),
     "roll": ("Roll a dice expression", "roll 2d6+3"),
@@ -179,10 +180,10 @@ def grade_attack(natural: int, total: int, target: int | None) -> Grade:
 GRADERS = {"check": grade_check, "save": grade_save, "attack": grade_attack}
 
 
-def grade_group(successes: Sequence[bool | None]) -> Grade:
+def grade_group(successes: Sequence[bool | None], rule: str | None = None) -> Grade:
     """A group check from its members' successes: all succeed -> critical success; more
     than half -> success; all fail -> critical failure; otherwise failure. Ungraded when a
-    member is ungraded (no target)."""
+    member is ungraded (no target). rule "at-least-half" (a house rule): half is enough."""
     if not successes or any(s is None for s in successes):
         return UNGRADED
     n = len(successes)
@@ -192,7 +193,7 @@ def grade_group(successes: Sequence[bool | None]) -> Grade:
         return Grade("critical_success", "Critical success" + tail, True)
     if k == 0:
         return Grade("critical_failure", "Critical failure" + tail, False)
-    if 2 * k > n:
+    if 2 * k > n or (rule == "at-least-half" and 2 * k == n):
         return Grade("success", "Success" + tail, True)
     return Grade("failure", "Failure" + tail, False)
 
@@ -304,8 +305,16 @@ def _critical_expr(request: CheckRequest) -> Expr | None:
 def _resolve_group(request: GroupRequest, roller: Roller) -> Result:
     target = _target_number(request, request.target)
     members = tuple(_resolve_check(m, roller, target) for m in request.members)
-    grade = grade_group([m.success for m in members])
+    grade = grade_group([m.success for m in members], request.rule)
     successes = sum(1 for m in members if m.success)
+    house = {"house": {"group": request.rule}} if request.rule is not None else {}
+    notes: tuple[str, ...] = ()
+    if (
+        request.rule == "at-least-half"
+        and grade.outcome == "success"
+        and 2 * successes == len(members)
+    ):
+        notes = (f"at-least-half: {successes} of {len(members)} is enough",)
     return Result(
         request=request.text,
         system=ID,
@@ -316,7 +325,8 @@ def _resolve_group(request: GroupRequest, roller: Roller) -> Result:
         label=grade.label,
         success=grade.success,
         members=members,
-        detail={"successes": successes, "size": len(members)},
+        detail={"successes": successes, "size": len(members), **house},
+        notes=notes,
     )
 
 
@@ -343,6 +353,7 @@ WORDS: tuple[tuple[str, str], ...] = (
     ("lucky", "house: a d20 showing 1 is rolled once more, the new face used"),
     ("min N", "house: a d20 face below N counts as N for the total (min 10)"),
     ("crit-dmg=MODE", "house: a critical's damage: dice (twice, the default), double, max"),
+    ("at-least-half", "house: a group check succeeds when half succeed (default more-than-half)"),
 )
 
 SYSTEM = System(
