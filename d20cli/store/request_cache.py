@@ -29,6 +29,7 @@ MAX_ENTRIES = 256
 #: The modules that define the language, relative to the package's folder.
 _LANGUAGE_MODULES = (
     "language/grammar.py",
+    "language/grammar_checks.py",
     "language/dice_grammar.py",
     "language/dice_modifiers.py",
     "language/requests.py",
