@@ -298,6 +298,7 @@ def test_every_keyword_is_accepted_somewhere(word: str) -> None:
         f"check +1 {word} 1d4",
         f"fortune {word}",
         f"check +1 {word} 3",
+        f"group +1 {word}",
     ]
     ok = 0
     for line in lines:

@@ -94,11 +94,18 @@ class Roller:
         self.count += n
         return self._draw_many(lo, hi, n)
 
-    def d20s(self, net: int) -> tuple[int, ...]:
+    def d20s(self, net: int, lucky: bool = False) -> tuple[int, ...]:
         """The d20 faces of one roll: one, or two with advantage (net > 0) or disadvantage
-        (net < 0). The odds engine's roller answers with the kept face alone, weighted."""
+        (net < 0). The odds engine's roller answers with the kept face alone, weighted.
+
+        lucky: each d20 showing a 1 is rolled once more, after the d20s of the roll: the
+        faces come back in that order (`1, 14` for one die; `1, 9, 14` with advantage, the
+        14 replacing the 1)."""
         first = self.roll(1, 20)
-        return (first,) if net == 0 else (first, self.roll(1, 20))
+        faces: tuple[int, ...] = (first,) if net == 0 else (first, self.roll(1, 20))
+        if lucky and 1 in faces:
+            faces += tuple(self.roll(1, 20) for face in faces if face == 1)
+        return faces
 
     def d20_rounds(self, count: int) -> tuple[tuple[int, ...], ...]:
         """`count` d20s rolled together, rolled again while they all show one face (a

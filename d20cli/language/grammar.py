@@ -30,6 +30,16 @@ import pyparsing as pp
 
 from d20cli.errors import ParseError
 from d20cli.language import dice_grammar
+from d20cli.language.grammar_checks import (
+    MAX_GROUP,
+    check_group_size,
+    check_member_commas,
+    check_side_count,
+    message,
+)
+from d20cli.language.grammar_checks import (
+    MAX_SIDES as MAX_SIDES,
+)
 from d20cli.language.requests import (
     CheckRequest,
     CompareRequest,
@@ -48,6 +58,9 @@ from d20cli.language.vocabulary import (
     CHECK_VERBS,
     CIRCUMSTANCE_WORDS,
     CONTEST_VERBS,
+    CRIT,
+    CRIT_DMG,
+    CRIT_DMG_MODES,
     DC_WORDS,
     DEFENSE_WORDS,
     DIS_WORDS,
@@ -57,7 +70,11 @@ from d20cli.language.vocabulary import (
     FLAG_WORDS,
     FORTUNE_ACTIONS,
     FORTUNE_USES,
+    GROUP_RULES,
+    HOUSE_RANGE,
     KEYWORDS,
+    LUCKY,
+    MIN,
     OTHER_VERBS,
     PLAYERS,
     RANK_WORDS,
@@ -72,8 +89,6 @@ pp.ParserElement.enable_packrat()
 
 
 MAX_DIGITS = 9  # a number in a request has at most this many digits
-MAX_GROUP = 1000  # members of one group check
-MAX_SIDES = MAX_GROUP  # sides of one contest or opposed check
 
 assert set(VERBS) == set(CHECK_VERBS + CONTEST_VERBS + OTHER_VERBS)
 
@@ -204,8 +219,36 @@ target_clause.set_parse_action(
     lambda s, loc, t: [x if isinstance(x, _Item) else _Item("target", x, loc + 1) for x in t]
 )
 
-member_option = (adv | dis | expertise | flag | circumstance).set_name("an option")
-check_option = (target_clause | damage | member_option).set_name("an option")
+
+def _house_number(word: str) -> pp.ParserElement:
+    """`crit N`, `crit=N` (also `min`): N from 2 to 20, else an error saying so."""
+    lo, hi = HOUSE_RANGE
+
+    def check(s: str, loc: int, toks: pp.ParseResults) -> _Item:
+        value = int(toks[-1])
+        if not lo <= value <= hi:
+            raise pp.ParseFatalException(s, loc, f"{word} N takes N from {lo} to {hi}, not {value}")
+        return _Item(word, value, loc + 1)
+
+    equals = pp.Suppress(pp.Literal("=").leave_whitespace()) - integer.copy().leave_whitespace()
+    return (
+        (_kw(word) - (equals | (pp.White(" \t").suppress() - integer)))
+        .set_name(f"'{word} N'")
+        .set_parse_action(check)
+    )
+
+
+house = (
+    _house_number(CRIT) | _house_number(MIN) | _kw(LUCKY).set_parse_action(_item(LUCKY, True))
+).set_name("a house word")
+crit_dmg = (
+    pp.Suppress(pp.Regex(rf"{CRIT_DMG}(?![\w-])", _I))
+    - pp.Suppress(pp.Opt(pp.Literal("=")))
+    - _kw(*CRIT_DMG_MODES).set_name("a crit-dmg mode: " + ", ".join(CRIT_DMG_MODES))
+).set_name(f"'{CRIT_DMG}=MODE'")
+crit_dmg.set_parse_action(lambda s, loc, t: _Item(CRIT_DMG, str(t[0]).lower(), loc + 1))
+member_option = (adv | dis | expertise | flag | circumstance | house).set_name("an option")
+check_option = (target_clause | damage | crit_dmg | member_option).set_name("an option")
 
 check_head = pp.Opt(label) + pp.Opt((rank_word | score) + pp.ZeroOrMore(adjust) | modifier)
 check_body = check_head + pp.ZeroOrMore(check_option)
@@ -214,7 +257,14 @@ member = pp.Group(
     ((label + pp.Opt(modifier)) | modifier).set_name("a member: a label or a modifier")
     + pp.ZeroOrMore(member_option)
 ).set_name("a group member")
-group_body = member + pp.ZeroOrMore(pp.Suppress(",") - member) + pp.Opt(target_clause)
+group_rule = _kw(*GROUP_RULES).set_parse_action(
+    lambda s, loc, t: _Item("group_rule", _word(t[0]), loc + 1)
+)
+group_body = (
+    member
+    + pp.ZeroOrMore(pp.Suppress(",") - member)
+    + pp.ZeroOrMore(target_clause | group_rule.set_name("a group rule"))
+)
 
 
 def _bare_number_side(s: str, loc: int, toks: pp.ParseResults) -> None:
@@ -311,8 +361,12 @@ def _check(verb: str, text: str, items: list[_Item], verb_column: int) -> CheckR
             words.append(str(item.value))
         elif kind == "fortune":
             fields["fortune"] = True
+        elif kind == LUCKY:
+            fields["lucky"] = True
         else:
-            key = {"label": "name", "dmg": "damage"}.get(kind, kind)
+            key = {"label": "name", "dmg": "damage", MIN: "floor", CRIT_DMG: "crit_dmg"}.get(
+                kind, kind
+            )
             if key in fields:
                 what = {"target": "one target (vs ...)", "damage": "one dmg expression"}
                 raise ParseError(
@@ -331,25 +385,6 @@ def _check(verb: str, text: str, items: list[_Item], verb_column: int) -> CheckR
         unreliable=counts["unreliable"],
         **fields,
     )
-
-
-# A signed number right after a number, with a space between and none after the sign:
-# `+3 +5` in a group is two members with the comma forgotten, never one member at +8.
-_MISSING_COMMA = re.compile(r"([0-9)\]])\s+([+-])[0-9(d]", _I)
-
-
-def _check_member_commas(text: str) -> None:
-    found = _MISSING_COMMA.search(text)
-    if found is not None:
-        start = found.start(2)
-        left = text[: found.start(1) + 1].split(",")[-1].split()[-1]
-        right = text[start:].split()[0].split(",")[0]
-        raise ParseError(
-            f"a comma is missing between group members: {left}, {right} "
-            f"(or {left}{right} for one member)",
-            text,
-            start + 1,
-        )
 
 
 def _flatten(toks: pp.ParseResults) -> list[Any]:
@@ -376,6 +411,10 @@ def _build(verb: str, text: str, toks: pp.ParseResults, verb_column: int) -> Req
                 named[0].column,
             )
         targets = [p for p in parts if isinstance(p, _Item) and p.kind == "target"]
+        rules = [p for p in parts if isinstance(p, _Item) and p.kind == "group_rule"]
+        for twice in (targets[1:2] or rules[1:2])[:1]:
+            what = "one target (vs ...)" if twice.kind == "target" else "one group rule"
+            raise ParseError(f"a group check takes only {what}", text, twice.column)
         if len(groups) > MAX_GROUP:
             extra = next((p for p in groups[MAX_GROUP] if isinstance(p, _Item)), None)
             raise ParseError(
@@ -383,14 +422,15 @@ def _build(verb: str, text: str, toks: pp.ParseResults, verb_column: int) -> Req
                 text,
                 extra.column if extra is not None else None,
             )
-        _check_member_commas(text)
+        check_member_commas(text)
         members = tuple(_check("check", text, g, verb_column) for g in groups)
         return GroupRequest(
             verb,
             text,
             members,
             targets[0].value if targets else None,
-            columns=_columns(targets, verb_column),
+            rules[0].value if rules else None,
+            columns=_columns(targets + rules, verb_column),
         )
     items: dict[str, _Item] = {p.kind: p for p in parts}
     columns = _columns(list(items.values()), verb_column)
@@ -423,51 +463,8 @@ def _build(verb: str, text: str, toks: pp.ParseResults, verb_column: int) -> Req
 # --- entry point ---------------------------------------------------------------------------
 
 
-def _message(exc: pp.ParseBaseException, text: str) -> str:
-    msg = str(exc.msg)
-    rest = text[exc.loc :]
-    found = rest.split(None, 1)[0] if rest.strip() else ""
-    if msg.startswith("Expected end of text"):
-        return f"unexpected {found[:30]!r}" if found else "unexpected end"
-    if msg.startswith("Expected "):
-        msg = "expected " + msg[len("Expected ") :]
-        return f"{msg}, found {found[:30]!r}" if found else f"{msg}, found the end"
-    return msg
-
-
-def _check_group_size(line: str) -> None:
-    """Refuse a group of more than MAX_GROUP members before parsing it (parsing thousands
-    of members alone takes a second): count the commas outside brackets."""
-    if line.count(",") < MAX_GROUP:
-        return
-    depth = members = 0
-    for i, ch in enumerate(line):
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        elif ch == "," and depth <= 0:
-            members += 1
-            if members == MAX_GROUP:
-                raise ParseError(f"a group check has at most {MAX_GROUP:,} members", line, i + 2)
-
-
 #: Minus signs as the rule texts print them (the Unicode minus, an en dash) read as '-'.
 _MINUS_SIGNS = str.maketrans({"\u2212": "-", "\u2013": "-"})
-
-
-_VS_WORD = re.compile(rf"(?<![\w-]){VS}(?![\w-])", _I)
-
-
-def _check_side_count(line: str, verb: str) -> None:
-    """Refuse a contest of more than MAX_SIDES sides before parsing it: every `vs` starts
-    a side (no other word of a contest is `vs`)."""
-    for n, match in enumerate(_VS_WORD.finditer(line), start=2):
-        if n > MAX_SIDES:
-            rest = line[match.end() :]
-            column = match.end() + len(rest) - len(rest.lstrip()) + 1
-            what = "a contest" if verb == "contest" else "an opposed check"
-            raise ParseError(f"{what} has at most {MAX_SIDES:,} sides", line, column)
 
 
 def parse_request(line: str) -> Request:
@@ -488,13 +485,13 @@ def parse_request(line: str) -> Request:
     if verb == "roll":
         return parse_roll_line(line)
     if verb == "group":
-        _check_group_size(line)
+        check_group_size(line)
     elif verb in CONTEST_VERBS:
-        _check_side_count(line, verb)
+        check_side_count(line, verb)
     try:
         with dice_grammar.parse_guard(line):
             toks = LINES[verb].parse_string(line, parse_all=True)
     except pp.ParseBaseException as exc:
         loc = min(max(exc.loc, 0), len(line))
-        raise ParseError(_message(exc, line), line, loc + 1) from None
+        raise ParseError(message(exc, line), line, loc + 1) from None
     return _build(verb, line, toks, verb_column)

@@ -41,6 +41,10 @@ CHECK_WORD_KINDS: tuple[str, ...] = (
     "dmg",
     "modifier",
     "target",
+    "crit",
+    "lucky",
+    "min",
+    "crit-dmg",
 )
 
 Columns: TypeAlias = tuple[tuple[str, int], ...]
@@ -97,6 +101,10 @@ class CheckRequest(_Located):
     (`attempt 14`: an ability score); adjust: the signed numbers after a rank or score,
     added up (`attempt trained +1 -2` is -1), the rank adjustment.
     damage: the expression after `dmg`. fortune: the word `fortune` was given.
+    House words (docs/rules-decisions.md, "House rules"): crit: `crit N`, the lowest kept
+    face that counts as a natural 20 for critical rules; lucky: `lucky`, each d20 showing
+    a 1 is rolled once more; floor: `min N`, a d20 face below N counts as N for the total;
+    crit_dmg: `crit-dmg=dice|double|max`, what a critical hit does to the damage.
     word_kinds: the kinds of word given (of CHECK_WORD_KINDS), computed once when the
     request is built, so a system compares them with what it offers in one set operation.
     Not an argument (the parse cache stores the fields above and rebuilds this one).
@@ -118,6 +126,10 @@ class CheckRequest(_Located):
     adjust: int | None = None
     damage: Expr | None = None
     fortune: bool = False
+    crit: int | None = None
+    lucky: bool = False
+    floor: int | None = None
+    crit_dmg: str | None = None
     repeat: int = 1
     columns: Columns = ()
     word_kinds: frozenset[str] = field(init=False, repr=False, compare=False, default=frozenset())
@@ -137,6 +149,10 @@ class CheckRequest(_Located):
             "dmg": self.damage is not None,
             "modifier": self.modifier is not None,
             "target": self.target is not None,
+            "crit": self.crit is not None,
+            "lucky": self.lucky,
+            "min": self.floor is not None,
+            "crit-dmg": self.crit_dmg is not None,
         }
         kinds = frozenset(kind for kind, yes in given.items() if yes)
         object.__setattr__(self, "word_kinds", kinds)
@@ -145,12 +161,14 @@ class CheckRequest(_Located):
 @dataclass(frozen=True)
 class GroupRequest(_Located):
     """`group +3, +5 adv, -1 vs 12`: members (each a `CheckRequest` with verb "check" and
-    no target of its own) against one shared target."""
+    no target of its own) against one shared target. rule: a house group rule word
+    (`more-than-half`, `at-least-half`), None when not given (the system's default)."""
 
     verb: str
     text: str
     members: tuple[CheckRequest, ...]
     target: Target | None = None
+    rule: str | None = None
     repeat: int = 1
     columns: Columns = ()
 

@@ -12,12 +12,21 @@ from __future__ import annotations
 VERB_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
     "check": (
         "Roll a d20 check against a DC (pendagger: an attempt).",
-        ("check +5 vs 15 adv expertise=d6", "check stealth +7 vs 15", "check -1 vs 10"),
+        (
+            "check +5 vs 15 adv expertise=d6",
+            "check stealth +7 vs 15",
+            "check -1 vs 10",
+            "check +5 vs 15 lucky min 10",
+        ),
     ),
     "save": ("Roll a saving throw.", ("save +3 vs 14", "save -1 vs 12 dis")),
     "attack": (
         "Roll an attack against an AC or defense, with optional damage.",
-        ("attack +7 vs 15 dmg 1d8+4", "attack +8 vs defense 6 --system mm"),
+        (
+            "attack +7 vs 15 dmg 1d8+4",
+            "attack +7 vs 15 crit 19 dmg 1d8+4 crit-dmg=max",
+            "attack +8 vs defense 6 --system mm",
+        ),
     ),
     "group": (
         "A group check: every member rolls against the same DC.",
@@ -167,6 +176,24 @@ EXPERTISE = "expertise"
 PLAYERS = "players"
 
 
+#: House-rule words on any d20 verb: `crit N` / `crit=N`, `lucky`, `min N` / `min=N`.
+CRIT = "crit"
+LUCKY = "lucky"
+MIN = "min"
+HOUSE_WORDS: tuple[str, ...] = (CRIT, LUCKY, MIN)
+
+#: `crit-dmg=MODE` on an attack: what a critical hit does to the damage; the first is the
+#: default (every dice term rolled twice).
+CRIT_DMG = "crit-dmg"
+CRIT_DMG_MODES: tuple[str, ...] = ("dice", "double", "max")
+
+#: How many members of a group check must succeed (levelup): the first is the default.
+GROUP_RULES: tuple[str, ...] = ("more-than-half", "at-least-half")
+
+#: The lowest and highest N of `crit N` and `min N`.
+HOUSE_RANGE: tuple[int, int] = (2, 20)
+
+
 KEYWORDS: tuple[str, ...] = (
     VS,
     *ADV_WORDS,
@@ -174,6 +201,9 @@ KEYWORDS: tuple[str, ...] = (
     EXPERTISE,
     *(f"{EXPERTISE}=d{n}" for n in EXPERTISE_SIZES),
     DMG,
+    *HOUSE_WORDS,
+    *(f"{CRIT_DMG}={mode}" for mode in CRIT_DMG_MODES),
+    *GROUP_RULES,
     *FLAG_WORDS,
     *TARGET_PREFIXES,
     *FORTUNE_ACTIONS,

@@ -75,6 +75,10 @@ def odds_lines(odds: Odds, totals: bool = False) -> list[Any]:
                 (f"  ({short_fraction(odds.damage_mean)})", "dim"),
             ]
         )
+        by_mode = odds.extra.get("damage_mean_by_crit_dmg")
+        if isinstance(by_mode, dict):  # house rules: what each crit-dmg mode would give
+            each = "  ".join(f"{mode} {float(Fraction(m)):.3f}" for mode, m in by_mode.items())
+            lines.append([("  by crit-dmg: ", "dim"), (each, "")])
         if odds.damage_distribution:  # hits and critical hits together, misses as 0
             lines += _histogram(odds.damage_distribution, what="damage")
     ranks = odds.extra.get("ranks")

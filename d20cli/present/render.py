@@ -4,8 +4,7 @@ A renderer returns `Line`s: lists of (text, style) segments, where a style is a 
 string ("bold green", "dim strike") or "". The text alone must say everything (a dropped
 die reads `~4~`, an exploded one `6!`), because pipes and NO_COLOR get the plain text;
 on a terminal the same segments are printed in colour through rich (d20cli.present.output).
-Rendering never decides rules: every outcome and label comes from a system.
-"""
+Rendering never decides rules: every outcome and label comes from a system."""
 
 from __future__ import annotations
 
@@ -269,7 +268,7 @@ def _check_body(r: Result) -> Line:
     return line
 
 
-def _damage_line(dmg: Damage) -> Line:
+def _damage_line(dmg: Damage, mode: str | None = None) -> Line:
     line: Line = [("  damage ", "dim"), (dmg.expression, "cyan"), (" ", "")]
     if dmg.dice:
         line.append(("(", "dim"))
@@ -281,7 +280,8 @@ def _damage_line(dmg: Damage) -> Line:
         parts = ", ".join(f"{k} {v}" for k, v in dmg.labels.items())
         line.append((f"  ({parts})", "dim"))
     if dmg.critical:
-        line.append(("  critical: dice doubled", "bold magenta"))
+        how = {"double": "total doubled", "max": "dice at maximum"}.get(str(mode), "dice doubled")
+        line.append((f"  critical: {how}", "bold magenta"))
     return line
 
 
@@ -403,7 +403,7 @@ def render_result(r: Result, header: bool = True) -> list[Line]:
     else:
         lines.append(_check_body(r))
     if r.damage is not None:
-        lines.append(_damage_line(r.damage))
+        lines.append(_damage_line(r.damage, r.detail.get("house", {}).get("crit-dmg")))
     lines += _detail_lines(r)
     lines += [[(f"  {note}", "italic dim")] for note in r.notes]
     return lines

@@ -19,7 +19,7 @@ from d20cli.dice.roller import DEFAULT_BUDGET, Roller, make_roller
 from d20cli.dice.weights import Budget, TooCostly
 from d20cli.errors import D20Error
 from d20cli.figures import percent
-from d20cli.language.requests import ContestRequest, GroupRequest
+from d20cli.language.requests import CheckRequest, ContestRequest, GroupRequest
 from d20cli.probability.model import NO_OUTCOME, Accumulator, Joint, Odds, ratio
 from d20cli.probability.walk import MAX_PATHS, Branches, odds_budget, paths
 from d20cli.results import Result
@@ -100,6 +100,7 @@ def odds_of(
             return _group_odds(request, system, grade_group, order, labels, max_paths)
     acc = Accumulator()
     budget = odds_budget(request.text)
+    hits = [Fraction(0), Fraction(0)]  # the chance of a damage roll: [normal, critical]
     for weight, den, result, damage in paths(
         lambda roller: system.resolve(request, roller),
         _totals_provider(budget),
@@ -108,10 +109,37 @@ def odds_of(
         convolve_damage=True,
     ):
         acc.add(weight, den, result, damage)
+        if result.damage is not None:
+            hits[result.damage.critical] += Fraction(weight, den)
     odds = acc.odds(request.text, system.id, verb, order)
     odds.labels = {**odds.labels, **{k: v for k, v in labels.items() if k in odds.outcomes}}
     _name_sides(odds, request)
+    if isinstance(request, CheckRequest) and request.damage is not None and hits[1]:
+        odds.extra["damage_mean_by_crit_dmg"] = _damage_by_mode(request.damage, *hits)
     return odds
+
+
+def _damage_by_mode(damage: Any, normal: Fraction, critical: Fraction) -> dict[str, str]:
+    """The expected damage per attack under each crit-dmg mode (`rules.common.
+    critical_damage`), from the chances of a normal and of a critical damage roll: a
+    mode changes only what a critical hit rolls, never whether it hits. A mode whose
+    damage cannot be computed (crit-dmg=max of an endless explosion) is left out."""
+    from d20cli.dice import distribution
+    from d20cli.language.vocabulary import CRIT_DMG_MODES
+    from d20cli.rules.common import critical_damage
+
+    def mean(expr: Any) -> Fraction:
+        dist = distribution.distribution(expr)
+        return Fraction(sum(t * w for t, w in dist.counts.items()), dist.denominator)
+
+    base = normal * mean(damage)
+    out: dict[str, str] = {}
+    for mode in CRIT_DMG_MODES:
+        try:
+            out[mode] = ratio(base + critical * mean(critical_damage(damage, mode)))
+        except D20Error:
+            continue
+    return out
 
 
 def _name_sides(odds: Odds, request: Request) -> None:
@@ -184,7 +212,7 @@ def _scores_odds(request: Any, system: Any) -> Odds:
 def _group_odds(
     request: Any,
     system: Any,
-    grade_group: Callable[[list[bool]], Any],
+    grade_group: Callable[[list[bool], str | None], Any],
     order: list[str],
     labels: dict[str, str],
     max_paths: int,
@@ -236,7 +264,7 @@ def _group_odds(
     for k, p in enumerate(count):
         if not p:
             continue
-        grade = grade_group([True] * k + [False] * (n - k))
+        grade = grade_group([True] * k + [False] * (n - k), request.rule)
         key = grade.outcome or NO_OUTCOME
         odds.outcomes[key] = odds.outcomes.get(key, Fraction(0)) + p
         odds.labels.setdefault(key, labels.get(key, key))

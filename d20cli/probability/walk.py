@@ -58,6 +58,20 @@ _D20_DIS: Branches = tuple((k, 41 - 2 * k) for k in range(1, 21))
 _D20_PAIRS = 400  # the summed weight of either
 
 
+# `lucky` (a 1 rolled once more): one die shows 1 with weight 1 and any other face with
+# weight 21 (of 400). Kept of two such dice: the higher (lowest) face is k with weight
+# c(k)^2 - c(k-1)^2 (s(k)^2 - s(k+1)^2), c(k) the weight of k or less, s(k) of k or more.
+def _lucky_tables() -> tuple[Branches, Branches, Branches]:
+    at_most = [0] + [1 + 21 * (k - 1) for k in range(1, 21)]
+    one = tuple((k, 1 if k == 1 else 21) for k in range(1, 21))
+    adv = tuple((k, at_most[k] ** 2 - at_most[k - 1] ** 2) for k in range(1, 21))
+    dis = tuple((k, (400 - at_most[k - 1]) ** 2 - (400 - at_most[k]) ** 2) for k in range(1, 21))
+    return one, adv, dis
+
+
+_LUCKY, _LUCKY_ADV, _LUCKY_DIS = _lucky_tables()
+
+
 MAX_ROUND_DICE = 12  # dice of one tie-break round the walk answers (2**12 - 2 branches)
 
 
@@ -159,7 +173,13 @@ class ReplayRoller(Roller):
     def _draw(self, lo: int, hi: int) -> int:
         return self._choose(self.tables.die(lo, hi), hi - lo + 1)
 
-    def d20s(self, net: int) -> tuple[int, ...]:
+    def d20s(self, net: int, lucky: bool = False) -> tuple[int, ...]:
+        if lucky:  # faces whose kept face is the chosen one (a 1 kept: every die a 1 twice)
+            if net == 0:
+                kept = self._choose(_LUCKY, 400)
+                return (1, 1) if kept == 1 else (kept,)
+            kept = self._choose(_LUCKY_ADV if net > 0 else _LUCKY_DIS, 160_000)
+            return (1, 1, 1, 1) if kept == 1 else (kept, kept)
         if net == 0:
             return (self._choose(self.tables.die(1, 20), 20),)
         kept = self._choose(_D20_ADV if net > 0 else _D20_DIS, _D20_PAIRS)

@@ -53,20 +53,29 @@ def advantage_notes(adv: int, dis: int) -> tuple[str, ...]:
 @quick_init
 @dataclass(frozen=True, slots=True)
 class D20Roll:
-    """The kept d20 face and every d20 rolled (the dropped one has kept=False)."""
+    """The kept d20 face and every d20 rolled (the dropped one has kept=False; a 1 that
+    `lucky` rolled again has kept=False and the flag "rerolled", its new face follows the
+    d20s of the roll); notes: what `lucky` changed ("1 rerolled -> 14 (lucky)")."""
 
     natural: int
     dice: tuple[Die, ...]
+    notes: tuple[str, ...] = ()
 
 
-def roll_d20(roller: Roller, adv: int = 0, dis: int = 0, role: str = "d20") -> D20Roll:
+def roll_d20(
+    roller: Roller, adv: int = 0, dis: int = 0, role: str = "d20", lucky: bool = False
+) -> D20Roll:
     """Roll the d20 (two with advantage or disadvantage) and keep the higher / lower.
 
     On equal faces the first die is kept. The faces come from `roller.d20s`, which the odds
     engine answers with the kept face alone (weighted), so a walk over every outcome takes
-    20 branches for an advantage roll, not 400."""
+    20 branches for an advantage roll, not 400. lucky: each d20 showing a 1 is rolled once
+    more and the new face stands in for it (`Roller.d20s` gives the faces in that order)."""
     net = net_advantage(adv, dis)
-    faces = roller.d20s(net)
+    faces = roller.d20s(net, lucky) if lucky else roller.d20s(net)
+    count = 1 if net == 0 else 2
+    if len(faces) > count:
+        return _lucky_d20(faces, count, net, role)
     first = faces[0]
     if net == 0:
         return D20Roll(first, (d20_die(first, True, role),))
@@ -74,6 +83,26 @@ def roll_d20(roller: Roller, adv: int = 0, dis: int = 0, role: str = "d20") -> D
     keep_first = first >= second if net > 0 else first <= second
     dice = (d20_die(first, keep_first, role), d20_die(second, not keep_first, role))
     return D20Roll(first if keep_first else second, dice)
+
+
+def _lucky_d20(faces: tuple[int, ...], count: int, net: int, role: str) -> D20Roll:
+    """A roll where `lucky` rolled a 1 again: faces[:count] are the d20s, then one new
+    face for each that showed a 1, in order."""
+    rolled = list(faces[:count])
+    rerolls = iter(faces[count:])
+    final = [next(rerolls) if face == 1 else face for face in rolled]
+    keep = 0 if count == 1 or (final[0] >= final[1] if net > 0 else final[0] <= final[1]) else 1
+    first: list[Die] = []
+    after: list[Die] = []
+    notes: list[str] = []
+    for i, (face, new) in enumerate(zip(rolled, final, strict=True)):
+        if face == 1:
+            first.append(Die(20, 1, False, role, flags=("rerolled",)))
+            after.append(d20_die(new, i == keep, role))
+            notes.append(f"1 rerolled -> {new} (lucky)")
+        else:
+            first.append(d20_die(face, i == keep, role))
+    return D20Roll(final[keep], tuple(first + after), tuple(notes))
 
 
 def d20_die(face: int, kept: bool, role: str = "d20") -> Die:
@@ -172,6 +201,48 @@ def _double_sum(expr: dice.Arithmetic) -> Expr:
     return dice.Arithmetic(terms[0][1], tuple(terms[1:]))
 
 
+#: `crit-dmg=MODE`: what a critical hit rolls for damage `expr`. dice (the default): every
+#: dice term twice (`double_dice`); double: the whole total twice; max: every dice term at
+#: its maximum plus a normal roll (`max_dice`).
+def critical_damage(expr: Expr, mode: str | None = None) -> Expr:
+    """The damage expression a critical hit rolls under a crit-dmg mode (None: dice)."""
+    if mode == "double":
+        return dice.Arithmetic(expr, (("*", dice.Number(2)),))
+    if mode == "max":
+        return max_dice(expr)
+    return double_dice(expr)
+
+
+def max_dice(expr: Expr) -> Expr:
+    """`double_dice` with the second roll of each dice term at its maximum: `1d8+4` ->
+    `1d8+8+4`, `2d6-1d4` -> `2d6+12-1d4-4`. RulesError for a term with no highest total
+    (an explosion without end)."""
+    if isinstance(expr, dice.Dice):
+        return dice.Arithmetic(expr, (("+", _maximum(expr)),))
+    if isinstance(expr, dice.Neg):
+        return dice.Neg(max_dice(expr.operand))
+    if isinstance(expr, dice.Arithmetic):
+        if expr.rest[0][0] in "+-":
+            terms: list[tuple[str, Expr]] = []
+            for op, x in (("+", expr.first), *expr.rest):
+                terms += (
+                    [(op, x), (op, _maximum(x))]
+                    if isinstance(x, dice.Dice)
+                    else [(op, max_dice(x))]
+                )
+            return dice.Arithmetic(terms[0][1], tuple(terms[1:]))
+        rest = tuple((op, max_dice(x)) for op, x in expr.rest)
+        return dice.Arithmetic(max_dice(expr.first), rest)
+    return expr
+
+
+def _maximum(term: dice.Dice) -> dice.Number:
+    top = term.bounds()[1]
+    if top == float("inf"):
+        raise RulesError(f"crit-dmg=max needs a highest total, and {term} has none")
+    return dice.Number(int(top), term.label)
+
+
 @quick_init
 @dataclass(frozen=True, slots=True)
 class Grade:
@@ -218,15 +289,20 @@ class CheckRoll:
     """The dice of one d20 check in `--dice` order: the d20 (two with advantage or
     disadvantage), then the extra die (expertise), then the modifier expression's dice.
 
-    modifier: everything added to the natural (extra die + expression + flat bonus)."""
+    modifier: everything added to the natural (extra die + expression + flat bonus).
+    counted: the face the total counts (the natural, or `min N`'s floor above it).
+    notes: what a house word changed ("1 rerolled -> 14 (lucky)", "7 counts as 10 (min 10)").
+    """
 
     natural: int
     modifier: int
     dice: tuple[Die, ...]
+    counted: int
+    notes: tuple[str, ...] = ()
 
     @property
     def total(self) -> int:
-        return self.natural + self.modifier
+        return self.counted + self.modifier
 
 
 def roll_check(
@@ -237,9 +313,13 @@ def roll_check(
     extra_die: int | None = None,
     extra_role: str = "expertise",
     flat: int = 0,
+    lucky: bool = False,
+    floor: int | None = None,
 ) -> CheckRoll:
-    """Roll a d20 check's dice in the `--dice` order; `flat` is added to the modifier."""
-    d20 = roll_d20(roller, adv, dis)
+    """Roll a d20 check's dice in the `--dice` order; `flat` is added to the modifier.
+    lucky: a d20 showing 1 is rolled again; floor (`min N`): a face below it counts as it
+    for the total (the natural stays the face rolled)."""
+    d20 = roll_d20(roller, adv, dis, lucky=lucky)
     rolled = d20.dice
     added = flat
     if extra_die is not None:
@@ -247,7 +327,56 @@ def roll_check(
         rolled += (Die(extra_die, face, True, extra_role),)
         added += face
     ev = evaluate(modifier, roller, "modifier")  # a plain `+5` rolls nothing
-    return CheckRoll(d20.natural, added + ev.total, rolled + ev.dice)
+    counted = d20.natural
+    notes = d20.notes
+    if floor is not None and counted < floor:
+        counted = floor
+        notes += (f"{d20.natural} counts as {floor} (min {floor})",)
+    return CheckRoll(d20.natural, added + ev.total, rolled + ev.dice, counted, notes)
+
+
+def house_roll(
+    roller: Roller, request: CheckRequest, extra_die: int | None = None, flat: int = 0
+) -> CheckRoll:
+    """`roll_check` with the request's own adv, dis, modifier and house words (`lucky`,
+    `min N`)."""
+    return roll_check(
+        roller,
+        request.adv,
+        request.dis,
+        request.modifier,
+        extra_die,
+        flat=flat,
+        lucky=request.lucky,
+        floor=request.floor,
+    )
+
+
+def crit_natural(natural: int, crit: int | None) -> int:
+    """The natural a system's critical rules read: 20 for a face in `crit N`'s range."""
+    return 20 if crit is not None and natural >= crit else natural
+
+
+def crit_note(natural: int, crit: int | None) -> str | None:
+    """ "19: critical (crit 19-20)" for a face below 20 that `crit N` made critical."""
+    if crit is None or not crit <= natural < 20:
+        return None
+    return f"{natural}: critical (crit {crit}-20)"
+
+
+def house_detail(request: CheckRequest) -> dict[str, object]:
+    """The `house` entry of a result's JSON: the house words in force on this roll
+    (`{"house": {"crit": 19, "lucky": true}}`); empty when there are none."""
+    house: dict[str, object] = {}
+    if request.crit is not None:
+        house["crit"] = request.crit
+    if request.lucky:
+        house["lucky"] = True
+    if request.floor is not None:
+        house["min"] = request.floor
+    if request.crit_dmg is not None:
+        house["crit-dmg"] = request.crit_dmg
+    return {"house": house} if house else {}
 
 
 def located(request: Request, message: str, key: str | None = None) -> RulesError:
@@ -328,9 +457,10 @@ class System:
 
     Optional hooks, for what only some systems have (code outside systems/ asks for the
     hook, never for a system id):
-    grade_group: a group check's grade from its members' successes (the odds of a large
-    group are computed from it); rank_for_score: an ability score's rank (the odds of
-    `scores`); fortune: fortune dice (see Fortune).
+    grade_group: a group check's grade from its members' successes and the request's group
+    rule word (None: the system's default) (the odds of a large group are computed from
+    it); rank_for_score: an ability score's rank (the odds of `scores`); fortune: fortune
+    dice (see Fortune).
     """
 
     id: str
@@ -340,7 +470,7 @@ class System:
     resolver: Callable[[Request, Roller], Result]
     aliases: tuple[str, ...] = ()
     words: tuple[tuple[str, str], ...] = ()
-    grade_group: Callable[[Sequence[bool | None]], Grade] | None = None
+    grade_group: Callable[[Sequence[bool | None], str | None], Grade] | None = None
     rank_for_score: Callable[[int], str] | None = None
     fortune: Fortune | None = None
 

@@ -24,17 +24,21 @@ from d20cli.rules.common import (
     Grade,
     System,
     advantage_notes,
-    double_dice,
+    crit_natural,
+    crit_note,
+    critical_damage,
     evaluate,
+    house_detail,
+    house_roll,
     located,
     reject_words,
     resolve_roll,
-    roll_check,
     unknown_verb,
 )
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
+    from d20cli.dice.tree import Expr
 
 ID = "levelup"
 TITLE = "Level Up Advanced 5th Edition"
@@ -53,7 +57,8 @@ VERBS: dict[str, tuple[str, str]] = {
         "attack +7 vs 15 dmg 1d8+4",
     ),
     "group": (
-        "Group check: more than half succeed; all succeed: critical; all fail: critical failure",
+        "Group check: more than half succeed (house: at-least-half); all succeed: critical; "
+        "all fail: critical failure",
         "group +3, +5 adv, -1 vs 12",
     ),
     "roll": ("Roll a dice expression", "roll 2d6+3"),
@@ -79,11 +84,12 @@ _HINTS = {
     "ability scores",
     "adjust": "rank adjustments are pendagger's",
     "dmg": "only attack takes dmg in levelup",
+    "crit-dmg": "crit-dmg (what a critical hit does to damage) is for attacks with dmg",
 }
 
 # The words a check or save may carry; an attack may also carry damage.
-_OFFERED = frozenset({"adv", "dis", "expertise", "modifier", "target"})
-_OFFERED_ATTACK = _OFFERED | {"dmg"}
+_OFFERED = frozenset({"adv", "dis", "expertise", "modifier", "target", "crit", "lucky", "min"})
+_OFFERED_ATTACK = _OFFERED | {"dmg", "crit-dmg"}
 
 _OTHER_VERBS = {
     "contest": "a contest is reglamento's; roll two checks",
@@ -174,10 +180,10 @@ def grade_attack(natural: int, total: int, target: int | None) -> Grade:
 GRADERS = {"check": grade_check, "save": grade_save, "attack": grade_attack}
 
 
-def grade_group(successes: Sequence[bool | None]) -> Grade:
+def grade_group(successes: Sequence[bool | None], rule: str | None = None) -> Grade:
     """A group check from its members' successes: all succeed -> critical success; more
     than half -> success; all fail -> critical failure; otherwise failure. Ungraded when a
-    member is ungraded (no target)."""
+    member is ungraded (no target). rule "at-least-half" (a house rule): half is enough."""
     if not successes or any(s is None for s in successes):
         return UNGRADED
     n = len(successes)
@@ -187,7 +193,7 @@ def grade_group(successes: Sequence[bool | None]) -> Grade:
         return Grade("critical_success", "Critical success" + tail, True)
     if k == 0:
         return Grade("critical_failure", "Critical failure" + tail, False)
-    if 2 * k > n:
+    if 2 * k > n or (rule == "at-least-half" and 2 * k == n):
         return Grade("success", "Success" + tail, True)
     return Grade("failure", "Failure" + tail, False)
 
@@ -239,19 +245,27 @@ def _resolve_check(request: CheckRequest, roller: Roller, target: int | None) ->
     verb = request.verb
     reject_words(request, _OFFERED_ATTACK if verb == "attack" else _OFFERED, _HINTS, ID)
     size = expertise_size(request.expertise)
-    roll = roll_check(roller, request.adv, request.dis, request.modifier, size)
-    grade = GRADERS[verb](roll.natural, roll.total, target)
-    notes = list(check_notes(verb, roll.natural, roll.total, target))
-    if request.adv and request.dis:
-        notes[:0] = advantage_notes(request.adv, request.dis)
+    critical_expr = _critical_expr(request)  # its errors come before any die
+    roll = house_roll(roller, request, size)
+    natural = crit_natural(roll.natural, request.crit)  # `crit N`: N or more reads as 20
+    grade = GRADERS[verb](natural, roll.total, target)
+    notes = [*advantage_notes(request.adv, request.dis), *roll.notes]
+    read = check_notes(verb, natural, roll.total, target)
+    if natural != roll.natural:
+        critical = grade.outcome == "critical_success" or target is None
+        said = crit_note(roll.natural, request.crit) if critical else None
+        notes += [said] if said else []
+        range_ = f"{roll.natural} (crit {request.crit}-20)"
+        read = tuple(note.replace("natural 20", range_) for note in read)
+    notes += read
     if size is not None and len(request.expertise) > 1:
         notes.append(f"{len(request.expertise)} expertise grants: one d{size}")
     damage = None
     if request.damage is not None:
         hit = grade.success if grade.success is not None else roll.natural != 1
         if hit:
-            critical = roll.natural == 20
-            expr = double_dice(request.damage) if critical else request.damage
+            critical = natural == 20
+            expr = critical_expr if critical and critical_expr else request.damage
             ev = evaluate(expr, roller, "damage")
             damage = Damage(ev.total, ev.dice, critical, ev.text, ev.labels)
         else:
@@ -270,16 +284,37 @@ def _resolve_check(request: CheckRequest, roller: Roller, target: int | None) ->
         success=grade.success,
         name=request.name,
         damage=damage,
-        detail={"expertise": f"d{size}"} if size is not None else {},
+        detail={**({"expertise": f"d{size}"} if size is not None else {}), **house_detail(request)},
         notes=tuple(notes),
     )
+
+
+def _critical_expr(request: CheckRequest) -> Expr | None:
+    """The damage a critical hit rolls under the request's crit-dmg mode (`dice` when not
+    given: every dice term twice); None without damage."""
+    if request.damage is None:
+        if request.crit_dmg is not None:
+            raise located(request, "crit-dmg needs damage to change: add dmg EXPR", "crit-dmg")
+        return None
+    try:
+        return critical_damage(request.damage, request.crit_dmg)
+    except RulesError as exc:
+        raise located(request, exc.message, "crit-dmg") from None
 
 
 def _resolve_group(request: GroupRequest, roller: Roller) -> Result:
     target = _target_number(request, request.target)
     members = tuple(_resolve_check(m, roller, target) for m in request.members)
-    grade = grade_group([m.success for m in members])
+    grade = grade_group([m.success for m in members], request.rule)
     successes = sum(1 for m in members if m.success)
+    house = {"house": {"group": request.rule}} if request.rule is not None else {}
+    notes: tuple[str, ...] = ()
+    if (
+        request.rule == "at-least-half"
+        and grade.outcome == "success"
+        and 2 * successes == len(members)
+    ):
+        notes = (f"at-least-half: {successes} of {len(members)} is enough",)
     return Result(
         request=request.text,
         system=ID,
@@ -290,7 +325,8 @@ def _resolve_group(request: GroupRequest, roller: Roller) -> Result:
         label=grade.label,
         success=grade.success,
         members=members,
-        detail={"successes": successes, "size": len(members)},
+        detail={"successes": successes, "size": len(members), **house},
+        notes=notes,
     )
 
 
@@ -313,6 +349,11 @@ WORDS: tuple[tuple[str, str], ...] = (
     ("adv / dis", "advantage, disadvantage (also advantage, disadv, ADV, DISADV)"),
     ("expertise[=dN]", "an expertise die: d4, d6 or d8; more grants step it up"),
     ("dmg EXPR", "attack damage: dmg 1d8+4; a critical rolls every dice term twice"),
+    ("crit N", "house: a face of N or more reads as a natural 20 (crit 19, crit=19)"),
+    ("lucky", "house: a d20 showing 1 is rolled once more, the new face used"),
+    ("min N", "house: a d20 face below N counts as N for the total (min 10)"),
+    ("crit-dmg=MODE", "house: a critical's damage: dice (twice, the default), double, max"),
+    ("at-least-half", "house: a group check succeeds when half succeed (default more-than-half)"),
 )
 
 SYSTEM = System(

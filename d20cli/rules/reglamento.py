@@ -30,11 +30,14 @@ from d20cli.rules.common import (
     Grade,
     System,
     advantage_notes,
+    crit_natural,
+    crit_note,
     evaluate,
+    house_detail,
+    house_roll,
     located,
     reject_words,
     resolve_roll,
-    roll_check,
     roll_d20,
     side_list,
     side_won,
@@ -91,12 +94,14 @@ _HINTS = {
     "adjust": "rank adjustments are pendagger's",
     "dmg": "only attack takes dmg",
     "target": "a contest side has no target: contest +3 vs +1",
+    "crit-dmg": "reglamento never doubles damage on a critical, so it has no crit-dmg",
 }
 
 # The words a check or save may carry (an attack may also carry damage), and a contest side.
-_OFFERED = frozenset({"adv", "dis", "modifier", "target"})
+_HOUSE = frozenset({"crit", "lucky", "min"})
+_OFFERED = frozenset({"adv", "dis", "modifier", "target"}) | _HOUSE
 _OFFERED_ATTACK = _OFFERED | {"dmg"}
-_OFFERED_SIDE = frozenset({"adv", "dis", "modifier"})
+_OFFERED_SIDE = frozenset({"adv", "dis", "modifier"}) | _HOUSE
 
 _OTHER_VERBS = {
     "group": "group checks are levelup's; roll each check",
@@ -192,11 +197,17 @@ def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
     offered = _OFFERED_ATTACK if request.verb == "attack" else _OFFERED
     reject_words(request, offered, _HINTS, ID)
     target = _target(request)
-    roll = roll_check(roller, request.adv, request.dis, request.modifier)
-    grade = grade_check(roll.natural, roll.total, target)
-    notes = [*advantage_notes(request.adv, request.dis)]
-    if target is not None and roll.natural == 20 and roll.total < target:
-        notes.append("natural 20: succeeds regardless of difficulty")
+    roll = house_roll(roller, request)
+    natural = crit_natural(roll.natural, request.crit)  # `crit N`: a critical success
+    grade = grade_check(natural, roll.total, target)
+    notes = [*advantage_notes(request.adv, request.dis), *roll.notes]
+    said = crit_note(roll.natural, request.crit)
+    if said is not None:
+        notes.append(said)
+    if target is not None and natural == 20 and roll.total < target:
+        notes.append(
+            f"{'natural 20' if said is None else 'crit'}: succeeds regardless of difficulty"
+        )
     if target is not None and roll.natural == 1 and roll.total >= target:
         notes.append("natural 1: always fails")
     damage = None
@@ -220,6 +231,7 @@ def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
         success=grade.success,
         name=request.name,
         damage=damage,
+        detail=house_detail(request),
         notes=tuple(notes),
     )
 
@@ -230,8 +242,9 @@ def _resolve_contest(request: ContestRequest, roller: Roller) -> Result:
     for side in request.sides:  # every side's words before any die
         reject_words(side, _OFFERED_SIDE, _HINTS, ID)
     for side in request.sides:
-        roll = roll_check(roller, side.adv, side.dis, side.modifier)
-        rolls.append((roll.natural, roll.total))
+        roll = house_roll(roller, side)
+        rolls.append((crit_natural(roll.natural, side.crit), roll.total))
+        said = crit_note(roll.natural, side.crit)
         sides.append(
             Result(
                 request=side.text,
@@ -242,12 +255,15 @@ def _resolve_contest(request: ContestRequest, roller: Roller) -> Result:
                 modifier=roll.modifier,
                 total=roll.total,
                 name=side.name,
+                detail=house_detail(side),
+                notes=roll.notes + ((said,) if said else ()),
             )
         )
     grade = grade_contest_sides(rolls, [s.name for s in sides])
     notes: tuple[str, ...] = ()
     if grade.winner is None and len(sides) > 2:
         notes = (f"{side_list(contest_leaders(rolls))} share the best roll",)
+    notes = tuple(f"side {n}: {note}" for n, s in enumerate(sides, 1) for note in s.notes) + notes
     return Result(
         request=request.text,
         system=ID,
@@ -304,6 +320,9 @@ WORDS: tuple[tuple[str, str], ...] = (
     ("ADV / DISADV", "advantage, disadvantage (any case; also adv, dis, advantage)"),
     ("dmg EXPR", "attack damage, rolled on a success: dmg 1d6+2"),
     ("A vs B vs C", "contest sides, two or more, each with its own ADV/DISADV"),
+    ("crit N", "house: a face of N or more is a critical success (crit 19)"),
+    ("lucky", "house: a d20 showing 1 is rolled once more, the new face used"),
+    ("min N", "house: a d20 face below N counts as N for the total (min 10)"),
 )
 
 SYSTEM = System(ID, TITLE, VERBS, OUTCOMES, resolve, aliases=("reg",), words=WORDS)

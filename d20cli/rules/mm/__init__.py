@@ -147,6 +147,9 @@ WORDS: tuple[tuple[str, str], ...] = (
     ("vs routine +N", "routine opposition: DC 10+N"),
     ("bonus / penalty", "+2 / -2 (also minor-bonus, minor-penalty)"),
     ("major-bonus", "+5; major-penalty -5 (also with a space: major bonus)"),
+    ("crit N", "house: Improved Critical on attacks, N-19 crits if it hits (crit 19)"),
+    ("lucky", "house: a d20 showing 1 is rolled once more (not routine)"),
+    ("min N", "house: a d20 face below N counts as N for the total (not routine)"),
 )
 
 

@@ -15,9 +15,10 @@ from d20cli.rules.common import (
     UNGRADED,
     Grade,
     evaluate,
+    house_detail,
+    house_roll,
     located,
     reject_words,
-    roll_check,
 )
 
 if TYPE_CHECKING:
@@ -77,13 +78,23 @@ _HINTS = {
     "adjust": "rank adjustments are pendagger's",
     "dmg": "mm attacks have no damage roll (damage is a resistance check: resist +6 vs rank 8)",
     "target": "a side of opposed has no target: opposed +8 vs +6",
+    "crit": "mm's crit N is Improved Critical, a threat range for attacks only",
+    "crit-dmg": "mm attacks have no damage roll, so no crit-dmg",
+}
+
+#: A routine check rolls no die, so no house word applies to it.
+_ROUTINE_HINTS = {
+    **_HINTS,
+    **{k: f"a routine check rolls no die: no {k}" for k in ("crit", "lucky", "min")},
 }
 
 
 _OFFERED = frozenset({"modifier", "target", "circumstance"})
+_OFFERED_ROLLED = _OFFERED | {"lucky", "min"}  # a check or resist: its d20 may be lucky
+_OFFERED_ATTACK = _OFFERED_ROLLED | {"crit"}  # Improved Critical's threat range
 
 
-_OFFERED_SIDE = frozenset({"modifier", "circumstance"})
+_OFFERED_SIDE = frozenset({"modifier", "circumstance", "lucky", "min"})
 
 
 def degree(result: int, dc: int) -> int:
@@ -122,14 +133,15 @@ def grade_check(natural: int | None, total: int, dc: int | None) -> Grade:
     return Grade("failure", degree_label(deg).capitalize(), False, deg)
 
 
-def grade_attack(natural: int, total: int, dc: int | None) -> Grade:
+def grade_attack(natural: int, total: int, dc: int | None, threat: int = 20) -> Grade:
     """An attack check: a natural 20 always hits and is a critical hit (degree raised as for
     any check, and at least +1); a natural 1 always misses (a failure, degree at most -1);
-    otherwise graded like a check."""
+    otherwise graded like a check. threat (Improved Critical, `crit N`): a face from
+    `threat` to 19 that hits is a critical hit too (its degree raised as a 20's)."""
     if dc is None:
         return UNGRADED
     deg = degree(total, dc)
-    if natural == 20:
+    if natural == 20 or (threat <= natural and deg > 0):
         deg = max(raise_degree(deg), 1)
         return Grade("critical_success", f"Critical hit — {degree_label(deg)}", True, deg)
     if natural == 1:
@@ -186,7 +198,11 @@ def circumstance_note(words: tuple[str, ...]) -> str:
 
 
 def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
-    reject_words(request, _OFFERED, _HINTS, ID)
+    verb = request.verb
+    if verb == "routine":
+        reject_words(request, _OFFERED, _ROUTINE_HINTS, ID)
+    else:
+        reject_words(request, _OFFERED_ATTACK if verb == "attack" else _OFFERED_ROLLED, _HINTS, ID)
     dc, detail = _dc(request)
     flat = circumstance_total(request.circumstances)
     notes: list[str] = []
@@ -202,10 +218,13 @@ def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
         natural = None
         notes.append("routine: no die, the result is 10 + modifier")
     else:
-        roll = roll_check(roller, 0, 0, request.modifier, flat=flat)
+        roll = house_roll(roller, request, flat=flat)
         natural, modifier, total, dice = roll.natural, roll.modifier, roll.total, roll.dice
+        notes += roll.notes
         if request.verb == "attack":
-            grade = grade_attack(natural, total, dc)
+            grade = grade_attack(natural, total, dc, request.crit or 20)
+            if natural < 20 and grade.outcome == "critical_success":
+                notes.append(f"{natural}: critical (crit {request.crit}-20)")
         else:
             grade = grade_check(natural, total, dc)
         if dc is not None and natural == 20:
@@ -226,7 +245,7 @@ def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
         success=grade.success,
         degree=grade.degree,
         name=request.name,
-        detail=detail,
+        detail={**detail, **house_detail(request)},
         notes=tuple(notes),
     )
 

@@ -14,8 +14,9 @@ from d20cli.language.requests import (
 from d20cli.results import Die, Result
 from d20cli.rules.common import (
     Grade,
+    house_detail,
+    house_roll,
     reject_words,
-    roll_check,
     side_list,
     side_won,
 )
@@ -107,7 +108,7 @@ def _resolve_opposed(request: ContestRequest, roller: Roller) -> Result:
         reject_words(side, _OFFERED_SIDE, _HINTS, ID)
     for side in request.sides:
         flat = circumstance_total(side.circumstances)
-        roll = roll_check(roller, 0, 0, side.modifier, flat=flat)
+        roll = house_roll(roller, side, flat=flat)
         rolls.append((roll.total, roll.modifier))
         sides.append(
             Result(
@@ -119,6 +120,8 @@ def _resolve_opposed(request: ContestRequest, roller: Roller) -> Result:
                 modifier=roll.modifier,
                 total=roll.total,
                 name=side.name,
+                detail=house_detail(side),
+                notes=roll.notes,
             )
         )
     dice = tuple(d for s in sides for d in s.dice)
@@ -153,7 +156,7 @@ def _resolve_opposed(request: ContestRequest, roller: Roller) -> Result:
         label=grade.label,
         sides=tuple(replace(s, success=n == grade.winner) for n, s in enumerate(sides, start=1)),
         winner=grade.winner,
-        notes=notes,
+        notes=tuple(f"side {n}: {x}" for n, s in enumerate(sides, 1) for x in s.notes) + notes,
     )
 
 

@@ -151,6 +151,7 @@ WORDS: tuple[tuple[str, str], ...] = (
     ("adv / dis", "advantage, disadvantage (also ADV, DISADV, disadv)"),
     ("reliable", "one level up unless the face is 1; unreliable: down unless 20"),
     ("fortune", "take a natural 20 as a normal success to gain a fortune die"),
+    ("lucky", "house: an attempt's d20 showing 1 is rolled once more (no crit N, min N)"),
     ("spend [USE]", "fortune spend: reroll (the default), hint, escape or value"),
 )
 

@@ -3,6 +3,7 @@ reliable and unreliable, in that order."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from d20cli.errors import RulesError
@@ -11,6 +12,7 @@ from d20cli.results import Die, Result
 from d20cli.rules.common import (
     Grade,
     advantage_notes,
+    house_detail,
     located,
     reject_words,
     roll_d20,
@@ -51,10 +53,17 @@ _HINTS = {
     "circumstance": "pendagger has no circumstance words; use a rank adjustment (+1, -1) or "
     "reliable / unreliable",
     "dmg": "pendagger attempts have no damage roll; use roll 1d8+2",
+    "crit-dmg": "pendagger attempts have no damage roll, so no crit-dmg",
+    "crit": "pendagger has no critical range: a natural 20 reads the Success Table; use "
+    "reliable or a rank adjustment (+1)",
+    "min": "pendagger reads the face on the Success Table, so it has no minimum face; use "
+    "reliable or a rank adjustment (+1)",
 }
 
 
-_OFFERED = frozenset({"adv", "dis", "reliable", "unreliable", "fortune", "rank", "score", "adjust"})
+_OFFERED = frozenset(
+    {"adv", "dis", "reliable", "unreliable", "fortune", "rank", "score", "adjust", "lucky"}
+)
 
 
 def attempt_level(face: int, rank: str, reliable: bool = False, unreliable: bool = False) -> str:
@@ -214,8 +223,12 @@ def attempt_result(
 def resolve_attempt(request: CheckRequest, roller: Roller) -> Result:
     _check_attempt_words(request)
     rank, detail = attempt_rank(request)
-    d20 = roll_d20(roller, request.adv, request.dis)
-    return attempt_result(request, d20.natural, d20.dice, rank, detail, request.fortune)
+    d20 = roll_d20(roller, request.adv, request.dis, lucky=request.lucky)
+    result = attempt_result(request, d20.natural, d20.dice, rank, detail, request.fortune)
+    if not request.lucky:
+        return result
+    house = {**result.detail, **house_detail(request)}
+    return replace(result, detail=house, notes=d20.notes + result.notes)
 
 
 def luck_result(request: LuckRequest, face: int, dice: tuple[Die, ...], fortune: bool) -> Result:
