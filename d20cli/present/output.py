@@ -7,12 +7,20 @@ and writes them when it is about to wait for more input (`Output(flush_lines=Fal
 d20cli.app.stdin), which streams just the same and saves a write per line, even where
 Python's own buffering is off (PYTHONUNBUFFERED). Anything on stderr is preceded by what
 stdout holds, so the two keep their order in `2>&1`.
+
+Group commit: what a piece of output shows is saved before the piece is written. The
+edge registers `before_write` callbacks (the roll log's rows, the last roll: see
+d20cli.app.context), and every write on stdout (a flush of held lines, a line written at
+once, rich's lines) calls them first, so a roll that was shown is a roll that was
+logged, even after a kill -9, at the cost of one transaction per piece of output.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TextIO
 
 from d20cli.errors import D20Error
@@ -45,6 +53,13 @@ def result_text(result: Result) -> str:
 show_as(Result, result_text)
 
 
+#: Held lines are written in pieces of about this many characters, whole lines each, each
+#: flushed: a piece this small fits the stream's buffer (4096 bytes on a pipe), so a Ctrl-C
+#: while the reader is slow leaves whole lines behind, never half of one (a larger write
+#: goes straight to the pipe, and what an interrupted write had not written is dropped).
+WRITE_CHUNK = 1000
+
+
 class Output:
     """The two streams of one run, and how to write lines on them."""
 
@@ -69,24 +84,73 @@ class Output:
         self._console: Any = console
         self.flush_lines = flush_lines
         self._held: list[str] = [] if held is None else held
+        # what to save before anything is written (shared with copies: without_color)
+        self._before: list[Callable[[], None]] = []
+        self._saving = [False]  # a callback that warns must not start the saving again
 
-    HOLD_LINES = 256
+    HOLD_LINES = 1024
 
     def without_color(self) -> Output:
-        return Output(
+        copy = Output(
             self.stdout, self.stderr, False, self.width, None, self.flush_lines, self._held
         )
+        copy._before, copy._saving = self._before, self._saving
+        return copy
+
+    def before_write(self, save: Callable[[], None]) -> None:
+        """Call `save` before each write on stdout from now on (once, however often it is
+        registered): group commit, see the module's text."""
+        if save not in self._before:
+            self._before.append(save)
+
+    def forget(self, save: Callable[[], None]) -> None:
+        """Stop calling `save` (a context that ends before its output does)."""
+        if save in self._before:
+            self._before.remove(save)
+
+    def save(self) -> None:
+        """Run the `before_write` callbacks now."""
+        if self._saving[0] or not self._before:
+            return
+        self._saving[0] = True
+        try:
+            for save in self._before:
+                save()
+        finally:
+            self._saving[0] = False
+
+    @contextmanager
+    def holding(self) -> Iterator[None]:
+        """Hold the lines written meanwhile (up to HOLD_LINES at a time), then write them:
+        a long `--repeat` is written, and saved, in pieces rather than line by line."""
+        if not self.flush_lines:
+            yield
+            return
+        self.flush_lines = False
+        try:
+            yield
+        finally:
+            self.flush_lines = True
+            self.flush()
 
     def flush(self) -> None:
-        """Write the held lines, and flush stdout."""
+        """Write the held lines (saving first what they show), and flush stdout."""
         if self._held:
-            text = "".join(self._held)
+            self.save()
+            held = self._held[:]
             self._held.clear()
-            self.stdout.write(text)
+            start = size = 0
+            for end, piece in enumerate(held, 1):
+                size += len(piece)
+                if size >= WRITE_CHUNK or end == len(held):
+                    self.stdout.write("".join(held[start:end]))
+                    self.stdout.flush()
+                    start, size = end, 0
         self.stdout.flush()
 
     def _write(self, text: str) -> None:
         if self.flush_lines:
+            self.save()
             self.stdout.write(text)
             self.stdout.flush()
         else:
@@ -115,6 +179,7 @@ class Output:
             from rich.text import Text
 
             self.flush()  # rich writes straight to stdout
+            self.save()
             console = self.console()
             for line in lines:
                 console.print(Text.assemble(*line))

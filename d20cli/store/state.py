@@ -8,8 +8,7 @@ One SQLite database at `$XDG_STATE_HOME/d20cli/state.db` (default
 - WAL journal and a busy timeout: two processes writing at once wait for each other
   instead of failing or losing a write. Every change runs in one `BEGIN IMMEDIATE`
   transaction, so a read-modify-write (add a fortune die up to the most) is atomic.
-- The schema is versioned with `PRAGMA user_version`; `MIGRATIONS[n]` takes a database
-  from version n to n + 1.
+- The schema is versioned with `PRAGMA user_version` (d20cli.store.schema).
 - A database that cannot be read (corrupt, not a database) is moved aside as
   `state.db.corrupt-<time>` with a warning, never silently replaced, and a new one begins.
 - A directory that cannot be written (read-only, full, missing permissions) or a database
@@ -32,55 +31,12 @@ from typing import Any
 
 from d20cli.errors import StateError
 from d20cli.store.files import xdg_dir
+from d20cli.store.schema import MIGRATIONS as MIGRATIONS
+from d20cli.store.schema import SCHEMA_VERSION as SCHEMA_VERSION
 
 Warn = Callable[[str], None]
 
-SCHEMA_VERSION = 3
 BUSY_TIMEOUT = 10.0  # seconds a writer waits for another process's transaction
-
-#: MIGRATIONS[n] takes the schema from version n to n + 1.
-MIGRATIONS: tuple[str, ...] = (
-    """
-    CREATE TABLE IF NOT EXISTS settings (
-        key   TEXT PRIMARY KEY,
-        value TEXT NOT NULL
-    );
-    CREATE TABLE IF NOT EXISTS fortune (
-        holder TEXT PRIMARY KEY,
-        count  INTEGER NOT NULL CHECK (count >= 0)
-    );
-    CREATE TABLE IF NOT EXISTS last_roll (
-        holder  TEXT PRIMARY KEY,
-        request TEXT NOT NULL,
-        system  TEXT NOT NULL,
-        result  TEXT NOT NULL,
-        at      REAL NOT NULL
-    );
-    """,
-    # 1 -> 2: the roll log (d20cli.store.rolllog). `dice` is the JSON list of the dice rolled;
-    # `source` says where the faces came from: random, seed (--seed) or dice (--dice).
-    """
-    CREATE TABLE IF NOT EXISTS rolls (
-        id        INTEGER PRIMARY KEY,
-        at        TEXT NOT NULL,
-        character TEXT,
-        system    TEXT NOT NULL,
-        verb      TEXT NOT NULL,
-        request   TEXT NOT NULL,
-        dice      TEXT NOT NULL,
-        total     INTEGER,
-        outcome   TEXT,
-        source    TEXT NOT NULL DEFAULT 'random'
-    );
-    CREATE INDEX IF NOT EXISTS rolls_by_character ON rolls (character, id);
-    """,
-    # 2 -> 3: only rolls made as a character are indexed by character (`d20 log --as X`);
-    # a batch of plain rolls then writes each row once, not twice.
-    """
-    DROP INDEX IF EXISTS rolls_by_character;
-    CREATE INDEX rolls_by_character ON rolls (character, id) WHERE character IS NOT NULL;
-    """,
-)
 
 # SQLite result codes that mean "this file is not a readable database".
 _SQLITE_CORRUPT = 11
@@ -551,6 +507,15 @@ def shared(warn: Warn | None = None) -> State:
     elif warn is not None:
         state.warn = warn
     return state
+
+
+def flush_shared() -> None:
+    """Write what the open shared databases deferred (the last rolls), opening none."""
+    for state in list(_OPEN.values()):
+        try:
+            state.flush()
+        except (sqlite3.Error, StateError) as err:
+            state.warn(f"cannot save the last roll: {err}")
 
 
 def close_shared() -> None:
