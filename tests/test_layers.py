@@ -22,7 +22,10 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "d20cli"
 LAYERS = (
-    ("foundation", ("d20cli.errors", "d20cli.results", "d20cli.frozen", "d20cli.figures")),
+    (
+        "foundation",
+        ("d20cli.controls", "d20cli.errors", "d20cli.results", "d20cli.frozen", "d20cli.figures"),
+    ),
     ("dice", ("d20cli.dice",)),
     ("language", ("d20cli.language",)),
     ("rules", ("d20cli.rules",)),

@@ -307,7 +307,7 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
 
 def _emit(result: Result, opts: Options, out: Output, header: bool = True) -> None:
     if opts.json:
-        out.text(result.json_text())
+        out.json_line(result.json_text())
     elif opts.quiet:
         out.text(quiet_text(result))
     else:

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
+from d20cli.controls import json_visible, visible, visible_lines
 from d20cli.errors import D20Error
 from d20cli.present.render import Line, render_result
 from d20cli.results import JSON_ENCODER, Result, show_as
@@ -175,6 +176,9 @@ class Output:
         return self._console
 
     def lines(self, lines: list[Line]) -> None:
+        """Lines of styled pieces. Every piece is shown with its control characters made
+        visible (d20cli.controls), and given to rich as a Text, never as markup: a label
+        `[bold red]` is shown as typed."""
         if self.color or self._console is not None:
             from rich.text import Text
 
@@ -182,22 +186,26 @@ class Output:
             self.save()
             console = self.console()
             for line in lines:
-                console.print(Text.assemble(*line))
+                console.print(Text.assemble(*((visible(t), style) for t, style in line)))
             self.stdout.flush()
         else:
-            self._write("".join(plain_text(line) + "\n" for line in lines))
+            self._write("".join(visible(plain_text(line)) + "\n" for line in lines))
 
     def text(self, text: str) -> None:
-        """One line of text (a JSON line is one too)."""
-        self._write(text + "\n")
+        """Lines of text (newlines kept, every other control character made visible)."""
+        self._write(visible_lines(text) + "\n")
+
+    def json_line(self, text: str) -> None:
+        """One JSON text: exact, with the controls JSON leaves raw as `\\u` escapes."""
+        self._write(json_visible(text) + "\n")
 
     def json(self, obj: Any) -> None:
-        self.text(JSON_ENCODER.encode(obj))
+        self.json_line(JSON_ENCODER.encode(obj))
 
     def error(self, err: D20Error, as_json: bool = False) -> None:
         """The one-line message (and the text with a caret under the column) on stderr;
         with --json also {"error": ...} on stdout."""
-        lines = [f"d20: {err.one_line()}", *err.caret_lines()]
+        lines = [f"d20: {visible(err.one_line())}", *err.caret_lines()]
         self.flush()
         self.stderr.write("\n".join(lines) + "\n")
         self.stderr.flush()
@@ -211,5 +219,5 @@ class Output:
 
     def warn(self, message: str) -> None:
         self.flush()
-        self.stderr.write(f"d20: warning: {message}\n")
+        self.stderr.write(f"d20: warning: {visible(message)}\n")
         self.stderr.flush()
