@@ -124,7 +124,7 @@ def test_no_import_cycles() -> None:
 #: Modules still over MAX_LINES, each at most the size it has now: a module may only
 #: shrink off this list, and no other module may join it.
 OVERSIZE = {
-    "d20cli.store.state": 570,
+    "d20cli.store.state": 557,
     "d20cli.rules.mm": 520,
 }
 MAX_LINES = 500

@@ -367,13 +367,13 @@ def run_shell(opts: Options) -> int:
 def _history(out: Output) -> Any:
     from prompt_toolkit.history import FileHistory, InMemoryHistory
 
+    from d20cli.store.files import private_file
     from d20cli.store.state import history_path
 
     path = history_path()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a", encoding="utf-8"):
-            pass
+    try:  # created 0600, and a symbolic link planted there is not followed
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        private_file(str(path))
     except OSError as err:
         out.warn(f"cannot keep the shell history in {path} ({err.strerror or err})")
         return InMemoryHistory()

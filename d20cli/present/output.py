@@ -218,6 +218,7 @@ class Output:
             self.json(obj)
 
     def warn(self, message: str) -> None:
-        self.flush()
+        if not self._saving[0]:  # held lines wait until what they show is saved
+            self.flush()
         self.stderr.write(f"d20: warning: {visible(message)}\n")
         self.stderr.flush()
