@@ -6,7 +6,6 @@ The command line, each line of standard input and each line of the shell come th
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import math
 from collections.abc import Iterator
@@ -107,7 +106,10 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
     context = context or Context()
     out.before_write(context.save)  # what is shown is saved first (group commit)
     log: RollLog | None = None
-    holding = out.holding() if opts.repeat > 1 else contextlib.nullcontext()
+    # a long --repeat is written (and saved) in pieces of held lines, not line by line
+    holding = opts.repeat > 1 and out.flush_lines
+    if holding:
+        out.flush_lines = False
     try:
         if opts.as_:
             from d20cli.store.characters import expand
@@ -119,26 +121,25 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
             tally = sampled_tally(text, opts, context)
         else:
             log = context.log_for(opts, out)
-        with holding:
-            for result in () if tally is not None else resolve(text, opts, out, context):
-                if log is not None:
-                    log.add(result)
-                if opts.odds:
-                    if chances is None:
-                        from d20cli.probability.engine import odds_of
+        for result in () if tally is not None else resolve(text, opts, out, context):
+            if log is not None:
+                log.add(result)
+            if opts.odds:
+                if chances is None:
+                    from d20cli.probability.engine import odds_of
 
-                        chances = odds_of(text, opts.system_id(), parse=context.parse)
-                    result = with_chance(result, chances)
-                if opts.summary and opts.repeat > 1:
-                    if tally is None:
-                        tally = Tally(text, result.system, result.verb)
-                        tally.labels.update(_outcome_labels(context, opts))
-                    tally.add(result)
-                    continue
-                _emit(result, opts, out, header=not results)
-                if opts.exit_status:
-                    status = max(status, exit_for(result, opts))
-                results = [result]
+                    chances = odds_of(text, opts.system_id(), parse=context.parse)
+                result = with_chance(result, chances)
+            if opts.summary and opts.repeat > 1:
+                if tally is None:
+                    tally = Tally(text, result.system, result.verb)
+                    tally.labels.update(_outcome_labels(context, opts))
+                tally.add(result)
+                continue
+            _emit(result, opts, out, header=not results)
+            if opts.exit_status:
+                status = max(status, exit_for(result, opts))
+            results = [result]
         if opts.as_ is None:  # after the request went well: a bad one gets its error alone
             context.warn_unvalued(text, out)
     except D20Error as err:
@@ -148,6 +149,9 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
         out.error(ParseError("the request is nested too deeply", text, None), opts.json)
         return Outcome(ExitStatus.BAD_INPUT, results)
     finally:
+        if holding:
+            out.flush_lines = True
+            out.flush()
         if own_context:
             out.save()
             out.forget(context.save)

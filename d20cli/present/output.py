@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from d20cli.controls import json_visible, visible, visible_lines
@@ -54,11 +53,12 @@ def result_text(result: Result) -> str:
 show_as(Result, result_text)
 
 
-#: Held lines are written in pieces of about this many characters, whole lines each, each
-#: flushed: a piece this small fits the stream's buffer (4096 bytes on a pipe), so a Ctrl-C
-#: while the reader is slow leaves whole lines behind, never half of one (a larger write
-#: goes straight to the pipe, and what an interrupted write had not written is dropped).
-WRITE_CHUNK = 1000
+#: Held lines are written in pieces of at most this many bytes (but a line longer than
+#: that), whole lines each, each flushed: a piece that fits the stream's buffer (4096 bytes
+#: on a pipe) is never cut by a Ctrl-C while the reader is slow, so whole lines are left
+#: behind, never half of one (a larger write goes straight to the pipe, and what an
+#: interrupted write had not written is dropped).
+WRITE_CHUNK = 4096
 
 
 class Output:
@@ -120,20 +120,6 @@ class Output:
         finally:
             self._saving[0] = False
 
-    @contextmanager
-    def holding(self) -> Iterator[None]:
-        """Hold the lines written meanwhile (up to HOLD_LINES at a time), then write them:
-        a long `--repeat` is written, and saved, in pieces rather than line by line."""
-        if not self.flush_lines:
-            yield
-            return
-        self.flush_lines = False
-        try:
-            yield
-        finally:
-            self.flush_lines = True
-            self.flush()
-
     def flush(self) -> None:
         """Write the held lines (saving first what they show), and flush stdout."""
         if self._held:
@@ -141,12 +127,15 @@ class Output:
             held = self._held[:]
             self._held.clear()
             start = size = 0
-            for end, piece in enumerate(held, 1):
-                size += len(piece)
-                if size >= WRITE_CHUNK or end == len(held):
+            for end, piece in enumerate(held):
+                # its bytes, at most: 1 a character in ASCII, 4 in UTF-8
+                n = len(piece) if piece.isascii() else 4 * len(piece)
+                if size + n > WRITE_CHUNK and end > start:
                     self.stdout.write("".join(held[start:end]))
                     self.stdout.flush()
                     start, size = end, 0
+                size += n
+            self.stdout.write("".join(held[start:]))
         self.stdout.flush()
 
     def _write(self, text: str) -> None:
