@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from d20cli.controls import visible
+
 
 class ExitStatus(IntEnum):
     OK = 0
@@ -57,7 +59,9 @@ class D20Error(Exception):
             col = self.column - start
         else:
             col = self.column
-        return [f"  {text}", "  " + " " * (max(col, 1) - 1) + "^"]
+        # control characters shown visibly (d20cli.controls), the caret still under its column
+        before = len(visible(text[: max(col, 1) - 1]))
+        return [f"  {visible(text)}", "  " + " " * before + "^"]
 
 
 class ParseError(D20Error):

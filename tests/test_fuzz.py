@@ -8,14 +8,20 @@ parentheses, and near misses made by mutating valid requests (tokens dropped,
 duplicated, swapped, junk inserted, numbers made huge), for every system and for
 `odds`. tests/fuzz_corpus/ holds the seeds and the inputs the coverage-guided fuzzer
 (fuzz/fuzz_requests.py) found worth keeping; every file there is replayed.
+
+The whole program too (fuzz/fuzz_cli.py): the command line with its options, standard
+input with any bytes, the characters file and the parse cache; tests/fuzz_cli_corpus/
+holds its seeds and findings, every file replayed, and Hypothesis adds random bytes.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import sqlite3
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -263,3 +269,34 @@ def test_the_roll_log_survives_a_total_beyond_64_bits(tmp_path: Path) -> None:
     state.close()
     assert total is None
     assert sqlite3.connect(tmp_path / "state.db").execute("SELECT count(*) FROM rolls").fetchone()
+
+
+# -- the whole program: command line, standard input, the files it reads ------------------
+
+CLI_CORPUS = Path(__file__).parent / "fuzz_cli_corpus"
+
+
+@functools.cache
+def _fuzz_cli() -> Any:
+    """fuzz/fuzz_cli.py, the whole-program harness (loaded without atheris)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "fuzz" / "fuzz_cli.py"
+    spec = importlib.util.spec_from_file_location("fuzz_cli", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("path", sorted(CLI_CORPUS.iterdir()), ids=lambda p: p.name)
+def test_cli_corpus(path: Path) -> None:
+    """Every input the whole-program fuzzer kept: the command line (options included),
+    standard input with any bytes, a characters file, a parse cache."""
+    _fuzz_cli().check(path.read_bytes())
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 3), st.binary(max_size=300))
+def test_any_bytes_anywhere(mode: int, data: bytes) -> None:
+    _fuzz_cli().check(bytes([mode]) + data)

@@ -22,7 +22,10 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "d20cli"
 LAYERS = (
-    ("foundation", ("d20cli.errors", "d20cli.results", "d20cli.frozen", "d20cli.figures")),
+    (
+        "foundation",
+        ("d20cli.controls", "d20cli.errors", "d20cli.results", "d20cli.frozen", "d20cli.figures"),
+    ),
     ("dice", ("d20cli.dice",)),
     ("language", ("d20cli.language",)),
     ("rules", ("d20cli.rules",)),
@@ -121,7 +124,7 @@ def test_no_import_cycles() -> None:
 #: Modules still over MAX_LINES, each at most the size it has now: a module may only
 #: shrink off this list, and no other module may join it.
 OVERSIZE = {
-    "d20cli.store.state": 570,
+    "d20cli.store.state": 557,
 }
 MAX_LINES = 500
 

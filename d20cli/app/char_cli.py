@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from d20cli.controls import visible
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.present.output import Output
 
@@ -41,6 +42,14 @@ def _errors(out: Output) -> Iterator[None]:
     except D20Error as err:
         out.error(err)
         raise typer.Exit(int(ExitStatus.BAD_INPUT)) from None
+
+
+def _cell(text: str) -> str:
+    """Text from a file or a user in a rich table: control characters made visible, square
+    brackets escaped so that they are never read as markup."""
+    from rich.markup import escape
+
+    return escape(visible(text))
 
 
 def _console(out: Output, no_color: bool = False) -> Any:
@@ -117,21 +126,20 @@ def char_show(
     if json:
         out.json(data)
         return
-    from rich.markup import escape as e
     from rich.table import Table
 
-    title = e(f"{data['name']}  [{data['system'] or 'any system'}]")
+    title = _cell(f"{data['name']}  [{data['system'] or 'any system'}]")
     table = Table(title=title, title_justify="left")
     table.add_column("entry")
     table.add_column("words")
     table.add_column("group")
     for key, words in data["entries"].items():
-        table.add_row(e(key), e(words), "")
+        table.add_row(_cell(key), _cell(words), "")
     for group, entries in data["groups"].items():
         for key, words in entries.items():
-            table.add_row(e(key), e(words), e(group))
+            table.add_row(_cell(key), _cell(words), _cell(group))
     for key, words in data["macros"].items():
-        table.add_row(e(key), e(words), "macro")
+        table.add_row(_cell(key), _cell(words), "macro")
     _console(out, no_color).print(table)
 
 
@@ -213,7 +221,8 @@ def log_main(
         if clear:
             who = f"{character}'s" if character else "all"
             n = rolllog.count(store, character)
-            if not yes and not typer.confirm(f"delete {who} {n:,} logged rolls?", default=False):
+            question = visible(f"delete {who} {n:,} logged rolls?")
+            if not yes and not typer.confirm(question, default=False):
                 raise typer.Exit(int(ExitStatus.OK))
             out.text(f"deleted {store.clear_rolls(character):,} rolls")
         elif export is not None:
@@ -236,7 +245,6 @@ def _recent(
     if not found:
         out.text("no rolls logged yet" + (f" for {character}" if character else ""))
         return
-    from rich.markup import escape as e
     from rich.table import Table
 
     table = Table()
@@ -245,11 +253,11 @@ def _recent(
     for r in found:
         table.add_row(
             r.at.replace("T", " ")[:19],
-            e(r.character or ""),
-            e(r.system),
-            e(r.request),
+            _cell(r.character or ""),
+            _cell(r.system),
+            _cell(r.request),
             "" if r.total is None else str(r.total),
-            e(r.outcome or ""),
+            _cell(r.outcome or ""),
         )
     _console(out, no_color).print(table)
 
@@ -285,7 +293,6 @@ def _stats(store: Any, character: str | None, out: Output, json: bool, no_color:
     if not found:
         out.text("no d20s logged yet" + (f" for {character}" if character else ""))
         return
-    from rich.markup import escape as e
     from rich.table import Table
 
     console = _console(out, no_color)
@@ -298,7 +305,7 @@ def _stats(store: Any, character: str | None, out: Output, json: bool, no_color:
             else f"{f.character or '(no character)'}: no d20s"
         )
         table = Table(
-            title=e(title), title_justify="left", caption=f.verdict, caption_justify="left"
+            title=_cell(title), title_justify="left", caption=f.verdict, caption_justify="left"
         )
         table.add_column("face", justify="right")
         table.add_column("count", justify="right")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -127,6 +128,16 @@ class Context:
         for log in self.logs.values():
             if log is not None:
                 log.flush()
+
+    def save(self) -> None:
+        """Save what the output about to be written shows (group commit, registered with
+        `Output.before_write`): the roll log's buffered rows, then the deferred last rolls
+        (fortune dice gained are written at once). The state database is not opened for
+        this: a run that has not opened it has nothing to save."""
+        self.flush()
+        state = sys.modules.get("d20cli.store.state")
+        if state is not None:
+            state.flush_shared()
 
     def close(self) -> None:
         """Save what lasts beyond the run: the roll log's buffered rows, the parse cache."""

@@ -105,8 +105,13 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
     chances: Any = None
     own_context = context is None
     context = context or Context()
+    out.before_write(context.save)  # what is shown is saved first (group commit)
     log: RollLog | None = None
     printed = 0
+    # a long --repeat is written (and saved) in pieces of held lines, not line by line
+    holding = opts.repeat > 1 and out.flush_lines
+    if holding:
+        out.flush_lines = False
     try:
         output_limit = opts.work_budget() * OUTPUT_PER_WORK
         if opts.as_:
@@ -151,7 +156,12 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
         out.error(ParseError("the request is nested too deeply", text, None), opts.json)
         return Outcome(ExitStatus.BAD_INPUT, results)
     finally:
+        if holding:
+            out.flush_lines = True
+            out.flush()
         if own_context:
+            out.save()
+            out.forget(context.save)
             context.close()
     if tally is not None:
         if opts.json:
@@ -325,7 +335,7 @@ def _emit(result: Result, opts: Options, out: Output, header: bool = True) -> in
     """Print one result; the number of characters printed."""
     if opts.json:
         text = result.json_text()
-        out.text(text)
+        out.json_line(text)
         return len(text) + 1
     if opts.quiet:
         text = quiet_text(result)

@@ -34,6 +34,7 @@ from d20cli.app.context import Context
 from d20cli.app.options import Options
 from d20cli.app.run import run_tokens
 from d20cli.app.stdin import split_line
+from d20cli.controls import visible
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS, SYSTEM_IDS, VERB_HELP
 from d20cli.present.output import Output
@@ -159,8 +160,8 @@ class Session:
 
     def prompt(self) -> str:
         if self.character:
-            return f"d20 {self.system} {self.character}> "
-        return f"d20 {self.system}> "
+            return visible(f"d20 {self.system} {self.character}> ")
+        return visible(f"d20 {self.system}> ")
 
     @property
     def has_fortune(self) -> bool:
@@ -183,7 +184,7 @@ class Session:
             last = [str(x) for x in (r.total, r.label or r.outcome) if x is not None]
             parts.append("last: " + (" ".join(last) if last else r.verb))
         parts.append("help · TAB · Ctrl-D quits")
-        return "  │  ".join(parts)
+        return visible("  │  ".join(parts))  # names and labels come from files and users
 
     def refresh(self) -> None:
         """Save what the last line deferred (its last roll, so another `d20` sees it) and
@@ -366,13 +367,13 @@ def run_shell(opts: Options) -> int:
 def _history(out: Output) -> Any:
     from prompt_toolkit.history import FileHistory, InMemoryHistory
 
+    from d20cli.store.files import private_file
     from d20cli.store.state import history_path
 
     path = history_path()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a", encoding="utf-8"):
-            pass
+    try:  # created 0600, and a symbolic link planted there is not followed
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        private_file(str(path))
     except OSError as err:
         out.warn(f"cannot keep the shell history in {path} ({err.strerror or err})")
         return InMemoryHistory()

@@ -7,14 +7,22 @@ and writes them when it is about to wait for more input (`Output(flush_lines=Fal
 d20cli.app.stdin), which streams just the same and saves a write per line, even where
 Python's own buffering is off (PYTHONUNBUFFERED). Anything on stderr is preceded by what
 stdout holds, so the two keep their order in `2>&1`.
+
+Group commit: what a piece of output shows is saved before the piece is written. The
+edge registers `before_write` callbacks (the roll log's rows, the last roll: see
+d20cli.app.context), and every write on stdout (a flush of held lines, a line written at
+once, rich's lines) calls them first, so a roll that was shown is a roll that was
+logged, even after a kill -9, at the cost of one transaction per piece of output.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
+from d20cli.controls import json_visible, visible, visible_lines
 from d20cli.errors import D20Error
 from d20cli.present.render import Line, render_result
 from d20cli.results import JSON_ENCODER, Result, show_as
@@ -45,6 +53,14 @@ def result_text(result: Result) -> str:
 show_as(Result, result_text)
 
 
+#: Held lines are written in pieces of at most this many bytes (but a line longer than
+#: that), whole lines each, each flushed: a piece that fits the stream's buffer (4096 bytes
+#: on a pipe) is never cut by a Ctrl-C while the reader is slow, so whole lines are left
+#: behind, never half of one (a larger write goes straight to the pipe, and what an
+#: interrupted write had not written is dropped).
+WRITE_CHUNK = 4096
+
+
 class Output:
     """The two streams of one run, and how to write lines on them."""
 
@@ -70,26 +86,63 @@ class Output:
         self.flush_lines = flush_lines
         self._held: list[str] = [] if held is None else held
         self.line: int | None = None  # the line of standard input being answered, if any
+        # what to save before anything is written (shared with copies: without_color)
+        self._before: list[Callable[[], None]] = []
+        self._saving = [False]  # a callback that warns must not start the saving again
 
-    HOLD_LINES = 256
+    HOLD_LINES = 1024
 
     def without_color(self) -> Output:
-        plain = Output(
+        copy = Output(
             self.stdout, self.stderr, False, self.width, None, self.flush_lines, self._held
         )
-        plain.line = self.line
-        return plain
+        copy._before, copy._saving = self._before, self._saving
+        copy.line = self.line
+        return copy
+
+    def before_write(self, save: Callable[[], None]) -> None:
+        """Call `save` before each write on stdout from now on (once, however often it is
+        registered): group commit, see the module's text."""
+        if save not in self._before:
+            self._before.append(save)
+
+    def forget(self, save: Callable[[], None]) -> None:
+        """Stop calling `save` (a context that ends before its output does)."""
+        if save in self._before:
+            self._before.remove(save)
+
+    def save(self) -> None:
+        """Run the `before_write` callbacks now."""
+        if self._saving[0] or not self._before:
+            return
+        self._saving[0] = True
+        try:
+            for save in self._before:
+                save()
+        finally:
+            self._saving[0] = False
 
     def flush(self) -> None:
-        """Write the held lines, and flush stdout."""
+        """Write the held lines (saving first what they show), and flush stdout."""
         if self._held:
-            text = "".join(self._held)
+            self.save()
+            held = self._held[:]
             self._held.clear()
-            self.stdout.write(text)
+            start = size = 0
+            for end, piece in enumerate(held):
+                # its bytes, at most: 1 a character in ASCII, 4 in UTF-8
+                n = len(piece) if piece.isascii() else 4 * len(piece)
+                if size + n > WRITE_CHUNK and end > start:
+                    self.stdout.write("".join(held[start:end]))
+                    self.stdout.flush()
+                    start, size = end, 0
+                size += n
+            self.stdout.write("".join(held[start:]))
         self.stdout.flush()
 
     def _write(self, text: str) -> None:
         if self.flush_lines:
+            self.save()
             self.stdout.write(text)
             self.stdout.flush()
         else:
@@ -114,30 +167,38 @@ class Output:
         return self._console
 
     def lines(self, lines: list[Line]) -> None:
+        """Lines of styled pieces. Every piece is shown with its control characters made
+        visible (d20cli.controls), and given to rich as a Text, never as markup: a label
+        `[bold red]` is shown as typed."""
         if self.color or self._console is not None:
             from rich.text import Text
 
             self.flush()  # rich writes straight to stdout
+            self.save()
             console = self.console()
             for line in lines:
-                console.print(Text.assemble(*line))
+                console.print(Text.assemble(*((visible(t), style) for t, style in line)))
             self.stdout.flush()
         else:
-            self._write("".join(plain_text(line) + "\n" for line in lines))
+            self._write("".join(visible(plain_text(line)) + "\n" for line in lines))
 
     def text(self, text: str) -> None:
-        """One line of text (a JSON line is one too)."""
-        self._write(text + "\n")
+        """Lines of text (newlines kept, every other control character made visible)."""
+        self._write(visible_lines(text) + "\n")
+
+    def json_line(self, text: str) -> None:
+        """One JSON text: exact, with the controls JSON leaves raw as `\\u` escapes."""
+        self._write(json_visible(text) + "\n")
 
     def json(self, obj: Any) -> None:
-        self.text(JSON_ENCODER.encode(obj))
+        self.json_line(JSON_ENCODER.encode(obj))
 
     def error(self, err: D20Error, as_json: bool = False) -> None:
         """The one-line message (and the text with a caret under the column) on stderr;
         with --json also {"error", "line", "column", "input", "kind"} on stdout ("line":
         the line of standard input being answered, `self.line`; null elsewhere)."""
         named = self.line is not None and err.message.startswith(f"line {self.line} ")
-        lines = [f"d20: {err.one_line(None if named else self.line)}", *err.caret_lines()]
+        lines = [f"d20: {visible(err.one_line(None if named else self.line))}", *err.caret_lines()]
         self.flush()
         self.stderr.write("\n".join(lines) + "\n")
         self.stderr.flush()
@@ -152,6 +213,7 @@ class Output:
             self.json(obj)
 
     def warn(self, message: str) -> None:
-        self.flush()
-        self.stderr.write(f"d20: warning: {message}\n")
+        if not self._saving[0]:  # held lines wait until what they show is saved
+            self.flush()
+        self.stderr.write(f"d20: warning: {visible(message)}\n")
         self.stderr.flush()

@@ -126,6 +126,7 @@ _cache: dict[Path, tuple[tuple[int, int], dict[str, Character]]] = {}
 def _parse(text: str, path: Path) -> Any:
     import tomlkit
     from tomlkit.exceptions import ParseError as TomlError
+    from tomlkit.exceptions import TOMLKitError
 
     try:
         return tomlkit.parse(text)
@@ -134,6 +135,8 @@ def _parse(text: str, path: Path) -> Any:
             f"cannot read {path}: line {err.line}, column {err.col}: "
             f"{str(err).split(' at line')[0]} (fix the file; it was not changed)"
         ) from None
+    except (TOMLKitError, ValueError) as err:  # a table twice (`[a.b]` ... `[a.b]`), ...
+        raise ParseError(f"cannot read {path}: {err} (fix the file; it was not changed)") from None
 
 
 def _read_text(path: Path) -> str | None:

@@ -17,6 +17,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def home_dir() -> str:
@@ -107,3 +112,54 @@ def env_flag(name: str) -> bool:
     """Whether the environment switch `name` is on: `1`, `true`, `yes` (or any other value)
     turn it on; unset, empty, `0`, `false`, `no` and `off` leave it off."""
     return os.environ.get(name, "").strip().lower() not in FALSE_WORDS
+
+
+def private_file(path: str) -> None:
+    """Make sure `path` is a regular file of the user's, created private (0600) when it is
+    new, before a library (SQLite, the shell's history) opens it by name: a symbolic link
+    there is refused (OSError with ELOOP), never followed to create or overwrite its
+    target; so is anything but a regular file."""
+    import errno
+
+    try:
+        os.close(open_lock(path))
+    except OSError as err:
+        if err.errno == errno.ELOOP or os.path.islink(path):
+            raise OSError(errno.ELOOP, _LINK, path) from None
+        raise
+
+
+_LINK = "a symbolic link, which d20 does not follow"
+
+
+def no_link(path: str) -> None:
+    """OSError (ELOOP) when `path` is a symbolic link (a file d20 would write beside
+    another, such as SQLite's `-wal` and `-shm`)."""
+    import errno
+
+    if os.path.islink(path):
+        raise OSError(errno.ELOOP, _LINK, path)
+
+
+def move_aside(path: Path, warn: Callable[[str], None]) -> Path | None:
+    """Rename an unreadable database (with its `-wal` and `-shm`) to `NAME.corrupt-<time>`,
+    never over another file; None (after a warning) when it cannot be moved."""
+    import time
+
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    moved = path.with_name(f"{path.name}.corrupt-{stamp}")
+    n = 1
+    while moved.exists():
+        n += 1
+        moved = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+    try:
+        os.replace(path, moved)
+    except OSError as err:
+        warn(f"cannot move the unreadable state database {path} aside ({err.strerror or err})")
+        return None
+    for suffix in ("-wal", "-shm"):  # the journal of the old file belongs with it
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            with contextlib.suppress(OSError):
+                os.replace(side, moved.with_name(moved.name + suffix))
+    return moved

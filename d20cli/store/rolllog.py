@@ -6,10 +6,12 @@ verb, the request text as rolled (label words resolved), the dice (a JSON list o
 {sides, face, kept, role, ...}: the request's dice, then its damage dice), the total, the
 outcome id, and where the faces came from: `random`, `seed` (--seed) or `dice` (--dice).
 
-Rows are buffered and written in one transaction when the run ends (`RollLog.close`), or
-every `FLUSH_ROWS` rows, so `--repeat 1000000` costs a hundred transactions, not a
-million. `--no-log` or `D20_NO_LOG=1` (`true`, `yes`) turns the log off. A log that cannot be
-written gives one warning and the rolls go on.
+Rows are buffered and written in one transaction before the output that shows them is
+written (group commit: `Context.save`, called by `Output` before every write on stdout),
+when the run ends (`RollLog.close`), or every `FLUSH_ROWS` rows: a batch on standard input
+costs a transaction per piece of output, not one per line, and a roll that was shown is
+a roll that was logged, even after a kill -9. `--no-log` or `D20_NO_LOG=1` (`true`,
+`yes`) turns the log off. A log that cannot be written gives one warning and the rolls go on.
 
 The fairness test (`d20 log --stats`): per character, every 20-sided die rolled (kept or
 not, any role) whose face was not forced (`--dice`) or clamped (`mi`/`ma`) is counted by

@@ -8,8 +8,7 @@ One SQLite database at `$XDG_STATE_HOME/d20cli/state.db` (default
 - WAL journal and a busy timeout: two processes writing at once wait for each other
   instead of failing or losing a write. Every change runs in one `BEGIN IMMEDIATE`
   transaction, so a read-modify-write (add a fortune die up to the most) is atomic.
-- The schema is versioned with `PRAGMA user_version`; `MIGRATIONS[n]` takes a database
-  from version n to n + 1.
+- The schema is versioned with `PRAGMA user_version` (d20cli.store.schema).
 - A database that cannot be read (corrupt, not a database) is moved aside as
   `state.db.corrupt-<time>` with a warning, never silently replaced, and a new one begins.
 - A directory that cannot be written (read-only, full, missing permissions) or a database
@@ -25,62 +24,20 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from d20cli.errors import StateError
-from d20cli.store.files import xdg_dir
+from d20cli.store.files import move_aside, no_link, private_file, xdg_dir
+from d20cli.store.schema import MIGRATIONS as MIGRATIONS
+from d20cli.store.schema import SCHEMA_VERSION as SCHEMA_VERSION
 
 Warn = Callable[[str], None]
 
-SCHEMA_VERSION = 3
 BUSY_TIMEOUT = 10.0  # seconds a writer waits for another process's transaction
-
-#: MIGRATIONS[n] takes the schema from version n to n + 1.
-MIGRATIONS: tuple[str, ...] = (
-    """
-    CREATE TABLE IF NOT EXISTS settings (
-        key   TEXT PRIMARY KEY,
-        value TEXT NOT NULL
-    );
-    CREATE TABLE IF NOT EXISTS fortune (
-        holder TEXT PRIMARY KEY,
-        count  INTEGER NOT NULL CHECK (count >= 0)
-    );
-    CREATE TABLE IF NOT EXISTS last_roll (
-        holder  TEXT PRIMARY KEY,
-        request TEXT NOT NULL,
-        system  TEXT NOT NULL,
-        result  TEXT NOT NULL,
-        at      REAL NOT NULL
-    );
-    """,
-    # 1 -> 2: the roll log (d20cli.store.rolllog). `dice` is the JSON list of the dice rolled;
-    # `source` says where the faces came from: random, seed (--seed) or dice (--dice).
-    """
-    CREATE TABLE IF NOT EXISTS rolls (
-        id        INTEGER PRIMARY KEY,
-        at        TEXT NOT NULL,
-        character TEXT,
-        system    TEXT NOT NULL,
-        verb      TEXT NOT NULL,
-        request   TEXT NOT NULL,
-        dice      TEXT NOT NULL,
-        total     INTEGER,
-        outcome   TEXT,
-        source    TEXT NOT NULL DEFAULT 'random'
-    );
-    CREATE INDEX IF NOT EXISTS rolls_by_character ON rolls (character, id);
-    """,
-    # 2 -> 3: only rolls made as a character are indexed by character (`d20 log --as X`);
-    # a batch of plain rolls then writes each row once, not twice.
-    """
-    DROP INDEX IF EXISTS rolls_by_character;
-    CREATE INDEX rolls_by_character ON rolls (character, id) WHERE character IS NOT NULL;
-    """,
-)
+NOTE_AFTER = 1.0  # seconds of that wait after which it says so on stderr
 
 # SQLite result codes that mean "this file is not a readable database".
 _SQLITE_CORRUPT = 11
@@ -149,11 +106,21 @@ class State:
         say = warn if warn is not None else _ignore
         target = path or db_path()
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as err:
             say(
                 f"cannot create the state directory {target.parent} ({err.strerror or err}); "
                 "fortune dice, the roll log and history are not saved this time"
+            )
+            return cls.memory(say)
+        try:  # created 0600; a symbolic link planted there is not followed
+            private_file(str(target))
+            for side in ("-wal", "-shm"):
+                no_link(str(target) + side)
+        except OSError as err:
+            say(
+                f"cannot use the state database {err.filename or target} "
+                f"({err.strerror or err}); fortune dice and the roll log are not saved this time"
             )
             return cls.memory(say)
         for attempt in range(2):
@@ -161,7 +128,7 @@ class State:
                 return cls._connect_waiting(target, say)
             except sqlite3.DatabaseError as err:
                 if attempt == 0 and _is_corrupt(err) and target.exists():
-                    moved = _move_aside(target, say)
+                    moved = move_aside(target, say)
                     if moved is not None:
                         say(
                             f"the state database {target} could not be read ({err}); "
@@ -201,10 +168,11 @@ class State:
             str(path), timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
         )
         try:
-            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
+            conn.execute(f"PRAGMA busy_timeout = {_ms(min(NOTE_AFTER, BUSY_TIMEOUT))}")
             # Reading the schema fails here, not later, when the file is not a database.
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            _not_newer(path, int(conn.execute("PRAGMA user_version").fetchone()[0]))
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()  # (a write)
             if mode is None or str(mode[0]).lower() != "wal":
                 warn(f"the state database {path} is not in WAL mode ({mode})")
             conn.execute("PRAGMA synchronous = NORMAL")
@@ -217,11 +185,7 @@ class State:
 
     def _migrate(self) -> None:
         version = int(self.conn.execute("PRAGMA user_version").fetchone()[0])
-        if version > SCHEMA_VERSION:
-            raise StateError(
-                f"the state database {self.path} was written by a newer d20cli "
-                f"(schema {version}, this one knows {SCHEMA_VERSION})"
-            )
+        _not_newer(self.path, version)
         while version < SCHEMA_VERSION:
             with self.transaction() as conn:
                 # Re-read inside the lock: another process may have migrated meanwhile.
@@ -250,13 +214,33 @@ class State:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One atomic change: `BEGIN IMMEDIATE` takes the write lock at once (waiting up to
         the busy timeout for another process), COMMIT on success, ROLLBACK on any error."""
-        self.conn.execute("BEGIN IMMEDIATE")
+        self._begin()
         try:
             yield self.conn
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
         self.conn.execute("COMMIT")
+
+    def _begin(self) -> None:
+        """BEGIN IMMEDIATE, waiting up to BUSY_TIMEOUT for another process's lock: after
+        NOTE_AFTER seconds a note says so, and past the timeout "database is locked" is
+        raised (the caller then goes on without saving, with a warning)."""
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) and "busy" not in str(err):
+                raise
+        self.warn(
+            f"the state database {self.path} is in use by another program; "
+            f"waiting up to {BUSY_TIMEOUT:g} seconds"
+        )
+        self.conn.execute(f"PRAGMA busy_timeout = {_ms(max(BUSY_TIMEOUT - NOTE_AFTER, 0))}")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {_ms(min(NOTE_AFTER, BUSY_TIMEOUT))}")
 
     def _write(self, what: str, change: Callable[[sqlite3.Connection], Any]) -> Any:
         """Run `change` in a transaction. A full disk or a read-only file is a warning, and
@@ -489,6 +473,20 @@ def _set_fortune(conn: sqlite3.Connection, holder: str, count: int) -> None:
 _INT64 = 2**63
 
 
+def _not_newer(path: Path | None, version: int) -> None:
+    """StateError for a database of a newer schema: it is never written (not even its
+    journal mode), so the newer d20cli finds it as it left it."""
+    if version > SCHEMA_VERSION:
+        raise StateError(
+            f"the state database {path} was written by a newer d20cli "
+            f"(schema {version}, this one knows {SCHEMA_VERSION}); it is left as it is"
+        )
+
+
+def _ms(seconds: float) -> int:
+    return int(seconds * 1000)
+
+
 def _int64(value: int | None) -> int | None:
     """`value` as SQLite can store it: an int outside 64 bits becomes NULL."""
     return value if value is None or -_INT64 <= value < _INT64 else None
@@ -514,26 +512,6 @@ def _ignore(message: str) -> None:
     """The default warning sink: say nothing."""
 
 
-def _move_aside(path: Path, warn: Warn) -> Path | None:
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    moved = path.with_name(f"{path.name}.corrupt-{stamp}")
-    n = 1
-    while moved.exists():
-        n += 1
-        moved = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
-    try:
-        os.replace(path, moved)
-    except OSError as err:
-        warn(f"cannot move the unreadable state database {path} aside ({err.strerror or err})")
-        return None
-    for suffix in ("-wal", "-shm"):  # the journal of the old file belongs with it
-        side = path.with_name(path.name + suffix)
-        if side.exists():
-            with suppress(OSError):
-                os.replace(side, moved.with_name(moved.name + suffix))
-    return moved
-
-
 # One open database per path for the life of the process (the shell keeps it open
 # between lines; a one-shot command opens it once).
 _OPEN: dict[Path, State] = {}
@@ -544,13 +522,28 @@ def shared(warn: Warn | None = None) -> State:
     path = db_path()
     state = _OPEN.get(path)
     if state is None:
-        state = State.open(path, warn)
+        # Warnings wait until the state is shared: saying one writes the output, which
+        # first saves what it shows, through this same state (one warning, not two).
+        said: list[str] = []
+        state = State.open(path, said.append)
+        state.warn = warn if warn is not None else _ignore
         if not _OPEN:
             atexit.register(close_shared)  # saves deferred writes
         _OPEN[path] = state
+        for message in said:
+            state.warn(message)
     elif warn is not None:
         state.warn = warn
     return state
+
+
+def flush_shared() -> None:
+    """Write what the open shared databases deferred (the last rolls), opening none."""
+    for state in list(_OPEN.values()):
+        try:
+            state.flush()
+        except (sqlite3.Error, StateError) as err:
+            state.warn(f"cannot save the last roll: {err}")
 
 
 def close_shared() -> None:

@@ -1,0 +1,54 @@
+"""The state database's tables (d20cli.store.state), versioned with `PRAGMA user_version`:
+`MIGRATIONS[n]` takes a database from version n to n + 1. A database of a higher version
+than `SCHEMA_VERSION` was written by a newer d20cli: it is read, never written or
+migrated down."""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = 3
+
+#: MIGRATIONS[n] takes the schema from version n to n + 1.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE IF NOT EXISTS settings (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS fortune (
+        holder TEXT PRIMARY KEY,
+        count  INTEGER NOT NULL CHECK (count >= 0)
+    );
+    CREATE TABLE IF NOT EXISTS last_roll (
+        holder  TEXT PRIMARY KEY,
+        request TEXT NOT NULL,
+        system  TEXT NOT NULL,
+        result  TEXT NOT NULL,
+        at      REAL NOT NULL
+    );
+    """,
+    # 1 -> 2: the roll log (d20cli.store.rolllog). `dice` is the JSON list of the dice rolled;
+    # `source` says where the faces came from: random, seed (--seed) or dice (--dice).
+    """
+    CREATE TABLE IF NOT EXISTS rolls (
+        id        INTEGER PRIMARY KEY,
+        at        TEXT NOT NULL,
+        character TEXT,
+        system    TEXT NOT NULL,
+        verb      TEXT NOT NULL,
+        request   TEXT NOT NULL,
+        dice      TEXT NOT NULL,
+        total     INTEGER,
+        outcome   TEXT,
+        source    TEXT NOT NULL DEFAULT 'random'
+    );
+    CREATE INDEX IF NOT EXISTS rolls_by_character ON rolls (character, id);
+    """,
+    # 2 -> 3: only rolls made as a character are indexed by character (`d20 log --as X`);
+    # a batch of plain rolls then writes each row once, not twice.
+    """
+    DROP INDEX IF EXISTS rolls_by_character;
+    CREATE INDEX rolls_by_character ON rolls (character, id) WHERE character IS NOT NULL;
+    """,
+)
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION"]

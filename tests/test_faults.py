@@ -1,0 +1,325 @@
+"""Faults survived (issue 21, item 4): an unusable state, config or cache directory, a
+full disk, a database another process holds past the busy timeout, many writers at once,
+a database from a newer d20cli, private permissions, and symbolic links where d20 writes.
+In every case the roll happens and is printed, at most one warning says what was not
+saved, and nothing half-written is left behind."""
+
+from __future__ import annotations
+
+import io
+import os
+import resource
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from d20cli.app.options import Options
+from d20cli.app.run import run_tokens
+from d20cli.present.output import Output
+from d20cli.store import state as state_module
+from d20cli.store.schema import MIGRATIONS, SCHEMA_VERSION
+from d20cli.store.state import close_shared, db_path
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMEOUT = 120
+ROOT_USER = hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def env(**dirs: Path) -> dict[str, str]:
+    """The environment of a d20 with the roll log on, and these XDG directories."""
+    base = {k: v for k, v in os.environ.items() if k != "D20_NO_LOG"}
+    return {**base, "PYTHONUNBUFFERED": "0", **{k: str(v) for k, v in dirs.items()}}
+
+
+def d20(
+    *args: str, environ: dict[str, str], stdin: bytes | None = None, fsize: int | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    def limit() -> None:
+        if fsize is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+
+    return subprocess.run(
+        [sys.executable, "-m", "d20cli", *args],
+        input=stdin,
+        capture_output=True,
+        cwd=ROOT,
+        env=environ,
+        timeout=TIMEOUT,
+        preexec_fn=limit,
+    )
+
+
+def warnings(stderr: bytes) -> list[str]:
+    text = stderr.decode("utf-8", "replace")
+    assert "Traceback" not in text, text
+    return [line for line in text.splitlines() if line.startswith("d20: warning:")]
+
+
+def rows(path: Path) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        return int(conn.execute("SELECT count(*) FROM rolls").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def leftovers(folder: Path) -> list[Path]:
+    """Temporary files a write left behind."""
+    return [p for p in folder.rglob("*") if p.name.endswith(".tmp")] if folder.exists() else []
+
+
+# -- unusable directories ----------------------------------------------------------------
+
+
+def _blocker(tmp_path: Path) -> Path:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where a directory should be")
+    return blocker
+
+
+def _read_only(tmp_path: Path) -> Path:
+    folder = tmp_path / "read-only"
+    (folder / "d20cli").mkdir(parents=True)
+    for f in (folder / "d20cli", folder):
+        f.chmod(0o555)
+    return folder
+
+
+@pytest.mark.parametrize("kind", ["a file", "read-only", "missing"])
+@pytest.mark.parametrize("which", ["XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"])
+def test_an_unusable_directory_still_rolls(tmp_path: Path, kind: str, which: str) -> None:
+    if kind == "read-only" and ROOT_USER:
+        pytest.skip("root writes into read-only directories")
+    place = {
+        "a file": _blocker,
+        "read-only": _read_only,
+        "missing": lambda p: p / "not" / "there",
+    }[kind](tmp_path)
+    environ = env(
+        XDG_STATE_HOME=tmp_path / "state",
+        XDG_CONFIG_HOME=tmp_path / "config",
+        XDG_CACHE_HOME=tmp_path / "cache",
+    )
+    environ[which] = str(place)
+    batch = b"roll 1d20\nattempt adept fortune --dice 20 -s pd\ncheck +5 vs 15\n" * 50
+    for args, stdin in ((["check", "+5", "vs", "15", "--seed", "3"], None), (["-q"], batch)):
+        run = d20(*args, environ=environ, stdin=stdin)
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.count(b"\n") >= (150 if stdin else 2)
+        said = warnings(run.stderr)
+        assert len(said) <= 1, said
+        if which == "XDG_STATE_HOME" and kind != "missing":
+            assert said and "not saved" in said[0]
+    assert not leftovers(tmp_path)
+
+
+# -- a full disk -------------------------------------------------------------------------
+
+
+def test_a_full_disk_before_the_database_exists(tmp_path: Path) -> None:
+    environ = env(XDG_STATE_HOME=tmp_path / "state", XDG_CACHE_HOME=tmp_path / "cache")
+    run = d20("roll", "1d20", "--seed", "1", environ=environ, fsize=2048)
+    assert run.returncode == 0 and b"1d20" in run.stdout
+    said = warnings(run.stderr)
+    assert len(said) == 1 and "not saved" in said[0], said
+    assert not leftovers(tmp_path)
+    again = d20("roll", "1d20", environ=environ)  # room again: the database works
+    assert again.returncode == 0 and not warnings(again.stderr)
+    assert rows(tmp_path / "state" / "d20cli" / "state.db") == 1
+
+
+def test_a_disk_that_fills_during_a_batch(tmp_path: Path) -> None:
+    environ = env(XDG_STATE_HOME=tmp_path / "state", XDG_CACHE_HOME=tmp_path / "cache")
+    first = d20("roll", "1d20", environ=environ)
+    assert first.returncode == 0 and not warnings(first.stderr)
+    db = tmp_path / "state" / "d20cli" / "state.db"
+    size = db.stat().st_size
+    batch = b"roll 1d20\ncheck +5 vs 15 adv\n" * 10_000
+    run = d20("-q", environ=environ, stdin=batch, fsize=size + 64 * 1024)
+    assert run.returncode == 0
+    assert run.stdout.count(b"\n") == 20_000  # every roll printed
+    said = warnings(run.stderr)
+    assert len(said) == 1 and "roll log" in said[0], said
+    assert not leftovers(tmp_path)
+    logged = rows(db)  # whole transactions only, and the database still opens
+    assert 1 <= logged < 20_001
+
+
+# -- a database held by another process ---------------------------------------------------
+
+HOLDER = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN IMMEDIATE")
+print("holding", flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_database_locked_past_the_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("D20_NO_LOG")
+    monkeypatch.setattr(state_module, "BUSY_TIMEOUT", 1.0)
+    monkeypatch.setattr(state_module, "NOTE_AFTER", 0.2)
+    state_module.State.open().close()  # the database exists, in WAL mode
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(db_path())], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "holding\n"
+        stdout, stderr = io.StringIO(), io.StringIO()
+        out = Output(stdout, stderr, color=False)
+        for _ in range(3):
+            outcome = run_tokens(["roll", "1d20", "-q"], Options(), out)
+            assert outcome.status == 0
+        close_shared()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert stdout.getvalue().count("\n") == 3  # every roll shown
+    said = stderr.getvalue().splitlines()
+    assert "in use by another program; waiting up to 1 seconds" in said[0]
+    assert "cannot save the roll log" in said[1] and "locked" in said[1]
+    assert len(said) == 2  # then on without the log, and without waiting again
+
+
+# -- many writers at once ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [2, 4, 8])
+def test_many_processes_writing_at_once_lose_nothing(tmp_path: Path, n: int) -> None:
+    environ = env(XDG_STATE_HOME=tmp_path / "state", XDG_CONFIG_HOME=tmp_path / "config")
+    for i in range(n):
+        assert d20("char", "add", f"c{i}", "-s", "pd", environ=environ).returncode == 0
+    procs = []
+    for i in range(n):
+        batch = b"roll 1d20\n" * 100 + f"attempt adept fortune --dice 20 --as c{i}\n".encode()
+        for args, stdin in (
+            (["-q"], batch),
+            (["char", "set", f"c{i}", "stealth", f"+{i}"], None),
+            (["roll", "1d6", "--as", f"c{i}"], None),
+        ):
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "d20cli", *args],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                    cwd=ROOT,
+                    env=environ,
+                )
+            )
+            assert procs[-1].stdin is not None
+            procs[-1].stdin.write(stdin or b"")
+            procs[-1].stdin.close()
+    for proc in procs:
+        assert proc.wait(timeout=TIMEOUT) == 0
+        assert proc.stderr is not None
+        assert not warnings(proc.stderr.read())
+        proc.stderr.close()
+    db = tmp_path / "state" / "d20cli" / "state.db"
+    assert rows(db) == n * 102
+    conn = sqlite3.connect(db)
+    held = dict(conn.execute("SELECT holder, count FROM fortune").fetchall())
+    conn.close()
+    assert held == {f"c{i}": 1 for i in range(n)}
+    shown = d20("char", "list", "--json", environ=environ)
+    assert shown.returncode == 0
+    text = shown.stdout.decode()
+    for i in range(n):
+        assert f'"c{i}"' in text
+        show = d20("char", "show", f"c{i}", "--json", environ=environ).stdout.decode()
+        assert f'"stealth": "+{i}"' in show
+
+
+# -- a database from a newer d20cli --------------------------------------------------------
+
+
+def test_a_newer_schema_is_never_written_or_downgraded(tmp_path: Path) -> None:
+    folder = tmp_path / "state" / "d20cli"
+    folder.mkdir(parents=True)
+    db = folder / "state.db"
+    conn = sqlite3.connect(db)
+    for script in MIGRATIONS:
+        conn.executescript(script)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.close()
+    before = db.read_bytes()
+    environ = env(XDG_STATE_HOME=tmp_path / "state")
+    run = d20("attempt", "adept", "fortune", "--dice", "20", "-s", "pd", environ=environ)
+    assert run.returncode == 0 and b"success" in run.stdout.lower()
+    said = warnings(run.stderr)
+    assert len(said) == 1 and "newer d20cli" in said[0] and "not saved" in said[0], said
+    assert db.read_bytes() == before
+    check = sqlite3.connect(db)
+    assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
+    assert check.execute("SELECT count(*) FROM rolls").fetchone()[0] == 0
+    check.close()
+
+
+# -- permissions and symbolic links ---------------------------------------------------------
+
+
+def test_state_and_history_are_private(monkeypatch: pytest.MonkeyPatch) -> None:
+    from d20cli.app.shell import _history
+    from d20cli.store.state import history_path
+
+    monkeypatch.delenv("D20_NO_LOG")
+    old = os.umask(0o022)
+    try:
+        run_tokens(["roll", "1d6"], Options(), Output(io.StringIO(), io.StringIO()))
+        _history(Output(io.StringIO(), io.StringIO()))
+    finally:
+        os.umask(old)
+        close_shared()
+    for path in (db_path(), history_path()):
+        assert path.stat().st_mode & 0o777 == 0o600, path
+    for side in db_path().parent.glob("state.db-*"):
+        assert side.stat().st_mode & 0o077 == 0, side
+    assert db_path().parent.stat().st_mode & 0o077 == 0
+
+
+@pytest.mark.parametrize("name", ["state.db", "state.db-wal", "state.db-shm"])
+def test_a_symbolic_link_at_the_database_is_not_followed(tmp_path: Path, name: str) -> None:
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    folder = tmp_path / "state" / "d20cli"
+    folder.mkdir(parents=True)
+    (folder / name).symlink_to(victim)
+    run = d20("roll", "1d20", environ=env(XDG_STATE_HOME=tmp_path / "state"))
+    assert run.returncode == 0 and b"1d20" in run.stdout
+    said = warnings(run.stderr)
+    assert len(said) == 1 and "symbolic link" in said[0], said
+    assert victim.read_text() == "precious"
+    assert (folder / name).is_symlink()
+
+
+def test_a_symbolic_link_at_the_history_or_the_cache_is_not_followed(tmp_path: Path) -> None:
+    from prompt_toolkit.history import InMemoryHistory
+
+    from d20cli.app.shell import _history
+    from d20cli.store.request_cache import cache_path
+    from d20cli.store.state import history_path
+
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    history_path().parent.mkdir(parents=True)
+    history_path().symlink_to(victim)
+    err = io.StringIO()
+    assert isinstance(_history(Output(io.StringIO(), err)), InMemoryHistory)
+    assert "symbolic link" in err.getvalue()
+    cache = cache_path()
+    Path(cache).parent.mkdir(parents=True, exist_ok=True)
+    Path(cache).symlink_to(victim)
+    run = d20(
+        "roll",
+        "1d20",
+        environ=env(XDG_CACHE_HOME=Path(cache).parent.parent, XDG_STATE_HOME=tmp_path / "s"),
+    )
+    # the link's target is not a parse cache: at most the one warning that it was dropped
+    said = warnings(run.stderr)
+    assert run.returncode == 0 and all("parse cache" in w for w in said) and len(said) <= 1
+    assert victim.read_text() == "precious"
