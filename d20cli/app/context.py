@@ -55,6 +55,7 @@ class Context:
         self._logging: bool | None = None
         self._default_system: str | None = None
         self._default_budget: int | None = None
+        self._default_work: int | None = None
         self.warned: set[str] = set()  # label words already warned about (warn_unvalued)
         self.valued: set[str] = set()  # requests with no unvalued word (warn_unvalued)
 
@@ -158,6 +159,14 @@ class Context:
         if opts.system is None and self._default_system is None:
             self._default_system = opts.system_id()  # D20_SYSTEM, read once per run
         return self.system(opts.system or self._default_system or "levelup")
+
+    def work_for(self, opts: Options) -> int:
+        """The work budget of a command with these options (D20_WORK read once per run)."""
+        if opts.work is not None:
+            return opts.work
+        if self._default_work is None:
+            self._default_work = opts.work_budget()
+        return self._default_work
 
     def roller(self, opts: Options) -> Roller:
         if opts.budget is not None:

@@ -88,7 +88,7 @@ def _results(
                 return fortune.handle(request, roller, opts, out, write)
             return fortune.record(request, system.resolve(request, roller), opts, out, write)
 
-    return rolling.results(request, resolve_one, roller, opts.repeat, opts.work_budget())
+    return rolling.results(request, resolve_one, roller, opts.repeat, context.work_for(opts))
 
 
 def exit_for(result: Result, opts: Options) -> ExitStatus:
@@ -113,7 +113,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
     if holding:
         out.flush_lines = False
     try:
-        output_limit = opts.work_budget() * OUTPUT_PER_WORK
+        output_limit = context.work_for(opts) * OUTPUT_PER_WORK
         if opts.as_:
             from d20cli.store.characters import expand
 
