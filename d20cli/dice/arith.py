@@ -68,7 +68,7 @@ class Bounded:
     __slots__ = ()
 
     def bounds(self) -> tuple[float, float]:
-        raise NotImplementedError
+        raise NotImplementedError  # abstract: every node class (tree.py) gives its own bounds
 
     def min_total(self) -> int | float:
         return as_int(self.bounds()[0])
