@@ -42,7 +42,7 @@ from __future__ import annotations
 import random
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
@@ -56,7 +56,8 @@ from d20cli.present.output import result_text  # noqa: F401 (it makes str(result
 from d20cli.probability.model import Odds
 from d20cli.results import SCHEMA_VERSION, Damage, DiceSummary, Die, Result, Score
 from d20cli.rules import SYSTEM_IDS, get_system
-from d20cli.store.characters import Character, expand
+from d20cli.store.characters import Character
+from d20cli.store.characters import resolve as resolve_character
 
 if TYPE_CHECKING:
     from d20cli.language.requests import Request as Parsed
@@ -189,8 +190,8 @@ def odds(
 
     line = _request_line(request)
     with _placed_in(request, line):
-        rules, _, text = _read(request, line, system, character)
-        return odds_of(text, rules.id, parse=_parse)
+        rules, _, _, parse_again = _read(request, line, system, character)
+        return odds_of(line, rules.id, parse=parse_again)
 
 
 @dataclass(frozen=True)
@@ -233,7 +234,7 @@ def parse(
     probe = _roller(None, None, random.Random(0), budget)
     line = _request_line(request)
     with _placed_in(request, line):
-        rules, parsed, text = _read(request, line, system, character)
+        rules, parsed, text, _ = _read(request, line, system, character)
         for _ in rolling.results(parsed, rules.resolve, probe):
             pass
     return Request(
@@ -308,7 +309,7 @@ def _rolled(
 ) -> tuple[Result, ...]:
     line = _request_line(request)
     with _placed_in(request, line):
-        rules, parsed, text = _read(request, line, system, character)
+        rules, parsed, text, _ = _read(request, line, system, character)
         count = sum(unit.repeat for unit in rolling.each_roll(parsed))
         if one and count > 1:
             at = re.search(r"(?<![\w.])[0-9]+x(?![\w])", text, re.IGNORECASE)
@@ -323,19 +324,26 @@ def _rolled(
 
 def _read(
     given: str, line: str, system: str | None, character: str | Character | None
-) -> tuple[System, Parsed, str]:
-    """The system, the parsed request and its text (through the character, if any)."""
+) -> tuple[System, Parsed, str, Callable[[str], Parsed]]:
+    """The system, the parsed request, its text as rolled and how to parse it again
+    (through the character, if any: its entries merged into the parsed request)."""
     rolling.check_text(given)
     if system is not None and not isinstance(system, str):
         raise TypeError(f"system must be a system's id or alias, not {type(system).__name__}")
     if character is not None:
         if not isinstance(character, str | Character):
             raise TypeError(f"character must be a name or a Character, not {character!r}")
-        line, plays = expand(line, character)
+        who = character
+
+        def parse(text: str) -> Parsed:
+            return resolve_character(text, who, _parse)[0]
+
+        parsed, plays = resolve_character(line, who, _parse)
         if system is None or system is DEFAULT_SYSTEM:
             system = plays or DEFAULT_SYSTEM
+        return get_system(system), parsed, parsed.text, parse
     rules = get_system(system or DEFAULT_SYSTEM)
-    return rules, _parse(line), line
+    return rules, _parse(line), line, _parse
 
 
 _BARE = re.compile(r"[+-]?(?:[0-9(]|d[0-9%f(])", re.IGNORECASE)

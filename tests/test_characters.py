@@ -90,27 +90,36 @@ def test_path_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
         ("roll 1d20+5", "roll 1d20+5"),
     ],
 )
-def test_expand(sheet: Path, text: str, expanded: str) -> None:
-    assert characters.expand(text, "aria") == (expanded, "levelup")
-    parse_request(expanded)  # the grammar accepts what expand produces
+def test_resolve(sheet: Path, text: str, expanded: str) -> None:
+    """Entries are merged into the parsed request; the request shows the entry's words
+    after its label, and parsing that shown text gives the very same request."""
+    request, system = characters.resolve(text, "aria", parse_request)
+    assert (request.text, system) == (expanded, "levelup")
+    assert request == parse_request(expanded)
 
 
-def test_expanded_label_is_the_result_name(sheet: Path) -> None:
+def expand(text: str, name: str) -> tuple[str, str | None]:
+    """The request text as rolled through the character, and its system."""
+    request, system = characters.resolve(text, name, parse_request)
+    return request.text, system
+
+
+def test_resolved_label_is_the_result_name(sheet: Path) -> None:
     from d20cli.app.run import resolve
 
-    text, system = characters.expand("check stealth vs 15", "aria")
-    (result,) = resolve(text, Options(system=system, dice=(12, 3)))
+    (result,) = resolve("check stealth vs 15", Options(as_="aria", dice=(12, 3)))
     assert result.name == "stealth" and result.total == 12 + 7 + 3
+    assert result.request == "check stealth +7 expertise=d6 vs 15"
 
 
 def test_save_group_is_only_for_saves(sheet: Path) -> None:
     with pytest.raises(ParseError, match="no entry 'dex'"):
-        characters.expand("check dex vs 10", "aria")
+        expand("check dex vs 10", "aria")
 
 
 def test_unknown_entry_names_the_closest_and_its_column(sheet: Path) -> None:
     with pytest.raises(ParseError) as info:
-        characters.expand("check stealht vs 15", "aria")
+        expand("check stealht vs 15", "aria")
     err = info.value
     assert "aria has no entry 'stealht'; did you mean stealth?" in err.message
     assert err.text == "check stealht vs 15" and err.column == 7
@@ -118,21 +127,21 @@ def test_unknown_entry_names_the_closest_and_its_column(sheet: Path) -> None:
 
 def test_unknown_macro_or_verb(sheet: Path) -> None:
     with pytest.raises(ParseError, match=r"no macro 'snek'.*did you mean sneak") as info:
-        characters.expand("snek", "aria")
+        expand("snek", "aria")
     assert info.value.column == 1
 
 
 def test_unknown_character_names_the_closest(sheet: Path) -> None:
     with pytest.raises(ParseError, match="no character 'aira'; did you mean aria"):
-        characters.expand("check stealth", "aira")
-    assert characters.expand("check fists", "BRUNO") == ("check fists +8", "mm")
+        expand("check stealth", "aira")
+    assert expand("check fists", "BRUNO") == ("check fists +8", "mm")
 
 
 def test_no_file_means_no_characters() -> None:
     assert characters.list_characters() == []
     assert characters.names("aria") == []
     with pytest.raises(ParseError, match="no characters yet"):
-        characters.expand("check stealth", "aria")
+        expand("check stealth", "aria")
 
 
 def test_names_for_completion(sheet: Path) -> None:
@@ -170,7 +179,7 @@ def test_writes_keep_comments_and_layout(sheet: Path) -> None:
     assert text.rstrip().endswith('[cleo]\nsystem = "pendagger"')
     c = characters.load("aria")
     assert c.entries["acrobatics"] == "+5" and c.macros["hide"] == "check stealth vs 12"
-    assert characters.expand("check intimidate", "bruno")[0] == "check intimidate +6"
+    assert expand("check intimidate", "bruno")[0] == "check intimidate +6"
     assert list(sheet.parent.iterdir()) == [sheet] or {p.name for p in sheet.parent.iterdir()} == {
         "characters.toml",
         "characters.toml.lock",
@@ -223,7 +232,7 @@ def test_a_broken_file_is_reported_with_its_line_and_never_overwritten(sheet: Pa
         character_edits.set_entry("aria", "stealth", "+9")
     assert "was not changed" in info.value.message
     with pytest.raises(ParseError, match="line 5"):
-        characters.expand("check stealth", "aria")
+        expand("check stealth", "aria")
     assert sheet.read_text() == broken
     assert characters.names("aria") == []  # completion never raises
 

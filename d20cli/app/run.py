@@ -55,7 +55,7 @@ def resolve(
     check_text(text)
     context = context or Context()
     system = context.system_for(opts)
-    request = context.parse(text)
+    request = context.parser(opts)(text)
     hooks = out is not None and system.fortune is not None
     if opts.dice is None:
         return _results(request, system, opts, out if hooks else None, context, write=True)
@@ -115,9 +115,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
     try:
         output_limit = context.work_for(opts) * OUTPUT_PER_WORK
         if opts.as_:
-            from d20cli.store.characters import expand
-
-            text, char_system = expand(text, opts.as_)
+            _, char_system = context.parse_as(text, opts.as_)
             if opts.system is None and char_system is not None:
                 opts = replace(opts, system=char_system)
         if opts.summary and opts.repeat > 1 and opts.dice is None:
@@ -131,11 +129,11 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
                 if chances is None:
                     from d20cli.probability.engine import odds_of
 
-                    chances = odds_of(text, opts.system_id(), parse=context.parse)
+                    chances = odds_of(text, opts.system_id(), parse=context.parser(opts))
                 result = with_chance(result, chances)
             if opts.summary and opts.repeat > 1:
                 if tally is None:
-                    tally = Tally(text, result.system, result.verb)
+                    tally = Tally(result.request, result.system, result.verb)
                     tally.labels.update(_outcome_labels(context, opts))
                 tally.add(result)
                 continue
@@ -189,7 +187,7 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
     when the distribution is too costly to compute (the caller then rolls each one)."""
     from d20cli.probability.engine import joint_outcomes
 
-    request = context.parse(text)
+    request = context.parser(opts)(text)
     if request.verb in ("fortune", "scores"):
         return None
     system = context.system_for(opts)
@@ -207,7 +205,7 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
     rng = getattr(roller, "rng", None)
     if rng is None:
         return None
-    tally = Tally(text, system.id, request.verb)
+    tally = Tally(request.text, system.id, request.verb)
     tally.labels.update(_outcome_labels(context, opts))
     if any(winner is not None for _, _, winner in keys):  # a contest of 3+ sides
         tally.sides = len(getattr(request, "sides", ()))

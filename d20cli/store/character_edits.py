@@ -11,13 +11,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from d20cli.errors import D20Error, ParseError
+from d20cli.errors import D20Error, ParseError, closest
 from d20cli.store.characters import (
     _NAME,
     Character,
     _cache,
     _character,
-    _closest,
     _language,
     _parse,
     _read_text,
@@ -94,7 +93,7 @@ def _key_of(doc: Any, name: str) -> str:
     for key in doc:
         if str(key).lower() == name.lower():
             return str(key)
-    raise ParseError(f"no character {name!r}{_closest(name, [str(k) for k in doc])}")
+    raise ParseError(f"no character {name!r}{closest(name, [str(k) for k in doc])}")
 
 
 def _table_of(doc: Any, name: str, path: Path | None = None) -> tuple[str, Any]:
