@@ -446,3 +446,22 @@ def test_shell_completes_entries_macros_and_characters() -> None:
     assert completions("roll st", words, entries, macros)[1] == []
     assert completions("as ", words, characters=["aria", "bruno"])[1] == ["aria", "bruno", "-"]
     assert completions("check st", words)[1] == []
+
+
+def test_a_result_through_a_character_names_it(
+    sheet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """JSON: `character`, as the file spells the name, on each result rolled --as one
+    (also through the Python API); it reads back through the one codec."""
+    import d20cli
+    from d20cli.__main__ import main
+    from d20cli.results import Result
+
+    assert main(["check", "stealth", "vs", "15", "--as", "ARIA", "--json", "--dice", "9,2"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["character"], data["request"]) == ("aria", "check stealth +7 expertise=d6 vs 15")
+    assert Result.from_json(data).character == "aria"
+    assert Result.from_json(data).json_text() == json.dumps(data)
+    assert d20cli.roll("check stealth vs 15", character="aria", dice=[9, 2]).character == "aria"
+    assert main(["check", "+1", "vs", "15", "--json", "--dice", "9"]) == 0
+    assert "character" not in json.loads(capsys.readouterr().out)

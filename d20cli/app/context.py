@@ -99,6 +99,12 @@ class Context:
             self.as_parsed[key] = found
         return found
 
+    def character_name(self, name: str) -> str:
+        """The name of the character `name` as its file spells it (`--as BRUNO`: bruno)."""
+        from d20cli.store.characters import load
+
+        return load(name).name
+
     def parser(self, opts: Options) -> Callable[[str], Request]:
         """How the request text of a line with these options is parsed: through its
         character with --as, as typed otherwise."""

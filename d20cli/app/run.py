@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -79,14 +79,20 @@ def _results(
     """The results of one request (`resolve`); with `out`, pendagger's fortune dice are
     kept (`write`: False checks and rolls everything but stores nothing)."""
     roller = context.roller(opts)
-    resolve_one = system.resolve
+    resolve_one: Callable[[Request, Roller], Result] = system.resolve
+    if opts.as_ is not None:
+        resolve_one = rolling.through(resolve_one, context.character_name(opts.as_))
     if out is not None:
         from d20cli.app import fortune
 
-        def resolve_one(request: Request, roller: Roller) -> Result:
+        resolve_through = resolve_one
+
+        def resolve_kept(request: Request, roller: Roller) -> Result:
             if request.verb == "fortune":
                 return fortune.handle(request, roller, opts, out, write)
-            return fortune.record(request, system.resolve(request, roller), opts, out, write)
+            return fortune.record(request, resolve_through(request, roller), opts, out, write)
+
+        resolve_one = resolve_kept
 
     return rolling.results(request, resolve_one, roller, opts.repeat, context.work_for(opts))
 
