@@ -163,7 +163,7 @@ def test_names_for_completion(sheet: Path) -> None:
 def test_writes_keep_comments_and_layout(sheet: Path) -> None:
     character_edits.set_entry("aria", "stealth", ["+8", "expertise=d6"])
     character_edits.set_entry("aria", "acrobatics", "+5")
-    character_edits.set_entry("aria", "dex", "+8")  # already in a group: changed there
+    character_edits.set_entry("aria", "saves.dex", "+8")
     character_edits.set_entry("aria", "macros.hide", "check stealth vs 12")
     character_edits.set_entry("bruno", "skills.intimidate", "+6")
     character_edits.add("cleo", "pendagger")
@@ -465,3 +465,62 @@ def test_a_result_through_a_character_names_it(
     assert d20cli.roll("check stealth vs 15", character="aria", dice=[9, 2]).character == "aria"
     assert main(["check", "+1", "vs", "15", "--json", "--dice", "9"]) == 0
     assert "character" not in json.loads(capsys.readouterr().out)
+
+
+def _d20(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    from d20cli.__main__ import main
+
+    status = main(args)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_char_set_takes_negative_numbers_and_options_as_words(
+    sheet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Everything after the key is the value, and a macro's saved options apply."""
+    assert _d20(["char", "set", "aria", "saves.wis", "-1"], capsys)[1] == "aria: saves.wis = -1\n"
+    status, out, _ = _d20(
+        ["char", "set", "aria", "macros.weak", "check", "-1", "vs", "10", "-n", "2"], capsys
+    )
+    assert (status, out) == (0, "aria: macros.weak = check -1 vs 10 -n 2\n")
+    status, out, _ = _d20(["weak", "--as", "aria", "--json", "--dice", "9,12"], capsys)
+    assert status == 0 and [json.loads(x)["total"] for x in out.splitlines()] == [8, 11]
+    status, out, _ = _d20(["weak", "--as", "aria", "-n", "3", "--json", "--dice", "9,12,1"], capsys)
+    assert status == 0 and len(out.splitlines()) == 3  # an option given beats the macro's
+
+
+def test_char_set_by_a_short_name_never_writes_a_verbs_group(
+    sheet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`wis` is a new top-level entry even though saves.wis exists (saves.wis is for
+    saves only); a short name held by two general groups asks for the full name."""
+    assert _d20(["char", "set", "aria", "dex", "+2"], capsys)[1] == "aria: dex = +2\n"
+    assert 'dex = "+7"' in sheet.read_text()  # saves.dex untouched
+    status, out, _ = _d20(
+        ["check", "dex", "vs", "10", "--as", "aria", "--json", "--dice", "5"], capsys
+    )
+    assert json.loads(out)["total"] == 7
+    character_edits.set_entry("aria", "skills.arcana", "+1")
+    assert _d20(["char", "set", "aria", "arcana", "+4"], capsys)[1] == "aria: skills.arcana = +4\n"
+    character_edits.set_entry("aria", "lore.arcana", "+1")
+    status, _, err = _d20(["char", "set", "aria", "arcana", "+5"], capsys)
+    assert status == 2
+    assert "aria has 'arcana' in more than one group; give the full name: " in err
+    assert "skills.arcana or lore.arcana" in err
+
+
+def test_macros_take_parameters(sheet: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    character_edits.set_entry("aria", "macros.sneaky", "check stealth vs {dc=15} adv")
+    character_edits.set_entry("aria", "macros.hit", "attack {bonus} vs {ac} dmg 1d8+{bonus}")
+    assert expand("sneaky", "aria")[0] == "check stealth +7 expertise=d6 vs 15 adv"
+    assert expand("sneaky 18", "aria")[0] == "check stealth +7 expertise=d6 vs 18 adv"
+    assert expand("sneaky dc=12 dis", "aria")[0] == "check stealth +7 expertise=d6 vs 12 adv dis"
+    assert expand("hit +5 14", "aria")[0] == "attack +5 vs 14 dmg 1d8+5"
+    assert expand("hit ac=14 bonus=-2", "aria")[0] == "attack -2 vs 14 dmg 1d8-2"
+    with pytest.raises(ParseError, match=r"the macro 'hit' needs bonus, ac: hit bonus=N ac=N"):
+        expand("hit", "aria")
+    status, _, err = _d20(["hit", "14", "--as", "aria"], capsys)
+    assert status == 2 and "needs ac: hit ac=N" in err
+    status, out, _ = _d20(["sneaky", "18", "--as", "aria", "--json", "--dice", "10,3,2"], capsys)
+    assert status == 0 and json.loads(out)["target"] == 18

@@ -99,6 +99,13 @@ class Context:
             self.as_parsed[key] = found
         return found
 
+    def macro_line(self, text: str, name: str) -> str:
+        """`text` with a macro of the character `name` in the verb's place replaced by
+        the macro's line (store.characters.macro_line)."""
+        from d20cli.store.characters import macro_line
+
+        return macro_line(text, name)
+
     def character_name(self, name: str) -> str:
         """The name of the character `name` as its file spells it (`--as BRUNO`: bruno)."""
         from d20cli.store.characters import load

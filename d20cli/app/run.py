@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from d20cli.app import rolling
 from d20cli.app.context import Context, request_text
-from d20cli.app.options import Options, split_options
+from d20cli.app.options import Options, split_line, split_options
 from d20cli.app.rolling import check_text, in_text
 from d20cli.dice.roller import Roller
 from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
@@ -111,6 +111,12 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
     chances: Any = None
     own_context = context is None
     context = context or Context()
+    if opts.as_:
+        try:
+            text, opts = _macro(text, opts, context)
+        except D20Error as err:
+            out.error(in_text(err, text), opts.json)
+            return Outcome(ExitStatus.BAD_INPUT, results)
     out.before_write(context.save)  # what is shown is saved first (group commit)
     log: RollLog | None = None
     printed = 0
@@ -184,6 +190,16 @@ def _outcome_labels(context: Context, opts: Options) -> dict[str | None, str | N
 
 SAMPLE_CHUNK = 100_000
 MAX_WEIGHT_BITS = 1000  # a common denominator beyond 2^1000: the results are rolled instead
+
+
+def _macro(text: str, opts: Options, context: Context) -> tuple[str, Options]:
+    """A macro of the character in the verb's place: its request words, and the options
+    saved in it (`-n 2`, `-s mm`) under the options given with it (those win)."""
+    line = context.macro_line(text, opts.as_ or "")
+    if line == text:
+        return text, opts
+    words, saved = split_options(split_line(line))
+    return " ".join(words), saved.merged(opts)
 
 
 def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:

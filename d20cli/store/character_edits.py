@@ -14,6 +14,7 @@ from typing import Any
 from d20cli.errors import D20Error, ParseError, closest
 from d20cli.store.characters import (
     _NAME,
+    VERB_GROUPS,
     Character,
     _cache,
     _character,
@@ -163,11 +164,13 @@ def _check_name(word: str, what: str) -> None:
 
 def set_entry(
     name: str, key: str, value_words: Sequence[str] | str, path: Path | None = None
-) -> None:
-    """Set `key` of character `name` to `value_words` (joined with spaces).
+) -> str:
+    """Set `key` of character `name` to `value_words` (joined with spaces), and say which
+    key was written (its full name: `skills.stealth`).
 
-    key: `system`; an entry (`stealth`: at the top level, or in the group that already
-    holds it); `GROUP.ENTRY` (`saves.dex`, `attacks.longsword`); `macros.NAME`."""
+    key: `system`; an entry (`stealth`: at the top level, or in the general group that
+    already holds it, never in a verb's group such as `saves`); `GROUP.ENTRY`
+    (`saves.dex`, `attacks.longsword`); `macros.NAME`."""
     import tomlkit
 
     words = value_words if isinstance(value_words, str) else " ".join(value_words)
@@ -197,13 +200,10 @@ def set_entry(
     with _editing(path) as doc:
         _, table = _table_of(doc, name, path)
         if len(parts) == 1 and parts[0] != "system" and parts[0] not in table:
-            for group, sub in table.items():
-                if group != "macros" and isinstance(sub, dict) and parts[0] in sub:
-                    parts = [str(group), parts[0]]
-                    break
+            parts = _short_key(table, parts[0], name)
         if len(parts) == 1:
             _put(table, parts[0], words)
-            return
+            return ".".join(parts)
         group = table.get(parts[0])
         if group is None:
             group = tomlkit.table()
@@ -214,6 +214,25 @@ def set_entry(
                 "not a group (a table)"
             )
         _put(group, parts[1], words)
+        return ".".join(parts)
+
+
+def _short_key(table: Any, key: str, name: str) -> list[str]:
+    """Where `char set NAME KEY` writes a KEY with no group: a new top-level entry, or the
+    one entry of that name in a general group (which serves every verb, as the top level
+    does). A verb's group (`saves`, `attacks`) is never written by a short name: its
+    entries are for that verb only. Two general groups holding it: ParseError asking for
+    the full name."""
+    general = [
+        str(group)
+        for group, sub in table.items()
+        if group != "macros" and f"{group}" not in VERB_GROUPS and isinstance(sub, dict)
+        if key in sub
+    ]
+    if len(general) > 1:
+        keys = " or ".join(f"{g}.{key}" for g in general)
+        raise ParseError(f"{name} has {key!r} in more than one group; give the full name: {keys}")
+    return [general[0], key] if general else [key]
 
 
 def _put(table: Any, key: str, value: str) -> None:

@@ -68,7 +68,7 @@ if TYPE_CHECKING:
     from d20cli.language.requests import Request
 
 #: Groups that belong to one verb (`saves` for save); the other groups serve every verb.
-_VERB_GROUPS = frozenset(f"{v}s" for v in CHECK_VERBS)
+VERB_GROUPS = frozenset(f"{v}s" for v in CHECK_VERBS)
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 _LABEL = re.compile(r"[a-z][\w'-]*", re.IGNORECASE)
 
@@ -102,7 +102,7 @@ class Character:
         (`saves` for save) first, then the top level, then the other groups in order."""
         low = word.lower()
         own = self.groups.get(f"{verb.lower()}s", {})
-        general = [t for g, t in self.groups.items() if g not in _VERB_GROUPS]
+        general = [t for g, t in self.groups.items() if g not in VERB_GROUPS]
         for table in (own, self.entries, *general):
             for key, value in table.items():
                 if key.lower() == low:
@@ -328,8 +328,67 @@ def macro_line(text: str, name: str | Character) -> str:
         raise ParseError(
             f"the macro {head!r} of {character.name} must start with a verb, not {macro!r}"
         )
-    rest = text[head_match.end() :].strip()
-    return f"{inner} {rest}" if rest else inner
+    inner, rest = fill_parameters(inner, text[head_match.end() :].split(), head)
+    return f"{inner} {' '.join(rest)}" if rest else inner
+
+
+#: A macro's parameter: `{dc}` (required) or `{dc=15}` (with a default). A name starts
+#: with a letter, so dice groups (`{4d6,3d8}`) and custom faces (`d{0,1,2}`) never match.
+PARAMETER = re.compile(r"\{([a-z][\w-]*)(?:=([^{}\s]*))?\}", re.IGNORECASE)
+_ARGUMENT = re.compile(r"([a-z][\w-]*)=(\S+)", re.IGNORECASE)
+_NUMBER = re.compile(r"[+-]?[0-9]+")
+
+
+def parameters(macro: str) -> dict[str, str | None]:
+    """A macro's parameters in order of first use, each with its default (None: required)."""
+    found: dict[str, str | None] = {}
+    for match in PARAMETER.finditer(macro):
+        name = match.group(1).lower()
+        if name not in found or found[name] is None:
+            found[name] = match.group(2)
+    return found
+
+
+def fill_parameters(macro: str, words: list[str], called: str) -> tuple[str, list[str]]:
+    """The macro's line with its parameters filled, and the words left to add after it.
+
+    The words after a macro's name fill its parameters: `dc=18` by name, a number by
+    position (the parameters in the order the macro first uses them), and the other
+    words are added to the request (`sneak 18 dis`: dc is 18, then `dis`). A parameter
+    left out takes its default; one with no default is an error naming all such."""
+    wanted = parameters(macro)
+    if not wanted:
+        return macro, words
+    given: dict[str, str] = {}
+    rest: list[str] = []
+    free = list(wanted)
+    for word in words:
+        named = _ARGUMENT.fullmatch(word)
+        if named is not None and named.group(1).lower() in wanted:
+            key = named.group(1).lower()
+            given[key] = named.group(2)
+            if key in free:
+                free.remove(key)
+        elif _NUMBER.fullmatch(word) and free:
+            given[free.pop(0)] = word
+        else:
+            rest.append(word)
+    missing = [n for n, default in wanted.items() if n not in given and default is None]
+    if missing:
+        names = ", ".join(missing)
+        example = " ".join(f"{n}=N" for n in missing)
+        raise ParseError(f"the macro {called!r} needs {names}: {called} {example}")
+    values = {n: given.get(n, default or "") for n, default in wanted.items()}
+    out: list[str] = []
+    last = 0
+    for m in PARAMETER.finditer(macro):
+        before, value = macro[last : m.start()], values[m.group(1).lower()]
+        if before[-1:] in ("+", "-") and value[:1] in ("+", "-"):  # `1d8+{bonus}`, bonus -1
+            sign = "-" if (before[-1] == "-") != (value[0] == "-") else "+"
+            before, value = before[:-1] + sign, value[1:]
+        out += [before, value]
+        last = m.end()
+    return "".join([*out, macro[last:]]), rest
 
 
 def resolve(text: str, name: str | Character, parse: Parse) -> tuple[Request, str | None]:
