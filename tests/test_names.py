@@ -115,3 +115,65 @@ def test_the_shown_text_parses_to_the_resolved_request(
     ):
         request = resolve_names(parse_request(text), Sheet(table=table), parse_request)
         assert request == parse_request(request.text)
+
+
+# --- names inside expressions ------------------------------------------------------------
+
+
+def values(text: str, **table: str) -> object:
+    return resolve_names(parse_request(text), Sheet(table=table), parse_request)
+
+
+def test_a_name_stands_wherever_a_number_may() -> None:
+    sheet = {"dex": "+3", "prof": "2", "str": "-1", "stealth": "+dex+prof expertise=d6"}
+    roll = values("roll 1d20+dex", **sheet)
+    assert str(roll.expr) == "1d20+3[dex]"  # type: ignore[attr-defined]
+    attack = values("attack +dex+prof vs 15 dmg 1d8+@str", **sheet)
+    assert isinstance(attack, CheckRequest)
+    assert (str(attack.modifier), str(attack.damage)) == ("3[dex]+2[prof]", "1d8-1")
+    check = values("check stealth vs 15", **sheet)  # an entry's own names resolve too
+    assert isinstance(check, CheckRequest) and str(check.modifier) == "3[dex]+2[prof]"
+    assert check.expertise == (6,)
+    group = values("group +dex, stealth vs 12", **sheet)
+    assert isinstance(group, GroupRequest)
+    assert [str(m.modifier) for m in group.members] == ["3[dex]", "3[dex]+2[prof]"]
+    assert str(values("roll (prof)d6+1", **sheet).expr) == "(2[prof])d6+1"  # type: ignore[attr-defined]
+
+
+def test_names_errors() -> None:
+    with pytest.raises(ParseError, match=r"circle: a -> b -> a"):
+        values("roll 1d20+a", a="+b", b="+1+a")
+    with pytest.raises(ParseError, match=r"no entry 'dexx'; did you mean dex\?"):
+        values("roll 1d20+dexx", dex="+1")
+    with pytest.raises(ParseError, match=r"entry 'stealth' \('\+7 adv'\) is not a value"):
+        values("roll 1d20+stealth", stealth="+7 adv")
+    with pytest.raises(ParseError, match=r"in aria's entry 'bad' \('\+1d'\)"):
+        values("roll 1d20+bad", bad="+1d")
+    assert str(values("roll 1d20+@vs", vs="+1").expr) == "1d20+1[vs]"  # type: ignore[attr-defined]
+
+
+def test_a_name_with_no_character_is_a_clear_error() -> None:
+    import d20cli
+
+    with pytest.raises(d20cli.DiceError, match=r"'dex' names a character's value: roll with --as"):
+        d20cli.roll("1d20+dex")
+    with pytest.raises(ParseError):  # a word of the language is not a name
+        parse_request("roll 1d20+adv")
+
+
+@settings(deadline=None)
+@given(
+    value=st.integers(-50, 50),
+    count=st.integers(1, 4),
+    sides=st.sampled_from([4, 6, 8, 20]),
+    op=st.sampled_from(["+", "-", "*"]),
+)
+def test_a_name_rolls_as_its_value(value: int, count: int, sides: int, op: str) -> None:
+    """`NdS op name` rolls exactly as `NdS op value` (the same dice, the same total)."""
+    from d20cli.dice.evaluate import evaluate
+
+    resolved = values(f"roll {count}d{sides}{op}x", x=f"{value:+d}")
+    typed = parse_request(f"roll {count}d{sides}{op}({value})")
+    faces = tuple(range(1, count + 1))
+    got = evaluate(resolved.expr, ForcedRoller(faces)).total  # type: ignore[attr-defined]
+    assert got == evaluate(typed.expr, ForcedRoller(faces)).total  # type: ignore[attr-defined]

@@ -106,9 +106,12 @@ def char_set(
 )
 def char_unset(
     name: Annotated[str, typer.Argument(help="The character.")],
-    key: Annotated[str, typer.Argument(help="ENTRY, GROUP.ENTRY or macros.NAME.")],
+    key: Annotated[
+        str, typer.Argument(help="ENTRY, GROUP.ENTRY, macros.NAME or a house key (lucky).")
+    ],
 ) -> None:
-    """Remove an entry or a macro: `d20 char unset aria macros.sneak`."""
+    """Remove an entry, a macro or a house key: `d20 char unset aria macros.sneak`,
+    `d20 char unset aria lucky`."""
     from d20cli.store import character_edits
 
     out = Output()

@@ -301,7 +301,15 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     from d20cli.present.odds_view import compare_lines, csv_text, odds_lines
     from d20cli.probability.engine import odds_of, simulate
 
+    context = Context()
+
     def one(text: str) -> Any:
+        nonlocal opts
+        if opts.as_:  # through a character: its entries, its values and its system
+            _, plays = context.parse_as(text, opts.as_)
+            if opts.system is None and plays is not None:
+                opts = replace(opts, system=plays)
+        parse = context.parser(opts)
         if opts.simulate is not None:
             return simulate(
                 text,
@@ -310,8 +318,9 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
                 opts.seed,
                 opts.dice_budget(),
                 opts.work_budget(),
+                parse=parse,
             )
-        return odds_of(text, opts.system_id())
+        return odds_of(text, opts.system_id(), parse=parse)
 
     texts: list[str]
     # `odds compare "A" "B" ...` compares quoted requests; `odds compare 8 vs 6` (no word

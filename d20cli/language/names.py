@@ -14,6 +14,11 @@ of the check and no modifier. Then `resolve_names` looks the label up in the cha
 - after a check-like verb, each group member and each side of a contest resolve the same
   way (members and sides look in the character's `checks`, see Character.lookup).
 
+Names inside expressions (`1d20+dex`, `attack +dex+prof vs 15 dmg 1d8+@str`, the grammar
+reads them as `Ref` nodes) are replaced by the value of the entry of that name, looked up
+as for the verb: a number or an expression, itself resolved (entries may use entries; a
+circle is an error naming it). A plain number keeps the name as its label (`3[dex]`).
+
 The resolved request's `text` is the line as typed with each entry's words shown after
 its label (`check stealth +7 expertise=d6 vs 15`), and its columns point into that text,
 so the output, the roll log and an error's caret show what was rolled. The meaning never
@@ -29,8 +34,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import fields, replace
 from typing import Any, Protocol
 
+from d20cli.dice.tree import Arithmetic, Call, Dice, Expr, Group, Neg, Number, Ref, walk
 from d20cli.errors import D20Error, ParseError, closest
-from d20cli.language.requests import CheckRequest, ContestRequest, GroupRequest, Request
+from d20cli.language.requests import (
+    CheckRequest,
+    ContestRequest,
+    GroupRequest,
+    Request,
+    RollRequest,
+)
 
 Parse = Callable[[str], Request]
 
@@ -81,7 +93,13 @@ class _Inserts:
 
 
 def resolve_names(request: Request, entries: Entries, parse: Parse) -> Request:
-    """`request` with its label words resolved through `entries` (see the module)."""
+    """`request` with its label words and the names in its expressions resolved through
+    `entries` (see the module)."""
+    return _values(_labels(request, entries, parse), entries, parse)
+
+
+def _labels(request: Request, entries: Entries, parse: Parse) -> Request:
+    """`request` with the entries of its label words merged in."""
     if isinstance(request, CheckRequest):
         verb = request.verb
         sides: Sequence[CheckRequest] = (request,)
@@ -166,3 +184,107 @@ def _merge(
     return replace(
         side, text=text, columns=tuple((kind, columns[kind]) for kind in order), **changes
     )
+
+
+# --- names inside expressions ----------------------------------------------------------
+
+
+def _values(request: Request, entries: Entries, parse: Parse) -> Request:
+    """`request` with each name in its expressions (`1d20+dex`, `dmg 1d8+@str`) replaced
+    by the value of the character's entry of that name, looked up as for the verb."""
+    if isinstance(request, RollRequest):
+        return _roll_values(request, entries, parse)
+    if isinstance(request, CheckRequest):
+        return _check_values(request, request.verb, entries, parse)
+    if isinstance(request, GroupRequest):
+        members = tuple(_check_values(m, "check", entries, parse) for m in request.members)
+        return replace(request, members=members)
+    if isinstance(request, ContestRequest):
+        sides = tuple(_check_values(m, "check", entries, parse) for m in request.sides)
+        return replace(request, sides=sides)
+    return request
+
+
+def _roll_values(request: RollRequest, entries: Entries, parse: Parse) -> RollRequest:
+    if not request.parts:
+        return replace(request, expr=_expr(request.expr, "roll", entries, parse, ()))
+    parts = tuple(_roll_values(p, entries, parse) for p in request.parts)
+    return replace(request, expr=parts[0].expr, parts=parts)
+
+
+def _check_values(side: CheckRequest, verb: str, entries: Entries, parse: Parse) -> CheckRequest:
+    modifier = side.modifier and _expr(side.modifier, verb, entries, parse, ())
+    damage = side.damage and _expr(side.damage, verb, entries, parse, ())
+    if modifier is side.modifier and damage is side.damage:
+        return side
+    return replace(side, modifier=modifier, damage=damage)
+
+
+def _expr(e: Expr, verb: str, entries: Entries, parse: Parse, chain: tuple[str, ...]) -> Expr:
+    """`e` with its names replaced (itself when it has none). `chain`: the names whose
+    values are being read, to find an entry that refers to itself through others."""
+    if not any(isinstance(node, Ref) for node, _ in walk(e)):
+        return e
+    return _substitute(e, lambda ref: _value(ref.name, verb, entries, parse, chain))
+
+
+def _value(name: str, verb: str, entries: Entries, parse: Parse, chain: tuple[str, ...]) -> Expr:
+    """The value of the entry `name`: a number (shown with the name as its label, `3[dex]`)
+    or an expression, itself with its names resolved."""
+    if name in chain:
+        cycle = " -> ".join((*chain[chain.index(name) :], name))
+        raise ParseError(f"{entries.name}'s entries refer to each other in a circle: {cycle}")
+    words = entries.lookup(name, verb)
+    if words is None:
+        raise ParseError(
+            f"{entries.name} has no entry {name!r}{closest(name, entries.entry_names())}"
+        )
+    words = " ".join(words.split("#", 1)[0].split())
+    where = f"{entries.name}'s entry {name!r} ({words!r})"
+    try:
+        entry = parse(f"check {words}") if words else None
+    except D20Error as err:
+        raise ParseError(f"in {where}: {err.message}") from err
+    if isinstance(entry, CheckRequest) and entry.word_kinds == {"score"} and entry.name is None:
+        entry = replace(entry, modifier=Number(entry.score or 0), score=None)  # `prof = 2`
+    if (
+        not isinstance(entry, CheckRequest)
+        or entry.modifier is None
+        or entry.word_kinds != {"modifier"}
+        or entry.name is not None
+    ):
+        raise ParseError(
+            f"{where} is not a value: a name in an expression stands for a number or a dice "
+            "expression (`+3`, `+dex+prof`), not for other words"
+        )
+    value = _expr(entry.modifier, verb, entries, parse, (*chain, name))
+    if isinstance(value, Number) and value.label is None:
+        return Number(value.value, name)
+    return value
+
+
+def _substitute(e: Expr, value_of: Callable[[Ref], Expr]) -> Expr:
+    """`e` with every Ref replaced by `value_of(ref)` (rebuilt only where something changed)."""
+    if isinstance(e, Ref):
+        return value_of(e)
+    if isinstance(e, Neg):
+        return Neg(_substitute(e.operand, value_of))
+    if isinstance(e, Arithmetic):
+        rest: list[tuple[str, Expr]] = []
+        for op, x in e.rest:
+            y = _substitute(x, value_of)
+            if isinstance(x, Ref) and isinstance(y, Neg) and op in "+-":  # `1d8+str`, str -1
+                op, y = "-" if op == "+" else "+", y.operand  # shown `1d8-1`, not `1d8+-1`
+            rest.append((op, y))
+        return Arithmetic(_substitute(e.first, value_of), tuple(rest))
+    if isinstance(e, Call):
+        return replace(e, args=tuple(_substitute(x, value_of) for x in e.args))
+    if isinstance(e, Group):
+        return replace(e, items=tuple(_substitute(x, value_of) for x in e.items))
+    if isinstance(e, Dice):
+        count = e.count if isinstance(e.count, int) else _substitute(e.count, value_of)
+        sides = e.sides
+        if not isinstance(sides, int | str | tuple):
+            sides = _substitute(sides, value_of)
+        return replace(e, count=count, sides=sides)
+    return e
