@@ -320,7 +320,7 @@ def _rolled(
                 text,
                 at.start() + 1 if at else None,
             )
-        resolve = rules.resolve if who is None else rolling.through(rules.resolve, who)
+        resolve = rules.resolve if who is None else rolling.through(rules.resolve, (who,))
         return tuple(rolling.results(parsed, resolve, roller, repeat))
 
 

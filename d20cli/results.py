@@ -274,6 +274,7 @@ class Result(JsonText, Shown):
     scores: tuple[Score, ...] | None = None
     dice_summary: DiceSummary | None = None  # replaces `dice` for huge rolls
     character: str | None = None  # the character rolled through (`--as aria`)
+    party: tuple[str, ...] | None = None  # the characters who rolled together (`--as party`)
     detail: dict[str, Any] = field(default_factory=dict)
     """System-specific extras that go into JSON as they are (pendagger: "rank", "row";
     mm: "dc_name"; roll: "expression", "labels"; fortune: "fortune"). JSON-ready values."""
@@ -308,6 +309,8 @@ class Result(JsonText, Shown):
             parts.append(f'"name": {_string(self.name)}')
         if self.character is not None:
             parts.append(f'"character": {_string(self.character)}')
+        if self.party is not None:
+            parts.append(f'"party": {_list(map(_string, self.party))}')
         if self.dice_summary is not None:
             parts.append(f'"dice_summary": {self.dice_summary.json_text()}')
         if self.damage is not None:
@@ -349,6 +352,7 @@ class Result(JsonText, Shown):
             degree=data.get("degree"),
             name=data.get("name"),
             character=_optional_str(data.get("character")),
+            party=None if data.get("party") is None else tuple(map(str, data["party"])),
             damage=None if damage is None else Damage.from_json(damage),
             members=parts("members", Result.from_json),
             sides=parts("sides", Result.from_json),
@@ -377,6 +381,7 @@ _RESULT_KEYS = frozenset(
         "degree",
         "name",
         "character",
+        "party",
         "damage",
         "members",
         "sides",

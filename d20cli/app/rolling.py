@@ -32,15 +32,32 @@ def check_text(text: str) -> None:
 
 
 def through(
-    resolve: Callable[[Request, Roller], Result], character: str
+    resolve: Callable[[Request, Roller], Result], characters: tuple[str, ...]
 ) -> Callable[[Request, Roller], Result]:
-    """`resolve` for requests rolled through `character`: each result says whose it is
-    (its `character`, in JSON too)."""
+    """`resolve` for requests rolled through characters: a result says whose it is (its
+    `character`); rolled by a party, it says the party's names (`party`) and each member
+    or side says its character."""
+    if len(characters) == 1:
+        (name,) = characters
 
-    def resolve_through(request: Request, roller: Roller) -> Result:
-        return dataclasses.replace(resolve(request, roller), character=character)
+        def one(request: Request, roller: Roller) -> Result:
+            return dataclasses.replace(resolve(request, roller), character=name)
 
-    return resolve_through
+        return one
+    party = tuple(characters)
+
+    def together(request: Request, roller: Roller) -> Result:
+        result = resolve(request, roller)
+        rows = result.members if result.members is not None else result.sides
+        named = tuple(
+            dataclasses.replace(row, character=who)
+            for row, who in zip(rows or (), party, strict=False)
+        )
+        if result.members is not None:
+            return dataclasses.replace(result, party=party, members=named)
+        return dataclasses.replace(result, party=party, sides=named)
+
+    return together
 
 
 def results(

@@ -81,7 +81,7 @@ def _results(
     roller = context.roller(opts)
     resolve_one: Callable[[Request, Roller], Result] = system.resolve
     if opts.as_ is not None:
-        resolve_one = rolling.through(resolve_one, context.character_name(opts.as_))
+        resolve_one = rolling.through(resolve_one, context.character_names(opts.as_))
     if out is not None:
         from d20cli.app import fortune
 
@@ -126,10 +126,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
         out.flush_lines = False
     try:
         output_limit = context.work_for(opts) * OUTPUT_PER_WORK
-        if opts.as_:
-            _, char_system = context.parse_as(text, opts.as_)
-            if opts.system is None and char_system is not None:
-                opts = replace(opts, system=char_system)
+        opts = context.as_options(text, opts)
         if opts.summary and opts.repeat > 1 and opts.dice is None:
             tally = sampled_tally(text, opts, context)
         else:
@@ -305,10 +302,7 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
 
     def one(text: str) -> Any:
         nonlocal opts
-        if opts.as_:  # through a character: its entries, its values and its system
-            _, plays = context.parse_as(text, opts.as_)
-            if opts.system is None and plays is not None:
-                opts = replace(opts, system=plays)
+        opts = context.as_options(text, opts)  # through a character or a party: its system
         parse = context.parser(opts)
         if opts.simulate is not None:
             return simulate(

@@ -131,6 +131,44 @@ def _labels(request: Request, entries: Entries, parse: Parse) -> Request:
     return replace(request, text=text, sides=merged, columns=columns)
 
 
+def resolve_party(request: Request, party: Sequence[Entries], parse: Parse) -> Request:
+    """`request` rolled by a party (`--as party`, `--as aria,bob`): a group check with one
+    member gets one member per character, each with that character's entry (`group
+    stealth vs 15`); a group or a contest with as many members or sides as characters
+    gets member i, side i, through character i. Other requests are an error: a party
+    rolls together."""
+    if isinstance(request, GroupRequest):
+        rows, kind = request.members, "members"
+    elif isinstance(request, ContestRequest):
+        rows, kind = request.sides, "sides"
+    else:
+        raise ParseError(
+            f"a party rolls group checks and contests, not a {request.verb}: "
+            "give one character, --as NAME",
+            request.text,
+            1,
+        )
+    if len(rows) == 1 and kind == "members":
+        rows = tuple(rows) * len(party)
+    if len(rows) != len(party):
+        who = ", ".join(e.name for e in party)
+        raise ParseError(
+            f"the {kind} of this {request.verb} are {len(rows)} and the party is {len(party)} "
+            f"({who}): give one {kind[:-1]} per character"
+            + (", or one member that each rolls" if kind == "members" else ""),
+            request.text,
+            1,
+        )
+    done = []
+    for row, entries in zip(rows, party, strict=True):
+        entry = _entry_of(row, "check", entries, parse)
+        merged = _merge(row, entry, 0, _Inserts(), row.text, placed=False)
+        done.append(_check_values(merged, "check", entries, parse))
+    if isinstance(request, GroupRequest):
+        return replace(request, members=tuple(done))
+    return replace(request, sides=tuple(done))
+
+
 def _entry_of(side: CheckRequest, verb: str, entries: Entries, parse: Parse) -> CheckRequest | None:
     """The parsed words of the entry `side`'s label names (None: nothing to look up)."""
     word = side.name
@@ -161,8 +199,15 @@ def _entry_of(side: CheckRequest, verb: str, entries: Entries, parse: Parse) -> 
 
 
 def _merge(
-    side: CheckRequest, entry: CheckRequest | None, offset: int, inserts: _Inserts, text: str
+    side: CheckRequest,
+    entry: CheckRequest | None,
+    offset: int,
+    inserts: _Inserts,
+    text: str,
+    placed: bool = True,
 ) -> CheckRequest:
+    """`side` with `entry` merged in. `placed`: the entry's words are shown in `text` after
+    the label (`offset`), so their columns point there; else they have none."""
     columns = {kind: inserts.shift(col) for kind, col in side.columns}
     if entry is None:
         return replace(side, text=text, columns=tuple(columns.items()))
@@ -177,7 +222,7 @@ def _merge(
             changes[f.name] = theirs
     # the entry's words stand after the label: `verb ` is where they start in its text
     moved = inserts.moved(offset) - len(entry.verb)
-    for kind, col in entry.columns:
+    for kind, col in entry.columns if placed else ():
         if kind != "verb" and (kind not in columns or col + moved < columns[kind]):
             columns[kind] = col + moved
     order = [kind for kind, _ in sorted(columns.items(), key=lambda kc: kc[1])]

@@ -300,13 +300,11 @@ def _detail_lines(r: Result) -> list[Line]:
 
 
 def member_name(m: Result) -> str:
-    """What a group member or contest side is called in a table: its label word, else its
-    modifier (members share the request's text, so that cannot name them)."""
-    if m.name:
-        return m.name
-    if m.modifier is not None:
-        return _signed(m.modifier)
-    return ""
+    """What a group member or contest side is called in a table: its character (rolled by
+    a party) and its label word, else its modifier (members share the request's text, so
+    that cannot name them)."""
+    own = m.name or ("" if m.modifier is None else _signed(m.modifier))
+    return f"{m.character} {own}".strip() if m.character else own
 
 
 def _member_line(index: int, m: Result, width: int) -> Line:

@@ -14,6 +14,7 @@ from typing import Any
 from d20cli.errors import D20Error, ParseError, closest
 from d20cli.store.characters import (
     _NAME,
+    PARTY,
     VERB_GROUPS,
     Character,
     _cache,
@@ -25,6 +26,8 @@ from d20cli.store.characters import (
     characters_path,
     is_label_word,
     load,
+    party,
+    party_from,
 )
 from d20cli.store.files import atomic_write, open_lock
 
@@ -80,8 +83,12 @@ def _editing(path: Path | None = None) -> Iterator[Any]:
         doc = _parse(text, target) if text is not None else tomlkit.document()
         yield doc
         try:
-            for name, table in doc.items():
-                _character(str(name), table, target)
+            found = {
+                str(name): _character(str(name), table, target)
+                for name, table in doc.items()
+                if str(name).lower() != PARTY
+            }
+            party_from(doc.get(PARTY), target, found)
         except ParseError as err:
             raise ParseError(f"{err.message} (fix the file; it was not changed)") from None
         _write_atomic(target, tomlkit.dumps(doc))
@@ -125,6 +132,8 @@ def add(name: str, system: str | None = None, path: Path | None = None) -> Chara
         raise ParseError(
             f"a character name is letters, digits, '_' and '-' (e.g. aria), not {name!r}"
         )
+    if name.lower() == PARTY:
+        raise ParseError("`party` is the party's table in the file, not a character's name")
     sid = _system_id(system) if system else None
     with _editing(path) as doc:
         if any(str(k).lower() == name.lower() for k in doc):
@@ -139,9 +148,61 @@ def add(name: str, system: str | None = None, path: Path | None = None) -> Chara
 
 
 def remove(name: str, path: Path | None = None) -> None:
-    """Remove a character (also one whose table is malformed: that is one way to fix it)."""
+    """Remove a character (also one whose table is malformed: that is one way to fix it),
+    and from the party."""
     with _editing(path) as doc:
-        del doc[_key_of(doc, name)]
+        key = _key_of(doc, name)
+        del doc[key]
+        _set_party(doc, [m for m in _party_list(doc) if m != key])
+
+
+def party_edit(
+    add: Sequence[str] = (),
+    remove: Sequence[str] = (),
+    clear: bool = False,
+    path: Path | None = None,
+) -> tuple[str, ...]:
+    """Change the party (`[party] members` in the file): add characters (each once, in
+    the order given), remove some, or clear it. The new party."""
+    with _editing(path) as doc:
+        members = [] if clear else _party_list(doc)
+        for name in add:
+            key = _key_of(doc, name)
+            if key.lower() == PARTY:
+                raise ParseError("name the party's characters: d20 party add aria bob")
+            _table_of(doc, key, path)
+            if key not in members:
+                members.append(key)
+        for name in remove:
+            found = next((m for m in members if m.lower() == name.lower()), None)
+            if found is None:
+                raise ParseError(f"{name!r} is not in the party{closest(name, members)}")
+            members.remove(found)
+        _set_party(doc, members)
+    return party(path)
+
+
+def _party_list(doc: Any) -> list[str]:
+    table = doc.get(PARTY)
+    members = table.get("members", []) if isinstance(table, dict) else []
+    return [str(m) for m in members] if isinstance(members, list) else []
+
+
+def _set_party(doc: Any, members: list[str]) -> None:
+    import tomlkit
+
+    if not members:
+        if PARTY in doc:
+            del doc[PARTY]
+        return
+    table = doc.get(PARTY)
+    if not isinstance(table, dict):
+        if PARTY in doc:
+            del doc[PARTY]
+        table = tomlkit.table()
+        doc.add(tomlkit.nl())
+        doc.add(PARTY, table)
+    table["members"] = members
 
 
 def _check_value(key: str, words: str) -> None:

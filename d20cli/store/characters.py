@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from d20cli.errors import D20Error, ParseError, closest
-from d20cli.language.names import Parse, resolve_names
+from d20cli.language.names import Parse, resolve_names, resolve_party
 from d20cli.language.vocabulary import CHECK_VERBS, KEYWORDS, VERBS
 from d20cli.store.files import xdg_dir
 
@@ -236,9 +236,59 @@ def load_all(path: Path | None = None) -> dict[str, Character]:
     if text is None:
         return {}
     doc = _read_only(text, target)
-    found = {str(name): _character(str(name), table, target) for name, table in doc.items()}
+    found = {
+        str(name): _character(str(name), table, target)
+        for name, table in doc.items()
+        if str(name).lower() != PARTY
+    }
+    _parties[target] = party_from(doc.get(PARTY), target, found)
     _cache[target] = (stamp, found)
     return found
+
+
+#: The reserved table of the file that holds the party: `[party]` with `members = [...]`.
+PARTY = "party"
+_parties: dict[Path, tuple[str, ...]] = {}
+
+
+def party_from(value: Any, path: Path, found: dict[str, Character]) -> tuple[str, ...]:
+    """The party's member names from the `[party]` table (ParseError for another shape or
+    a member who is not a character of the file)."""
+    if value is None:
+        return ()
+    members = value.get("members", []) if isinstance(value, dict) else None
+    if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
+        raise ParseError(f'{path}: {PARTY} must be a table with members = ["aria", "bob"]')
+    for member in members:
+        if member not in found:
+            raise ParseError(f"{path}: the party's member {member!r} is not a character")
+    return tuple(members)
+
+
+def party(path: Path | None = None) -> tuple[str, ...]:
+    """The party's members as the file keeps them (none when there is no party)."""
+    target = path or characters_path()
+    load_all(target)
+    return _parties.get(target, ())
+
+
+def party_of(spec: str, path: Path | None = None) -> list[Character]:
+    """The characters `--as` names: `party` (the party kept in the file) or a list
+    `aria,bob`. ParseError for an empty party or an unknown name."""
+    if spec.strip().lower() == PARTY:
+        names = party(path)
+        if not names:
+            raise ParseError("there is no party yet: d20 party add aria bob")
+    else:
+        names = tuple(n for n in (n.strip() for n in spec.split(",")) if n)
+    if len(names) < 1:
+        raise ParseError(f"--as {spec!r} names no character")
+    return [load(n, path) for n in names]
+
+
+def is_party(spec: str) -> bool:
+    """Does `--as` name more than one character (`party`, `aria,bob`)?"""
+    return "," in spec or spec.strip().lower() == PARTY
 
 
 def load(name: str, path: Path | None = None) -> Character:
@@ -389,6 +439,18 @@ def fill_parameters(macro: str, words: list[str], called: str) -> tuple[str, lis
         out += [before, value]
         last = m.end()
     return "".join([*out, macro[last:]]), rest
+
+
+def resolve_as(text: str, spec: str, parse: Parse) -> tuple[Request, tuple[str, ...]]:
+    """`text` through `--as SPEC`: one character (`resolve`) or a party (`party`,
+    `aria,bob`: names.resolve_party), and the systems they play (none, one, or more when
+    a party's members play different ones)."""
+    if not is_party(spec):
+        request, system = resolve(text, spec, parse)
+        return request, () if system is None else (system,)
+    members = party_of(spec)
+    request = resolve_party(parse(text), members, parse)
+    return request, tuple(dict.fromkeys(c.system for c in members if c.system))
 
 
 def resolve(text: str, name: str | Character, parse: Parse) -> tuple[Request, str | None]:
