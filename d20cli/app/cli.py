@@ -19,7 +19,7 @@ from d20cli.app.commands import COMMANDS
 from d20cli.app.completion import SHELLS, Command, Option, system_names
 from d20cli.app.options import OPTIONS, Options
 from d20cli.errors import D20Error, ExitStatus
-from d20cli.language.vocabulary import VERB_HELP
+from d20cli.language.vocabulary import TABLE, TABLE_ACTIONS, VERB_HELP
 from d20cli.present.output import Output
 
 app = typer.Typer(
@@ -124,6 +124,42 @@ def systems_command(
     show_systems(Output(), json_out)
 
 
+@app.command(
+    "table",
+    help=COMMANDS["table"],
+    context_settings={
+        "allow_extra_args": True,
+        "ignore_unknown_options": True,
+        "help_option_names": ["--help", "-h"],
+    },
+    epilog=_options_epilog(),
+)
+def table_command(ctx: typer.Context) -> None:
+    """Roll tables: roll one (table NAME), list, show or check them.
+
+    A table is NAME.toml in $XDG_CONFIG_HOME/d20cli/tables/ (or a file's path); the
+    README's "Roll tables" section describes the file.
+
+    Examples:
+
+      d20 table loot
+
+      d20 table examples/tables/tavern.toml --repeat 3 --seed 7
+
+      d20 table list
+
+      d20 table show loot
+
+      d20 table check loot.toml
+
+      d20 odds table loot
+    """
+    from d20cli.app.run import run_tokens
+
+    outcome = run_tokens(["table", *ctx.args], Options(), Output())
+    raise typer.Exit(int(outcome.status))
+
+
 def run_app(argv: list[str]) -> int:
     """Run the typer app on argv (without the program name); return the exit status."""
     try:
@@ -178,7 +214,9 @@ def completion_commands(verbs: Iterable[str]) -> tuple[Command, ...]:
         if name == "completion":
             arguments = SHELLS
         if name == "odds":
-            arguments = tuple(verbs)
+            arguments = (*verbs, TABLE)
+        if name == TABLE:
+            arguments = TABLE_ACTIONS
         subcommands = tuple(getattr(cmd, "commands", {}) or ())
         help_text = (cmd.short_help or (cmd.help or "").split("\n", 1)[0]).strip()
         out.append(Command(name, help_text, tuple(options), arguments, subcommands))
