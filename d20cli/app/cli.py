@@ -126,7 +126,6 @@ def systems_command(
 
 @app.command(
     "table",
-    help=COMMANDS["table"],
     context_settings={
         "allow_extra_args": True,
         "ignore_unknown_options": True,
@@ -137,14 +136,18 @@ def systems_command(
 def table_command(ctx: typer.Context) -> None:
     """Roll tables: roll one (table NAME), list, show or check them.
 
-    A table is NAME.toml in $XDG_CONFIG_HOME/d20cli/tables/ (or a file's path); the
-    README's "Roll tables" section describes the file.
+    A table is NAME.toml in $XDG_CONFIG_HOME/d20cli/tables/ (or a file's path): a
+    die and [entries] ("1-3" = "{1d4} rats"), or [[entry]] tables with weight and
+    text. Braces in an entry roll dice ({2d6}), another table ({table:NAME}) or a
+    request ({check +5 vs 15}, with the table's system). --dice gives the faces in
+    roll order: the table's die, then each roll in the entry, left to right, a nested
+    table's rolls before the next. The README's "Roll tables" section has the rest.
 
     Examples:
 
       d20 table loot
 
-      d20 table examples/tables/tavern.toml --repeat 3 --seed 7
+      d20 table examples/tables/road.toml --repeat 3 --seed 7
 
       d20 table list
 

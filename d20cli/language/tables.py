@@ -288,7 +288,6 @@ def _coverage(table: Table, support: list[int]) -> list[Problem]:
     """Gaps, overlaps, unreachable entries and ranges outside the die."""
     problems: list[Problem] = []
     low, high = support[0], support[-1]
-    shown = set(support)
     for entry in table.entries:
         if entry.lo < low or entry.hi > high:
             problems.append(
@@ -307,18 +306,16 @@ def _coverage(table: Table, support: list[int]) -> list[Problem]:
                     f"{'that total' if entry.lo == entry.hi else 'those totals'}",
                 )
             )
-    for first, second in zip(table.entries, table.entries[1:], strict=False):
-        if second.lo <= first.hi:
-            problems.append(
-                Problem(
-                    table.source,
-                    second.line,
-                    f"entry {second.key!r} overlaps entry {first.key!r}",
-                )
-            )
-    missing = [t for t in support if table.entry_for(t) is None and t in shown]
+    reach: Entry | None = None  # the entry that reaches highest so far
+    for entry in table.entries:
+        if reach is not None and entry.lo <= reach.hi:
+            message = f"entry {entry.key!r} overlaps entry {reach.key!r}"
+            problems.append(Problem(table.source, entry.line, message))
+        if reach is None or entry.hi > reach.hi:
+            reach = entry
+    missing = [i for i, t in enumerate(support) if table.entry_for(t) is None]
     if missing:
-        runs = _runs(missing)
+        runs = [(support[a], support[b]) for a, b in _runs(missing)]
         shown_runs = ", ".join(range_key(a, b) for a, b in runs[:5])
         more = f" and {len(runs) - 5} more" if len(runs) > 5 else ""
         problems.append(

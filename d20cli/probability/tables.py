@@ -23,9 +23,9 @@ from typing import Any
 from d20cli.dice.distribution import distribution
 from d20cli.dice.tree import Expr
 from d20cli.dice.weights import Budget, TooCostly
-from d20cli.errors import D20Error, RulesError
+from d20cli.errors import D20Error
 from d20cli.language.table_parts import Part, parsed
-from d20cli.language.tables import Table
+from d20cli.language.tables import Entry, Table
 from d20cli.probability.model import ratio
 
 MAX_LINES = 5000  # entries and rolls listed in one table's odds
@@ -169,11 +169,11 @@ class _Odds:
         entries = []
         for entry, chance in zip(table.entries, chances, strict=True):
             here = overall * chance
-            rolls = tuple(self.roll(p, table, here) for p in entry.parts if p.kind != "text")
+            rolls = tuple(self.roll(p, table, entry, here) for p in entry.parts if p.kind != "text")
             entries.append(EntryOdds(entry.key, entry.text, chance, here, rolls))
         return TableOdds(name, table.die, self.system_for(table.system), overall, tuple(entries))
 
-    def roll(self, part: Part, table: Table, overall: Fraction) -> RollOdds:
+    def roll(self, part: Part, table: Table, entry: Entry, overall: Fraction) -> RollOdds:
         try:
             if part.kind == "table":
                 return RollOdds("table", part.body, table=self.table(part.body, overall))
@@ -182,10 +182,16 @@ class _Odds:
                 return RollOdds("dice", part.body, totals=self.totals(part.body, expr))
             outcomes, labels = self.request_odds(part, self.system_for(table.system))
             return RollOdds("request", part.body, outcomes=outcomes, labels=labels)
-        except TooCostly:
-            raise
         except D20Error as err:
-            raise RulesError(f"table {table.name!r}: {{{part.body[:60]}}}: {err.message}") from None
+            if part.kind == "table" or getattr(err, "placed", False):
+                raise
+            message = err.message
+            if not message.startswith("{"):
+                message = f"{{{part.body[:60]}}}: {message}"
+            line = "" if entry.line is None else f" line {entry.line}"
+            placed = type(err)(f"{table.source}{line}: entry {entry.key!r}: {message}")
+            placed.placed = True  # type: ignore[attr-defined]
+            raise placed from None
 
     def totals(self, text: str, expr: Expr) -> dict[int, Fraction]:
         if text not in self.dists:

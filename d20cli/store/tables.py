@@ -75,7 +75,8 @@ def read_text(path: str) -> str:
     try:
         return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as err:
-        raise ParseError(f"{path}: not UTF-8 text (byte {err.start + 1})") from None
+        line = data.count(b"\n", 0, err.start) + 1
+        raise ParseError(f"{path} line {line}: not UTF-8 text (byte {err.start + 1})") from None
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,7 @@ def reach(path: str) -> tuple[str, dict[str, Table], list[Problem]]:
         problem = graph_problem(root, tables)
         if problem is not None:
             problems.append(problem)
-    return root, tables, problems
+    return root, tables, sorted(problems, key=_order)
 
 
 def _system_problem(table: Table) -> Problem | None:
@@ -203,7 +204,7 @@ def check(path: str) -> tuple[Table | None, list[Problem]]:
                 except D20Error as err:
                     where = f"entry {entry.key!r}: {err.message}"
                     problems.append(Problem(table.source, entry.line, where))
-    return table, sorted(problems, key=_order)
+    return table, sorted(problems, key=_order)  # by file, then line
 
 
 def _order(problem: Problem) -> tuple[str, int]:
