@@ -12,12 +12,14 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from d20cli.__main__ import main
 from d20cli.app.options import Options
 from d20cli.app.shell import Session, run_lines_in_session
 from d20cli.app.stdin import run_lines
-from d20cli.dice.roller import Roller
+from d20cli.dice.roller import ForcedRoller, Roller
 from d20cli.language.tables import read_table
 from d20cli.present.output import Output
 from d20cli.probability.tables import table_odds
@@ -409,3 +411,49 @@ def test_a_fifo_or_a_folder_is_not_read(
     for name in ("pipe", "folder"):
         status, _, err = run(["table", name], capsys)
         assert status == 2 and "not a regular file" in err
+
+
+# -- properties -------------------------------------------------------------------------
+
+
+@given(st.lists(st.integers(1, 50), min_size=1, max_size=12), st.data())
+def test_a_weighted_table_is_a_die_of_its_weights(weights: list[int], data: st.DataObject) -> None:
+    text = "".join(f'[[entry]]\nweight = {w}\ntext = "entry {i}"\n' for i, w in enumerate(weights))
+    table, problems = read_table(text, "w", "w.toml")
+    assert table is not None and problems == []
+    assert table.die == f"1d{sum(weights)}"
+    odds = table_odds("w", {"w": table}, lambda key: "levelup")
+    assert [e.chance for e in odds.entries] == [Fraction(w, sum(weights)) for w in weights]
+    face = data.draw(st.integers(1, sum(weights)))
+    result = roll_table(
+        "w", {"w": table}, ForcedRoller([face]), lambda k: get_system("levelup"), "t"
+    )
+    index = next(i for i in range(len(weights)) if face <= sum(weights[: i + 1]))
+    assert result.detail["text"] == f"entry {index}"
+
+
+@given(st.integers(1, 6), st.integers(1, 6))
+def test_a_ranged_table_picks_the_entry_its_total_falls_in(a: int, b: int) -> None:
+    text = 'die = "2d6"\n[entries]\n"2-6" = "low"\n"7" = "seven"\n"8-12" = "high"\n'
+    table, problems = read_table(text, "r", "r.toml")
+    assert table is not None and problems == []
+    result = roll_table("r", {"r": table}, ForcedRoller([a, b]), lambda k: get_system("mm"), "t")
+    assert result.total == a + b
+    assert result.detail["text"] == ("low" if a + b < 7 else "seven" if a + b == 7 else "high")
+    assert result.system == "mm"
+
+
+def test_braces_nest_for_groups_and_the_system_option_applies(
+    tables_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tables_dir / "group.toml").write_text(
+        'die = "1d1"\n[entries]\n1 = "best of {{2d6,1d12}kh1}: {check +1 vs 10}"\n',
+        encoding="utf-8",
+    )
+    status, out, err = run(
+        ["table", "group", "--dice", "1,3,4,9,12", "--system", "mm", "--json"], capsys
+    )
+    assert status == 0, err
+    result = json.loads(out)
+    assert result["system"] == "mm" and result["nested"][1]["result"]["system"] == "mm"
+    assert result["text"].startswith("best of 9: 13 (")
