@@ -457,3 +457,20 @@ def test_braces_nest_for_groups_and_the_system_option_applies(
     result = json.loads(out)
     assert result["system"] == "mm" and result["nested"][1]["result"]["system"] == "mm"
     assert result["text"].startswith("best of 9: 13 (")
+
+
+def test_many_dice_in_an_entry_are_summarised_as_a_roll_of_many_dice_is(
+    tables_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tables_dir / "ants.toml").write_text(
+        'die = "1d1"\n[entries]\n1 = "{5000d6} ants"\n', encoding="utf-8"
+    )
+    status, out, _ = run(["table", "ants", "--seed", "1", "--json"], capsys)
+    assert status == 0
+    result = json.loads(out)
+    assert result["dice"] == [] and result["dice_summary"]["count"] == 5001
+    [ants] = result["nested"]
+    assert ants["dice"] == [] and ants["dice_summary"]["count"] == 5000
+    assert result["text"] == f"{ants['total']} ants"
+    status, out, _ = run(["table", "ants", "--seed", "1", "--no-color"], capsys)
+    assert status == 0 and "5000d6 (5,000 dice (d6), 5,000 kept; faces: 1\u00d7" in out

@@ -12,9 +12,9 @@ from typing import Any
 
 from d20cli.figures import percent
 from d20cli.language.tables import Table
-from d20cli.present.render import Line, badge, dice_segments, render_result
+from d20cli.present.render import Line, badge, dice_segments, render_result, summary_segments
 from d20cli.probability.tables import RollOdds, TableOdds
-from d20cli.results import Die, Result
+from d20cli.results import DiceSummary, Die, Result
 
 ARROW = " \u2192 "
 
@@ -60,7 +60,11 @@ def _rolled(detail: Mapping[str, Any], depth: int) -> list[Line]:
             lines += _rolled(item, depth + 1)[1:]
         elif kind == "dice":
             line: Line = [(inner, ""), (str(item.get("expression", "")), "cyan"), (" (", "dim")]
-            line += dice_segments(_dice(item.get("dice", ())))
+            many = item.get("dice_summary")
+            if isinstance(many, Mapping):
+                line += summary_segments(DiceSummary.from_json(dict(many)))
+            else:
+                line += dice_segments(_dice(item.get("dice", ())))
             line += [(")", "dim"), ("  = ", ""), (str(item.get("total", "")), "bold yellow")]
             lines.append(line)
         elif kind == "request":
@@ -162,12 +166,15 @@ def _roll(roll: RollOdds, overall: Fraction, indent: str) -> list[Line]:
                 ]
             )
     else:
+        labels = {o: roll.labels.get(o, o.replace("_", " ")) for o in roll.outcomes}
+        width = max((len(label) for label in labels.values()), default=0)
         for outcome, p in roll.outcomes.items():
-            label = roll.labels.get(outcome, outcome.replace("_", " "))
+            label = labels[outcome]
             lines.append(
                 [
                     (f"{indent}  ", ""),
                     badge(outcome, label),
+                    (" " * (width - len(label)), ""),
                     (f"  {_pct(p)}", ""),
                     (f"  ({percent(p * overall, 2)} in all)", "dim"),
                 ]

@@ -18,15 +18,17 @@ beforehand (`graph_problem`): no cycle, a bounded depth and a bounded number of 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from d20cli.dice.evaluate import evaluate
 from d20cli.dice.roller import Roller
+from d20cli.dice.tree import LIST_LIMIT
 from d20cli.errors import D20Error
 from d20cli.language.table_parts import Part, parsed
 from d20cli.language.tables import Entry, Table
-from d20cli.results import Die, Result
+from d20cli.results import DiceSummary, Die, Result
 from d20cli.rules.common import System
 
 SystemFor = Callable[[str | None], System]
@@ -43,14 +45,30 @@ def roll_table(
     table = tables[name]
     dice: list[Die] = []
     detail = _roll(table, tables, roller, system_for, dice)
+    many = len(dice) > LIST_LIMIT  # as a `roll` of many dice: a summary instead
     return Result(
         request=request,
         system=system_for(table.system).id,
         verb="table",
-        dice=tuple(dice),
+        dice=() if many else tuple(dice),
         total=detail["roll"],
+        dice_summary=summary(dice) if many else None,
         detail=detail,
     )
+
+
+def summary(dice: list[Die]) -> DiceSummary:
+    """Count, kept count, face histogram and sizes of `dice`."""
+    faces = Counter(d.face for d in dice)
+    kept = sum(d.kept for d in dice)
+    sides = tuple(sorted({d.sides for d in dice}))
+    return DiceSummary(count=len(dice), kept=kept, faces=dict(faces), sides=sides)
+
+
+def _dice_json(dice: list[Die]) -> dict[str, Any]:
+    if len(dice) > LIST_LIMIT:
+        return {"dice": [], "dice_summary": summary(dice).to_json()}
+    return {"dice": [d.to_json() for d in dice]}
 
 
 def _roll(
@@ -75,7 +93,10 @@ def _roll(
         try:
             one = _part(part, table, tables, roller, system_for, dice)
         except D20Error as err:
-            raise type(err)(_where(table, entry, err.message)) from None
+            message = err.message
+            if not message.startswith("{"):
+                message = f"{{{part.body[:60]}}}: {message}"
+            raise type(err)(_where(table, entry, message)) from None
         nested.append(one)
         text.append(str(one["text"]))
     return {
@@ -115,7 +136,7 @@ def _part(
             "expression": part.body,
             "total": evaluated.total,
             "text": str(evaluated.total),
-            "dice": [d.to_json() for d in own],
+            **_dice_json(own),
         }
     request: Any = what
     if getattr(request, "repeat", 1) != 1 or getattr(request, "parts", ()):
