@@ -474,3 +474,32 @@ def test_many_dice_in_an_entry_are_summarised_as_a_roll_of_many_dice_is(
     assert result["text"] == f"{ants['total']} ants"
     status, out, _ = run(["table", "ants", "--seed", "1", "--no-color"], capsys)
     assert status == 0 and "5000d6 (5,000 dice (d6), 5,000 kept; faces: 1\u00d7" in out
+
+
+def test_help_and_a_broken_table_in_the_list(
+    tables_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from typer.testing import CliRunner
+
+    from d20cli.app.cli import app
+
+    result = CliRunner().invoke(app, ["table", "--help"])
+    assert result.exit_code == 0
+    assert "the table's die, then each roll in the entry" in " ".join(result.output.split())
+    (tables_dir / "broken.toml").write_text("die = \n", encoding="utf-8")
+    status, out, _ = run(["table", "list", "--json"], capsys)
+    assert status == 0
+    rows = {row["table"]: row for row in json.loads(out)["tables"]}
+    assert rows["loot"] == {"table": "loot", "die": "1d6", "title": "A goblin den"}
+    assert rows["broken"]["die"] is None and "not valid TOML" in rows["broken"]["title"]
+
+
+def test_what_a_command_prints_is_bounded_by_its_work(
+    tables_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tables_dir / "long.toml").write_text(
+        'die = "1d1"\n[entries]\n1 = "' + "x" * 1900 + '"\n', encoding="utf-8"
+    )
+    status, out, err = run(["table", "long", "--repeat", "1000", "--work", "1000", "-q"], capsys)
+    assert status == 2 and "printed more than 100,000 characters" in err
+    assert 100_000 < len(out) < 110_000

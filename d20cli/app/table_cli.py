@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from d20cli.app.context import Context
 from d20cli.app.options import Options
-from d20cli.errors import D20Error, ExitStatus, ParseError
+from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
 from d20cli.language.vocabulary import TABLE, TABLE_ACTIONS
 from d20cli.present.output import Output
 from d20cli.results import Result
@@ -33,6 +33,9 @@ USAGE = (
     "table NAME rolls a table (NAME.toml in the tables directory, or a file's path); "
     "also table list, table show NAME, table check FILE"
 )
+#: Characters one command may print per die of its work budget (as d20cli.app.run, which
+#: this module may not import: run sends `table` lines here).
+OUTPUT_PER_WORK = 100
 #: Options a table does not take (the option's field, as typed).
 _NOT_FOR_TABLES = (
     ("summary", "--summary"),
@@ -67,9 +70,17 @@ def run_table(
         elif action == "check" and len(words) >= 2:
             return _check(words[1:], opts, out), results
         elif len(words) == 1 and action not in TABLE_ACTIONS:
+            limit = context.work_for(opts) * OUTPUT_PER_WORK
+            printed = 0
             for result in _rolls(words[0], opts, out, context):
-                _emit(result, opts, out, header=not results)
+                printed += _emit(result, opts, out, header=not results)
                 results = [result]
+                if printed > limit:
+                    raise BudgetError(
+                        f"this command printed more than {limit:,} characters "
+                        f"({OUTPUT_PER_WORK} for each die of the work budget); "
+                        "raise it with --work N or D20_WORK"
+                    )
         else:
             raise ParseError(USAGE)
     except D20Error as err:
@@ -116,15 +127,21 @@ def _rolls(word: str, opts: Options, out: Output, context: Context) -> Iterator[
         yield result
 
 
-def _emit(result: Result, opts: Options, out: Output, header: bool) -> None:
+def _emit(result: Result, opts: Options, out: Output, header: bool) -> int:
+    """Print one roll; the characters printed."""
     from d20cli.present.table_view import quiet_table, table_lines
 
     if opts.json:
-        out.json_line(result.json_text())
-    elif opts.quiet:
-        out.text(quiet_table(result))
-    else:
-        out.lines(table_lines(result, header))
+        text = result.json_text()
+        out.json_line(text)
+        return len(text) + 1
+    if opts.quiet:
+        text = quiet_table(result)
+        out.text(text)
+        return len(text) + 1
+    lines = table_lines(result, header)
+    out.lines(lines)
+    return sum(len(t) for line in lines for t, _ in line) + len(lines)
 
 
 def _list(opts: Options, out: Output) -> None:
