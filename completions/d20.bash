@@ -11,6 +11,9 @@ _d20_words() {
         systems)
             if [[ "$cur" == -* ]]; then echo '--json --help -h'; elif [[ -z "$verb" ]]; then echo ''; fi
             ;;
+        table)
+            if [[ "$cur" == -* ]]; then echo '--help -h'; elif [[ -z "$verb" ]]; then echo 'list show check'; fi
+            ;;
         shell)
             if [[ "$cur" == -* ]]; then echo '--system -s --seed --help -h'; elif [[ -z "$verb" ]]; then echo ''; fi
             ;;
@@ -66,7 +69,7 @@ _d20() {
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W '--system -s --json --csv --totals --seed --dice --repeat -n --quiet -q --no-color --summary --exit-status --budget --work --odds --as --no-log --players --boon --simulate --version --help -h' -- "$cur"))
         else
-            COMPREPLY=($(compgen -W 'check save attack group contest opposed luck attempt defend percent routine compare resist scores fortune roll systems shell completion odds char party log' -- "$cur"))
+            COMPREPLY=($(compgen -W 'check save attack group contest opposed luck attempt defend percent routine compare resist scores fortune roll systems table shell completion odds char party log' -- "$cur"))
         fi
         return 0
     fi

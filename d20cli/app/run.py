@@ -18,6 +18,7 @@ from d20cli.app.options import Options, split_line, split_options
 from d20cli.app.rolling import check_text, in_text
 from d20cli.dice.roller import Roller
 from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
+from d20cli.language.vocabulary import TABLE
 from d20cli.present.output import Output
 from d20cli.present.render import quiet_text, render_result
 from d20cli.present.tally import Tally
@@ -281,6 +282,10 @@ def run_words(
     out = output_for(opts, out)
     if words and words[0] == "odds":
         return Outcome(odds_for_words(words[1:], opts, out), [])
+    if words and words[0].lower() == TABLE:
+        from d20cli.app.table_cli import run_table
+
+        return Outcome(*run_table(words[1:], opts, out, context))
     return run_request(request_text(words, opts) if text is None else text, opts, out, context)
 
 
@@ -295,6 +300,10 @@ def run_odds(tokens: list[str], base: Options, out: Output) -> ExitStatus:
 
 def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     """The odds of the request in `words` (options already read)."""
+    if words and words[0].lower() == TABLE:
+        from d20cli.app.table_cli import odds_table
+
+        return odds_table(words[1:], opts, out)
     from d20cli.present.odds_view import compare_lines, csv_text, odds_lines
     from d20cli.probability.engine import odds_of, simulate
 
