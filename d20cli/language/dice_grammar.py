@@ -367,23 +367,27 @@ def check_input(text: str) -> int:
     return deepest
 
 
-def _foreign_digit(text: str) -> int | None:
-    """Where the first digit other than 0-9 (٣, ５, ²) stands outside the free text of a
-    request: a `[label]` and a `# comment` may hold any character. Numbers in requests are
-    written with 0-9 only (a regex digit class and `int()` took any Unicode digit)."""
+def code_chars(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """Each character of `text` from `start`, with its index, that is request code: not
+    inside a `[label]` (which may hold any character), and not in or after a `# comment`."""
     depth = 0
-    for i, ch in enumerate(text):
+    for i in range(start, len(text)):
+        ch = text[i]
         if ch == "[":
             depth += 1
         elif ch == "]":
             depth = max(depth - 1, 0)
-        elif depth:
-            continue
-        elif ch == "#":
-            return None
-        elif not ch.isascii() and ch.isnumeric():
-            return i
-    return None
+        elif ch == "#" and not depth:
+            return
+        elif not depth:
+            yield i, ch
+
+
+def _foreign_digit(text: str) -> int | None:
+    """Where the first digit other than 0-9 (٣, ５, ²) stands outside the free text of a
+    request (a label, a comment). Numbers in requests are written with 0-9 only (a regex
+    digit class and `int()` took any Unicode digit)."""
+    return next((i for i, ch in code_chars(text) if not ch.isascii() and ch.isnumeric()), None)
 
 
 _FRAMES_PER_LEVEL = 40  # pyparsing's recursion per level of parentheses (measured: ~31)
