@@ -13,6 +13,7 @@ from d20cli.app.options import Options
 from d20cli.dice.roller import RandomRoller, Roller, make_roller
 from d20cli.language.requests import CheckRequest
 from d20cli.present.output import Output
+from d20cli.rules.house import HouseDefaults, with_house
 
 if TYPE_CHECKING:
     from d20cli.language.requests import Request
@@ -56,6 +57,7 @@ class Context:
         self._default_system: str | None = None
         self._default_budget: int | None = None
         self._default_work: int | None = None
+        self._house: dict[tuple[str, str | None], HouseDefaults] = {}
         self.warned: set[str] = set()  # label words already warned about (warn_unvalued)
         self.valued: set[str] = set()  # requests with no unvalued word (warn_unvalued)
 
@@ -81,6 +83,27 @@ class Context:
                 self.parsed.clear()
             self.parsed[text] = request
         return request
+
+    def house_for(self, system: System, opts: Options) -> HouseDefaults:
+        """The house defaults of a request in `system` with these options: the character's
+        (`--as`) over the config file's table for the system (each read once per run).
+        ParseError for a config file that is not right."""
+        key = (system.id, opts.as_)
+        found = self._house.get(key)
+        if found is None:
+            from d20cli.store.config import load_config
+
+            found = HouseDefaults.from_keys(dict(load_config().house.get(system.id, {})))
+            if opts.as_:
+                from d20cli.store.characters import load
+
+                found = load(opts.as_).house.over(found)
+            self._house[key] = found
+        return found
+
+    def ready(self, text: str, system: System, opts: Options) -> Request:
+        """The request `text` parsed, with the house defaults put in (d20cli.rules.house)."""
+        return with_house(self.parse(text), system, self.house_for(system, opts))
 
     def log_for(self, opts: Options, out: Output) -> RollLog | None:
         """The roll log for requests with these options (None when logging is off). One

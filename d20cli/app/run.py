@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -55,7 +55,7 @@ def resolve(
     check_text(text)
     context = context or Context()
     system = context.system_for(opts)
-    request = context.parse(text)
+    request = context.ready(text, system, opts)
     hooks = out is not None and system.fortune is not None
     if opts.dice is None:
         return _results(request, system, opts, out if hooks else None, context, write=True)
@@ -131,7 +131,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
                 if chances is None:
                     from d20cli.probability.engine import odds_of
 
-                    chances = odds_of(text, opts.system_id(), parse=context.parse)
+                    chances = odds_of(text, opts.system_id(), parse=_ready(context, opts))
                 result = with_chance(result, chances)
             if opts.summary and opts.repeat > 1:
                 if tally is None:
@@ -174,6 +174,13 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
     return Outcome(status, results)
 
 
+def _ready(context: Context, opts: Options) -> Callable[[str], Request]:
+    """How the odds engine reads a request: parsed, with the house defaults a roll with
+    these options gets (d20cli.rules.house)."""
+    system = context.system_for(opts)
+    return lambda text: context.ready(text, system, opts)
+
+
 def _outcome_labels(context: Context, opts: Options) -> dict[str | None, str | None]:
     return {oid: label for oid, label in context.system_for(opts).outcomes}
 
@@ -189,10 +196,10 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
     when the distribution is too costly to compute (the caller then rolls each one)."""
     from d20cli.probability.engine import joint_outcomes
 
-    request = context.parse(text)
+    system = context.system_for(opts)
+    request = context.ready(text, system, opts)
     if request.verb in ("fortune", "scores"):
         return None
-    system = context.system_for(opts)
     joint = joint_outcomes(request, system)
     if joint is None:
         return None
@@ -281,7 +288,10 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     from d20cli.present.odds_view import compare_lines, csv_text, odds_lines
     from d20cli.probability.engine import odds_of, simulate
 
+    context = Context()
+
     def one(text: str) -> Any:
+        parse = _ready(context, opts)  # with the house defaults, as a roll would be
         if opts.simulate is not None:
             return simulate(
                 text,
@@ -290,8 +300,9 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
                 opts.seed,
                 opts.dice_budget(),
                 opts.work_budget(),
+                parse=parse,
             )
-        return odds_of(text, opts.system_id())
+        return odds_of(text, opts.system_id(), parse=parse)
 
     texts: list[str]
     # `odds compare "A" "B" ...` compares quoted requests; `odds compare 8 vs 6` (no word

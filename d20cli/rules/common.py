@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from d20cli.dice import evaluate as evaluation
@@ -381,6 +381,15 @@ def house_detail(request: CheckRequest) -> dict[str, object]:
     return {"house": house} if house else {}
 
 
+#: The house words of one d20 roll, as word kinds (CHECK_WORD_KINDS).
+HOUSE_KINDS = frozenset({"crit", "lucky", "min", "crit-dmg"})
+
+
+def house_words_of(offered: Mapping[str, Collection[str]]) -> dict[str, frozenset[str]]:
+    """`System.house_words` from what each verb offers: the house kinds among them."""
+    return {verb: HOUSE_KINDS.intersection(kinds) for verb, kinds in offered.items()}
+
+
 def located(request: Request, message: str, key: str | None = None) -> RulesError:
     """A RulesError pointing at the word of kind `key` in the request's text."""
     column = getattr(request, "column", None)
@@ -475,6 +484,7 @@ class System:
     grade_group: Callable[[Sequence[bool | None], str | None], Grade] | None = None
     rank_for_score: Callable[[int], str] | None = None
     fortune: Fortune | None = None
+    house_words: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def resolve(self, request: Request, roller: Roller) -> Result:
         """Roll the request with this system's rules (RulesError for what it lacks)."""

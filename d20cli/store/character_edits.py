@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from d20cli.errors import D20Error, ParseError
+from d20cli.rules.house import HOUSE_KEYS
 from d20cli.store.characters import (
     _NAME,
     Character,
@@ -164,15 +165,20 @@ def _check_name(word: str, what: str) -> None:
 
 def set_entry(
     name: str, key: str, value_words: Sequence[str] | str, path: Path | None = None
-) -> None:
-    """Set `key` of character `name` to `value_words` (joined with spaces).
+) -> str:
+    """Set `key` of character `name` to `value_words` (joined with spaces); the value
+    as written.
 
     key: `system`; an entry (`stealth`: at the top level, or in the group that already
-    holds it); `GROUP.ENTRY` (`saves.dex`, `attacks.longsword`); `macros.NAME`."""
+    holds it); `GROUP.ENTRY` (`saves.dex`, `attacks.longsword`); `macros.NAME`; a house
+    key for all of the character's rolls (`lucky`, alone or with true or false; `crit
+    19`, `min 10`, `crit-dmg max`, `group at-least-half`)."""
     import tomlkit
 
     words = value_words if isinstance(value_words, str) else " ".join(value_words)
     words = " ".join(words.split())
+    if key.lower() in HOUSE_KEYS:
+        return _set_house(name, key.lower(), words, path)
     if not words:
         raise ParseError(f"give the words for {key!r}, e.g. d20 char set {name} {key} +5")
     parts = key.split(".")
@@ -204,7 +210,7 @@ def set_entry(
                     break
         if len(parts) == 1:
             _put(table, parts[0], words)
-            return
+            return words
         group = table.get(parts[0])
         if group is None:
             group = tomlkit.table()
@@ -215,6 +221,23 @@ def set_entry(
                 "not a group (a table)"
             )
         _put(group, parts[1], words)
+    return words
+
+
+def _set_house(name: str, key: str, words: str, path: Path | None) -> str:
+    """Set a character's house key (checked as the config file's are)."""
+    from d20cli.store.config import house_problem, parse_value
+
+    value = parse_value(key, words or ("true" if key == "lucky" else ""))
+    problem = house_problem(None, key, value)
+    if problem is not None:
+        raise ParseError(
+            f"{key}: {problem}" + ("" if words else f": d20 char set {name} {key} VALUE")
+        )
+    with _editing(path) as doc:
+        _, table = _table_of(doc, name, path)
+        _put(table, key, value)
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _put(table: Any, key: str, value: str) -> None:
