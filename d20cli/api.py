@@ -56,7 +56,8 @@ from d20cli.present.output import result_text  # noqa: F401 (it makes str(result
 from d20cli.probability.model import Odds
 from d20cli.results import SCHEMA_VERSION, Damage, DiceSummary, Die, Result, Score
 from d20cli.rules import SYSTEM_IDS, get_system
-from d20cli.store.characters import Character, expand
+from d20cli.rules.house import NO_HOUSE, HouseDefaults, with_house
+from d20cli.store.characters import Character, expand, load
 
 if TYPE_CHECKING:
     from d20cli.language.requests import Request as Parsed
@@ -190,7 +191,8 @@ def odds(
     line = _request_line(request)
     with _placed_in(request, line):
         rules, _, text = _read(request, line, system, character)
-        return odds_of(text, rules.id, parse=_parse)
+        house = _house(character)
+        return odds_of(text, rules.id, parse=lambda t: with_house(_parse(t), rules, house))
 
 
 @dataclass(frozen=True)
@@ -324,7 +326,8 @@ def _rolled(
 def _read(
     given: str, line: str, system: str | None, character: str | Character | None
 ) -> tuple[System, Parsed, str]:
-    """The system, the parsed request and its text (through the character, if any)."""
+    """The system, the parsed request and its text (through the character, if any, with
+    the character's house keys: `lucky = true` in its table makes its rolls lucky)."""
     rolling.check_text(given)
     if system is not None and not isinstance(system, str):
         raise TypeError(f"system must be a system's id or alias, not {type(system).__name__}")
@@ -335,7 +338,15 @@ def _read(
         if system is None or system is DEFAULT_SYSTEM:
             system = plays or DEFAULT_SYSTEM
     rules = get_system(system or DEFAULT_SYSTEM)
-    return rules, _parse(line), line
+    return rules, with_house(_parse(line), rules, _house(character)), line
+
+
+def _house(character: str | Character | None) -> HouseDefaults:
+    """A character's house defaults (none without a character). The library reads no
+    config file: its house defaults are the command line's."""
+    if character is None:
+        return NO_HOUSE
+    return (load(character) if isinstance(character, str) else character).house
 
 
 _BARE = re.compile(r"[+-]?(?:[0-9(]|d[0-9%f(])", re.IGNORECASE)

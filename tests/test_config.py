@@ -397,6 +397,12 @@ def test_a_character_wide_lucky(capsys: pytest.CaptureFixture[str]) -> None:
         14,
         ["1 rerolled -> 14 (lucky)"],
     )
+    import d20cli  # the library reads a character's house keys too
+
+    lucky = d20cli.roll("check stealth vs 15", character="aria", dice=[1, 14])
+    assert (lucky.natural, lucky.detail["house"]) == (14, {"lucky": True})
+    chances = d20cli.odds("check stealth vs 15", character="aria")
+    assert chances.success == Fraction(13, 20) + Fraction(1, 20) * Fraction(13, 20)
     shown = runner.invoke(app, ["char", "show", "aria", "--json"])
     assert json.loads(shown.stdout)["house"] == {"lucky": True}
     # another character, or none, is not lucky

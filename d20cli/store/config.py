@@ -328,6 +328,18 @@ def color_choice() -> str | None:
         return None
 
 
+def config_keys() -> list[str]:
+    """Every key `d20 config set` takes (for help and completion): system, color, then
+    SYSTEM.KEY for each house key that means something in that system."""
+    from d20cli.rules import SYSTEM_IDS, get_system
+    from d20cli.rules.house import offered_keys
+
+    keys = list(TOP_KEYS)
+    for sid in SYSTEM_IDS:
+        keys += [f"{sid}.{key}" for key in offered_keys(get_system(sid))]
+    return keys
+
+
 def parse_value(key: str, text: str) -> Any:
     """A value typed after `d20 config set KEY` as the TOML value it stands for: a whole
     number for crit and min, true or false for lucky (also yes, no, on, off), else the
