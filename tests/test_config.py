@@ -198,6 +198,26 @@ def test_a_change_that_would_break_a_good_file_is_not_written() -> None:
     assert path.read_text(encoding="utf-8") == "[levelup]\ncrit = 19\nmin = 10\n"
 
 
+def test_set_on_a_file_that_does_not_parse_changes_nothing() -> None:
+    path = write_config('system = "mm\n[levelup]\n')
+    r = runner.invoke(app, ["config", "set", "levelup.lucky", "true"])
+    assert r.exit_code == 2 and str(path) in r.output and "line 1" in r.output
+    assert path.read_text(encoding="utf-8") == 'system = "mm\n[levelup]\n'
+
+
+def test_a_symlinked_file_is_written_through_the_link(tmp_path: Path) -> None:
+    real = tmp_path / "dotfiles" / "d20.toml"
+    real.parent.mkdir()
+    real.write_text("# mine\n", encoding="utf-8")
+    link = Path(config_path())
+    link.parent.mkdir(parents=True)
+    link.symlink_to(real)
+    assert runner.invoke(app, ["config", "set", "levelup.lucky", "true"]).exit_code == 0
+    assert link.is_symlink()
+    assert real.read_text(encoding="utf-8") == "# mine\n\n[levelup]\nlucky = true\n"
+    assert load_config().house == {"levelup": {"lucky": True}}
+
+
 # --- a bad file is an error that names the file, the line and the key ----------------------
 
 
@@ -502,6 +522,22 @@ def test_summary_and_odds_option_follow_the_file(capsys: pytest.CaptureFixture[s
     tally = json.loads(out)  # drawn from the exact odds with min 10: never below 10
     assert status == 0 and set(tally["outcomes"]) == {"success", "critical_success"}
     assert tally["min"] == 10
+
+
+def test_systems_list_each_systems_house_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_main(["systems", "--json"], capsys)
+    keys = {s["id"]: s["house_keys"] for s in json.loads(out)}
+    assert keys == {
+        "levelup": ["crit", "lucky", "min", "crit-dmg", "group"],
+        "reglamento": ["crit", "lucky", "min"],
+        "mm": ["crit", "lucky", "min"],
+        "pendagger": ["lucky"],
+    }
+    status, out, _ = run_main(["systems"], capsys)
+    assert "  house defaults: [pendagger] lucky  e.g. d20 config set pendagger.lucky true" in out
+    assert config_module.config_keys()[:4] == ["system", "color", "levelup.crit", "levelup.lucky"]
+    r = runner.invoke(app, ["--help"])
+    assert "config" in r.stdout
 
 
 # --- colour ------------------------------------------------------------------------------

@@ -78,7 +78,13 @@ def systems_lines() -> list[Line]:
 
 
 #: A value for each house key, for the example `d20 systems` gives.
-_EXAMPLE_VALUES = {"crit-dmg": "max", "crit": "19", "lucky": "true", "min": "10", "group": "at-least-half"}
+_EXAMPLE_VALUES = {
+    "crit-dmg": "max",
+    "crit": "19",
+    "lucky": "true",
+    "min": "10",
+    "group": "at-least-half",
+}
 
 
 def _house_example(sid: str, keys: list[str]) -> str:
