@@ -526,6 +526,7 @@ def test_summary_and_odds_option_follow_the_file(capsys: pytest.CaptureFixture[s
 
 def test_systems_list_each_systems_house_keys(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run_main(["systems", "--json"], capsys)
+    assert status == 0
     keys = {s["id"]: s["house_keys"] for s in json.loads(out)}
     assert keys == {
         "levelup": ["crit", "lucky", "min", "crit-dmg", "group"],
@@ -534,6 +535,7 @@ def test_systems_list_each_systems_house_keys(capsys: pytest.CaptureFixture[str]
         "pendagger": ["lucky"],
     }
     status, out, _ = run_main(["systems"], capsys)
+    assert status == 0
     assert "  house defaults: [pendagger] lucky  e.g. d20 config set pendagger.lucky true" in out
     assert config_module.config_keys()[:4] == ["system", "color", "levelup.crit", "levelup.lucky"]
     r = runner.invoke(app, ["--help"])
