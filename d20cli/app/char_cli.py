@@ -77,7 +77,11 @@ def char_add(
     out.text(f"added {c.name}" + (f" ({c.system})" if c.system else ""))
 
 
-@char_app.command("set")
+@char_app.command(
+    "set",
+    # everything after the key is the value: `-1`, `-n 2` and `--as` inside it are words
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
 def char_set(
     name: Annotated[str, typer.Argument(help="The character.")],
     key: Annotated[
@@ -97,9 +101,12 @@ def char_set(
     from d20cli.store import character_edits
 
     out = Output()
+    value = value or []  # `char set aria lucky`: a house key alone
+    if value[:1] == ["--"]:  # `char set aria saves.dex -- -1`, as before no `--` was needed
+        value = value[1:]
     with _errors(out):
-        written = character_edits.set_entry(name, key, value or [])
-    out.text(f"{name}: {key} = {written}")
+        written = character_edits.set_entry(name, key, value)
+    out.text(f"{name}: {written} = {' '.join(value) or 'true'}")  # `char set aria lucky`
 
 
 @char_app.command(

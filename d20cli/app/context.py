@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import random
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -47,6 +48,8 @@ class Context:
         self.disk = disk
         self.seed = seed
         self.parsed: dict[str, Request] = {}
+        # requests through a character (--as): by character and text, with its system
+        self.as_parsed: dict[tuple[str, str], tuple[Request, str | None]] = {}
         # a batch's lines, split and read: words, options, request text
         self.lines: dict[str, tuple[list[str], Options, str]] = {}
         self.logs: dict[tuple[str | None, bool, bool], RollLog | None] = {}
@@ -84,6 +87,41 @@ class Context:
             self.parsed[text] = request
         return request
 
+    def parse_as(self, text: str, name: str) -> tuple[Request, str | None]:
+        """`text` parsed and resolved through the character `name` (a macro in the verb's
+        place, its entries merged into the parsed request), and the character's system."""
+        key = (name, text)
+        found = self.as_parsed.get(key)
+        if found is None:
+            from d20cli.store.characters import resolve
+
+            found = resolve(text, name, self.parse)
+            if len(self.as_parsed) >= self.CACHE_SIZE:
+                self.as_parsed.clear()
+            self.as_parsed[key] = found
+        return found
+
+    def macro_line(self, text: str, name: str) -> str:
+        """`text` with a macro of the character `name` in the verb's place replaced by
+        the macro's line (store.characters.macro_line)."""
+        from d20cli.store.characters import macro_line
+
+        return macro_line(text, name)
+
+    def character_name(self, name: str) -> str:
+        """The name of the character `name` as its file spells it (`--as BRUNO`: bruno)."""
+        from d20cli.store.characters import load
+
+        return load(name).name
+
+    def parser(self, opts: Options) -> Callable[[str], Request]:
+        """How the request text of a line with these options is parsed: through its
+        character with --as, as typed otherwise."""
+        name = opts.as_
+        if name is None:
+            return self.parse
+        return lambda text: self.parse_as(text, name)[0]
+
     def house_for(self, system: System, opts: Options) -> HouseDefaults:
         """The house defaults of a request in `system` with these options: the character's
         (`--as`) over the config file's table for the system (each read once per run).
@@ -102,8 +140,9 @@ class Context:
         return found
 
     def ready(self, text: str, system: System, opts: Options) -> Request:
-        """The request `text` parsed, with the house defaults put in (d20cli.rules.house)."""
-        return with_house(self.parse(text), system, self.house_for(system, opts))
+        """The request `text` parsed (through its character with --as), with the house
+        defaults put in (d20cli.rules.house)."""
+        return with_house(self.parser(opts)(text), system, self.house_for(system, opts))
 
     def log_for(self, opts: Options, out: Output) -> RollLog | None:
         """The roll log for requests with these options (None when logging is off). One

@@ -9,6 +9,7 @@ found in a part of the request is placed in the request's text by `in_text`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
@@ -28,6 +29,18 @@ def check_text(text: str) -> None:
         raise ParseError("nothing to roll: give a verb and its words, e.g. `check +5 vs 15`")
     if len(text) > MAX_LINE:
         raise ParseError(f"the request is {len(text):,} characters long; the limit is {MAX_LINE:,}")
+
+
+def through(
+    resolve: Callable[[Request, Roller], Result], character: str
+) -> Callable[[Request, Roller], Result]:
+    """`resolve` for requests rolled through `character`: each result says whose it is
+    (its `character`, in JSON too)."""
+
+    def resolve_through(request: Request, roller: Roller) -> Result:
+        return dataclasses.replace(resolve(request, roller), character=character)
+
+    return resolve_through
 
 
 def results(

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from d20cli.app import rolling
 from d20cli.app.context import Context, request_text
-from d20cli.app.options import Options, split_options
+from d20cli.app.options import Options, split_line, split_options
 from d20cli.app.rolling import check_text, in_text
 from d20cli.dice.roller import Roller
 from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
@@ -79,14 +79,20 @@ def _results(
     """The results of one request (`resolve`); with `out`, pendagger's fortune dice are
     kept (`write`: False checks and rolls everything but stores nothing)."""
     roller = context.roller(opts)
-    resolve_one = system.resolve
+    resolve_one: Callable[[Request, Roller], Result] = system.resolve
+    if opts.as_ is not None:
+        resolve_one = rolling.through(resolve_one, context.character_name(opts.as_))
     if out is not None:
         from d20cli.app import fortune
 
-        def resolve_one(request: Request, roller: Roller) -> Result:
+        resolve_through = resolve_one
+
+        def resolve_kept(request: Request, roller: Roller) -> Result:
             if request.verb == "fortune":
                 return fortune.handle(request, roller, opts, out, write)
-            return fortune.record(request, system.resolve(request, roller), opts, out, write)
+            return fortune.record(request, resolve_through(request, roller), opts, out, write)
+
+        resolve_one = resolve_kept
 
     return rolling.results(request, resolve_one, roller, opts.repeat, context.work_for(opts))
 
@@ -105,6 +111,12 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
     chances: Any = None
     own_context = context is None
     context = context or Context()
+    if opts.as_:
+        try:
+            text, opts = _macro(text, opts, context)
+        except D20Error as err:
+            out.error(in_text(err, text), opts.json)
+            return Outcome(ExitStatus.BAD_INPUT, results)
     out.before_write(context.save)  # what is shown is saved first (group commit)
     log: RollLog | None = None
     printed = 0
@@ -115,9 +127,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
     try:
         output_limit = context.work_for(opts) * OUTPUT_PER_WORK
         if opts.as_:
-            from d20cli.store.characters import expand
-
-            text, char_system = expand(text, opts.as_)
+            _, char_system = context.parse_as(text, opts.as_)
             if opts.system is None and char_system is not None:
                 opts = replace(opts, system=char_system)
         if opts.summary and opts.repeat > 1 and opts.dice is None:
@@ -135,7 +145,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
                 result = with_chance(result, chances)
             if opts.summary and opts.repeat > 1:
                 if tally is None:
-                    tally = Tally(text, result.system, result.verb)
+                    tally = Tally(result.request, result.system, result.verb)
                     tally.labels.update(_outcome_labels(context, opts))
                 tally.add(result)
                 continue
@@ -189,6 +199,16 @@ SAMPLE_CHUNK = 100_000
 MAX_WEIGHT_BITS = 1000  # a common denominator beyond 2^1000: the results are rolled instead
 
 
+def _macro(text: str, opts: Options, context: Context) -> tuple[str, Options]:
+    """A macro of the character in the verb's place: its request words, and the options
+    saved in it (`-n 2`, `-s mm`) under the options given with it (those win)."""
+    line = context.macro_line(text, opts.as_ or "")
+    if line == text:
+        return text, opts
+    words, saved = split_options(split_line(line))
+    return " ".join(words), saved.merged(opts)
+
+
 def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
     """`--repeat N --summary`: the N results drawn from the request's exact distribution of
     (outcome, total) pairs, which the odds engine computes by walking the same resolver.
@@ -214,7 +234,7 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
     rng = getattr(roller, "rng", None)
     if rng is None:
         return None
-    tally = Tally(text, system.id, request.verb)
+    tally = Tally(request.text, system.id, request.verb)
     tally.labels.update(_outcome_labels(context, opts))
     if any(winner is not None for _, _, winner in keys):  # a contest of 3+ sides
         tally.sides = len(getattr(request, "sides", ()))

@@ -31,9 +31,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
 from d20cli.app.context import Context
-from d20cli.app.options import Options
+from d20cli.app.options import Options, split_line
 from d20cli.app.run import run_tokens
-from d20cli.app.stdin import split_line
 from d20cli.controls import visible
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS, SYSTEM_IDS, VERB_HELP

@@ -11,14 +11,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from d20cli.errors import D20Error, ParseError
+from d20cli.errors import D20Error, ParseError, closest
 from d20cli.rules.house import HOUSE_KEYS
 from d20cli.store.characters import (
     _NAME,
+    VERB_GROUPS,
     Character,
     _cache,
     _character,
-    _closest,
     _language,
     _parse,
     _read_text,
@@ -95,7 +95,7 @@ def _key_of(doc: Any, name: str) -> str:
     for key in doc:
         if str(key).lower() == name.lower():
             return str(key)
-    raise ParseError(f"no character {name!r}{_closest(name, [str(k) for k in doc])}")
+    raise ParseError(f"no character {name!r}{closest(name, [str(k) for k in doc])}")
 
 
 def _table_of(doc: Any, name: str, path: Path | None = None) -> tuple[str, Any]:
@@ -166,13 +166,14 @@ def _check_name(word: str, what: str) -> None:
 def set_entry(
     name: str, key: str, value_words: Sequence[str] | str, path: Path | None = None
 ) -> str:
-    """Set `key` of character `name` to `value_words` (joined with spaces); the value
-    as written.
+    """Set `key` of character `name` to `value_words` (joined with spaces), and say which
+    key was written (its full name: `skills.stealth`).
 
-    key: `system`; an entry (`stealth`: at the top level, or in the group that already
-    holds it); `GROUP.ENTRY` (`saves.dex`, `attacks.longsword`); `macros.NAME`; a house
-    key for all of the character's rolls (`lucky`, alone or with true or false; `crit
-    19`, `min 10`, `crit-dmg max`, `group at-least-half`)."""
+    key: `system`; an entry (`stealth`: at the top level, or in the general group that
+    already holds it, never in a verb's group such as `saves`); `GROUP.ENTRY`
+    (`saves.dex`, `attacks.longsword`); `macros.NAME`; a house key for all of the
+    character's rolls (`lucky`, alone or with true or false; `crit 19`, `min 10`,
+    `crit-dmg max`, `group at-least-half`)."""
     import tomlkit
 
     words = value_words if isinstance(value_words, str) else " ".join(value_words)
@@ -204,13 +205,10 @@ def set_entry(
     with _editing(path) as doc:
         _, table = _table_of(doc, name, path)
         if len(parts) == 1 and parts[0] != "system" and parts[0] not in table:
-            for group, sub in table.items():
-                if group != "macros" and isinstance(sub, dict) and parts[0] in sub:
-                    parts = [str(group), parts[0]]
-                    break
+            parts = _short_key(table, parts[0], name)
         if len(parts) == 1:
             _put(table, parts[0], words)
-            return words
+            return ".".join(parts)
         group = table.get(parts[0])
         if group is None:
             group = tomlkit.table()
@@ -221,7 +219,25 @@ def set_entry(
                 "not a group (a table)"
             )
         _put(group, parts[1], words)
-    return words
+        return ".".join(parts)
+
+
+def _short_key(table: Any, key: str, name: str) -> list[str]:
+    """Where `char set NAME KEY` writes a KEY with no group: a new top-level entry, or the
+    one entry of that name in a general group (which serves every verb, as the top level
+    does). A verb's group (`saves`, `attacks`) is never written by a short name: its
+    entries are for that verb only. Two general groups holding it: ParseError asking for
+    the full name."""
+    general = [
+        str(group)
+        for group, sub in table.items()
+        if group != "macros" and f"{group}" not in VERB_GROUPS and isinstance(sub, dict)
+        if key in sub
+    ]
+    if len(general) > 1:
+        keys = " or ".join(f"{g}.{key}" for g in general)
+        raise ParseError(f"{name} has {key!r} in more than one group; give the full name: {keys}")
+    return [general[0], key] if general else [key]
 
 
 def _set_house(name: str, key: str, words: str, path: Path | None) -> str:
@@ -237,7 +253,7 @@ def _set_house(name: str, key: str, words: str, path: Path | None) -> str:
     with _editing(path) as doc:
         _, table = _table_of(doc, name, path)
         _put(table, key, value)
-    return str(value).lower() if isinstance(value, bool) else str(value)
+    return key
 
 
 def _put(table: Any, key: str, value: str) -> None:
