@@ -56,6 +56,7 @@ from d20cli.present.output import result_text  # noqa: F401 (it makes str(result
 from d20cli.probability.model import Odds
 from d20cli.results import SCHEMA_VERSION, Damage, DiceSummary, Die, Result, Score
 from d20cli.rules import SYSTEM_IDS, get_system
+from d20cli.rules.house import with_house
 from d20cli.store.characters import Character
 from d20cli.store.characters import load as load_character
 from d20cli.store.characters import resolve as resolve_character
@@ -337,7 +338,9 @@ class _Read(NamedTuple):
 
 
 def _read(given: str, line: str, system: str | None, character: str | Character | None) -> _Read:
-    """The request `given` (as `line`) read with the system and the character."""
+    """The request `given` (as `line`) read with the system and the character (and its
+    house keys: `lucky = true` in its table makes its rolls lucky). The library reads no
+    config file."""
     rolling.check_text(given)
     if system is not None and not isinstance(system, str):
         raise TypeError(f"system must be a system's id or alias, not {type(system).__name__}")
@@ -345,14 +348,16 @@ def _read(given: str, line: str, system: str | None, character: str | Character 
         if not isinstance(character, str | Character):
             raise TypeError(f"character must be a name or a Character, not {character!r}")
         who = load_character(character) if isinstance(character, str) else character
-
-        def parse(text: str) -> Parsed:
-            return resolve_character(text, who, _parse)[0]
-
         parsed, plays = resolve_character(line, who, _parse)
         if system is None or system is DEFAULT_SYSTEM:
             system = plays or DEFAULT_SYSTEM
-        return _Read(get_system(system), parsed, parsed.text, parse, who.name)
+        rules = get_system(system)
+
+        def parse(text: str) -> Parsed:  # with the character's house keys (`lucky = true`)
+            return with_house(resolve_character(text, who, _parse)[0], rules, who.house)
+
+        house_parsed = with_house(parsed, rules, who.house)
+        return _Read(rules, house_parsed, parsed.text, parse, who.name)
     rules = get_system(system or DEFAULT_SYSTEM)
     return _Read(rules, _parse(line), line, _parse, None)
 

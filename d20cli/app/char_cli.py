@@ -85,20 +85,28 @@ def char_add(
 def char_set(
     name: Annotated[str, typer.Argument(help="The character.")],
     key: Annotated[
-        str, typer.Argument(help="ENTRY, GROUP.ENTRY (saves.dex), macros.NAME or system.")
+        str,
+        typer.Argument(
+            help="ENTRY, GROUP.ENTRY (saves.dex), macros.NAME, system, or a house key: "
+            "lucky, crit, min, crit-dmg, group."
+        ),
     ],
-    value: Annotated[list[str], typer.Argument(help="The request words, e.g. +7 expertise=d6.")],
+    value: Annotated[
+        list[str] | None, typer.Argument(help="The request words, e.g. +7 expertise=d6.")
+    ] = None,
 ) -> None:
-    """Set an entry, a macro or the system: `d20 char set aria stealth +7 expertise=d6`,
-    `d20 char set aria macros.sneak check stealth vs 15 adv`."""
+    """Set an entry, a macro, the system or a house rule for all of the character's
+    rolls: `d20 char set aria stealth +7 expertise=d6`, `d20 char set aria macros.sneak
+    check stealth vs 15 adv`, `d20 char set aria lucky`, `d20 char set aria crit 19`."""
     from d20cli.store import character_edits
 
     out = Output()
+    value = value or []  # `char set aria lucky`: a house key alone
     if value[:1] == ["--"]:  # `char set aria saves.dex -- -1`, as before no `--` was needed
         value = value[1:]
     with _errors(out):
         written = character_edits.set_entry(name, key, value)
-    out.text(f"{name}: {written} = {' '.join(value)}")
+    out.text(f"{name}: {written} = {' '.join(value) or 'true'}")  # `char set aria lucky`
 
 
 @char_app.command(
@@ -149,6 +157,9 @@ def char_show(
             table.add_row(_cell(key), _cell(words), _cell(group))
     for key, words in data["macros"].items():
         table.add_row(_cell(key), _cell(words), "macro")
+    for key, value in data.get("house", {}).items():
+        shown = str(value).lower() if isinstance(value, bool) else str(value)
+        table.add_row(_cell(key), _cell(shown), "house")
     _console(out, no_color).print(table)
 
 

@@ -106,11 +106,13 @@ def main_callback(
 
 def _add_sub_apps() -> None:
     from d20cli.app.char_cli import char_app, log_app
+    from d20cli.app.config_cli import config_app
     from d20cli.app.party_cli import party_app
 
     app.add_typer(char_app, name="char", help=COMMANDS["char"])
     app.add_typer(party_app, name="party", help=COMMANDS["party"])
     app.add_typer(log_app, name="log", help=COMMANDS["log"])
+    app.add_typer(config_app, name="config", help=COMMANDS["config"])
 
 
 _add_sub_apps()

@@ -13,5 +13,6 @@ COMMANDS: dict[str, str] = {
     "party": "The party: characters who roll together (--as party).",
     "table": "Roll tables: roll one (table NAME), list, show or check them.",
     "log": "The roll log: recent rolls, fairness, export.",
+    "config": "The config file: default system, colour, house-rule defaults.",
     "completion": "Print the completion script for bash, zsh or fish (or --install it).",
 }

@@ -15,6 +15,7 @@ from d20cli.dice.roller import RandomRoller, Roller, make_roller
 from d20cli.errors import ParseError
 from d20cli.language.requests import CheckRequest
 from d20cli.present.output import Output
+from d20cli.rules.house import HouseDefaults, with_house
 
 if TYPE_CHECKING:
     from d20cli.language.requests import Request
@@ -60,6 +61,7 @@ class Context:
         self._default_system: str | None = None
         self._default_budget: int | None = None
         self._default_work: int | None = None
+        self._house: dict[tuple[str, str | None], HouseDefaults] = {}
         self.warned: set[str] = set()  # label words already warned about (warn_unvalued)
         self.valued: set[str] = set()  # requests with no unvalued word (warn_unvalued)
 
@@ -131,6 +133,37 @@ class Context:
         if name is None:
             return self.parse
         return lambda text: self.parse_as(text, name)[0]
+
+    def house_for(self, system: System, opts: Options) -> HouseDefaults:
+        """The house defaults of a request in `system` with these options: the character's
+        (`--as`) over the config file's table for the system (each read once per run).
+        ParseError for a config file that is not right."""
+        key = (system.id, opts.as_)
+        found = self._house.get(key)
+        if found is None:
+            from d20cli.store.config import load_config
+
+            found = HouseDefaults.from_keys(dict(load_config().house.get(system.id, {})))
+            if opts.as_:
+                from d20cli.store.characters import is_party, load
+
+                if not is_party(opts.as_):
+                    found = load(opts.as_).house.over(found)
+            self._house[key] = found
+        return found
+
+    def ready(self, text: str, system: System, opts: Options) -> Request:
+        """The request `text` parsed (through its character with --as), with the house
+        defaults put in (d20cli.rules.house): a party's members each get their own."""
+        request = self.parser(opts)(text)
+        shared = self.house_for(system, opts)
+        if opts.as_ and _names_a_party(opts.as_):
+            from d20cli.rules.house import with_house_each
+            from d20cli.store.characters import party_of
+
+            each = [c.house.over(shared) for c in party_of(opts.as_)]
+            request = with_house_each(request, system, each)
+        return with_house(request, system, shared)
 
     def log_for(self, opts: Options, out: Output) -> RollLog | None:
         """The roll log for requests with these options (None when logging is off). One
@@ -261,3 +294,9 @@ def unvalued_words(request: Request) -> list[str]:
         and part.rank is None
         and part.score is None
     ]
+
+
+def _names_a_party(spec: str) -> bool:
+    from d20cli.store.characters import is_party
+
+    return is_party(spec)

@@ -15,12 +15,13 @@ from typing import Any
 
 from d20cli.dice.roller import DEFAULT_BUDGET, DEFAULT_WORK
 from d20cli.errors import ASCII_DIGITS, ParseError, foreign_digit, not_a_digit
+from d20cli.store.config import config_system
 from d20cli.store.files import env_flag
 
 
 @dataclass(frozen=True)
 class Options:
-    system: str | None = None  # None: D20_SYSTEM, else levelup
+    system: str | None = None  # None: D20_SYSTEM, else the config file's, else levelup
     json: bool = False
     seed: int | None = None
     dice: tuple[int, ...] | None = None
@@ -57,7 +58,11 @@ class Options:
         return not (self.no_log or env_flag("D20_NO_LOG"))
 
     def system_id(self) -> str:
-        return self.system or os.environ.get("D20_SYSTEM", "").strip() or "levelup"
+        """--system, else D20_SYSTEM, else the config file's `system`, else levelup (the
+        environment beats the file, as Unix programs do)."""
+        return (
+            self.system or os.environ.get("D20_SYSTEM", "").strip() or config_system() or "levelup"
+        )
 
     def dice_budget(self) -> int:
         if self.budget is not None:

@@ -56,7 +56,7 @@ def resolve(
     check_text(text)
     context = context or Context()
     system = context.system_for(opts)
-    request = context.parser(opts)(text)
+    request = context.ready(text, system, opts)
     hooks = out is not None and system.fortune is not None
     if opts.dice is None:
         return _results(request, system, opts, out if hooks else None, context, write=True)
@@ -139,7 +139,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
                 if chances is None:
                     from d20cli.probability.engine import odds_of
 
-                    chances = odds_of(text, opts.system_id(), parse=context.parser(opts))
+                    chances = odds_of(text, opts.system_id(), parse=_ready(context, opts))
                 result = with_chance(result, chances)
             if opts.summary and opts.repeat > 1:
                 if tally is None:
@@ -182,6 +182,13 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
     return Outcome(status, results)
 
 
+def _ready(context: Context, opts: Options) -> Callable[[str], Request]:
+    """How the odds engine reads a request: parsed, with the house defaults a roll with
+    these options gets (d20cli.rules.house)."""
+    system = context.system_for(opts)
+    return lambda text: context.ready(text, system, opts)
+
+
 def _outcome_labels(context: Context, opts: Options) -> dict[str | None, str | None]:
     return {oid: label for oid, label in context.system_for(opts).outcomes}
 
@@ -207,10 +214,10 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
     when the distribution is too costly to compute (the caller then rolls each one)."""
     from d20cli.probability.engine import joint_outcomes
 
-    request = context.parser(opts)(text)
+    system = context.system_for(opts)
+    request = context.ready(text, system, opts)
     if request.verb in ("fortune", "scores"):
         return None
-    system = context.system_for(opts)
     joint = joint_outcomes(request, system)
     if joint is None:
         return None
@@ -312,7 +319,7 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     def one(text: str) -> Any:
         nonlocal opts
         opts = context.as_options(text, opts)  # through a character or a party: its system
-        parse = context.parser(opts)
+        parse = _ready(context, opts)  # with the house defaults, as a roll would be
         if opts.simulate is not None:
             return simulate(
                 text,

@@ -27,12 +27,26 @@ from d20cli.errors import D20Error
 from d20cli.present.render import Line, render_result
 from d20cli.results import JSON_ENCODER, Result, show_as
 
+#: Where a configured colour choice comes from ("auto", "always", "never", or None): the
+#: app layer registers the config file's (`use_color_choice`), as this layer reads no file.
+_COLOR_CHOICE: list[Callable[[], str | None]] = []
+
+
+def use_color_choice(source: Callable[[], str | None]) -> None:
+    """Ask `source` for the colour choice from now on (the config file's `color`)."""
+    _COLOR_CHOICE[:] = [source]
+
 
 def color_wanted(stream: TextIO, no_color: bool = False) -> bool:
+    """Colour or not: never with --no-color or NO_COLOR; always with FORCE_COLOR; else
+    the configured choice (`color = "always"` or `"never"`); else on a terminal only."""
     if no_color or os.environ.get("NO_COLOR", ""):
         return False
     if os.environ.get("FORCE_COLOR"):
         return True
+    choice = _COLOR_CHOICE[0]() if _COLOR_CHOICE else None
+    if choice in ("always", "never"):
+        return choice == "always"
     try:
         return stream.isatty()
     except (AttributeError, ValueError):

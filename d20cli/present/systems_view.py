@@ -1,4 +1,5 @@
-"""`d20 systems`: each rule system with its verbs, outcome tiers and an example per verb."""
+"""`d20 systems`: each rule system with its verbs, outcome tiers and an example per verb,
+and the house rules its config table (and a character) may set by default."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from d20cli.present.render import Line, badge
 
 def systems_data() -> list[dict[str, Any]]:
     from d20cli.rules import get_system
+    from d20cli.rules.house import offered_keys
 
     data = []
     for sid in SYSTEM_IDS:
@@ -26,6 +28,7 @@ def systems_data() -> list[dict[str, Any]]:
                 },
                 "outcomes": {oid: label for oid, label in system.outcomes},
                 "words": {word: meaning for word, meaning in system.words},
+                "house_keys": list(offered_keys(system)),
             }
         )
     return data
@@ -51,6 +54,16 @@ def systems_lines() -> list[Line]:
             wide = max(len(w) for w in system["words"])
             for word, meaning in system["words"].items():
                 lines.append([(f"    {word:<{wide}}  ", "bold"), (meaning, "")])
+        if system["house_keys"]:
+            keys = ", ".join(system["house_keys"])
+            lines.append(
+                [
+                    ("  house defaults: ", "dim"),
+                    (f"[{system['id']}] {keys}", ""),
+                    ("  e.g. ", "dim"),
+                    (_house_example(system["id"], system["house_keys"]), "cyan"),
+                ]
+            )
         width = max(len(v) for v in system["verbs"])
         for verb, info in system["verbs"].items():
             lines.append(
@@ -62,6 +75,21 @@ def systems_lines() -> list[Line]:
                 ]
             )
     return lines
+
+
+#: A value for each house key, for the example `d20 systems` gives.
+_EXAMPLE_VALUES = {
+    "crit-dmg": "max",
+    "crit": "19",
+    "lucky": "true",
+    "min": "10",
+    "group": "at-least-half",
+}
+
+
+def _house_example(sid: str, keys: list[str]) -> str:
+    key = next(k for k in _EXAMPLE_VALUES if k in keys)
+    return f"d20 config set {sid}.{key} {_EXAMPLE_VALUES[key]}"
 
 
 def show_systems(out: Output, as_json: bool) -> None:

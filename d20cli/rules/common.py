@@ -13,9 +13,8 @@ No rules of a particular system live here.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from d20cli.dice import evaluate as evaluation
@@ -25,6 +24,9 @@ from d20cli.frozen import quick_init
 from d20cli.language.requests import CHECK_WORD_KINDS, RollRequest
 from d20cli.results import Die, Result
 from d20cli.rules import roll
+from d20cli.rules.critical import critical_damage as critical_damage
+from d20cli.rules.critical import double_dice as double_dice
+from d20cli.rules.critical import max_dice as max_dice
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -161,88 +163,6 @@ _NOTHING = Evaluated(0, (), None)
 def expression_text(expr: Expr | None) -> str:
     """The normalised text of an expression ("" for None)."""
     return "" if expr is None else str(expr)
-
-
-def double_dice(expr: Expr) -> Expr:
-    """The expression a critical hit rolls: every dice term rolled twice and both added,
-    numbers left alone (a critical hit adds its modifiers once).
-
-    A plain term doubles its count (`1d8+4` -> `2d8+4`, the same dice); any other term is
-    written twice (`4d6kh3` -> `4d6kh3+4d6kh3`, `(1d4)d6` -> `(1d4)d6+(1d4)d6`), so keeping,
-    dropping and computed counts apply to each roll on its own and a critical is never
-    worse than a hit."""
-    if isinstance(expr, dice.Dice):
-        if isinstance(expr.count, int) and expr.plain:
-            return dice.Dice(2 * expr.count, expr.sides, label=expr.label)
-        return dice.Arithmetic(expr, (("+", expr),))
-    if isinstance(expr, dice.Neg):
-        return dice.Neg(double_dice(expr.operand))
-    if isinstance(expr, dice.Arithmetic):
-        if expr.rest[0][0] in "+-":
-            return _double_sum(expr)
-        rest = tuple((op, double_dice(x)) for op, x in expr.rest)
-        return dice.Arithmetic(double_dice(expr.first), rest)
-    if isinstance(expr, dice.Call):  # `max(1d6,1d8)` -> `max(2d6,2d8)`
-        return dice.Call(expr.name, tuple(double_dice(x) for x in expr.args))
-    if isinstance(expr, dice.Group):
-        return dice.Group(tuple(double_dice(x) for x in expr.items), expr.keep, expr.pool)
-    return expr
-
-
-def _double_sum(expr: dice.Arithmetic) -> Expr:
-    """A sum or difference with each non-plain dice term written twice in place
-    (`4d6kh3+2` -> `4d6kh3+4d6kh3+2`, `1d8-1d4kh1` -> `1d8+1d8-1d4kh1-1d4kh1`)."""
-    terms: list[tuple[str, Expr]] = []
-    for op, x in (("+", expr.first), *expr.rest):
-        doubled = double_dice(x)
-        if isinstance(x, dice.Dice) and isinstance(doubled, dice.Arithmetic):
-            terms += [(op, x), (op, x)]
-        else:
-            terms.append((op, doubled))
-    return dice.Arithmetic(terms[0][1], tuple(terms[1:]))
-
-
-#: `crit-dmg=MODE`: what a critical hit rolls for damage `expr`. dice (the default): every
-#: dice term twice (`double_dice`); double: the whole total twice; max: every dice term at
-#: its maximum plus a normal roll (`max_dice`).
-@functools.lru_cache(maxsize=256)  # pure, and asked on every attack to check the mode
-def critical_damage(expr: Expr, mode: str | None = None) -> Expr:
-    """The damage expression a critical hit rolls under a crit-dmg mode (None: dice)."""
-    if mode == "double":
-        return dice.Arithmetic(expr, (("*", dice.Number(2)),))
-    if mode == "max":
-        return max_dice(expr)
-    return double_dice(expr)
-
-
-def max_dice(expr: Expr) -> Expr:
-    """`double_dice` with the second roll of each dice term at its maximum: `1d8+4` ->
-    `1d8+8+4`, `2d6-1d4` -> `2d6+12-1d4-4`. RulesError for a term with no highest total
-    (an explosion without end)."""
-    if isinstance(expr, dice.Dice):
-        return dice.Arithmetic(expr, (("+", _maximum(expr)),))
-    if isinstance(expr, dice.Neg):
-        return dice.Neg(max_dice(expr.operand))
-    if isinstance(expr, dice.Arithmetic):
-        if expr.rest[0][0] in "+-":
-            terms: list[tuple[str, Expr]] = []
-            for op, x in (("+", expr.first), *expr.rest):
-                terms += (
-                    [(op, x), (op, _maximum(x))]
-                    if isinstance(x, dice.Dice)
-                    else [(op, max_dice(x))]
-                )
-            return dice.Arithmetic(terms[0][1], tuple(terms[1:]))
-        rest = tuple((op, max_dice(x)) for op, x in expr.rest)
-        return dice.Arithmetic(max_dice(expr.first), rest)
-    return expr
-
-
-def _maximum(term: dice.Dice) -> dice.Number:
-    top = term.bounds()[1]
-    if top == float("inf"):
-        raise RulesError(f"crit-dmg=max needs a highest total, and {term} has none")
-    return dice.Number(int(top), term.label)
 
 
 @quick_init
@@ -399,6 +319,15 @@ def house_detail(request: CheckRequest) -> dict[str, object]:
     return {"house": house} if house else {}
 
 
+#: The house words of one d20 roll, as word kinds (CHECK_WORD_KINDS).
+HOUSE_KINDS = frozenset({"crit", "lucky", "min", "crit-dmg"})
+
+
+def house_words_of(offered: Mapping[str, Collection[str]]) -> dict[str, frozenset[str]]:
+    """`System.house_words` from what each verb offers: the house kinds among them."""
+    return {verb: HOUSE_KINDS.intersection(kinds) for verb, kinds in offered.items()}
+
+
 def located(request: Request, message: str, key: str | None = None) -> RulesError:
     """A RulesError pointing at the word of kind `key` in the request's text."""
     column = getattr(request, "column", None)
@@ -493,6 +422,7 @@ class System:
     grade_group: Callable[[Sequence[bool | None], str | None], Grade] | None = None
     rank_for_score: Callable[[int], str] | None = None
     fortune: Fortune | None = None
+    house_words: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def resolve(self, request: Request, roller: Roller) -> Result:
         """Roll the request with this system's rules (RulesError for what it lacks)."""

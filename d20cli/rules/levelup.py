@@ -30,6 +30,7 @@ from d20cli.rules.common import (
     evaluate,
     house_detail,
     house_roll,
+    house_words_of,
     located,
     reject_words,
     resolve_roll,
@@ -365,4 +366,7 @@ SYSTEM = System(
     aliases=("a5e", "level-up"),
     words=WORDS,
     grade_group=grade_group,
+    house_words=house_words_of(
+        {"check": _OFFERED, "save": _OFFERED, "attack": _OFFERED_ATTACK, "group": _OFFERED}
+    ),
 )

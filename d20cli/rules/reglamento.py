@@ -35,6 +35,7 @@ from d20cli.rules.common import (
     evaluate,
     house_detail,
     house_roll,
+    house_words_of,
     located,
     reject_words,
     resolve_roll,
@@ -313,4 +314,15 @@ WORDS: tuple[tuple[str, str], ...] = (
     ("min N", "house: a d20 face below N counts as N for the total (min 10)"),
 )
 
-SYSTEM = System(ID, TITLE, VERBS, OUTCOMES, resolve, aliases=("reg",), words=WORDS)
+SYSTEM = System(
+    ID,
+    TITLE,
+    VERBS,
+    OUTCOMES,
+    resolve,
+    aliases=("reg",),
+    words=WORDS,
+    house_words=house_words_of(
+        {"check": _OFFERED, "save": _OFFERED, "attack": _OFFERED_ATTACK, "contest": _OFFERED_SIDE}
+    ),
+)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from d20cli.errors import D20Error, ParseError, closest
+from d20cli.rules.house import HOUSE_KEYS
 from d20cli.store.characters import (
     _NAME,
     PARTY,
@@ -231,11 +232,15 @@ def set_entry(
 
     key: `system`; an entry (`stealth`: at the top level, or in the general group that
     already holds it, never in a verb's group such as `saves`); `GROUP.ENTRY`
-    (`saves.dex`, `attacks.longsword`); `macros.NAME`."""
+    (`saves.dex`, `attacks.longsword`); `macros.NAME`; a house key for all of the
+    character's rolls (`lucky`, alone or with true or false; `crit 19`, `min 10`,
+    `crit-dmg max`, `group at-least-half`)."""
     import tomlkit
 
     words = value_words if isinstance(value_words, str) else " ".join(value_words)
     words = " ".join(words.split())
+    if key.lower() in HOUSE_KEYS:
+        return _set_house(name, key.lower(), words, path)
     if not words:
         raise ParseError(f"give the words for {key!r}, e.g. d20 char set {name} {key} +5")
     parts = key.split(".")
@@ -294,6 +299,22 @@ def _short_key(table: Any, key: str, name: str) -> list[str]:
         keys = " or ".join(f"{g}.{key}" for g in general)
         raise ParseError(f"{name} has {key!r} in more than one group; give the full name: {keys}")
     return [general[0], key] if general else [key]
+
+
+def _set_house(name: str, key: str, words: str, path: Path | None) -> str:
+    """Set a character's house key (checked as the config file's are)."""
+    from d20cli.store.config import house_problem, parse_value
+
+    value = parse_value(key, words or ("true" if key == "lucky" else ""))
+    problem = house_problem(None, key, value)
+    if problem is not None:
+        raise ParseError(
+            f"{key}: {problem}" + ("" if words else f": d20 char set {name} {key} VALUE")
+        )
+    with _editing(path) as doc:
+        _, table = _table_of(doc, name, path)
+        _put(table, key, value)
+    return key
 
 
 def _put(table: Any, key: str, value: str) -> None:

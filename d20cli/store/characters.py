@@ -7,7 +7,10 @@ The file is `$XDG_CONFIG_HOME/d20cli/characters.toml` (default
 (`checks`, `saves`, `attacks`, `attempts`, `defends`, `resists`, `routines`) belongs to that
 verb: it is looked at first for that verb and never for another, so a saving throw and a
 check of the same ability may differ. Group members and contest sides use `checks`.
-`macros` holds whole requests under a name of their own.
+`macros` holds whole requests under a name of their own. House keys at the top of a
+character's table apply to all of its rolls (`lucky = true`, `crit = 19`, `min = 10`,
+`crit-dmg = "max"`, `group = "at-least-half"`), where the request says nothing else and
+the system takes the word (d20cli.rules.house); they beat the config file's.
 
     # The party
     [aria]
@@ -62,6 +65,7 @@ from typing import TYPE_CHECKING, Any
 from d20cli.errors import D20Error, ParseError, closest
 from d20cli.language.names import Parse, resolve_names, resolve_party
 from d20cli.language.vocabulary import CHECK_VERBS, KEYWORDS, VERBS
+from d20cli.rules.house import HOUSE_KEYS, NO_HOUSE, HouseDefaults
 from d20cli.store.files import xdg_dir
 
 if TYPE_CHECKING:
@@ -90,6 +94,7 @@ class Character:
     entries: dict[str, str] = field(default_factory=dict)  # top-level entries
     groups: dict[str, dict[str, str]] = field(default_factory=dict)  # sub-tables
     macros: dict[str, str] = field(default_factory=dict)
+    house: HouseDefaults = NO_HOUSE  # house keys for all of its rolls (`lucky = true`)
 
     def entry_names(self) -> list[str]:
         names = list(self.entries)
@@ -114,13 +119,16 @@ class Character:
         return next((v for k, v in self.macros.items() if k.lower() == low), None)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "name": self.name,
             "system": self.system,
             "entries": dict(self.entries),
             "groups": {g: dict(t) for g, t in self.groups.items()},
             "macros": dict(self.macros),
         }
+        if not self.house.empty:
+            out["house"] = self.house.to_json()
+        return out
 
 
 # --- reading ---------------------------------------------------------------------------
@@ -191,9 +199,12 @@ def _character(name: str, table: Any, path: Path) -> Character:
     entries: dict[str, str] = {}
     groups: dict[str, dict[str, str]] = {}
     macros: dict[str, str] = {}
+    house: dict[str, Any] = {}
     for key, value in table.items():
         key = str(key)
-        if key == "system":
+        if key in HOUSE_KEYS:
+            house[key] = _house_value(name, key, value, path)
+        elif key == "system":
             system = _words(value, f"{name}.system", path) or None
         elif key == "macros":
             if not isinstance(value, dict):
@@ -205,7 +216,17 @@ def _character(name: str, table: Any, path: Path) -> Character:
             groups[key] = {str(k): _words(v, f"{name}.{key}.{k}", path) for k, v in value.items()}
         else:
             entries[key] = _words(value, f"{name}.{key}", path)
-    return Character(name, system, entries, groups, macros)
+    return Character(name, system, entries, groups, macros, HouseDefaults.from_keys(house))
+
+
+def _house_value(name: str, key: str, value: Any, path: Path) -> Any:
+    """A character's house key checked (ParseError naming the file and the key)."""
+    from d20cli.store.config import house_problem
+
+    problem = house_problem(None, key, value)
+    if problem is not None:
+        raise ParseError(f"{path}: {name}.{key}: {problem}")
+    return value.strip().lower() if isinstance(value, str) else value
 
 
 def _read_only(text: str, path: Path) -> Any:

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 from d20cli.rules.mm.checks import (
     CHECK_VERBS,
     CIRCUMSTANCES,
+    HOUSE_WORDS,
     ID,
     NAMED_DCS,
     ROUTINE_BASE,
@@ -153,7 +154,16 @@ WORDS: tuple[tuple[str, str], ...] = (
 )
 
 
-SYSTEM = System(ID, TITLE, VERBS, OUTCOMES, resolve, aliases=("mutants", "m&m", "mnm"), words=WORDS)
+SYSTEM = System(
+    ID,
+    TITLE,
+    VERBS,
+    OUTCOMES,
+    resolve,
+    aliases=("mutants", "m&m", "mnm"),
+    words=WORDS,
+    house_words=HOUSE_WORDS,
+)
 
 __all__ = [
     "CHECK_VERBS",

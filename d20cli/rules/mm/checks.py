@@ -17,6 +17,7 @@ from d20cli.rules.common import (
     evaluate,
     house_detail,
     house_roll,
+    house_words_of,
     located,
     reject_words,
 )
@@ -95,6 +96,17 @@ _OFFERED_ATTACK = _OFFERED_ROLLED | {"crit"}  # Improved Critical's threat range
 
 
 _OFFERED_SIDE = frozenset({"modifier", "circumstance", "lucky", "min"})
+
+#: The house words each verb takes (System.house_words): none on a routine check.
+HOUSE_WORDS = house_words_of(
+    {
+        "check": _OFFERED_ROLLED,
+        "resist": _OFFERED_ROLLED,
+        "attack": _OFFERED_ATTACK,
+        "routine": _OFFERED,
+        "opposed": _OFFERED_SIDE,
+    }
+)
 
 
 def degree(result: int, dc: int) -> int:

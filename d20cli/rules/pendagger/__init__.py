@@ -47,11 +47,13 @@ from d20cli.results import Result
 from d20cli.rules.common import (
     Fortune,
     System,
+    house_words_of,
     resolve_roll,
     unknown_verb,
 )
 from d20cli.rules.pendagger.attempts import (
     ATTEMPT_VERBS,
+    OFFERED_ATTEMPT,
     attempt_level,
     grade_attempt,
     grade_luck,
@@ -175,6 +177,7 @@ SYSTEM = System(
     words=WORDS,
     rank_for_score=rank_for_score,
     fortune=FORTUNE,
+    house_words=house_words_of(dict.fromkeys(ATTEMPT_VERBS, OFFERED_ATTEMPT)),
 )
 
 __all__ = [

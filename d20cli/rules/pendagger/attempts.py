@@ -64,6 +64,7 @@ _HINTS = {
 _OFFERED = frozenset(
     {"adv", "dis", "reliable", "unreliable", "fortune", "rank", "score", "adjust", "lucky"}
 )
+OFFERED_ATTEMPT = _OFFERED  # the words of an attempt (System.house_words)
 
 
 def attempt_level(face: int, rank: str, reliable: bool = False, unreliable: bool = False) -> str:

@@ -1,0 +1,137 @@
+"""`d20 config show|set|unset|path`: a thin typer sub-app over d20cli.store.config (reading)
+and d20cli.store.config_edits (writing). Errors are one line on standard error and exit
+status 2, never a traceback."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
+
+import typer
+
+from d20cli.errors import D20Error, ExitStatus
+from d20cli.present.output import Output
+
+config_app = typer.Typer(
+    name="config",
+    help=(
+        "The config file: the default system, colour, and house-rule defaults per system "
+        "(config.toml in the config directory; comments kept when d20 writes it). "
+        "`d20 config set levelup.crit-dmg max`, `d20 config set system mm`."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["--help", "-h"]},
+)
+
+#: The keys `d20 config set` takes, for help and completion.
+KEYS_HELP = (
+    "system (a system id), color (auto, always, never), SYSTEM.crit (2-20), SYSTEM.lucky "
+    "(true, false), SYSTEM.min (2-20), SYSTEM.crit-dmg (dice, double, max), SYSTEM.group "
+    "(more-than-half, at-least-half)"
+)
+
+
+@contextmanager
+def _errors(out: Output) -> Iterator[None]:
+    try:
+        yield
+    except D20Error as err:
+        out.error(err)
+        raise typer.Exit(int(ExitStatus.BAD_INPUT)) from None
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def show_lines(config: Any) -> list[str]:
+    """The settings in force, as TOML lines, with what is a default said in a comment."""
+    from d20cli.store.config import config_path
+
+    if not config.exists:
+        return [
+            f"# no config file yet: {config_path()}",
+            "# (d20 config set KEY VALUE makes one; e.g. d20 config set levelup.crit-dmg max)",
+            'system = "levelup"  # the default',
+            'color = "auto"  # the default',
+        ]
+    lines = [f"# {config.path}"]
+    lines.append(
+        f"system = {_toml(config.system or 'levelup')}"
+        + ("" if config.system else "  # the default")
+    )
+    lines.append(
+        f"color = {_toml(config.color or 'auto')}" + ("" if config.color else "  # the default")
+    )
+    for sid, keys in config.house.items():
+        lines += ["", f"[{sid}]"]
+        lines += [f"{key} = {_toml(value)}" for key, value in keys.items()]
+    return lines
+
+
+def _still(out: Output, problem: str | None) -> None:
+    """Warn about what is still wrong with the file after a change that did not fix it."""
+    if problem is not None:
+        out.warn(f"the config file still has a problem: {problem}")
+
+
+@config_app.command("show")
+def config_show(
+    json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+) -> None:
+    """Show the settings of the config file (and the defaults where it says nothing)."""
+    from d20cli.store.config import load_config
+
+    out = Output()
+    with _errors(out):
+        config = load_config()
+    if json:
+        out.json(config.to_json())
+        return
+    out.text("\n".join(show_lines(config)))
+
+
+@config_app.command("set")
+def config_set(
+    key: Annotated[str, typer.Argument(help=f"The key: {KEYS_HELP}.")],
+    value: Annotated[list[str], typer.Argument(help="The value, e.g. max, 19, true, mm.")],
+) -> None:
+    """Set a key: `d20 config set levelup.crit-dmg max`, `d20 config set system mm`,
+    `d20 config set color never`, `d20 config set levelup.lucky true`."""
+    from d20cli.store import config_edits
+
+    out = Output()
+    with _errors(out):
+        written, shown, left = config_edits.set_key(key, " ".join(value))
+    out.text(f"{written} = {_toml(shown)}")
+    _still(out, left)
+
+
+@config_app.command("unset")
+def config_unset(
+    key: Annotated[str, typer.Argument(help="The key (or a system, for its whole table).")],
+) -> None:
+    """Remove a key (`d20 config unset levelup.crit-dmg`) or a system's table
+    (`d20 config unset levelup`)."""
+    from d20cli.store import config_edits
+
+    out = Output()
+    with _errors(out):
+        removed, left = config_edits.unset_key(key)
+    out.text(f"removed {removed}")
+    _still(out, left)
+
+
+@config_app.command("path")
+def config_path_command() -> None:
+    """Print where the config file is (edit it by hand if you like)."""
+    from d20cli.store.config import config_path
+
+    Output().text(config_path())

@@ -1,0 +1,357 @@
+"""The config file, `$XDG_CONFIG_HOME/d20cli/config.toml` (default
+`~/.config/d20cli/config.toml`): the default system, the colour choice and house-rule
+defaults per system. Edited by hand or with `d20 config set|unset` (d20cli.store.
+config_edits: comments kept, atomic writes).
+
+    system = "mm"            # the default system
+    color = "auto"           # auto, always or never
+
+    [levelup]                # house defaults for this system's rolls
+    crit-dmg = "max"         # dice, double or max
+    group = "at-least-half"  # more-than-half or at-least-half
+    lucky = true
+    crit = 19                # 2 to 20
+    min = 10                 # 2 to 20
+
+What beats what (the usual Unix order: the command line, then the environment, then the
+file): the system is `--system`, else a character's own system (`--as`), else
+`D20_SYSTEM`, else the file's `system`, else levelup. Colour: `--no-color`, then
+`NO_COLOR`, then `FORCE_COLOR`, then the file's `color`, then whether the output is a
+terminal. A house word on the request beats the character's, which beats the file's; a
+house default goes only where the system takes the word (d20cli.rules.house).
+
+A file that is not right (bad TOML, bad UTF-8, an unknown key, a value of the wrong type
+or out of range, a key that means nothing in that system, a file over MAX_BYTES) is a
+ParseError that names the file, the line and the key: every roll reports it, it is never
+ignored. Reading is cheap when there is no file: one `stat`, and neither tomllib nor
+tomlkit is imported; a file that is there is read with the standard library's tomllib,
+once per change (its time and size).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from d20cli.errors import D20Error, ParseError
+from d20cli.store.files import xdg_dir
+
+MAX_BYTES = 65_536  # a config file is a few lines; a bigger one is a mistake
+COLOR_CHOICES: tuple[str, ...] = ("auto", "always", "never")
+TOP_KEYS: tuple[str, ...] = ("system", "color")
+BOOL_WORDS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
+
+
+def config_path() -> str:
+    return os.path.join(xdg_dir("XDG_CONFIG_HOME", ".config"), "d20cli", "config.toml")
+
+
+@dataclass(frozen=True)
+class Config:
+    """What the config file says (all None, and no house defaults, when there is none).
+    house: system id -> its house keys and values ({"crit-dmg": "max"})."""
+
+    path: str
+    exists: bool = False
+    system: str | None = None
+    color: str | None = None
+    house: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "exists": self.exists,
+            "system": self.system,
+            "color": self.color,
+            "house": {sid: dict(keys) for sid, keys in self.house.items()},
+        }
+
+
+_cache: dict[str, tuple[tuple[int, int, int], Config]] = {}
+
+
+def load_config(path: str | None = None) -> Config:
+    """The config file's settings, checked. No file: an empty Config, read with one
+    `stat`. ParseError naming the file, line and key for anything wrong in it."""
+    target = path or config_path()
+    try:
+        st = os.stat(target)
+    except (FileNotFoundError, NotADirectoryError):
+        return Config(target)
+    except OSError as err:
+        raise ParseError(f"cannot read {target}: {err.strerror or err}") from None
+    key = (st.st_mtime_ns, st.st_size, st.st_ino)
+    hit = _cache.get(target)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    config = check_text(read_text(target, st), target)
+    _cache[target] = (key, config)
+    return config
+
+
+def read_text(target: str, st: os.stat_result | None = None) -> str:
+    """The file's text: ParseError for a file that is not a regular file, is over
+    MAX_BYTES, or is not UTF-8 (naming the line of the bad byte)."""
+    try:
+        st = st or os.stat(target)
+        if stat.S_ISDIR(st.st_mode):
+            raise ParseError(f"cannot read {target}: it is a directory, not a file")
+        if not stat.S_ISREG(st.st_mode):
+            raise ParseError(f"cannot read {target}: not a regular file")
+        with open(target, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
+    except OSError as err:
+        raise ParseError(f"cannot read {target}: {err.strerror or err}") from None
+    if len(data) > MAX_BYTES:
+        raise ParseError(
+            f"cannot read {target}: a config file is at most {MAX_BYTES:,} bytes, "
+            f"and this one is {max(st.st_size, len(data)):,}"
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise ParseError(
+            f"{target}, line {line}: not UTF-8 text (byte {err.start + 1}); save the file as UTF-8"
+        ) from None
+
+
+_TOML_WHERE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+
+
+def parse_text(text: str, target: str) -> dict[str, Any]:
+    """The file's TOML, read by the standard library (ParseError with the line and column
+    of a syntax error)."""
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        message = str(err)
+        found = _TOML_WHERE.search(message)
+        if found is None:
+            raise ParseError(f"{target}: not TOML: {message}") from None
+        what = message[: found.start()].strip()
+        what = what[:1].lower() + what[1:]
+        raise ParseError(
+            f"{target}, line {found.group(1)}, column {found.group(2)}: {what}"
+        ) from None
+    except RecursionError:
+        raise ParseError(f"{target}: not TOML: nested too deeply") from None
+
+
+def check_text(text: str, target: str) -> Config:
+    """The Config that `text` (the file at `target`) says; ParseError for anything wrong."""
+    doc = parse_text(text, target)
+    return _config(doc, text, target)
+
+
+def _config(doc: Mapping[str, Any], text: str, target: str) -> Config:
+    system: str | None = None
+    color: str | None = None
+    house: dict[str, dict[str, Any]] = {}
+    seen: dict[str, str] = {}
+    for raw_key, value in doc.items():
+        key = str(raw_key)
+
+        def fail(problem: str, dotted: str = key) -> ParseError:
+            return config_error(target, text, dotted, problem)
+
+        if key == "system":
+            system = _checked_system(value, fail)
+        elif key == "color":
+            color = _checked_choice(value, COLOR_CHOICES, "color", fail)
+        else:
+            sid = _table_system(key, value, fail)
+            if sid in seen:
+                raise fail(f"{sid}'s house rules are already in [{seen[sid]}]")
+            seen[sid] = key
+            house[sid] = _house_table(sid, key, value, text, target)
+    return Config(target, True, system, color, house)
+
+
+def _checked_system(value: Any, fail: Any) -> str:
+    from d20cli.rules import system_id
+
+    if not isinstance(value, str):
+        raise fail(f'must be a system id in quotes (system = "levelup"), not {_shape(value)}')
+    try:
+        return system_id(value)
+    except D20Error as err:
+        raise fail(err.message) from None
+
+
+def _checked_choice(value: Any, choices: tuple[str, ...], what: str, fail: Any) -> str:
+    if not isinstance(value, str):
+        raise fail(f"must be one of {', '.join(choices)} in quotes, not {_shape(value)}")
+    if value.strip().lower() not in choices:
+        raise fail(f"must be one of {', '.join(choices)}, not {value[:40]!r}")
+    return value.strip().lower()
+
+
+def _table_system(key: str, value: Any, fail: Any) -> str:
+    from d20cli.rules import SYSTEM_IDS, system_id
+
+    try:
+        sid = system_id(key)
+    except D20Error:
+        sid = None
+    if sid is None:
+        tables = ", ".join(f"[{s}]" for s in SYSTEM_IDS)
+        raise fail(f"unknown key (the keys are system, color and a table per system: {tables})")
+    if not isinstance(value, dict):
+        raise fail(f"must be a table of house rules ([{sid}]), not {_shape(value)}")
+    return sid
+
+
+def _house_table(
+    sid: str, key: str, table: Mapping[str, Any], text: str, target: str
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in table.items():
+        dotted = f"{key}.{name}"
+        problem = house_problem(sid, str(name), value)
+        if problem is not None:
+            raise config_error(target, text, dotted, problem)
+        out[str(name)] = value.lower() if isinstance(value, str) else value
+    return out
+
+
+def house_problem(sid: str | None, key: str, value: Any) -> str | None:
+    """What is wrong with house key `key` = `value` in system `sid`'s table (None: it is
+    right): an unknown key, a key that means nothing in the system (not asked when `sid`
+    is None: a character's keys), a bad value."""
+    from d20cli.language.vocabulary import CRIT_DMG_MODES, GROUP_RULES, HOUSE_RANGE
+    from d20cli.rules import get_system
+    from d20cli.rules.house import HOUSE_KEYS, offered_keys
+
+    if key not in HOUSE_KEYS:
+        return f"unknown key (a system's house keys are {', '.join(HOUSE_KEYS)})"
+    offered = offered_keys(get_system(sid)) if sid is not None else tuple(HOUSE_KEYS)
+    if key not in offered:
+        return f"{sid} has no {key} house rule (it has {', '.join(offered) or 'none'})"
+    lo, hi = HOUSE_RANGE
+    if key in ("crit", "min"):
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"must be a whole number from {lo} to {hi}, not {_shape(value)}"
+        if not lo <= value <= hi:
+            return f"must be a whole number from {lo} to {hi}, not {value}"
+        return None
+    if key == "lucky":
+        return None if isinstance(value, bool) else f"must be true or false, not {_shape(value)}"
+    choices = CRIT_DMG_MODES if key == "crit-dmg" else GROUP_RULES
+    if not isinstance(value, str):
+        return f"must be one of {', '.join(choices)} in quotes, not {_shape(value)}"
+    if value.strip().lower() not in choices:
+        return f"must be one of {', '.join(choices)}, not {value[:40]!r}"
+    return None
+
+
+def _shape(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return f"a string ({value[:40]!r})"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "an array"
+    return "a date or time"
+
+
+def config_error(target: str, text: str, dotted: str, problem: str) -> ParseError:
+    """`FILE, line N: KEY: PROBLEM` (the line where the key is written, when found)."""
+    line = key_line(text, dotted)
+    where = f"{target}, line {line}" if line is not None else target
+    return ParseError(f"{where}: {dotted}: {problem}")
+
+
+_HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]")
+_KEY = re.compile(
+    r"""^\s*((?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*'))*)\s*="""
+)
+
+
+def _dotted(words: str) -> tuple[str, ...]:
+    parts = re.findall(r"""[A-Za-z0-9_-]+|"[^"]*"|'[^']*'""", words)
+    return tuple(p.strip("\"'") for p in parts)
+
+
+def key_line(text: str, dotted: str) -> int | None:
+    """The line (1-based) where the key `dotted` ("levelup.crit") is written in the TOML
+    `text`, else where its table is, else None."""
+    want = tuple(dotted.split("."))
+    table: tuple[str, ...] = ()
+    best: int | None = None
+    for n, line in enumerate(text.splitlines(), 1):
+        header = _HEADER.match(line)
+        if header is not None:
+            table = _dotted(header.group(1))
+            if table == want[: len(table)] and best is None:
+                best = n
+            continue
+        key = _KEY.match(line)
+        if key is None:
+            continue
+        full = table + _dotted(key.group(1))
+        if full == want:
+            return n
+        if best is None and full == want[: len(full)]:
+            best = n
+    return best
+
+
+# --- what the rest of d20 asks ---------------------------------------------------------
+
+
+def config_system() -> str | None:
+    """The file's default system (None: none, or the file cannot be read: a roll then
+    reports the error when it reads the house defaults)."""
+    try:
+        return load_config().system
+    except D20Error:
+        return None
+
+
+def color_choice() -> str | None:
+    """The file's colour choice: auto, always, never (None: none, or a bad file, which
+    the next roll reports)."""
+    try:
+        return load_config().color
+    except D20Error:
+        return None
+
+
+def config_keys() -> list[str]:
+    """Every key `d20 config set` takes (for help and completion): system, color, then
+    SYSTEM.KEY for each house key that means something in that system."""
+    from d20cli.rules import SYSTEM_IDS, get_system
+    from d20cli.rules.house import offered_keys
+
+    keys = list(TOP_KEYS)
+    for sid in SYSTEM_IDS:
+        keys += [f"{sid}.{key}" for key in offered_keys(get_system(sid))]
+    return keys
+
+
+def parse_value(key: str, text: str) -> Any:
+    """A value typed after `d20 config set KEY` as the TOML value it stands for: a whole
+    number for crit and min, true or false for lucky (also yes, no, on, off), else the
+    text (lower case)."""
+    leaf = key.rsplit(".", 1)[-1]
+    word = text.strip()
+    if leaf in ("crit", "min"):
+        from d20cli.errors import ASCII_DIGITS
+
+        if word and not word.strip(ASCII_DIGITS) and len(word) <= 3:
+            return int(word)
+        return word
+    if leaf == "lucky":
+        return BOOL_WORDS.get(word.lower(), word)
+    return word.lower() if leaf in ("color", "crit-dmg", "group") else word
