@@ -28,7 +28,7 @@ from d20cli.app.run import run_tokens
 from d20cli.app.shell import Session
 from d20cli.app.stdin import run_lines
 from d20cli.present.output import Output
-from d20cli.store.state import close_shared, db_path
+from d20cli.store.state import db_path
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 120
@@ -66,8 +66,7 @@ class Checking(io.StringIO):
 @pytest.fixture
 def logging_on(monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.delenv("D20_NO_LOG", raising=False)
-    yield
-    close_shared()
+    return
 
 
 @pytest.mark.usefixtures("logging_on")

@@ -208,8 +208,7 @@ def log_main(
     no_color: Annotated[bool, typer.Option("--no-color", help="Plain text.")] = False,
 ) -> None:
     """Show recent rolls; --stats tests the d20s, --export json|csv prints them all."""
-    from d20cli.store import rolllog
-    from d20cli.store.state import shared
+    from d20cli.store.state import State
 
     out = Output()
     with _errors(out):
@@ -217,28 +216,30 @@ def log_main(
             raise ParseError("use one of --stats, --export and --clear at a time")
         if export is not None and export.lower() not in ("json", "csv"):
             raise ParseError(f"--export takes json or csv, not {export!r}")
-        store = shared(out.warn)
-        if clear:
-            who = f"{character}'s" if character else "all"
-            n = rolllog.count(store, character)
-            question = visible(f"delete {who} {n:,} logged rolls?")
-            if not yes and not typer.confirm(question, default=False):
-                raise typer.Exit(int(ExitStatus.OK))
-            out.text(f"deleted {store.clear_rolls(character):,} rolls")
-        elif export is not None:
-            _export(store, export.lower(), character, out)
-        elif stats:
-            _stats(store, character, out, json, no_color)
-        else:
-            _recent(store, limit, character, out, json, no_color)
+        state = State.open(None, out.warn)
+        try:
+            store = state.rolls
+            if clear:
+                who = f"{character}'s" if character else "all"
+                n = store.count(character)
+                question = visible(f"delete {who} {n:,} logged rolls?")
+                if not yes and not typer.confirm(question, default=False):
+                    raise typer.Exit(int(ExitStatus.OK))
+                out.text(f"deleted {store.clear(character):,} rolls")
+            elif export is not None:
+                _export(store, export.lower(), character, out)
+            elif stats:
+                _stats(store, character, out, json, no_color)
+            else:
+                _recent(store, limit, character, out, json, no_color)
+        finally:
+            state.close()
 
 
 def _recent(
     store: Any, limit: int, character: str | None, out: Output, json: bool, no_color: bool
 ) -> None:
-    from d20cli.store import rolllog
-
-    found = rolllog.recent(store, limit, character)
+    found = store.recent(limit, character)
     if json:
         out.json([r.to_json() for r in found])
         return
@@ -270,7 +271,7 @@ def _export(store: Any, kind: str, character: str | None, out: Output) -> None:
     stream = out.stdout
     if kind == "json":
         stream.write("[")
-        for i, r in enumerate(rolllog.rows(store, character)):
+        for i, r in enumerate(store.rows(character)):
             stream.write(("," if i else "") + "\n" + json_module.dumps(r.to_json()))
         stream.write("\n]\n")
     else:
@@ -278,15 +279,15 @@ def _export(store: Any, kind: str, character: str | None, out: Output) -> None:
 
         writer = csv.writer(stream, lineterminator="\n")
         writer.writerow(rolllog.COLUMNS)
-        for r in rolllog.rows(store, character):
+        for r in store.rows(character):
             writer.writerow(rolllog.csv_row(r))
     stream.flush()
 
 
 def _stats(store: Any, character: str | None, out: Output, json: bool, no_color: bool) -> None:
-    from d20cli.store import rolllog
+    from d20cli.store.log_stats import fairness
 
-    found = rolllog.fairness(store, character)
+    found = fairness(store, character)
     if json:
         out.json([f.to_json() for f in found])
         return

@@ -85,8 +85,9 @@ def _results(
 
         def resolve_one(request: Request, roller: Roller) -> Result:
             if request.verb == "fortune":
-                return fortune.handle(request, roller, opts, out, write)
-            return fortune.record(request, system.resolve(request, roller), opts, out, write)
+                return fortune.handle(request, roller, opts, out, context, write)
+            result = system.resolve(request, roller)
+            return fortune.record(request, result, opts, out, context, write)
 
     return rolling.results(request, resolve_one, roller, opts.repeat, context.work_for(opts))
 

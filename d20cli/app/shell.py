@@ -192,12 +192,11 @@ class Session:
         if not self.has_fortune:
             return
         from d20cli.app.fortune import holder
-        from d20cli.store.state import shared
 
         try:
-            store = shared(self.out.warn)
-            store.flush()
-            self.fortune_held = store.fortune(holder(self.opts))
+            store = self.context.state(self.out)
+            store.last_rolls.flush()
+            self.fortune_held = store.fortune.held(holder(self.opts))
         except D20Error:
             self.fortune_held = None
 
@@ -367,8 +366,8 @@ def run_shell(opts: Options) -> int:
 def _history(out: Output) -> Any:
     from prompt_toolkit.history import FileHistory, InMemoryHistory
 
+    from d20cli.store.database import history_path
     from d20cli.store.files import private_file
-    from d20cli.store.state import history_path
 
     path = history_path()
     try:  # created 0600, and a symbolic link planted there is not followed
