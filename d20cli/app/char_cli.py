@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from d20cli.controls import visible
-from d20cli.errors import D20Error, ExitStatus, ParseError
+from d20cli.errors import D20Error, ExitStatus, ParseError, StateError
 from d20cli.present.output import Output
 
 char_app = typer.Typer(
@@ -218,6 +218,8 @@ def log_main(
             raise ParseError(f"--export takes json or csv, not {export!r}")
         state = State.open(None, out.warn)
         try:
+            if state.db.unusable is not None:  # not "no rolls logged yet": it is not known
+                raise StateError(f"the roll log could not be read: {state.db.unusable}")
             store = state.rolls
             if clear:
                 who = f"{character}'s" if character else "all"

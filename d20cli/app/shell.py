@@ -140,6 +140,7 @@ class Session:
         self.last_tokens: list[str] | None = None
         self.last_result: Result | None = None
         self.fortune_held: int | None = None
+        self.fortune_unknown = False  # the saved count could not be read
         self.worst = ExitStatus.OK
         self.done = False
 
@@ -178,7 +179,8 @@ class Session:
         if self.character:
             parts.append(f"as: {self.character}")
         if self.has_fortune:
-            parts.append(f"fortune dice: {self.fortune_held or 0}")
+            held = "?" if self.fortune_unknown else self.fortune_held or 0
+            parts.append(f"fortune dice: {held}")
         r = self.last_result
         if r is not None:
             last = [str(x) for x in (r.total, r.label or r.outcome) if x is not None]
@@ -196,6 +198,7 @@ class Session:
         try:
             store = self.context.state(self.out)
             store.last_rolls.flush()
+            self.fortune_unknown = store.db.unusable is not None
             self.fortune_held = store.fortune.held(holder(self.opts))
         except D20Error:
             self.fortune_held = None

@@ -44,6 +44,9 @@ NOT_SAVED = "fortune dice and the roll log are not saved this time"
 # SQLite result codes that mean "this file is not a readable database".
 _SQLITE_CORRUPT = 11
 _SQLITE_NOTADB = 26
+_SQLITE_IOERR = 10
+_SQLITE_FULL = 13
+LOW_SPACE = 1 << 20  # bytes free on a device below which a failed write blames it
 
 
 def state_dir() -> Path:
@@ -254,11 +257,14 @@ class Database:
             if is_corrupt(err):
                 self.damaged(err)
             else:
-                self.warn(
+                # the state changes before the warning is written: writing it saves what
+                # the output shows (group commit), through this database
+                message = (
                     f"cannot save {what} in {self.path} ({_cause(err, self.path)}); "
                     "it is kept only until this program ends"
                 )
                 self._to_memory()
+                self.warn(message)
             with self.transaction() as conn:
                 return change(conn)
 
@@ -298,17 +304,17 @@ class Database:
                 fresh = Database._connect_waiting(path, said.append)
             except (sqlite3.Error, StateError):
                 fresh = None
-        if fresh is not None:
+        if fresh is not None:  # (the new database in place before the warning is written)
+            self.conn = fresh.conn
             self.warn(
                 f"the state database {path} is damaged ({err}); "
                 f"it was moved to {moved} and a new one started"
             )
-            self.conn = fresh.conn
             return
         why = f"the state database {path} is damaged ({err})"
-        self.warn(f"{why}; {NOT_SAVED}" + (f" ({said[0]})" if said else ""))
         memory = Database.memory(self.warn)
         self.conn, self.path, self.unusable = memory.conn, None, why
+        self.warn(f"{why}; {NOT_SAVED}" + (f" ({said[0]})" if said else ""))
 
     def _to_memory(self) -> None:
         memory = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
@@ -324,16 +330,19 @@ class Database:
 
 
 def _cause(err: sqlite3.Error, path: Path | None) -> str:
-    """What went wrong, in words: SQLite's message, and for a full disk or a write past
-    the file size limit, the room left on the device."""
+    """What went wrong, in words: SQLite's message, and when the device holding the
+    database has (almost) no room left, that too (SQLite reports a full device as "disk
+    is full" or "disk I/O error")."""
     text = str(err)
     code = getattr(err, "sqlite_errorcode", None)
-    if code is not None and (code & 0xFF) == 13 and path is not None:  # SQLITE_FULL
+    if code is not None and (code & 0xFF) in (_SQLITE_IOERR, _SQLITE_FULL) and path is not None:
         try:
-            free = os.statvfs(path.parent)
-            text += f": {free.f_bavail * free.f_frsize:,} bytes free on its device"
+            st = os.statvfs(path.parent)
         except OSError:
-            pass
+            return text
+        free = st.f_bavail * st.f_frsize
+        if free < LOW_SPACE:
+            text += f": no space left on its device ({free:,} bytes free)"
     return text
 
 
