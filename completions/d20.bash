@@ -28,7 +28,7 @@ _d20_words() {
             if [[ "$cur" == -* ]]; then echo '--help -h'; elif [[ -z "$verb" ]]; then echo 'add set unset show list rm path'; fi
             ;;
         log)
-            if [[ "$cur" == -* ]]; then echo '--limit -l --character -c --stats --export --clear --yes -y --json --no-color --help -h'; elif [[ -z "$verb" ]]; then echo ''; fi
+            if [[ "$cur" == -* ]]; then echo '--limit -l --character -c --since --until --system -s --outcome --stats --export --clear --yes -y --tsv --json --no-color --help -h'; elif [[ -z "$verb" ]]; then echo ''; fi
             ;;
         check|save|attack|group|contest|opposed|luck|attempt|defend|percent|routine|compare|resist|scores|fortune|roll)
             [[ "$cur" == -* ]] && echo '--system -s --json --csv --totals --seed --dice --repeat -n --quiet -q --no-color --summary --exit-status --budget --work --odds --as --no-log --players --boon --simulate --help -h' || echo 'vs adv advantage dis disadv disadvantage expertise expertise=d4 expertise=d6 expertise=d8 dmg crit lucky min crit-dmg=dice crit-dmg=double crit-dmg=max more-than-half at-least-half reliable unreliable fortune defense rank routine show spend boon no-boon players= doomed hopeless inept untrained novice trained adept master epic legendary godlike very-easy easy average tough challenging formidable heroic super-heroic nigh-impossible bonus penalty minor-bonus minor-penalty major-bonus major-penalty parry dodge fortitude toughness will reroll hint escape value DC AC'
@@ -45,7 +45,7 @@ _d20() {
             COMPREPLY=($(compgen -W 'levelup reglamento mm pendagger a5e level-up levelup-a5e level-up-a5e lu reg mutants mnm m-m mandm mutants-masterminds mutants-and-masterminds pd pnd pen-and-dagger pen-dagger' -- "$cur"))
             return 0
             ;;
-        --system|-s|--seed|--dice|--repeat|-n|--budget|--work|--as|--players|--simulate|--limit|-l|--character|-c|--export)
+        --system|-s|--seed|--dice|--repeat|-n|--budget|--work|--as|--players|--simulate|--limit|-l|--character|-c|--since|--until|--outcome|--export)
             return 0
             ;;
     esac
@@ -53,7 +53,7 @@ _d20() {
         w="${COMP_WORDS[i]}"
         if (( skip )); then skip=0; continue; fi
         case "$w" in
-            --system|-s|--seed|--dice|--repeat|-n|--budget|--work|--as|--players|--simulate|--limit|-l|--character|-c|--export) skip=1; continue ;;
+            --system|-s|--seed|--dice|--repeat|-n|--budget|--work|--as|--players|--simulate|--limit|-l|--character|-c|--since|--until|--outcome|--export) skip=1; continue ;;
             -*) continue ;;
         esac
         if [[ -z "$cmd" ]]; then cmd="$w"

@@ -20,8 +20,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from d20cli.app.char_cli import log_app
+from d20cli.app import log_cli
 from d20cli.app.context import open_log
+from d20cli.app.log_cli import log_app
 from d20cli.app.options import Options
 from d20cli.app.run import resolve
 from d20cli.present.output import Output
@@ -361,12 +362,13 @@ def test_csv_cells() -> None:
     assert rolllog.csv_cell("character", "\rx") == "'\rx"
 
 
-def test_log_errors_and_clear() -> None:
+def test_log_errors_and_clear(monkeypatch: pytest.MonkeyPatch) -> None:
     r = runner.invoke(log_app, ["--export", "xml"])
     assert (
         r.exit_code == 2 and r.stderr.strip() == "d20: error: --export takes json or csv, not 'xml'"
     )
     _logged()
+    monkeypatch.setattr(log_cli, "interactive", lambda: True)  # a terminal: it asks
     r = runner.invoke(log_app, ["--clear", "-c", "aria"], input="n\n")
     assert opened().rolls.count() == 2
     r = runner.invoke(log_app, ["--clear", "-c", "aria", "--yes"])

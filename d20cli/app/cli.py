@@ -105,7 +105,8 @@ def main_callback(
 
 
 def _add_sub_apps() -> None:
-    from d20cli.app.char_cli import char_app, log_app
+    from d20cli.app.char_cli import char_app
+    from d20cli.app.log_cli import log_app
 
     app.add_typer(char_app, name="char", help=COMMANDS["char"])
     app.add_typer(log_app, name="log", help=COMMANDS["log"])

@@ -10,9 +10,11 @@ regularized upper incomplete gamma function, computed here: no scipy).
 
 from __future__ import annotations
 
+import json
 import math
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from d20cli.store.log_rows import summary_d20
@@ -191,3 +193,163 @@ def _filter(only: LogFilter) -> tuple[str, tuple[Any, ...]]:
     """` AND ...` for the rows `only` keeps (columns of `rolls AS r`), and its values."""
     sql, args = only.where("r.")
     return (f" AND {sql}" if sql else ""), args
+
+
+# --- naturals ---------------------------------------------------------------------------
+
+SESSION_GAP = timedelta(hours=2)  # a pause this long between two rolls starts a session
+
+
+@dataclass
+class Tally:
+    """Dice of one size: how many were rolled, and how many showed 1 and the top face."""
+
+    rolled: int = 0
+    ones: int = 0
+    tops: int = 0
+
+    def add(self, rolled: int, ones: int, tops: int) -> None:
+        self.rolled += rolled
+        self.ones += ones
+        self.tops += tops
+
+    def to_json(self, sides: int) -> dict[str, Any]:
+        return {
+            "rolled": self.rolled,
+            "ones": self.ones,
+            "tops": self.tops,
+            "expected": self.rolled / sides,
+        }
+
+
+#: character -> die size -> tally
+ByCharacter = dict[str | None, dict[int, Tally]]
+
+
+@dataclass
+class Session:
+    """Rolls with no pause longer than SESSION_GAP between two of them."""
+
+    start: str
+    end: str
+    naturals: ByCharacter = field(default_factory=dict)
+
+
+@dataclass
+class Naturals:
+    """The naturals of every die size rolled (`d20 log --stats`): per character, and per
+    character within each session. Forced (`--dice`) and clamped (`mi`/`ma`) dice are
+    left out, as in the fairness test."""
+
+    characters: ByCharacter = field(default_factory=dict)
+    sessions: list[Session] = field(default_factory=list)
+
+    def add(self, at: str, who: str | None, sides: int, counts: tuple[int, int, int]) -> None:
+        if sides < 1 or counts[0] <= 0:
+            return
+        session = self.sessions[-1] if self.sessions else None
+        if session is None or _gap(session.end, at) > SESSION_GAP:
+            session = Session(at, at)
+            self.sessions.append(session)
+        session.end = at
+        for table in (self.characters, session.naturals):
+            table.setdefault(who, {}).setdefault(sides, Tally()).add(*counts)
+
+    def to_json(self, who: str | None) -> dict[str, Any]:
+        """One character's naturals and sessions, for the JSON of `--stats`."""
+        return {
+            "naturals": _sizes_json(self.characters.get(who, {})),
+            "sessions": [
+                {"start": s.start, "end": s.end, "naturals": _sizes_json(s.naturals[who])}
+                for s in self.sessions
+                if who in s.naturals
+            ],
+        }
+
+
+def _sizes_json(sizes: dict[int, Tally]) -> dict[str, Any]:
+    return {f"d{s}": sizes[s].to_json(s) for s in sorted(sizes)}
+
+
+def _gap(earlier: str, later: str) -> timedelta:
+    try:
+        return datetime.fromisoformat(later) - datetime.fromisoformat(earlier)
+    except ValueError:  # a hand-edited time: no new session
+        return timedelta(0)
+
+
+def naturals(rolls: Rolls, character: str | None = None, only: LogFilter | None = None) -> Naturals:
+    """The naturals of the rows `only` keeps (see `Naturals`), oldest first."""
+    only = combine(character, only)
+    where, args = _filter(only)
+    found = Naturals()
+
+    def query(conn: sqlite3.Connection) -> bool:
+        try:
+            cursor = conn.execute(
+                "SELECT r.at, r.character, json_extract(d.value, '$.sides') AS s, count(*), "
+                "sum(json_extract(d.value, '$.face') = 1), "
+                "sum(json_extract(d.value, '$.face') = json_extract(d.value, '$.sides')), "
+                "json_extract(d.value, '$.summary') "
+                "FROM rolls AS r, json_each(r.dice) AS d "
+                "WHERE r.source != 'dice' AND NOT EXISTS (SELECT 1 FROM "
+                "json_each(d.value, '$.flags') AS f WHERE f.value IN ('min', 'max'))"
+                f"{where} GROUP BY r.id, s ORDER BY r.id",
+                args,
+            )
+            for at, who, sides, n, ones, tops, summary in cursor:
+                if summary is not None:
+                    _add_summary_naturals(found, str(at), who, summary)
+                elif isinstance(sides, int):
+                    found.add(str(at), who, sides, (int(n), int(ones or 0), int(tops or 0)))
+        except sqlite3.OperationalError as err:
+            if "no such" not in str(err):
+                raise
+            return False
+        return True
+
+    if not rolls.db.read("the roll log", query):  # an SQLite without JSON functions
+        found = Naturals()
+        for row in rolls.rows(only=only):
+            if row.source != "dice":
+                _add_row_naturals(found, row.at, row.character, row.dice)
+    return found
+
+
+def _add_row_naturals(found: Naturals, at: str, who: str | None, dice: list[Any]) -> None:
+    counts: dict[int, list[int]] = {}
+    for die in dice:
+        if not isinstance(die, dict):
+            continue
+        if isinstance(die.get("summary"), dict):
+            _add_summary_naturals(found, at, who, die["summary"])
+            continue
+        sides, face, flags = die.get("sides"), die.get("face"), die.get("flags") or ()
+        if not isinstance(sides, int) or "min" in flags or "max" in flags:
+            continue
+        c = counts.setdefault(sides, [0, 0, 0])
+        c[0] += 1
+        c[1] += face == 1
+        c[2] += face == sides
+    for sides, (n, ones, tops) in counts.items():
+        found.add(at, who, sides, (n, ones, tops))
+
+
+def _add_summary_naturals(found: Naturals, at: str, who: str | None, summary: object) -> None:
+    """A summary row (d20cli.store.log_rows) counts the faces of dice up to 100 sides."""
+    if isinstance(summary, str):
+        try:
+            summary = json.loads(summary)
+        except ValueError:
+            return
+    faces = summary.get("faces") if isinstance(summary, dict) else None
+    if not isinstance(faces, dict):
+        return
+    for size, counts in faces.items():
+        if not (isinstance(size, str) and size.isascii() and size.isdigit()):
+            continue
+        if not isinstance(counts, dict):
+            continue
+        good = {f: n for f, n in counts.items() if isinstance(n, int) and not isinstance(n, bool)}
+        n = sum(v for v in good.values() if 0 < v <= 10**15)
+        found.add(at, who, int(size), (n, good.get("1", 0), good.get(size, 0)))
