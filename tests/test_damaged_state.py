@@ -165,6 +165,17 @@ def test_a_batch_goes_on_past_the_damage(healthy: Path, tmp_path: Path, where: s
 # -- a database that cannot be used: say so ----------------------------------------------
 
 
+def d20_text(state: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "d20cli", *args],
+        capture_output=True,
+        cwd=ROOT,
+        env=env(state),
+        timeout=TIMEOUT,
+        text=True,
+    )
+
+
 def _unusable_newer(state: Path) -> None:
     folder = state / "d20cli"
     folder.mkdir(parents=True)
@@ -194,25 +205,11 @@ def test_an_unusable_database_is_not_shown_as_empty(tmp_path: Path, kind: str) -
     {"newer": _unusable_newer, "read-only": _unusable_read_only}[kind](state)
     try:
         for args in (("log",), ("log", "--stats"), ("log", "--export", "csv")):
-            run = subprocess.run(
-                [sys.executable, "-m", "d20cli", *args],
-                capture_output=True,
-                cwd=ROOT,
-                env=env(state),
-                timeout=TIMEOUT,
-                text=True,
-            )
+            run = d20_text(state, *args)
             assert run.returncode == 2 and "Traceback" not in run.stderr
             assert "no rolls logged yet" not in run.stdout and "no d20s" not in run.stdout
             assert "d20: error: the roll log could not be read" in run.stderr, run.stderr
-        run = subprocess.run(
-            [sys.executable, "-m", "d20cli", "fortune", "-s", "pd"],
-            capture_output=True,
-            cwd=ROOT,
-            env=env(state),
-            timeout=TIMEOUT,
-            text=True,
-        )
+        run = d20_text(state, "fortune", "-s", "pd")
         assert run.returncode == 2 and "of 2" not in run.stdout
         assert "the fortune dice could not be read" in run.stderr, run.stderr
     finally:

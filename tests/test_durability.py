@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from state_helpers import logged_rows
 
 from d20cli.app.context import Context
 from d20cli.app.options import Options
@@ -34,16 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 120
 
 
-def _rows(path: Path) -> int:
-    if not path.exists():
-        return 0
-    conn = sqlite3.connect(path)
-    try:
-        return int(conn.execute("SELECT count(*) FROM rolls").fetchone()[0])
-    except sqlite3.OperationalError:  # no table yet
-        return 0
-    finally:
-        conn.close()
+_rows = logged_rows
 
 
 class Checking(io.StringIO):

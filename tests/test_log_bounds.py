@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from state_helpers import close_opened, opened
 
 from d20cli.app.options import Options
 from d20cli.app.run import resolve
@@ -17,7 +18,6 @@ from d20cli.present.output import Output
 from d20cli.store import log_rows, rolllog
 from d20cli.store.log_stats import fairness
 from d20cli.store.rolllog import RollLog, Rolls, dice_text
-from d20cli.store.state import State
 
 LABEL = "x" * 9_000
 
@@ -26,26 +26,7 @@ LABEL = "x" * 9_000
 def logging_on(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.delenv("D20_NO_LOG", raising=False)
     yield
-    for store in OPENED:
-        store.close()
-    OPENED.clear()
-
-
-#: The state databases a test opened (`opened`), closed when it ends.
-OPENED: list[State] = []
-
-
-def opened() -> State:
-    """The state database at its usual place, opened once per test."""
-    if not OPENED:
-        OPENED.append(State.open())
-    return OPENED[0]
-
-
-def close_opened() -> None:
-    for store in OPENED:
-        store.close()
-    OPENED.clear()
+    close_opened()
 
 
 def output() -> tuple[Output, io.StringIO]:

@@ -7,11 +7,11 @@ from __future__ import annotations
 import os
 import re
 import signal
-import sqlite3
 import sys
 from pathlib import Path
 
 import pytest
+from state_helpers import logged_rows
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -41,16 +41,7 @@ def spawn(state: Path) -> pexpect.spawn:
 
 
 def logged(state: Path) -> int:
-    db = state / "d20cli" / "state.db"
-    if not db.exists():
-        return 0
-    conn = sqlite3.connect(db, timeout=30)
-    try:
-        return int(conn.execute("SELECT count(*) FROM rolls").fetchone()[0])
-    except sqlite3.OperationalError:  # no table yet
-        return 0
-    finally:
-        conn.close()
+    return logged_rows(state / "d20cli" / "state.db")
 
 
 ROLL = re.compile(r"^\s*(?:\x1b\[[0-9;?]*[A-Za-z])*\s*([0-9]{1,2})\s*$")

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from state_helpers import close_opened, opened
 from typer.testing import CliRunner
 
 from d20cli.app import log_cli
@@ -40,26 +41,7 @@ runner = CliRunner()
 def logging_on(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.delenv("D20_NO_LOG", raising=False)
     yield
-    for store in OPENED:
-        store.close()
-    OPENED.clear()
-
-
-#: The state databases a test opened (`opened`), closed when it ends.
-OPENED: list[State] = []
-
-
-def opened() -> State:
-    """The state database at its usual place, opened once per test."""
-    if not OPENED:
-        OPENED.append(State.open())
-    return OPENED[0]
-
-
-def close_opened() -> None:
-    for store in OPENED:
-        store.close()
-    OPENED.clear()
+    close_opened()
 
 
 def output() -> tuple[Output, io.StringIO]:
