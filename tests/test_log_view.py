@@ -155,8 +155,11 @@ def test_filters_by_time_system_and_outcome() -> None:
         (["--since", "last week"], "--since takes a date"),
         (["--until", "2026-13-45"], "--until takes a date"),
         (["--since", "٣h"], "--since takes a date"),
+        (["--since", "0001-01-01"], "is not a time the log can hold"),
+        (["--until", "9999-12-31"], "--until takes a date"),
+        (["--since", "99999999w"], "--since takes a date"),
         (["--outcome", "zzz"], "no outcome is called 'zzz'"),
-        (["--system", "gurps"], "--system takes one of"),
+        (["--system", "gurps"], "unknown system 'gurps'"),
         (["--clear", "--since", "2h", "--yes"], "--clear deletes all rolls"),
     ],
 )

@@ -145,7 +145,23 @@ def when(text: str, now: datetime, option: str, end: bool = False) -> str:
     it gives an offset: `2026-05-01 18:00`, `2026-05-01T18:00+02:00`)."""
     from d20cli.store.rolllog import stamp
 
-    word = text.strip().lower()
+    try:
+        at = _when(text.strip().lower(), now, end)
+    except (ValueError, OverflowError, OSError):  # a date out of range
+        at = None
+    if at is None:
+        raise ParseError(
+            f"{option} takes a date (2026-05-01, '2026-05-01 18:00') or a time ago "
+            f"(30m, 2h, 7d, 1w), not {visible(text)!r}"
+        )
+    ms = int(at.timestamp() * 1000)
+    if not -(10**13) < ms < 10**14:  # before 1653 or after 5138: no roll was logged then
+        raise ParseError(f"{option} {visible(text)!r} is not a time the log can hold")
+    return stamp(ms)
+
+
+def _when(word: str, now: datetime, end: bool) -> datetime | None:
+    """`when`'s datetime, None when `word` is none of its forms."""
     at: datetime | None = None
     ago = _AGO.fullmatch(word)
     midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
@@ -155,36 +171,18 @@ def when(text: str, now: datetime, option: str, end: bool = False) -> str:
         at = midnight - timedelta(days=0 if word == "today" else 1)
         at += timedelta(days=1) if end else timedelta(0)
     elif word.isascii() and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", word):
-        try:
-            at = datetime.fromisoformat(word).replace(tzinfo=UTC)
-        except ValueError:
-            at = None
-        if at is not None and end:
-            at += timedelta(days=1)
+        at = datetime.fromisoformat(word).replace(tzinfo=UTC)  # (ValueError: no such day)
+        at += timedelta(days=1) if end else timedelta(0)
     elif word.isascii() and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[t ][0-9:.+\-z ]+", word):
-        try:
-            at = datetime.fromisoformat(word.upper().replace(" ", "T", 1).replace(" ", ""))
-        except ValueError:
-            at = None
-        if at is not None and at.tzinfo is None:
-            at = at.replace(tzinfo=UTC)
-    if at is None:
-        raise ParseError(
-            f"{option} takes a date (2026-05-01, '2026-05-01 18:00') or a time ago "
-            f"(30m, 2h, 7d, 1w), not {visible(text)!r}"
-        )
-    return stamp(int(at.timestamp() * 1000))
+        at = datetime.fromisoformat(word.upper().replace(" ", "T", 1).replace(" ", ""))
+        at = at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+    return at
 
 
 def _system(name: str) -> str:
-    from d20cli.rules import get_system
+    from d20cli.rules import system_id
 
-    try:
-        return get_system(name).id
-    except Exception as err:  # an unknown name: the systems' own message
-        raise ParseError(
-            f"--system takes one of {', '.join(SYSTEM_IDS)}, not {visible(name)!r}"
-        ) from err
+    return system_id(name)  # an unknown name: RulesError, listing the systems
 
 
 def _norm(text: str) -> str:

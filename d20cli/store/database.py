@@ -248,37 +248,43 @@ class Database:
         in a new one; a full disk, a read-only file or a lock held too long is a warning,
         and the state goes on in memory (with what it held copied over) so the run
         continues."""
-        try:
-            with self.transaction() as conn:
-                return change(conn)
-        except sqlite3.DatabaseError as err:
-            if not self.persistent:
-                raise StateError(f"cannot save {what}: {err}") from err
-            if is_corrupt(err):
+        failed: sqlite3.DatabaseError | None = None
+        for _ in range(2):  # the file, then the new one that replaced a damaged file
+            try:
+                with self.transaction() as conn:
+                    return change(conn)
+            except sqlite3.DatabaseError as err:
+                if not self.persistent:
+                    raise StateError(f"cannot save {what}: {err}") from err
+                failed = err
+                if not is_corrupt(err):
+                    break
                 self.damaged(err)
-            else:
-                # the state changes before the warning is written: writing it saves what
-                # the output shows (group commit), through this database
-                message = (
-                    f"cannot save {what} in {self.path} ({_cause(err, self.path)}); "
-                    "it is kept only until this program ends"
-                )
-                self._to_memory()
-                self.warn(message)
-            with self.transaction() as conn:
-                return change(conn)
+        assert failed is not None
+        # the state changes before the warning is written: writing it saves what the
+        # output shows (group commit), through this database
+        message = (
+            f"cannot save {what} in {self.path} ({_cause(failed, self.path)}); "
+            "it is kept only until this program ends"
+        )
+        self._to_memory()
+        self.warn(message)
+        with self.transaction() as conn:
+            return change(conn)
 
     def read(self, what: str, query: Callable[[sqlite3.Connection], T]) -> T:
         """Run a read. A damaged file is moved aside (one warning) and the read made in the
         new, empty one; any other database error is a StateError saying the state could
         not be read."""
-        try:
-            return query(self.conn)
-        except sqlite3.DatabaseError as err:
-            if not self.persistent or not is_corrupt(err):
-                raise StateError(f"{what} could not be read ({_cause(err, self.path)})") from err
-            self.damaged(err)
-            return query(self.conn)
+        for _ in range(2):  # the file, then the new one that replaced a damaged file
+            try:
+                return query(self.conn)
+            except sqlite3.DatabaseError as err:
+                if not self.persistent or not is_corrupt(err):
+                    why = _cause(err, self.path)
+                    raise StateError(f"{what} could not be read ({why})") from err
+                self.damaged(err)
+        raise StateError(f"{what} could not be read")  # pragma: no cover - damaged twice
 
     def stream(self, what: str, query: Callable[[sqlite3.Connection], Iterator[T]]) -> Iterator[T]:
         """`read` for rows streamed one by one: a damaged page met half-way ends the stream
