@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from d20cli.app.options import Options
 from d20cli.dice.roller import RandomRoller, Roller, make_roller
+from d20cli.errors import StateError
 from d20cli.language.requests import CheckRequest
 from d20cli.present.output import Output
 
@@ -165,8 +166,6 @@ class Context:
 
     @staticmethod
     def _flush_last_rolls(state: State) -> None:
-        from d20cli.errors import StateError
-
         try:
             state.last_rolls.flush()
         except StateError as err:
