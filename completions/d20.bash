@@ -34,7 +34,7 @@ _d20_words() {
             if [[ "$cur" == -* ]]; then echo '--json --help -h'; elif [[ -z "$verb" ]]; then echo 'add rm clear'; fi
             ;;
         log)
-            if [[ "$cur" == -* ]]; then echo '--limit -l --character -c --stats --export --clear --yes -y --json --no-color --help -h'; elif [[ -z "$verb" ]]; then echo ''; fi
+            if [[ "$cur" == -* ]]; then echo '--limit -l --character -c --since --until --system -s --outcome --stats --export --clear --yes -y --tsv --json --no-color --help -h'; elif [[ -z "$verb" ]]; then echo ''; fi
             ;;
         config)
             if [[ "$cur" == -* ]]; then echo '--help -h'; elif [[ -z "$verb" ]]; then echo 'show set unset path'; fi
@@ -54,7 +54,7 @@ _d20() {
             COMPREPLY=($(compgen -W 'levelup reglamento mm pendagger a5e level-up levelup-a5e level-up-a5e lu reg mutants mnm m-m mandm mutants-masterminds mutants-and-masterminds pd pnd pen-and-dagger pen-dagger' -- "$cur"))
             return 0
             ;;
-        --system|-s|--seed|--dice|--repeat|-n|--budget|--work|--as|--players|--simulate|--limit|-l|--character|-c|--export)
+        --system|-s|--seed|--dice|--repeat|-n|--budget|--work|--as|--players|--simulate|--limit|-l|--character|-c|--since|--until|--outcome|--export)
             return 0
             ;;
     esac
@@ -62,7 +62,7 @@ _d20() {
         w="${COMP_WORDS[i]}"
         if (( skip )); then skip=0; continue; fi
         case "$w" in
-            --system|-s|--seed|--dice|--repeat|-n|--budget|--work|--as|--players|--simulate|--limit|-l|--character|-c|--export) skip=1; continue ;;
+            --system|-s|--seed|--dice|--repeat|-n|--budget|--work|--as|--players|--simulate|--limit|-l|--character|-c|--since|--until|--outcome|--export) skip=1; continue ;;
             -*) continue ;;
         esac
         if [[ -z "$cmd" ]]; then cmd="$w"

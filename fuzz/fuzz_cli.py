@@ -83,9 +83,6 @@ def run(args: list[str], stdin: bytes = b"") -> tuple[int, str, str]:
             with contextlib.suppress(OSError, ValueError):
                 stream.flush()
         sys.stdin, sys.stdout, sys.stderr = saved
-        from d20cli.store.state import close_shared
-
-        close_shared()
     return status, _text(out), _text(err)
 
 

@@ -138,16 +138,16 @@ def test_the_shell_prompt_and_toolbar() -> None:
 
 def test_the_roll_log_view_shows_controls_visibly(capsys: pytest.CaptureFixture[str]) -> None:
     from d20cli.app.cli import run_app
-    from d20cli.store.state import close_shared, shared
+    from d20cli.store.state import State
 
-    store = shared()
+    store = State.open()
     at = "2024-01-01T00:00:00.000+00:00"
     rows = [
         (at, f"x{c}y", "levelup", "roll", f"1d6 # {c}[bold]", "[]", 3, f"o{c}", "random")
         for c in CORPUS
     ]
-    store.add_rolls(rows)
-    close_shared()
+    store.rolls.add(rows)
+    store.close()
     for args in (["log", "--limit", "100"], ["log", "--stats"]):
         assert run_app(args) == 0
         captured = capsys.readouterr()

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from state_helpers import logged_rows
 
 from d20cli.app.context import Context
 from d20cli.app.options import Options
@@ -28,22 +29,13 @@ from d20cli.app.run import run_tokens
 from d20cli.app.shell import Session
 from d20cli.app.stdin import run_lines
 from d20cli.present.output import Output
-from d20cli.store.state import close_shared, db_path
+from d20cli.store.state import db_path
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 120
 
 
-def _rows(path: Path) -> int:
-    if not path.exists():
-        return 0
-    conn = sqlite3.connect(path)
-    try:
-        return int(conn.execute("SELECT count(*) FROM rolls").fetchone()[0])
-    except sqlite3.OperationalError:  # no table yet
-        return 0
-    finally:
-        conn.close()
+_rows = logged_rows
 
 
 class Checking(io.StringIO):
@@ -66,8 +58,7 @@ class Checking(io.StringIO):
 @pytest.fixture
 def logging_on(monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.delenv("D20_NO_LOG", raising=False)
-    yield
-    close_shared()
+    return
 
 
 @pytest.mark.usefixtures("logging_on")

@@ -16,12 +16,13 @@ from pathlib import Path
 
 import pytest
 
+from d20cli.app.context import Context
 from d20cli.app.options import Options
 from d20cli.app.run import run_tokens
 from d20cli.present.output import Output
-from d20cli.store import state as state_module
+from d20cli.store import database
 from d20cli.store.schema import MIGRATIONS, SCHEMA_VERSION
-from d20cli.store.state import close_shared, db_path
+from d20cli.store.state import State, db_path
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 120
@@ -162,9 +163,9 @@ time.sleep(600)
 
 def test_a_database_locked_past_the_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("D20_NO_LOG")
-    monkeypatch.setattr(state_module, "BUSY_TIMEOUT", 1.0)
-    monkeypatch.setattr(state_module, "NOTE_AFTER", 0.2)
-    state_module.State.open().close()  # the database exists, in WAL mode
+    monkeypatch.setattr(database, "BUSY_TIMEOUT", 1.0)
+    monkeypatch.setattr(database, "NOTE_AFTER", 0.2)
+    State.open().close()  # the database exists, in WAL mode
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(db_path())], stdout=subprocess.PIPE, text=True
     )
@@ -172,10 +173,11 @@ def test_a_database_locked_past_the_busy_timeout(monkeypatch: pytest.MonkeyPatch
         assert holder.stdout is not None and holder.stdout.readline() == "holding\n"
         stdout, stderr = io.StringIO(), io.StringIO()
         out = Output(stdout, stderr, color=False)
+        context = Context()  # one run, as one `d20 < batch` is
         for _ in range(3):
-            outcome = run_tokens(["roll", "1d20", "-q"], Options(), out)
+            outcome = run_tokens(["roll", "1d20", "-q"], Options(), out, context)
             assert outcome.status == 0
-        close_shared()
+        context.close()
     finally:
         holder.kill()
         holder.wait()
@@ -274,7 +276,6 @@ def test_state_and_history_are_private(monkeypatch: pytest.MonkeyPatch) -> None:
         _history(Output(io.StringIO(), io.StringIO()))
     finally:
         os.umask(old)
-        close_shared()
     for path in (db_path(), history_path()):
         assert path.stat().st_mode & 0o777 == 0o600, path
     for side in db_path().parent.glob("state.db-*"):

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from d20cli.app import fortune
+from d20cli.app.context import Context
 from d20cli.app.options import Options
 from d20cli.app.run import run_tokens
 from d20cli.dice.roller import make_roller
@@ -19,7 +20,7 @@ from d20cli.language.grammar import parse_request
 from d20cli.present.output import Output
 from d20cli.results import Result
 from d20cli.rules import get_system
-from d20cli.store import state
+from d20cli.store.state import State
 
 PD = Options(system="pendagger")
 
@@ -27,9 +28,23 @@ PD = Options(system="pendagger")
 @pytest.fixture(autouse=True)
 def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    state.close_shared()
+    RUN[:] = [Context()]
     yield tmp_path / "state"
-    state.close_shared()
+    later_run()
+
+
+#: The run the helpers below roll in (one Context, as one `d20` process has).
+RUN: list[Context] = []
+
+
+def later_run() -> None:
+    """End this run (its state saved and closed) and start another."""
+    RUN[0].close()
+    RUN[:] = [Context()]
+
+
+def store() -> State:
+    return RUN[0].state(out())
 
 
 def out() -> Output:
@@ -40,12 +55,12 @@ def roll(text: str, *faces: int, opts: Options = PD) -> Result:
     """Resolve `text` with pendagger and forced faces, then record it (as run.py does)."""
     request = parse_request(text)
     result = get_system("pendagger").resolve(request, make_roller(None, faces))
-    return fortune.record(request, result, opts, out())
+    return fortune.record(request, result, opts, out(), RUN[0])
 
 
 def command(text: str, *faces: int, opts: Options = PD) -> Result:
     request = parse_request(text)
-    return fortune.handle(request, make_roller(None, faces or None), opts, out())
+    return fortune.handle(request, make_roller(None, faces or None), opts, out(), RUN[0])
 
 
 def held(opts: Options = PD) -> int:
@@ -87,7 +102,7 @@ def test_boon_option_holds_up_to_four() -> None:
 def test_fortune_boon_is_stored_as_a_setting() -> None:
     shown = command("fortune", opts=Options(system="pendagger", boon=True))
     assert shown.detail["fortune_max"] == 4
-    state.close_shared()  # a later run
+    later_run()  # a later run
     for _ in range(3):
         roll("attempt adept fortune", 20)
     assert held() == 3
@@ -95,7 +110,7 @@ def test_fortune_boon_is_stored_as_a_setting() -> None:
 
 def test_the_count_persists_between_runs() -> None:
     roll("attempt adept fortune", 20)
-    state.close_shared()
+    later_run()
     assert held() == 1
 
 
@@ -114,7 +129,7 @@ def test_spend_rerolls_the_last_attempt_until_better() -> None:
     assert after.outcome == "normal_success" and after.natural == 12
     assert after.detail["fortune_spent"] == 1 and after.detail["fortune"] == 0
     assert held() == 0
-    last = state.shared().last_roll(fortune.holder(PD))
+    last = store().last_rolls.get(fortune.holder(PD))
     assert last is not None and last.result["natural"] == 12  # the reroll is the last roll
 
 
@@ -138,7 +153,7 @@ def test_spend_a_luck_roll() -> None:
 def test_spend_errors(
     dice: int, rolls: tuple[tuple[str, int], ...], message: str, kind: type[D20Error]
 ) -> None:
-    state.shared().set_fortune(fortune.holder(PD), dice)
+    store().fortune.set(fortune.holder(PD), dice)
     for text, face in rolls:
         roll(text, face)
     with pytest.raises(kind, match=message):
@@ -155,8 +170,8 @@ def test_fortune_is_pendagger_only() -> None:
 def test_other_systems_results_are_not_recorded() -> None:
     request = parse_request("check +5 vs 15")
     result = get_system("levelup").resolve(request, make_roller(None, (20,)))
-    assert fortune.record(request, result, Options(), out()) is result
-    assert state.shared().last_roll(fortune.holder(PD)) is None
+    assert fortune.record(request, result, Options(), out(), RUN[0]) is result
+    assert store().last_rolls.get(fortune.holder(PD)) is None
 
 
 def test_saved_results_come_back_whole() -> None:

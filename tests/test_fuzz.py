@@ -264,8 +264,8 @@ def test_the_roll_log_survives_a_total_beyond_64_bits(tmp_path: Path) -> None:
 
     state = State.open(tmp_path / "state.db")
     row = ("2024-01-01T00:00:00", None, "levelup", "roll", "roll 1", "[]", 10**30, None, "dice")
-    state.add_rolls([row])
-    total = state.conn.execute("SELECT total FROM rolls").fetchone()[0]
+    state.rolls.add([row])
+    total = state.db.conn.execute("SELECT total FROM rolls").fetchone()[0]
     state.close()
     assert total is None
     assert sqlite3.connect(tmp_path / "state.db").execute("SELECT count(*) FROM rolls").fetchone()

@@ -123,9 +123,7 @@ def test_no_import_cycles() -> None:
 
 #: Modules still over MAX_LINES, each at most the size it has now: a module may only
 #: shrink off this list, and no other module may join it.
-OVERSIZE = {
-    "d20cli.store.state": 557,
-}
+OVERSIZE: dict[str, int] = {}
 MAX_LINES = 500
 
 

@@ -10,13 +10,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from state_helpers import close_opened, opened
 
 from d20cli.app.options import Options
 from d20cli.app.run import resolve
 from d20cli.present.output import Output
-from d20cli.store import log_rows, rolllog, state
-from d20cli.store.rolllog import RollLog, dice_text
-from d20cli.store.state import State
+from d20cli.store import log_rows, rolllog
+from d20cli.store.log_stats import fairness
+from d20cli.store.rolllog import RollLog, Rolls, dice_text
 
 LABEL = "x" * 9_000
 
@@ -24,9 +25,8 @@ LABEL = "x" * 9_000
 @pytest.fixture(autouse=True)
 def logging_on(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.delenv("D20_NO_LOG", raising=False)
-    state.close_shared()
     yield
-    state.close_shared()
+    close_opened()
 
 
 def output() -> tuple[Output, io.StringIO]:
@@ -68,12 +68,12 @@ def test_stats_count_the_d20s_of_a_summary(monkeypatch: pytest.MonkeyPatch) -> N
     for result in results(group):
         log.add(result)
     log.close()
-    (row,) = rolllog.recent(state.shared())
+    (row,) = opened().rolls.recent()
     assert "summary" in row.dice[0]
-    (fair,) = rolllog.fairness(state.shared())
+    (fair,) = fairness(opened().rolls)
     assert sum(fair.counts) == 600
     # an SQLite without JSON functions counts them the same
-    store = state.shared()
+    store = opened()
 
     class NoJson:
         def __init__(self, conn: Any) -> None:
@@ -86,20 +86,20 @@ def test_stats_count_the_d20s_of_a_summary(monkeypatch: pytest.MonkeyPatch) -> N
                 raise sqlite3.OperationalError("no such function: json_extract")
             return self.conn.execute(query, args)
 
-    monkeypatch.setattr(store, "conn", NoJson(store.conn))
-    assert rolllog.fairness(store) == [fair]
+    monkeypatch.setattr(store.db, "conn", NoJson(store.db.conn))
+    assert fairness(store.rolls) == [fair]
     monkeypatch.undo()
 
 
 def test_the_buffer_is_written_by_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
-    add_rolls = State.add_rolls
+    add_rolls = Rolls.add
 
-    def counting(self: State, rows: Any) -> None:
+    def counting(self: Rolls, rows: Any) -> None:
         calls.append(len(rows))
         add_rolls(self, rows)
 
-    monkeypatch.setattr(State, "add_rolls", counting)
+    monkeypatch.setattr(Rolls, "add", counting)
     monkeypatch.setattr(rolllog, "FLUSH_BYTES", 50_000)
     out, _ = output()
     log = RollLog(None, "random", out)
@@ -118,7 +118,7 @@ def test_one_run_adds_at_most_max_run_bytes(monkeypatch: pytest.MonkeyPatch) -> 
     for result in results("roll 1d20", repeat=500):
         log.add(result)
     log.close()
-    logged = rolllog.count(state.shared())
+    logged = opened().rolls.count()
     assert 10 < logged < 500
     assert err.getvalue().count("the roll log takes at most 10,000 bytes") == 1
 

@@ -18,16 +18,20 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from state_helpers import close_opened, opened
 from typer.testing import CliRunner
 
-from d20cli.app.char_cli import log_app
+from d20cli.app import log_cli
 from d20cli.app.context import open_log
+from d20cli.app.log_cli import log_app
 from d20cli.app.options import Options
 from d20cli.app.run import resolve
 from d20cli.present.output import Output
 from d20cli.results import Result
 from d20cli.store import rolllog, state
-from d20cli.store.rolllog import Fairness, RollLog, chi_square_p, regularized_gamma_q
+from d20cli.store.log_stats import Fairness, chi_square_p, fairness, regularized_gamma_q
+from d20cli.store.rolllog import RollLog, Rolls
+from d20cli.store.schema import MIGRATIONS
 from d20cli.store.state import SCHEMA_VERSION, State
 
 runner = CliRunner()
@@ -36,9 +40,8 @@ runner = CliRunner()
 @pytest.fixture(autouse=True)
 def logging_on(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.delenv("D20_NO_LOG", raising=False)
-    state.close_shared()
     yield
-    state.close_shared()
+    close_opened()
 
 
 def output() -> tuple[Output, io.StringIO]:
@@ -68,7 +71,7 @@ def test_rows_hold_what_was_rolled() -> None:
     assert log is not None
     roll(log, "attack longsword +5 dmg 1d8+3 vs 15 adv", dice=(18, 4, 6))
     log.close()
-    (row,) = rolllog.recent(state.shared())
+    (row,) = opened().rolls.recent()
     assert (row.character, row.system, row.verb, row.total, row.outcome, row.source) == (
         "aria",
         "levelup",
@@ -128,57 +131,57 @@ def test_times_are_iso_utc_to_the_millisecond() -> None:
 
 def test_a_long_repeat_writes_in_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
-    add_rolls = State.add_rolls
+    add_rolls = Rolls.add
 
-    def counting(self: State, rows: Any) -> None:
+    def counting(self: Rolls, rows: Any) -> None:
         calls.append(len(rows))
         add_rolls(self, rows)
 
-    monkeypatch.setattr(State, "add_rolls", counting)
+    monkeypatch.setattr(Rolls, "add", counting)
     out, _ = output()
     log = open_log(Options(), out)
     assert log is not None
     roll(log, "roll 1d20", repeat=25_000, seed=1)
     log.close()
     assert calls == [10_000, 10_000, 5_000]
-    assert rolllog.count(state.shared()) == 25_000
+    assert opened().rolls.count() == 25_000
 
 
 def test_rolls_of_text_that_is_not_utf8_are_logged() -> None:
     bad = "caf\udce9"  # a command line's byte that was not UTF-8
     out, err = output()
-    log = RollLog(bad, "random", out, store=state.shared())
+    log = RollLog(bad, "random", out, store=opened().rolls)
     roll(log, f"roll 1d1 [{bad}] # {bad}")
     log.close()
-    (row,) = rolllog.recent(state.shared())
+    (row,) = opened().rolls.recent()
     assert row.character == "caf\ufffd" and row.request == "roll 1d1 [caf\ufffd] # caf\ufffd"
     assert row.dice[0]["label"] == "caf\ufffd" and err.getvalue() == ""
 
 
 class Broken:
-    def add_rolls(self, rows: Any) -> None:
+    def add(self, rows: Any) -> None:
         raise sqlite3.OperationalError("disk I/O error")
 
 
 @pytest.mark.parametrize("n", [1, 99, 100, 250])
 def test_rows_are_written_in_order_whatever_their_number(n: int) -> None:
-    store = state.shared()
+    store = opened()
     at = "2024-01-01T00:00:00.000+00:00"
-    store.add_rolls(
+    store.rolls.add(
         [(at, None, "levelup", "roll", f"roll {i}", "[]", i, None, "seed") for i in range(n)]
     )
-    rows = rolllog.recent(store, limit=1000)
+    rows = store.rolls.recent(limit=1000)
     assert [(r.request, r.total, r.source) for r in rows] == [
         (f"roll {i}", i, "seed") for i in range(n)
     ]
 
 
 def test_text_that_is_not_utf8_and_huge_totals_are_stored_safely() -> None:
-    store = state.shared()
+    store = opened()
     bad = "caf\udce9"  # a command line's byte that was not UTF-8
     row = ("2024-01-01T00:00:00.000+00:00", bad, "levelup", "roll", f"roll 1d1 # {bad}")
-    store.add_rolls([(*row, f'[{{"label": "{bad}"}}]', 2**70, None, "random")])
-    (logged,) = rolllog.recent(store)
+    store.rolls.add([(*row, f'[{{"label": "{bad}"}}]', 2**70, None, "random")])
+    (logged,) = store.rolls.recent()
     assert logged.character == "caf\ufffd" and logged.request == "roll 1d1 # caf\ufffd"
     assert logged.dice == [{"label": "caf\ufffd"}] and logged.total is None
 
@@ -226,14 +229,14 @@ def _rows(character: str | None, faces: list[int], source: str = "random") -> li
 
 
 def test_stats_count_the_d20s_per_character() -> None:
-    store = state.shared()
-    store.add_rolls(_rows("aria", [f for f in range(1, 21) for _ in range(10)]))
-    store.add_rolls(_rows("bruno", [20] * 150 + [1] * 50))  # a loaded die
-    store.add_rolls(_rows("bruno", [1] * 500, source="dice"))  # forced faces: not counted
+    store = opened()
+    store.rolls.add(_rows("aria", [f for f in range(1, 21) for _ in range(10)]))
+    store.rolls.add(_rows("bruno", [20] * 150 + [1] * 50))  # a loaded die
+    store.rolls.add(_rows("bruno", [1] * 500, source="dice"))  # forced faces: not counted
     clamped = json.dumps([{"sides": 20, "face": 5, "kept": True, "role": "roll", "flags": ["min"]}])
-    store.add_rolls([("t", None, "levelup", "roll", "roll 1d20mi5", clamped, 5, None, "random")])
-    store.add_rolls([("t", None, "levelup", "roll", "roll 1d6", "[]", 3, None, "random")])
-    found = {f.character: f for f in rolllog.fairness(store)}
+    store.rolls.add([("t", None, "levelup", "roll", "roll 1d20mi5", clamped, 5, None, "random")])
+    store.rolls.add([("t", None, "levelup", "roll", "roll 1d6", "[]", 3, None, "random")])
+    found = {f.character: f for f in fairness(store.rolls)}
     assert set(found) == {"aria", "bruno"}
     assert found["aria"].counts == (10,) * 20 and found["aria"].p_value == pytest.approx(1)
     assert found["bruno"].counts[0] == 50 and found["bruno"].counts[19] == 150
@@ -250,9 +253,9 @@ def test_stats_count_the_d20s_per_character() -> None:
 
 
 def test_stats_in_python_match_sql(monkeypatch: pytest.MonkeyPatch) -> None:
-    store = state.shared()
-    store.add_rolls(_rows("aria", [3, 3, 20]) + _rows(None, [7]))
-    sql = rolllog.fairness(store)
+    store = opened()
+    store.rolls.add(_rows("aria", [3, 3, 20]) + _rows(None, [7]))
+    sql = fairness(store.rolls)
 
     class NoJson:
         def __init__(self, conn: sqlite3.Connection) -> None:
@@ -263,8 +266,8 @@ def test_stats_in_python_match_sql(monkeypatch: pytest.MonkeyPatch) -> None:
                 raise sqlite3.OperationalError("no such table: json_each")
             return self.conn.execute(query, args)
 
-    monkeypatch.setattr(store, "conn", NoJson(store.conn))
-    assert rolllog.fairness(store) == sql
+    monkeypatch.setattr(store.db, "conn", NoJson(store.db.conn))
+    assert fairness(store.rolls) == sql
     monkeypatch.undo()
     assert [f.character for f in sql] == [None, "aria"]
 
@@ -341,18 +344,19 @@ def test_csv_cells() -> None:
     assert rolllog.csv_cell("character", "\rx") == "'\rx"
 
 
-def test_log_errors_and_clear() -> None:
+def test_log_errors_and_clear(monkeypatch: pytest.MonkeyPatch) -> None:
     r = runner.invoke(log_app, ["--export", "xml"])
     assert (
         r.exit_code == 2 and r.stderr.strip() == "d20: error: --export takes json or csv, not 'xml'"
     )
     _logged()
+    monkeypatch.setattr(log_cli, "interactive", lambda: True)  # a terminal: it asks
     r = runner.invoke(log_app, ["--clear", "-c", "aria"], input="n\n")
-    assert rolllog.count(state.shared()) == 2
+    assert opened().rolls.count() == 2
     r = runner.invoke(log_app, ["--clear", "-c", "aria", "--yes"])
-    assert "deleted 1 rolls" in r.stdout and rolllog.count(state.shared()) == 1
+    assert "deleted 1 rolls" in r.stdout and opened().rolls.count() == 1
     runner.invoke(log_app, ["--clear"], input="y\n")
-    assert rolllog.count(state.shared()) == 0
+    assert opened().rolls.count() == 0
 
 
 # --- robustness ---------------------------------------------------------------------------------
@@ -364,7 +368,7 @@ def _writer(n: int) -> None:
     for result in resolve("roll 1d20", Options(repeat=n)):
         log.add(result)
     log.close()
-    state.close_shared()
+    close_opened()
 
 
 def test_two_processes_writing_at_once_lose_no_row() -> None:
@@ -375,9 +379,9 @@ def test_two_processes_writing_at_once_lose_no_row() -> None:
     for p in procs:
         p.join(120)
         assert p.exitcode == 0
-    store = state.shared()
-    assert rolllog.count(store) == 2000
-    per = store.conn.execute("SELECT count(*) FROM rolls GROUP BY character").fetchall()
+    store = opened()
+    assert store.rolls.count() == 2000
+    per = store.db.conn.execute("SELECT count(*) FROM rolls GROUP BY character").fetchall()
     assert sorted(n for (n,) in per) == [1000, 1000]
 
 
@@ -418,12 +422,12 @@ def test_a_killed_writer_leaves_a_sound_database() -> None:
     assert child.returncode == -signal.SIGKILL and written >= 3000
     out, err = output()
     store = State.open(path, out.warn)
-    assert store.persistent and err.getvalue() == ""
-    assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    n = rolllog.count(store)
+    assert store.db.persistent and err.getvalue() == ""
+    assert store.db.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    n = store.rolls.count()
     assert n >= written and n % 100 == 0  # whole transactions only
-    store.add_rolls(_rows(None, [1]))  # and it takes new rows
-    assert rolllog.count(store) == n + 1
+    store.rolls.add(_rows(None, [1]))  # and it takes new rows
+    assert store.rolls.count() == n + 1
     store.close()
 
 
@@ -439,21 +443,21 @@ def test_a_corrupt_database_is_reported_kept_aside_and_replaced() -> None:
     assert "could not be read" in err.getvalue() and ".corrupt-" in err.getvalue()
     (aside,) = path.parent.glob("state.db.corrupt-*")
     assert aside.read_bytes() == b"this is not a database" * 100
-    assert rolllog.count(state.shared()) == 1
+    assert opened().rolls.count() == 1
 
 
 def test_a_version_1_database_gains_the_log() -> None:
     path = state.db_path()
     path.parent.mkdir(parents=True)
     conn = sqlite3.connect(path)
-    conn.executescript(state.MIGRATIONS[0])
+    conn.executescript(MIGRATIONS[0])
     conn.execute("INSERT INTO fortune (holder, count) VALUES ('player', 2)")
     conn.execute("PRAGMA user_version = 1")
     conn.commit()
     conn.close()
     store = State.open(path)
-    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-    assert store.fortune("player") == 2 and rolllog.count(store) == 0
+    assert store.db.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert store.fortune.held("player") == 2 and store.rolls.count() == 0
     store.close()
 
 
@@ -461,7 +465,7 @@ def test_a_version_2_database_keeps_its_rolls_and_finds_them_by_character() -> N
     path = state.db_path()
     path.parent.mkdir(parents=True)
     conn = sqlite3.connect(path)
-    for script in state.MIGRATIONS[:2]:
+    for script in MIGRATIONS[:2]:
         conn.executescript(script)
     conn.executemany(
         "INSERT INTO rolls (at, character, system, verb, request, dice, total, outcome, source) "
@@ -472,10 +476,10 @@ def test_a_version_2_database_keeps_its_rolls_and_finds_them_by_character() -> N
     conn.commit()
     conn.close()
     store = State.open(path)
-    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-    assert rolllog.count(store) == 3
-    assert [r.total for r in rolllog.recent(store, character="aria")] == [0]
-    plan = store.conn.execute(
+    assert store.db.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert store.rolls.count() == 3
+    assert [r.total for r in store.rolls.recent(character="aria")] == [0]
+    plan = store.db.conn.execute(
         "EXPLAIN QUERY PLAN SELECT id FROM rolls WHERE character = ? ORDER BY id", ("bo",)
     ).fetchall()
     assert "rolls_by_character" in str(plan)

@@ -21,7 +21,6 @@ import pytest
 from d20cli.app.options import Options
 from d20cli.app.shell import Session, run_lines_in_session
 from d20cli.present.output import Output
-from d20cli.store import state
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 15
@@ -31,9 +30,7 @@ TIMEOUT = 15
 def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     home = tmp_path / "state"
     monkeypatch.setenv("XDG_STATE_HOME", str(home))
-    state.close_shared()
     yield home
-    state.close_shared()
 
 
 def spawn(state_home: Path, *args: str) -> pexpect.spawn:
@@ -207,7 +204,7 @@ def test_toolbar_shows_system_fortune_and_last_result(state_home: Path) -> None:
     s.handle("system pd")
     assert s.prompt() == "d20 pendagger> "
     assert "fortune dice: 0" in s.toolbar()
-    state.shared().set_fortune("player", 2)
+    s.context.state(s.out).fortune.set("player", 2)
     s.handle("attempt adept --dice 9")
     assert "fortune dice: 2" in s.toolbar()
     assert "last: 9 Normal success" in s.toolbar()

@@ -174,8 +174,8 @@ while True:
         conn.execute(
             "INSERT INTO rolls (at, system, verb, request, dice, total) "
             "VALUES ('t', 'levelup', 'roll', 'roll 1d6', '[]', ?)", (i,))
-    state._write("a test row", change)
-    state.set_fortune("p", i % 3)
+    state.db.write("a test row", change)
+    state.fortune.set("p", i % 3)
     if i == 20:
         print("writing", flush=True)
 """
@@ -213,14 +213,14 @@ def test_kill_9_in_the_middle_of_writes_leaves_a_consistent_database(tmp_path: P
         _kill_during([sys.executable, "-c", WRITER, str(db)], delay)
         warnings: list[str] = []
         state = State.open(db, warnings.append)
-        assert state.persistent and not warnings
-        conn = state.conn
+        assert state.db.persistent and not warnings
+        conn = state.db.conn
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         n = int(conn.execute("SELECT value FROM settings WHERE key = 'n'").fetchone()[0])
         rows = conn.execute("SELECT count(*), max(total) FROM rolls").fetchone()
         # each transaction wrote the counter and a row together: all of it or none
         assert rows[0] == last + n and rows[1] == n
-        assert 0 <= state.fortune("p") <= 2
+        assert 0 <= state.fortune.held("p") <= 2
         last = rows[0]
         conn.execute("DELETE FROM settings")  # the next writer counts from 1 again
         state.close()
@@ -240,9 +240,9 @@ def test_kill_9_during_pendagger_fortune_rolls(tmp_path: Path) -> None:
         _kill_during([sys.executable, "-m", "d20cli", "-q"], delay, stdin=lines)
         warnings: list[str] = []
         state = State.open(None, warnings.append)
-        assert state.persistent, warnings
-        assert state.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        count = state.conn.execute("SELECT count FROM fortune").fetchall()
+        assert state.db.persistent, warnings
+        assert state.db.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        count = state.db.conn.execute("SELECT count FROM fortune").fetchall()
         assert all(0 <= c <= 4 for (c,) in count)
         state.close()
     run = d20("attempt", "adept", "--dice", "20", "-s", "pd")

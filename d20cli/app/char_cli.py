@@ -1,6 +1,6 @@
-"""`d20 char ...` (characters) and `d20 log` (the roll log): thin typer sub-apps over
-d20cli.store.characters and d20cli.store.rolllog. Errors are one line on standard error and exit
-status 2, never a traceback."""
+"""`d20 char ...` (characters): a thin typer sub-app over d20cli.store.characters, and the
+helpers it shares with `d20 log` (d20cli.app.log_cli). Errors are one line on standard error
+and exit status 2, never a traceback."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from d20cli.controls import visible
-from d20cli.errors import D20Error, ExitStatus, ParseError
+from d20cli.errors import D20Error, ExitStatus
 from d20cli.present.output import Output
 
 char_app = typer.Typer(
@@ -21,14 +21,6 @@ char_app = typer.Typer(
         "directory. Roll as one with `--as NAME`: `d20 check stealth vs 15 --as aria`."
     ),
     no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["--help", "-h"]},
-)
-
-log_app = typer.Typer(
-    name="log",
-    help="The roll log: recent rolls, exports, and a fairness test of the d20s.",
     add_completion=False,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["--help", "-h"]},
@@ -205,134 +197,3 @@ def char_rm(name: Annotated[str, typer.Argument(help="The character to remove.")
 def char_path() -> None:
     """Print where the characters file is (edit it by hand if you like)."""
     Output().text(_path())
-
-
-# --- d20 log ----------------------------------------------------------------------------
-
-
-@log_app.callback(invoke_without_command=True)
-def log_main(
-    limit: Annotated[int, typer.Option("--limit", "-l", min=1, help="How many rolls.")] = 20,
-    character: Annotated[
-        str | None, typer.Option("--character", "-c", help="Only this character's rolls.")
-    ] = None,
-    stats: Annotated[
-        bool, typer.Option("--stats", help="Fairness of the d20s: face counts, chi-square.")
-    ] = False,
-    export: Annotated[
-        str | None, typer.Option("--export", help="Print every roll as json or csv.")
-    ] = None,
-    clear: Annotated[bool, typer.Option("--clear", help="Delete the logged rolls.")] = False,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="With --clear: do not ask.")] = False,
-    json: Annotated[bool, typer.Option("--json", help="JSON instead of a table.")] = False,
-    no_color: Annotated[bool, typer.Option("--no-color", help="Plain text.")] = False,
-) -> None:
-    """Show recent rolls; --stats tests the d20s, --export json|csv prints them all."""
-    from d20cli.store import rolllog
-    from d20cli.store.state import shared
-
-    out = Output()
-    with _errors(out):
-        if sum((stats, export is not None, clear)) > 1:
-            raise ParseError("use one of --stats, --export and --clear at a time")
-        if export is not None and export.lower() not in ("json", "csv"):
-            raise ParseError(f"--export takes json or csv, not {export!r}")
-        store = shared(out.warn)
-        if clear:
-            who = f"{character}'s" if character else "all"
-            n = rolllog.count(store, character)
-            question = visible(f"delete {who} {n:,} logged rolls?")
-            if not yes and not typer.confirm(question, default=False):
-                raise typer.Exit(int(ExitStatus.OK))
-            out.text(f"deleted {store.clear_rolls(character):,} rolls")
-        elif export is not None:
-            _export(store, export.lower(), character, out)
-        elif stats:
-            _stats(store, character, out, json, no_color)
-        else:
-            _recent(store, limit, character, out, json, no_color)
-
-
-def _recent(
-    store: Any, limit: int, character: str | None, out: Output, json: bool, no_color: bool
-) -> None:
-    from d20cli.store import rolllog
-
-    found = rolllog.recent(store, limit, character)
-    if json:
-        out.json([r.to_json() for r in found])
-        return
-    if not found:
-        out.text("no rolls logged yet" + (f" for {character}" if character else ""))
-        return
-    from rich.table import Table
-
-    table = Table()
-    for column in ("time (UTC)", "character", "system", "request", "total", "outcome"):
-        table.add_column(column, justify="right" if column == "total" else "left")
-    for r in found:
-        table.add_row(
-            r.at.replace("T", " ")[:19],
-            _cell(r.character or ""),
-            _cell(r.system),
-            _cell(r.request),
-            "" if r.total is None else str(r.total),
-            _cell(r.outcome or ""),
-        )
-    _console(out, no_color).print(table)
-
-
-def _export(store: Any, kind: str, character: str | None, out: Output) -> None:
-    import json as json_module
-
-    from d20cli.store import rolllog
-
-    stream = out.stdout
-    if kind == "json":
-        stream.write("[")
-        for i, r in enumerate(rolllog.rows(store, character)):
-            stream.write(("," if i else "") + "\n" + json_module.dumps(r.to_json()))
-        stream.write("\n]\n")
-    else:
-        import csv
-
-        writer = csv.writer(stream, lineterminator="\n")
-        writer.writerow(rolllog.COLUMNS)
-        for r in rolllog.rows(store, character):
-            writer.writerow(rolllog.csv_row(r))
-    stream.flush()
-
-
-def _stats(store: Any, character: str | None, out: Output, json: bool, no_color: bool) -> None:
-    from d20cli.store import rolllog
-
-    found = rolllog.fairness(store, character)
-    if json:
-        out.json([f.to_json() for f in found])
-        return
-    if not found:
-        out.text("no d20s logged yet" + (f" for {character}" if character else ""))
-        return
-    from rich.table import Table
-
-    console = _console(out, no_color)
-    for f in found:
-        p = f.p_value
-        title = (
-            f"{f.character or '(no character)'}: {f.rolls:,} d20s, "
-            f"chi-square {f.chi_square:.2f} (19 df), p = {p:.4f}"
-            if p is not None
-            else f"{f.character or '(no character)'}: no d20s"
-        )
-        table = Table(
-            title=_cell(title), title_justify="left", caption=f.verdict, caption_justify="left"
-        )
-        table.add_column("face", justify="right")
-        table.add_column("count", justify="right")
-        table.add_column("expected", justify="right")
-        table.add_column("")
-        top = max(f.counts) or 1
-        for face, n in enumerate(f.counts, 1):
-            bar = "█" * round(30 * n / top)
-            table.add_row(str(face), f"{n:,}", f"{f.expected:,.1f}", bar)
-        console.print(table)

@@ -105,8 +105,9 @@ def main_callback(
 
 
 def _add_sub_apps() -> None:
-    from d20cli.app.char_cli import char_app, log_app
+    from d20cli.app.char_cli import char_app
     from d20cli.app.config_cli import config_app
+    from d20cli.app.log_cli import log_app
     from d20cli.app.party_cli import party_app
 
     app.add_typer(char_app, name="char", help=COMMANDS["char"])

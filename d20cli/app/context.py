@@ -1,18 +1,18 @@
 """What lasts across the requests of one run (a batch on standard input, a shell session):
-parsed requests, the systems, the roll logs, and the generator the dice come from."""
+parsed requests, the systems, the roll logs, the open state database, and the generator
+the dice come from."""
 
 from __future__ import annotations
 
 import os
 import random
-import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from d20cli.app.options import Options
 from d20cli.dice.roller import RandomRoller, Roller, make_roller
-from d20cli.errors import ParseError
+from d20cli.errors import ParseError, StateError
 from d20cli.language.requests import CheckRequest
 from d20cli.present.output import Output
 from d20cli.rules.house import HouseDefaults, with_house
@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from d20cli.language.requests import Request
     from d20cli.rules import System
     from d20cli.store.request_cache import ParseCache
-    from d20cli.store.rolllog import RollLog
+    from d20cli.store.rolllog import RollLog, Rolls
+    from d20cli.store.state import State
 
 
 def request_text(words: list[str], opts: Options) -> str:
@@ -64,6 +65,29 @@ class Context:
         self._house: dict[tuple[str, str | None], HouseDefaults] = {}
         self.warned: set[str] = set()  # label words already warned about (warn_unvalued)
         self.valued: set[str] = set()  # requests with no unvalued word (warn_unvalued)
+        self._state: State | None = None  # opened by the first request that needs it
+
+    def state(self, out: Output) -> State:
+        """The state database of this run (d20cli.store.state), opened at the first call
+        and closed by `close`; its warnings go to `out`."""
+        state = self._state
+        if state is None:
+            from d20cli.store.state import State, db_path
+
+            # Warnings wait until the state is kept: saying one writes the output, which
+            # first saves what it shows, through this same state (one warning, not two).
+            said: list[str] = []
+            state = self._state = State.open(db_path(), said.append)
+            state.db.warn = out.warn
+            for message in said:
+                out.warn(message)
+        else:
+            state.db.warn = out.warn
+        return state
+
+    def rolls(self, out: Output) -> Rolls:
+        """The roll log's table in this run's state database."""
+        return self.state(out).rolls
 
     def system(self, name: str) -> System:
         system = self.systems.get(name)
@@ -179,7 +203,7 @@ class Context:
             opts = replace(opts, seed=self.seed)  # the run's seeded stream
         key = (opts.as_, opts.dice is not None, opts.seed is not None)
         if key not in self.logs:
-            self.logs[key] = open_log(opts, out)
+            self.logs[key] = open_log(opts, out, self)
         return self.logs[key]
 
     def warn_unvalued(self, text: str, out: Output) -> None:
@@ -219,18 +243,31 @@ class Context:
         (fortune dice gained are written at once). The state database is not opened for
         this: a run that has not opened it has nothing to save."""
         self.flush()
-        state = sys.modules.get("d20cli.store.state")
-        if state is not None:
-            state.flush_shared()
+        if self._state is not None:
+            self._flush_last_rolls(self._state)
+
+    @staticmethod
+    def _flush_last_rolls(state: State) -> None:
+        try:
+            state.last_rolls.flush()
+        except StateError as err:
+            state.db.warn(f"cannot save the last roll: {err.message}")
 
     def close(self) -> None:
-        """Save what lasts beyond the run: the roll log's buffered rows, the parse cache."""
-        for log in self.logs.values():
-            if log is not None:
-                log.close()
-        self.logs.clear()
-        if self.disk is not None:
-            self.disk.save()
+        """Save what lasts beyond the run: the roll log's buffered rows, the last rolls,
+        the parse cache; and close the state database."""
+        try:
+            for log in self.logs.values():
+                if log is not None:
+                    log.close()
+            self.logs.clear()
+            if self._state is not None:
+                state, self._state = self._state, None
+                self._flush_last_rolls(state)
+                state.close()
+        finally:
+            if self.disk is not None:
+                self.disk.save()
 
     @classmethod
     def for_command_line(cls, seed: int | None = None) -> Context:
@@ -269,15 +306,17 @@ class Context:
         return roller
 
 
-def open_log(opts: Options, out: Output) -> RollLog | None:
+def open_log(opts: Options, out: Output, context: Context | None = None) -> RollLog | None:
     """The log for one run's rolls, or None when logging is off (--no-log, D20_NO_LOG).
-    The database is opened only when the first rows are written."""
+    The database is opened only when the first rows are written: the context's, or (no
+    context) one the log opens and closes itself."""
     if not opts.logging():
         return None
     from d20cli.store.rolllog import RollLog
 
     source = "dice" if opts.dice is not None else "seed" if opts.seed is not None else "random"
-    return RollLog(opts.as_, source, out)
+    store = None if context is None else (lambda: context.rolls(out))
+    return RollLog(opts.as_, source, out, store)
 
 
 def unvalued_words(request: Request) -> list[str]:

@@ -2,7 +2,7 @@
 
 The rules (which rolls can gain a die, what a reroll must reach) are pure and live in
 `d20cli.rules.pendagger`; this module only remembers things between runs through
-`d20cli.store.state`:
+the run's state database (`Context.state`, d20cli.store.state):
 
 - `record` runs after every pendagger attempt or luck roll: the roll becomes the holder's
   last roll, and a result that gained a fortune die (the word `fortune` on a natural 20,
@@ -32,6 +32,7 @@ from d20cli.language.vocabulary import SYSTEM_IDS
 from d20cli.results import Result
 
 if TYPE_CHECKING:
+    from d20cli.app.context import Context
     from d20cli.app.options import Options
     from d20cli.dice.roller import Roller
     from d20cli.language.requests import Request
@@ -47,14 +48,19 @@ def holder(opts: Options) -> str:
     return (opts.as_ or DEFAULT_HOLDER).strip().lower() or DEFAULT_HOLDER
 
 
-def _state(out: Output) -> State:
-    from d20cli.store.state import shared
-
-    return shared(out.warn)
+def _readable(store: State, request: Request) -> State:
+    """`store`, when what it holds can be shown: a state database that could not be opened
+    (read-only, locked, newer) left a state in memory that knows nothing of the saved dice,
+    and showing "0 of 2" from it would be wrong."""
+    if store.db.unusable is not None:
+        raise StateError(
+            f"the fortune dice could not be read: {store.db.unusable}", request.text, 1
+        )
+    return store
 
 
 def boon(opts: Options, store: State) -> bool:
-    return opts.boon or store.get(BOON_KEY) == "on"
+    return opts.boon or store.settings.get(BOON_KEY) == "on"
 
 
 def rules_of(system_name: str) -> Fortune | None:
@@ -77,22 +83,27 @@ def is_fortune_roll(result: Result) -> bool:
 
 
 def record(
-    request: Request, result: Result, opts: Options, out: Output, write: bool = True
+    request: Request,
+    result: Result,
+    opts: Options,
+    out: Output,
+    context: Context,
+    write: bool = True,
 ) -> Result:
     """Remember a pendagger attempt or luck roll as the last one, and add the fortune die it
     gained. Returns the result (a copy with a note and `detail["fortune"]` when a die was
     gained). Any other result is returned as it is."""
     if not is_fortune_roll(result) or not write:
         return result
-    store = _state(out)
+    store = context.state(out)
     who = holder(opts)
-    store.set_last_roll(who, result.request, result.system, result.to_json(), defer=True)
+    store.last_rolls.set(who, result.request, result.system, result.to_json(), defer=True)
     if not result.detail.get("fortune_gained"):
         return result
     rules = rules_of(result.system)
     assert rules is not None  # is_fortune_roll said so
     limit = most(rules, opts, store)
-    held, added = store.add_fortune(who, limit)
+    held, added = store.fortune.add(who, limit)
     if added:
         note = f"fortune dice held: {held} of {limit}"
     else:
@@ -105,7 +116,12 @@ def record(
 
 
 def handle(
-    request: Request, roller: Roller, opts: Options, out: Output, write: bool = True
+    request: Request,
+    roller: Roller,
+    opts: Options,
+    out: Output,
+    context: Context,
+    write: bool = True,
 ) -> Result:
     """The `fortune` verb: show the count held, or spend a die (on the last roll, or on
     one of the other uses)."""
@@ -119,17 +135,17 @@ def handle(
             request.text,
             1,
         )
-    store = _state(out)
+    store = _readable(context.state(out), request)
     action = getattr(request, "action", "show")
-    if write and (opts.boon or action == "boon") and store.get(BOON_KEY) != "on":
-        store.set(BOON_KEY, "on")
+    if write and (opts.boon or action == "boon") and store.settings.get(BOON_KEY) != "on":
+        store.settings.set(BOON_KEY, "on")
     notes: tuple[str, ...] = ()
     who = holder(opts)
     if action == "no-boon" and write:
-        store.set(BOON_KEY, None)
-        held = store.fortune(who)
+        store.settings.set(BOON_KEY, None)
+        held = store.fortune.held(who)
         if held > rules.most:  # without the boon, at most `rules.most` are held
-            store.set_fortune(who, rules.most)
+            store.fortune.set(who, rules.most)
             notes = (f"the boon is off: {held - rules.most} fortune dice over the most let go",)
     limit = most(rules, opts, store)
     if action == "spend":
@@ -139,7 +155,7 @@ def handle(
 
     if not isinstance(request, FortuneRequest):
         raise RulesError("`fortune` shows or spends fortune dice", request.text, 1)
-    result = rules.show(request, store.fortune(who), limit)
+    result = rules.show(request, store.fortune.held(who), limit)
     return dataclasses.replace(result, notes=(*result.notes, *notes)) if notes else result
 
 
@@ -165,9 +181,9 @@ def _spend_on(
 
     if not isinstance(request, FortuneRequest):
         raise RulesError("`fortune` shows or spends fortune dice", request.text, 1)
-    if store.fortune(who) <= 0:
+    if store.fortune.held(who) <= 0:
         raise _no_die(request)
-    left = store.take_fortune(who) if write else store.fortune(who) - 1
+    left = store.fortune.take(who) if write else store.fortune.held(who) - 1
     if left is None:  # another process spent the last die meanwhile
         raise _no_die(request)
     result = rules.show(request, left, limit)
@@ -189,9 +205,9 @@ def _spend(
     limit: int,
     write: bool,
 ) -> Result:
-    if store.fortune(who) <= 0:
+    if store.fortune.held(who) <= 0:
         raise _no_die(request)
-    last = store.last_roll(who)
+    last = store.last_rolls.get(who)
     if last is None:
         raise StateError("no attempt or luck roll to reroll yet", request.text, 1)
     from d20cli.language.grammar import parse_request
@@ -205,15 +221,15 @@ def _spend(
     except D20Error as err:
         raise RulesError(f"{err.message} (last roll: {last.request})", request.text, 1) from None
     if not write:
-        left = store.fortune(who) - 1
+        left = store.fortune.held(who) - 1
     else:
-        taken = store.take_fortune(who)
+        taken = store.fortune.take(who)
         if taken is None:  # another process spent the last die meanwhile
             raise StateError("no fortune die held", request.text, 1)
         left = taken
-        store.set_last_roll(who, rerolled.request, rerolled.system, rerolled.to_json())
+        store.last_rolls.set(who, rerolled.request, rerolled.system, rerolled.to_json())
         if rerolled.detail.get("fortune_gained"):
-            left, _ = store.add_fortune(who, limit)
+            left, _ = store.fortune.add(who, limit)
     dice = "die" if left == 1 else "dice"
     return dataclasses.replace(
         rerolled,

@@ -90,8 +90,9 @@ def _results(
 
         def resolve_kept(request: Request, roller: Roller) -> Result:
             if request.verb == "fortune":
-                return fortune.handle(request, roller, opts, out, write)
-            return fortune.record(request, resolve_through(request, roller), opts, out, write)
+                return fortune.handle(request, roller, opts, out, context, write)
+            result = resolve_through(request, roller)
+            return fortune.record(request, result, opts, out, context, write)
 
         resolve_one = resolve_kept
 

@@ -139,6 +139,7 @@ class Session:
         self.last_tokens: list[str] | None = None
         self.last_result: Result | None = None
         self.fortune_held: int | None = None
+        self.fortune_unknown = False  # the saved count could not be read
         self.worst = ExitStatus.OK
         self.done = False
 
@@ -177,7 +178,8 @@ class Session:
         if self.character:
             parts.append(f"as: {self.character}")
         if self.has_fortune:
-            parts.append(f"fortune dice: {self.fortune_held or 0}")
+            held = "?" if self.fortune_unknown else self.fortune_held or 0
+            parts.append(f"fortune dice: {held}")
         r = self.last_result
         if r is not None:
             last = [str(x) for x in (r.total, r.label or r.outcome) if x is not None]
@@ -191,12 +193,12 @@ class Session:
         if not self.has_fortune:
             return
         from d20cli.app.fortune import holder
-        from d20cli.store.state import shared
 
         try:
-            store = shared(self.out.warn)
-            store.flush()
-            self.fortune_held = store.fortune(holder(self.opts))
+            store = self.context.state(self.out)
+            store.last_rolls.flush()
+            self.fortune_unknown = store.db.unusable is not None
+            self.fortune_held = store.fortune.held(holder(self.opts))
         except D20Error:
             self.fortune_held = None
 
@@ -372,8 +374,8 @@ def run_shell(opts: Options) -> int:
 def _history(out: Output) -> Any:
     from prompt_toolkit.history import FileHistory, InMemoryHistory
 
+    from d20cli.store.database import history_path
     from d20cli.store.files import private_file
-    from d20cli.store.state import history_path
 
     path = history_path()
     try:  # created 0600, and a symbolic link planted there is not followed

@@ -1,5 +1,5 @@
-"""The roll log: every roll appended to the state database (d20cli.store.state), and what
-`d20 log` reads back: recent rolls, exports, and a fairness test of the d20s.
+"""The roll log: the `rolls` table of the state database (d20cli.store.database), written
+and read here (`Rolls`), and the buffer that writes a run's rows (`RollLog`).
 
 A row holds the time (UTC, ISO 8601), the character (`--as`, else null), the system, the
 verb, the request text as rolled (label words resolved), the dice (a JSON list of
@@ -13,34 +13,29 @@ costs a transaction per piece of output, not one per line, and a roll that was s
 a roll that was logged, even after a kill -9. `--no-log` or `D20_NO_LOG=1` (`true`,
 `yes`) turns the log off. A log that cannot be written gives one warning and the rolls go on.
 
-The fairness test (`d20 log --stats`): per character, every 20-sided die rolled (kept or
-not, any role) whose face was not forced (`--dice`) or clamped (`mi`/`ma`) is counted by
-face; Pearson's chi-square against 1/20 each, with 19 degrees of freedom, gives a p-value
-(the regularized upper incomplete gamma function, computed here: no scipy).
+What `d20 log --stats` computes from the rows is in d20cli.store.log_stats.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from d20cli.errors import D20Error
-from d20cli.store.log_rows import FLUSH_BYTES, MAX_RUN_BYTES, row_bytes, row_dice, summary_d20
+from d20cli.store.database import clean, clean_or_none, int64
+from d20cli.store.log_rows import FLUSH_BYTES, MAX_RUN_BYTES, row_bytes, row_dice
 
 if TYPE_CHECKING:
     from d20cli.present.output import Output
     from d20cli.results import Result
-    from d20cli.store.state import State
+    from d20cli.store.database import Database
 
 FLUSH_ROWS = 10_000
-SIDES = 20
-MIN_ROLLS = 100  # below this (fewer than 5 expected per face) the test says too few
 COLUMNS = (
     "id",
     "at",
@@ -104,17 +99,203 @@ def dice_text(result: Result) -> str:
     return f"[{', '.join(text[1:-1] for text in lists if text != '[]')}]"
 
 
+# --- the table --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Row:
+    id: int
+    at: str
+    character: str | None
+    system: str
+    verb: str
+    request: str
+    dice: list[dict[str, Any]]
+    total: int | None
+    outcome: str | None
+    source: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {c: getattr(self, c) for c in COLUMNS}
+
+
+@dataclass(frozen=True)
+class LogFilter:
+    """Which rows to read: all of these that are given (times are the log's time text,
+    `stamp`: `since` inclusive, `until` exclusive)."""
+
+    character: str | None = None
+    since: str | None = None
+    until: str | None = None
+    system: str | None = None
+    outcomes: tuple[str, ...] | None = None  # outcome ids
+
+    def where(self, prefix: str = "") -> tuple[str, tuple[Any, ...]]:
+        """The SQL condition (columns named with `prefix`, "" when every row is kept) and
+        its values."""
+        parts: list[str] = []
+        args: list[Any] = []
+        for column, op, value in (
+            ("character", "=", self.character),
+            ("at", ">=", self.since),
+            ("at", "<", self.until),
+            ("system", "=", self.system),
+        ):
+            if value is not None:
+                parts.append(f"{prefix}{column} {op} ?")
+                args.append(value)
+        if self.outcomes is not None:
+            marks = ", ".join("?" * len(self.outcomes)) or "NULL"
+            parts.append(f"{prefix}outcome IN ({marks})")
+            args += self.outcomes
+        return " AND ".join(parts), tuple(args)
+
+
+def combine(character: str | None, only: LogFilter | None) -> LogFilter:
+    """`only`, narrowed to one character's rows when `character` is given."""
+    if only is None:
+        return LogFilter(character=character)
+    if character is None:
+        return only
+    return LogFilter(character, only.since, only.until, only.system, only.outcomes)
+
+
+def _row(raw: tuple[Any, ...]) -> Row:
+    try:
+        dice = json.loads(raw[6])
+    except ValueError:
+        dice = []
+    return Row(
+        int(raw[0]),
+        str(raw[1]),
+        raw[2],
+        str(raw[3]),
+        str(raw[4]),
+        str(raw[5]),
+        dice if isinstance(dice, list) else [],
+        raw[7],
+        raw[8],
+        str(raw[9]),
+    )
+
+
+ROWS_PER_INSERT = 100
+_ROLL_COLUMNS = 9
+
+
+def _insert_rolls(n: int) -> str:
+    """The INSERT of n rows of the roll log."""
+    row = f"({', '.join('?' * _ROLL_COLUMNS)})"
+    return (
+        "INSERT INTO rolls (at, character, system, verb, request, dice, total, outcome, "
+        f"source) VALUES {', '.join([row] * n)}"
+    )
+
+
+class Rolls:
+    """The `rolls` table: appending rows, reading them back, deleting them. Reads take a
+    `character` and a `LogFilter`; a read the database cannot answer is a StateError."""
+
+    WHAT = "the roll log"
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def add(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Append rows (at, character, system, verb, request, dice, total, outcome, source)
+        in one transaction."""
+        if not rows:
+            return
+        # SQLite holds 64-bit integers; a larger total (which the dice never give, see
+        # dice.MAX_TOTAL) is stored as NULL, and the text a user typed (a character's name,
+        # the request, labels in the dice) is made valid UTF-8, rather than failing the
+        # whole write. The other columns are the program's own ASCII words.
+        values: list[Any] = []  # every row's values, one after another
+        for at, who, sy, verb, text, dice, total, oc, src in rows:
+            values += (at, clean_or_none(who), sy, verb, clean(text), clean(dice))
+            values += (int64(total), oc, src)
+        # A hundred rows per INSERT: a quarter faster than one statement per row.
+        width = ROWS_PER_INSERT * _ROLL_COLUMNS
+        whole = len(values) - len(values) % width
+        batches = [values[i : i + width] for i in range(0, whole, width)]
+        rest = values[whole:]
+
+        def change(conn: sqlite3.Connection) -> None:
+            if batches:
+                conn.executemany(_insert_rolls(ROWS_PER_INSERT), batches)
+            if rest:
+                conn.execute(_insert_rolls(len(rest) // _ROLL_COLUMNS), rest)
+
+        self.db.write(self.WHAT, change)
+
+    def clear(self, character: str | None = None) -> int:
+        """Delete the logged rolls (of one character, if given); returns how many."""
+
+        def change(conn: sqlite3.Connection) -> int:
+            if character is None:
+                return int(conn.execute("DELETE FROM rolls").rowcount)
+            return int(conn.execute("DELETE FROM rolls WHERE character = ?", (character,)).rowcount)
+
+        return self.db.write(self.WHAT, change)
+
+    def recent(
+        self, limit: int = 20, character: str | None = None, only: LogFilter | None = None
+    ) -> list[Row]:
+        """The last `limit` rolls, oldest first."""
+        where, args = _where(combine(character, only))
+        raws = self.db.read(
+            self.WHAT,
+            lambda conn: conn.execute(
+                f"SELECT {', '.join(COLUMNS)} FROM rolls{where} ORDER BY id DESC LIMIT ?",
+                (*args, limit),
+            ).fetchall(),
+        )
+        return [_row(r) for r in reversed(raws)]
+
+    def rows(self, character: str | None = None, only: LogFilter | None = None) -> Iterator[Row]:
+        """Every logged roll, oldest first (streamed; a damaged page ends the stream)."""
+        where, args = _where(combine(character, only))
+
+        def query(conn: sqlite3.Connection) -> Iterator[Row]:
+            select = f"SELECT {', '.join(COLUMNS)} FROM rolls{where} ORDER BY id"
+            for raw in conn.execute(select, args):
+                yield _row(raw)
+
+        return self.db.stream(self.WHAT, query)
+
+    def count(self, character: str | None = None, only: LogFilter | None = None) -> int:
+        where, args = _where(combine(character, only))
+        return int(
+            self.db.read(
+                self.WHAT,
+                lambda conn: conn.execute(f"SELECT count(*) FROM rolls{where}", args).fetchone()[0],
+            )
+        )
+
+
+def _where(only: LogFilter) -> tuple[str, tuple[Any, ...]]:
+    sql, args = only.where()
+    return (f" WHERE {sql}" if sql else ""), args
+
+
+# --- the buffer -------------------------------------------------------------------------
+
+
 class RollLog:
     """Rows waiting to be written; `close` writes them. Their size is bounded as
     d20cli.store.log_rows says: a row's dice (a summary past MAX_ROW_DICE characters),
-    the buffer (written at FLUSH_BYTES) and one run's rows (MAX_RUN_BYTES)."""
+    the buffer (written at FLUSH_BYTES) and one run's rows (MAX_RUN_BYTES).
+
+    `store`: the table to write to, or what opens it when the first rows are written (the
+    run's Context gives its state's); None: the log opens the state database itself at
+    the first write and closes it in `close`."""
 
     def __init__(
         self,
         character: str | None,
         source: str,
         out: Output,
-        store: State | None = None,
+        store: Rolls | Callable[[], Rolls] | None = None,
         flush_rows: int = FLUSH_ROWS,
     ) -> None:
         self.character = character
@@ -122,6 +303,7 @@ class RollLog:
         self.out = out
         self.flush_rows = flush_rows
         self._store = store
+        self._owned: Database | None = None  # opened here (store=None), closed here
         self._rows: list[tuple[Any, ...]] = []
         self._failed = False
         self._ms = -1  # the time of the last row, and its text (a batch rolls many per ms)
@@ -167,6 +349,18 @@ class RollLog:
         if len(self._rows) >= self.flush_rows or self._bytes >= FLUSH_BYTES:
             self.flush()
 
+    def _table(self) -> Rolls:
+        store = self._store
+        if store is None:
+            from d20cli.store.database import Database
+
+            self._owned = Database.open(None, self.out.warn)
+            store = Rolls(self._owned)
+        elif callable(store):
+            store = store()
+        self._store = store
+        return store
+
     def flush(self) -> None:
         """Write the buffered rows in one transaction."""
         rows, self._rows = self._rows, []
@@ -174,234 +368,17 @@ class RollLog:
         if not rows or self._failed:
             return
         try:
-            if self._store is None:
-                from d20cli.store.state import shared
-
-                self._store = shared(self.out.warn)
-            self._store.add_rolls(rows)
+            self._table().add(rows)
         except (sqlite3.Error, D20Error, OSError) as err:
             self._failed = True
             message = err.message if isinstance(err, D20Error) else str(err)
             self.out.warn(f"cannot write the roll log ({message}); these rolls are not logged")
 
     def close(self) -> None:
-        self.flush()
-
-
-# --- reading --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Row:
-    id: int
-    at: str
-    character: str | None
-    system: str
-    verb: str
-    request: str
-    dice: list[dict[str, Any]]
-    total: int | None
-    outcome: str | None
-    source: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {c: getattr(self, c) for c in COLUMNS}
-
-
-def _where(character: str | None) -> tuple[str, tuple[Any, ...]]:
-    if character is None:
-        return "", ()
-    return " WHERE character = ?", (character,)
-
-
-def _row(raw: tuple[Any, ...]) -> Row:
-    try:
-        dice = json.loads(raw[6])
-    except ValueError:
-        dice = []
-    return Row(
-        int(raw[0]),
-        str(raw[1]),
-        raw[2],
-        str(raw[3]),
-        str(raw[4]),
-        str(raw[5]),
-        dice if isinstance(dice, list) else [],
-        raw[7],
-        raw[8],
-        str(raw[9]),
-    )
-
-
-def recent(store: State, limit: int = 20, character: str | None = None) -> list[Row]:
-    """The last `limit` rolls, oldest first."""
-    where, args = _where(character)
-    raws = store.conn.execute(
-        f"SELECT {', '.join(COLUMNS)} FROM rolls{where} ORDER BY id DESC LIMIT ?",
-        (*args, limit),
-    ).fetchall()
-    return [_row(r) for r in reversed(raws)]
-
-
-def rows(store: State, character: str | None = None) -> Iterator[Row]:
-    """Every logged roll, oldest first (streamed)."""
-    where, args = _where(character)
-    cursor = store.conn.execute(f"SELECT {', '.join(COLUMNS)} FROM rolls{where} ORDER BY id", args)
-    for raw in cursor:
-        yield _row(raw)
-
-
-def count(store: State, character: str | None = None) -> int:
-    where, args = _where(character)
-    return int(store.conn.execute(f"SELECT count(*) FROM rolls{where}", args).fetchone()[0])
-
-
-# --- fairness ---------------------------------------------------------------------------
-
-
-def regularized_gamma_q(a: float, x: float) -> float:
-    """Q(a, x) = Γ(a, x) / Γ(a), the regularized upper incomplete gamma function: a series
-    for x < a + 1, a continued fraction (modified Lentz) beyond (Numerical Recipes 6.2)."""
-    if a <= 0:
-        raise ValueError("a must be positive")
-    if x <= 0:
-        return 1.0
-    log_prefix = a * math.log(x) - x - math.lgamma(a)
-    if x < a + 1:
-        term = total = 1.0 / a
-        n = a
-        for _ in range(10_000):
-            n += 1
-            term *= x / n
-            total += term
-            if abs(term) < abs(total) * 1e-15:
-                break
-        return max(0.0, 1.0 - total * math.exp(log_prefix))
-    tiny = 1e-300
-    b = x + 1 - a
-    c = 1 / tiny
-    d = 1 / b
-    h = d
-    for i in range(1, 10_000):
-        an = -i * (i - a)
-        b += 2
-        d = an * d + b
-        d = tiny if abs(d) < tiny else d
-        c = b + an / c
-        c = tiny if abs(c) < tiny else c
-        d = 1 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1) < 1e-15:
-            break
-    return min(1.0, math.exp(log_prefix) * h)
-
-
-def chi_square_p(statistic: float, degrees: int) -> float:
-    """P(X >= statistic) for X chi-square distributed with `degrees` degrees of freedom."""
-    return regularized_gamma_q(degrees / 2, statistic / 2)
-
-
-@dataclass(frozen=True)
-class Fairness:
-    character: str | None
-    counts: tuple[int, ...]  # counts[f - 1]: how many times face f came up
-
-    @property
-    def rolls(self) -> int:
-        return sum(self.counts)
-
-    @property
-    def expected(self) -> float:
-        return self.rolls / SIDES
-
-    @property
-    def chi_square(self) -> float:
-        e = self.expected
-        return sum((c - e) ** 2 / e for c in self.counts) if e else 0.0
-
-    @property
-    def p_value(self) -> float | None:
-        return chi_square_p(self.chi_square, SIDES - 1) if self.rolls else None
-
-    @property
-    def verdict(self) -> str:
-        p = self.p_value
-        if p is None or self.rolls < MIN_ROLLS:
-            return f"too few rolls to judge (at least {MIN_ROLLS} d20s needed)"
-        if p < 0.001:
-            return "unlikely to be a fair die (p < 0.001)"
-        if p < 0.05:
-            return "somewhat unusual (p < 0.05): roll more to tell"
-        return "consistent with a fair die"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "character": self.character,
-            "rolls": self.rolls,
-            "counts": {str(f): c for f, c in enumerate(self.counts, 1)},
-            "expected": self.expected,
-            "chi_square": round(self.chi_square, 6),
-            "degrees_of_freedom": SIDES - 1,
-            "p_value": self.p_value,
-            "verdict": self.verdict,
-        }
-
-
-def _fair_face(die: Any) -> int | None:
-    if not isinstance(die, dict) or die.get("sides") != SIDES:
-        return None
-    flags = die.get("flags") or ()
-    if "min" in flags or "max" in flags:
-        return None
-    face = die.get("face")
-    return face if isinstance(face, int) and 1 <= face <= SIDES else None
-
-
-def _add_summary(counts: dict[str | None, list[int]], who: str | None, faces: object) -> None:
-    found = summary_d20(faces)
-    if found is not None:
-        mine = counts.setdefault(who, [0] * SIDES)
-        for i, n in enumerate(found):
-            mine[i] += n
-
-
-def fairness(store: State, character: str | None = None) -> list[Fairness]:
-    """Face counts of the d20s, per character (None: rolls made as no character)."""
-    where = " AND r.character = ?" if character is not None else ""
-    args: tuple[Any, ...] = (character,) if character is not None else ()
-    counts: dict[str | None, list[int]] = {}
-    try:
-        found = store.conn.execute(
-            "SELECT r.character, json_extract(d.value, '$.face') AS face, count(*) "
-            "FROM rolls AS r, json_each(r.dice) AS d "
-            "WHERE r.source != 'dice' AND json_extract(d.value, '$.sides') = 20 "
-            "AND NOT EXISTS (SELECT 1 FROM json_each(d.value, '$.flags') AS f "
-            "WHERE f.value IN ('min', 'max'))"
-            f"{where} GROUP BY r.character, face",
-            args,
-        ).fetchall()
-        for who, face, n in found:
-            if isinstance(face, int) and 1 <= face <= SIDES:
-                counts.setdefault(who, [0] * SIDES)[face - 1] += int(n)
-        summaries = store.conn.execute(  # rows that hold a summary (store/log_rows.py)
-            "SELECT r.character, json_extract(r.dice, '$[0].summary.faces.\"20\"') "
-            "FROM rolls AS r WHERE r.source != 'dice' "
-            f"AND json_extract(r.dice, '$[0].summary') IS NOT NULL{where}",
-            args,
-        ).fetchall()
-        for who, faces in summaries:
-            _add_summary(counts, who, faces)
-    except sqlite3.OperationalError:  # an SQLite without JSON functions
-        counts.clear()
-        for row in rows(store, character):
-            if row.source == "dice":
-                continue
-            for die in row.dice:
-                face = _fair_face(die)
-                if face is not None:
-                    counts.setdefault(row.character, [0] * SIDES)[face - 1] += 1
-                elif isinstance(die, dict) and isinstance(die.get("summary"), dict):
-                    _add_summary(counts, row.character, die["summary"].get("faces", {}).get("20"))
-    order = sorted(counts, key=lambda c: (c is not None, c or ""))
-    return [Fairness(who, tuple(counts[who])) for who in order]
+        try:
+            self.flush()
+        finally:
+            if self._owned is not None:
+                self._owned.close()
+                self._owned = None
+                self._store = None

@@ -1,0 +1,441 @@
+"""`d20 log`: the roll log (d20cli.store.rolllog) read back for people and for scripts.
+
+- Recent rolls: on a terminal a table that fits its width; on a pipe one plain line per
+  roll (`--tsv`: the same fields, tab-separated), so that `grep`, `cut` and `awk` read it.
+  Outcomes are shown by their labels; rolls whose faces were forced (`--dice`) or seeded
+  (`--seed`) are marked.
+- Filters for every view: `--character`, `--since`/`--until` (a date, a date and time, or
+  a time ago such as `2h`), `--system`, `--outcome`.
+- `--stats`: the fairness of the d20s, and the naturals (1 and the top face) of every die
+  size, per character and per session (d20cli.store.log_stats).
+- `--export json|csv`: every row, streamed; `--clear`: delete, after a question on a
+  terminal, or with `--yes`.
+
+Errors are one line on standard error and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from d20cli.app.char_cli import _cell, _console, _errors
+from d20cli.controls import visible
+from d20cli.errors import ExitStatus, ParseError, StateError
+from d20cli.language.vocabulary import SYSTEM_IDS
+from d20cli.present.output import Output
+
+if TYPE_CHECKING:
+    from d20cli.store.log_stats import Naturals
+    from d20cli.store.rolllog import LogFilter, Rolls, Row
+
+log_app = typer.Typer(
+    name="log",
+    help="The roll log: recent rolls, exports, and a fairness test of the dice.",
+    add_completion=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["--help", "-h"]},
+)
+
+MARKS = {"dice": "forced", "seed": "seeded", "random": ""}
+MAX_SHOWN_DICE = 40  # faces a line lists before it says how many more
+
+
+@log_app.callback(invoke_without_command=True)
+def log_main(
+    limit: Annotated[int, typer.Option("--limit", "-l", min=1, help="How many rolls.")] = 20,
+    character: Annotated[
+        str | None, typer.Option("--character", "-c", help="Only this character's rolls.")
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option("--since", help="Rolls from then on: 2026-05-01, '2026-05-01 18:00', 2h."),
+    ] = None,
+    until: Annotated[
+        str | None, typer.Option("--until", help="Rolls before then (a date: up to its end).")
+    ] = None,
+    system: Annotated[
+        str | None, typer.Option("--system", "-s", help="Only rolls of this system.")
+    ] = None,
+    outcome: Annotated[
+        str | None,
+        typer.Option(
+            "--outcome", help="Only these outcomes (ids or labels): success,critical_success."
+        ),
+    ] = None,
+    stats: Annotated[
+        bool, typer.Option("--stats", help="Fairness of the d20s; naturals of every die.")
+    ] = False,
+    export: Annotated[
+        str | None, typer.Option("--export", help="Print every roll as json or csv.")
+    ] = None,
+    clear: Annotated[bool, typer.Option("--clear", help="Delete the logged rolls.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="With --clear: do not ask.")] = False,
+    tsv: Annotated[bool, typer.Option("--tsv", help="Tab-separated lines.")] = False,
+    json: Annotated[bool, typer.Option("--json", help="JSON instead of a table.")] = False,
+    no_color: Annotated[bool, typer.Option("--no-color", help="Plain text.")] = False,
+) -> None:
+    """Show recent rolls; --stats tests the dice, --export json|csv prints them all."""
+    from d20cli.store.rolllog import LogFilter
+    from d20cli.store.state import State
+
+    out = Output()
+    with _errors(out):
+        if sum((stats, export is not None, clear)) > 1:
+            raise ParseError("use one of --stats, --export and --clear at a time")
+        if export is not None and export.lower() not in ("json", "csv"):
+            raise ParseError(f"--export takes json or csv, not {export!r}")
+        now = datetime.now(UTC)
+        only = LogFilter(
+            character,
+            None if since is None else when(since, now, "--since"),
+            None if until is None else when(until, now, "--until", end=True),
+            None if system is None else _system(system),
+            None if outcome is None else outcome_ids(outcome),
+        )
+        if clear and (since, until, system, outcome) != (None,) * 4:
+            raise ParseError("--clear deletes all rolls or one character's (-c NAME)")
+        if clear and not yes and not interactive():
+            raise ParseError("--clear asks before it deletes; not on a terminal, give --yes")
+        state = State.open(None, out.warn)
+        try:
+            if state.db.unusable is not None:  # not "no rolls logged yet": it is not known
+                raise StateError(f"the roll log could not be read: {state.db.unusable}")
+            store = state.rolls
+            if clear:
+                _clear(store, character, yes, out)
+            elif export is not None:
+                _export(store, export.lower(), only, out)
+            elif stats:
+                _stats(store, only, out, json, no_color)
+            else:
+                _recent(store, limit, only, out, json, tsv, no_color)
+        finally:
+            state.close()
+
+
+def interactive() -> bool:
+    """Whether a question can be asked (standard input and output are terminals)."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _clear(store: Rolls, character: str | None, yes: bool, out: Output) -> None:
+    who = f"{character}'s" if character else "all"
+    n = store.count(character)
+    question = visible(f"delete {who} {n:,} logged rolls?")
+    if not yes and not typer.confirm(question, default=False):
+        raise typer.Exit(int(ExitStatus.OK))
+    out.text(f"deleted {store.clear(character):,} rolls")
+
+
+# --- filters ----------------------------------------------------------------------------
+
+_AGO = re.compile(r"([0-9]{1,9})\s*(s|m|min|h|d|w)")
+_UNITS = {"s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def when(text: str, now: datetime, option: str, end: bool = False) -> str:
+    """The log's time text (UTC) for `--since`/`--until`: a time ago (`30m`, `2h`, `7d`,
+    `1w`), `today`, `yesterday`, a date (`2026-05-01`: its start, or with `end` the start
+    of the next day, so that `--until` takes the whole day) or a date and time (UTC unless
+    it gives an offset: `2026-05-01 18:00`, `2026-05-01T18:00+02:00`)."""
+    from d20cli.store.rolllog import stamp
+
+    try:
+        at = _when(text.strip().lower(), now, end)
+    except (ValueError, OverflowError, OSError):  # a date out of range
+        at = None
+    if at is None:
+        raise ParseError(
+            f"{option} takes a date (2026-05-01, '2026-05-01 18:00') or a time ago "
+            f"(30m, 2h, 7d, 1w), not {visible(text)!r}"
+        )
+    ms = int(at.timestamp() * 1000)
+    if not -(10**13) < ms < 10**14:  # before 1653 or after 5138: no roll was logged then
+        raise ParseError(f"{option} {visible(text)!r} is not a time the log can hold")
+    return stamp(ms)
+
+
+def _when(word: str, now: datetime, end: bool) -> datetime | None:
+    """`when`'s datetime, None when `word` is none of its forms."""
+    at: datetime | None = None
+    ago = _AGO.fullmatch(word)
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    if ago is not None:
+        at = now - timedelta(seconds=int(ago.group(1)) * _UNITS[ago.group(2)])
+    elif word in ("today", "yesterday"):
+        at = midnight - timedelta(days=0 if word == "today" else 1)
+        at += timedelta(days=1) if end else timedelta(0)
+    elif word.isascii() and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", word):
+        at = datetime.fromisoformat(word).replace(tzinfo=UTC)  # (ValueError: no such day)
+        at += timedelta(days=1) if end else timedelta(0)
+    elif word.isascii() and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[t ][0-9:.+\-z ]+", word):
+        at = datetime.fromisoformat(word.upper().replace(" ", "T", 1).replace(" ", ""))
+        at = at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+    return at
+
+
+def _system(name: str) -> str:
+    from d20cli.rules import system_id
+
+    return system_id(name)  # an unknown name: RulesError, listing the systems
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[\s\-]+", "_", text.strip().lower())
+
+
+def outcome_labels() -> dict[tuple[str, str], str]:
+    """Every system's outcome labels by (system id, outcome id)."""
+    from d20cli.rules import get_system
+
+    return {
+        (sid, oid): label
+        for sid in SYSTEM_IDS
+        for oid, label in get_system(sid).outcomes
+        if oid is not None and label is not None
+    }
+
+
+def outcome_ids(text: str) -> tuple[str, ...]:
+    """The outcome ids `--outcome` names (ids or labels, comma-separated, any case)."""
+    labels = outcome_labels()
+    found: list[str] = []
+    for word in (w for w in text.split(",") if w.strip()):
+        key = _norm(word)
+        ids = {oid for (_, oid), label in labels.items() if key in (oid, _norm(label))}
+        if not ids:
+            known = sorted({oid for _, oid in labels})
+            raise ParseError(
+                f"no outcome is called {visible(word.strip())!r}; outcomes: {', '.join(known)}"
+            )
+        found += sorted(ids - set(found))
+    if not found:
+        raise ParseError("--outcome takes outcome names, e.g. --outcome hit,critical")
+    return tuple(found)
+
+
+# --- recent rolls -----------------------------------------------------------------------
+
+
+def dice_words(dice: list[Any]) -> str:
+    """A row's dice for people: each size with its faces, a die not kept in parentheses
+    (`d20 12 (7)`, `d6 3 5 (1) 6, d8 4`); a summary says how many dice it counts."""
+    groups: list[tuple[int | None, list[str]]] = []
+    shown = 0
+    for die in dice:
+        if not isinstance(die, dict):
+            continue
+        summary = die.get("summary")
+        if isinstance(summary, dict):
+            groups.append((None, [f"{summary.get('count', '?')} dice, summarised"]))
+            continue
+        if shown == MAX_SHOWN_DICE:
+            groups.append((None, [f"… {len(dice) - shown} more dice"]))
+            break
+        shown += 1
+        sides = die.get("sides") if isinstance(die.get("sides"), int) else None
+        face = str(die.get("face", "?"))
+        face = face if die.get("kept", True) else f"({face})"
+        if groups and groups[-1][0] == sides and sides is not None:
+            groups[-1][1].append(face)
+        else:
+            groups.append((sides, [f"d{sides if sides is not None else '?'} {face}"]))
+    return ", ".join(" ".join(faces) for _, faces in groups)
+
+
+def row_fields(row: Row, labels: dict[tuple[str, str], str], iso: bool) -> list[str]:
+    """A row as the fields of a line: time, character, request, dice, total, outcome
+    label, mark (forced, seeded or empty); text from users made visible."""
+    at = row.at if iso else row.at.replace("T", " ")[:19]
+    label = "" if row.outcome is None else labels.get((row.system, row.outcome), row.outcome)
+    return [
+        at,
+        visible(row.character or ""),
+        visible(row.request),
+        visible(dice_words(row.dice)),
+        "" if row.total is None else str(row.total),
+        visible(label),
+        MARKS.get(row.source, row.source),
+    ]
+
+
+def _recent(
+    store: Rolls,
+    limit: int,
+    only: LogFilter,
+    out: Output,
+    json: bool,
+    tsv: bool,
+    no_color: bool,
+) -> None:
+    found = store.recent(limit, only=only)
+    if json:
+        out.json([r.to_json() for r in found])
+        return
+    if not found:
+        if not tsv:  # (a script reading tab-separated lines gets none)
+            filtered = (only.since, only.until, only.system, only.outcomes) != (None,) * 4
+            said = "no logged rolls match" if filtered else "no rolls logged yet"
+            out.text(said + (f" for {visible(only.character)}" if only.character else ""))
+        return
+    labels = outcome_labels()
+    if tsv or not out.stdout.isatty():
+        lines = []
+        for r in found:  # user text is made visible: a tab in it is `\t`, not a tab
+            fields = row_fields(r, labels, iso=tsv)
+            if tsv:
+                lines.append("\t".join(fields) + "\n")
+            else:
+                fields[1] = fields[1] or "-"
+                lines.append("  ".join(f for f in fields if f) + "\n")
+        out.stdout.write("".join(lines))
+        out.stdout.flush()
+        return
+    _table(found, labels, _console(out, no_color))
+
+
+#: Below these terminal widths the table leaves out the year, then the dice (the plain
+#: lines and --tsv always hold every field).
+WIDE, NARROW = 100, 80
+
+
+def _table(found: list[Row], labels: dict[tuple[str, str], str], console: Any) -> None:
+    """The rolls as a table that fits the terminal's width."""
+    from rich.table import Table
+
+    width = int(console.width)
+    time = "time (UTC)" if width >= NARROW else "UTC"
+    columns = [time, "character", "request", "dice", "total", "outcome", ""]
+    keep = [True] * 7
+    keep[3] = width >= NARROW
+    keep[6] = any(MARKS.get(r.source, r.source) for r in found)
+    least = {"character": 5, "request": 8, "total": 5, "outcome": 9}
+    table = Table(expand=False, padding=(0, 1) if width >= NARROW else (0, 0))
+    for column, kept in zip(columns, keep, strict=True):
+        if kept:
+            table.add_column(
+                column,
+                justify="right" if column == "total" else "left",
+                no_wrap=column == time,
+                overflow="fold",
+                min_width=least.get(column),
+            )
+    for r in found:
+        fields = row_fields(r, labels, iso=False)
+        if width < WIDE:
+            fields[0] = fields[0][5:16]  # MM-DD HH:MM
+        table.add_row(*(_cell(f) for f, kept in zip(fields, keep, strict=True) if kept))
+    console.print(table)
+
+
+# --- export and stats -------------------------------------------------------------------
+
+
+def _export(store: Rolls, kind: str, only: LogFilter, out: Output) -> None:
+    import json as json_module
+
+    from d20cli.store import rolllog
+
+    stream = out.stdout
+    if kind == "json":
+        stream.write("[")
+        for i, r in enumerate(store.rows(only=only)):
+            stream.write(("," if i else "") + "\n" + json_module.dumps(r.to_json()))
+        stream.write("\n]\n")
+    else:
+        import csv
+
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow(rolllog.COLUMNS)
+        for r in store.rows(only=only):
+            writer.writerow(rolllog.csv_row(r))
+    stream.flush()
+
+
+def _stats(store: Rolls, only: LogFilter, out: Output, json: bool, no_color: bool) -> None:
+    from d20cli.store.log_stats import SIDES, Fairness, fairness, naturals
+
+    found = fairness(store, only=only)
+    seen = naturals(store, only=only)
+    have = {f.character for f in found}
+    for who in seen.characters:  # rolled other dice, but no d20
+        if who not in have:
+            found.append(Fairness(who, (0,) * SIDES))
+    found.sort(key=lambda f: (f.character is not None, f.character or ""))
+    if json:
+        out.json([{**f.to_json(), **seen.to_json(f.character)} for f in found])
+        return
+    if not found:
+        out.text("no d20s logged yet" + (f" for {only.character}" if only.character else ""))
+        return
+    from rich.table import Table
+
+    console = _console(out, no_color)
+    for f in found:
+        p = f.p_value
+        title = (
+            f"{f.character or '(no character)'}: {f.rolls:,} d20s, "
+            f"chi-square {f.chi_square:.2f} (19 df), p = {p:.4f}"
+            if p is not None
+            else f"{f.character or '(no character)'}: no d20s"
+        )
+        if p is not None:
+            table = Table(
+                title=_cell(title), title_justify="left", caption=f.verdict, caption_justify="left"
+            )
+            table.add_column("face", justify="right")
+            table.add_column("count", justify="right")
+            table.add_column("expected", justify="right")
+            table.add_column("")
+            top = max(f.counts) or 1
+            for face, n in enumerate(f.counts, 1):
+                bar = "█" * round(30 * n / top)
+                table.add_row(str(face), f"{n:,}", f"{f.expected:,.1f}", bar)
+            console.print(table)
+        else:
+            out.text(visible(title))
+        _naturals_table(console, f.character, seen)
+    _sessions_table(console, seen)
+
+
+def _naturals_table(console: Any, who: str | None, seen: Naturals) -> None:
+    from rich.table import Table
+
+    sizes = seen.characters.get(who)
+    if not sizes:
+        return
+    table = Table(title=_cell(f"{who or '(no character)'}: naturals"), title_justify="left")
+    for column in ("die", "rolled", "1s", "top", "expected each"):
+        table.add_column(column, justify="left" if column == "die" else "right")
+    for sides in sorted(sizes):
+        t = sizes[sides]
+        top = f"{t.tops:,}"
+        table.add_row(f"d{sides}", f"{t.rolled:,}", f"{t.ones:,}", top, f"{t.rolled / sides:,.1f}")
+    console.print(table)
+
+
+def _sessions_table(console: Any, seen: Naturals) -> None:
+    """Naturals per session and character: 1s and top faces of each die size."""
+    from rich.table import Table
+
+    if not seen.sessions:
+        return
+    table = Table(title="naturals per session (1s / top faces)", title_justify="left")
+    for column in ("session (UTC)", "character", "dice"):
+        table.add_column(column, overflow="fold")
+    for s in seen.sessions:
+        start = s.start.replace("T", " ")[:16]
+        end = s.end.replace("T", " ")[11:16]
+        order = sorted(s.naturals, key=lambda c: (c is not None, c or ""))
+        for who in order:
+            sizes = s.naturals[who]
+            text = ", ".join(
+                f"d{n} {sizes[n].ones}/{sizes[n].tops} of {sizes[n].rolled}" for n in sorted(sizes)
+            )
+            table.add_row(f"{start}-{end}", _cell(who or "(no character)"), text)
+    console.print(table)

@@ -1,0 +1,394 @@
+"""The state database: where it is, opening it (WAL, the busy timeout, migrations), one
+transaction per change, and what happens when the file cannot be used.
+
+One SQLite database at `$XDG_STATE_HOME/d20cli/state.db` (default
+`~/.local/state/d20cli/state.db`); the shell's history file sits beside it. Its tables are
+read and written by one repository each (d20cli.store.settings, d20cli.store.last_roll,
+d20cli.store.rolllog); `d20cli.store.state.State` holds one open database with them.
+
+- WAL journal and a busy timeout: two processes writing at once wait for each other
+  instead of failing or losing a write. Every change runs in one `BEGIN IMMEDIATE`
+  transaction, so a read-modify-write (add a fortune die up to the most) is atomic.
+- The schema is versioned with `PRAGMA user_version` (d20cli.store.schema).
+- A database that cannot be read (corrupt, not a database), at open or at any later read
+  or write (a damaged page in the middle of the file), is moved aside as
+  `state.db.corrupt-<time>` with one warning, never silently replaced, and a new one begins.
+- A directory that cannot be written (read-only, full, missing permissions), a database
+  another process holds past the timeout, or one from a newer d20cli gives a warning, and
+  the state lives in memory for this run: the roll still happens. What the file held is
+  then unknown (`unusable` says why), and the commands that show it say so rather than
+  show an empty log or no fortune dice.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import TypeVar
+
+from d20cli.errors import StateError
+from d20cli.store.files import move_aside, no_link, private_file, xdg_dir
+from d20cli.store.schema import MIGRATIONS, SCHEMA_VERSION
+
+Warn = Callable[[str], None]
+T = TypeVar("T")
+
+BUSY_TIMEOUT = 10.0  # seconds a writer waits for another process's transaction
+NOTE_AFTER = 1.0  # seconds of that wait after which it says so on stderr
+NOT_SAVED = "fortune dice and the roll log are not saved this time"
+
+# SQLite result codes that mean "this file is not a readable database".
+_SQLITE_CORRUPT = 11
+_SQLITE_NOTADB = 26
+_SQLITE_IOERR = 10
+_SQLITE_FULL = 13
+LOW_SPACE = 1 << 20  # bytes free on a device below which a failed write blames it
+
+
+def state_dir() -> Path:
+    """The directory for d20cli's state (created by `Database.open` when needed)."""
+    return Path(xdg_dir("XDG_STATE_HOME", os.path.join(".local", "state"))) / "d20cli"
+
+
+def db_path() -> Path:
+    return state_dir() / "state.db"
+
+
+def history_path() -> Path:
+    """The interactive shell's history file."""
+    return state_dir() / "history"
+
+
+def is_corrupt(err: sqlite3.DatabaseError) -> bool:
+    """Whether `err` says the file is damaged or not a database."""
+    code = getattr(err, "sqlite_errorcode", None)
+    if code is not None:
+        return (code & 0xFF) in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
+    text = str(err).lower()
+    return "not a database" in text or "malformed" in text
+
+
+class Database:
+    """An open state database. Use `Database.open()`; `Database.memory()` for a throwaway
+    one. Reads go through `read`/`stream` and changes through `write`: a database error
+    there is handled (moved aside, or on in memory) and never reaches the caller as a
+    sqlite3 exception."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path | None, warn: Warn) -> None:
+        self.conn = conn
+        self.path = path  # None: in memory (nothing persists)
+        self.warn = warn
+        # Why the database at its path could not be used (None: it could, or there was
+        # none to read): the state in memory then knows nothing of what the file holds.
+        self.unusable: str | None = None
+        self.on_close: list[Callable[[], None]] = []  # saves deferred writes first
+
+    # -- opening -------------------------------------------------------------------------
+
+    @classmethod
+    def memory(cls, warn: Warn | None = None, unusable: str | None = None) -> Database:
+        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        db = cls(conn, None, warn if warn is not None else _ignore)
+        db.migrate()
+        db.unusable = unusable
+        return db
+
+    @classmethod
+    def open(cls, path: Path | None = None, warn: Warn | None = None) -> Database:
+        """Open (or create) the database at `path` (default: `db_path()`).
+
+        Never raises for a bad file or directory: it warns through `warn` and falls back
+        (a corrupt file is moved aside and a new one started; an unwritable place gives a
+        database in memory)."""
+        say = warn if warn is not None else _ignore
+        target = path or db_path()
+        try:
+            target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as err:
+            why = f"cannot create the state directory {target.parent} ({err.strerror or err})"
+            say(f"{why}; fortune dice, the roll log and history are not saved this time")
+            return cls.memory(say, why)
+        try:  # created 0600; a symbolic link planted there is not followed
+            private_file(str(target))
+            for side in ("-wal", "-shm"):
+                no_link(str(target) + side)
+        except OSError as err:
+            why = f"cannot use the state database {err.filename or target} ({err.strerror or err})"
+            say(f"{why}; {NOT_SAVED}")
+            return cls.memory(say, why)
+        for attempt in range(2):
+            try:
+                return cls._connect_waiting(target, say)
+            except sqlite3.DatabaseError as err:
+                if attempt == 0 and is_corrupt(err) and target.exists():
+                    moved = move_aside(target, say)
+                    if moved is not None:
+                        say(
+                            f"the state database {target} could not be read ({err}); "
+                            f"it was moved to {moved} and a new one started"
+                        )
+                        continue
+                why = f"cannot use the state database {target} ({err})"
+                say(f"{why}; {NOT_SAVED}")
+                return cls.memory(say, why)
+            except StateError as err:
+                say(f"{err.message}; {NOT_SAVED}")
+                return cls.memory(say, err.message)
+        return cls.memory(say)  # pragma: no cover - the loop always returns
+
+    @classmethod
+    def _connect_waiting(cls, path: Path, warn: Warn) -> Database:
+        """`_connect`, tried again while another process holds the database. Setting up a
+        new file (WAL mode, the schema) can meet a lock that SQLite reports at once rather
+        than waiting for, to avoid a deadlock: two processes starting together both hit it."""
+        deadline = time.monotonic() + BUSY_TIMEOUT
+        pause = 0.01
+        while True:
+            try:
+                return cls._connect(path, warn)
+            except sqlite3.OperationalError as err:
+                busy = "locked" in str(err) or "busy" in str(err)
+                if not busy or time.monotonic() + pause > deadline:
+                    raise
+                time.sleep(pause)
+                pause = min(pause * 2, 0.2)
+
+    @classmethod
+    def _connect(cls, path: Path, warn: Warn) -> Database:
+        conn = sqlite3.connect(
+            str(path), timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
+        )
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {_ms(min(NOTE_AFTER, BUSY_TIMEOUT))}")
+            # Reading the schema fails here, not later, when the file is not a database.
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            _not_newer(path, int(conn.execute("PRAGMA user_version").fetchone()[0]))
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()  # (a write)
+            if mode is None or str(mode[0]).lower() != "wal":
+                warn(f"the state database {path} is not in WAL mode ({mode})")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            db = cls(conn, path, warn)
+            db.migrate()
+            return db
+        except BaseException:
+            conn.close()
+            raise
+
+    def migrate(self) -> None:
+        version = int(self.conn.execute("PRAGMA user_version").fetchone()[0])
+        _not_newer(self.path, version)
+        while version < SCHEMA_VERSION:
+            with self.transaction() as conn:
+                # Re-read inside the lock: another process may have migrated meanwhile.
+                version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+                if version >= SCHEMA_VERSION:
+                    break
+                for statement in MIGRATIONS[version].split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                version += 1
+                conn.execute(f"PRAGMA user_version = {version}")
+
+    def close(self) -> None:
+        try:
+            for save in self.on_close:
+                save()
+        finally:
+            self.conn.close()
+
+    @property
+    def persistent(self) -> bool:
+        return self.path is not None
+
+    # -- transactions --------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One atomic change: `BEGIN IMMEDIATE` takes the write lock at once (waiting up to
+        the busy timeout for another process), COMMIT on success, ROLLBACK on any error.
+        The error raised is the one that ended the change: SQLite rolls back by itself on
+        some (a full disk), and the ROLLBACK that then fails is not what went wrong."""
+        self._begin()
+        conn = self.conn
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                with suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            raise
+
+    def _begin(self) -> None:
+        """BEGIN IMMEDIATE, waiting up to BUSY_TIMEOUT for another process's lock: after
+        NOTE_AFTER seconds a note says so, and past the timeout "database is locked" is
+        raised (the caller then goes on without saving, with a warning)."""
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) and "busy" not in str(err):
+                raise
+        self.warn(
+            f"the state database {self.path} is in use by another program; "
+            f"waiting up to {BUSY_TIMEOUT:g} seconds"
+        )
+        self.conn.execute(f"PRAGMA busy_timeout = {_ms(max(BUSY_TIMEOUT - NOTE_AFTER, 0))}")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {_ms(min(NOTE_AFTER, BUSY_TIMEOUT))}")
+
+    def write(self, what: str, change: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `change` in a transaction. A damaged file is moved aside and the change made
+        in a new one; a full disk, a read-only file or a lock held too long is a warning,
+        and the state goes on in memory (with what it held copied over) so the run
+        continues."""
+        failed: sqlite3.DatabaseError | None = None
+        for _ in range(2):  # the file, then the new one that replaced a damaged file
+            try:
+                with self.transaction() as conn:
+                    return change(conn)
+            except sqlite3.DatabaseError as err:
+                if not self.persistent:
+                    raise StateError(f"cannot save {what}: {err}") from err
+                failed = err
+                if not is_corrupt(err):
+                    break
+                self.damaged(err)
+        assert failed is not None
+        # the state changes before the warning is written: writing it saves what the
+        # output shows (group commit), through this database
+        message = (
+            f"cannot save {what} in {self.path} ({_cause(failed, self.path)}); "
+            "it is kept only until this program ends"
+        )
+        self._to_memory()
+        self.warn(message)
+        with self.transaction() as conn:
+            return change(conn)
+
+    def read(self, what: str, query: Callable[[sqlite3.Connection], T]) -> T:
+        """Run a read. A damaged file is moved aside (one warning) and the read made in the
+        new, empty one; any other database error is a StateError saying the state could
+        not be read."""
+        for _ in range(2):  # the file, then the new one that replaced a damaged file
+            try:
+                return query(self.conn)
+            except sqlite3.DatabaseError as err:
+                if not self.persistent or not is_corrupt(err):
+                    why = _cause(err, self.path)
+                    raise StateError(f"{what} could not be read ({why})") from err
+                self.damaged(err)
+        raise StateError(f"{what} could not be read")  # pragma: no cover - damaged twice
+
+    def stream(self, what: str, query: Callable[[sqlite3.Connection], Iterator[T]]) -> Iterator[T]:
+        """`read` for rows streamed one by one: a damaged page met half-way ends the stream
+        (after the rows before it) with the file moved aside."""
+        try:
+            yield from query(self.conn)
+        except sqlite3.DatabaseError as err:
+            if not self.persistent or not is_corrupt(err):
+                raise StateError(f"{what} could not be read ({_cause(err, self.path)})") from err
+            self.damaged(err)
+
+    def damaged(self, err: sqlite3.DatabaseError) -> None:
+        """The file turned out damaged after it was opened: move it aside and start a new
+        one (in memory when that fails), with one warning."""
+        path = self.path
+        assert path is not None
+        self.conn.close()
+        said: list[str] = []
+        moved = move_aside(path, said.append)
+        fresh: Database | None = None
+        if moved is not None:
+            try:
+                fresh = Database._connect_waiting(path, said.append)
+            except (sqlite3.Error, StateError):
+                fresh = None
+        if fresh is not None:  # (the new database in place before the warning is written)
+            self.conn = fresh.conn
+            self.warn(
+                f"the state database {path} is damaged ({err}); "
+                f"it was moved to {moved} and a new one started"
+            )
+            return
+        why = f"the state database {path} is damaged ({err})"
+        memory = Database.memory(self.warn)
+        self.conn, self.path, self.unusable = memory.conn, None, why
+        self.warn(f"{why}; {NOT_SAVED}" + (f" ({said[0]})" if said else ""))
+
+    def _to_memory(self) -> None:
+        memory = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        try:
+            self.conn.backup(memory)
+        except sqlite3.DatabaseError as err:
+            memory.close()
+            memory = Database.memory(self.warn).conn
+            self.unusable = f"the state database {self.path} could not be read ({err})"
+        self.conn.close()
+        self.conn = memory
+        self.path = None
+
+
+def _cause(err: sqlite3.Error, path: Path | None) -> str:
+    """What went wrong, in words: SQLite's message, and when the device holding the
+    database has (almost) no room left, that too (SQLite reports a full device as "disk
+    is full" or "disk I/O error")."""
+    text = str(err)
+    code = getattr(err, "sqlite_errorcode", None)
+    if code is not None and (code & 0xFF) in (_SQLITE_IOERR, _SQLITE_FULL) and path is not None:
+        try:
+            st = os.statvfs(path.parent)
+        except OSError:
+            return text
+        free = st.f_bavail * st.f_frsize
+        if free < LOW_SPACE:
+            text += f": no space left on its device ({free:,} bytes free)"
+    return text
+
+
+def _not_newer(path: Path | None, version: int) -> None:
+    """StateError for a database of a newer schema: it is never written (not even its
+    journal mode), so the newer d20cli finds it as it left it."""
+    if version > SCHEMA_VERSION:
+        raise StateError(
+            f"the state database {path} was written by a newer d20cli "
+            f"(schema {version}, this one knows {SCHEMA_VERSION}); it is left as it is"
+        )
+
+
+def _ms(seconds: float) -> int:
+    return int(seconds * 1000)
+
+
+INT64 = 2**63
+
+
+def int64(value: int | None) -> int | None:
+    """`value` as SQLite can store it: an int outside 64 bits becomes NULL."""
+    return value if value is None or -INT64 <= value < INT64 else None
+
+
+def clean_or_none(text: str | None) -> str | None:
+    return None if text is None else clean(text)
+
+
+def clean(text: str) -> str:
+    """`text` encodable as UTF-8: each lone surrogate (bytes of a command line that were
+    not UTF-8) becomes U+FFFD."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+    return text
+
+
+def _ignore(message: str) -> None:
+    """The default warning sink: say nothing."""

@@ -1,0 +1,40 @@
+"""The state database as tests of the roll log open it: `opened()` gives the database at
+its usual place (the test's own, see conftest.py), opened once per test; the test file's
+fixture calls `close_opened()` when the test ends."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from d20cli.store.state import State
+
+#: The state databases a test opened (`opened`), closed when it ends.
+OPENED: list[State] = []
+
+
+def opened() -> State:
+    """The state database at its usual place, opened once per test."""
+    if not OPENED:
+        OPENED.append(State.open())
+    return OPENED[0]
+
+
+def close_opened() -> None:
+    for store in OPENED:
+        store.close()
+    OPENED.clear()
+
+
+def logged_rows(path: Path) -> int:
+    """How many rows the roll log at `path` holds (0 when there is no file or no table
+    yet), read as another process would."""
+    if not path.exists():
+        return 0
+    conn = sqlite3.connect(path, timeout=30)
+    try:
+        return int(conn.execute("SELECT count(*) FROM rolls").fetchone()[0])
+    except sqlite3.OperationalError:  # no table yet
+        return 0
+    finally:
+        conn.close()
