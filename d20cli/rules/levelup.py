@@ -35,6 +35,7 @@ from d20cli.rules.common import (
     resolve_roll,
     unknown_verb,
 )
+from d20cli.rules.initiative import InitiativeRule, from_check
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -365,4 +366,9 @@ SYSTEM = System(
     aliases=("a5e", "level-up"),
     words=WORDS,
     grade_group=grade_group,
+    initiative=InitiativeRule(
+        ("dex", "dexterity"),
+        from_check(resolve),
+        "a Dexterity check: d20 + the init entry, else the dex entry (expertise, adv, dis)",
+    ),
 )

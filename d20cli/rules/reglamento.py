@@ -43,6 +43,7 @@ from d20cli.rules.common import (
     side_won,
     unknown_verb,
 )
+from d20cli.rules.initiative import InitiativeRule, from_check
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -325,4 +326,17 @@ WORDS: tuple[tuple[str, str], ...] = (
     ("min N", "house: a d20 face below N counts as N for the total (min 10)"),
 )
 
-SYSTEM = System(ID, TITLE, VERBS, OUTCOMES, resolve, aliases=("reg",), words=WORDS)
+SYSTEM = System(
+    ID,
+    TITLE,
+    VERBS,
+    OUTCOMES,
+    resolve,
+    aliases=("reg",),
+    words=WORDS,
+    initiative=InitiativeRule(
+        ("dex", "dexterity"),
+        from_check(resolve),
+        "a DEX roll: d20 + the init entry, else the dex attribute (ADV, DISADV)",
+    ),
+)

@@ -44,6 +44,7 @@ from d20cli.rules.common import (
     resolve_roll,
     unknown_verb,
 )
+from d20cli.rules.initiative import InitiativeRule, from_check
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -153,7 +154,20 @@ WORDS: tuple[tuple[str, str], ...] = (
 )
 
 
-SYSTEM = System(ID, TITLE, VERBS, OUTCOMES, resolve, aliases=("mutants", "m&m", "mnm"), words=WORDS)
+SYSTEM = System(
+    ID,
+    TITLE,
+    VERBS,
+    OUTCOMES,
+    resolve,
+    aliases=("mutants", "m&m", "mnm"),
+    words=WORDS,
+    initiative=InitiativeRule(
+        ("agility", "agl"),
+        from_check(resolve),
+        "an initiative check: d20 + the init entry, else the agility rank (circumstances)",
+    ),
+)
 
 __all__ = [
     "CHECK_VERBS",

@@ -50,6 +50,7 @@ from d20cli.rules.common import (
     resolve_roll,
     unknown_verb,
 )
+from d20cli.rules.initiative import InitiativeRule
 from d20cli.rules.pendagger.attempts import (
     ATTEMPT_VERBS,
     attempt_level,
@@ -64,6 +65,7 @@ from d20cli.rules.pendagger.fortune import (
     fortune_result,
     spend_fortune,
 )
+from d20cli.rules.pendagger.initiative import roll_initiative
 from d20cli.rules.pendagger.ladder import (
     ID,
     LEVEL_LABELS,
@@ -175,6 +177,11 @@ SYSTEM = System(
     words=WORDS,
     rank_for_score=rank_for_score,
     fortune=FORTUNE,
+    initiative=InitiativeRule(
+        ("dex", "dexterity"),
+        roll_initiative,
+        "d20 + the init entry, else the Dexterity modifier: floor((dex score - 10) / 2)",
+    ),
 )
 
 __all__ = [
