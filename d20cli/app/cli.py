@@ -109,6 +109,9 @@ def _add_sub_apps() -> None:
 
     app.add_typer(char_app, name="char", help=COMMANDS["char"])
     app.add_typer(log_app, name="log", help=COMMANDS["log"])
+    from d20cli.app.init_cli import init_app
+
+    app.add_typer(init_app, name="init", help=COMMANDS["init"])
 
 
 _add_sub_apps()

@@ -11,5 +11,6 @@ COMMANDS: dict[str, str] = {
     "odds": "The exact probability of every outcome of a request, instead of a roll.",
     "char": "Characters: name your bonuses once (--as NAME).",
     "log": "The roll log: recent rolls, fairness, export.",
+    "init": "Initiative: roll the party's, add monsters, show the order, next turn.",
     "completion": "Print the completion script for bash, zsh or fish (or --install it).",
 }

@@ -15,8 +15,8 @@ few words of its own:
 TAB completes verbs, keywords, system names and option names from the program's own
 tables (`d20cli.app.completion`), and the active character's entry and macro names
 (`d20cli.store.characters`); history persists in the state directory (up arrow, Ctrl-R);
-a bottom toolbar shows the system, the character, the fortune dice held (pendagger) and
-the last result.
+a bottom toolbar shows the system, the character, the fortune dice held (pendagger),
+whose initiative turn it is (`init ...` lines work here too) and the last result.
 
 prompt_toolkit is imported only inside `run_shell`, on a terminal. When standard input or
 output is not a terminal the same session reads lines without prompts (for scripts and
@@ -140,6 +140,7 @@ class Session:
         self.last_tokens: list[str] | None = None
         self.last_result: Result | None = None
         self.fortune_held: int | None = None
+        self.turn: str | None = None  # whose initiative turn it is (d20cli.app.initiative)
         self.worst = ExitStatus.OK
         self.done = False
 
@@ -179,6 +180,8 @@ class Session:
             parts.append(f"as: {self.character}")
         if self.has_fortune:
             parts.append(f"fortune dice: {self.fortune_held or 0}")
+        if self.turn:
+            parts.append(self.turn)
         r = self.last_result
         if r is not None:
             last = [str(x) for x in (r.total, r.label or r.outcome) if x is not None]
@@ -188,7 +191,10 @@ class Session:
 
     def refresh(self) -> None:
         """Save what the last line deferred (its last roll, so another `d20` sees it) and
-        re-read what the toolbar shows (fortune dice)."""
+        re-read what the toolbar shows (fortune dice, whose turn it is)."""
+        from d20cli.app.initiative import turn_text
+
+        self.turn = turn_text(self.out)
         if not self.has_fortune:
             return
         from d20cli.app.fortune import holder
