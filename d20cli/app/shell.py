@@ -322,6 +322,7 @@ class Session:
                 lines.append(f"  {verb:<9} {summary}  e.g. `{example}`")
             lines += [
                 "shell: system [ID] · as [NAME|-] · help [VERB] · again (!!) · quit (Ctrl-D) · "
+                "init [roll|add NAME +N|next|rm NAME|clear] · "
                 "options as on the command line (--json, --dice 17,4, -n 3, ...)",
             ]
             self.out.text("\n".join(lines))
