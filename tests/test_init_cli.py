@@ -102,7 +102,7 @@ def test_roll_as_some_of_the_party_and_a_character_without_an_entry(sheet: Path)
     characters.characters_path().write_text(SHEET + '\n[eve]\nsystem = "levelup"\n')
     got = init("roll", "--as", "eve,bob", "--dice", "8,9")
     assert got.exit_code == 0, got.output
-    assert "eve has no init or dex or dexterity entry: initiative +0" in got.stderr
+    assert "eve has no init, dex or dexterity entry: initiative +0" in got.stderr
     assert [o["name"] for o in order_of()["order"]] == ["bob", "eve"]
 
 

@@ -87,8 +87,9 @@ def character_roll(
     )
     try:
         if entry is None:
+            looked = ["init", *rule.entries]
             out.warn(
-                f"{character.name} has no {' or '.join(('init', *rule.entries))} entry: "
+                f"{character.name} has no {', '.join(looked[:-1])} or {looked[-1]} entry: "
                 f"initiative +0 (d20 char set {character.name} init +N)"
             )
             request = context.parse("check +0")
@@ -217,7 +218,10 @@ def _party_rolls(
         )
     rolled = []
     for c in members:
-        system = context.system(c.system) if c.system else context.system_for(opts)
+        try:
+            system = context.system(c.system) if c.system else context.system_for(opts)
+        except D20Error as err:
+            raise type(err)(f"{c.name}: {err.message}", err.text, err.column) from None
         rolled.append((c.name, character_roll(c, system, context, roller, out)))
     return rolled
 
