@@ -31,7 +31,7 @@ _d20_words() {
             if [[ "$cur" == -* ]]; then echo '--limit -l --character -c --stats --export --clear --yes -y --json --no-color --help -h'; elif [[ -z "$verb" ]]; then echo ''; fi
             ;;
         init)
-            if [[ "$cur" == -* ]]; then echo '--json --no-color --help -h'; elif [[ -z "$verb" ]]; then echo 'show roll add next rm clear'; fi
+            if [[ "$cur" == -* ]]; then echo '--json --no-color --system -s --seed --dice --as --help -h'; elif [[ -z "$verb" ]]; then echo 'show roll add next rm clear'; fi
             ;;
         check|save|attack|group|contest|opposed|luck|attempt|defend|percent|routine|compare|resist|scores|fortune|roll)
             [[ "$cur" == -* ]] && echo '--system -s --json --csv --totals --seed --dice --repeat -n --quiet -q --no-color --summary --exit-status --budget --work --odds --as --no-log --players --boon --simulate --help -h' || echo 'vs adv advantage dis disadv disadvantage expertise expertise=d4 expertise=d6 expertise=d8 dmg crit lucky min crit-dmg=dice crit-dmg=double crit-dmg=max more-than-half at-least-half reliable unreliable fortune defense rank routine show spend boon no-boon players= doomed hopeless inept untrained novice trained adept master epic legendary godlike very-easy easy average tough challenging formidable heroic super-heroic nigh-impossible bonus penalty minor-bonus minor-penalty major-bonus major-penalty parry dodge fortitude toughness will reroll hint escape value DC AC'

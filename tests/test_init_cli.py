@@ -217,3 +217,16 @@ def test_the_shell_runs_init_lines_and_shows_the_turn(sheet: Path) -> None:
     assert stderr.getvalue() == ""
     s.handle("init clear")
     assert "turn:" not in s.toolbar()
+
+
+def test_options_before_the_subcommand(sheet: Path) -> None:
+    got = runner.invoke(app, ["init", "--as", "bob", "--dice", "12", "--json", "roll"])
+    assert got.exit_code == 0, got.output
+    assert [o["name"] for o in json.loads(got.stdout)["order"]] == ["bob"]
+
+
+def test_an_error_with_json_is_also_a_json_object(sheet: Path) -> None:
+    got = init("rm", "zed", "--json")
+    assert got.exit_code == 2
+    error = json.loads(got.stdout)
+    assert error["kind"] == "parse" and "no 'zed'" in error["error"]

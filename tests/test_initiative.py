@@ -8,6 +8,8 @@ import multiprocessing
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from d20cli.dice.roller import ForcedRoller, make_roller
 from d20cli.errors import D20Error, DiceError, ParseError, RulesError
@@ -265,3 +267,23 @@ def test_two_processes_lose_no_edit() -> None:
     assert got == sorted([f"orc-{i}" for i in range(1, 41)] + [f"imp-{i}" for i in range(1, 21)])
     # every `next` counted: 30 moves over an order that grew as they went
     assert found.turn is not None and found.round >= 1
+
+
+@given(
+    st.lists(st.tuples(st.integers(-3, 25), st.integers(-2, 5)), min_size=1, max_size=12),
+    st.integers(0, 2**32),
+)
+def test_a_settled_order_tells_everyone_apart(rolls: list[tuple[int, int]], seed: int) -> None:
+    people = [c(f"m{i}", total, mod, seq=i) for i, (total, mod) in enumerate(rolls)]
+    half = len(people) // 2  # some roll first, the rest join later, as `init add` does
+    first = settle(people[:half], make_roller(seed=seed))
+    out = settle([*first, *people[half:]], make_roller(seed=seed + 1))
+    assert sorted(names(out)) == sorted(names(people))
+    keys = [(-x.total, -x.modifier) for x in out]
+    assert keys == sorted(keys)  # higher total, then higher modifier, first
+    for i, a in enumerate(out):
+        for b in out[i + 1 :]:
+            if (a.total, a.modifier) == (b.total, b.modifier):
+                n = min(len(a.rolloff), len(b.rolloff))
+                assert a.rolloff[:n] != b.rolloff[:n]  # told apart
+                assert a.rolloff[:n] > b.rolloff[:n]  # the higher roll-off first

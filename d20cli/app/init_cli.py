@@ -49,10 +49,17 @@ def init_main(
     ctx: typer.Context,
     json: Annotated[bool, typer.Option("--json", help="The order as one JSON object.")] = False,
     no_color: Annotated[bool, typer.Option("--no-color", help="Plain text.")] = False,
+    system: Annotated[str | None, typer.Option("--system", "-s", help="Rule system.")] = None,
+    seed: Annotated[str | None, typer.Option("--seed", help="Seed the dice.")] = None,
+    dice: Annotated[str | None, typer.Option("--dice", help="Use these faces.")] = None,
+    as_: Annotated[str | None, typer.Option("--as", help="The party: NAME,NAME.")] = None,
 ) -> None:
     """Show the initiative order (the round and whose turn it is)."""
-    # options given before the subcommand (`d20 init --json next`) go to it
+    # options given before the subcommand (`d20 init --as aria,bob roll`) go to it, as
+    # typed: run_init reads them with the shared option table
+    given = {"--system": system, "--seed": seed, "--dice": dice, "--as": as_}
     ctx.obj = [*(["--json"] if json else []), *(["--no-color"] if no_color else [])]
+    ctx.obj += [w for name, value in given.items() if value is not None for w in (name, value)]
     if ctx.invoked_subcommand is None:
         _run([*ctx.args, *ctx.obj])
 
