@@ -5,6 +5,7 @@ two processes at once included."""
 from __future__ import annotations
 
 import multiprocessing
+import sqlite3
 from collections.abc import Iterator
 
 import pytest
@@ -27,7 +28,7 @@ from d20cli.rules.initiative import (
     settle,
 )
 from d20cli.store import initiative
-from d20cli.store.state import State, close_shared, shared
+from d20cli.store.state import MIGRATIONS, SCHEMA_VERSION, State, close_shared, db_path, shared
 
 
 def c(
@@ -287,3 +288,22 @@ def test_a_settled_order_tells_everyone_apart(rolls: list[tuple[int, int]], seed
                 n = min(len(a.rolloff), len(b.rolloff))
                 assert a.rolloff[:n] != b.rolloff[:n]  # told apart
                 assert a.rolloff[:n] > b.rolloff[:n]  # the higher roll-off first
+
+
+def test_a_version_3_database_gains_the_order() -> None:
+    path = db_path()
+    path.parent.mkdir(parents=True)
+    conn = sqlite3.connect(path)
+    for script in MIGRATIONS[:3]:
+        conn.executescript(script)
+    conn.execute("INSERT INTO fortune (holder, count) VALUES ('player', 1)")
+    conn.execute("PRAGMA user_version = 3")
+    conn.commit()
+    conn.close()
+    store = State.open(path)
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+    assert store.fortune("player") == 1
+    assert initiative.load(store) == initiative.Encounter(0, None, ())
+    initiative.add(store, "ogre", [r(3)], ForcedRoller([]))
+    assert names(initiative.load(store).order) == ["ogre"]
+    store.close()
