@@ -230,3 +230,8 @@ def test_an_error_with_json_is_also_a_json_object(sheet: Path) -> None:
     assert got.exit_code == 2
     error = json.loads(got.stdout)
     assert error["kind"] == "parse" and "no 'zed'" in error["error"]
+
+
+def test_a_roll_of_too_many_dice_is_refused(sheet: Path) -> None:
+    got = init("add", "ogre", "+200d6")
+    assert got.exit_code == 2 and "at most 100 dice" in got.stderr

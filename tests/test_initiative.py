@@ -16,6 +16,8 @@ from d20cli.dice.roller import ForcedRoller, make_roller
 from d20cli.errors import D20Error, DiceError, ParseError, RulesError
 from d20cli.language.grammar import parse_request
 from d20cli.language.requests import CheckRequest
+from d20cli.present.initiative_view import dice_text
+from d20cli.results import Die
 from d20cli.rules import SYSTEM_IDS, get_system
 from d20cli.rules.initiative import (
     MAX_ROLLOFF_ROUNDS,
@@ -307,3 +309,11 @@ def test_a_version_3_database_gains_the_order() -> None:
     initiative.add(store, "ogre", [r(3)], ForcedRoller([]))
     assert names(initiative.load(store).order) == ["ogre"]
     store.close()
+
+
+def test_the_shown_dice() -> None:
+    d20s = [Die(20, 16, True, "d20"), Die(20, 4, False, "d20")]
+    assert dice_text(d20s, 3) == "d20 16 ~4~  +3"
+    assert dice_text([*d20s, Die(4, 2, True, "expertise")], 5) == "d20 16 ~4~  expertise d4 2  +3"
+    many = [Die(6, 2, True, "modifier")] * 20
+    assert dice_text([d20s[0], *many], 41) == "d20 16  modifier 20d6 = 40  +1"

@@ -50,6 +50,7 @@ USAGE = (
 #: The options `init` takes (fields of Options); any other is an error.
 INIT_OPTIONS = frozenset(("system", "json", "seed", "dice", "as_", "no_color", "budget"))
 MAX_COUNT = 100  # `xN`: monsters added at once
+MAX_DICE = 100  # dice in one initiative roll (they are kept with the order)
 _NAME = re.compile(r"[^\W\d_][\w'-]{0,39}")
 _COUNT = re.compile(r"[x×]([0-9]{1,4})", re.IGNORECASE)
 
@@ -97,7 +98,7 @@ def character_roll(
             request = resolve(f"check {entry}", character, context.parse)[0]
         if not isinstance(request, CheckRequest):
             raise ParseError(f"the entry {entry!r} is not a check's words")
-        return rule.roll(request, roller)
+        return _bounded(rule.roll(request, roller))
     except D20Error as err:
         what = f"{character.name}'s {entry} entry" if entry else character.name
         raise type(err)(f"{what}: {err.message}", err.text, err.column) from None
@@ -130,7 +131,15 @@ def monster_rolls(
     if not isinstance(request, CheckRequest):
         raise ParseError(f"{' '.join(rest)!r} is not a modifier with words like adv or dis")
     rule = _rule(system)
-    return name, [rule.roll(request, roller) for _ in range(count)]
+    return name, [_bounded(rule.roll(request, roller)) for _ in range(count)]
+
+
+def _bounded(roll: InitiativeRoll) -> InitiativeRoll:
+    if len(roll.dice) > MAX_DICE:
+        raise ParseError(
+            f"an initiative roll keeps at most {MAX_DICE} dice, not {len(roll.dice):,}"
+        )
+    return roll
 
 
 def _options(tokens: list[str], base: Options) -> tuple[list[str], Options, Options]:

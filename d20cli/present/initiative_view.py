@@ -24,6 +24,13 @@ EMPTY = (
 )
 
 
+SHOWN_DICE = 6  # more dice of one kind are shown as their sum
+
+
+def _face(d: Die) -> str:
+    return str(d.face) if d.kept else f"~{d.face}~"
+
+
 def dice_text(dice: Sequence[Die], modifier: int) -> str:
     """`d20 16 ~4~  expertise d4 2  +3`: the d20s, the other dice, the flat modifier."""
     d20s = [d for d in dice if d.role == "d20"]
@@ -31,8 +38,17 @@ def dice_text(dice: Sequence[Die], modifier: int) -> str:
     parts = []
     if d20s:
         parts.append("d20 " + " ".join(str(d.face) if d.kept else f"~{d.face}~" for d in d20s))
+    groups: dict[tuple[str, int], list[Die]] = {}
     for d in others:
-        parts.append(f"{d.role} d{d.sides} {d.face if d.kept else f'~{d.face}~'}")
+        groups.setdefault((d.role, d.sides), []).append(d)
+    for (role, sides), group in groups.items():
+        if len(group) == 1:
+            parts.append(f"{role} d{sides} {_face(group[0])}")
+        elif len(group) <= SHOWN_DICE:
+            parts.append(f"{role} {len(group)}d{sides} {' '.join(_face(d) for d in group)}")
+        else:
+            kept = sum(d.face for d in group if d.kept)
+            parts.append(f"{role} {len(group)}d{sides} = {kept}")
     flat = modifier - sum(d.face for d in others if d.kept)
     parts.append(f"{flat:+d}")
     return "  ".join(parts)
