@@ -48,7 +48,7 @@ USAGE = (
     "[--system ID] [--seed N] [--dice F,F,...] [--as NAME,NAME] [--json]"
 )
 #: The options `init` takes (fields of Options); any other is an error.
-INIT_OPTIONS = frozenset(("system", "json", "seed", "dice", "as_", "no_color", "budget"))
+INIT_OPTIONS = frozenset(("system", "json", "seed", "dice", "as_", "no_color", "budget", "no_log"))
 MAX_COUNT = 100  # `xN`: monsters added at once
 MAX_DICE = 100  # dice in one initiative roll (they are kept with the order)
 _NAME = re.compile(r"[^\W\d_][\w'-]{0,39}")
