@@ -39,6 +39,9 @@ _d20_words() {
         config)
             if [[ "$cur" == -* ]]; then echo '--help -h'; elif [[ -z "$verb" ]]; then echo 'show set unset path'; fi
             ;;
+        init)
+            if [[ "$cur" == -* ]]; then echo '--json --no-color --system -s --seed --dice --as --help -h'; elif [[ -z "$verb" ]]; then echo 'show roll add next rm clear'; fi
+            ;;
         check|save|attack|group|contest|opposed|luck|attempt|defend|percent|routine|compare|resist|scores|fortune|roll)
             [[ "$cur" == -* ]] && echo '--system -s --json --csv --totals --seed --dice --repeat -n --quiet -q --no-color --summary --exit-status --budget --work --odds --as --no-log --players --boon --simulate --help -h' || echo 'vs adv advantage dis disadv disadvantage expertise expertise=d4 expertise=d6 expertise=d8 dmg crit lucky min crit-dmg=dice crit-dmg=double crit-dmg=max more-than-half at-least-half reliable unreliable fortune defense rank routine show spend boon no-boon players= doomed hopeless inept untrained novice trained adept master epic legendary godlike very-easy easy average tough challenging formidable heroic super-heroic nigh-impossible bonus penalty minor-bonus minor-penalty major-bonus major-penalty parry dodge fortitude toughness will reroll hint escape value DC AC'
             ;;
@@ -72,7 +75,7 @@ _d20() {
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W '--system -s --json --csv --totals --seed --dice --repeat -n --quiet -q --no-color --summary --exit-status --budget --work --odds --as --no-log --players --boon --simulate --version --help -h' -- "$cur"))
         else
-            COMPREPLY=($(compgen -W 'check save attack group contest opposed luck attempt defend percent routine compare resist scores fortune roll systems table shell completion odds char party log config' -- "$cur"))
+            COMPREPLY=($(compgen -W 'check save attack group contest opposed luck attempt defend percent routine compare resist scores fortune roll systems table shell completion odds char party log config init' -- "$cur"))
         fi
         return 0
     fi

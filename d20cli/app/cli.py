@@ -114,6 +114,9 @@ def _add_sub_apps() -> None:
     app.add_typer(party_app, name="party", help=COMMANDS["party"])
     app.add_typer(log_app, name="log", help=COMMANDS["log"])
     app.add_typer(config_app, name="config", help=COMMANDS["config"])
+    from d20cli.app.init_cli import init_app
+
+    app.add_typer(init_app, name="init", help=COMMANDS["init"])
 
 
 _add_sub_apps()

@@ -14,5 +14,6 @@ COMMANDS: dict[str, str] = {
     "table": "Roll tables: roll one (table NAME), list, show or check them.",
     "log": "The roll log: recent rolls, fairness, export.",
     "config": "The config file: default system, colour, house-rule defaults.",
+    "init": "Initiative: roll the party's, add monsters, show the order, next turn.",
     "completion": "Print the completion script for bash, zsh or fish (or --install it).",
 }

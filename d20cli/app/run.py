@@ -404,7 +404,12 @@ def run_tokens(
     tokens: list[str], base: Options, out: Output, context: Context | None = None
 ) -> Outcome:
     """One request given as tokens (words and options mixed, as typed). `odds ...` works
-    here too, so standard input and the shell take the same words as the command line."""
+    here too, so standard input and the shell take the same words as the command line,
+    and so does `init ...` (d20cli.app.initiative)."""
+    if tokens and tokens[0].lower() == "init":
+        from d20cli.app.initiative import run_init
+
+        return Outcome(run_init(tokens[1:], base, out, context), [])
     read = read_options(tokens, base, out)
     if read is None:
         return Outcome(ExitStatus.BAD_INPUT, [])

@@ -15,8 +15,8 @@ few words of its own:
 TAB completes verbs, keywords, system names and option names from the program's own
 tables (`d20cli.app.completion`), and the active character's entry and macro names
 (`d20cli.store.characters`); history persists in the state directory (up arrow, Ctrl-R);
-a bottom toolbar shows the system, the character, the fortune dice held (pendagger) and
-the last result.
+a bottom toolbar shows the system, the character, the fortune dice held (pendagger),
+whose initiative turn it is (`init ...` lines work here too) and the last result.
 
 prompt_toolkit is imported only inside `run_shell`, on a terminal. When standard input or
 output is not a terminal the same session reads lines without prompts (for scripts and
@@ -140,6 +140,7 @@ class Session:
         self.last_result: Result | None = None
         self.fortune_held: int | None = None
         self.fortune_unknown = False  # the saved count could not be read
+        self.turn: str | None = None  # whose initiative turn it is (d20cli.app.initiative)
         self.worst = ExitStatus.OK
         self.done = False
 
@@ -180,6 +181,8 @@ class Session:
         if self.has_fortune:
             held = "?" if self.fortune_unknown else self.fortune_held or 0
             parts.append(f"fortune dice: {held}")
+        if self.turn:
+            parts.append(self.turn)
         r = self.last_result
         if r is not None:
             last = [str(x) for x in (r.total, r.label or r.outcome) if x is not None]
@@ -189,7 +192,10 @@ class Session:
 
     def refresh(self) -> None:
         """Save what the last line deferred (its last roll, so another `d20` sees it) and
-        re-read what the toolbar shows (fortune dice)."""
+        re-read what the toolbar shows (fortune dice, whose turn it is)."""
+        from d20cli.app.initiative import turn_text
+
+        self.turn = turn_text(self.out, self.context)
         if not self.has_fortune:
             return
         from d20cli.app.fortune import holder
@@ -323,6 +329,7 @@ class Session:
                 lines.append(f"  {verb:<9} {summary}  e.g. `{example}`")
             lines += [
                 "shell: system [ID] · as [NAME|-] · help [VERB] · again (!!) · quit (Ctrl-D) · "
+                "init [roll|add NAME +N|next|rm NAME|clear] · "
                 "options as on the command line (--json, --dice 17,4, -n 3, ...)",
             ]
             self.out.text("\n".join(lines))

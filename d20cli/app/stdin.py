@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from d20cli.app.context import Context, request_text
 from d20cli.app.options import Options, split_line
 from d20cli.app.rolling import MAX_LINE
-from d20cli.app.run import read_options, run_words
+from d20cli.app.run import read_options, run_tokens, run_words
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.present.output import Output
 
@@ -35,6 +35,9 @@ def run_lines(
             continue
         line = raw.strip().lstrip("\ufeff")
         if not line or line.startswith("#"):
+            continue
+        if line[:4].lower() == "init" and (len(line) == 4 or line[4].isspace()):
+            worst = max(worst, run_tokens(split_line(line), base, out, context).status)
             continue
         prepared = context.lines.get(line)
         if prepared is None:  # a new line: split it and read its options once

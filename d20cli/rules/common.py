@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
     from d20cli.dice.tree import Expr
     from d20cli.language.requests import CheckRequest, FortuneRequest, LuckRequest, Request
+    from d20cli.rules.initiative import InitiativeRule
 
 
 def net_advantage(adv: int, dis: int) -> int:
@@ -409,7 +410,7 @@ class System:
     grade_group: a group check's grade from its members' successes and the request's group
     rule word (None: the system's default) (the odds of a large group are computed from
     it); rank_for_score: an ability score's rank (the odds of `scores`); fortune: fortune
-    dice (see Fortune).
+    dice (see Fortune); initiative: how a combatant rolls initiative (rules/initiative.py).
     """
 
     id: str
@@ -423,6 +424,7 @@ class System:
     rank_for_score: Callable[[int], str] | None = None
     fortune: Fortune | None = None
     house_words: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    initiative: InitiativeRule | None = None
 
     def resolve(self, request: Request, roller: Roller) -> Result:
         """Roll the request with this system's rules (RulesError for what it lacks)."""

@@ -36,6 +36,7 @@ from d20cli.rules.common import (
     resolve_roll,
     unknown_verb,
 )
+from d20cli.rules.initiative import InitiativeRule, from_check
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -368,5 +369,10 @@ SYSTEM = System(
     grade_group=grade_group,
     house_words=house_words_of(
         {"check": _OFFERED, "save": _OFFERED, "attack": _OFFERED_ATTACK, "group": _OFFERED}
+    ),
+    initiative=InitiativeRule(
+        ("dex", "dexterity"),
+        from_check(resolve),
+        "a Dexterity check: d20 + the init entry, else the dex entry (expertise, adv, dis)",
     ),
 )

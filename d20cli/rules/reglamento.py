@@ -45,6 +45,7 @@ from d20cli.rules.common import (
     side_won,
     unknown_verb,
 )
+from d20cli.rules.initiative import InitiativeRule, from_check
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -324,5 +325,10 @@ SYSTEM = System(
     words=WORDS,
     house_words=house_words_of(
         {"check": _OFFERED, "save": _OFFERED, "attack": _OFFERED_ATTACK, "contest": _OFFERED_SIDE}
+    ),
+    initiative=InitiativeRule(
+        ("dex", "dexterity"),
+        from_check(resolve),
+        "a DEX roll: d20 + the init entry, else the dex attribute (ADV, DISADV)",
     ),
 )

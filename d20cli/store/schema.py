@@ -5,7 +5,7 @@ migrated down."""
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 #: MIGRATIONS[n] takes the schema from version n to n + 1.
 MIGRATIONS: tuple[str, ...] = (
@@ -48,6 +48,25 @@ MIGRATIONS: tuple[str, ...] = (
     """
     DROP INDEX IF EXISTS rolls_by_character;
     CREATE INDEX rolls_by_character ON rolls (character, id) WHERE character IS NOT NULL;
+    """,
+    # 3 -> 4: the initiative order (d20cli.store.initiative): one row per combatant, and
+    # one row for the round and whose turn it is. `dice` is the JSON list of the dice of
+    # its roll; `rolloff` the JSON list of its roll-off d20s; `kind`: character or monster.
+    """
+    CREATE TABLE IF NOT EXISTS initiative (
+        name     TEXT PRIMARY KEY,
+        kind     TEXT NOT NULL,
+        total    INTEGER NOT NULL,
+        modifier INTEGER NOT NULL,
+        dice     TEXT NOT NULL,
+        rolloff  TEXT NOT NULL DEFAULT '[]',
+        seq      INTEGER NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS initiative_turn (
+        id    INTEGER PRIMARY KEY CHECK (id = 1),
+        round INTEGER NOT NULL,
+        turn  TEXT
+    );
     """,
 )
 

@@ -44,6 +44,7 @@ from d20cli.rules.common import (
     resolve_roll,
     unknown_verb,
 )
+from d20cli.rules.initiative import InitiativeRule, from_check
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -163,6 +164,11 @@ SYSTEM = System(
     aliases=("mutants", "m&m", "mnm"),
     words=WORDS,
     house_words=HOUSE_WORDS,
+    initiative=InitiativeRule(
+        ("agility", "agl"),
+        from_check(resolve),
+        "an initiative check: d20 + the init entry, else the agility rank (circumstances)",
+    ),
 )
 
 __all__ = [

@@ -51,6 +51,7 @@ from d20cli.rules.common import (
     resolve_roll,
     unknown_verb,
 )
+from d20cli.rules.initiative import InitiativeRule
 from d20cli.rules.pendagger.attempts import (
     ATTEMPT_VERBS,
     OFFERED_ATTEMPT,
@@ -66,6 +67,7 @@ from d20cli.rules.pendagger.fortune import (
     fortune_result,
     spend_fortune,
 )
+from d20cli.rules.pendagger.initiative import roll_initiative
 from d20cli.rules.pendagger.ladder import (
     ID,
     LEVEL_LABELS,
@@ -178,6 +180,11 @@ SYSTEM = System(
     rank_for_score=rank_for_score,
     fortune=FORTUNE,
     house_words=house_words_of(dict.fromkeys(ATTEMPT_VERBS, OFFERED_ATTEMPT)),
+    initiative=InitiativeRule(
+        ("dex", "dexterity"),
+        roll_initiative,
+        "d20 + the init entry, else the Dexterity modifier: floor((dex score - 10) / 2)",
+    ),
 )
 
 __all__ = [

@@ -1,0 +1,268 @@
+"""`d20 init ...`: initiative at the table, from the command line (d20cli.app.init_cli),
+standard input and the shell (`run_init`, which d20cli.app.run sends `init` lines to).
+
+    d20 init                      show the order (round, whose turn)
+    d20 init roll [--as a,b]      a new encounter: the party rolls (monsters added stay)
+    d20 init add NAME [WORDS] [xN]  add monsters: `init add goblin +2 x3` (goblin-1..3)
+    d20 init next                 the next turn (after the last: the next round)
+    d20 init rm NAME              take one out of the order
+    d20 init clear                end the encounter
+
+Each character rolls its `init` entry (request words: `+3 adv`), else the entry its
+system takes initiative from (`System.initiative`: dex, agility, ...), else +0 with a
+warning. `--dice` faces go to the rolls in order: the party in the order of the
+characters file (or of `--as`), each character's dice, then the roll-off d20s. The order
+is kept in the state database (d20cli.store.initiative).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import fields
+from typing import TYPE_CHECKING
+
+from d20cli.app.context import Context
+from d20cli.app.options import NO_OPTIONS, OPTIONS, Options, split_options
+from d20cli.errors import D20Error, ExitStatus, ParseError, RulesError
+from d20cli.language.requests import CheckRequest
+from d20cli.present.initiative_view import order_lines
+from d20cli.present.output import Output
+
+if TYPE_CHECKING:
+    from d20cli.dice.roller import Roller
+    from d20cli.rules import System
+    from d20cli.rules.initiative import InitiativeRoll, InitiativeRule
+    from d20cli.store.characters import Character
+    from d20cli.store.initiative import Encounter
+
+SUBCOMMANDS: dict[str, str] = {
+    "show": "Show the order: the round and whose turn it is (also bare `d20 init`).",
+    "roll": "A new encounter: the party rolls initiative (monsters added stay).",
+    "add": "Add monsters: `d20 init add goblin +2 x3` adds goblin-1 to goblin-3.",
+    "next": "The next turn; after the last, the next round.",
+    "rm": "Take one out of the order: `d20 init rm goblin-2`.",
+    "clear": "End the encounter: empty the order.",
+}
+USAGE = (
+    "d20 init [roll | add NAME [+N] [adv|dis] [xN] | next | rm NAME | clear] "
+    "[--system ID] [--seed N] [--dice F,F,...] [--as NAME,NAME] [--json]"
+)
+#: The options `init` takes (fields of Options); any other is an error.
+INIT_OPTIONS = frozenset(("system", "json", "seed", "dice", "as_", "no_color", "budget", "no_log"))
+MAX_COUNT = 100  # `xN`: monsters added at once
+MAX_DICE = 100  # dice in one initiative roll (they are kept with the order)
+_NAME = re.compile(r"[^\W\d_][\w'-]{0,39}")
+_COUNT = re.compile(r"[x×]([0-9]{1,4})", re.IGNORECASE)
+
+
+def party(names: str | None) -> list[Character]:
+    """Who rolls initiative: the characters `--as` names (`aria,bob`, or `party`), else
+    the party kept in the characters file (`d20 party add ...`), else every character in
+    the file, in its order. (The one place that says who the party is.)"""
+    from d20cli.store import characters
+
+    if names is None:
+        kept = characters.party()
+        return characters.party_of("party") if kept else characters.list_characters()
+    if not names.strip(" ,"):
+        raise ParseError("--as takes character names separated by commas: --as aria,bob")
+    found = characters.party_of(names)
+    return list({c.name: c for c in found}.values())
+
+
+def _rule(system: System) -> InitiativeRule:
+    if system.initiative is None:
+        raise RulesError(f"{system.id} has no initiative rule")
+    return system.initiative
+
+
+def character_roll(
+    character: Character, system: System, context: Context, roller: Roller, out: Output
+) -> InitiativeRoll:
+    """One character's initiative: its `init` entry, else its system's entry (dex, ...),
+    else +0 (with a warning)."""
+    from d20cli.store.characters import resolve
+
+    rule = _rule(system)
+    entry = next(
+        (n for n in ("init", *rule.entries) if character.lookup(n, "check") is not None), None
+    )
+    try:
+        if entry is None:
+            looked = ["init", *rule.entries]
+            out.warn(
+                f"{character.name} has no {', '.join(looked[:-1])} or {looked[-1]} entry: "
+                f"initiative +0 (d20 char set {character.name} init +N)"
+            )
+            request = context.parse("check +0")
+        else:
+            request = resolve(f"check {entry}", character, context.parse)[0]
+        if not isinstance(request, CheckRequest):
+            raise ParseError(f"the entry {entry!r} is not a check's words")
+        return _bounded(rule.roll(request, roller))
+    except D20Error as err:
+        what = f"{character.name}'s {entry} entry" if entry else character.name
+        raise type(err)(f"{what}: {err.message}", err.text, err.column) from None
+
+
+def monster_rolls(
+    words: list[str], system: System, context: Context, roller: Roller
+) -> tuple[str, list[InitiativeRoll]]:
+    """`NAME [WORDS] [xN]`: the name and one roll per monster."""
+    if not words:
+        raise ParseError("init add needs a name: d20 init add goblin +2 x3")
+    name, rest = words[0], words[1:]
+    if not _NAME.fullmatch(name):
+        raise ParseError(
+            f"{name[:40]!r} is not a name for the order: a letter, then letters, digits, "
+            "-, _ or ' (at most 40)"
+        )
+    count = 1
+    counts = [w for w in rest if _COUNT.fullmatch(w)]
+    if len(counts) > 1:
+        raise ParseError(f"give the count once, not {' and '.join(counts)}")
+    if counts:
+        match = _COUNT.fullmatch(counts[0])
+        count = int(match.group(1)) if match else 1
+        if not 1 <= count <= MAX_COUNT:
+            raise ParseError(f"init add adds 1 to {MAX_COUNT} at once, not {count}")
+        rest = [w for w in rest if w != counts[0]]
+    text = "check " + (" ".join(rest) if rest else "+0")
+    request = context.parse(text)
+    if not isinstance(request, CheckRequest):
+        raise ParseError(f"{' '.join(rest)!r} is not a modifier with words like adv or dis")
+    rule = _rule(system)
+    return name, [_bounded(rule.roll(request, roller)) for _ in range(count)]
+
+
+def _bounded(roll: InitiativeRoll) -> InitiativeRoll:
+    if len(roll.dice) > MAX_DICE:
+        raise ParseError(
+            f"an initiative roll keeps at most {MAX_DICE} dice, not {len(roll.dice):,}"
+        )
+    return roll
+
+
+def _options(tokens: list[str], base: Options) -> tuple[list[str], Options, Options]:
+    """The words, the options in force, and the options the line itself gave."""
+    words, own = split_options(tokens)
+    for f in fields(Options):
+        if f.name not in INIT_OPTIONS and getattr(own, f.name) != getattr(NO_OPTIONS, f.name):
+            name = next(s.names[0] for s in OPTIONS if s.field == f.name)
+            raise ParseError(
+                f"init takes --system, --seed, --dice, --as, --json and --no-color, not {name}"
+            )
+    return words, base.merged(own), own
+
+
+def run_init(
+    tokens: list[str], base: Options, out: Output, context: Context | None = None
+) -> ExitStatus:
+    """`init ...` given as the tokens after `init` (options anywhere). Errors are one line
+    on stderr and BAD_INPUT."""
+    as_json = base.json or "--json" in tokens
+    try:
+        words, opts, own = _options(tokens, base)
+        as_json = opts.json
+        if opts.no_color and out.color:
+            out = out.without_color()
+        _run(words, opts, own, out, context or Context())
+    except D20Error as err:
+        out.error(err, as_json)
+        return ExitStatus.BAD_INPUT
+    return ExitStatus.OK
+
+
+def _run(words: list[str], opts: Options, own: Options, out: Output, context: Context) -> None:
+    from d20cli.store import initiative
+
+    sub = words[0].lower() if words else "show"
+    rest = words[1:]
+    if sub not in SUBCOMMANDS:
+        raise ParseError(f"unknown init command {words[0][:40]!r}; {USAGE}")
+    if sub in ("show", "next", "clear") and rest:
+        raise ParseError(f"init {sub} takes no words, not {rest[0][:40]!r}")
+    if sub == "rm" and len(rest) != 1:
+        raise ParseError("init rm takes one name: d20 init rm goblin-2")
+    store = context.state(out)
+    if sub == "show":
+        encounter = initiative.load(store)
+    elif sub == "next":
+        encounter = initiative.next_turn(store)
+    elif sub == "rm":
+        encounter, gone = initiative.remove(store, rest[0])
+        if not opts.json:
+            out.text(f"removed {gone}")
+    elif sub == "clear":
+        held = initiative.clear(store)
+        encounter = initiative.load(store)
+        if not opts.json:
+            out.text(f"cleared the initiative order ({held} combatants)")
+            return
+    else:
+        roller = context.roller(opts)
+        system = context.system_for(opts)
+        if sub == "add":
+            name, rolls = monster_rolls(rest, system, context, roller)
+            encounter, _ = initiative.add(store, name, rolls, roller)
+        else:
+            if rest:
+                raise ParseError(
+                    f"init roll takes no words, not {rest[0][:40]!r} "
+                    "(name the characters with --as aria,bob)"
+                )
+            rolled = _party_rolls(own, opts, context, roller, out)
+            encounter = initiative.start(store, rolled, roller)
+    _show(encounter, opts, out)
+
+
+def _party_rolls(
+    own: Options, opts: Options, context: Context, roller: Roller, out: Output
+) -> list[tuple[str, InitiativeRoll]]:
+    members = party(own.as_)
+    if not members:
+        raise ParseError(
+            "no characters to roll initiative for: add one (d20 char add aria --system "
+            "levelup) or add monsters with d20 init add NAME +N"
+        )
+    rolled = []
+    for c in members:
+        try:
+            system = context.system(c.system) if c.system else context.system_for(opts)
+        except D20Error as err:
+            raise type(err)(f"{c.name}: {err.message}", err.text, err.column) from None
+        rolled.append((c.name, character_roll(c, system, context, roller, out)))
+    return rolled
+
+
+def _show(encounter: Encounter, opts: Options, out: Output) -> None:
+    if opts.json:
+        out.json(encounter.to_json())
+    else:
+        out.text("\n".join(order_lines(encounter.round, encounter.turn, encounter.order)))
+
+
+def turn_text(out: Output, context: Context) -> str | None:
+    """Whose turn it is, for the shell's toolbar ("turn: aria (round 2)"); None with no
+    order (or a state that cannot be read)."""
+    from d20cli.store import initiative
+
+    try:
+        encounter = initiative.load(context.state(out))
+    except D20Error:
+        return None
+    if encounter.turn is None:
+        return None
+    return f"turn: {encounter.turn} (round {encounter.round})"
+
+
+__all__ = [
+    "INIT_OPTIONS",
+    "SUBCOMMANDS",
+    "USAGE",
+    "character_roll",
+    "monster_rolls",
+    "party",
+    "run_init",
+    "turn_text",
+]

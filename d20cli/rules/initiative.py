@@ -1,0 +1,188 @@
+"""Initiative: who acts first, the same way in every system (docs/rules-decisions.md,
+"Initiative").
+
+Each combatant rolls its system's initiative (`InitiativeRule.roll`: a d20 check with
+the modifier and words of its `init` entry, else of the entry its system takes
+initiative from), and the order is:
+
+1. the higher total first;
+2. equal totals: the higher modifier first (what was added to the d20);
+3. equal totals and modifiers: a roll-off. Each of the tied rolls a d20, highest first,
+   and those still tied roll again, as often as needed (`settle`). A combatant added
+   later that ties with some already rolled off rolls until it is placed among them.
+
+Pure: no I/O; the dice come from the roller passed in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from d20cli.errors import RulesError
+from d20cli.results import Die, Result
+
+if TYPE_CHECKING:
+    from d20cli.dice.roller import Roller
+    from d20cli.language.requests import CheckRequest
+
+#: A roll-off that has not settled after this many rounds of d20s is refused (a --dice
+#: list that repeats one face for ever).
+MAX_ROLLOFF_ROUNDS = 100
+
+
+@dataclass(frozen=True)
+class InitiativeRoll:
+    """One initiative roll: the total, what was added to the d20, and every die rolled."""
+
+    total: int
+    modifier: int
+    dice: tuple[Die, ...]
+
+
+@dataclass(frozen=True)
+class InitiativeRule:
+    """How a system rolls initiative.
+
+    entries: the character entries it falls back on when a character has no `init`
+    entry, in the order they are looked for (`dex`, `dexterity`); roll: the roll of one
+    combatant from its words parsed as a check (`check +3 adv`); summary: the rule in
+    one line, for help and docs."""
+
+    entries: tuple[str, ...]
+    roll: Callable[[CheckRequest, Roller], InitiativeRoll]
+    summary: str
+
+
+def from_check(
+    resolve: Callable[[CheckRequest, Roller], Result],
+) -> Callable[[CheckRequest, Roller], InitiativeRoll]:
+    """An initiative roll made as the system's own check with no target (`resolve` is
+    the system's resolver): its total, its modifier and its dice."""
+
+    def roll(request: CheckRequest, roller: Roller) -> InitiativeRoll:
+        refuse_target(request)
+        result = resolve(replace(request, verb="check"), roller)
+        if result.total is None:
+            raise RulesError("this initiative roll gives no total", request.text, 1)
+        modifier = result.modifier if result.modifier is not None else 0
+        return InitiativeRoll(result.total, modifier, result.dice)
+
+    return roll
+
+
+def refuse_target(request: CheckRequest) -> None:
+    """RulesError for words an initiative roll has no use for: a target or damage."""
+    if request.target is not None:
+        raise RulesError("an initiative roll has no target (drop `vs ...`)", request.text, 1)
+    if request.damage is not None:
+        raise RulesError("an initiative roll has no damage (drop `dmg ...`)", request.text, 1)
+
+
+@dataclass(frozen=True)
+class Combatant:
+    """One place in the order. kind: "character" or "monster"; rolloff: the roll-off
+    d20s it rolled, in order (empty when it tied with no one); seq: when it joined (the
+    last key, so that the order never depends on how the rows were read)."""
+
+    name: str
+    kind: str
+    total: int
+    modifier: int
+    dice: tuple[Die, ...] = ()
+    rolloff: tuple[int, ...] = ()
+    seq: int = 0
+
+
+def sort_key(c: Combatant) -> tuple[int, int, tuple[int, ...], int]:
+    """Highest total, then highest modifier, then the roll-off faces (compared in turn;
+    settled combatants never share them), then who joined first."""
+    return (-c.total, -c.modifier, tuple(-f for f in c.rolloff), c.seq)
+
+
+def ordered(combatants: Sequence[Combatant]) -> list[Combatant]:
+    """The combatants in initiative order (see the module's docstring)."""
+    return sorted(combatants, key=sort_key)
+
+
+def _unsettled(a: Combatant, b: Combatant) -> bool:
+    """Whether the order cannot tell a and b apart: the same total and modifier, and the
+    roll-off faces of one begin the other's (none at all included)."""
+    if (a.total, a.modifier) != (b.total, b.modifier):
+        return False
+    n = min(len(a.rolloff), len(b.rolloff))
+    return a.rolloff[:n] == b.rolloff[:n]
+
+
+def settle(combatants: Sequence[Combatant], roller: Roller) -> list[Combatant]:
+    """The combatants in order, with roll-offs rolled wherever two cannot be told apart.
+
+    In each round, in the current order, every combatant still tied with another rolls
+    one d20, unless it has already rolled more roll-off dice than every one it is tied
+    with (a newcomer rolls until it has caught up with those who rolled off before it)."""
+    people = ordered(combatants)
+    for _ in range(MAX_ROLLOFF_ROUNDS):
+        rolls: dict[int, bool] = {}
+        for i, a in enumerate(people):
+            tied = [b for j, b in enumerate(people) if j != i and _unsettled(a, b)]
+            if tied and all(len(a.rolloff) <= len(b.rolloff) for b in tied):
+                rolls[i] = True
+        if not rolls:
+            return people
+        people = [
+            replace(c, rolloff=(*c.rolloff, roller.roll(1, 20))) if i in rolls else c
+            for i, c in enumerate(people)
+        ]
+        people = ordered(people)
+    raise RulesError(
+        f"the initiative roll-off did not settle after {MAX_ROLLOFF_ROUNDS} rounds of d20s"
+    )
+
+
+@dataclass(frozen=True)
+class Turn:
+    """Where the encounter is: the round (1 for the first) and whose turn it is."""
+
+    round: int
+    turn: str | None
+
+
+def advance(order: Sequence[Combatant], now: Turn) -> Turn:
+    """The next turn: the one after the current in the order; after the last, the first
+    again, and the round goes up by one. With no current turn, the first's, round 1."""
+    if not order:
+        return Turn(now.round, None)
+    names = [c.name for c in order]
+    if now.turn not in names:
+        return Turn(max(now.round, 1), names[0])
+    i = names.index(now.turn) + 1
+    if i == len(names):
+        return Turn(now.round + 1, names[0])
+    return Turn(now.round, names[i])
+
+
+def after_removal(order: Sequence[Combatant], gone: str, now: Turn) -> Turn:
+    """The turn once `gone` leaves `order` (the order before it leaves): its own turn
+    passes to the one after it (a new round when it was the last)."""
+    if now.turn != gone:
+        return now
+    if all(c.name == gone for c in order):
+        return Turn(now.round, None)
+    return advance(order, now)
+
+
+__all__ = [
+    "MAX_ROLLOFF_ROUNDS",
+    "Combatant",
+    "InitiativeRoll",
+    "InitiativeRule",
+    "Turn",
+    "advance",
+    "after_removal",
+    "from_check",
+    "ordered",
+    "refuse_target",
+    "settle",
+    "sort_key",
+]

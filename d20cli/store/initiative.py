@@ -1,0 +1,289 @@
+"""The initiative order in the state database (tables `initiative` and `initiative_turn`,
+d20cli.store.schema): a repository of functions over an open `State`.
+
+Every change reads, decides and writes in one `BEGIN IMMEDIATE` transaction (the roll-offs
+included, and the check that `--dice` gave exactly the faces used), so two processes
+editing the order at once both keep their edits: the second waits for the first, then
+sees what it wrote (`goblin x3` twice makes goblin-1 to goblin-6). The order itself is a
+rule (d20cli.rules.initiative): rows are kept unordered and sorted when read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from d20cli.errors import ParseError, closest
+from d20cli.results import Die
+from d20cli.rules.initiative import (
+    Combatant,
+    InitiativeRoll,
+    Turn,
+    advance,
+    after_removal,
+    ordered,
+    settle,
+)
+
+if TYPE_CHECKING:
+    from d20cli.dice.roller import Roller
+    from d20cli.store.state import State
+
+T = TypeVar("T")
+
+MAX_COMBATANTS = 200  # one order holds at most this many
+_INT64 = 2**63
+
+
+@dataclass(frozen=True)
+class Encounter:
+    """The order as saved: the round (0 before anyone rolled), whose turn it is, and the
+    combatants in initiative order."""
+
+    round: int
+    turn: str | None
+    order: tuple[Combatant, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "round": self.round,
+            "turn": self.turn,
+            "order": [
+                {
+                    "name": c.name,
+                    "kind": c.kind,
+                    "total": c.total,
+                    "modifier": c.modifier,
+                    "dice": [d.to_json() for d in c.dice],
+                    "rolloff": list(c.rolloff),
+                }
+                for c in self.order
+            ],
+        }
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+def _rows(conn: sqlite3.Connection) -> list[Combatant]:
+    found = []
+    for name, kind, total, modifier, dice, rolloff, seq in conn.execute(
+        "SELECT name, kind, total, modifier, dice, rolloff, seq FROM initiative"
+    ):
+        found.append(
+            Combatant(
+                str(name),
+                str(kind),
+                int(total),
+                int(modifier),
+                tuple(Die.from_json(d) for d in _json_list(dice)),
+                tuple(int(f) for f in _json_list(rolloff)),
+                int(seq),
+            )
+        )
+    return ordered(found)
+
+
+def _json_list(text: Any) -> list[Any]:
+    try:
+        value = json.loads(str(text))
+    except ValueError:
+        return []
+    return value if isinstance(value, list) else []
+
+
+def _turn(conn: sqlite3.Connection) -> Turn:
+    row = conn.execute("SELECT round, turn FROM initiative_turn WHERE id = 1").fetchone()
+    if row is None:
+        return Turn(0, None)
+    return Turn(int(row[0]), None if row[1] is None else str(row[1]))
+
+
+def _encounter(conn: sqlite3.Connection) -> Encounter:
+    now = _turn(conn)
+    order = _rows(conn)
+    return Encounter(now.round, now.turn, tuple(order))
+
+
+def load(state: State) -> Encounter:
+    """The saved order (empty, round 0, when nothing was rolled)."""
+    return state.db.read("the initiative order", _encounter)
+
+
+# --- writing ------------------------------------------------------------------------------
+
+
+def _change(state: State, change: Callable[[sqlite3.Connection], T]) -> T:
+    """One change in one transaction (a damaged file is moved aside; a full disk or a lock
+    held too long goes on in memory with a warning: d20cli.store.database)."""
+    return state.db.write("the initiative order", change)
+
+
+def _write(conn: sqlite3.Connection, order: Sequence[Combatant], now: Turn) -> None:
+    conn.execute("DELETE FROM initiative")
+    conn.executemany(
+        "INSERT INTO initiative (name, kind, total, modifier, dice, rolloff, seq) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                c.name,
+                c.kind,
+                c.total,
+                c.modifier,
+                "[" + ", ".join(d.json_text() for d in c.dice) + "]",
+                json.dumps(list(c.rolloff)),
+                c.seq,
+            )
+            for c in order
+        ],
+    )
+    conn.execute(
+        "INSERT INTO initiative_turn (id, round, turn) VALUES (1, ?, ?) "
+        "ON CONFLICT (id) DO UPDATE SET round = excluded.round, turn = excluded.turn",
+        (now.round, now.turn),
+    )
+
+
+def _checked(name: str, roll: InitiativeRoll) -> None:
+    for what, value in (("total", roll.total), ("modifier", roll.modifier)):
+        if not -_INT64 <= value < _INT64:
+            raise ParseError(f"{name}'s initiative {what} is too large to keep ({value:.3e})")
+
+
+def _joined(
+    kept: Sequence[Combatant],
+    new: Sequence[tuple[str, str, InitiativeRoll]],
+    roller: Roller,
+) -> list[Combatant]:
+    """`kept` and the newcomers (name, kind, roll), the roll-offs rolled, in order."""
+    if len(kept) + len(new) > MAX_COMBATANTS:
+        raise ParseError(
+            f"an initiative order holds at most {MAX_COMBATANTS} combatants "
+            f"(it has {len(kept)}; `d20 init rm NAME` or `d20 init clear` make room)"
+        )
+    seq = max((c.seq for c in kept), default=0)
+    joined = list(kept)
+    for i, (name, kind, roll) in enumerate(new, 1):
+        _checked(name, roll)
+        joined.append(Combatant(name, kind, roll.total, roll.modifier, roll.dice, (), seq + i))
+    settled = settle(joined, roller)
+    roller.finish()  # --dice: every face used, before anything is written
+    return settled
+
+
+def start(state: State, party: Sequence[tuple[str, InitiativeRoll]], roller: Roller) -> Encounter:
+    """A new encounter: the party's rolls replace every character's place (monsters already
+    added keep theirs), round 1, the first in the order to act."""
+    names = {name.lower() for name, _ in party}
+
+    def change(conn: sqlite3.Connection) -> Encounter:
+        kept = [c for c in _rows(conn) if c.kind != "character" and c.name.lower() not in names]
+        new = [(name, "character", roll) for name, roll in party]
+        order = _joined(kept, new, roller)
+        now = Turn(1, order[0].name if order else None)
+        _write(conn, order, now)
+        return Encounter(now.round, now.turn, tuple(order))
+
+    return _change(state, change)
+
+
+def monster_names(base: str, count: int, taken: Sequence[str]) -> list[str]:
+    """The names of `count` new combatants called `base`: `base` alone when it is one and
+    the name is free; else `base-N`, numbered on from the highest number taken
+    (`goblin-1` ... `goblin-3`, then `goblin-4` ...; a second `ogre` is `ogre-2`)."""
+    low = base.lower()
+    pattern = re.compile(re.escape(low) + r"-([0-9]{1,6})")
+    numbers = {1 for t in taken if t.lower() == low}
+    for t in taken:
+        match = pattern.fullmatch(t.lower())
+        if match:
+            numbers.add(int(match.group(1)))
+    if count == 1 and not numbers:
+        return [base]
+    first = max(numbers, default=0) + 1
+    return [f"{base}-{n}" for n in range(first, first + count)]
+
+
+def add(
+    state: State, base: str, rolls: Sequence[InitiativeRoll], roller: Roller
+) -> tuple[Encounter, list[str]]:
+    """Add combatants named after `base` (`monster_names`), one per roll, to the order;
+    the round and whose turn it is stay (with no order yet: round 1, the first's turn).
+    Returns the order and the names given."""
+
+    def change(conn: sqlite3.Connection) -> tuple[Encounter, list[str]]:
+        kept = _rows(conn)
+        names = monster_names(base, len(rolls), [c.name for c in kept])
+        new = [(n, "monster", r) for n, r in zip(names, rolls, strict=True)]
+        order = _joined(kept, new, roller)
+        now = _turn(conn)
+        if now.turn is None:
+            now = Turn(max(now.round, 1), order[0].name)
+        _write(conn, order, now)
+        return Encounter(now.round, now.turn, tuple(order)), names
+
+    return _change(state, change)
+
+
+def next_turn(state: State) -> Encounter:
+    """Move the turn to the next in the order (a new round after the last)."""
+
+    def change(conn: sqlite3.Connection) -> Encounter:
+        found = _encounter(conn)
+        if not found.order:
+            raise ParseError("no initiative order yet: `d20 init roll` rolls the party's")
+        now = advance(found.order, Turn(found.round, found.turn))
+        _write(conn, found.order, now)
+        return Encounter(now.round, now.turn, found.order)
+
+    return _change(state, change)
+
+
+def remove(state: State, name: str) -> tuple[Encounter, str]:
+    """Take `name` (any case) out of the order; on its own turn, the turn passes on.
+    ParseError naming the closest names when there is no such combatant."""
+
+    def change(conn: sqlite3.Connection) -> tuple[Encounter, str]:
+        found = _encounter(conn)
+        names = [c.name for c in found.order]
+        exact = [n for n in names if n == name] or [n for n in names if n.lower() == name.lower()]
+        if not exact:
+            if not names:
+                raise ParseError(f"no {name!r} in the initiative order: it is empty")
+            raise ParseError(f"no {name!r} in the initiative order{closest(name, names)}")
+        gone = exact[0]
+        now = after_removal(found.order, gone, Turn(found.round, found.turn))
+        order = tuple(c for c in found.order if c.name != gone)
+        _write(conn, order, now)
+        return Encounter(now.round, now.turn, order), gone
+
+    return _change(state, change)
+
+
+def clear(state: State) -> int:
+    """End the encounter: the order is emptied; returns how many combatants it held."""
+
+    def change(conn: sqlite3.Connection) -> int:
+        held = int(conn.execute("SELECT count(*) FROM initiative").fetchone()[0])
+        conn.execute("DELETE FROM initiative")
+        conn.execute("DELETE FROM initiative_turn")
+        return held
+
+    return _change(state, change)
+
+
+__all__ = [
+    "MAX_COMBATANTS",
+    "Encounter",
+    "add",
+    "clear",
+    "load",
+    "monster_names",
+    "next_turn",
+    "remove",
+    "start",
+]
