@@ -17,7 +17,7 @@ import typer
 from d20cli.app import completion
 from d20cli.app.commands import COMMANDS
 from d20cli.app.completion import SHELLS, Command, Option, system_names
-from d20cli.app.options import OPTIONS, Options
+from d20cli.app.options import Options
 from d20cli.errors import D20Error, ExitStatus
 from d20cli.language.vocabulary import VERB_HELP
 from d20cli.present.output import Output
@@ -43,16 +43,6 @@ app = typer.Typer(
 )
 
 
-def _options_epilog() -> str:
-    rows = []
-    for spec in OPTIONS:
-        names = ", ".join(spec.names)
-        if spec.metavar:
-            names += f" {spec.metavar}"
-        rows.append(f"  {names:<24} {spec.help}")
-    return "Options (anywhere after the verb):\n\n" + "\n\n".join(rows)
-
-
 def _make_verb(verb: str, summary: str, examples: tuple[str, ...]) -> None:
     def command(ctx: typer.Context) -> None:
         from d20cli.app.run import run_tokens
@@ -60,17 +50,12 @@ def _make_verb(verb: str, summary: str, examples: tuple[str, ...]) -> None:
         outcome = run_tokens([verb, *ctx.args], Options(), Output())
         raise typer.Exit(int(outcome.status))
 
-    examples_text = "\n\n".join(f"  d20 {e}" for e in examples)
-    command.__doc__ = f"{summary}\n\nExamples:\n\n{examples_text}"
+    command.__doc__ = summary
     app.command(
         verb,
-        help=command.__doc__,
-        epilog=_options_epilog(),
-        context_settings={
-            "allow_extra_args": True,
-            "ignore_unknown_options": True,
-            "help_option_names": ["--help", "-h"],
-        },
+        help=summary,
+        add_help_option=False,  # `--help` goes to run_tokens: the verb's own help
+        context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
     )(command)
 
 
@@ -216,28 +201,25 @@ def completion_command(
 
 @app.command(
     "odds",
-    context_settings={
-        "allow_extra_args": True,
-        "ignore_unknown_options": True,
-        "help_option_names": ["--help", "-h"],
-    },
-    epilog=_options_epilog(),
+    help=COMMANDS["odds"],
+    add_help_option=False,
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
 )
 def odds_command(ctx: typer.Context) -> None:
-    """The exact probability of every outcome of a request, instead of a roll.
+    """The exact probability of every outcome of a request, instead of a roll."""
+    from d20cli.app.run import run_tokens
 
-    Examples:
+    raise typer.Exit(int(run_tokens(["odds", *ctx.args], Options(), Output()).status))
 
-      d20 odds check +5 vs 15 adv expertise=d6 --system levelup
 
-      d20 odds roll 4d6dl1
+@app.command(
+    "help",
+    help=COMMANDS["help"],
+    add_help_option=False,
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)
+def help_command(ctx: typer.Context) -> None:
+    """The words each verb takes, per system, with examples: d20 help [VERB]."""
+    from d20cli.app.help import run_help
 
-      d20 odds attack +7 vs 15 dmg 1d8+4
-
-      d20 odds compare "check +5 vs 15 adv" "check +5 vs 15 expertise=d8"
-
-      d20 odds group +3, +5, -1, +2, +0, +4 vs 12 --simulate 100000
-    """
-    from d20cli.app.run import run_odds
-
-    raise typer.Exit(int(run_odds(list(ctx.args), Options(), Output())))
+    raise typer.Exit(int(run_help(list(ctx.args), Output())))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from d20cli.app import rolling
 from d20cli.app.context import Context, request_text
-from d20cli.app.options import Options, split_options
+from d20cli.app.options import Options, split_options, wants_help
 from d20cli.app.rolling import check_text, in_text
 from d20cli.dice.roller import Roller
 from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
@@ -253,7 +253,13 @@ def read_options(tokens: list[str], base: Options, out: Output) -> tuple[list[st
 
 
 def output_for(opts: Options, out: Output) -> Output:
-    return out.without_color() if opts.no_color and out.color else out
+    """`out`, in colour or not as --color / --no-color say."""
+    choice = opts.color_choice()
+    if choice == "never" and out.color:
+        return out.without_color()
+    if choice == "always" and not out.color:
+        return out.with_color()
+    return out
 
 
 def run_words(
@@ -364,7 +370,12 @@ def run_tokens(
     tokens: list[str], base: Options, out: Output, context: Context | None = None
 ) -> Outcome:
     """One request given as tokens (words and options mixed, as typed). `odds ...` works
-    here too, so standard input and the shell take the same words as the command line."""
+    here too, so standard input and the shell take the same words as the command line.
+    `--help` (or `-h`) among the options shows the verb's help instead."""
+    if wants_help(tokens):
+        from d20cli.app.help import show_verb_help
+
+        return Outcome(show_verb_help(tokens, out), [])
     read = read_options(tokens, base, out)
     if read is None:
         return Outcome(ExitStatus.BAD_INPUT, [])
