@@ -18,7 +18,7 @@ from d20cli.app import completion
 from d20cli.app.commands import COMMANDS
 from d20cli.app.completion import SHELLS, Command, Option, system_names
 from d20cli.app.options import Options
-from d20cli.errors import D20Error, ExitStatus
+from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.language.vocabulary import VERB_HELP
 from d20cli.present.output import Output
 
@@ -102,39 +102,81 @@ _add_sub_apps()
 @app.command("systems", help=COMMANDS["systems"])
 def systems_command(
     json_out: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
+    system: Annotated[
+        str | None,
+        typer.Option("--system", "-s", metavar="ID", help="Show only this system."),
+    ] = None,
 ) -> None:
     """List the rule systems with their verbs, outcome tiers and an example per verb."""
     from d20cli.present.systems_view import show_systems
+    from d20cli.rules import system_id
 
-    show_systems(Output(), json_out)
+    out = Output()
+    try:
+        only = system_id(system) if system is not None else None
+    except D20Error as err:
+        out.error(err, json_out)
+        raise typer.Exit(int(ExitStatus.BAD_INPUT)) from None
+    show_systems(out, json_out, only)
 
 
 def run_app(argv: list[str]) -> int:
-    """Run the typer app on argv (without the program name); return the exit status."""
+    """Run the typer app on argv (without the program name); return the exit status. The
+    global options every command takes, and errors in the program's own style, are
+    d20cli.app.edge's."""
+    import typer.main
+    from typer import Abort
+    from typer._click.exceptions import ClickException, UsageError
+
+    from d20cli.app.edge import global_environment, plain_metavars, take_globals, usage_error
+
+    out = Output()
     try:
-        app(args=argv, prog_name="d20", standalone_mode=True)
+        group: Any = typer.main.get_command(app)
+        plain_metavars(group)
+        args, values = take_globals(group, argv)
+        with global_environment(values):
+            code = group.main(args=args, prog_name="d20", standalone_mode=False)
+    except UsageError as err:
+        if type(err).__name__ == "NoArgsIsHelpError" and err.ctx is not None:
+            typer.echo(err.ctx.get_help())  # `d20 char`: its help, as with --help
+            return 0
+        out.error(usage_error(err, argv))
+        return int(ExitStatus.BAD_INPUT)
+    except ClickException as err:
+        out.error(D20Error(err.format_message()))
+        return int(ExitStatus.BAD_INPUT)
+    except D20Error as err:
+        out.error(err)
+        return int(ExitStatus.BAD_INPUT)
+    except Abort:
+        return 1
     except SystemExit as stop:
         code = stop.code
-        if code is None:
-            return 0
-        return code if isinstance(code, int) else int(ExitStatus.BAD_INPUT)
-    return 0
+    if code is None:
+        return 0
+    return code if isinstance(code, int) else int(ExitStatus.BAD_INPUT)
 
 
-@app.command("shell", help=COMMANDS["shell"])
-def shell_command(
-    system: Annotated[
-        str | None, typer.Option("--system", "-s", help="Start with this rule system.")
-    ] = None,
-    seed: Annotated[
-        int | None,
-        typer.Option("--seed", min=0, help="One seed for the whole session's dice."),
-    ] = None,
-) -> None:
+@app.command(
+    "shell",
+    help=COMMANDS["shell"] + " Takes the options of a request, for the whole session "
+    "(-s ID, --seed N, --json, --no-log, ...).",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)
+def shell_command(ctx: typer.Context) -> None:
     """The interactive shell: one request per line, TAB completion, history, `again`."""
+    from d20cli.app.options import split_options
     from d20cli.app.shell import run_shell
 
-    raise typer.Exit(run_shell(Options(system=system, seed=seed)))
+    try:
+        words, opts = split_options(list(ctx.args))
+        if words:
+            raise ParseError(f"shell takes options only, not {' '.join(words)[:40]!r}")
+    except D20Error as err:
+        Output().error(err)
+        raise typer.Exit(int(ExitStatus.BAD_INPUT)) from None
+    raise typer.Exit(run_shell(opts))
 
 
 def completion_commands(verbs: Iterable[str]) -> tuple[Command, ...]:
@@ -160,6 +202,8 @@ def completion_commands(verbs: Iterable[str]) -> tuple[Command, ...]:
             takes_value = not getattr(p, "is_flag", False)
             values = systems if "--system" in names else ()
             options.append(Option(names, str(p.help or ""), takes_value, values))
+        if name == "shell":  # it takes the options of a request
+            options = [o for o in completion.request_options(shell_safe=True)]
         if name == "completion":
             arguments = SHELLS
         if name == "odds":

@@ -366,7 +366,7 @@ def did_you_mean(name: str, known: Sequence[str]) -> str:
     """ "; did you mean --json?" for a mistyped option name (empty when nothing is close)."""
     import difflib
 
-    close = difflib.get_close_matches(name, list(known), n=2, cutoff=0.6)
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
     return f"; did you mean {' or '.join(close)}?" if close else ""
 
 
