@@ -194,3 +194,54 @@ def test_output_in_any_encoding(args: list[str], env: dict[str, str], tmp_path: 
     assert done.stdout.strip()
     if env.get("PYTHONIOENCODING") == "ascii":
         done.stdout.decode("ascii")  # nothing but ASCII
+
+
+# -- -q means the same for every verb; nothing silently ignored -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["roll", "2d6", "--dice", "3,4"], "7"),
+        (["check", "+5", "vs", "15", "--dice", "12"], "17"),
+        (["attack", "+5", "vs", "15", "dmg", "1d8+1", "--dice", "12,3"], "17 4"),
+        (["luck", "-s", "reglamento", "--dice", "4"], "4"),
+        (["compare", "8", "vs", "6", "-s", "mm"], "first_wins"),
+        (["scores", "-s", "pd", "--dice", ",".join(["6", "6", "6", "1"] * 6)], "18 " * 5 + "18"),
+        (["odds", "check", "+5", "vs", "15"], None),
+        (["odds", "roll", "2d6"], "mean 7.0"),
+    ],
+)
+def test_quiet_prints_the_total_or_the_outcome(
+    args: list[str], expected: str | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run([*args, "-q"], capsys)
+    assert status == 0, err
+    if expected is None:  # odds of a check: a line per tier
+        assert out.splitlines() == [
+            "critical_failure 0.05",
+            "failure 0.4",
+            "success 0.5",
+            "critical_success 0.05",
+        ]
+    else:
+        assert out.strip() == expected
+
+
+def test_summary_without_repeat_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(["check", "+5", "vs", "15", "--summary"], capsys)
+    assert status == 2 and not out
+    assert "--summary tallies the runs of --repeat N" in err
+
+
+def test_odds_on_a_roll_gives_the_chance_of_its_total(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(["roll", "2d6", "--odds", "--dice", "3,4"], capsys)
+    assert "a total of 7 \u2014 you had 16.7% (58.3% at most)" in out
+    _, out, _ = run(["roll", "2d6", "--odds", "--dice", "3,4", "--json"], capsys)
+    assert json.loads(out)["chance"] == "1/6"
+
+
+def test_odds_it_cannot_give_is_a_note_not_silence(capsys: pytest.CaptureFixture[str]) -> None:
+    faces = ",".join(["6", "6", "6", "1"] * 6)
+    status, out, _ = run(["scores", "-s", "pd", "--odds", "--dice", faces], capsys)
+    assert status == 0 and "--odds: this request has no outcome or total" in out

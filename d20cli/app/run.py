@@ -114,6 +114,8 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
         out.flush_lines = False
     try:
         output_limit = context.work_for(opts) * OUTPUT_PER_WORK
+        if opts.summary and opts.repeat == 1:
+            raise ParseError("--summary tallies the runs of --repeat N: add one, e.g. -n 1000")
         if opts.as_:
             from d20cli.store.characters import expand
 
@@ -230,7 +232,7 @@ def with_chance(result: Result, odds: Any) -> Result:
 
     p = chance_of(result, odds)
     if p is None:
-        return result
+        return _total_chance(result, odds)
     what = result.label or result.outcome or "this outcome"
     note = f"{what} \u2014 you had {percent(p, 1)}"
     detail = {**result.detail, "chance": exact_fraction(p)}
@@ -238,6 +240,28 @@ def with_chance(result: Result, odds: Any) -> Result:
     if success is not None:
         note += f" ({percent(success, 1)} to succeed)"
         detail["success_chance"] = exact_fraction(success)
+    return replace(result, notes=(*result.notes, note), detail=detail)
+
+
+def _total_chance(result: Result, odds: Any) -> Result:
+    """`--odds` on a result without an outcome (`roll 2d6`): the chance of its total (and
+    of at most that total); else a note that there is no chance to show, never silence."""
+    from d20cli.figures import exact_fraction, percent
+
+    distribution = getattr(odds, "distribution", None) or {}
+    p = distribution.get(result.total) if result.total is not None else None
+    if p is None:
+        note = "--odds: this request has no outcome or total whose chance can be shown"
+        return replace(result, notes=(*result.notes, note))
+    at_most = sum((q for t, q in distribution.items() if t <= result.total), start=p * 0)
+    note = (
+        f"a total of {result.total} \u2014 you had {percent(p, 1)} ({percent(at_most, 1)} at most)"
+    )
+    detail = {
+        **result.detail,
+        "chance": exact_fraction(p),
+        "at_most_chance": exact_fraction(at_most),
+    }
     return replace(result, notes=(*result.notes, note), detail=detail)
 
 
@@ -284,7 +308,7 @@ def run_odds(tokens: list[str], base: Options, out: Output) -> ExitStatus:
 
 def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     """The odds of the request in `words` (options already read)."""
-    from d20cli.present.odds_view import compare_lines, csv_text, odds_lines
+    from d20cli.present.odds_view import compare_lines, csv_text, odds_lines, quiet_odds_text
     from d20cli.probability.engine import odds_of, simulate
 
     def one(text: str) -> Any:
@@ -330,6 +354,8 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     elif opts.csv:
         for r in results:
             out.text(csv_text(r))
+    elif opts.quiet:
+        out.text("\n\n".join(quiet_odds_text(r) for r in results))
     elif comparing:
         out.lines(compare_lines(results))
     else:
