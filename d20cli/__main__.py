@@ -71,15 +71,17 @@ def dispatch(args: list[str]) -> int:
         try:
             words, opts = split_options([a for a in args if a not in _HELP_FLAGS])
         except D20Error as err:
-            Output().error(err)
-            return int(ExitStatus.BAD_INPUT)
+            if not any(a in COMMANDS for a in args):  # `d20 --no-log log --limit 3`: typer's
+                Output().error(err)
+                return int(ExitStatus.BAD_INPUT)
+            words, opts = [], None
         if words and (words[0] in VERBS or words[0] == "odds"):
             return _run(args)  # options before the verb: `d20 -s mm check +5 vs 15`
         if words and words[0] == "help":
             from d20cli.app.help import run_help
 
             return int(run_help([a for a in args if a != "help"], Output()))
-        if not words and not helping:
+        if not words and not helping and opts is not None:
             if not sys.stdin.isatty():
                 from d20cli.app.stdin import run_stdin
 

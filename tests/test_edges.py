@@ -128,6 +128,8 @@ def test_option_errors_point_at_the_option(capsys: pytest.CaptureFixture[str]) -
         ["log", "--no-log", "--color", "never"],
         ["completion", "bash", "--no-log", "--no-color", "-s", "pd"],
         ["--no-log", "systems"],
+        ["--color", "never", "--no-log", "log", "--limit", "1"],
+        ["-smm", "char", "list"],
         ["odds", "roll", "2d6", "--no-color", "-s", "mm"],
     ],
 )
@@ -146,6 +148,8 @@ def test_systems_with_a_system_shows_that_one(capsys: pytest.CaptureFixture[str]
     assert out.startswith("mm  Mutants") and "levelup" not in out
     _, out, _ = run(["systems", "--system", "pd", "--json"], capsys)
     assert [s["id"] for s in json.loads(out)] == ["pendagger"]
+    _, out, _ = run(["-s", "reg", "--json", "systems"], capsys)  # before the command
+    assert [s["id"] for s in json.loads(out)] == ["reglamento"]
 
 
 def test_the_shell_takes_request_options(capsys: pytest.CaptureFixture[str]) -> None:

@@ -32,17 +32,31 @@ _GLOBAL: dict[str, OptionSpec] = {
 }
 
 
+def _option_spec(token: str) -> tuple[OptionSpec | None, bool]:
+    """The global option `token` is (None if none), and whether its value is in the token
+    (`--system=mm`, `-smm`)."""
+    name, eq, _ = token.partition("=")
+    if len(name) > 2 and not name.startswith("--") and name[:2] in _GLOBAL:
+        return _GLOBAL[name[:2]], True
+    return _GLOBAL.get(name), bool(eq)
+
+
 def command_path(group: Any, argv: Sequence[str]) -> list[Any]:
     """The click commands `argv` names, outermost first (`char show` -> [app, char, show]):
-    each word that names a subcommand of the one before it."""
+    each word that names a subcommand of the one before it (global options and their
+    values may come between)."""
     path = [group]
-    for token in argv:
+    tokens = iter(argv)
+    for token in tokens:
         if token == "--":
             break
         commands = getattr(path[-1], "commands", None)
-        if token.startswith("-") or not commands:
+        if token.startswith("-"):
+            spec, joined = _option_spec(token)
+            if spec is not None and spec.value is not None and not joined:
+                next(tokens, None)  # its value
             continue
-        if token not in commands:
+        if not commands or token not in commands:
             break
         path.append(commands[token])
     return path
@@ -66,36 +80,42 @@ def take_globals(group: Any, argv: Sequence[str]) -> tuple[list[str], dict[str, 
     """`argv` without the global options its command does not declare itself, and the
     values of those taken off (by Options field). ParseError for a bad value."""
     path = command_path(group, argv)
-    if _takes_words(path[-1]):
-        return list(argv), {}
-    declared = _declared(path)
+    # a command that takes its words through (`shell`) reads every option itself
+    declared = set(_GLOBAL) if _takes_words(path[-1]) else _declared(path)
     kept: list[str] = []
+    moved: list[str] = []  # options the command declares, put after its name
     values: dict[str, Any] = {}
     tokens = iter(argv)
     for token in tokens:
         if token == "--":
-            kept += [token, *tokens]
+            rest = [token, *tokens]
             break
-        name, eq, inline = token.partition("=")
-        if len(name) > 2 and not name.startswith("--") and name[:2] in _GLOBAL:
-            name, eq, inline = name[:2], "=", token[2:].removeprefix("=")  # -smm
-        spec = _GLOBAL.get(name)
-        if spec is None or name in declared:
+        spec, joined = _option_spec(token)
+        if spec is None:
             kept.append(token)
             continue
+        name = token.partition("=")[0] if not joined or token.startswith("--") else token[:2]
+        raw = None if spec.value is None or joined else next(tokens, None)
+        if name in declared:
+            moved += [token] if raw is None else [token, raw]
+            continue
         if spec.value is None:
-            if eq:
+            if "=" in token:
                 raise ParseError(f"{name} takes no value")
             values[spec.field] = True
             continue
-        raw = inline if eq else next(tokens, None)
+        if joined:
+            raw = token.partition("=")[2] if token.startswith("--") else token[2:]
+            raw = raw.removeprefix("=")
         if raw is None:
             raise ParseError(f"{name} needs a value ({spec.metavar})")
         values[spec.field] = spec.value(name, raw)
+    else:
+        rest = []
     if values.get("json"):
         command = " ".join(c.name for c in path[1:] if getattr(c, "name", None))
         raise ParseError(f"--json: `d20 {command}` has no JSON output")
-    return kept, values
+    return [*kept, *moved, *rest], values
 
 
 @contextmanager
