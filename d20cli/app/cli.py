@@ -29,8 +29,10 @@ app = typer.Typer(
         "d20 VERB WORDS... [OPTIONS] rolls one request, e.g. `d20 check +5 vs 15 adv "
         "expertise=d6 --system levelup`. With no arguments on a terminal it opens the "
         "interactive shell; with standard input it runs one request per line. "
-        "`d20 systems` lists the rule systems and their verbs; `d20 odds VERB ...` gives "
-        "the exact odds instead of a roll; `d20 VERB --help` shows the options."
+        "`d20 help VERB` explains the words a verb takes in each system; `d20 VERB --help` "
+        "shows its options; `d20 systems` lists the rule systems; `d20 odds VERB ...` gives "
+        "the exact odds instead of a roll.\n\n"
+        "\b\nEvery command takes --no-log, --no-color, --color WHEN and --system/-s ID."
     ),
     epilog=(
         "Exit status: 0 done; 1 a failed outcome with --exit-status; 2 bad input "
