@@ -13,8 +13,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from d20cli.app.option_values import (
+    color_value,
+    faces_value,
+    int_value,
+    text_value,
+    whole_number,
+)
 from d20cli.dice.roller import DEFAULT_BUDGET, DEFAULT_WORK
-from d20cli.errors import ASCII_DIGITS, ParseError, foreign_digit, not_a_digit
+from d20cli.errors import ASCII_DIGITS, ParseError
 from d20cli.language.vocabulary import CHECK_VERBS, SYSTEM_IDS
 from d20cli.store.files import env_flag
 
@@ -94,86 +101,6 @@ def _from_environment(name: str, most: int, default: int) -> int:
 NO_OPTIONS = Options()
 
 
-def check_digits(name: str, text: str) -> None:
-    """ParseError for a digit in the value that is not 0-9, with its column in the value."""
-    at = foreign_digit(text)
-    if at is not None:
-        shown = text if len(text) <= 40 else text[:40] + "..."
-        raise ParseError(f"{name}: {not_a_digit(text[at], f' at column {at + 1} of {shown!r}')}")
-
-
-MAX_OPTION_DIGITS = 100  # digits in an option's number (a --seed may be long)
-MAX_FACE_DIGITS = 7  # a die has at most 1,000,000 sides
-
-
-def whole_number(name: str, text: str, max_digits: int) -> int | str:
-    """`text` as a whole number written in ASCII digits (a sign, and `_` between digits,
-    allowed), else what is wrong with it: "not a number" or "N digits" (more than
-    `max_digits`: int() is not asked to read 5,000 of them). ParseError, naming the
-    character and its column, for a digit that is not 0-9 (int() takes any Unicode digit:
-    `--seed ٣` was 3 and `--dice ²` a traceback)."""
-    check_digits(name, text)
-    body = text.strip().lstrip("+-").replace("_", "")
-    if not body or body.strip(ASCII_DIGITS):
-        return "not a number"
-    if len(body) > max_digits:
-        return f"{len(body):,} digits"
-    try:
-        return int(text)
-    except ValueError:  # a misplaced sign or `_`
-        return "not a number"
-
-
-def _int(lo: int, hi: int | None = None) -> Callable[[str, str], int]:
-    def parse(name: str, text: str) -> int:
-        bound = f"from {lo:,} to {hi:,}" if hi is not None else f"of at least {lo:,}"
-        value = whole_number(name, text, MAX_OPTION_DIGITS)
-        if value == "not a number":
-            raise ParseError(f"{name} takes a whole number, not {text[:40]!r}")
-        if isinstance(value, str):
-            raise ParseError(f"{name} takes a number {bound}, not one of {value}")
-        if value < lo or (hi is not None and value > hi):
-            shown = f"{value:,}" if len(text) <= 40 else f"{text[:40]}..."
-            raise ParseError(f"{name} takes a number {bound}, not {shown}")
-        return value
-
-    return parse
-
-
-def _faces(name: str, text: str) -> tuple[int, ...]:
-    parts = [p for p in text.replace(" ", ",").split(",") if p]
-    if not parts:
-        raise ParseError(f"{name} takes faces separated by commas, e.g. {name} 17,4,3")
-    check_digits(name, text)
-    faces: list[int] = []
-    for part in parts:
-        face = whole_number(name, part, MAX_FACE_DIGITS)
-        if face == "not a number":
-            raise ParseError(f"{name}: {part[:40]!r} is not a die face (faces are whole numbers)")
-        if isinstance(face, str):
-            raise ParseError(
-                f"{name}: {part[:12]}... ({face}) is not a die face: "
-                "a die has at most 1,000,000 sides"
-            )
-        faces.append(face)
-    return tuple(faces)
-
-
-def _text(name: str, text: str) -> str:
-    if not text:
-        raise ParseError(f"{name} needs a value")
-    return text
-
-
-def _color(name: str, text: str) -> str:
-    choice = text.strip().lower()
-    if choice not in COLOR_CHOICES:
-        raise ParseError(f"{name} takes auto, always or never, not {text[:40]!r}")
-    return choice
-
-
-COLOR_CHOICES: tuple[str, ...] = ("auto", "always", "never")
-
 #: The groups `d20 VERB --help` shows the options in, in this order.
 OPTION_GROUPS: tuple[tuple[str, str], ...] = (
     ("output", "Output"),
@@ -216,7 +143,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "system",
         ("--system", "-s"),
         f"rule system: {', '.join(SYSTEM_IDS)} (also D20_SYSTEM)",
-        _text,
+        text_value,
         "ID",
         group="system",
     ),
@@ -245,7 +172,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "color",
         ("--color",),
         "colour: auto (on a terminal), always or never (also FORCE_COLOR, NO_COLOR)",
-        _color,
+        color_value,
         "WHEN",
     ),
     OptionSpec("no_color", ("--no-color",), "plain text, no colours (--color=never)"),
@@ -254,7 +181,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "seed",
         ("--seed",),
         "seed the dice: the same seed gives the same rolls",
-        _int(0),
+        int_value(0),
         "N",
         group="dice",
     ),
@@ -262,7 +189,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "dice",
         ("--dice",),
         "use these faces instead of random ones, in roll order",
-        _faces,
+        faces_value,
         "F,F,...",
         group="dice",
         odds=False,
@@ -271,7 +198,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "repeat",
         ("--repeat", "-n"),
         "roll the request N times",
-        _int(1, MAX_REPEAT),
+        int_value(1, MAX_REPEAT),
         "N",
         group="dice",
         odds=False,
@@ -280,7 +207,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "simulate",
         ("--simulate",),
         "estimate from N random rolls instead of exact odds",
-        _int(1, MAX_REPEAT),
+        int_value(1, MAX_REPEAT),
         "N",
         group="dice",
         verbs=_ODDS_ONLY,
@@ -289,7 +216,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "budget",
         ("--budget",),
         "the most dice one request may roll (default 1,000,000)",
-        _int(1, MAX_BUDGET),
+        int_value(1, MAX_BUDGET),
         "N",
         group="dice",
     ),
@@ -297,7 +224,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "work",
         ("--work",),
         "the most dice one command may roll over all its runs (default 20,000,000)",
-        _int(1, MAX_WORK),
+        int_value(1, MAX_WORK),
         "N",
         group="dice",
     ),
@@ -305,7 +232,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "as_",
         ("--as",),
         "resolve label words and macros through this character",
-        _text,
+        text_value,
         "NAME",
         group="system",
     ),
@@ -313,7 +240,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "players",
         ("--players",),
         "how many players roll the dice",
-        _int(1, 100),
+        int_value(1, 100),
         "N",
         group="system",
         verbs=("scores",),
