@@ -249,3 +249,29 @@ def test_odds_it_cannot_give_is_a_note_not_silence(capsys: pytest.CaptureFixture
     faces = ",".join(["6", "6", "6", "1"] * 6)
     status, out, _ = run(["scores", "-s", "pd", "--odds", "--dice", faces], capsys)
     assert status == 0 and "--odds: this request has no outcome or total" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["check", "+5", "vs", "15", "--players", "3"], "--players"),
+        (["roll", "1d6", "--csv"], "--csv"),
+        (["roll", "1d6", "--simulate", "10"], "--simulate"),
+        (["odds", "roll", "2d6", "--dice", "3,4"], "--dice"),
+        (["odds", "roll", "2d6", "-n", "3"], "-n"),
+        (["roll", "1d6", "--boon"], "--boon"),
+    ],
+)
+def test_an_option_the_verb_does_not_take_is_an_error(
+    args: list[str], option: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run(args, capsys)
+    assert status == 2 and not out
+    first, text, caret = err.splitlines()[:3]
+    assert "is not an option of `d20" in first and "--help lists the options" in first
+    assert caret.index("^") == text.index(option)
+
+
+def test_global_options_are_taken_by_odds_too(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(["odds", "roll", "2d6", "--no-log", "--color=never", "-q"], capsys)
+    assert status == 0 and out.strip() == "mean 7.0"

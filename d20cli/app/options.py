@@ -176,7 +176,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "WHEN",
     ),
     OptionSpec("no_color", ("--no-color",), "plain text, no colours (--color=never)"),
-    OptionSpec("no_log", ("--no-log",), "do not write this roll to the roll log", odds=False),
+    OptionSpec("no_log", ("--no-log",), "do not write this roll to the roll log"),
     OptionSpec(
         "seed",
         ("--seed",),
@@ -329,6 +329,41 @@ class _Tokens:
         if err.column is not None or not 0 <= index < len(self.tokens):
             return err
         return ParseError(err.message, self.text, self.columns[index])
+
+
+def check_taken(verb: str, opts: Options, tokens: Sequence[str] = ()) -> None:
+    """ParseError for an option in `opts` that `d20 VERB` does not take (verb "odds":
+    `d20 odds`), with a caret under it in `tokens`: an option is never silently ignored.
+    A word that is no verb (a character's macro) takes every option."""
+    from d20cli.language.vocabulary import VERBS
+
+    if opts is NO_OPTIONS or (verb not in VERBS and verb != "odds"):
+        return
+    for spec in OPTIONS:
+        if spec.taken_by(verb) or getattr(opts, spec.field) == getattr(NO_OPTIONS, spec.field):
+            continue
+        if verb == "odds":
+            takers = "a roll, not its odds"
+        else:
+            takers = "d20 odds" if spec.verbs == () else ", ".join(spec.verbs or ())
+        message = (
+            f"{spec.names[0]} is not an option of `d20 {verb}` (it is for {takers}; "
+            f"d20 {verb} --help lists the options)"
+        )
+        reader = _Tokens(tokens)
+        at = next((i for i, t in enumerate(tokens) if _names_option(t, spec)), -1)
+        raise reader.located(ParseError(message), at)
+
+
+def _names_option(token: str, spec: OptionSpec) -> bool:
+    name = token.partition("=")[0]
+    return name in spec.names or (
+        not token.startswith("--") and any(n in spec.names for n in _bundled(token))
+    )
+
+
+def _bundled(token: str) -> list[str]:
+    return [f"-{c}" for c in token[1:]] if token.startswith("-") else []
 
 
 def split_options(tokens: Sequence[str]) -> tuple[list[str], Options]:

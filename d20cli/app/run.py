@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from d20cli.app import rolling
 from d20cli.app.context import Context, request_text
-from d20cli.app.options import Options, split_options, wants_help
+from d20cli.app.options import Options, check_taken, split_options, wants_help
 from d20cli.app.rolling import check_text, in_text
 from d20cli.dice.roller import Roller
 from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
@@ -265,11 +265,15 @@ def _total_chance(result: Result, odds: Any) -> Result:
     return replace(result, notes=(*result.notes, note), detail=detail)
 
 
-def read_options(tokens: list[str], base: Options, out: Output) -> tuple[list[str], Options] | None:
+def read_options(
+    tokens: list[str], base: Options, out: Output, verb: str | None = None
+) -> tuple[list[str], Options] | None:
     """The words of `tokens` and the options in force for them (`base` with what the
-    tokens set); None, after printing the error, when an option is bad."""
+    tokens set); None, after printing the error, when an option is bad or one the verb
+    (`verb`, else the first word) does not take."""
     try:
         words, line_opts = split_options(tokens)
+        check_taken(verb or (words[0].lower() if words else ""), line_opts, tokens)
     except D20Error as err:
         out.error(err, base.json or "--json" in tokens)
         return None
@@ -299,7 +303,7 @@ def run_words(
 
 def run_odds(tokens: list[str], base: Options, out: Output) -> ExitStatus:
     """`odds VERB WORDS...` and `odds compare "A" "B"`: exact odds (or --simulate N)."""
-    read = read_options(tokens, base, out)
+    read = read_options(tokens, base, out, "odds")
     if read is None:
         return ExitStatus.BAD_INPUT
     words, opts = read
