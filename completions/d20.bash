@@ -11,6 +11,9 @@ _d20_words() {
         systems)
             if [[ "$cur" == -* ]]; then echo '--json --system -s --help -h'; elif [[ -z "$verb" ]]; then echo ''; fi
             ;;
+        table)
+            if [[ "$cur" == -* ]]; then echo '--help -h'; elif [[ -z "$verb" ]]; then echo 'list show check'; fi
+            ;;
         shell)
             if [[ "$cur" == -* ]]; then echo '--system -s --json --quiet -q --csv --totals --odds --summary --exit-status --color --no-color --no-log --seed --dice --repeat -n --simulate --budget --work --as --players --boon --help -h'; elif [[ -z "$verb" ]]; then echo ''; fi
             ;;
@@ -29,6 +32,9 @@ _d20_words() {
             ;;
         char)
             if [[ "$cur" == -* ]]; then echo '--help -h'; elif [[ -z "$verb" ]]; then echo 'add set unset show list rm path'; fi
+            ;;
+        party)
+            if [[ "$cur" == -* ]]; then echo '--json --help -h'; elif [[ -z "$verb" ]]; then echo 'add rm clear'; fi
             ;;
         log)
             if [[ "$cur" == -* ]]; then echo '--limit -l --character -c --stats --export --clear --yes -y --json --no-color --help -h'; elif [[ -z "$verb" ]]; then echo ''; fi
@@ -66,7 +72,7 @@ _d20() {
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W '--system -s --json --quiet -q --csv --totals --odds --summary --exit-status --color --no-color --no-log --seed --dice --repeat -n --simulate --budget --work --as --players --boon --version --help -h' -- "$cur"))
         else
-            COMPREPLY=($(compgen -W 'check save attack group contest opposed luck attempt defend percent routine compare resist scores fortune roll systems shell completion odds help char log' -- "$cur"))
+            COMPREPLY=($(compgen -W 'check save attack group contest opposed luck attempt defend percent routine compare resist scores fortune roll systems table shell completion odds help char party log' -- "$cur"))
         fi
         return 0
     fi

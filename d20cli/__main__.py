@@ -14,7 +14,7 @@ import sys
 from d20cli.app.commands import COMMANDS
 from d20cli.app.streams import OutputFailed, guarded_streams, report
 from d20cli.errors import D20Error, ExitStatus, ParseError
-from d20cli.language.vocabulary import VERBS
+from d20cli.language.vocabulary import TABLE, VERBS
 
 _HELP_FLAGS = ("--help", "-h", "--version")
 _VERSION = ("--version",)
@@ -57,8 +57,11 @@ def dispatch(args: list[str]) -> int:
 
         return run_app(["completion", shell, *extra])
 
-    if args and (args[0] in VERBS or args[0] == "odds") and not any(a in _VERSION for a in args):
+    requests = (*VERBS, "odds")  # what the runner reads without typer (--help too)
+    if args and args[0] in requests and not any(a in _VERSION for a in args):
         return _run(args)  # `--help` too: the verb's own help (d20cli.app.help)
+    if args and args[0] == TABLE and not any(a in _HELP_FLAGS for a in args):
+        return _run(args)  # `d20 table NAME` rolls; its --help is typer's
     if args and args[0] == "help":
         from d20cli.app.help import run_help
         from d20cli.present.output import Output
@@ -75,7 +78,7 @@ def dispatch(args: list[str]) -> int:
                 Output().error(err)
                 return int(ExitStatus.BAD_INPUT)
             words, opts = [], None
-        if words and (words[0] in VERBS or words[0] == "odds"):
+        if words and (words[0] in requests or (words[0] == TABLE and not helping)):
             return _run(args)  # options before the verb: `d20 -s mm check +5 vs 15`
         if words and words[0] == "help":
             from d20cli.app.help import run_help

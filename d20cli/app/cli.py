@@ -19,7 +19,7 @@ from d20cli.app.commands import COMMANDS
 from d20cli.app.completion import SHELLS, Command, Option, system_names
 from d20cli.app.options import Options
 from d20cli.errors import D20Error, ExitStatus, ParseError
-from d20cli.language.vocabulary import VERB_HELP
+from d20cli.language.vocabulary import TABLE, TABLE_ACTIONS, VERB_HELP
 from d20cli.present.output import Output
 
 app = typer.Typer(
@@ -93,8 +93,10 @@ def main_callback(
 
 def _add_sub_apps() -> None:
     from d20cli.app.char_cli import char_app, log_app
+    from d20cli.app.party_cli import party_app
 
     app.add_typer(char_app, name="char", help=COMMANDS["char"])
+    app.add_typer(party_app, name="party", help=COMMANDS["party"])
     app.add_typer(log_app, name="log", help=COMMANDS["log"])
 
 
@@ -120,6 +122,54 @@ def systems_command(
         out.error(err, json_out)
         raise typer.Exit(int(ExitStatus.BAD_INPUT)) from None
     show_systems(out, json_out, only)
+
+
+def _table_options() -> str:
+    """The options of `d20 table NAME`, as `d20 VERB --help` groups them (each group kept
+    as laid out: click's \\b)."""
+    from d20cli.app.help import option_lines
+
+    text = "\n".join(option_lines("table", 78)).strip("\n")
+    return "\n\n".join("\b\n" + group for group in text.split("\n\n"))
+
+
+@app.command(
+    "table",
+    context_settings={
+        "allow_extra_args": True,
+        "ignore_unknown_options": True,
+        "help_option_names": ["--help", "-h"],
+    },
+    epilog=_table_options(),
+)
+def table_command(ctx: typer.Context) -> None:
+    """Roll tables: roll one (table NAME), list, show or check them.
+
+    A table is NAME.toml in $XDG_CONFIG_HOME/d20cli/tables/ (or a file's path): a
+    die and [entries] ("1-3" = "{1d4} rats"), or [[entry]] tables with weight and
+    text. Braces in an entry roll dice ({2d6}), another table ({table:NAME}) or a
+    request ({check +5 vs 15}, with the table's system). --dice gives the faces in
+    roll order: the table's die, then each roll in the entry, left to right, a nested
+    table's rolls before the next. The README's "Roll tables" section has the rest.
+
+    Examples:
+
+      d20 table loot
+
+      d20 table examples/tables/road.toml --repeat 3 --seed 7
+
+      d20 table list
+
+      d20 table show loot
+
+      d20 table check loot.toml
+
+      d20 odds table loot
+    """
+    from d20cli.app.run import run_tokens
+
+    outcome = run_tokens(["table", *ctx.args], Options(), Output())
+    raise typer.Exit(int(outcome.status))
 
 
 def run_app(argv: list[str]) -> int:
@@ -209,7 +259,9 @@ def completion_commands(verbs: Iterable[str]) -> tuple[Command, ...]:
         if name == "completion":
             arguments = SHELLS
         if name == "odds":
-            arguments = tuple(verbs)
+            arguments = (*verbs, TABLE)
+        if name == TABLE:
+            arguments = TABLE_ACTIONS
         subcommands = tuple(getattr(cmd, "commands", {}) or ())
         help_text = (cmd.short_help or (cmd.help or "").split("\n", 1)[0]).strip()
         out.append(Command(name, help_text, tuple(options), arguments, subcommands))
