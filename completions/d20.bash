@@ -9,23 +9,26 @@ _d20_words() {
     local cmd="$1" verb="$2" cur="$3"
     case "$cmd" in
         systems)
-            if [[ "$cur" == -* ]]; then echo '--json --help -h'; elif [[ -z "$verb" ]]; then echo ''; fi
+            if [[ "$cur" == -* ]]; then echo '--json --system -s --help -h'; elif [[ -z "$verb" ]]; then echo ''; fi
             ;;
         table)
             if [[ "$cur" == -* ]]; then echo '--help -h'; elif [[ -z "$verb" ]]; then echo 'list show check'; fi
             ;;
         shell)
-            if [[ "$cur" == -* ]]; then echo '--system -s --seed --help -h'; elif [[ -z "$verb" ]]; then echo ''; fi
+            if [[ "$cur" == -* ]]; then echo '--system -s --json --quiet -q --csv --totals --odds --summary --exit-status --color --no-color --no-log --seed --dice --repeat -n --simulate --budget --work --as --players --boon --help -h'; elif [[ -z "$verb" ]]; then echo ''; fi
             ;;
         completion)
             if [[ "$cur" == -* ]]; then echo '--install --help -h'; elif [[ -z "$verb" ]]; then echo 'bash zsh fish'; fi
             ;;
         odds)
             if [[ -z "$verb" ]]; then
-                [[ "$cur" == -* ]] && echo '--system -s --json --csv --totals --seed --dice --repeat -n --quiet -q --no-color --summary --exit-status --budget --work --odds --as --no-log --players --boon --simulate --help -h' || echo 'check save attack group contest opposed luck attempt defend percent routine compare resist scores fortune roll'
+                [[ "$cur" == -* ]] && echo '--system -s --json --quiet -q --csv --totals --odds --summary --exit-status --color --no-color --no-log --seed --dice --repeat -n --simulate --budget --work --as --players --boon --help -h' || echo 'check save attack group contest opposed luck attempt defend percent routine compare resist scores fortune roll'
             else
                 _d20_words "$verb" "" "$cur"
             fi
+            ;;
+        help)
+            if [[ "$cur" == -* ]]; then echo '--help -h'; elif [[ -z "$verb" ]]; then echo ''; fi
             ;;
         char)
             if [[ "$cur" == -* ]]; then echo '--help -h'; elif [[ -z "$verb" ]]; then echo 'add set unset show list rm path'; fi
@@ -43,7 +46,7 @@ _d20_words() {
             if [[ "$cur" == -* ]]; then echo '--json --no-color --system -s --seed --dice --as --help -h'; elif [[ -z "$verb" ]]; then echo 'show roll add next rm clear'; fi
             ;;
         check|save|attack|group|contest|opposed|luck|attempt|defend|percent|routine|compare|resist|scores|fortune|roll)
-            [[ "$cur" == -* ]] && echo '--system -s --json --csv --totals --seed --dice --repeat -n --quiet -q --no-color --summary --exit-status --budget --work --odds --as --no-log --players --boon --simulate --help -h' || echo 'vs adv advantage dis disadv disadvantage expertise expertise=d4 expertise=d6 expertise=d8 dmg crit lucky min crit-dmg=dice crit-dmg=double crit-dmg=max more-than-half at-least-half reliable unreliable fortune defense rank routine show spend boon no-boon players= doomed hopeless inept untrained novice trained adept master epic legendary godlike very-easy easy average tough challenging formidable heroic super-heroic nigh-impossible bonus penalty minor-bonus minor-penalty major-bonus major-penalty parry dodge fortitude toughness will reroll hint escape value DC AC'
+            [[ "$cur" == -* ]] && echo '--system -s --json --quiet -q --csv --totals --odds --summary --exit-status --color --no-color --no-log --seed --dice --repeat -n --simulate --budget --work --as --players --boon --help -h' || echo 'vs adv advantage dis disadv disadvantage expertise expertise=d4 expertise=d6 expertise=d8 dmg crit lucky min crit-dmg=dice crit-dmg=double crit-dmg=max more-than-half at-least-half reliable unreliable fortune defense rank routine show spend boon no-boon players= doomed hopeless inept untrained novice trained adept master epic legendary godlike very-easy easy average tough challenging formidable heroic super-heroic nigh-impossible bonus penalty minor-bonus minor-penalty major-bonus major-penalty parry dodge fortitude toughness will reroll hint escape value DC AC'
             ;;
     esac
 }
@@ -57,7 +60,7 @@ _d20() {
             COMPREPLY=($(compgen -W 'levelup reglamento mm pendagger a5e level-up levelup-a5e level-up-a5e lu reg mutants mnm m-m mandm mutants-masterminds mutants-and-masterminds pd pnd pen-and-dagger pen-dagger' -- "$cur"))
             return 0
             ;;
-        --system|-s|--seed|--dice|--repeat|-n|--budget|--work|--as|--players|--simulate|--limit|-l|--character|-c|--since|--until|--outcome|--export)
+        --system|-s|--color|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--as|--players|--limit|-l|--character|-c|--since|--until|--outcome|--export)
             return 0
             ;;
     esac
@@ -65,7 +68,7 @@ _d20() {
         w="${COMP_WORDS[i]}"
         if (( skip )); then skip=0; continue; fi
         case "$w" in
-            --system|-s|--seed|--dice|--repeat|-n|--budget|--work|--as|--players|--simulate|--limit|-l|--character|-c|--since|--until|--outcome|--export) skip=1; continue ;;
+            --system|-s|--color|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--as|--players|--limit|-l|--character|-c|--since|--until|--outcome|--export) skip=1; continue ;;
             -*) continue ;;
         esac
         if [[ -z "$cmd" ]]; then cmd="$w"
@@ -73,9 +76,9 @@ _d20() {
     done
     if [[ -z "$cmd" ]]; then
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W '--system -s --json --csv --totals --seed --dice --repeat -n --quiet -q --no-color --summary --exit-status --budget --work --odds --as --no-log --players --boon --simulate --version --help -h' -- "$cur"))
+            COMPREPLY=($(compgen -W '--system -s --json --quiet -q --csv --totals --odds --summary --exit-status --color --no-color --no-log --seed --dice --repeat -n --simulate --budget --work --as --players --boon --version --help -h' -- "$cur"))
         else
-            COMPREPLY=($(compgen -W 'check save attack group contest opposed luck attempt defend percent routine compare resist scores fortune roll systems table shell completion odds char party log config init' -- "$cur"))
+            COMPREPLY=($(compgen -W 'check save attack group contest opposed luck attempt defend percent routine compare resist scores fortune roll systems table shell completion odds help char party log config init' -- "$cur"))
         fi
         return 0
     fi

@@ -17,6 +17,7 @@ from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.language.vocabulary import TABLE, VERBS
 
 _HELP_FLAGS = ("--help", "-h", "--version")
+_VERSION = ("--version",)
 
 
 def _unknown_command(word: str) -> int:
@@ -56,18 +57,34 @@ def dispatch(args: list[str]) -> int:
 
         return run_app(["completion", shell, *extra])
 
-    requests = (*VERBS, "odds", TABLE)  # what the runner reads without typer
-    if args and args[0] in requests and not any(a in _HELP_FLAGS for a in args):
-        return _run(args)
-    if not any(a in _HELP_FLAGS for a in args) and (not args or args[0].startswith("-")):
+    requests = (*VERBS, "odds")  # what the runner reads without typer (--help too)
+    if args and args[0] in requests and not any(a in _VERSION for a in args):
+        return _run(args)  # `--help` too: the verb's own help (d20cli.app.help)
+    if args and args[0] == TABLE and not any(a in _HELP_FLAGS for a in args):
+        return _run(args)  # `d20 table NAME` rolls; its --help is typer's
+    if args and args[0] == "help":
+        from d20cli.app.help import run_help
         from d20cli.present.output import Output
 
+        return int(run_help(args[1:], Output()))
+    if args and args[0].startswith("-") and not any(a in _VERSION for a in args):
+        from d20cli.present.output import Output
+
+        helping = any(a in _HELP_FLAGS for a in args)
         try:
-            words, opts = split_options(args)
+            words, opts = split_options([a for a in args if a not in _HELP_FLAGS])
         except D20Error as err:
-            Output().error(err)
-            return int(ExitStatus.BAD_INPUT)
-        if not words:
+            if not any(a in COMMANDS for a in args):  # `d20 --no-log log --limit 3`: typer's
+                Output().error(err)
+                return int(ExitStatus.BAD_INPUT)
+            words, opts = [], None
+        if words and (words[0] in requests or (words[0] == TABLE and not helping)):
+            return _run(args)  # options before the verb: `d20 -s mm check +5 vs 15`
+        if words and words[0] == "help":
+            from d20cli.app.help import run_help
+
+            return int(run_help([a for a in args if a != "help"], Output()))
+        if not words and not helping and opts is not None:
             if not sys.stdin.isatty():
                 from d20cli.app.stdin import run_stdin
 
@@ -76,8 +93,16 @@ def dispatch(args: list[str]) -> int:
                 from d20cli.app.shell import run_shell
 
                 return int(run_shell(opts))
-        elif words[0] in requests:
-            return _run(args)  # options before the verb: `d20 -s mm check +5 vs 15`
+    elif not args and not sys.stdin.isatty():
+        from d20cli.app.options import Options
+        from d20cli.app.stdin import run_stdin
+
+        return int(run_stdin(Options()))
+    elif not args and sys.stdout.isatty():
+        from d20cli.app.options import Options
+        from d20cli.app.shell import run_shell
+
+        return int(run_shell(Options()))
     elif args and args[0] not in VERBS and args[0] not in COMMANDS and not args[0].startswith("-"):
         if any(a == "--as" or a.startswith("--as=") for a in args):
             return _run(args)  # a character's macro in the verb's place: `d20 sneak --as aria`

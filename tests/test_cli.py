@@ -220,10 +220,18 @@ def test_every_verb_has_help_with_examples() -> None:
         assert "--seed" in result.output
 
 
-def test_help_lists_every_option() -> None:
-    result = runner.invoke(app, ["check", "--help"])
-    for spec in OPTIONS:
-        assert spec.names[0] in result.output
+def test_help_lists_the_options_each_verb_takes() -> None:
+    """`d20 VERB --help` lists the options that verb takes and no other; every option is
+    listed by some verb or by `d20 odds --help`."""
+    listed = set()
+    for verb in (*VERBS, "odds"):
+        result = runner.invoke(app, [verb, "--help"])
+        assert result.exit_code == 0, result.output
+        for spec in OPTIONS:
+            assert (spec.names[0] in result.output) is spec.taken_by(verb), (verb, spec.names)
+            if spec.taken_by(verb):
+                listed.add(spec.field)
+    assert listed == {spec.field for spec in OPTIONS}
 
 
 def test_verbs_agree_with_the_grammar() -> None:

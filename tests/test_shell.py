@@ -190,8 +190,11 @@ def test_help(state_home: Path) -> None:
     s, stdout, stderr = session(Options(system="pendagger"))
     assert s.handle("help") == 0
     assert "attempt" in stdout.getvalue() and "system [ID]" in stdout.getvalue()
+    before = len(stdout.getvalue())
     assert s.handle("help check") == 0
-    assert "in pendagger:" in stdout.getvalue()
+    verb_help = stdout.getvalue()[before:]
+    # the session's system first, then the others
+    assert verb_help.index("pendagger (Pen & Dagger)") < verb_help.index("levelup (")
     assert s.handle("help chekc") == 2
     assert "did you mean check" in stderr.getvalue()
 

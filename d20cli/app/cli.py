@@ -17,8 +17,8 @@ import typer
 from d20cli.app import completion
 from d20cli.app.commands import COMMANDS
 from d20cli.app.completion import SHELLS, Command, Option, system_names
-from d20cli.app.options import OPTIONS, Options
-from d20cli.errors import D20Error, ExitStatus
+from d20cli.app.options import Options
+from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.language.vocabulary import TABLE, TABLE_ACTIONS, VERB_HELP
 from d20cli.present.output import Output
 
@@ -29,8 +29,10 @@ app = typer.Typer(
         "d20 VERB WORDS... [OPTIONS] rolls one request, e.g. `d20 check +5 vs 15 adv "
         "expertise=d6 --system levelup`. With no arguments on a terminal it opens the "
         "interactive shell; with standard input it runs one request per line. "
-        "`d20 systems` lists the rule systems and their verbs; `d20 odds VERB ...` gives "
-        "the exact odds instead of a roll; `d20 VERB --help` shows the options."
+        "`d20 help VERB` explains the words a verb takes in each system; `d20 VERB --help` "
+        "shows its options; `d20 systems` lists the rule systems; `d20 odds VERB ...` gives "
+        "the exact odds instead of a roll.\n\n"
+        "\b\nEvery command takes --no-log, --no-color, --color WHEN and --system/-s ID."
     ),
     epilog=(
         "Exit status: 0 done; 1 a failed outcome with --exit-status; 2 bad input "
@@ -43,16 +45,6 @@ app = typer.Typer(
 )
 
 
-def _options_epilog() -> str:
-    rows = []
-    for spec in OPTIONS:
-        names = ", ".join(spec.names)
-        if spec.metavar:
-            names += f" {spec.metavar}"
-        rows.append(f"  {names:<24} {spec.help}")
-    return "Options (anywhere after the verb):\n\n" + "\n\n".join(rows)
-
-
 def _make_verb(verb: str, summary: str, examples: tuple[str, ...]) -> None:
     def command(ctx: typer.Context) -> None:
         from d20cli.app.run import run_tokens
@@ -60,17 +52,12 @@ def _make_verb(verb: str, summary: str, examples: tuple[str, ...]) -> None:
         outcome = run_tokens([verb, *ctx.args], Options(), Output())
         raise typer.Exit(int(outcome.status))
 
-    examples_text = "\n\n".join(f"  d20 {e}" for e in examples)
-    command.__doc__ = f"{summary}\n\nExamples:\n\n{examples_text}"
+    command.__doc__ = summary
     app.command(
         verb,
-        help=command.__doc__,
-        epilog=_options_epilog(),
-        context_settings={
-            "allow_extra_args": True,
-            "ignore_unknown_options": True,
-            "help_option_names": ["--help", "-h"],
-        },
+        help=summary,
+        add_help_option=False,  # `--help` goes to run_tokens: the verb's own help
+        context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
     )(command)
 
 
@@ -125,11 +112,31 @@ _add_sub_apps()
 @app.command("systems", help=COMMANDS["systems"])
 def systems_command(
     json_out: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
+    system: Annotated[
+        str | None,
+        typer.Option("--system", "-s", metavar="ID", help="Show only this system."),
+    ] = None,
 ) -> None:
     """List the rule systems with their verbs, outcome tiers and an example per verb."""
     from d20cli.present.systems_view import show_systems
+    from d20cli.rules import system_id
 
-    show_systems(Output(), json_out)
+    out = Output()
+    try:
+        only = system_id(system) if system is not None else None
+    except D20Error as err:
+        out.error(err, json_out)
+        raise typer.Exit(int(ExitStatus.BAD_INPUT)) from None
+    show_systems(out, json_out, only)
+
+
+def _table_options() -> str:
+    """The options of `d20 table NAME`, as `d20 VERB --help` groups them (each group kept
+    as laid out: click's \\b)."""
+    from d20cli.app.help import option_lines
+
+    text = "\n".join(option_lines("table", 78)).strip("\n")
+    return "\n\n".join("\b\n" + group for group in text.split("\n\n"))
 
 
 @app.command(
@@ -139,7 +146,7 @@ def systems_command(
         "ignore_unknown_options": True,
         "help_option_names": ["--help", "-h"],
     },
-    epilog=_options_epilog(),
+    epilog=_table_options(),
 )
 def table_command(ctx: typer.Context) -> None:
     """Roll tables: roll one (table NAME), list, show or check them.
@@ -172,31 +179,62 @@ def table_command(ctx: typer.Context) -> None:
 
 
 def run_app(argv: list[str]) -> int:
-    """Run the typer app on argv (without the program name); return the exit status."""
+    """Run the typer app on argv (without the program name); return the exit status. The
+    global options every command takes, and errors in the program's own style, are
+    d20cli.app.edge's."""
+    import typer.main
+    from typer import Abort
+    from typer._click.exceptions import ClickException, UsageError
+
+    from d20cli.app.edge import global_environment, plain_metavars, take_globals, usage_error
+
+    out = Output()
     try:
-        app(args=argv, prog_name="d20", standalone_mode=True)
+        group: Any = typer.main.get_command(app)
+        plain_metavars(group)
+        args, values = take_globals(group, argv)
+        with global_environment(values):
+            code = group.main(args=args, prog_name="d20", standalone_mode=False)
+    except UsageError as err:
+        if type(err).__name__ == "NoArgsIsHelpError" and err.ctx is not None:
+            typer.echo(err.ctx.get_help())  # `d20 char`: its help, as with --help
+            return 0
+        out.error(usage_error(err, argv))
+        return int(ExitStatus.BAD_INPUT)
+    except ClickException as err:
+        out.error(D20Error(err.format_message()))
+        return int(ExitStatus.BAD_INPUT)
+    except D20Error as err:
+        out.error(err)
+        return int(ExitStatus.BAD_INPUT)
+    except Abort:
+        return 1
     except SystemExit as stop:
         code = stop.code
-        if code is None:
-            return 0
-        return code if isinstance(code, int) else int(ExitStatus.BAD_INPUT)
-    return 0
+    if code is None:
+        return 0
+    return code if isinstance(code, int) else int(ExitStatus.BAD_INPUT)
 
 
-@app.command("shell", help=COMMANDS["shell"])
-def shell_command(
-    system: Annotated[
-        str | None, typer.Option("--system", "-s", help="Start with this rule system.")
-    ] = None,
-    seed: Annotated[
-        int | None,
-        typer.Option("--seed", min=0, help="One seed for the whole session's dice."),
-    ] = None,
-) -> None:
+@app.command(
+    "shell",
+    help=COMMANDS["shell"] + " Takes the options of a request, for the whole session "
+    "(-s ID, --seed N, --json, --no-log, ...).",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)
+def shell_command(ctx: typer.Context) -> None:
     """The interactive shell: one request per line, TAB completion, history, `again`."""
+    from d20cli.app.options import split_options
     from d20cli.app.shell import run_shell
 
-    raise typer.Exit(run_shell(Options(system=system, seed=seed)))
+    try:
+        words, opts = split_options(list(ctx.args))
+        if words:
+            raise ParseError(f"shell takes options only, not {' '.join(words)[:40]!r}")
+    except D20Error as err:
+        Output().error(err)
+        raise typer.Exit(int(ExitStatus.BAD_INPUT)) from None
+    raise typer.Exit(run_shell(opts))
 
 
 def completion_commands(verbs: Iterable[str]) -> tuple[Command, ...]:
@@ -222,6 +260,8 @@ def completion_commands(verbs: Iterable[str]) -> tuple[Command, ...]:
             takes_value = not getattr(p, "is_flag", False)
             values = systems if "--system" in names else ()
             options.append(Option(names, str(p.help or ""), takes_value, values))
+        if name == "shell":  # it takes the options of a request
+            options = [o for o in completion.request_options(shell_safe=True)]
         if name == "completion":
             arguments = SHELLS
         if name == "odds":
@@ -265,28 +305,25 @@ def completion_command(
 
 @app.command(
     "odds",
-    context_settings={
-        "allow_extra_args": True,
-        "ignore_unknown_options": True,
-        "help_option_names": ["--help", "-h"],
-    },
-    epilog=_options_epilog(),
+    help=COMMANDS["odds"],
+    add_help_option=False,
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
 )
 def odds_command(ctx: typer.Context) -> None:
-    """The exact probability of every outcome of a request, instead of a roll.
+    """The exact probability of every outcome of a request, instead of a roll."""
+    from d20cli.app.run import run_tokens
 
-    Examples:
+    raise typer.Exit(int(run_tokens(["odds", *ctx.args], Options(), Output()).status))
 
-      d20 odds check +5 vs 15 adv expertise=d6 --system levelup
 
-      d20 odds roll 4d6dl1
+@app.command(
+    "help",
+    help=COMMANDS["help"],
+    add_help_option=False,
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)
+def help_command(ctx: typer.Context) -> None:
+    """The words each verb takes, per system, with examples: d20 help [VERB]."""
+    from d20cli.app.help import run_help
 
-      d20 odds attack +7 vs 15 dmg 1d8+4
-
-      d20 odds compare "check +5 vs 15 adv" "check +5 vs 15 expertise=d8"
-
-      d20 odds group +3, +5, -1, +2, +0, +4 vs 12 --simulate 100000
-    """
-    from d20cli.app.run import run_odds
-
-    raise typer.Exit(int(run_odds(list(ctx.args), Options(), Output())))
+    raise typer.Exit(int(run_help(list(ctx.args), Output())))

@@ -6,6 +6,7 @@ that the two agree), so a command is listed once."""
 from __future__ import annotations
 
 COMMANDS: dict[str, str] = {
+    "help": "The words each verb takes, per system, with examples: d20 help [VERB].",
     "systems": "List the rule systems with their verbs, words, outcome tiers and examples.",
     "shell": "The interactive shell: one request per line, TAB completion, history, `again`.",
     "odds": "The exact probability of every outcome of a request, instead of a roll.",

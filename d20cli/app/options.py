@@ -13,8 +13,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from d20cli.app.option_values import (
+    color_value,
+    faces_value,
+    int_value,
+    text_value,
+    whole_number,
+)
 from d20cli.dice.roller import DEFAULT_BUDGET, DEFAULT_WORK
-from d20cli.errors import ASCII_DIGITS, ParseError, foreign_digit, not_a_digit
+from d20cli.errors import ASCII_DIGITS, ParseError
+from d20cli.language.vocabulary import CHECK_VERBS, SYSTEM_IDS
 from d20cli.store.config import config_system
 from d20cli.store.files import env_flag
 
@@ -40,6 +48,7 @@ class Options:
     csv: bool = False
     totals: bool = False
     work: int | None = None  # None: D20_WORK, else 20,000,000
+    color: str | None = None  # --color=auto|always|never (None: auto)
 
     def merged(self, other: Options) -> Options:
         """These options with every field that `other` sets (differs from the default) applied."""
@@ -52,6 +61,12 @@ class Options:
             if getattr(other, f.name) != getattr(default, f.name)
         }
         return replace(self, **changes)
+
+    def color_choice(self) -> str:
+        """ "always", "never" or "auto" (--color; --no-color is --color=never)."""
+        if self.no_color:
+            return "never"
+        return self.color or "auto"
 
     def logging(self) -> bool:
         """Whether rolls go to the roll log (not with --no-log or D20_NO_LOG)."""
@@ -91,147 +106,166 @@ def _from_environment(name: str, most: int, default: int) -> int:
 NO_OPTIONS = Options()
 
 
-def check_digits(name: str, text: str) -> None:
-    """ParseError for a digit in the value that is not 0-9, with its column in the value."""
-    at = foreign_digit(text)
-    if at is not None:
-        shown = text if len(text) <= 40 else text[:40] + "..."
-        raise ParseError(f"{name}: {not_a_digit(text[at], f' at column {at + 1} of {shown!r}')}")
-
-
-MAX_OPTION_DIGITS = 100  # digits in an option's number (a --seed may be long)
-MAX_FACE_DIGITS = 7  # a die has at most 1,000,000 sides
-
-
-def whole_number(name: str, text: str, max_digits: int) -> int | str:
-    """`text` as a whole number written in ASCII digits (a sign, and `_` between digits,
-    allowed), else what is wrong with it: "not a number" or "N digits" (more than
-    `max_digits`: int() is not asked to read 5,000 of them). ParseError, naming the
-    character and its column, for a digit that is not 0-9 (int() takes any Unicode digit:
-    `--seed ٣` was 3 and `--dice ²` a traceback)."""
-    check_digits(name, text)
-    body = text.strip().lstrip("+-").replace("_", "")
-    if not body or body.strip(ASCII_DIGITS):
-        return "not a number"
-    if len(body) > max_digits:
-        return f"{len(body):,} digits"
-    try:
-        return int(text)
-    except ValueError:  # a misplaced sign or `_`
-        return "not a number"
-
-
-def _int(lo: int, hi: int | None = None) -> Callable[[str, str], int]:
-    def parse(name: str, text: str) -> int:
-        bound = f"from {lo:,} to {hi:,}" if hi is not None else f"of at least {lo:,}"
-        value = whole_number(name, text, MAX_OPTION_DIGITS)
-        if value == "not a number":
-            raise ParseError(f"{name} takes a whole number, not {text[:40]!r}")
-        if isinstance(value, str):
-            raise ParseError(f"{name} takes a number {bound}, not one of {value}")
-        if value < lo or (hi is not None and value > hi):
-            shown = f"{value:,}" if len(text) <= 40 else f"{text[:40]}..."
-            raise ParseError(f"{name} takes a number {bound}, not {shown}")
-        return value
-
-    return parse
-
-
-def _faces(name: str, text: str) -> tuple[int, ...]:
-    parts = [p for p in text.replace(" ", ",").split(",") if p]
-    if not parts:
-        raise ParseError(f"{name} takes faces separated by commas, e.g. {name} 17,4,3")
-    check_digits(name, text)
-    faces: list[int] = []
-    for part in parts:
-        face = whole_number(name, part, MAX_FACE_DIGITS)
-        if face == "not a number":
-            raise ParseError(f"{name}: {part[:40]!r} is not a die face (faces are whole numbers)")
-        if isinstance(face, str):
-            raise ParseError(
-                f"{name}: {part[:12]}... ({face}) is not a die face: "
-                "a die has at most 1,000,000 sides"
-            )
-        faces.append(face)
-    return tuple(faces)
-
-
-def _text(name: str, text: str) -> str:
-    if not text:
-        raise ParseError(f"{name} needs a value")
-    return text
+#: The groups `d20 VERB --help` shows the options in, in this order.
+OPTION_GROUPS: tuple[tuple[str, str], ...] = (
+    ("output", "Output"),
+    ("dice", "Dice"),
+    ("system", "System and rules"),
+)
 
 
 @dataclass(frozen=True)
 class OptionSpec:
+    """One option: its field in Options, its names, help, how its value is read (None: a
+    flag), the group its help is shown in, and who takes it: `verbs` None means every
+    verb, else only those verbs; `odds`: whether `d20 odds` takes it too."""
+
     field: str
     names: tuple[str, ...]
     help: str
     value: Callable[[str, str], Any] | None = None  # None: a flag
     metavar: str = ""
+    group: str = "output"
+    verbs: tuple[str, ...] | None = None
+    odds: bool = True
+
+    def taken_by(self, verb: str) -> bool:
+        """Whether `d20 VERB` (or `d20 odds`, verb "odds") takes this option."""
+        if verb == "odds":
+            return self.odds
+        return self.verbs is None or verb in self.verbs
 
 
 MAX_REPEAT = 10_000_000  # --repeat and --simulate: runs of one request
 MAX_BUDGET = 10_000_000  # dice in one request at most: ten million faces take about 100 MB
 MAX_WORK = 1_000_000_000  # dice in one command at most, over its --repeat/--simulate runs
 
+_ODDS_ONLY: tuple[str, ...] = ()
+_FORTUNE_VERBS: tuple[str, ...] = (*CHECK_VERBS, "luck", "fortune")
+
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
-        "system", ("--system", "-s"), "rule system: levelup, reglamento, mm, pendagger", _text, "ID"
+        "system",
+        ("--system", "-s"),
+        f"rule system: {', '.join(SYSTEM_IDS)} (also D20_SYSTEM)",
+        text_value,
+        "ID",
+        group="system",
     ),
     OptionSpec("json", ("--json",), "one JSON object per result line"),
-    OptionSpec("csv", ("--csv",), "odds: CSV rows (total, exactly, at least, at most)"),
-    OptionSpec("totals", ("--totals",), "odds: the chart of totals of a check too"),
     OptionSpec(
-        "seed", ("--seed",), "seed the dice: the same seed gives the same rolls", _int(0), "N"
+        "quiet",
+        ("--quiet", "-q"),
+        "print only the total (or the outcome where there is none)",
+    ),
+    OptionSpec("csv", ("--csv",), "CSV rows (total, exactly, at least, at most)", verbs=_ODDS_ONLY),
+    OptionSpec("totals", ("--totals",), "the chart of totals of a check too", verbs=_ODDS_ONLY),
+    OptionSpec("odds", ("--odds",), "show the chance of the outcome beside the roll", odds=False),
+    OptionSpec(
+        "summary",
+        ("--summary",),
+        "with --repeat: a tally of outcomes instead of rolls",
+        odds=False,
+    ),
+    OptionSpec(
+        "exit_status",
+        ("--exit-status",),
+        "exit status 1 when the outcome is a failure (0 on success)",
+        odds=False,
+    ),
+    OptionSpec(
+        "color",
+        ("--color",),
+        "colour: auto (on a terminal), always or never (also FORCE_COLOR, NO_COLOR)",
+        color_value,
+        "WHEN",
+    ),
+    OptionSpec("no_color", ("--no-color",), "plain text, no colours (--color=never)"),
+    OptionSpec("no_log", ("--no-log",), "do not write this roll to the roll log"),
+    OptionSpec(
+        "seed",
+        ("--seed",),
+        "seed the dice: the same seed gives the same rolls",
+        int_value(0),
+        "N",
+        group="dice",
     ),
     OptionSpec(
         "dice",
         ("--dice",),
         "use these faces instead of random ones, in roll order",
-        _faces,
+        faces_value,
         "F,F,...",
+        group="dice",
+        odds=False,
     ),
-    OptionSpec("repeat", ("--repeat", "-n"), "roll the request N times", _int(1, MAX_REPEAT), "N"),
-    OptionSpec("quiet", ("--quiet", "-q"), "print only the totals"),
-    OptionSpec("no_color", ("--no-color",), "plain text, no colours (also NO_COLOR)"),
-    OptionSpec("summary", ("--summary",), "with --repeat: a tally of outcomes instead of rolls"),
     OptionSpec(
-        "exit_status",
-        ("--exit-status",),
-        "exit status 1 when the outcome is a failure (0 on success)",
+        "repeat",
+        ("--repeat", "-n"),
+        "roll the request N times",
+        int_value(1, MAX_REPEAT),
+        "N",
+        group="dice",
+        odds=False,
+    ),
+    OptionSpec(
+        "simulate",
+        ("--simulate",),
+        "estimate from N random rolls instead of exact odds",
+        int_value(1, MAX_REPEAT),
+        "N",
+        group="dice",
+        verbs=_ODDS_ONLY,
     ),
     OptionSpec(
         "budget",
         ("--budget",),
         "the most dice one request may roll (default 1,000,000)",
-        _int(1, MAX_BUDGET),
+        int_value(1, MAX_BUDGET),
         "N",
+        group="dice",
     ),
     OptionSpec(
         "work",
         ("--work",),
         "the most dice one command may roll over all its runs (default 20,000,000)",
-        _int(1, MAX_WORK),
+        int_value(1, MAX_WORK),
         "N",
+        group="dice",
     ),
-    OptionSpec("odds", ("--odds",), "show the chance of the outcome beside the roll"),
-    OptionSpec("as_", ("--as",), "resolve label words through this character", _text, "NAME"),
-    OptionSpec("no_log", ("--no-log",), "do not write this roll to the roll log"),
     OptionSpec(
-        "players", ("--players",), "scores: how many players roll the dice", _int(1, 100), "N"
+        "as_",
+        ("--as",),
+        "resolve label words and macros through this character",
+        text_value,
+        "NAME",
+        group="system",
     ),
-    OptionSpec("boon", ("--boon",), "fortune: the boon option (hold up to 4 fortune dice)"),
     OptionSpec(
-        "simulate",
-        ("--simulate",),
-        "odds: estimate from N random rolls instead of exact odds",
-        _int(1, MAX_REPEAT),
+        "players",
+        ("--players",),
+        "how many players roll the dice",
+        int_value(1, 100),
         "N",
+        group="system",
+        verbs=("scores",),
+    ),
+    OptionSpec(
+        "boon",
+        ("--boon",),
+        "the boon option: hold up to 4 fortune dice",
+        group="system",
+        verbs=_FORTUNE_VERBS,
+        odds=False,
     ),
 )
 
 _BY_NAME: dict[str, OptionSpec] = {name: spec for spec in OPTIONS for name in spec.names}
+#: The one-letter options (`-s`, `-n`, `-q`): they may be bundled (`-qn 2`) and take their
+#: value joined (`-n3`, `-smm`), as in other Unix tools.
+_SHORT: dict[str, OptionSpec] = {n: s for n, s in _BY_NAME.items() if len(n) == 2}
+#: What asks for a verb's help instead of a roll (before `--`).
+HELP_FLAGS: tuple[str, ...] = ("--help", "-h")
 
 
 def looks_like_option(token: str) -> bool:
@@ -242,8 +276,99 @@ def looks_like_option(token: str) -> bool:
         token.startswith("-")
         and len(token) > 1
         and token[1].isalpha()
-        and (token.split("=", 1)[0] in _BY_NAME or not any(c in ASCII_DIGITS for c in token))
+        and (
+            token[:2] in _SHORT
+            or token.split("=", 1)[0] in _BY_NAME
+            or not any(c in ASCII_DIGITS for c in token)
+        )
     )
+
+
+def wants_help(tokens: Sequence[str]) -> bool:
+    """Whether `--help` or `-h` is among the options of `tokens` (before `--` or `#`)."""
+    for token in tokens:
+        if token == "--" or token.startswith("#"):
+            return False
+        if token in HELP_FLAGS:
+            return True
+    return False
+
+
+def did_you_mean(name: str, known: Sequence[str]) -> str:
+    """ "; did you mean --json?" for a mistyped option name (empty when nothing is close)."""
+    import difflib
+
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f"; did you mean {' or '.join(close)}?" if close else ""
+
+
+def unknown_option(name: str) -> ParseError:
+    """The error for an option no table has, with a "did you mean" when one is close."""
+    hint = did_you_mean(name, list(_BY_NAME))
+    if not hint:
+        hint = " (options: `d20 VERB --help`)"
+    return ParseError(f"unknown option {name[:40]}{hint}")
+
+
+class _Tokens:
+    """The tokens of one line, read left to right, knowing each one's column."""
+
+    def __init__(self, tokens: Sequence[str]) -> None:
+        self.tokens = tokens
+        self.i = 0
+        self.text = " ".join(tokens)
+        self.columns: list[int] = []
+        col = 1
+        for token in tokens:
+            self.columns.append(col)
+            col += len(token) + 1
+
+    def next(self) -> str | None:
+        if self.i >= len(self.tokens):
+            return None
+        self.i += 1
+        return self.tokens[self.i - 1]
+
+    def located(self, err: ParseError, index: int) -> ParseError:
+        """`err` placed at token `index` of the line (the caret under it)."""
+        if err.column is not None or not 0 <= index < len(self.tokens):
+            return err
+        return ParseError(err.message, self.text, self.columns[index])
+
+
+def check_taken(verb: str, opts: Options, tokens: Sequence[str] = ()) -> None:
+    """ParseError for an option in `opts` that `d20 VERB` does not take (verb "odds":
+    `d20 odds`), with a caret under it in `tokens`: an option is never silently ignored.
+    A word that is no verb (a character's macro) takes every option."""
+    from d20cli.language.vocabulary import VERBS
+
+    if opts is NO_OPTIONS or (verb not in VERBS and verb != "odds"):
+        return
+    for spec in OPTIONS:
+        if spec.taken_by(verb) or getattr(opts, spec.field) == getattr(NO_OPTIONS, spec.field):
+            continue
+        if verb == "odds":
+            takers = "a roll, not its odds"
+        else:
+            takers = "d20 odds" if spec.verbs == () else ", ".join(spec.verbs or ())
+        message = (
+            f"{spec.names[0]} is not an option of `d20 {verb}` (it is for {takers}; "
+            f"d20 {verb} --help lists the options)"
+        )
+        reader = _Tokens(tokens)
+        at = next((i for i, t in enumerate(tokens) if _names_option(t, spec)), -1)
+        raise reader.located(ParseError(message), at)
+
+
+def _names_option(token: str, spec: OptionSpec) -> bool:
+    name = token.partition("=")[0]
+    return name in spec.names or (
+        not token.startswith("--") and any(n in spec.names for n in _bundled(token))
+    )
+
+
+def _bundled(token: str) -> list[str]:
+    return [f"-{c}" for c in token[1:]] if token.startswith("-") else []
 
 
 def split_line(line: str) -> list[str]:
@@ -262,16 +387,16 @@ def split_line(line: str) -> list[str]:
 
 def split_options(tokens: Sequence[str]) -> tuple[list[str], Options]:
     """Separate option tokens from request words. Options may come anywhere; `--` ends them;
-    a word starting with `#` begins a comment (everything after it is words)."""
+    a word starting with `#` begins a comment (everything after it is words). One-letter
+    options bundle (`-qn 2`) and take a joined value (`-n3`, `-smm`). An error names the
+    option, with a caret under it."""
     if not any(t.startswith("-") for t in tokens):  # the common case: words only
         return list(tokens), NO_OPTIONS
     words: list[str] = []
     values: dict[str, Any] = {}
-    i = 0
+    reader = _Tokens(tokens)
     only_words = False
-    while i < len(tokens):
-        token = tokens[i]
-        i += 1
+    while (token := reader.next()) is not None:
         if only_words or token.startswith("#"):
             only_words = only_words or token.startswith("#")
             words.append(token)
@@ -282,22 +407,52 @@ def split_options(tokens: Sequence[str]) -> tuple[list[str], Options]:
         if not looks_like_option(token):
             words.append(token)
             continue
-        name, eq, inline = token.partition("=")
-        spec = _BY_NAME.get(name)
+        at = reader.i - 1
+        try:
+            _read_option(token, reader, values)
+        except ParseError as err:
+            raise reader.located(err, at) from None
+    return words, Options(**values) if values else NO_OPTIONS
+
+
+def _read_option(token: str, reader: _Tokens, values: dict[str, Any]) -> None:
+    """Read one option token (and its value, from the token or the next one) into values."""
+    if (
+        not token.startswith("--")
+        and token[:2] in _SHORT
+        and token.split("=", 1)[0] not in _BY_NAME
+    ):
+        _read_short(token, reader, values)
+        return
+    name, eq, inline = token.partition("=")
+    spec = _BY_NAME.get(name)
+    if spec is None:
+        raise unknown_option(name)
+    if spec.value is None:
+        if eq:
+            raise ParseError(f"{name} takes no value")
+        values[spec.field] = True
+        return
+    raw = inline if eq else reader.next()
+    if raw is None:
+        raise ParseError(f"{name} needs a value ({spec.metavar})")
+    values[spec.field] = spec.value(name, raw)
+
+
+def _read_short(token: str, reader: _Tokens, values: dict[str, Any]) -> None:
+    """`-qn 2`, `-n3`, `-smm`, `-s=mm`: flags bundled, the last letter may take a value."""
+    rest = token[1:]
+    while rest:
+        name = "-" + rest[0]
+        spec = _SHORT.get(name)
         if spec is None:
-            known = ", ".join(s.names[0] for s in OPTIONS)
-            raise ParseError(f"unknown option {name[:40]} (options: {known})")
+            raise unknown_option(name if rest == token[1:] else token)
+        rest = rest[1:]
         if spec.value is None:
-            if eq:
-                raise ParseError(f"{name} takes no value")
             values[spec.field] = True
             continue
-        if eq:
-            raw = inline
-        elif i < len(tokens):
-            raw = tokens[i]
-            i += 1
-        else:
+        raw = rest.removeprefix("=") if rest else reader.next()
+        if raw is None:
             raise ParseError(f"{name} needs a value ({spec.metavar})")
         values[spec.field] = spec.value(name, raw)
-    return words, Options(**values) if values else NO_OPTIONS
+        return

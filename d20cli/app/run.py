@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from d20cli.app import rolling
 from d20cli.app.context import Context, request_text
-from d20cli.app.options import Options, split_line, split_options
+from d20cli.app.options import Options, check_taken, split_line, split_options, wants_help
 from d20cli.app.rolling import check_text, in_text
 from d20cli.dice.roller import Roller
 from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
@@ -128,6 +128,8 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
         out.flush_lines = False
     try:
         output_limit = context.work_for(opts) * OUTPUT_PER_WORK
+        if opts.summary and opts.repeat == 1:
+            raise ParseError("--summary tallies the runs of --repeat N: add one, e.g. -n 1000")
         opts = context.as_options(text, opts)
         if opts.summary and opts.repeat > 1 and opts.dice is None:
             tally = sampled_tally(text, opts, context)
@@ -256,7 +258,7 @@ def with_chance(result: Result, odds: Any) -> Result:
 
     p = chance_of(result, odds)
     if p is None:
-        return result
+        return _total_chance(result, odds)
     what = result.label or result.outcome or "this outcome"
     note = f"{what} \u2014 you had {percent(p, 1)}"
     detail = {**result.detail, "chance": exact_fraction(p)}
@@ -267,11 +269,37 @@ def with_chance(result: Result, odds: Any) -> Result:
     return replace(result, notes=(*result.notes, note), detail=detail)
 
 
-def read_options(tokens: list[str], base: Options, out: Output) -> tuple[list[str], Options] | None:
+def _total_chance(result: Result, odds: Any) -> Result:
+    """`--odds` on a result without an outcome (`roll 2d6`): the chance of its total (and
+    of at most that total); else a note that there is no chance to show, never silence."""
+    from d20cli.figures import exact_fraction, percent
+
+    distribution = getattr(odds, "distribution", None) or {}
+    p = distribution.get(result.total) if result.total is not None else None
+    if p is None:
+        note = "--odds: this request has no outcome or total whose chance can be shown"
+        return replace(result, notes=(*result.notes, note))
+    at_most = sum((q for t, q in distribution.items() if t <= result.total), start=p * 0)
+    note = (
+        f"a total of {result.total} \u2014 you had {percent(p, 1)} ({percent(at_most, 1)} at most)"
+    )
+    detail = {
+        **result.detail,
+        "chance": exact_fraction(p),
+        "at_most_chance": exact_fraction(at_most),
+    }
+    return replace(result, notes=(*result.notes, note), detail=detail)
+
+
+def read_options(
+    tokens: list[str], base: Options, out: Output, verb: str | None = None
+) -> tuple[list[str], Options] | None:
     """The words of `tokens` and the options in force for them (`base` with what the
-    tokens set); None, after printing the error, when an option is bad."""
+    tokens set); None, after printing the error, when an option is bad or one the verb
+    (`verb`, else the first word) does not take."""
     try:
         words, line_opts = split_options(tokens)
+        check_taken(verb or (words[0].lower() if words else ""), line_opts, tokens)
     except D20Error as err:
         out.error(err, base.json or "--json" in tokens)
         return None
@@ -279,7 +307,13 @@ def read_options(tokens: list[str], base: Options, out: Output) -> tuple[list[st
 
 
 def output_for(opts: Options, out: Output) -> Output:
-    return out.without_color() if opts.no_color and out.color else out
+    """`out`, in colour or not as --color / --no-color say."""
+    choice = opts.color_choice()
+    if choice == "never" and out.color:
+        return out.without_color()
+    if choice == "always" and not out.color:
+        return out.with_color()
+    return out
 
 
 def run_words(
@@ -299,7 +333,7 @@ def run_words(
 
 def run_odds(tokens: list[str], base: Options, out: Output) -> ExitStatus:
     """`odds VERB WORDS...` and `odds compare "A" "B"`: exact odds (or --simulate N)."""
-    read = read_options(tokens, base, out)
+    read = read_options(tokens, base, out, "odds")
     if read is None:
         return ExitStatus.BAD_INPUT
     words, opts = read
@@ -312,7 +346,7 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
         from d20cli.app.table_cli import odds_table
 
         return odds_table(words[1:], opts, out)
-    from d20cli.present.odds_view import compare_lines, csv_text, odds_lines
+    from d20cli.present.odds_view import compare_lines, csv_text, odds_lines, quiet_odds_text
     from d20cli.probability.engine import odds_of, simulate
 
     context = Context()
@@ -364,6 +398,8 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     elif opts.csv:
         for r in results:
             out.text(csv_text(r))
+    elif opts.quiet:
+        out.text("\n\n".join(quiet_odds_text(r) for r in results))
     elif comparing:
         out.lines(compare_lines(results))
     else:
@@ -405,11 +441,16 @@ def run_tokens(
 ) -> Outcome:
     """One request given as tokens (words and options mixed, as typed). `odds ...` works
     here too, so standard input and the shell take the same words as the command line,
-    and so does `init ...` (d20cli.app.initiative)."""
+    and so does `init ...` (d20cli.app.initiative). `--help` (or `-h`) among the options
+    shows the verb's help instead."""
     if tokens and tokens[0].lower() == "init":
         from d20cli.app.initiative import run_init
 
         return Outcome(run_init(tokens[1:], base, out, context), [])
+    if wants_help(tokens):
+        from d20cli.app.help import show_verb_help
+
+        return Outcome(show_verb_help(tokens, out), [])
     read = read_options(tokens, base, out)
     if read is None:
         return Outcome(ExitStatus.BAD_INPUT, [])

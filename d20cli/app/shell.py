@@ -35,7 +35,7 @@ from d20cli.app.options import Options, split_line
 from d20cli.app.run import run_tokens
 from d20cli.controls import visible
 from d20cli.errors import D20Error, ExitStatus, ParseError
-from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS, SYSTEM_IDS, VERB_HELP
+from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS, SYSTEM_IDS
 from d20cli.present.output import Output
 
 if TYPE_CHECKING:
@@ -320,35 +320,29 @@ class Session:
         return ExitStatus.OK
 
     def _help(self, tokens: list[str], text: str) -> ExitStatus:
-        from d20cli.rules import get_system
+        """`help`: the shell's words and the verbs; `help VERB`: its words in every system,
+        the session's first (d20cli.app.help, as `d20 help`)."""
+        from d20cli.app.help import help_lines
+        from d20cli.present.help_view import help_width, paragraph
 
-        system = get_system(self.system)
+        if len(tokens) > 2:
+            raise ParseError("help takes one verb: help check", text, text.find(tokens[2]) + 1)
+        try:
+            lines = help_lines(tokens[1] if len(tokens) > 1 else None, self.system)
+        except ParseError as err:
+            raise ParseError(err.message, text, text.find(tokens[1]) + 1) from None
         if len(tokens) == 1:
-            lines = [f"{system.title} ({system.id}): one request per line, e.g."]
-            for verb, (summary, example) in system.verbs.items():
-                lines.append(f"  {verb:<9} {summary}  e.g. `{example}`")
-            lines += [
-                "shell: system [ID] · as [NAME|-] · help [VERB] · again (!!) · quit (Ctrl-D) · "
-                "init [roll|add NAME +N|next|rm NAME|clear] · "
-                "options as on the command line (--json, --dice 17,4, -n 3, ...)",
+            lines = [
+                *paragraph(
+                    "In the shell: system [ID] switches the system, as [NAME|-] the character; "
+                    "help [VERB]; again (!!) repeats the last request; quit (Ctrl-D); "
+                    "init [roll|add NAME +N|next|rm NAME|clear] keeps the initiative order. "
+                    "Options work as on the command line (--json, --dice 17,4, -n 3, ...).",
+                    help_width(),
+                ),
+                "",
+                *lines,
             ]
-            self.out.text("\n".join(lines))
-            return ExitStatus.OK
-        verb = tokens[1].lower()
-        if verb not in VERB_HELP:
-            import difflib
-
-            close = difflib.get_close_matches(verb, list(VERB_HELP), n=3)
-            hint = f"; did you mean {' or '.join(close)}?" if close else ""
-            raise ParseError(f"no verb {tokens[1]!r}{hint}", text, text.find(tokens[1]) + 1)
-        summary, examples = VERB_HELP[verb]
-        lines = [f"{verb}: {summary}"]
-        if verb in system.verbs:
-            own, example = system.verbs[verb]
-            lines.append(f"  in {system.id}: {own}  e.g. `{example}`")
-        else:
-            lines.append(f"  {system.id} has no {verb!r}; switch with `system ID`")
-        lines += [f"  {e}" for e in examples]
         self.out.text("\n".join(lines))
         return ExitStatus.OK
 

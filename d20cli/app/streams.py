@@ -55,6 +55,40 @@ def _silence(stream: TextIO) -> None:
         os.close(devnull)
 
 
+#: ASCII stand-ins for the characters the output uses (bars, dashes, signs), for a stream
+#: whose encoding lacks them; anything else becomes "?".
+ASCII_FALLBACKS: dict[int, str] = {
+    **{code: "#" for code in range(0x2588, 0x2590)},  # full and left partial blocks
+    0x2014: "--",  # em dash
+    0x2013: "-",  # en dash
+    0x2212: "-",  # minus sign
+    0x00B7: ".",  # middle dot
+    0x2502: "|",  # box line
+    0x00D7: "x",  # multiplication sign
+    0x2248: "~",  # almost equal
+    0x00B1: "+/-",
+    0x2026: "...",
+    0x2265: ">=",
+    0x2264: "<=",
+}
+
+
+def in_encoding(text: str, encoding: str | None) -> str:
+    """`text` as the stream's encoding can write it: ASCII stand-ins for bars and dashes
+    (ASCII_FALLBACKS), "?" for anything else it lacks."""
+    codec = encoding or "ascii"
+    out = []
+    for ch in text:
+        try:
+            ch.encode(codec)
+            out.append(ch)
+        except UnicodeEncodeError:
+            out.append(ASCII_FALLBACKS.get(ord(ch), "?"))
+        except LookupError:
+            return text.encode("ascii", "replace").decode("ascii")
+    return "".join(out)
+
+
 class GuardedStream:
     """A text stream whose write errors raise OutputFailed (stdout) or are ignored
     (stderr); everything else is the wrapped stream's."""
@@ -78,6 +112,8 @@ class GuardedStream:
         except OSError as err:
             self._failed(err)
             return len(text)
+        except UnicodeEncodeError:  # PYTHONIOENCODING=ascii, a latin-1 terminal
+            return self.write(in_encoding(text, getattr(self._stream, "encoding", None)))
 
     def writelines(self, lines: Iterable[str]) -> None:
         for line in lines:

@@ -63,7 +63,7 @@ VERB_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "fortune": (
         "Show or spend fortune dice (pendagger).",
-        ("fortune --system pendagger", "fortune spend --system pendagger"),
+        ("fortune --system pendagger", "fortune show --system pendagger"),
     ),
     "roll": (
         "Roll a dice expression.",
@@ -253,3 +253,15 @@ ALIASES: dict[str, str] = {
     "pen-dagger": "pendagger",
     "pen&dagger": "pendagger",
 }
+
+
+#: The dice notation in brief, for `d20 help roll` (the README has all of it).
+DICE_NOTATION: tuple[tuple[str, str], ...] = (
+    ("NdS", "N dice of S sides: 3d6, d20, 1d100 (d% too), dF (fate)"),
+    ("kh / kl / dh / dl", "keep highest / lowest, drop highest / lowest: 4d6kh3, 2d20kl1"),
+    ("! / !!", "explode on the highest face / compound: 1d6!, 1d10!>=9"),
+    ("r / ro", "reroll while the face matches / once: 2d6r1, 2d6ro<3"),
+    ("Nx EXPR", "N separate results: 6x 4d6kh3"),
+    ("[label]", "name a part: 1d8[slashing] + 2d6[fire]"),
+    ("adv / dis", "on a lone 1d20: two d20s, keep the higher / lower"),
+)

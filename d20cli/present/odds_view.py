@@ -251,6 +251,16 @@ def csv_text(odds: Odds) -> str:
     return "\n".join(rows)
 
 
+def quiet_odds_text(odds: Odds) -> str:
+    """`odds -q`: a line per outcome tier, `ID PROBABILITY` (a decimal); a request without
+    tiers (`odds roll EXPR`) gives its mean, as `roll -q` gives its total."""
+    tiers = odds.ordered_outcomes()
+    if tiers:
+        return "\n".join(f"{k} {float(p)!r}" for k, p in tiers)
+    mean = getattr(odds, "mean", None)
+    return f"mean {float(mean)!r}" if mean is not None else ""
+
+
 def odds_text(odds: Odds) -> str:
     """Odds as `d20 odds` prints them without colour: `str(odds)`."""
     return "\n".join(plain_text(line) for line in odds_lines(odds))

@@ -114,6 +114,12 @@ class Output:
         copy.line = self.line
         return copy
 
+    def with_color(self) -> Output:
+        """A copy that writes in colour (`--color=always`) on the same streams."""
+        copy = self.without_color()
+        copy.color = True
+        return copy
+
     def before_write(self, save: Callable[[], None]) -> None:
         """Call `save` before each write on stdout from now on (once, however often it is
         registered): group commit, see the module's text."""

@@ -403,9 +403,11 @@ def render_result(r: Result, header: bool = True) -> list[Line]:
 
 def quiet_text(r: Result) -> str:
     """`-q`: the total, or the outcome where there is no total (and the winning side of a
-    contest of three or more sides: `side_wins 3`)."""
+    contest of three or more sides: `side_wins 3`); scores: the six scores."""
     if r.verb == "roll" and "text" in r.detail:  # inline rolls: the text filled in
         return str(r.detail["text"])
+    if r.scores is not None:  # pendagger's six ability scores
+        return " ".join(str(score.total) for score in r.scores)
     if r.total is not None:
         if r.damage is not None:
             return f"{r.total} {r.damage.total}"

@@ -103,7 +103,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "defend": ("Same as attempt", "defend master"),
     "luck": ("Luck roll: 1d20, 10 or higher is lucky", "luck"),
     "scores": ("Six ability scores, 4d6 drop lowest, dice shared among the players", "scores 5"),
-    "fortune": ("Show or spend fortune dice (held by the session)", "fortune spend"),
+    "fortune": ("Show or spend fortune dice (held by the session)", "fortune show"),
     "roll": ("Roll a dice expression", "roll 2d6+3"),
 }
 

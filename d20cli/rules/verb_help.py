@@ -1,0 +1,205 @@
+"""What `d20 help VERB` says about each verb in each system: which of the system's request
+words (`System.words`) the verb takes, words only that verb has, the word lists it reads
+(named DCs, circumstance words, ranks), and examples that run (tests/test_help.py runs
+every one).
+
+The words themselves come from d20cli.language.vocabulary, their numbers from the system's
+own module (mm's named DCs, its circumstance modifiers); this module only says which verb
+takes which.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from d20cli.language.vocabulary import (
+    CRIT_DMG_MODES,
+    DEFENSE_WORDS,
+    DICE_NOTATION,
+    FORTUNE_USES,
+    RANK_WORDS,
+)
+from d20cli.rules.common import System
+
+
+class VerbHelp(NamedTuple):
+    """One verb in one system: keys of `System.words` it takes, (word, meaning) pairs of its
+    own, (title, words) lists, and example requests (no `d20`, no system option)."""
+
+    words: tuple[str, ...]
+    own: tuple[tuple[str, str], ...]
+    lists: tuple[tuple[str, str], ...]
+    examples: tuple[str, ...]
+
+
+_HOUSE = ("crit N", "lucky", "min N")
+_ROLL = VerbHelp(
+    (),
+    DICE_NOTATION,
+    (),
+    ("roll 4d6kh3", "roll 6x 4d6kh3", "roll 1d20+5 adv", "roll 1d8[slashing] + 2d6[fire] + 3"),
+)
+_LABEL = ("LABEL", "a character's entry in place of the modifier, with --as NAME")
+
+
+def _levelup() -> dict[str, VerbHelp]:
+    check = ("+N / -N", "vs N", "adv / dis", "expertise[=dN]", *_HOUSE)
+    dice = (("expertise dice", ", ".join(("d4", "d6", "d8"))),)
+    return {
+        "check": VerbHelp(
+            check,
+            (_LABEL,),
+            dice,
+            (
+                "check +5 vs 15 adv expertise=d6",
+                "check +3+1d4 vs 12 dis",
+                "check +5 vs 15 lucky min 10",
+            ),
+        ),
+        "save": VerbHelp(check, (_LABEL,), dice, ("save -1 vs 12 dis", "save +3 vs 14 expertise")),
+        "attack": VerbHelp(
+            ("+N / -N", "vs N", "adv / dis", "dmg EXPR", *_HOUSE, "crit-dmg=MODE"),
+            (_LABEL,),
+            (("crit-dmg modes", ", ".join(CRIT_DMG_MODES)),),
+            (
+                "attack +7 vs 15 dmg 1d8+4",
+                "attack +7 vs AC 15 adv dmg 2d6+3",
+                "attack +7 vs 15 crit 19 dmg 1d8+4 crit-dmg=max",
+            ),
+        ),
+        "group": VerbHelp(
+            ("+N / -N", "vs N", "adv / dis", "expertise[=dN]", "at-least-half", *_HOUSE),
+            (("A, B, C", "the members' modifiers, each with its own adv, dis or expertise"),),
+            (),
+            ("group +3, +5 adv, -1 vs 12", "group +2, +2, +0, -1 vs 10 at-least-half"),
+        ),
+        "roll": _ROLL,
+    }
+
+
+def _reglamento() -> dict[str, VerbHelp]:
+    check = ("+N / -N", "vs N", "ADV / DISADV", *_HOUSE)
+    return {
+        "check": VerbHelp(check, (_LABEL,), (), ("check +3 vs 15 adv", "check -1 vs 12 crit 19")),
+        "save": VerbHelp(check, (_LABEL,), (), ("save +1 vs 12", "save +2 vs 14 DISADV")),
+        "attack": VerbHelp(
+            (*check[:3], "dmg EXPR", *_HOUSE),
+            (_LABEL,),
+            (),
+            ("attack +4 vs 13", "attack +4 vs 13 dmg 1d6+2"),
+        ),
+        "contest": VerbHelp(
+            ("A vs B vs C", "ADV / DISADV", *_HOUSE),
+            (),
+            (),
+            ("contest +3 vs +1 adv", "contest +1 vs +2 adv vs +3"),
+        ),
+        "luck": VerbHelp(
+            (), (("luck", "no words: 1-10 unfavorable, 11-20 favorable"),), (), ("luck",)
+        ),
+        "roll": _ROLL,
+    }
+
+
+def _mm() -> dict[str, VerbHelp]:
+    from d20cli.rules.mm.checks import CIRCUMSTANCES, NAMED_DCS
+
+    named = (("named DCs", ", ".join(f"{w} {dc}" for w, dc in NAMED_DCS.items())),)
+    around = (("circumstances", ", ".join(f"{w} {n:+d}" for w, n in CIRCUMSTANCES.items())),)
+    check = ("+N / -N", "vs N", "bonus / penalty", "major-bonus")
+    return {
+        "check": VerbHelp(
+            (*check, "vs routine +N", "lucky", "min N"),
+            (_LABEL,),
+            named + around,
+            ("check +4 vs tough bonus", "check +6 vs 15", "check +4 vs very easy"),
+        ),
+        "attack": VerbHelp(
+            (*check, "vs defense N", *_HOUSE),
+            (_LABEL,),
+            (("defenses", ", ".join(DEFENSE_WORDS)),),
+            ("attack +8 vs defense 6", "attack +8 vs parry 6 crit 19"),
+        ),
+        "resist": VerbHelp(
+            (*check, "vs rank N", "lucky", "min N"),
+            (_LABEL,),
+            (("defenses", ", ".join(DEFENSE_WORDS)),),
+            ("resist +6 vs rank 8", "resist +6 vs toughness 8"),
+        ),
+        "routine": VerbHelp(check, (), named + around, ("routine +10 vs 20",)),
+        "opposed": VerbHelp(
+            ("bonus / penalty", "major-bonus", "lucky", "min N"),
+            (("A vs B vs C", "two or more sides, each with its bonus and circumstance words"),),
+            (),
+            ("opposed +8 vs +6", "opposed +8 vs +6 vs +4 bonus"),
+        ),
+        "compare": VerbHelp(
+            (), (("N vs M", "two ranks; no roll unless they are equal"),), (), ("compare 8 vs 6",)
+        ),
+        "percent": VerbHelp(
+            (),
+            (("N", "the percent chance, 0-100: succeeds when face x 5 <= N"),),
+            (),
+            ("percent 45",),
+        ),
+        "roll": _ROLL,
+    }
+
+
+def _pendagger() -> dict[str, VerbHelp]:
+    attempt = VerbHelp(
+        ("RANK / SCORE", "+N / -N", "adv / dis", "reliable", "fortune", "lucky"),
+        (),
+        (("ranks", ", ".join(RANK_WORDS)),),
+        (
+            "attempt adept",
+            "attempt 14 reliable",
+            "attempt trained +1 -1 adv",
+            "attempt master fortune",
+        ),
+    )
+    return {
+        "attempt": attempt,
+        "check": attempt._replace(examples=("check adept", "check 12 unreliable")),
+        "attack": attempt._replace(examples=("attack 14 adv", "attack trained +1")),
+        "defend": attempt._replace(examples=("defend master", "defend novice dis")),
+        "luck": VerbHelp((), (("luck", "no words: 10 or higher is lucky"),), (), ("luck",)),
+        "scores": VerbHelp(
+            (),
+            (("N / players=N", "how many players share the dice (also --players N)"),),
+            (),
+            ("scores", "scores 5", "scores players=3"),
+        ),
+        "fortune": VerbHelp(
+            ("spend [USE]",),
+            (
+                ("show", "how many fortune dice are held (the default)"),
+                ("boon / no-boon", "hold up to 4 fortune dice, or the usual 2"),
+            ),
+            (("uses", ", ".join(FORTUNE_USES)),),
+            ("fortune", "fortune show"),
+        ),
+        "roll": _ROLL,
+    }
+
+
+_TABLES = {"levelup": _levelup, "reglamento": _reglamento, "mm": _mm, "pendagger": _pendagger}
+
+
+def verb_help(system: System, verb: str) -> VerbHelp | None:
+    """What help says about `verb` in `system` (None: the system has no such verb)."""
+    if verb not in system.verbs:
+        return None
+    table = _TABLES.get(system.id)
+    found = table().get(verb) if table is not None else None
+    if found is None:
+        _, example = system.verbs[verb]
+        return VerbHelp(tuple(w for w, _ in system.words), (), (), (example,))
+    return found
+
+
+def word_meanings(system: System, help_: VerbHelp) -> list[tuple[str, str]]:
+    """The (word, meaning) rows of one verb in one system: its own words, then the
+    system's words it takes, in the system's order."""
+    meanings = dict(system.words)
+    return [*help_.own, *((w, meanings[w]) for w in help_.words if w in meanings)]

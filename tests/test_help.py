@@ -1,0 +1,161 @@
+"""Help: `d20 help [VERB]`, `d20 VERB --help`, the shell's `help`; every example shown
+runs, and every line fits 80 columns."""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+
+from d20cli.__main__ import main
+from d20cli.app.help import ODDS_EXAMPLES
+from d20cli.language.vocabulary import VERB_HELP, VERBS
+from d20cli.present.help_view import overview_examples, verb_examples
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    status = main(args)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def _every_example() -> list[str]:
+    shown = [*overview_examples(), *(e for verb in VERBS for e in verb_examples(verb))]
+    shown += [e for _, examples in VERB_HELP.values() for e in examples]
+    shown += list(ODDS_EXAMPLES)
+    return list(dict.fromkeys(shown))
+
+
+@pytest.mark.parametrize("example", _every_example())
+def test_every_example_help_shows_runs(example: str, capsys: pytest.CaptureFixture[str]) -> None:
+    args = shlex.split(example)
+    if "--simulate" in args:  # keep the test quick: fewer random rolls
+        args[args.index("--simulate") + 1] = "1000"
+    status, out, err = run([*args, "--seed", "7"], capsys)
+    assert status == 0, (example, err)
+    assert out and not err
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_help_verb_shows_its_examples_and_words(
+    verb: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # no example is wrapped
+    status, out, _ = run(["help", verb], capsys)
+    assert status == 0
+    assert f"Usage: d20 {verb} WORDS... [OPTIONS]" in out
+    for example in verb_examples(verb):
+        assert f"d20 {example}" in out
+
+
+def test_help_names_the_words_of_each_system(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(["help", "check"], capsys)
+    for word in ("adv / dis", "expertise[=dN]", "crit N", "lucky", "min N", "LABEL"):
+        assert word in out
+    assert "named DCs: very-easy 0" in out  # mm's, with their numbers from its rules
+    assert "circumstances: bonus +2" in out
+    assert "ranks: doomed, hopeless" in out  # pendagger's
+    _, out, _ = run(["help", "attack"], capsys)
+    assert "crit-dmg modes: dice, double, max" in out and "dmg EXPR" in out
+    _, out, _ = run(["help", "group"], capsys)
+    assert "Not in: reglamento, mm, pendagger." in out
+
+
+def test_help_with_a_system_puts_it_first(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(["help", "check", "-s", "mm"], capsys)
+    assert out.index("mm (Mutants") < out.index("levelup (")
+
+
+@pytest.mark.parametrize("args", [["help", "chekc"], ["help", "check", "save"], ["chekc", "-h"]])
+def test_help_on_what_is_not_there_is_an_error(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run(args, capsys)
+    assert status == 2 and not out
+    assert err.startswith("d20: error")
+
+
+def test_help_of_a_command_points_to_its_options(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(["help", "systems"], capsys)
+    assert status == 0 and "d20 systems --help" in out
+    status, out, _ = run(["help", "odds"], capsys)
+    assert status == 0 and "Usage: d20 odds VERB WORDS... [OPTIONS]" in out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "--help"],
+        ["check", "+5", "vs", "15", "-h"],
+        ["-s", "mm", "check", "--help"],
+        ["odds", "--help"],
+        ["roll", "--help"],
+    ],
+)
+def test_verb_help_usage(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(args, capsys)
+    assert status == 0 and not err
+    verb = "odds VERB" if "odds" in args else next(a for a in args if a in VERBS)
+    assert out.startswith(f"Usage: d20 {verb} WORDS... [OPTIONS]")
+    assert "Output options:" in out and "Dice options:" in out
+    assert "INTEGER" not in out and "<" not in out and "list[" not in out
+
+
+def test_verb_help_shows_only_its_options(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(["check", "--help"], capsys)
+    assert "--players" not in out and "--simulate" not in out and "--csv" not in out
+    _, out, _ = run(["scores", "--help"], capsys)
+    assert "--players N" in out
+    _, out, _ = run(["odds", "--help"], capsys)
+    assert "--simulate N" in out and "--dice" not in out and "--repeat" not in out
+
+
+def test_help_after_double_dash_is_a_word(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(["roll", "1d6", "--", "--help"], capsys)
+    assert status == 2 and "help" in err and "Usage:" not in out
+
+
+def _help_pages() -> list[list[str]]:
+    pages = [["help"], ["--help"], ["systems"], ["odds", "--help"], ["help", "odds"]]
+    pages += [["help", verb] for verb in VERBS]
+    pages += [[verb, "--help"] for verb in VERBS]
+    return pages
+
+
+@pytest.mark.parametrize("args", _help_pages())
+def test_help_fits_80_columns(
+    args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    status, out, _ = run(args, capsys)
+    assert status == 0 and out
+    too_wide = [line for line in out.splitlines() if len(line) > 80]
+    assert not too_wide
+
+
+def test_wrapped_lines_keep_their_indent(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "60")
+    _, out, _ = run(["check", "--help"], capsys)
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.lstrip().startswith("--work N"))
+    column = lines[at].index("the most dice")
+    assert lines[at + 1].startswith(" " * column) and lines[at + 1][column] != " "
+
+
+def test_shell_help_fits_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from d20cli.app.options import Options
+    from d20cli.app.shell import Session
+    from d20cli.present.output import Output
+
+    monkeypatch.setenv("COLUMNS", "80")
+    stdout, stderr = io.StringIO(), io.StringIO()
+    session = Session(Options(), Output(stdout, stderr, color=False))
+    for line in ("help", *(f"help {verb}" for verb in VERBS)):
+        assert session.handle(line) == 0
+    text = stdout.getvalue()
+    assert "In the shell:" in text and "Usage: d20 check" in text
+    assert all(len(line) <= 80 for line in text.splitlines())
