@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from d20cli.dice import evaluate as evaluation
@@ -25,6 +25,7 @@ from d20cli.frozen import quick_init
 from d20cli.language.requests import CHECK_WORD_KINDS, RollRequest
 from d20cli.results import Die, Result
 from d20cli.rules import roll
+from d20cli.rules.offers import Offer
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -462,7 +463,7 @@ class System:
     grade_group: a group check's grade from its members' successes and the request's group
     rule word (None: the system's default) (the odds of a large group are computed from
     it); rank_for_score: an ability score's rank (the odds of `scores`); fortune: fortune
-    dice (see Fortune).
+    dice (see Fortune). offers: verb -> the words completion offers after it (`Offer`).
     """
 
     id: str
@@ -475,6 +476,7 @@ class System:
     grade_group: Callable[[Sequence[bool | None], str | None], Grade] | None = None
     rank_for_score: Callable[[int], str] | None = None
     fortune: Fortune | None = None
+    offers: Mapping[str, Offer] = field(default_factory=dict)
 
     def resolve(self, request: Request, roller: Roller) -> Result:
         """Roll the request with this system's rules (RulesError for what it lacks)."""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from d20cli.errors import RulesError
 from d20cli.language.requests import CheckRequest, GroupRequest, Request, Target
 from d20cli.results import Damage, Result
+from d20cli.rules import roll
 from d20cli.rules.common import (
     UNGRADED,
     Grade,
@@ -35,6 +36,7 @@ from d20cli.rules.common import (
     resolve_roll,
     unknown_verb,
 )
+from d20cli.rules.offers import offer
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -356,6 +358,15 @@ WORDS: tuple[tuple[str, str], ...] = (
     ("at-least-half", "house: a group check succeeds when half succeed (default more-than-half)"),
 )
 
+#: What completion offers after each verb: the words this module accepts (`_OFFERED`).
+OFFERS = {
+    "check": offer(_OFFERED, vs=("dc",)),
+    "save": offer(_OFFERED, vs=("dc",)),
+    "attack": offer(_OFFERED_ATTACK, vs=("ac", "dc")),
+    "group": offer(_OFFERED | {"group-rule"}, vs=("dc",)),
+    "roll": roll.OFFER,
+}
+
 SYSTEM = System(
     ID,
     TITLE,
@@ -365,4 +376,5 @@ SYSTEM = System(
     aliases=("a5e", "level-up"),
     words=WORDS,
     grade_group=grade_group,
+    offers=OFFERS,
 )

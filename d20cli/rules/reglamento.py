@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from d20cli.language.requests import CheckRequest, ContestRequest, LuckRequest, Request
 from d20cli.results import Damage, Result
+from d20cli.rules import roll
 from d20cli.rules.common import (
     SIDE_WINS,
     UNGRADED,
@@ -43,6 +44,7 @@ from d20cli.rules.common import (
     side_won,
     unknown_verb,
 )
+from d20cli.rules.offers import offer
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -325,4 +327,14 @@ WORDS: tuple[tuple[str, str], ...] = (
     ("min N", "house: a d20 face below N counts as N for the total (min 10)"),
 )
 
-SYSTEM = System(ID, TITLE, VERBS, OUTCOMES, resolve, aliases=("reg",), words=WORDS)
+#: What completion offers after each verb: the words this module accepts (`_OFFERED`).
+OFFERS = {
+    "check": offer(_OFFERED, vs=("dc",)),
+    "save": offer(_OFFERED, vs=("dc",)),
+    "attack": offer(_OFFERED_ATTACK, vs=("ac", "dc")),
+    "contest": offer(_OFFERED_SIDE | {"side"}, vs=()),
+    "luck": offer(("adv", "dis")),
+    "roll": roll.OFFER,
+}
+
+SYSTEM = System(ID, TITLE, VERBS, OUTCOMES, resolve, aliases=("reg",), words=WORDS, offers=OFFERS)

@@ -52,6 +52,7 @@ from d20cli.rules.mm.checks import (
     CIRCUMSTANCES,
     ID,
     NAMED_DCS,
+    OFFERS,
     ROUTINE_BASE,
     _resolve_check,
     _resolve_percent,
@@ -153,7 +154,16 @@ WORDS: tuple[tuple[str, str], ...] = (
 )
 
 
-SYSTEM = System(ID, TITLE, VERBS, OUTCOMES, resolve, aliases=("mutants", "m&m", "mnm"), words=WORDS)
+SYSTEM = System(
+    ID,
+    TITLE,
+    VERBS,
+    OUTCOMES,
+    resolve,
+    aliases=("mutants", "m&m", "mnm"),
+    words=WORDS,
+    offers=OFFERS,
+)
 
 __all__ = [
     "CHECK_VERBS",

@@ -44,14 +44,18 @@ from d20cli.language.requests import (
     ScoresRequest,
 )
 from d20cli.results import Result
+from d20cli.rules import roll
 from d20cli.rules.common import (
     Fortune,
     System,
     resolve_roll,
     unknown_verb,
 )
+from d20cli.rules.offers import offer
 from d20cli.rules.pendagger.attempts import (
+    ATTEMPT_OFFER,
     ATTEMPT_VERBS,
+    LUCK_OFFER,
     attempt_level,
     grade_attempt,
     grade_luck,
@@ -175,6 +179,13 @@ SYSTEM = System(
     words=WORDS,
     rank_for_score=rank_for_score,
     fortune=FORTUNE,
+    offers={
+        **dict.fromkeys(ATTEMPT_VERBS, ATTEMPT_OFFER),
+        "luck": LUCK_OFFER,
+        "scores": offer(("players",)),
+        "fortune": offer(("fortune-action",), spend=("fortune-use",)),
+        "roll": roll.OFFER,
+    },
 )
 
 __all__ = [
