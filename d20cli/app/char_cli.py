@@ -189,6 +189,9 @@ def char_path() -> None:
 
 # --- d20 log ----------------------------------------------------------------------------
 
+#: What `log --export` writes (completion offers these).
+EXPORT_FORMATS: tuple[str, ...] = ("json", "csv")
+
 
 @log_app.callback(invoke_without_command=True)
 def log_main(
@@ -215,7 +218,7 @@ def log_main(
     with _errors(out):
         if sum((stats, export is not None, clear)) > 1:
             raise ParseError("use one of --stats, --export and --clear at a time")
-        if export is not None and export.lower() not in ("json", "csv"):
+        if export is not None and export.lower() not in EXPORT_FORMATS:
             raise ParseError(f"--export takes json or csv, not {export!r}")
         store = shared(out.warn)
         if clear:
