@@ -201,10 +201,7 @@ def fish_complete(line: str) -> list[str]:
 
 def python_complete(line: str, t: completion.Table, names: Names | None = None) -> list[str]:
     typed = line.split()[1:]
-    if line.endswith(" "):
-        cur = ""
-    else:
-        cur = typed.pop() if typed else ""
+    cur = "" if line.endswith(" ") or not typed else typed.pop()
     return completion.candidates(typed, cur, t, names or Names())
 
 
