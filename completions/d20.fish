@@ -90,19 +90,20 @@ end
 function __d20_characters --description 'the characters; with NAME: its system'
     set -l f (__d20_dir)/characters.toml
     test -r $f; or return 0
-    set -l name
-    while read -l line
-        set -l m (string match -r -- "^\s*\[\s*\"?([A-Za-z][\w'-]*)\"?\s*\]" $line)
-        if set -q m[2]
-            set name $m[2]
-            set -q argv[1]; or echo $name
-        else if string match -qr -- '^\s*\[' $line
-            set name ''
-        else if set -q argv[1]; and test -n "$name"; and test "$name" = "$argv[1]"
-            set -l v (string match -r -- "^\s*system\s*=\s*[\"']([^\"']*)" $line)
-            set -q v[2]; and echo $v[2]; and return 0
-        end
-    end < $f
+    awk -v want="$argv[1]" -v q="'" 'BEGIN {
+    head = "^[ \\t]*\\\\[[ \\t]*\\"?[A-Za-z][A-Za-z0-9_" q "-]*\\"?[ \\t]*\\\\]"
+    key = "^[ \\t]*system[ \\t]*=[ \\t]*[\\"" q "]"
+}
+$0 ~ "^[ \\t]*\\\\[" {
+    name = ""
+    if (match($0, head)) {
+        name = substr($0, RSTART, RLENGTH)
+        gsub(/[][ \\t"]/, "", name)
+        if (want == "") print name
+    }
+    next
+}
+want != "" && name == want && $0 ~ key { sub(key, ""); sub("[\\"" q "].*$", ""); print; exit }' $f 2>/dev/null
 end
 
 function __d20_config_system --description 'system = "..." in config.toml'

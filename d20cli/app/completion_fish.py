@@ -24,7 +24,13 @@ def _described(pairs: Iterable[tuple[str, str]]) -> str:
 
 
 def fish_script(t: Table) -> str:
-    from d20cli.app.completion_scripts import _HEADER, _comment, _grouped, _values_of
+    from d20cli.app.completion_scripts import (
+        _HEADER,
+        CHARACTERS_AWK,
+        _comment,
+        _grouped,
+        _values_of,
+    )
 
     out = [
         _comment(_HEADER.format(shell="fish")),
@@ -77,19 +83,7 @@ def fish_script(t: Table) -> str:
         "function __d20_characters --description 'the characters; with NAME: its system'",
         "    set -l f (__d20_dir)/characters.toml",
         "    test -r $f; or return 0",
-        "    set -l name",
-        "    while read -l line",
-        r"""        set -l m (string match -r -- "^\s*\[\s*\"?([A-Za-z][\w'-]*)\"?\s*\]" $line)""",
-        "        if set -q m[2]",
-        "            set name $m[2]",
-        "            set -q argv[1]; or echo $name",
-        "        else if string match -qr -- '^\\s*\\[' $line",
-        "            set name ''",
-        '        else if set -q argv[1]; and test -n "$name"; and test "$name" = "$argv[1]"',
-        '            set -l v (string match -r -- "^\\s*system\\s*=\\s*[\\"\']([^\\"\']*)" $line)',
-        "            set -q v[2]; and echo $v[2]; and return 0",
-        "        end",
-        "    end < $f",
+        f'    awk -v want="$argv[1]" -v q="\'" {_fq(CHARACTERS_AWK)} $f 2>/dev/null',
         "end",
         "",
         "function __d20_config_system --description 'system = \"...\" in config.toml'",
