@@ -22,7 +22,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from d20cli.app import completion, completion_scripts
+from d20cli.app import completion, completion_install, completion_scripts
 from d20cli.app.cli import completion_commands, completion_script
 from d20cli.app.completion import Names, table
 from d20cli.app.options import OPTIONS
@@ -453,8 +453,8 @@ def test_install_writes_to_the_users_completion_dirs(
     assert "fpath=" in completion_script("zsh", install=True)
     # An XDG directory inside home is honoured; one outside home is not written to.
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "cfg"))
-    assert completion_scripts.install_path("fish") == home / "cfg/fish/completions/d20.fish"
+    assert completion_install.install_path("fish") == home / "cfg/fish/completions/d20.fish"
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "elsewhere"))
-    assert completion_scripts.install_path("bash") == expected["bash"]
+    assert completion_install.install_path("bash") == expected["bash"]
     assert not (tmp_path / "elsewhere").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["home"]

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from d20cli.app import completion_scripts
+from d20cli.app import completion_install
 from d20cli.app.commands import COMMANDS
 from d20cli.app.completion import CHARACTERS, SHELLS, TABLES, Command, Option
 from d20cli.app.options import OPTIONS, Options
@@ -203,8 +203,8 @@ def completion_script(shell: str, install: bool = False) -> str:
     was installed), with this app's commands."""
     commands = completion_commands(VERB_HELP)
     if install:
-        return completion_scripts.install_script(shell, commands)
-    return completion_scripts.script(shell, commands)
+        return completion_install.install_script(shell, commands)
+    return completion_install.script(shell, commands)
 
 
 @app.command("completion", help=COMMANDS["completion"])

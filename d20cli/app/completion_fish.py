@@ -8,6 +8,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from d20cli.app.completion import CHARACTERS, DEFAULT_SYSTEM, HELP_OPTIONS, TABLES, Table
+from d20cli.app.completion_scripts import (
+    _HEADER,
+    CHARACTERS_AWK,
+    _comment,
+    _grouped,
+    _values_of,
+)
 
 
 def _fq(text: str) -> str:
@@ -24,14 +31,6 @@ def _described(pairs: Iterable[tuple[str, str]]) -> str:
 
 
 def fish_script(t: Table) -> str:
-    from d20cli.app.completion_scripts import (
-        _HEADER,
-        CHARACTERS_AWK,
-        _comment,
-        _grouped,
-        _values_of,
-    )
-
     out = [
         _comment(_HEADER.format(shell="fish")),
         "# Enable: put this file in ~/.config/fish/completions/d20.fish",
