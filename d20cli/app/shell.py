@@ -9,14 +9,19 @@ few words of its own:
     as [NAME | -]      show, pick or drop the active character: later lines roll as it
                        (`--as NAME`), label words and macros resolve through it
     help [VERB]        the verbs of the current system, or one verb's help and examples
-    again, !!          repeat the last request (extra options may follow: `again adv`)
+    again, !!          repeat the last request exactly; words after it are added, and
+                       kept for the next `again` (`again adv`)
+    char, log, systems, completion (and any other command of `d20` but shell and odds)
+                       run as on the command line (the caller hands in `Commands`)
+    clear              clear the screen
     quit, exit         leave (so does Ctrl-D); Ctrl-C only clears the line
 
-TAB completes verbs, keywords, system names and option names from the program's own
-tables (`d20cli.app.completion`), and the active character's entry and macro names
-(`d20cli.store.characters`); history persists in the state directory (up arrow, Ctrl-R);
-a bottom toolbar shows the system, the character, the fortune dice held (pendagger) and
-the last result.
+TAB completes what the command line's completion offers in the same place
+(`d20cli.app.completion`: the verbs and words of the session's system, or of the `-s` on
+the line; values after `vs`, `--system`, `--as`, ...), plus the shell's own words and the
+active character's entry and macro names (`d20cli.store.characters`); history persists
+in the state directory (up arrow, Ctrl-R); a bottom toolbar shows the system, the
+character, the fortune dice held (pendagger) and the last result.
 
 prompt_toolkit is imported only inside `run_shell`, on a terminal. When standard input or
 output is not a terminal the same session reads lines without prompts (for scripts and
