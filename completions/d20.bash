@@ -179,7 +179,10 @@ _d20_offer() {
             fi
             return ;;
         odds)
-            if (( ${#args[@]} == 0 )); then _d20_verbs "$_d20_sys"; return; fi
+            if (( ${#args[@]} == 0 )); then
+                _d20_verbs "$_d20_sys"
+                _d20_r="$_d20_r "compare; return
+            fi
             verb="${args[0]}"
             args=("${args[@]:1}") ;;
         char)

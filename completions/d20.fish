@@ -222,6 +222,7 @@ function __d20_complete --description 'what d20 takes at the cursor'
         case odds
             if not set -q args[1]
                 __d20_verbs $sys
+                printf '%s\n' 'compare'
                 return
             end
             set verb $args[1]

@@ -183,6 +183,8 @@ def completion_commands(verbs: Iterable[str]) -> tuple[Command, ...]:
             options.append(Option(names, str(p.help or ""), takes_value, values, dynamic))
         if name == "completion":
             arguments = SHELLS
+        if name == "odds":
+            arguments = ("compare",)  # `odds compare "A" "B"`: run_odds
         subs: dict[str, Any] = dict(getattr(cmd, "commands", {}) or {})
         named = tuple(  # `char show NAME`, `char rm NAME`: an existing character's name
             sub

@@ -296,7 +296,7 @@ def _offered(place: Place, cur: str, t: Table, names: Names) -> Iterable[str]:
         return _request_words(system, place.cmd, place.args, place.prev)
     if command.name == "odds":
         if not place.args:
-            return system.verbs
+            return (*system.verbs, *command.arguments)  # `odds compare "A" "B"`
         return _request_words(system, place.args[0], place.args[1:], place.prev)
     if not place.args:
         dynamic = _dynamic(command.dynamic, names)

@@ -208,6 +208,7 @@ def _complete_function(t: Table) -> list[str]:
                 "        case odds",
                 "            if not set -q args[1]",
                 "                __d20_verbs $sys",
+                f"                printf '%s\\n' {_words(c.arguments)}",
                 "                return",
                 "            end",
                 "            set verb $args[1]",

@@ -191,7 +191,10 @@ def _offer_body(t: Table, shell: str) -> list[str]:
         if c.name == "odds":
             lines += [
                 "        odds)",
-                '            if (( ${#args[@]} == 0 )); then _d20_verbs "$_d20_sys"; return; fi',
+                "            if (( ${#args[@]} == 0 )); then",
+                '                _d20_verbs "$_d20_sys"',
+                f'                _d20_r="$_d20_r "{_q(c.arguments)}; return',
+                "            fi",
                 f'            verb="{first}"',
                 '            args=("${(@)args[2,-1]}") ;;'
                 if shell == "zsh"
