@@ -140,19 +140,19 @@ end
 function __d20_options --description 'the options after command $argv[1]'
     switch $argv[1]
         case ''
-            printf '%s\n' '--system' '-s' '--json' '--csv' '--totals' '--seed' '--dice' '--repeat' '-n' '--quiet' '-q' '--no-color' '--summary' '--exit-status' '--budget' '--work' '--odds' '--as' '--no-log' '--players' '--boon' '--simulate' '--version' '--help' '-h'
+            printf '%s\t%s\n' '--system' 'rule system: levelup, reglamento, mm, pendagger' '-s' 'rule system: levelup, reglamento, mm, pendagger' '--json' 'one JSON object per result line' '--csv' 'odds: CSV rows (total, exactly, at least, at most)' '--totals' 'odds: the chart of totals of a check too' '--seed' 'seed the dice: the same seed gives the same rolls' '--dice' 'use these faces instead of random ones, in roll order' '--repeat' 'roll the request N times' '-n' 'roll the request N times' '--quiet' 'print only the totals' '-q' 'print only the totals' '--no-color' 'plain text, no colours (also NO_COLOR)' '--summary' 'with --repeat: a tally of outcomes instead of rolls' '--exit-status' 'exit status 1 when the outcome is a failure (0 on success)' '--budget' 'the most dice one request may roll (default 1,000,000)' '--work' 'the most dice one command may roll over all its runs (default 20,000,000)' '--odds' 'show the chance of the outcome beside the roll' '--as' 'resolve label words through this character' '--no-log' 'do not write this roll to the roll log' '--players' 'scores: how many players roll the dice' '--boon' 'fortune: the boon option (hold up to 4 fortune dice)' '--simulate' 'odds: estimate from N random rolls instead of exact odds' '--version' 'Show the version.' '--help' 'Show help.' '-h' 'Show help.'
         case 'systems'
-            printf '%s\n' '--json' '--help' '-h'
+            printf '%s\t%s\n' '--json' 'As JSON.' '--help' 'Show help.' '-h' 'Show help.'
         case 'shell'
-            printf '%s\n' '--system' '-s' '--seed' '--help' '-h'
+            printf '%s\t%s\n' '--system' 'Start with this rule system.' '-s' 'Start with this rule system.' '--seed' 'One seed for the whole session\'s dice.' '--help' 'Show help.' '-h' 'Show help.'
         case 'completion'
-            printf '%s\n' '--install' '--help' '-h'
+            printf '%s\t%s\n' '--install' 'Install it for your shell (writes a file).' '--help' 'Show help.' '-h' 'Show help.'
         case 'char'
-            printf '%s\n' '--help' '-h'
+            printf '%s\t%s\n' '--help' 'Show help.' '-h' 'Show help.'
         case 'log'
-            printf '%s\n' '--limit' '-l' '--character' '-c' '--stats' '--export' '--clear' '--yes' '-y' '--json' '--no-color' '--help' '-h'
+            printf '%s\t%s\n' '--limit' 'How many rolls.' '-l' 'How many rolls.' '--character' 'Only this character\'s rolls.' '-c' 'Only this character\'s rolls.' '--stats' 'Fairness of the d20s: face counts, chi-square.' '--export' 'Print every roll as json or csv.' '--clear' 'Delete the logged rolls.' '--yes' 'With --clear: do not ask.' '-y' 'With --clear: do not ask.' '--json' 'JSON instead of a table.' '--no-color' 'Plain text.' '--help' 'Show help.' '-h' 'Show help.'
         case '*'
-            printf '%s\n' '--system' '-s' '--json' '--csv' '--totals' '--seed' '--dice' '--repeat' '-n' '--quiet' '-q' '--no-color' '--summary' '--exit-status' '--budget' '--work' '--odds' '--as' '--no-log' '--players' '--boon' '--simulate' '--help' '-h'
+            printf '%s\t%s\n' '--system' 'rule system: levelup, reglamento, mm, pendagger' '-s' 'rule system: levelup, reglamento, mm, pendagger' '--json' 'one JSON object per result line' '--csv' 'odds: CSV rows (total, exactly, at least, at most)' '--totals' 'odds: the chart of totals of a check too' '--seed' 'seed the dice: the same seed gives the same rolls' '--dice' 'use these faces instead of random ones, in roll order' '--repeat' 'roll the request N times' '-n' 'roll the request N times' '--quiet' 'print only the totals' '-q' 'print only the totals' '--no-color' 'plain text, no colours (also NO_COLOR)' '--summary' 'with --repeat: a tally of outcomes instead of rolls' '--exit-status' 'exit status 1 when the outcome is a failure (0 on success)' '--budget' 'the most dice one request may roll (default 1,000,000)' '--work' 'the most dice one command may roll over all its runs (default 20,000,000)' '--odds' 'show the chance of the outcome beside the roll' '--as' 'resolve label words through this character' '--no-log' 'do not write this roll to the roll log' '--players' 'scores: how many players roll the dice' '--boon' 'fortune: the boon option (hold up to 4 fortune dice)' '--simulate' 'odds: estimate from N random rolls instead of exact odds' '--help' 'Show help.' '-h' 'Show help.'
     end
 end
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from d20cli.app.completion import CHARACTERS, DEFAULT_SYSTEM, HELP_OPTIONS, TABLES, Table
+from d20cli.app.completion import CHARACTERS, DEFAULT_SYSTEM, TABLES, Option, Table
 from d20cli.app.completion_scripts import (
     _HEADER,
     CHARACTERS_AWK,
@@ -28,6 +28,16 @@ def _words(words: Iterable[str]) -> str:
 def _described(pairs: Iterable[tuple[str, str]]) -> str:
     """`printf` arguments for word<TAB>description lines."""
     return " ".join(f"{_fq(w)} {_fq(d)}" for w, d in pairs)
+
+
+_HELP = (("--help", "Show help."), ("-h", "Show help."))
+
+
+def _options(options: Iterable[Option], top: bool = False) -> str:
+    """`printf` arguments for the options' names, each with its help."""
+    pairs = [(n, o.help) for o in options for n in o.names]
+    pairs += [("--version", "Show the version.")] if top else []
+    return _described((*pairs, *_HELP))
 
 
 def fish_script(t: Table) -> str:
@@ -123,17 +133,17 @@ def fish_script(t: Table) -> str:
         "function __d20_options --description 'the options after command $argv[1]'",
         "    switch $argv[1]",
         "        case ''",
-        f"            printf '%s\\n' {_words((*t.option_names(), *t.top_options))}",
+        f"            printf '%s\\t%s\\n' {_options(t.options, top=True)}",
     ]
     for c in t.commands:
         if c.name != "odds":
             out += [
                 f"        case {_fq(c.name)}",
-                f"            printf '%s\\n' {_words(c.option_names())}",
+                f"            printf '%s\\t%s\\n' {_options(c.options)}",
             ]
     out += [
         "        case '*'",
-        f"            printf '%s\\n' {_words((*t.option_names(), *HELP_OPTIONS))}",
+        f"            printf '%s\\t%s\\n' {_options(t.options)}",
         "    end",
         "end",
         "",
