@@ -405,7 +405,13 @@ def _interactive(session: Session) -> int:
     from d20cli.app.completion import Lazy, table, table_names
     from d20cli.store import characters
 
-    words = table(session.commands.describe() if session.commands else ())
+    built: list[Table] = []
+
+    def words() -> Table:
+        """The words, built at the first TAB (every system and the typer app's commands)."""
+        if not built:
+            built.append(table(session.commands.describe() if session.commands else ()))
+        return built[0]
 
     def system_of(name: str) -> str:
         try:
@@ -429,7 +435,7 @@ def _interactive(session: Session) -> int:
             names = Names(
                 Lazy(characters.character_names), Lazy(table_names), session.system, system_of
             )
-            cur, found = completions(before, words, names, entries, macros)
+            cur, found = completions(before, words(), names, entries, macros)
             for word in found:
                 yield Completion(word, start_position=-len(cur))
 
