@@ -206,6 +206,8 @@ _d20() {
     local line="${COMP_LINE:0:COMP_POINT}" cur="" prev="" sys="" char="" cmd=""
     local w skip="" i n _d20_r="" _d20_sys="" _d20_dir="" _d20_csys=""
     local -a words args
+    # (a caller that sets only COMP_WORDS gets them joined by blanks)
+    [[ -z "$COMP_LINE" ]] && line="${COMP_WORDS[*]:0:COMP_CWORD+1}"
     read -ra words <<< "$line"
     if [[ -n "$line" && "$line" != *[[:space:]] ]]; then
         cur="${words[${#words[@]}-1]}"
