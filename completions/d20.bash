@@ -144,9 +144,11 @@ _d20_offer() {
             case "$cmd" in
                 '') _d20_r='--system -s --json --csv --totals --seed --dice --repeat -n --quiet -q --no-color --summary --exit-status --budget --work --odds --as --no-log --players --boon --simulate --version --help -h' ;;
                 systems) _d20_r='--json --help -h' ;;
+                table) _d20_r='--help -h' ;;
                 shell) _d20_r='--system -s --seed --help -h' ;;
                 completion) _d20_r='--install --help -h' ;;
                 char) _d20_r='--help -h' ;;
+                party) _d20_r='--json --help -h' ;;
                 log) _d20_r='--limit -l --character -c --stats --export --clear --yes -y --json --no-color --help -h' ;;
                 *) _d20_r='--system -s --json --csv --totals --seed --dice --repeat -n --quiet -q --no-color --summary --exit-status --budget --work --odds --as --no-log --players --boon --simulate --help -h' ;;
             esac
@@ -161,13 +163,18 @@ _d20_offer() {
     _d20_r=""
     if [[ -z "$cmd" ]]; then
         _d20_verbs "$_d20_sys"
-        _d20_r="$_d20_r "'systems shell completion odds char log'
+        _d20_r="$_d20_r "'systems table shell completion odds char party log'
         return
     fi
     local verb="$cmd"
     case "$cmd" in
         systems)
             if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "''
+            fi
+            return ;;
+        table)
+            if (( ${#args[@]} == 0 )); then _d20_tables; _d20_r="$_d20_r "'list show check'
+            elif (( ${#args[@]} == 1 )); then case "${args[0]}" in show) _d20_tables ;; esac
             fi
             return ;;
         shell)
@@ -181,13 +188,18 @@ _d20_offer() {
         odds)
             if (( ${#args[@]} == 0 )); then
                 _d20_verbs "$_d20_sys"
-                _d20_r="$_d20_r "compare; return
+                _d20_r="$_d20_r "'compare table'; return
             fi
+            (( ${#args[@]} == 1 )) && case "${args[0]}" in table) _d20_tables; return ;; esac
             verb="${args[0]}"
             args=("${args[@]:1}") ;;
         char)
             if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "'add set unset show list rm path'
             elif (( ${#args[@]} == 1 )); then case "${args[0]}" in set|unset|show|rm) _d20_characters ;; esac
+            fi
+            return ;;
+        party)
+            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "'add rm clear'
             fi
             return ;;
         log)

@@ -143,12 +143,16 @@ function __d20_options --description 'the options after command $argv[1]'
             printf '%s\t%s\n' '--system' 'rule system: levelup, reglamento, mm, pendagger' '-s' 'rule system: levelup, reglamento, mm, pendagger' '--json' 'one JSON object per result line' '--csv' 'odds: CSV rows (total, exactly, at least, at most)' '--totals' 'odds: the chart of totals of a check too' '--seed' 'seed the dice: the same seed gives the same rolls' '--dice' 'use these faces instead of random ones, in roll order' '--repeat' 'roll the request N times' '-n' 'roll the request N times' '--quiet' 'print only the totals' '-q' 'print only the totals' '--no-color' 'plain text, no colours (also NO_COLOR)' '--summary' 'with --repeat: a tally of outcomes instead of rolls' '--exit-status' 'exit status 1 when the outcome is a failure (0 on success)' '--budget' 'the most dice one request may roll (default 1,000,000)' '--work' 'the most dice one command may roll over all its runs (default 20,000,000)' '--odds' 'show the chance of the outcome beside the roll' '--as' 'resolve label words through this character' '--no-log' 'do not write this roll to the roll log' '--players' 'scores: how many players roll the dice' '--boon' 'fortune: the boon option (hold up to 4 fortune dice)' '--simulate' 'odds: estimate from N random rolls instead of exact odds' '--version' 'Show the version.' '--help' 'Show help.' '-h' 'Show help.'
         case 'systems'
             printf '%s\t%s\n' '--json' 'As JSON.' '--help' 'Show help.' '-h' 'Show help.'
+        case 'table'
+            printf '%s\t%s\n' '--help' 'Show help.' '-h' 'Show help.'
         case 'shell'
             printf '%s\t%s\n' '--system' 'Start with this rule system.' '-s' 'Start with this rule system.' '--seed' 'One seed for the whole session\'s dice.' '--help' 'Show help.' '-h' 'Show help.'
         case 'completion'
             printf '%s\t%s\n' '--install' 'Install it for your shell (writes a file).' '--help' 'Show help.' '-h' 'Show help.'
         case 'char'
             printf '%s\t%s\n' '--help' 'Show help.' '-h' 'Show help.'
+        case 'party'
+            printf '%s\t%s\n' '--json' 'The party as JSON.' '--help' 'Show help.' '-h' 'Show help.'
         case 'log'
             printf '%s\t%s\n' '--limit' 'How many rolls.' '-l' 'How many rolls.' '--character' 'Only this character\'s rolls.' '-c' 'Only this character\'s rolls.' '--stats' 'Fairness of the d20s: face counts, chi-square.' '--export' 'Print every roll as json or csv.' '--clear' 'Delete the logged rolls.' '--yes' 'With --clear: do not ask.' '-y' 'With --clear: do not ask.' '--json' 'JSON instead of a table.' '--no-color' 'Plain text.' '--help' 'Show help.' '-h' 'Show help.'
         case '*'
@@ -201,13 +205,24 @@ function __d20_complete --description 'what d20 takes at the cursor'
     set sys (__d20_system "$sys")
     if test -z "$cmd"
         __d20_verbs $sys
-        printf '%s\t%s\n' 'systems' 'List the rule systems with their verbs, words, outcome tiers and examples.' 'shell' 'The interactive shell: one request per line, TAB completion, history, `again`.' 'completion' 'Print the completion script for bash, zsh or fish (or --install it).' 'odds' 'The exact probability of every outcome of a request, instead of a roll.' 'char' 'Characters: name your bonuses once (--as NAME).' 'log' 'The roll log: recent rolls, fairness, export.'
+        printf '%s\t%s\n' 'systems' 'List the rule systems with their verbs, words, outcome tiers and examples.' 'table' 'Roll tables: roll one (table NAME), list, show or check them.' 'shell' 'The interactive shell: one request per line, TAB completion, history, `again`.' 'completion' 'Print the completion script for bash, zsh or fish (or --install it).' 'odds' 'The exact probability of every outcome of a request, instead of a roll.' 'char' 'Characters: name your bonuses once (--as NAME).' 'party' 'The party: characters who roll together (--as party).' 'log' 'The roll log: recent rolls, fairness, export.'
         return
     end
     set -l verb $cmd
     switch $cmd
         case 'systems'
             if not set -q args[1]
+            end
+            return
+        case 'table'
+            if not set -q args[1]
+                printf '%s\n' 'list' 'show' 'check'
+                __d20_tables
+            else if test (count $args) -eq 1
+                switch $args[1]
+                    case 'show'
+                        __d20_tables; return
+                end
             end
             return
         case 'shell'
@@ -222,16 +237,30 @@ function __d20_complete --description 'what d20 takes at the cursor'
         case odds
             if not set -q args[1]
                 __d20_verbs $sys
-                printf '%s\n' 'compare'
+                printf '%s\n' 'compare' 'table'
                 return
+            end
+            if test (count $args) -eq 1
+                switch $args[1]
+                    case 'table'
+                        __d20_tables; return
+                end
             end
             set verb $args[1]
             set -e args[1]
         case 'char'
             if not set -q args[1]
                 printf '%s\n' 'add' 'set' 'unset' 'show' 'list' 'rm' 'path'
-            else if test (count $args) -eq 1; and contains -- $args[1] 'set' 'unset' 'show' 'rm'
-                __d20_characters
+            else if test (count $args) -eq 1
+                switch $args[1]
+                    case 'set' 'unset' 'show' 'rm'
+                        __d20_characters; return
+                end
+            end
+            return
+        case 'party'
+            if not set -q args[1]
+                printf '%s\n' 'add' 'rm' 'clear'
             end
             return
         case 'log'

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from d20cli.app.commands import COMMANDS
 from d20cli.app.streams import OutputFailed, guarded_streams, report
 from d20cli.errors import D20Error, ExitStatus, ParseError
-from d20cli.language.vocabulary import VERBS
+from d20cli.language.vocabulary import TABLE, VERBS
 
 if TYPE_CHECKING:
     from d20cli.app.completion import Command
@@ -60,7 +60,8 @@ def dispatch(args: list[str]) -> int:
 
         return run_app(["completion", shell, *extra])
 
-    if args and (args[0] in VERBS or args[0] == "odds") and not any(a in _HELP_FLAGS for a in args):
+    requests = (*VERBS, "odds", TABLE)  # what the runner reads without typer
+    if args and args[0] in requests and not any(a in _HELP_FLAGS for a in args):
         return _run(args)
     if not any(a in _HELP_FLAGS for a in args) and (not args or args[0].startswith("-")):
         from d20cli.present.output import Output
@@ -79,7 +80,7 @@ def dispatch(args: list[str]) -> int:
                 from d20cli.app.shell import Commands, run_shell
 
                 return int(run_shell(opts, Commands(_run_command, _describe_commands)))
-        elif words[0] in VERBS or words[0] == "odds":
+        elif words[0] in requests:
             return _run(args)  # options before the verb: `d20 -s mm check +5 vs 15`
     elif args and args[0] not in VERBS and args[0] not in COMMANDS and not args[0].startswith("-"):
         if any(a == "--as" or a.startswith("--as=") for a in args):

@@ -42,7 +42,7 @@ from __future__ import annotations
 import random
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
@@ -56,7 +56,9 @@ from d20cli.present.output import result_text  # noqa: F401 (it makes str(result
 from d20cli.probability.model import Odds
 from d20cli.results import SCHEMA_VERSION, Damage, DiceSummary, Die, Result, Score
 from d20cli.rules import SYSTEM_IDS, get_system
-from d20cli.store.characters import Character, expand
+from d20cli.store.characters import Character
+from d20cli.store.characters import load as load_character
+from d20cli.store.characters import resolve as resolve_character
 
 if TYPE_CHECKING:
     from d20cli.language.requests import Request as Parsed
@@ -189,8 +191,8 @@ def odds(
 
     line = _request_line(request)
     with _placed_in(request, line):
-        rules, _, text = _read(request, line, system, character)
-        return odds_of(text, rules.id, parse=_parse)
+        read = _read(request, line, system, character)
+        return odds_of(line, read.rules.id, parse=read.parse)
 
 
 @dataclass(frozen=True)
@@ -233,7 +235,7 @@ def parse(
     probe = _roller(None, None, random.Random(0), budget)
     line = _request_line(request)
     with _placed_in(request, line):
-        rules, parsed, text = _read(request, line, system, character)
+        rules, parsed, text, _, _ = _read(request, line, system, character)
         for _ in rolling.results(parsed, rules.resolve, probe):
             pass
     return Request(
@@ -308,7 +310,7 @@ def _rolled(
 ) -> tuple[Result, ...]:
     line = _request_line(request)
     with _placed_in(request, line):
-        rules, parsed, text = _read(request, line, system, character)
+        rules, parsed, text, _, who = _read(request, line, system, character)
         count = sum(unit.repeat for unit in rolling.each_roll(parsed))
         if one and count > 1:
             at = re.search(r"(?<![\w.])[0-9]+x(?![\w])", text, re.IGNORECASE)
@@ -318,24 +320,41 @@ def _rolled(
                 text,
                 at.start() + 1 if at else None,
             )
-        return tuple(rolling.results(parsed, rules.resolve, roller, repeat))
+        resolve = rules.resolve if who is None else rolling.through(rules.resolve, (who,))
+        return tuple(rolling.results(parsed, resolve, roller, repeat))
 
 
-def _read(
-    given: str, line: str, system: str | None, character: str | Character | None
-) -> tuple[System, Parsed, str]:
-    """The system, the parsed request and its text (through the character, if any)."""
+class _Read(NamedTuple):
+    """A request read: its system, the parsed request, its text as rolled, how to parse
+    it again (through the character, if any: its entries merged into the parsed request)
+    and the character's name (as its file spells it)."""
+
+    rules: System
+    parsed: Parsed
+    text: str
+    parse: Callable[[str], Parsed]
+    character: str | None
+
+
+def _read(given: str, line: str, system: str | None, character: str | Character | None) -> _Read:
+    """The request `given` (as `line`) read with the system and the character."""
     rolling.check_text(given)
     if system is not None and not isinstance(system, str):
         raise TypeError(f"system must be a system's id or alias, not {type(system).__name__}")
     if character is not None:
         if not isinstance(character, str | Character):
             raise TypeError(f"character must be a name or a Character, not {character!r}")
-        line, plays = expand(line, character)
+        who = load_character(character) if isinstance(character, str) else character
+
+        def parse(text: str) -> Parsed:
+            return resolve_character(text, who, _parse)[0]
+
+        parsed, plays = resolve_character(line, who, _parse)
         if system is None or system is DEFAULT_SYSTEM:
             system = plays or DEFAULT_SYSTEM
+        return _Read(get_system(system), parsed, parsed.text, parse, who.name)
     rules = get_system(system or DEFAULT_SYSTEM)
-    return rules, _parse(line), line
+    return _Read(rules, _parse(line), line, _parse, None)
 
 
 _BARE = re.compile(r"[+-]?(?:[0-9(]|d[0-9%f(])", re.IGNORECASE)

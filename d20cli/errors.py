@@ -7,9 +7,26 @@ print the text with a caret under the column. The core raises; only the edge pri
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import IntEnum
 
 from d20cli.controls import visible
+
+
+def closest(word: str, names: Sequence[str]) -> str:
+    """The end of a message about an unknown `word`: "; did you mean X?" with the names
+    closest to it, or the names there are (at most 12), or nothing when there are none."""
+    import difflib  # only on an error: it costs a millisecond at start-up
+
+    close = difflib.get_close_matches(word.lower(), [n.lower() for n in names], n=3, cutoff=0.5)
+    by_low = {n.lower(): n for n in names}
+    picked = [by_low[c] for c in close]
+    if picked:
+        return "; did you mean " + " or ".join(picked) + "?"
+    if names:
+        shown = ", ".join(list(names)[:12])
+        return f" (there are: {shown}{', ...' if len(names) > 12 else ''})"
+    return ""
 
 
 class ExitStatus(IntEnum):

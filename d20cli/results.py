@@ -245,10 +245,11 @@ class Result(JsonText, Shown):
     - outcome: the outcome id (`success`, `critical_failure`, `first_wins`, ...); label:
       its words ("Critical hit", "2 degrees of success"); success: True or False where
       the verb succeeds or fails; degree: Mutants & Masterminds' signed degree.
-    - name: the request's label word (`stealth`); damage: an attack's `Damage`;
-      members: a group check's results; sides and winner (1-based, None on a tie): a
-      contest's; scores: Pen & Dagger ability scores; dice_summary: instead of `dice`
-      for a roll of more than 1,000 dice.
+    - name: the request's label word (`stealth`); character: the character it was rolled
+      through (`--as aria`, the name as the characters file spells it); damage: an
+      attack's `Damage`; members: a group check's results; sides and winner (1-based,
+      None on a tie): a contest's; scores: Pen & Dagger ability scores; dice_summary:
+      instead of `dice` for a roll of more than 1,000 dice.
     - detail: system-specific extras, as they go into JSON; notes: remarks for people.
     """
 
@@ -272,6 +273,8 @@ class Result(JsonText, Shown):
     winner: int | None = None  # with sides: the winning side, 1-based (None: a tie)
     scores: tuple[Score, ...] | None = None
     dice_summary: DiceSummary | None = None  # replaces `dice` for huge rolls
+    character: str | None = None  # the character rolled through (`--as aria`)
+    party: tuple[str, ...] | None = None  # the characters who rolled together (`--as party`)
     detail: dict[str, Any] = field(default_factory=dict)
     """System-specific extras that go into JSON as they are (pendagger: "rank", "row";
     mm: "dc_name"; roll: "expression", "labels"; fortune: "fortune"). JSON-ready values."""
@@ -304,6 +307,10 @@ class Result(JsonText, Shown):
         ]
         if self.name is not None:
             parts.append(f'"name": {_string(self.name)}')
+        if self.character is not None:
+            parts.append(f'"character": {_string(self.character)}')
+        if self.party is not None:
+            parts.append(f'"party": {_list(map(_string, self.party))}')
         if self.dice_summary is not None:
             parts.append(f'"dice_summary": {self.dice_summary.json_text()}')
         if self.damage is not None:
@@ -344,6 +351,8 @@ class Result(JsonText, Shown):
             success=data.get("success"),
             degree=data.get("degree"),
             name=data.get("name"),
+            character=_optional_str(data.get("character")),
+            party=None if data.get("party") is None else tuple(map(str, data["party"])),
             damage=None if damage is None else Damage.from_json(damage),
             members=parts("members", Result.from_json),
             sides=parts("sides", Result.from_json),
@@ -371,6 +380,8 @@ _RESULT_KEYS = frozenset(
         "success",
         "degree",
         "name",
+        "character",
+        "party",
         "damage",
         "members",
         "sides",

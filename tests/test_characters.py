@@ -91,27 +91,36 @@ def test_path_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
         ("roll 1d20+5", "roll 1d20+5"),
     ],
 )
-def test_expand(sheet: Path, text: str, expanded: str) -> None:
-    assert characters.expand(text, "aria") == (expanded, "levelup")
-    parse_request(expanded)  # the grammar accepts what expand produces
+def test_resolve(sheet: Path, text: str, expanded: str) -> None:
+    """Entries are merged into the parsed request; the request shows the entry's words
+    after its label, and parsing that shown text gives the very same request."""
+    request, system = characters.resolve(text, "aria", parse_request)
+    assert (request.text, system) == (expanded, "levelup")
+    assert request == parse_request(expanded)
 
 
-def test_expanded_label_is_the_result_name(sheet: Path) -> None:
+def expand(text: str, name: str) -> tuple[str, str | None]:
+    """The request text as rolled through the character, and its system."""
+    request, system = characters.resolve(text, name, parse_request)
+    return request.text, system
+
+
+def test_resolved_label_is_the_result_name(sheet: Path) -> None:
     from d20cli.app.run import resolve
 
-    text, system = characters.expand("check stealth vs 15", "aria")
-    (result,) = resolve(text, Options(system=system, dice=(12, 3)))
+    (result,) = resolve("check stealth vs 15", Options(as_="aria", dice=(12, 3)))
     assert result.name == "stealth" and result.total == 12 + 7 + 3
+    assert result.request == "check stealth +7 expertise=d6 vs 15"
 
 
 def test_save_group_is_only_for_saves(sheet: Path) -> None:
     with pytest.raises(ParseError, match="no entry 'dex'"):
-        characters.expand("check dex vs 10", "aria")
+        expand("check dex vs 10", "aria")
 
 
 def test_unknown_entry_names_the_closest_and_its_column(sheet: Path) -> None:
     with pytest.raises(ParseError) as info:
-        characters.expand("check stealht vs 15", "aria")
+        expand("check stealht vs 15", "aria")
     err = info.value
     assert "aria has no entry 'stealht'; did you mean stealth?" in err.message
     assert err.text == "check stealht vs 15" and err.column == 7
@@ -119,21 +128,21 @@ def test_unknown_entry_names_the_closest_and_its_column(sheet: Path) -> None:
 
 def test_unknown_macro_or_verb(sheet: Path) -> None:
     with pytest.raises(ParseError, match=r"no macro 'snek'.*did you mean sneak") as info:
-        characters.expand("snek", "aria")
+        expand("snek", "aria")
     assert info.value.column == 1
 
 
 def test_unknown_character_names_the_closest(sheet: Path) -> None:
     with pytest.raises(ParseError, match="no character 'aira'; did you mean aria"):
-        characters.expand("check stealth", "aira")
-    assert characters.expand("check fists", "BRUNO") == ("check fists +8", "mm")
+        expand("check stealth", "aira")
+    assert expand("check fists", "BRUNO") == ("check fists +8", "mm")
 
 
 def test_no_file_means_no_characters() -> None:
     assert characters.list_characters() == []
     assert characters.names("aria") == []
     with pytest.raises(ParseError, match="no characters yet"):
-        characters.expand("check stealth", "aria")
+        expand("check stealth", "aria")
 
 
 def test_names_for_completion(sheet: Path) -> None:
@@ -155,7 +164,7 @@ def test_names_for_completion(sheet: Path) -> None:
 def test_writes_keep_comments_and_layout(sheet: Path) -> None:
     character_edits.set_entry("aria", "stealth", ["+8", "expertise=d6"])
     character_edits.set_entry("aria", "acrobatics", "+5")
-    character_edits.set_entry("aria", "dex", "+8")  # already in a group: changed there
+    character_edits.set_entry("aria", "saves.dex", "+8")
     character_edits.set_entry("aria", "macros.hide", "check stealth vs 12")
     character_edits.set_entry("bruno", "skills.intimidate", "+6")
     character_edits.add("cleo", "pendagger")
@@ -171,7 +180,7 @@ def test_writes_keep_comments_and_layout(sheet: Path) -> None:
     assert text.rstrip().endswith('[cleo]\nsystem = "pendagger"')
     c = characters.load("aria")
     assert c.entries["acrobatics"] == "+5" and c.macros["hide"] == "check stealth vs 12"
-    assert characters.expand("check intimidate", "bruno")[0] == "check intimidate +6"
+    assert expand("check intimidate", "bruno")[0] == "check intimidate +6"
     assert list(sheet.parent.iterdir()) == [sheet] or {p.name for p in sheet.parent.iterdir()} == {
         "characters.toml",
         "characters.toml.lock",
@@ -224,7 +233,7 @@ def test_a_broken_file_is_reported_with_its_line_and_never_overwritten(sheet: Pa
         character_edits.set_entry("aria", "stealth", "+9")
     assert "was not changed" in info.value.message
     with pytest.raises(ParseError, match="line 5"):
-        characters.expand("check stealth", "aria")
+        expand("check stealth", "aria")
     assert sheet.read_text() == broken
     assert characters.names("aria") == []  # completion never raises
 
@@ -441,3 +450,81 @@ def test_shell_completes_entries_macros_and_characters() -> None:
     # not where a DC or an option's value goes
     assert completions("check +1 vs ", words, names, entries)[1] == ["DC", "dc"]
     assert completions("check --as ", words, names, entries)[1] == ["aria", "bruno"]
+
+
+def test_a_result_through_a_character_names_it(
+    sheet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """JSON: `character`, as the file spells the name, on each result rolled --as one
+    (also through the Python API); it reads back through the one codec."""
+    import d20cli
+    from d20cli.__main__ import main
+    from d20cli.results import Result
+
+    assert main(["check", "stealth", "vs", "15", "--as", "ARIA", "--json", "--dice", "9,2"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["character"], data["request"]) == ("aria", "check stealth +7 expertise=d6 vs 15")
+    assert Result.from_json(data).character == "aria"
+    assert Result.from_json(data).json_text() == json.dumps(data)
+    assert d20cli.roll("check stealth vs 15", character="aria", dice=[9, 2]).character == "aria"
+    assert main(["check", "+1", "vs", "15", "--json", "--dice", "9"]) == 0
+    assert "character" not in json.loads(capsys.readouterr().out)
+
+
+def _d20(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    from d20cli.__main__ import main
+
+    status = main(args)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_char_set_takes_negative_numbers_and_options_as_words(
+    sheet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Everything after the key is the value, and a macro's saved options apply."""
+    assert _d20(["char", "set", "aria", "saves.wis", "-1"], capsys)[1] == "aria: saves.wis = -1\n"
+    status, out, _ = _d20(
+        ["char", "set", "aria", "macros.weak", "check", "-1", "vs", "10", "-n", "2"], capsys
+    )
+    assert (status, out) == (0, "aria: macros.weak = check -1 vs 10 -n 2\n")
+    status, out, _ = _d20(["weak", "--as", "aria", "--json", "--dice", "9,12"], capsys)
+    assert status == 0 and [json.loads(x)["total"] for x in out.splitlines()] == [8, 11]
+    status, out, _ = _d20(["weak", "--as", "aria", "-n", "3", "--json", "--dice", "9,12,1"], capsys)
+    assert status == 0 and len(out.splitlines()) == 3  # an option given beats the macro's
+
+
+def test_char_set_by_a_short_name_never_writes_a_verbs_group(
+    sheet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`wis` is a new top-level entry even though saves.wis exists (saves.wis is for
+    saves only); a short name held by two general groups asks for the full name."""
+    assert _d20(["char", "set", "aria", "dex", "+2"], capsys)[1] == "aria: dex = +2\n"
+    assert 'dex = "+7"' in sheet.read_text()  # saves.dex untouched
+    status, out, _ = _d20(
+        ["check", "dex", "vs", "10", "--as", "aria", "--json", "--dice", "5"], capsys
+    )
+    assert json.loads(out)["total"] == 7
+    character_edits.set_entry("aria", "skills.arcana", "+1")
+    assert _d20(["char", "set", "aria", "arcana", "+4"], capsys)[1] == "aria: skills.arcana = +4\n"
+    character_edits.set_entry("aria", "lore.arcana", "+1")
+    status, _, err = _d20(["char", "set", "aria", "arcana", "+5"], capsys)
+    assert status == 2
+    assert "aria has 'arcana' in more than one group; give the full name: " in err
+    assert "skills.arcana or lore.arcana" in err
+
+
+def test_macros_take_parameters(sheet: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    character_edits.set_entry("aria", "macros.sneaky", "check stealth vs {dc=15} adv")
+    character_edits.set_entry("aria", "macros.hit", "attack {bonus} vs {ac} dmg 1d8+{bonus}")
+    assert expand("sneaky", "aria")[0] == "check stealth +7 expertise=d6 vs 15 adv"
+    assert expand("sneaky 18", "aria")[0] == "check stealth +7 expertise=d6 vs 18 adv"
+    assert expand("sneaky dc=12 dis", "aria")[0] == "check stealth +7 expertise=d6 vs 12 adv dis"
+    assert expand("hit +5 14", "aria")[0] == "attack +5 vs 14 dmg 1d8+5"
+    assert expand("hit ac=14 bonus=-2", "aria")[0] == "attack -2 vs 14 dmg 1d8-2"
+    with pytest.raises(ParseError, match=r"the macro 'hit' needs bonus, ac: hit bonus=N ac=N"):
+        expand("hit", "aria")
+    status, _, err = _d20(["hit", "14", "--as", "aria"], capsys)
+    assert status == 2 and "needs ac: hit ac=N" in err
+    status, out, _ = _d20(["sneaky", "18", "--as", "aria", "--json", "--dice", "10,3,2"], capsys)
+    assert status == 0 and json.loads(out)["target"] == 18

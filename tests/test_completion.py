@@ -27,6 +27,7 @@ from d20cli.app.cli import completion_commands, completion_script
 from d20cli.app.completion import Names, table
 from d20cli.app.options import OPTIONS
 from d20cli.language.vocabulary import SYSTEM_IDS, VERB_HELP, VERBS
+from d20cli.store.characters import character_names
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPLETIONS = ROOT / "completions"
@@ -234,10 +235,10 @@ PLACES: list[tuple[str, set[str] | None, set[str]]] = [
     ("d20 -s pd fortune spend ", {"reroll", "hint", "escape", "value"}, set()),
     ("d20 -s pd scores ", {"players="}, set()),
     ("d20 -s reg contest +1 ", None, {"expertise", "dmg"}),
-    ("d20 odds ", {"check", "save", "attack", "group", "roll", "compare"}, set()),
+    ("d20 odds ", {"check", "save", "attack", "group", "roll", "compare", "table"}, set()),
     (
         "d20 -s mm odds ",
-        {"check", "attack", "resist", "routine", "opposed", "compare", "percent", "roll"},
+        {"check", "attack", "resist", "routine", "opposed", "compare", "percent", "roll", "table"},
         set(),
     ),
     ("d20 odds check +5 vs 15 a", {"adv", "advantage"}, set()),
@@ -285,10 +286,17 @@ def test_fish_offers_the_words_of_the_place(
         assert offered and not never & set(offered)
 
 
-@pytest.mark.parametrize("line", [p[0] for p in PLACES] + ["d20 ", "d20 -s pd ", "d20 char "])
-def test_python_lookups_agree_with_bash(line: str, words: completion.Table) -> None:
+FILE_PLACES = ["d20 --as ", "d20 char show ", "d20 table ", "d20 table show ", "d20 odds table "]
+
+
+@pytest.mark.parametrize(
+    "line", [p[0] for p in PLACES] + ["d20 ", "d20 -s pd ", "d20 char ", *FILE_PLACES]
+)
+def test_python_lookups_agree_with_bash(line: str, words: completion.Table, config: Path) -> None:
     """The interactive shell's lookups and the bash script give the same words."""
-    assert set(without_equals(line, python_complete(line, words))) == set(bash_complete(line))
+    names = Names(completion.Lazy(character_names), completion.Lazy(completion.table_names))
+    found = python_complete(line, words, names)
+    assert set(without_equals(line, found)) == set(bash_complete(line))
 
 
 def test_the_verbs_are_the_systems(words: completion.Table) -> None:
@@ -309,6 +317,10 @@ def test_names_come_from_the_files(config: Path) -> None:
     # the --as character's system: bob plays mm
     assert set(bash_complete("d20 --as bob check +1 vs ")) == MM_TARGETS
     assert "adv" in bash_complete("d20 --as aria check +1 ")
+    # the roll tables: their file names
+    assert bash_complete("d20 table ") == ["loot", "wild-magic", "list", "show", "check"]
+    assert bash_complete("d20 table show w") == ["wild-magic"]
+    assert bash_complete("d20 odds table l") == ["loot"]
 
 
 def test_system_from_the_environment_and_the_config(
@@ -328,6 +340,8 @@ def test_system_from_the_environment_and_the_config(
 def test_zsh_names_come_from_the_files(config: Path) -> None:
     assert zsh_complete("d20 --as ") == ["aria", "bob", "carl-3"]
     assert zsh_complete("d20 char show b") == ["bob"]
+    assert zsh_complete("d20 table show w") == ["wild-magic"]
+    assert zsh_complete("d20 odds table l") == ["loot"]
     assert set(zsh_complete("d20 --as bob check +1 vs ")) == MM_TARGETS
     (config / "config.toml").write_text('system = "pendagger"\n', encoding="utf-8")
     assert "attempt" in zsh_complete("d20 ")
@@ -337,6 +351,8 @@ def test_zsh_names_come_from_the_files(config: Path) -> None:
 def test_fish_names_come_from_the_files(config: Path) -> None:
     assert fish_complete("d20 --as ") == ["aria", "bob", "carl-3"]
     assert fish_complete("d20 char show b") == ["bob"]
+    assert fish_complete("d20 table show w") == ["wild-magic"]
+    assert fish_complete("d20 odds table l") == ["loot"]
     assert set(fish_complete("d20 --as bob check +1 vs ")) == MM_TARGETS
     (config / "config.toml").write_text('system = "pendagger"\n', encoding="utf-8")
     assert "attempt" in fish_complete("d20 ")

@@ -135,3 +135,13 @@ def test_no_module_is_over_500_lines() -> None:
     assert too_long == {}
     shrunk = [m for m, cap in OVERSIZE.items() if sizes.get(m, 0) <= MAX_LINES]
     assert shrunk == [], "take these off OVERSIZE: they fit now"
+
+
+def test_every_outcome_tier_has_a_tone() -> None:
+    """Presentation styles badges by tone (d20cli.rules.tones), never by outcome id."""
+    from d20cli.rules import SYSTEMS
+    from d20cli.rules.tones import tone
+
+    for system in SYSTEMS:
+        for outcome, _ in system.outcomes:
+            assert tone(outcome) is not None, (system.id, outcome)

@@ -79,6 +79,7 @@ def test_every_request_the_grammar_gives_is_accepted_back() -> None:
         "group " + ",".join(["+1 adv"] * 1000) + " vs 12",
         "roll 999999999999d1000000",
         "check +999999999 vs 999999999 " + " ".join(["adv"] * 100),
+        "attack +dex+prof vs 15 dmg 1d8+@str",
     ]
     accepted = 0
     for text in texts:
@@ -110,6 +111,8 @@ def hostile_entries() -> list[tuple[str, str, Any]]:
     for _ in range(250):
         tree = {"@": "Neg", "operand": tree}
     too_deep = {"@": "RollRequest", "text": "roll 1", "expr": tree}
+    name = entry("roll 1d20+dex")
+    name["expr"]["rest"]["@t"][0]["@t"][1]["name"] = "Dex; rm -rf"
     return [
         ("plain value", "check +5 vs 15", 5),
         ("a list", "check +5 vs 15", [1, 2]),
@@ -126,6 +129,7 @@ def hostile_entries() -> list[tuple[str, str, Any]]:
         ("wrong type", "check +5 vs 15", typed),
         ("members", "group +1, +2 vs 10", members),
         ("a tree too deep", "roll 1", too_deep),
+        ("a name that is not one", "roll 1d20+dex", name),
     ]
 
 

@@ -46,9 +46,9 @@ def test_inline_rolls() -> None:
     [
         ("roll 1d20+5;", "nothing to roll after ';'", 12),
         ("roll ; 1d6", "nothing to roll before ';'", 6),
-        ("roll 1d20+5; 2d6+x", "expected a number, dice or '(', found 'x'", 18),
+        ("roll 1d20+5; 2d6+%", "expected a number, dice or '(', found '%'", 18),
         ("roll 1d6; 1d6 vs", "expected a target number", 17),
-        ("roll I hit [[1d8+x]]", "expected a number, dice or '(', found 'x'", 18),
+        ("roll I hit [[1d8+%]]", "expected a number, dice or '(', found '%'", 18),
         ("roll I hit [[1d8", "an inline roll '[[' needs its ']]'", 12),
         ("roll I hit [[]]", "expected a number, dice or '('", 14),
         ("roll " + "1d6;" * 100 + "1d6", "more than 100 rolls on one line", 405),

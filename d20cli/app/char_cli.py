@@ -77,7 +77,11 @@ def char_add(
     out.text(f"added {c.name}" + (f" ({c.system})" if c.system else ""))
 
 
-@char_app.command("set")
+@char_app.command(
+    "set",
+    # everything after the key is the value: `-1`, `-n 2` and `--as` inside it are words
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
 def char_set(
     name: Annotated[str, typer.Argument(help="The character.")],
     key: Annotated[
@@ -90,9 +94,11 @@ def char_set(
     from d20cli.store import character_edits
 
     out = Output()
+    if value[:1] == ["--"]:  # `char set aria saves.dex -- -1`, as before no `--` was needed
+        value = value[1:]
     with _errors(out):
-        character_edits.set_entry(name, key, value)
-    out.text(f"{name}: {key} = {' '.join(value)}")
+        written = character_edits.set_entry(name, key, value)
+    out.text(f"{name}: {written} = {' '.join(value)}")
 
 
 @char_app.command(
@@ -100,9 +106,12 @@ def char_set(
 )
 def char_unset(
     name: Annotated[str, typer.Argument(help="The character.")],
-    key: Annotated[str, typer.Argument(help="ENTRY, GROUP.ENTRY or macros.NAME.")],
+    key: Annotated[
+        str, typer.Argument(help="ENTRY, GROUP.ENTRY, macros.NAME or a house key (lucky).")
+    ],
 ) -> None:
-    """Remove an entry or a macro: `d20 char unset aria macros.sneak`."""
+    """Remove an entry, a macro or a house key: `d20 char unset aria macros.sneak`,
+    `d20 char unset aria lucky`."""
     from d20cli.store import character_edits
 
     out = Output()

@@ -19,7 +19,7 @@ from d20cli.app.commands import COMMANDS
 from d20cli.app.completion import CHARACTERS, SHELLS, TABLES, Command, Option
 from d20cli.app.options import OPTIONS, Options
 from d20cli.errors import D20Error, ExitStatus
-from d20cli.language.vocabulary import VERB_HELP
+from d20cli.language.vocabulary import TABLE, TABLE_ACTIONS, VERB_HELP
 from d20cli.present.output import Output
 
 app = typer.Typer(
@@ -106,8 +106,10 @@ def main_callback(
 
 def _add_sub_apps() -> None:
     from d20cli.app.char_cli import char_app, log_app
+    from d20cli.app.party_cli import party_app
 
     app.add_typer(char_app, name="char", help=COMMANDS["char"])
+    app.add_typer(party_app, name="party", help=COMMANDS["party"])
     app.add_typer(log_app, name="log", help=COMMANDS["log"])
 
 
@@ -122,6 +124,45 @@ def systems_command(
     from d20cli.present.systems_view import show_systems
 
     show_systems(Output(), json_out)
+
+
+@app.command(
+    "table",
+    context_settings={
+        "allow_extra_args": True,
+        "ignore_unknown_options": True,
+        "help_option_names": ["--help", "-h"],
+    },
+    epilog=_options_epilog(),
+)
+def table_command(ctx: typer.Context) -> None:
+    """Roll tables: roll one (table NAME), list, show or check them.
+
+    A table is NAME.toml in $XDG_CONFIG_HOME/d20cli/tables/ (or a file's path): a
+    die and [entries] ("1-3" = "{1d4} rats"), or [[entry]] tables with weight and
+    text. Braces in an entry roll dice ({2d6}), another table ({table:NAME}) or a
+    request ({check +5 vs 15}, with the table's system). --dice gives the faces in
+    roll order: the table's die, then each roll in the entry, left to right, a nested
+    table's rolls before the next. The README's "Roll tables" section has the rest.
+
+    Examples:
+
+      d20 table loot
+
+      d20 table examples/tables/road.toml --repeat 3 --seed 7
+
+      d20 table list
+
+      d20 table show loot
+
+      d20 table check loot.toml
+
+      d20 odds table loot
+    """
+    from d20cli.app.run import run_tokens
+
+    outcome = run_tokens(["table", *ctx.args], Options(), Output())
+    raise typer.Exit(int(outcome.status))
 
 
 def run_app(argv: list[str]) -> int:
@@ -184,18 +225,22 @@ def completion_commands(verbs: Iterable[str]) -> tuple[Command, ...]:
         if name == "completion":
             arguments = SHELLS
         if name == "odds":
-            arguments = ("compare",)  # `odds compare "A" "B"`: run_odds
+            arguments = ("compare", TABLE)  # `odds compare "A" "B"`, `odds table NAME`
+        if name == TABLE:
+            arguments = TABLE_ACTIONS
         subs: dict[str, Any] = dict(getattr(cmd, "commands", {}) or {})
-        named = tuple(  # `char show NAME`, `char rm NAME`: an existing character's name
-            sub
+        after = tuple(  # `char show NAME`, `char rm NAME`: an existing character's name
+            (sub, CHARACTERS)
             for sub, c in subs.items()
             if sub != "add"
             and any(p.param_type_name == "argument" and p.name == "name" for p in c.params[:1])
         )
+        after += ((TABLE, TABLES),) if name == "odds" else ()  # `odds table NAME`
+        after += (("show", TABLES),) if name == TABLE else ()  # `table show NAME`
         help_text = (cmd.short_help or (cmd.help or "").split("\n", 1)[0]).strip()
-        dynamic_arg = TABLES if name == "table" else ""
+        dynamic_arg = TABLES if name == TABLE else ""  # `table NAME`
         out.append(
-            Command(name, help_text, tuple(options), arguments, tuple(subs), dynamic_arg, named)
+            Command(name, help_text, tuple(options), arguments, tuple(subs), dynamic_arg, after)
         )
     return tuple(out)
 

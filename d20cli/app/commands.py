@@ -10,6 +10,8 @@ COMMANDS: dict[str, str] = {
     "shell": "The interactive shell: one request per line, TAB completion, history, `again`.",
     "odds": "The exact probability of every outcome of a request, instead of a roll.",
     "char": "Characters: name your bonuses once (--as NAME).",
+    "party": "The party: characters who roll together (--as party).",
+    "table": "Roll tables: roll one (table NAME), list, show or check them.",
     "log": "The roll log: recent rolls, fairness, export.",
     "completion": "Print the completion script for bash, zsh or fish (or --install it).",
 }

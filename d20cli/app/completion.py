@@ -47,8 +47,8 @@ class Command:
     """A command that is not a verb (`systems`, `completion`, `char`, ...).
 
     arguments: words offered as its first argument; dynamic: what else its first argument
-    names (TABLES for `table`); named: its subcommands whose first argument is a
-    character's name (`char show`, `char rm`)."""
+    names (TABLES for `table`); after: (first argument, what the next one names), e.g.
+    (`show`, CHARACTERS) for `char show NAME`, (`table`, TABLES) for `odds table NAME`."""
 
     name: str
     help: str
@@ -56,7 +56,7 @@ class Command:
     arguments: tuple[str, ...] = ()
     subcommands: tuple[str, ...] = ()
     dynamic: str = ""
-    named: tuple[str, ...] = ()
+    after: tuple[tuple[str, str], ...] = ()
 
     def option_names(self) -> tuple[str, ...]:
         return (*(n for o in self.options for n in o.names), *HELP_OPTIONS)
@@ -251,13 +251,10 @@ class Lazy:
 
 
 def table_names() -> list[str]:
-    """The roll tables: the *.toml files in the config directory's tables/."""
-    from d20cli.store.characters import config_dir
+    """The roll tables in the tables directory (`d20cli.store.tables.names`)."""
+    from d20cli.store.tables import names
 
-    try:
-        return sorted(p.stem for p in (config_dir() / "tables").glob("*.toml"))
-    except OSError:
-        return []
+    return names()
 
 
 def candidates(words: Sequence[str], cur: str, t: Table, names: Names) -> list[str]:
@@ -294,6 +291,9 @@ def _offered(place: Place, cur: str, t: Table, names: Names) -> Iterable[str]:
         return (*system.verbs, *t.command_names())
     if command is None:
         return _request_words(system, place.cmd, place.args, place.prev)
+    kind = dict(command.after).get(place.args[0]) if len(place.args) == 1 else None
+    if kind is not None:
+        return _dynamic(kind, names)
     if command.name == "odds":
         if not place.args:
             return (*system.verbs, *command.arguments)  # `odds compare "A" "B"`
@@ -301,8 +301,6 @@ def _offered(place: Place, cur: str, t: Table, names: Names) -> Iterable[str]:
     if not place.args:
         dynamic = _dynamic(command.dynamic, names)
         return (*command.arguments, *command.subcommands, *dynamic)
-    if len(place.args) == 1 and place.args[0] in command.named:
-        return names.characters
     return ()
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from d20cli.app.completion import CHARACTERS, DEFAULT_SYSTEM, TABLES, Option, Table
+from d20cli.app.completion import CHARACTERS, DEFAULT_SYSTEM, TABLES, Command, Option, Table
 from d20cli.app.completion_scripts import (
     _HEADER,
     CHARACTERS_AWK,
@@ -38,6 +38,20 @@ def _options(options: Iterable[Option], top: bool = False) -> str:
     pairs = [(n, o.help) for o in options for n in o.names]
     pairs += [("--version", "Show the version.")] if top else []
     return _described((*pairs, *_HELP))
+
+
+_GETTERS = {CHARACTERS: "__d20_characters", TABLES: "__d20_tables"}
+
+
+def _after(c: Command, indent: str) -> list[str]:
+    """A `switch` on the first argument: the names the next one takes (`case show rm`)."""
+    kinds: dict[str, list[str]] = {}
+    for word, kind in c.after:
+        kinds.setdefault(kind, []).append(word)
+    out = [f"{indent}switch $args[1]"]
+    for kind, words in kinds.items():
+        out += [f"{indent}    case {_words(words)}", f"{indent}        {_GETTERS[kind]}; return"]
+    return [*out, f"{indent}end"]
 
 
 def fish_script(t: Table) -> str:
@@ -221,6 +235,15 @@ def _complete_function(t: Table) -> list[str]:
                 f"                printf '%s\\n' {_words(c.arguments)}",
                 "                return",
                 "            end",
+                *(
+                    [
+                        "            if test (count $args) -eq 1",
+                        *_after(c, "                "),
+                        "            end",
+                    ]
+                    if c.after
+                    else []
+                ),
                 "            set verb $args[1]",
                 "            set -e args[1]",
             ]
@@ -233,12 +256,8 @@ def _complete_function(t: Table) -> list[str]:
             out.append("                __d20_characters")
         elif c.dynamic == TABLES:
             out.append("                __d20_tables")
-        if c.named:
-            out += [
-                "            else if test (count $args) -eq 1; and "
-                f"contains -- $args[1] {_words(c.named)}",
-                "                __d20_characters",
-            ]
+        if c.after:
+            out += ["            else if test (count $args) -eq 1", *_after(c, "                ")]
         out += ["            end", "            return"]
     out += [
         "    end",

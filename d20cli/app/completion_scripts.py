@@ -21,6 +21,7 @@ from d20cli.app.completion import (
     DEFAULT_SYSTEM,
     HELP_OPTIONS,
     TABLES,
+    Command,
     Option,
     Table,
 )
@@ -131,6 +132,23 @@ def _tables(t: Table) -> list[str]:
     return lines
 
 
+_GETTERS = {CHARACTERS: "_d20_characters", TABLES: "_d20_tables"}
+
+
+def _case(word: str, arms: str) -> str:
+    return f'case "{word}" in {arms} esac'
+
+
+def _after(c: Command, stop: bool = False) -> str:
+    """The case arms for `c.after`: the first argument -> the names the next one takes
+    (`show) _d20_characters ;;`); stop: return from the function after it."""
+    kinds: dict[str, list[str]] = {}
+    for word, kind in c.after:
+        kinds.setdefault(kind, []).append(word)
+    end = "; return" if stop else ""
+    return " ".join(f"{_arm(words)}) {_GETTERS[k]}{end} ;;" for k, words in kinds.items())
+
+
 def _offer_body(t: Table, shell: str) -> list[str]:
     """The body of _d20_offer (bash and zsh): sets _d20_r from cur, prev, cmd, args, sys,
     char (the variables of the caller)."""
@@ -189,12 +207,14 @@ def _offer_body(t: Table, shell: str) -> list[str]:
     ]
     for c in t.commands:
         if c.name == "odds":
+            one = _case(first, _after(c, True))
             lines += [
                 "        odds)",
                 "            if (( ${#args[@]} == 0 )); then",
                 '                _d20_verbs "$_d20_sys"',
                 f'                _d20_r="$_d20_r "{_q(c.arguments)}; return',
                 "            fi",
+                *([f"            (( ${{#args[@]}} == 1 )) && {one}"] if c.after else []),
                 f'            verb="{first}"',
                 '            args=("${(@)args[2,-1]}") ;;'
                 if shell == "zsh"
@@ -207,10 +227,9 @@ def _offer_body(t: Table, shell: str) -> list[str]:
             f"        {_arm([c.name])})",
             f'            if (( ${{#args[@]}} == 0 )); then {dynamic}_d20_r="$_d20_r "{words}',
         ]
-        if c.named:
+        if c.after:
             lines.append(
-                f'            elif (( ${{#args[@]}} == 1 )); then case "{first}" in '
-                f"{_arm(c.named)}) _d20_characters ;; esac"
+                f"            elif (( ${{#args[@]}} == 1 )); then {_case(first, _after(c))}"
             )
         lines += ["            fi", "            return ;;"]
     lines += [

@@ -6,11 +6,13 @@ from __future__ import annotations
 import os
 import random
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from d20cli.app.options import Options
 from d20cli.dice.roller import RandomRoller, Roller, make_roller
+from d20cli.errors import ParseError
 from d20cli.language.requests import CheckRequest
 from d20cli.present.output import Output
 
@@ -46,6 +48,8 @@ class Context:
         self.disk = disk
         self.seed = seed
         self.parsed: dict[str, Request] = {}
+        # requests through a character (--as): by character and text, with its system
+        self.as_parsed: dict[tuple[str, str], tuple[Request, tuple[str, ...]]] = {}
         # a batch's lines, split and read: words, options, request text
         self.lines: dict[str, tuple[list[str], Options, str]] = {}
         self.logs: dict[tuple[str | None, bool, bool], RollLog | None] = {}
@@ -81,6 +85,52 @@ class Context:
                 self.parsed.clear()
             self.parsed[text] = request
         return request
+
+    def parse_as(self, text: str, name: str) -> tuple[Request, tuple[str, ...]]:
+        """`text` parsed and resolved through `--as name`: one character (a macro in the
+        verb's place, its entries merged into the parsed request) or a party, and the
+        systems they play."""
+        key = (name, text)
+        found = self.as_parsed.get(key)
+        if found is None:
+            from d20cli.store.characters import resolve_as
+
+            found = resolve_as(text, name, self.parse)
+            if len(self.as_parsed) >= self.CACHE_SIZE:
+                self.as_parsed.clear()
+            self.as_parsed[key] = found
+        return found
+
+    def as_options(self, text: str, opts: Options) -> Options:
+        """`opts` with the system the character or party of `--as` plays, unless one is
+        given (a party whose members play different systems needs one)."""
+        if opts.as_ is None or opts.system is not None:
+            return opts
+        _, plays = self.parse_as(text, opts.as_)
+        if len(plays) > 1:
+            raise ParseError(f"the party plays {', '.join(plays)}: say which system with --system")
+        return replace(opts, system=plays[0]) if plays else opts
+
+    def macro_line(self, text: str, name: str) -> str:
+        """`text` with a macro of the character `name` in the verb's place replaced by
+        the macro's line (store.characters.macro_line)."""
+        from d20cli.store.characters import is_party, macro_line
+
+        return text if is_party(name) else macro_line(text, name)  # a party has no macros
+
+    def character_names(self, spec: str) -> tuple[str, ...]:
+        """The characters of `--as spec` as the file spells them (`--as BRUNO`: bruno)."""
+        from d20cli.store.characters import party_of
+
+        return tuple(c.name for c in party_of(spec))
+
+    def parser(self, opts: Options) -> Callable[[str], Request]:
+        """How the request text of a line with these options is parsed: through its
+        character with --as, as typed otherwise."""
+        name = opts.as_
+        if name is None:
+            return self.parse
+        return lambda text: self.parse_as(text, name)[0]
 
     def log_for(self, opts: Options, out: Output) -> RollLog | None:
         """The roll log for requests with these options (None when logging is off). One

@@ -241,6 +241,20 @@ def looks_like_option(token: str) -> bool:
     )
 
 
+def split_line(line: str) -> list[str]:
+    """A line of input as tokens: split on white space; quotes group words (`odds compare
+    "check +5 vs 15" "check +6 vs 15"`); a line whose quotes do not pair up (an apostrophe
+    in a comment) is split on white space alone."""
+    if '"' not in line and "'" not in line:
+        return line.split()
+    import shlex
+
+    try:
+        return shlex.split(line)
+    except ValueError:
+        return line.split()
+
+
 def split_options(tokens: Sequence[str]) -> tuple[list[str], Options]:
     """Separate option tokens from request words. Options may come anywhere; `--` ends them;
     a word starting with `#` begins a comment (everything after it is words)."""

@@ -9,6 +9,7 @@ found in a part of the request is placed in the request's text by `in_text`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
@@ -28,6 +29,35 @@ def check_text(text: str) -> None:
         raise ParseError("nothing to roll: give a verb and its words, e.g. `check +5 vs 15`")
     if len(text) > MAX_LINE:
         raise ParseError(f"the request is {len(text):,} characters long; the limit is {MAX_LINE:,}")
+
+
+def through(
+    resolve: Callable[[Request, Roller], Result], characters: tuple[str, ...]
+) -> Callable[[Request, Roller], Result]:
+    """`resolve` for requests rolled through characters: a result says whose it is (its
+    `character`); rolled by a party, it says the party's names (`party`) and each member
+    or side says its character."""
+    if len(characters) == 1:
+        (name,) = characters
+
+        def one(request: Request, roller: Roller) -> Result:
+            return dataclasses.replace(resolve(request, roller), character=name)
+
+        return one
+    party = tuple(characters)
+
+    def together(request: Request, roller: Roller) -> Result:
+        result = resolve(request, roller)
+        rows = result.members if result.members is not None else result.sides
+        named = tuple(
+            dataclasses.replace(row, character=who)
+            for row, who in zip(rows or (), party, strict=False)
+        )
+        if result.members is not None:
+            return dataclasses.replace(result, party=party, members=named)
+        return dataclasses.replace(result, party=party, sides=named)
+
+    return together
 
 
 def results(

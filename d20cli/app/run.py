@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from d20cli.app import rolling
 from d20cli.app.context import Context, request_text
-from d20cli.app.options import Options, split_options
+from d20cli.app.options import Options, split_line, split_options
 from d20cli.app.rolling import check_text, in_text
 from d20cli.dice.roller import Roller
 from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
+from d20cli.language.vocabulary import TABLE
 from d20cli.present.output import Output
 from d20cli.present.render import quiet_text, render_result
 from d20cli.present.tally import Tally
@@ -55,7 +56,7 @@ def resolve(
     check_text(text)
     context = context or Context()
     system = context.system_for(opts)
-    request = context.parse(text)
+    request = context.parser(opts)(text)
     hooks = out is not None and system.fortune is not None
     if opts.dice is None:
         return _results(request, system, opts, out if hooks else None, context, write=True)
@@ -79,14 +80,20 @@ def _results(
     """The results of one request (`resolve`); with `out`, pendagger's fortune dice are
     kept (`write`: False checks and rolls everything but stores nothing)."""
     roller = context.roller(opts)
-    resolve_one = system.resolve
+    resolve_one: Callable[[Request, Roller], Result] = system.resolve
+    if opts.as_ is not None:
+        resolve_one = rolling.through(resolve_one, context.character_names(opts.as_))
     if out is not None:
         from d20cli.app import fortune
 
-        def resolve_one(request: Request, roller: Roller) -> Result:
+        resolve_through = resolve_one
+
+        def resolve_kept(request: Request, roller: Roller) -> Result:
             if request.verb == "fortune":
                 return fortune.handle(request, roller, opts, out, write)
-            return fortune.record(request, system.resolve(request, roller), opts, out, write)
+            return fortune.record(request, resolve_through(request, roller), opts, out, write)
+
+        resolve_one = resolve_kept
 
     return rolling.results(request, resolve_one, roller, opts.repeat, context.work_for(opts))
 
@@ -105,6 +112,12 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
     chances: Any = None
     own_context = context is None
     context = context or Context()
+    if opts.as_:
+        try:
+            text, opts = _macro(text, opts, context)
+        except D20Error as err:
+            out.error(in_text(err, text), opts.json)
+            return Outcome(ExitStatus.BAD_INPUT, results)
     out.before_write(context.save)  # what is shown is saved first (group commit)
     log: RollLog | None = None
     printed = 0
@@ -114,12 +127,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
         out.flush_lines = False
     try:
         output_limit = context.work_for(opts) * OUTPUT_PER_WORK
-        if opts.as_:
-            from d20cli.store.characters import expand
-
-            text, char_system = expand(text, opts.as_)
-            if opts.system is None and char_system is not None:
-                opts = replace(opts, system=char_system)
+        opts = context.as_options(text, opts)
         if opts.summary and opts.repeat > 1 and opts.dice is None:
             tally = sampled_tally(text, opts, context)
         else:
@@ -131,11 +139,11 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
                 if chances is None:
                     from d20cli.probability.engine import odds_of
 
-                    chances = odds_of(text, opts.system_id(), parse=context.parse)
+                    chances = odds_of(text, opts.system_id(), parse=context.parser(opts))
                 result = with_chance(result, chances)
             if opts.summary and opts.repeat > 1:
                 if tally is None:
-                    tally = Tally(text, result.system, result.verb)
+                    tally = Tally(result.request, result.system, result.verb)
                     tally.labels.update(_outcome_labels(context, opts))
                 tally.add(result)
                 continue
@@ -182,6 +190,16 @@ SAMPLE_CHUNK = 100_000
 MAX_WEIGHT_BITS = 1000  # a common denominator beyond 2^1000: the results are rolled instead
 
 
+def _macro(text: str, opts: Options, context: Context) -> tuple[str, Options]:
+    """A macro of the character in the verb's place: its request words, and the options
+    saved in it (`-n 2`, `-s mm`) under the options given with it (those win)."""
+    line = context.macro_line(text, opts.as_ or "")
+    if line == text:
+        return text, opts
+    words, saved = split_options(split_line(line))
+    return " ".join(words), saved.merged(opts)
+
+
 def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
     """`--repeat N --summary`: the N results drawn from the request's exact distribution of
     (outcome, total) pairs, which the odds engine computes by walking the same resolver.
@@ -189,7 +207,7 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
     when the distribution is too costly to compute (the caller then rolls each one)."""
     from d20cli.probability.engine import joint_outcomes
 
-    request = context.parse(text)
+    request = context.parser(opts)(text)
     if request.verb in ("fortune", "scores"):
         return None
     system = context.system_for(opts)
@@ -207,7 +225,7 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
     rng = getattr(roller, "rng", None)
     if rng is None:
         return None
-    tally = Tally(text, system.id, request.verb)
+    tally = Tally(request.text, system.id, request.verb)
     tally.labels.update(_outcome_labels(context, opts))
     if any(winner is not None for _, _, winner in keys):  # a contest of 3+ sides
         tally.sides = len(getattr(request, "sides", ()))
@@ -264,6 +282,10 @@ def run_words(
     out = output_for(opts, out)
     if words and words[0] == "odds":
         return Outcome(odds_for_words(words[1:], opts, out), [])
+    if words and words[0].lower() == TABLE:
+        from d20cli.app.table_cli import run_table
+
+        return Outcome(*run_table(words[1:], opts, out, context))
     return run_request(request_text(words, opts) if text is None else text, opts, out, context)
 
 
@@ -278,10 +300,19 @@ def run_odds(tokens: list[str], base: Options, out: Output) -> ExitStatus:
 
 def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     """The odds of the request in `words` (options already read)."""
+    if words and words[0].lower() == TABLE:
+        from d20cli.app.table_cli import odds_table
+
+        return odds_table(words[1:], opts, out)
     from d20cli.present.odds_view import compare_lines, csv_text, odds_lines
     from d20cli.probability.engine import odds_of, simulate
 
+    context = Context()
+
     def one(text: str) -> Any:
+        nonlocal opts
+        opts = context.as_options(text, opts)  # through a character or a party: its system
+        parse = context.parser(opts)
         if opts.simulate is not None:
             return simulate(
                 text,
@@ -290,8 +321,9 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
                 opts.seed,
                 opts.dice_budget(),
                 opts.work_budget(),
+                parse=parse,
             )
-        return odds_of(text, opts.system_id())
+        return odds_of(text, opts.system_id(), parse=parse)
 
     texts: list[str]
     # `odds compare "A" "B" ...` compares quoted requests; `odds compare 8 vs 6` (no word

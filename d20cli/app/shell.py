@@ -38,12 +38,11 @@ from typing import TYPE_CHECKING, Any, TextIO
 from d20cli.app.commands import COMMANDS
 from d20cli.app.completion import Command, Names, Table, candidates, scan
 from d20cli.app.context import Context
-from d20cli.app.options import Options
+from d20cli.app.options import Options, split_line
 from d20cli.app.run import run_tokens
-from d20cli.app.stdin import split_line
 from d20cli.controls import visible
 from d20cli.errors import D20Error, ExitStatus, ParseError
-from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS, SYSTEM_IDS, VERB_HELP
+from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS, SYSTEM_IDS, TABLE, VERB_HELP
 from d20cli.present.output import Output
 
 if TYPE_CHECKING:
@@ -55,8 +54,8 @@ CLEAR = "clear"
 #: The shell's own words, besides the request verbs.
 SHELL_WORDS: tuple[str, ...] = ("help", "system", "as", "again", CLEAR, "quit", "exit")
 #: The commands of `d20` that also run inside the shell as they do on the command line
-#: (`odds` is a request; `shell` is where we are).
-SHELL_COMMANDS: tuple[str, ...] = tuple(c for c in COMMANDS if c not in ("shell", "odds"))
+#: (`odds` and `table` are requests, run with the session's dice; `shell` is where we are).
+SHELL_COMMANDS: tuple[str, ...] = tuple(c for c in COMMANDS if c not in ("shell", "odds", TABLE))
 
 
 @dataclass(frozen=True)
@@ -116,7 +115,7 @@ def completions(
 
 def _commands(t: Table) -> tuple[str, ...]:
     """The commands a shell line may start with (`char`, `log`, `systems`, `odds`, ...)."""
-    return tuple(c for c in t.command_names() if c in SHELL_COMMANDS or c == "odds")
+    return tuple(c for c in t.command_names() if c in (*SHELL_COMMANDS, "odds", TABLE))
 
 
 class Session:
@@ -304,19 +303,25 @@ class Session:
             return ExitStatus.OK
         if len(tokens) > 2:
             column = len(tokens[0]) + len(tokens[1]) + 3
-            raise ParseError("`as` takes one character name, e.g. `as aria`", text, column)
+            raise ParseError(
+                "`as` takes one character name, `party` or names with commas: `as aria,bob`",
+                text,
+                column,
+            )
         if tokens[1] == "-":
             self.opts = replace(self.opts, as_=None)
             self.out.text("no character")
             return ExitStatus.OK
         try:
-            found = characters.load(tokens[1])
+            found = characters.party_of(tokens[1])  # one character, `party` or `aria,bob`
         except D20Error as err:
             raise err.located(text, text.find(tokens[1]) + 1) from None
-        self.opts = replace(self.opts, as_=found.name)
-        said = f"as: {found.name}"
-        if found.system is not None and found.system != self.system:
-            self.opts = replace(self.opts, system=found.system)
+        names = ",".join(c.name for c in found)
+        self.opts = replace(self.opts, as_=tokens[1] if characters.is_party(tokens[1]) else names)
+        said = f"as: {names}"
+        plays = {c.system for c in found if c.system is not None}
+        if len(plays) == 1 and (system := plays.pop()) != self.system:
+            self.opts = replace(self.opts, system=system)
             self.warm()
             said += f" (system: {self.system})"
         self.out.text(said)

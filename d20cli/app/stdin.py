@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from d20cli.app.context import Context, request_text
-from d20cli.app.options import Options
+from d20cli.app.options import Options, split_line
 from d20cli.app.rolling import MAX_LINE
 from d20cli.app.run import read_options, run_words
 from d20cli.errors import D20Error, ExitStatus, ParseError
@@ -18,20 +18,6 @@ from d20cli.present.output import Output
 
 if TYPE_CHECKING:
     pass
-
-
-def split_line(line: str) -> list[str]:
-    """A line of input as tokens: split on white space; quotes group words (`odds compare
-    "check +5 vs 15" "check +6 vs 15"`); a line whose quotes do not pair up (an apostrophe
-    in a comment) is split on white space alone."""
-    if '"' not in line and "'" not in line:
-        return line.split()
-    import shlex
-
-    try:
-        return shlex.split(line)
-    except ValueError:
-        return line.split()
 
 
 def run_lines(

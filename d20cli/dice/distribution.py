@@ -64,6 +64,7 @@ from d20cli.dice.tree import (
     Group,
     Neg,
     Number,
+    Ref,
 )
 from d20cli.dice.weights import (
     Budget,
@@ -165,7 +166,7 @@ def branches(
     is too costly; with a `budget`, TooCostly propagates. DiceError (a possible division
     by zero, ...) propagates: the request can fail.
     """
-    if not isinstance(expr, Number | Dice | Neg | Arithmetic | Call | Group):
+    if not isinstance(expr, Number | Dice | Neg | Arithmetic | Call | Group | Ref):
         return None
     try:
         return distribution(expr, explode_depth, budget=budget).branches()
@@ -241,7 +242,7 @@ class _Calculator:
             return self.call(e)
         if isinstance(e, Group):
             return self.group(e)
-        raise TypeError(f"not a dice expression: {e!r}")  # pragma: no cover
+        raise e.unresolved() if isinstance(e, Ref) else TypeError(f"not a dice expression: {e!r}")
 
     # -- arithmetic -----------------------------------------------------------------
 

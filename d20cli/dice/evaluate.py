@@ -61,6 +61,7 @@ from d20cli.dice.tree import (
     Group,
     Neg,
     Number,
+    Ref,
     walk,
 )
 from d20cli.errors import BudgetError, DiceError
@@ -208,6 +209,8 @@ class _Evaluator:
             return self.call(e)  # type: ignore[arg-type]
         if kind is Group:
             return self.group(e)  # type: ignore[arg-type]
+        if kind is Ref:
+            raise e.unresolved()  # type: ignore[union-attr]
         raise TypeError(f"not a dice expression: {e!r}")
 
     def arithmetic(self, e: Arithmetic) -> EvalArithmetic:

@@ -11,6 +11,7 @@
   sums such as `1+1+1+...`, so nothing recurses thousands of levels deep.
 - `Call(name, args)`: `max(1d6,1d8)`, `floor(1d6/2)`; `Group(items, keep, pool)`:
   `{4d6,3d8}kh1`, `{3d6,2d10}>=10`.
+- `Ref(name)`: a character's value by name (`1d20+dex`, `@dex`), see `d20cli.dice.refs`.
 
 Each node knows its bounds (`min_total`, `max_total`), which the budget and the odds use
 before anything is rolled. Sides must be 1..MAX_SIDES (1,000,000).
@@ -36,6 +37,8 @@ from d20cli.dice.modifiers import KeepKind as KeepKind
 from d20cli.dice.modifiers import Pool as Pool
 from d20cli.dice.modifiers import Reroll as Reroll
 from d20cli.dice.modifiers import SortOrder as SortOrder
+from d20cli.dice.refs import REF_NAME as REF_NAME
+from d20cli.dice.refs import Ref as Ref
 
 MAX_SIDES = 1_000_000
 MAX_TOTAL = 10**18 - 1  # the largest total any part of an expression may reach
@@ -440,7 +443,7 @@ class Group(Bounded):
         return (float(sum(los)), float(sum(his)))
 
 
-Expr = Number | Dice | Neg | Arithmetic | Call | Group
+Expr = Number | Dice | Neg | Arithmetic | Call | Group | Ref
 
 
 def children(e: Expr) -> tuple[Expr, ...]:

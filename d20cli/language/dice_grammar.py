@@ -71,6 +71,7 @@ from d20cli.dice.tree import (
     Group,
     Neg,
     Number,
+    Ref,
     Reroll,
     walk,
 )
@@ -85,6 +86,7 @@ from d20cli.language.dice_modifiers import (
     modifier,
 )
 from d20cli.language.requests import RollRequest
+from d20cli.language.vocabulary import COMPLETION_WORDS, VERBS
 
 pp.ParserElement.enable_packrat()
 
@@ -211,6 +213,27 @@ def _build_number(toks: pp.ParseResults) -> Number:
 
 number = (integer + pp.Opt(label)).set_name("a number").set_parse_action(_build_number)
 
+#: Words of the request language, never read as a character's value unless written `@word`.
+_NOT_NAMES = frozenset(w.lower() for w in (*COMPLETION_WORDS, *VERBS))
+
+
+def _build_ref(s: str, loc: int, toks: pp.ParseResults) -> Ref:
+    word = str(toks[0])
+    if not word.startswith("@") and word.lower() in _NOT_NAMES:
+        raise pp.ParseException(s, loc, f"{word!r} is a word of the request language")
+    if len(word) > 40:
+        raise _fail(s, loc, "a name is at most 40 characters")
+    return Ref(word.removeprefix("@").lower())
+
+
+# A character's value by name (`1d20+dex`, `@dex`: the @ for a name that reads as dice or
+# as a word of the language). Letters, digits and `_`: a `-` after a name subtracts.
+name_ref = (
+    pp.Regex(r"@?[a-z][a-z0-9_]*(?![\w'(])", _I)
+    .set_name("a number, dice or a name")
+    .set_parse_action(_build_ref)
+)
+
 
 def _build_call(s: str, loc: int, toks: pp.ParseResults) -> Call:
     name, *args = toks
@@ -252,7 +275,7 @@ _braces = (
     + pp.ZeroOrMore(group_modifier)
 ).set_parse_action(_build_braces)
 
-atom = (dice_term | _call | _braces | _group | number).set_name("a number, dice or '('")
+atom = (dice_term | _call | _braces | _group | number | name_ref).set_name("a number, dice or '('")
 
 
 def _build_unary(s: str, loc: int, toks: pp.ParseResults) -> Expr:
@@ -344,23 +367,27 @@ def check_input(text: str) -> int:
     return deepest
 
 
-def _foreign_digit(text: str) -> int | None:
-    """Where the first digit other than 0-9 (٣, ５, ²) stands outside the free text of a
-    request: a `[label]` and a `# comment` may hold any character. Numbers in requests are
-    written with 0-9 only (a regex digit class and `int()` took any Unicode digit)."""
+def code_chars(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """Each character of `text` from `start`, with its index, that is request code: not
+    inside a `[label]` (which may hold any character), and not in or after a `# comment`."""
     depth = 0
-    for i, ch in enumerate(text):
+    for i in range(start, len(text)):
+        ch = text[i]
         if ch == "[":
             depth += 1
         elif ch == "]":
             depth = max(depth - 1, 0)
-        elif depth:
-            continue
-        elif ch == "#":
-            return None
-        elif not ch.isascii() and ch.isnumeric():
-            return i
-    return None
+        elif ch == "#" and not depth:
+            return
+        elif not depth:
+            yield i, ch
+
+
+def _foreign_digit(text: str) -> int | None:
+    """Where the first digit other than 0-9 (٣, ５, ²) stands outside the free text of a
+    request (a label, a comment). Numbers in requests are written with 0-9 only (a regex
+    digit class and `int()` took any Unicode digit)."""
+    return next((i for i, ch in code_chars(text) if not ch.isascii() and ch.isnumeric()), None)
 
 
 _FRAMES_PER_LEVEL = 40  # pyparsing's recursion per level of parentheses (measured: ~31)

@@ -51,9 +51,10 @@ CLASSES: tuple[type, ...] = (
     tree.Arithmetic,
     tree.Call,
     tree.Group,
+    tree.Ref,
 )
 REQUESTS: tuple[type, ...] = CLASSES[1:10]
-EXPRESSIONS: tuple[type, ...] = (tree.Number, tree.Dice, tree.Neg, tree.Arithmetic)
+EXPRESSIONS: tuple[type, ...] = (tree.Number, tree.Dice, tree.Neg, tree.Arithmetic, tree.Ref)
 
 # The grammar's limits (d20cli.language.grammar, dice_grammar and dice_modifiers; a test
 # checks they agree: importing those here would import pyparsing).

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from d20cli.errors import ParseError
-from d20cli.language.dice_grammar import parse_expression, parse_roll
+from d20cli.language.dice_grammar import code_chars, parse_expression, parse_roll
 from d20cli.language.requests import RollRequest
 
 MAX_PARTS = 100
@@ -62,21 +62,7 @@ def _retitled(part: RollRequest, text: str) -> RollRequest:
 
 def _semicolons(line: str, start: int) -> list[int]:
     """Where `;` splits the line: not inside a `[label]`, not in a `# comment`."""
-    cuts: list[int] = []
-    depth = 0
-    for i in range(start, len(line)):
-        ch = line[i]
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth = max(depth - 1, 0)
-        elif depth:
-            continue
-        elif ch == "#":
-            break
-        elif ch == ";":
-            cuts.append(i)
-    return cuts
+    return [i for i, ch in code_chars(line, start) if ch == ";"]
 
 
 def _inline(line: str, body: int) -> RollRequest:

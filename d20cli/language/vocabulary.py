@@ -74,6 +74,14 @@ VERB_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
 VERBS: tuple[str, ...] = tuple(VERB_HELP)
 
 
+#: `table NAME` rolls a roll table (d20cli.app.table_cli); not a verb of the grammar, it
+#: is read wherever a request is (the command line, standard input, the shell, `odds`).
+TABLE = "table"
+
+#: The words that may follow `table` instead of a table's name.
+TABLE_ACTIONS: tuple[str, ...] = ("list", "show", "check")
+
+
 #: Named difficulty classes (Mutants & Masterminds), easiest first.
 DC_WORDS: tuple[str, ...] = (
     "very-easy",

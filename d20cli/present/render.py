@@ -13,27 +13,21 @@ from collections.abc import Sequence
 from typing import Any
 
 from d20cli.results import Damage, DiceSummary, Die, Result
+from d20cli.rules.tones import tone
 
 Seg = tuple[str, str]
 Line = list[Seg]
 
-# Outcome badges. Ids not listed get the neutral style.
-_OUTCOME_STYLE = {
-    "critical_success": "bold black on bright_green",
-    "major_success": "bold black on green",
-    "normal_success": "bold black on green",
-    "success": "bold black on green",
-    "limited_success": "bold black on yellow",
-    "failure": "bold white on red",
-    "critical_failure": "bold white on bright_red",
-    "first_wins": "bold black on cyan",
-    "second_wins": "bold black on magenta",
-    "side_wins": "bold black on cyan",
-    "tie": "bold black on white",
-    "favorable": "bold black on green",
-    "lucky": "bold black on green",
-    "unfavorable": "bold white on red",
-    "unlucky": "bold white on red",
+# Outcome badges, by the tone the rules give each outcome tier (d20cli.rules.common.tone).
+_TONE_STYLE = {
+    "best": "bold black on bright_green",
+    "good": "bold black on green",
+    "partial": "bold black on yellow",
+    "bad": "bold white on red",
+    "worst": "bold white on bright_red",
+    "first": "bold black on cyan",
+    "second": "bold black on magenta",
+    "even": "bold black on white",
 }
 
 _ROLE_NAMES = {
@@ -50,7 +44,7 @@ _ROLE_NAMES = {
 
 def badge(outcome: str | None, label: str | None) -> Seg:
     text = label or (outcome or "").replace("_", " ").capitalize()
-    return (f" {text} ", _OUTCOME_STYLE.get(outcome or "", "bold reverse"))
+    return (f" {text} ", _TONE_STYLE.get(tone(outcome) or "", "bold reverse"))
 
 
 # A flag's mark after the face, in this order (a minimum/maximum both show as `*`).
@@ -306,13 +300,11 @@ def _detail_lines(r: Result) -> list[Line]:
 
 
 def member_name(m: Result) -> str:
-    """What a group member or contest side is called in a table: its label word, else its
-    modifier (members share the request's text, so that cannot name them)."""
-    if m.name:
-        return m.name
-    if m.modifier is not None:
-        return _signed(m.modifier)
-    return ""
+    """What a group member or contest side is called in a table: its character (rolled by
+    a party) and its label word, else its modifier (members share the request's text, so
+    that cannot name them)."""
+    own = m.name or ("" if m.modifier is None else _signed(m.modifier))
+    return f"{m.character} {own}".strip() if m.character else own
 
 
 def _member_line(index: int, m: Result, width: int) -> Line:

@@ -9,29 +9,6 @@ from dataclasses import dataclass, field
 from d20cli.present.render import Line, badge
 from d20cli.results import Result
 
-# The order outcomes are listed in (display only: worst first, then contests and luck).
-_DISPLAY_ORDER = (
-    "critical_failure",
-    "failure",
-    "limited_success",
-    "normal_success",
-    "success",
-    "major_success",
-    "critical_success",
-    "first_wins",
-    "tie",
-    "second_wins",
-    "side_wins",
-    "unfavorable",
-    "favorable",
-    "unlucky",
-    "lucky",
-)
-
-
-def _display_rank(outcome: str | None) -> int:
-    return _DISPLAY_ORDER.index(outcome) if outcome in _DISPLAY_ORDER else len(_DISPLAY_ORDER)
-
 
 @dataclass
 class Tally:
@@ -88,7 +65,9 @@ class Tally:
         lines: list[Line] = [
             [(self.request, "bold"), (f"  [{self.system}]", "dim"), (f"  {n:,} rolls", "")]
         ]
-        rows = sorted(self.counts.items(), key=lambda kv: _display_rank(kv[0]))
+        # worst first, as the system lists its tiers (labels holds them in that order)
+        order = {outcome: n for n, outcome in enumerate(self.labels)}
+        rows = sorted(self.counts.items(), key=lambda kv: order.get(kv[0], len(order)))
         names = {o: self.labels.get(o) or (o or "no outcome") for o, _ in rows}
         tags = [f"side {side} wins" for side in range(1, self.sides + 1)] if self.winners else []
         width = max((len(v) for v in (*names.values(), *(f"  {t}" for t in tags))), default=0)

@@ -306,15 +306,20 @@ def simulate(
     seed: int | None,
     budget: int = DEFAULT_BUDGET,
     work: int | None = None,
+    parse: Callable[[str], Request] | None = None,
 ) -> Odds:
     """An estimate from `rolls` random rolls (labelled as an estimate): each roll has the
-    dice `budget`, and all of them together at most `work` dice (None: no limit)."""
+    dice `budget`, and all of them together at most `work` dice (None: no limit).
+    `parse`: as for `odds_of`."""
     from d20cli.dice.evaluate import fewest_dice
-    from d20cli.language.grammar import parse_request
     from d20cli.rules import get_system
 
+    if parse is None:
+        from d20cli.language.grammar import parse_request
+
+        parse = parse_request
     system = get_system(system_name)
-    request = parse_request(text)
+    request = parse(text)
     roller = make_roller(seed, None, budget=budget)
     expr = getattr(request, "expr", None) if request.verb == "roll" else None
     least = fewest_dice(expr) if expr is not None else 0

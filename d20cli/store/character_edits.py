@@ -11,13 +11,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from d20cli.errors import D20Error, ParseError
+from d20cli.errors import D20Error, ParseError, closest
 from d20cli.store.characters import (
     _NAME,
+    PARTY,
+    VERB_GROUPS,
     Character,
     _cache,
     _character,
-    _closest,
     _language,
     _parse,
     _read_text,
@@ -25,6 +26,8 @@ from d20cli.store.characters import (
     characters_path,
     is_label_word,
     load,
+    party,
+    party_from,
 )
 from d20cli.store.files import atomic_write, open_lock
 
@@ -80,8 +83,12 @@ def _editing(path: Path | None = None) -> Iterator[Any]:
         doc = _parse(text, target) if text is not None else tomlkit.document()
         yield doc
         try:
-            for name, table in doc.items():
-                _character(str(name), table, target)
+            found = {
+                str(name): _character(str(name), table, target)
+                for name, table in doc.items()
+                if str(name).lower() != PARTY
+            }
+            party_from(doc.get(PARTY), target, found)
         except ParseError as err:
             raise ParseError(f"{err.message} (fix the file; it was not changed)") from None
         _write_atomic(target, tomlkit.dumps(doc))
@@ -94,7 +101,7 @@ def _key_of(doc: Any, name: str) -> str:
     for key in doc:
         if str(key).lower() == name.lower():
             return str(key)
-    raise ParseError(f"no character {name!r}{_closest(name, [str(k) for k in doc])}")
+    raise ParseError(f"no character {name!r}{closest(name, [str(k) for k in doc])}")
 
 
 def _table_of(doc: Any, name: str, path: Path | None = None) -> tuple[str, Any]:
@@ -125,6 +132,8 @@ def add(name: str, system: str | None = None, path: Path | None = None) -> Chara
         raise ParseError(
             f"a character name is letters, digits, '_' and '-' (e.g. aria), not {name!r}"
         )
+    if name.lower() == PARTY:
+        raise ParseError("`party` is the party's table in the file, not a character's name")
     sid = _system_id(system) if system else None
     with _editing(path) as doc:
         if any(str(k).lower() == name.lower() for k in doc):
@@ -139,9 +148,61 @@ def add(name: str, system: str | None = None, path: Path | None = None) -> Chara
 
 
 def remove(name: str, path: Path | None = None) -> None:
-    """Remove a character (also one whose table is malformed: that is one way to fix it)."""
+    """Remove a character (also one whose table is malformed: that is one way to fix it),
+    and from the party."""
     with _editing(path) as doc:
-        del doc[_key_of(doc, name)]
+        key = _key_of(doc, name)
+        del doc[key]
+        _set_party(doc, [m for m in _party_list(doc) if m != key])
+
+
+def party_edit(
+    add: Sequence[str] = (),
+    remove: Sequence[str] = (),
+    clear: bool = False,
+    path: Path | None = None,
+) -> tuple[str, ...]:
+    """Change the party (`[party] members` in the file): add characters (each once, in
+    the order given), remove some, or clear it. The new party."""
+    with _editing(path) as doc:
+        members = [] if clear else _party_list(doc)
+        for name in add:
+            key = _key_of(doc, name)
+            if key.lower() == PARTY:
+                raise ParseError("name the party's characters: d20 party add aria bob")
+            _table_of(doc, key, path)
+            if key not in members:
+                members.append(key)
+        for name in remove:
+            found = next((m for m in members if m.lower() == name.lower()), None)
+            if found is None:
+                raise ParseError(f"{name!r} is not in the party{closest(name, members)}")
+            members.remove(found)
+        _set_party(doc, members)
+    return party(path)
+
+
+def _party_list(doc: Any) -> list[str]:
+    table = doc.get(PARTY)
+    members = table.get("members", []) if isinstance(table, dict) else []
+    return [str(m) for m in members] if isinstance(members, list) else []
+
+
+def _set_party(doc: Any, members: list[str]) -> None:
+    import tomlkit
+
+    if not members:
+        if PARTY in doc:
+            del doc[PARTY]
+        return
+    table = doc.get(PARTY)
+    if not isinstance(table, dict):
+        if PARTY in doc:
+            del doc[PARTY]
+        table = tomlkit.table()
+        doc.add(tomlkit.nl())
+        doc.add(PARTY, table)
+    table["members"] = members
 
 
 def _check_value(key: str, words: str) -> None:
@@ -164,11 +225,13 @@ def _check_name(word: str, what: str) -> None:
 
 def set_entry(
     name: str, key: str, value_words: Sequence[str] | str, path: Path | None = None
-) -> None:
-    """Set `key` of character `name` to `value_words` (joined with spaces).
+) -> str:
+    """Set `key` of character `name` to `value_words` (joined with spaces), and say which
+    key was written (its full name: `skills.stealth`).
 
-    key: `system`; an entry (`stealth`: at the top level, or in the group that already
-    holds it); `GROUP.ENTRY` (`saves.dex`, `attacks.longsword`); `macros.NAME`."""
+    key: `system`; an entry (`stealth`: at the top level, or in the general group that
+    already holds it, never in a verb's group such as `saves`); `GROUP.ENTRY`
+    (`saves.dex`, `attacks.longsword`); `macros.NAME`."""
     import tomlkit
 
     words = value_words if isinstance(value_words, str) else " ".join(value_words)
@@ -198,13 +261,10 @@ def set_entry(
     with _editing(path) as doc:
         _, table = _table_of(doc, name, path)
         if len(parts) == 1 and parts[0] != "system" and parts[0] not in table:
-            for group, sub in table.items():
-                if group != "macros" and isinstance(sub, dict) and parts[0] in sub:
-                    parts = [str(group), parts[0]]
-                    break
+            parts = _short_key(table, parts[0], name)
         if len(parts) == 1:
             _put(table, parts[0], words)
-            return
+            return ".".join(parts)
         group = table.get(parts[0])
         if group is None:
             group = tomlkit.table()
@@ -215,6 +275,25 @@ def set_entry(
                 "not a group (a table)"
             )
         _put(group, parts[1], words)
+        return ".".join(parts)
+
+
+def _short_key(table: Any, key: str, name: str) -> list[str]:
+    """Where `char set NAME KEY` writes a KEY with no group: a new top-level entry, or the
+    one entry of that name in a general group (which serves every verb, as the top level
+    does). A verb's group (`saves`, `attacks`) is never written by a short name: its
+    entries are for that verb only. Two general groups holding it: ParseError asking for
+    the full name."""
+    general = [
+        str(group)
+        for group, sub in table.items()
+        if group != "macros" and f"{group}" not in VERB_GROUPS and isinstance(sub, dict)
+        if key in sub
+    ]
+    if len(general) > 1:
+        keys = " or ".join(f"{g}.{key}" for g in general)
+        raise ParseError(f"{name} has {key!r} in more than one group; give the full name: {keys}")
+    return [general[0], key] if general else [key]
 
 
 def _put(table: Any, key: str, value: str) -> None:

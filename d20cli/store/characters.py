@@ -25,17 +25,21 @@ check of the same ability may differ. Group members and contest sides use `check
     [aria.macros]
     sneak = "check stealth vs 15 adv"   # `sneak` (as the verb) runs this request
 
-How a request is resolved through a character (`expand`):
+How a request is resolved through a character (`resolve`):
 
 - A macro name in the verb's place becomes the macro's request; words after it are kept
-  (`sneak dis` -> `check stealth vs 15 adv dis`). Label words inside it resolve as below.
-- After a check-like verb (check, save, attack, attempt, defend, resist, routine), after
-  each group member's comma and on each side of a contest (after every `vs`), a label
-  word that names an entry gets the entry's words inserted after it; the label word
-  stays, so the output says "stealth".
+  (`sneak dis` -> `check stealth vs 15 adv dis`). A macro is a saved line, so this one
+  step is on the text (`macro_line`).
+- The request is then parsed, and each label of a check-like verb (check, save, attack,
+  attempt, defend, resist, routine), of each group member and of each side of a contest
+  that names an entry gets the entry's words merged in (d20cli.language.names); the
+  label stays, so the output says "stealth", and the shown request text has the entry's
+  words after it (`check stealth +7 expertise=d6 vs 15`).
 - A modifier typed after the label wins: `check stealth +2 vs 15` keeps +2, and a label
   word that is not an entry but has a modifier (`contest athletics vs goblin +4`) is
-  left alone. A label word that is neither is an error naming the closest entries.
+  left alone. A label word that is neither is an error naming the closest entries. A
+  word that holds one value (dmg, crit, a target) typed in the request beats the
+  entry's.
 
 Entry and macro names are label words: a letter, then letters, digits, `_`, `'` or `-`,
 and not a word of the request language (`vs`, `adv`, a verb, a rank, ...). Writes keep
@@ -50,22 +54,23 @@ file so is not written.
 
 from __future__ import annotations
 
-import difflib
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from d20cli.errors import D20Error, ParseError
-from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS, KEYWORDS, RANK_WORDS, VERBS
+from d20cli.errors import D20Error, ParseError, closest
+from d20cli.language.names import Parse, resolve_names, resolve_party
+from d20cli.language.vocabulary import CHECK_VERBS, KEYWORDS, VERBS
 from d20cli.store.files import xdg_dir
 
+if TYPE_CHECKING:
+    from d20cli.language.requests import Request
+
 #: Groups that belong to one verb (`saves` for save); the other groups serve every verb.
-_VERB_GROUPS = frozenset(f"{v}s" for v in CHECK_VERBS)
+VERB_GROUPS = frozenset(f"{v}s" for v in CHECK_VERBS)
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 _LABEL = re.compile(r"[a-z][\w'-]*", re.IGNORECASE)
-_MODIFIER_START = re.compile(r"[+-]?[0-9]")
 
 
 def config_dir() -> Path:
@@ -97,7 +102,7 @@ class Character:
         (`saves` for save) first, then the top level, then the other groups in order."""
         low = word.lower()
         own = self.groups.get(f"{verb.lower()}s", {})
-        general = [t for g, t in self.groups.items() if g not in _VERB_GROUPS]
+        general = [t for g, t in self.groups.items() if g not in VERB_GROUPS]
         for table in (own, self.entries, *general):
             for key, value in table.items():
                 if key.lower() == low:
@@ -231,21 +236,59 @@ def load_all(path: Path | None = None) -> dict[str, Character]:
     if text is None:
         return {}
     doc = _read_only(text, target)
-    found = {str(name): _character(str(name), table, target) for name, table in doc.items()}
+    found = {
+        str(name): _character(str(name), table, target)
+        for name, table in doc.items()
+        if str(name).lower() != PARTY
+    }
+    _parties[target] = party_from(doc.get(PARTY), target, found)
     _cache[target] = (stamp, found)
     return found
 
 
-def _closest(word: str, names: Sequence[str]) -> str:
-    close = difflib.get_close_matches(word.lower(), [n.lower() for n in names], n=3, cutoff=0.5)
-    by_low = {n.lower(): n for n in names}
-    picked = [by_low[c] for c in close]
-    if picked:
-        return "; did you mean " + " or ".join(picked) + "?"
-    if names:
-        shown = ", ".join(list(names)[:12])
-        return f" (there are: {shown}{', ...' if len(names) > 12 else ''})"
-    return ""
+#: The reserved table of the file that holds the party: `[party]` with `members = [...]`.
+PARTY = "party"
+_parties: dict[Path, tuple[str, ...]] = {}
+
+
+def party_from(value: Any, path: Path, found: dict[str, Character]) -> tuple[str, ...]:
+    """The party's member names from the `[party]` table (ParseError for another shape or
+    a member who is not a character of the file)."""
+    if value is None:
+        return ()
+    members = value.get("members", []) if isinstance(value, dict) else None
+    if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
+        raise ParseError(f'{path}: {PARTY} must be a table with members = ["aria", "bob"]')
+    for member in members:
+        if member not in found:
+            raise ParseError(f"{path}: the party's member {member!r} is not a character")
+    return tuple(members)
+
+
+def party(path: Path | None = None) -> tuple[str, ...]:
+    """The party's members as the file keeps them (none when there is no party)."""
+    target = path or characters_path()
+    load_all(target)
+    return _parties.get(target, ())
+
+
+def party_of(spec: str, path: Path | None = None) -> list[Character]:
+    """The characters `--as` names: `party` (the party kept in the file) or a list
+    `aria,bob`. ParseError for an empty party or an unknown name."""
+    if spec.strip().lower() == PARTY:
+        names = party(path)
+        if not names:
+            raise ParseError("there is no party yet: d20 party add aria bob")
+    else:
+        names = tuple(n for n in (n.strip() for n in spec.split(",")) if n)
+    if len(names) < 1:
+        raise ParseError(f"--as {spec!r} names no character")
+    return [load(n, path) for n in names]
+
+
+def is_party(spec: str) -> bool:
+    """Does `--as` name more than one character (`party`, `aria,bob`)?"""
+    return "," in spec or spec.strip().lower() == PARTY
 
 
 def load(name: str, path: Path | None = None) -> Character:
@@ -262,7 +305,7 @@ def load(name: str, path: Path | None = None) -> Character:
             f"no character {name!r}: there are no characters yet "
             f"(add one: d20 char add {name} --system levelup)"
         )
-    raise ParseError(f"no character {name!r}{_closest(name, list(found))}")
+    raise ParseError(f"no character {name!r}{closest(name, list(found))}")
 
 
 def names(character: str | None) -> list[str]:
@@ -297,7 +340,6 @@ def list_characters() -> list[Character]:
 
 
 def _language() -> tuple[frozenset[str], frozenset[str]]:
-
     return frozenset(VERBS), frozenset(w.lower() for w in (*KEYWORDS, *VERBS))
 
 
@@ -306,109 +348,126 @@ def is_label_word(word: str) -> bool:
     return bool(_LABEL.fullmatch(word)) and word.lower() not in _language()[1]
 
 
-def _has_modifier(word: str | None) -> bool:
-    if word is None:
-        return False
+def macro_line(text: str, name: str | Character) -> str:
+    """`text` with a macro in the verb's place replaced by the macro's request; the words
+    after it are kept (`sneak dis` -> `check stealth vs 15 adv dis`). A macro is a saved
+    line, like a shell alias, so this one step is on the text; a character's entries are
+    resolved on the parsed request (`resolve`).
 
-    return bool(_MODIFIER_START.match(word)) or word.lower() in RANK_WORDS
-
-
-@dataclass
-class _Token:
-    text: str
-    start: int  # 0-based offset in the line
-
-
-def _tokens(text: str) -> list[_Token]:
-    return [_Token(m.group(), m.start()) for m in re.finditer(r",|[^\s,]+", text)]
-
-
-def expand(text: str, name: str | Character) -> tuple[str, str | None]:
-    """`text` with its label words (and a macro in the verb's place) resolved through the
-    character (a name in the file, or a Character), and its system (None if it names none).
-
-    ParseError, located in `text`, for an unknown character, macro or entry."""
+    ParseError, located in `text`, for an unknown character or a word that is neither a
+    verb nor a macro."""
     character = load(name) if isinstance(name, str) else name
     verbs, _ = _language()
-    tokens = _tokens(text)
-    comment_at = next((i for i, t in enumerate(tokens) if t.text.startswith("#")), len(tokens))
-    comment = text[tokens[comment_at].start :] if comment_at < len(tokens) else ""
-    tokens = tokens[:comment_at]
-    if not tokens:
-        return text, character.system
-    head = tokens[0].text
-    if head.lower() not in verbs:
-        macro = character.macro(head)
-        if macro is None:
-            known = [*character.macros, *sorted(verbs)]
-            raise ParseError(
-                f"{character.name} has no macro {head!r} and it is not a verb"
-                f"{_closest(head, known)}",
-                text,
-                tokens[0].start + 1,
-            )
-        end = len(text) - len(comment)
-        rest = text[tokens[0].start + len(head) : end].strip()
-        inner = macro.split("#", 1)[0].strip()
-        first = inner.split(None, 1)[0].lower() if inner else ""
-        if first not in verbs:
-            raise ParseError(
-                f"the macro {head!r} of {character.name} must start with a verb, not {macro!r}"
-            )
-        expanded, _ = _expand_words(f"{inner} {rest}", character, None)
-        return _join(expanded, comment), character.system
-    expanded, _ = _expand_words(text[: len(text) - len(comment)], character, text)
-    return _join(expanded, comment), character.system
+    head_match = re.search(r"[^\s,]+", text)
+    if head_match is None or head_match.group().startswith("#"):
+        return text
+    head = head_match.group()
+    if head.lower() in verbs:
+        return text
+    macro = character.macro(head)
+    if macro is None:
+        known = [*character.macros, *sorted(verbs)]
+        raise ParseError(
+            f"{character.name} has no macro {head!r} and it is not a verb{closest(head, known)}",
+            text,
+            head_match.start() + 1,
+        )
+    inner = macro.split("#", 1)[0].strip()
+    first = inner.split(None, 1)[0].lower() if inner else ""
+    if first not in verbs:
+        raise ParseError(
+            f"the macro {head!r} of {character.name} must start with a verb, not {macro!r}"
+        )
+    inner, rest = fill_parameters(inner, text[head_match.end() :].split(), head)
+    return f"{inner} {' '.join(rest)}" if rest else inner
 
 
-def _join(text: str, comment: str) -> str:
-    text = " ".join(text.split())
-    return f"{text} {comment}" if comment else text
+#: A macro's parameter: `{dc}` (required) or `{dc=15}` (with a default). A name starts
+#: with a letter, so dice groups (`{4d6,3d8}`) and custom faces (`d{0,1,2}`) never match.
+PARAMETER = re.compile(r"\{([a-z][\w-]*)(?:=([^{}\s]*))?\}", re.IGNORECASE)
+_ARGUMENT = re.compile(r"([a-z][\w-]*)=(\S+)", re.IGNORECASE)
+_NUMBER = re.compile(r"[+-]?[0-9]+")
 
 
-def _expand_words(text: str, character: Character, located: str | None) -> tuple[str, bool]:
-    """Resolve the label words of one request (verb first). `located`: the line the user
-    typed, for error columns (None inside a macro: errors name the macro's words)."""
-    tokens = _tokens(text)
-    if not tokens:
-        return text, False
-    verb = tokens[0].text.lower()
-    heads: list[int] = []  # indexes of the tokens that may be label words
-    if verb in CHECK_VERBS:
-        heads = [1]
-    elif verb == "group":
-        heads = [1] + [i + 1 for i, t in enumerate(tokens) if t.text == ","]
-    elif verb in CONTEST_VERBS:
-        heads = [1] + [i + 1 for i, t in enumerate(tokens) if t.text.lower() == "vs" and i > 0]
-    inserts: dict[int, str] = {}
-    for i in heads:
-        if i >= len(tokens) or not is_label_word(tokens[i].text):
-            continue
-        word = tokens[i].text
-        after = tokens[i + 1].text if i + 1 < len(tokens) else None
-        if _has_modifier(after):
-            continue  # a typed modifier wins; a label that is not an entry stays a label
-        value = character.lookup(word, "check" if verb in ("group", *CONTEST_VERBS) else verb)
-        if value is None:
-            known = character.entry_names()
-            where = f" (in a macro: {text!r})" if located is None else ""
-            raise ParseError(
-                f"{character.name} has no entry {word!r}{where}{_closest(word, known)}",
-                located,
-                tokens[i].start + 1 if located is not None else None,
-            )
-        inserts[i] = value
-    if not inserts:
-        return text, False
-    parts: list[str] = []
-    for i, token in enumerate(tokens):
-        if token.text == "," and parts:
-            parts[-1] += ","
+def parameters(macro: str) -> dict[str, str | None]:
+    """A macro's parameters in order of first use, each with its default (None: required)."""
+    found: dict[str, str | None] = {}
+    for match in PARAMETER.finditer(macro):
+        name = match.group(1).lower()
+        if name not in found or found[name] is None:
+            found[name] = match.group(2)
+    return found
+
+
+def fill_parameters(macro: str, words: list[str], called: str) -> tuple[str, list[str]]:
+    """The macro's line with its parameters filled, and the words left to add after it.
+
+    The words after a macro's name fill its parameters: `dc=18` by name, a number by
+    position (the parameters in the order the macro first uses them), and the other
+    words are added to the request (`sneak 18 dis`: dc is 18, then `dis`). A parameter
+    left out takes its default; one with no default is an error naming all such."""
+    wanted = parameters(macro)
+    if not wanted:
+        return macro, words
+    given: dict[str, str] = {}
+    rest: list[str] = []
+    free = list(wanted)
+    for word in words:
+        named = _ARGUMENT.fullmatch(word)
+        if named is not None and named.group(1).lower() in wanted:
+            key = named.group(1).lower()
+            given[key] = named.group(2)
+            if key in free:
+                free.remove(key)
+        elif _NUMBER.fullmatch(word) and free:
+            given[free.pop(0)] = word
         else:
-            parts.append(token.text)
-        if i in inserts:
-            parts.append(inserts[i])
-    return " ".join(parts), True
+            rest.append(word)
+    missing = [n for n, default in wanted.items() if n not in given and default is None]
+    if missing:
+        names = ", ".join(missing)
+        example = " ".join(f"{n}=N" for n in missing)
+        raise ParseError(f"the macro {called!r} needs {names}: {called} {example}")
+    values = {n: given.get(n, default or "") for n, default in wanted.items()}
+    out: list[str] = []
+    last = 0
+    for m in PARAMETER.finditer(macro):
+        before, value = macro[last : m.start()], values[m.group(1).lower()]
+        if before[-1:] in ("+", "-") and value[:1] in ("+", "-"):  # `1d8+{bonus}`, bonus -1
+            sign = "-" if (before[-1] == "-") != (value[0] == "-") else "+"
+            before, value = before[:-1] + sign, value[1:]
+        out += [before, value]
+        last = m.end()
+    return "".join([*out, macro[last:]]), rest
+
+
+def resolve_as(text: str, spec: str, parse: Parse) -> tuple[Request, tuple[str, ...]]:
+    """`text` through `--as SPEC`: one character (`resolve`) or a party (`party`,
+    `aria,bob`: names.resolve_party), and the systems they play (none, one, or more when
+    a party's members play different ones)."""
+    if not is_party(spec):
+        request, system = resolve(text, spec, parse)
+        return request, () if system is None else (system,)
+    members = party_of(spec)
+    request = resolve_party(parse(text), members, parse)
+    return request, tuple(dict.fromkeys(c.system for c in members if c.system))
+
+
+def resolve(text: str, name: str | Character, parse: Parse) -> tuple[Request, str | None]:
+    """The request `text` asks for through the character (a name in the file, or a
+    Character), parsed with `parse`, and the system the character plays (None if it
+    names none): a macro in the verb's place (`macro_line`), then the entries of its
+    label words (d20cli.language.names). ParseError, located, for an unknown character,
+    macro or entry."""
+    character = load(name) if isinstance(name, str) else name
+    line = macro_line(text, character)
+    try:
+        return resolve_names(parse(line), character, parse), character.system
+    except D20Error as err:
+        if line == text or err.text != line:
+            raise
+        where = f"in the macro {text.split(None, 1)[0]!r}: "
+        raise type(err)(where + err.message, err.text, err.column) from err
 
 
 # --- writing ---------------------------------------------------------------------------

@@ -1,0 +1,174 @@
+"""Rolling a roll table (d20cli.language.tables): its die picks an entry, and each `{...}`
+in the entry's text is rolled in turn, left to right, a nested table's rolls (its die,
+then its entry's rolls) before the next part. That is the order `--dice` gives faces in.
+
+One roll is one `Result` (verb "table"): `dice` every die in roll order, `total` the
+table's roll, and in `detail` the table's name, its die, the roll, the entry (the faces
+that pick it: "1-3") and the text with every roll filled in, and `nested`: one object per
+roll in the text, in order:
+
+    {"kind": "dice", "expression": "1d4", "total": 3, "dice": [...]}
+    {"kind": "table", "table": NAME, "die", "roll", "entry", "text", "roll_dice", "nested"}
+    {"kind": "request", "request": "check +5 vs 15", "text": "17 (Success)", "result": {...}}
+
+A request is resolved by the system its table names (`system = "mm"`), else by the
+system the caller gives (`system_for(None)`). The tables a roll may reach are checked
+beforehand (`graph_problem`): no cycle, a bounded depth and a bounded number of rolls.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from d20cli.dice.evaluate import evaluate
+from d20cli.dice.roller import Roller
+from d20cli.dice.tree import LIST_LIMIT
+from d20cli.errors import D20Error
+from d20cli.language.table_parts import Part, parsed
+from d20cli.language.tables import Entry, Table
+from d20cli.results import DiceSummary, Die, Result
+from d20cli.rules.common import System
+
+SystemFor = Callable[[str | None], System]
+
+
+def roll_table(
+    name: str,
+    tables: Mapping[str, Table],
+    roller: Roller,
+    system_for: SystemFor,
+    request: str,
+) -> Result:
+    """One roll of table `name` (which, with every table it reaches, is in `tables`)."""
+    table = tables[name]
+    dice: list[Die] = []
+    detail = _roll(table, tables, roller, system_for, dice)
+    many = len(dice) > LIST_LIMIT  # as a `roll` of many dice: a summary instead
+    return Result(
+        request=request,
+        system=system_for(table.system).id,
+        verb="table",
+        dice=() if many else tuple(dice),
+        total=detail["roll"],
+        dice_summary=summary(dice) if many else None,
+        detail=detail,
+    )
+
+
+def summary(dice: list[Die]) -> DiceSummary:
+    """Count, kept count, face histogram and sizes of `dice`."""
+    faces = Counter(d.face for d in dice)
+    kept = sum(d.kept for d in dice)
+    sides = tuple(sorted({d.sides for d in dice}))
+    return DiceSummary(count=len(dice), kept=kept, faces=dict(faces), sides=sides)
+
+
+def _dice_json(dice: list[Die]) -> dict[str, Any]:
+    if len(dice) > LIST_LIMIT:
+        return {"dice": [], "dice_summary": summary(dice).to_json()}
+    return {"dice": [d.to_json() for d in dice]}
+
+
+def _roll(
+    table: Table,
+    tables: Mapping[str, Table],
+    roller: Roller,
+    system_for: SystemFor,
+    dice: list[Die],
+) -> dict[str, Any]:
+    evaluated = evaluate(table.expr, roller, role="table")
+    own = evaluated.dice()
+    dice.extend(own)
+    entry = table.entry_for(evaluated.total)
+    if entry is None:  # a checked table has no gap: only a hand-made Table gets here
+        raise D20Error(f"{table.source}: no entry for {evaluated.total}")
+    nested: list[dict[str, Any]] = []
+    text: list[str] = []
+    for part in entry.parts:
+        if part.kind == "text":
+            text.append(part.body)
+            continue
+        try:
+            one = _part(part, table, tables, roller, system_for, dice)
+        except D20Error as err:
+            message = err.message
+            if not message.startswith("{"):
+                message = f"{{{part.body[:60]}}}: {message}"
+            raise type(err)(_where(table, entry, message)) from None
+        nested.append(one)
+        text.append(str(one["text"]))
+    return {
+        "table": table.name,
+        "die": table.die,
+        "roll": evaluated.total,
+        "entry": entry.key,
+        "text": "".join(text).strip(),
+        "roll_dice": [d.to_json() for d in own],
+        "nested": nested,
+    }
+
+
+def _where(table: Table, entry: Entry, message: str) -> str:
+    line = "" if entry.line is None else f" line {entry.line}"
+    return f"{table.source}{line}: entry {entry.key!r}: {message}"
+
+
+def _part(
+    part: Part,
+    table: Table,
+    tables: Mapping[str, Table],
+    roller: Roller,
+    system_for: SystemFor,
+    dice: list[Die],
+) -> dict[str, Any]:
+    if part.kind == "table":
+        inner = _roll(tables[part.body], tables, roller, system_for, dice)
+        return {"kind": "table", **inner}
+    what = parsed(part)
+    if part.kind == "dice":
+        evaluated = evaluate(what, roller)  # type: ignore[arg-type]
+        own = evaluated.dice()
+        dice.extend(own)
+        return {
+            "kind": "dice",
+            "expression": part.body,
+            "total": evaluated.total,
+            "text": str(evaluated.total),
+            **_dice_json(own),
+        }
+    request: Any = what
+    if getattr(request, "repeat", 1) != 1 or getattr(request, "parts", ()):
+        raise D20Error(f"{{{part.body[:60]}}}: one roll in a pair of braces")
+    result = system_for(table.system).resolve(request, roller)
+    dice.extend(result_dice(result))
+    return {
+        "kind": "request",
+        "request": part.body,
+        "text": request_fill(result),
+        "result": result.to_json(),
+    }
+
+
+def result_dice(result: Result) -> list[Die]:
+    """Every die of a request's result: its own (else its members' and sides'), then its
+    damage dice."""
+    out = list(result.dice)
+    if not out:
+        for member in (*(result.members or ()), *(result.sides or ())):
+            out.extend(result_dice(member))
+    if result.damage is not None:
+        out.extend(result.damage.dice)
+    return out
+
+
+def request_fill(result: Result) -> str:
+    """What a request puts into an entry's text: `17 (Success)`, or its label alone."""
+    label = result.label or (result.outcome or "").replace("_", " ")
+    text = label
+    if result.total is not None:
+        text = f"{result.total} ({label})" if label else str(result.total)
+    if result.damage is not None:
+        text += f", {result.damage.total} damage"
+    return text

@@ -1,0 +1,179 @@
+"""A character's entries merged into the parsed request (d20cli.language.names): the shown
+text parses to the same request, a typed word beats the entry's, errors name the entry, and
+the columns of the shown text carry a system's caret to the right word."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from d20cli.dice.roller import ForcedRoller
+from d20cli.errors import ParseError, RulesError
+from d20cli.language.grammar import parse_request
+from d20cli.language.names import resolve_names
+from d20cli.language.requests import CheckRequest, GroupRequest
+from d20cli.rules import get_system
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """The smallest Entries: a name and entries by label, the same for every verb."""
+
+    name: str = "aria"
+    table: dict[str, str] = field(default_factory=dict)
+
+    def lookup(self, word: str, verb: str) -> str | None:
+        return self.table.get(word.lower())
+
+    def entry_names(self) -> list[str]:
+        return list(self.table)
+
+
+def resolved(text: str, **table: str) -> CheckRequest | GroupRequest:
+    request = resolve_names(parse_request(text), Sheet(table=table), parse_request)
+    assert isinstance(request, CheckRequest | GroupRequest)
+    return request
+
+
+def test_counts_add_up_and_lists_join_entry_first() -> None:
+    request = resolved("check stealth adv expertise=d4 vs 15", stealth="+7 adv expertise=d6")
+    assert isinstance(request, CheckRequest)
+    assert (request.adv, request.expertise) == (2, (6, 4))
+    assert request.text == "check stealth +7 adv expertise=d6 adv expertise=d4 vs 15"
+
+
+def test_a_typed_one_value_word_beats_the_entry() -> None:
+    request = resolved("attack sword vs 15 dmg 1d4 crit 20", sword="+5 dmg 2d6+3 crit 19 vs 12")
+    assert isinstance(request, CheckRequest)
+    assert (str(request.damage), request.crit, request.target and request.target.value) == (
+        "1d4",
+        20,
+        15,
+    )
+
+
+def test_a_typed_modifier_or_rank_means_no_lookup() -> None:
+    assert resolved("check stealth +2 vs 15").text == "check stealth +2 vs 15"
+    assert resolved("attempt goblin adept", goblin="+1").text == "attempt goblin adept"
+
+
+def test_an_unknown_entry_names_the_closest_with_its_column() -> None:
+    with pytest.raises(ParseError) as info:
+        resolved("group +1, stelth vs 12", stealth="+7")
+    assert "aria has no entry 'stelth'; did you mean stealth?" in info.value.message
+    assert info.value.column == 11
+
+
+def test_bad_entry_words_name_the_entry() -> None:
+    with pytest.raises(ParseError) as info:
+        resolved("check stealth vs 15", stealth="+7 blah=3")
+    assert info.value.message.startswith("in aria's entry 'stealth' ('+7 blah=3'): ")
+    assert (info.value.text, info.value.column) == ("check stealth vs 15", 7)
+    with pytest.raises(ParseError, match="not a label"):
+        resolved("check stealth vs 15", stealth="sneaky +7")
+    with pytest.raises(ParseError, match="holds no words"):
+        resolved("check stealth vs 15", stealth="  # nothing")
+
+
+def test_a_systems_caret_points_at_the_entry_word_in_the_shown_text() -> None:
+    request = resolved("check stealth vs 15", stealth="+7 expertise=d6")
+    with pytest.raises(RulesError) as info:
+        get_system("mm").resolve(request, ForcedRoller((10, 3)))
+    err = info.value
+    assert err.text == "check stealth +7 expertise=d6 vs 15"
+    assert err.text[(err.column or 0) - 1 :].startswith("expertise=d6")
+
+
+_WORDS = ["adv", "dis", "expertise=d6", "expertise", "bonus", "reliable", "lucky", "min 10"]
+
+
+@settings(deadline=None)
+@given(
+    entries=st.lists(
+        st.tuples(st.integers(-9, 9), st.lists(st.sampled_from(_WORDS), max_size=3, unique=True)),
+        min_size=3,
+        max_size=3,
+    ),
+    typed=st.lists(st.lists(st.sampled_from(_WORDS[:5]), max_size=2), min_size=3, max_size=3),
+    dc=st.integers(1, 30),
+)
+def test_the_shown_text_parses_to_the_resolved_request(
+    entries: list[tuple[int, list[str]]], typed: list[list[str]], dc: int
+) -> None:
+    """Wherever the request and the entries do not both give a one-value word, resolving on
+    the parsed request is exactly what parsing the shown text gives, columns included."""
+    labels = ["stealth", "athletics", "arcana"]
+    table = {labels[i]: " ".join([f"{m:+d}", *words]) for i, (m, words) in enumerate(entries)}
+    members = [" ".join([name, *typed[i]]) for i, name in enumerate(table)]
+    for text in (
+        f"check stealth {' '.join(typed[0])} vs {dc}",
+        f"group {', '.join(members)} vs {dc}",
+        f"contest {' vs '.join(members)}",
+    ):
+        request = resolve_names(parse_request(text), Sheet(table=table), parse_request)
+        assert request == parse_request(request.text)
+
+
+# --- names inside expressions ------------------------------------------------------------
+
+
+def values(text: str, **table: str) -> object:
+    return resolve_names(parse_request(text), Sheet(table=table), parse_request)
+
+
+def test_a_name_stands_wherever_a_number_may() -> None:
+    sheet = {"dex": "+3", "prof": "2", "str": "-1", "stealth": "+dex+prof expertise=d6"}
+    roll = values("roll 1d20+dex", **sheet)
+    assert str(roll.expr) == "1d20+3[dex]"  # type: ignore[attr-defined]
+    attack = values("attack +dex+prof vs 15 dmg 1d8+@str", **sheet)
+    assert isinstance(attack, CheckRequest)
+    assert (str(attack.modifier), str(attack.damage)) == ("3[dex]+2[prof]", "1d8-1")
+    check = values("check stealth vs 15", **sheet)  # an entry's own names resolve too
+    assert isinstance(check, CheckRequest) and str(check.modifier) == "3[dex]+2[prof]"
+    assert check.expertise == (6,)
+    group = values("group +dex, stealth vs 12", **sheet)
+    assert isinstance(group, GroupRequest)
+    assert [str(m.modifier) for m in group.members] == ["3[dex]", "3[dex]+2[prof]"]
+    assert str(values("roll (prof)d6+1", **sheet).expr) == "(2[prof])d6+1"  # type: ignore[attr-defined]
+
+
+def test_names_errors() -> None:
+    with pytest.raises(ParseError, match=r"circle: a -> b -> a"):
+        values("roll 1d20+a", a="+b", b="+1+a")
+    with pytest.raises(ParseError, match=r"no entry 'dexx'; did you mean dex\?"):
+        values("roll 1d20+dexx", dex="+1")
+    with pytest.raises(ParseError, match=r"entry 'stealth' \('\+7 adv'\) is not a value"):
+        values("roll 1d20+stealth", stealth="+7 adv")
+    with pytest.raises(ParseError, match=r"in aria's entry 'bad' \('\+1d'\)"):
+        values("roll 1d20+bad", bad="+1d")
+    assert str(values("roll 1d20+@vs", vs="+1").expr) == "1d20+1[vs]"  # type: ignore[attr-defined]
+
+
+def test_a_name_with_no_character_is_a_clear_error() -> None:
+    import d20cli
+
+    with pytest.raises(d20cli.DiceError, match=r"'dex' names a character's value: roll with --as"):
+        d20cli.roll("1d20+dex")
+    with pytest.raises(ParseError):  # a word of the language is not a name
+        parse_request("roll 1d20+adv")
+
+
+@settings(deadline=None)
+@given(
+    value=st.integers(-50, 50),
+    count=st.integers(1, 4),
+    sides=st.sampled_from([4, 6, 8, 20]),
+    op=st.sampled_from(["+", "-", "*"]),
+)
+def test_a_name_rolls_as_its_value(value: int, count: int, sides: int, op: str) -> None:
+    """`NdS op name` rolls exactly as `NdS op value` (the same dice, the same total)."""
+    from d20cli.dice.evaluate import evaluate
+
+    resolved = values(f"roll {count}d{sides}{op}x", x=f"{value:+d}")
+    typed = parse_request(f"roll {count}d{sides}{op}({value})")
+    faces = tuple(range(1, count + 1))
+    got = evaluate(resolved.expr, ForcedRoller(faces)).total  # type: ignore[attr-defined]
+    assert got == evaluate(typed.expr, ForcedRoller(faces)).total  # type: ignore[attr-defined]
