@@ -362,3 +362,21 @@ def test_terminal_tab_again_commands_and_clear(state_home: Path, tmp_path: Path)
     child.expect(re.escape("\x1b[H\x1b[2J"))
     wait_prompt(child, "mm")
     assert leave(child) == 0
+
+
+def test_a_table_is_a_request_again_repeats(state_home: Path, tmp_path: Path) -> None:
+    """`table NAME` in the shell runs as a request (not through the typer app), so `again`
+    repeats it."""
+    tables = Path(os.environ["XDG_CONFIG_HOME"]) / "d20cli" / "tables"
+    tables.mkdir(parents=True)
+    for name in ("road", "satchel"):
+        (tables / f"{name}.toml").write_text(
+            (ROOT / "examples" / "tables" / f"{name}.toml").read_text(encoding="utf-8"),
+            encoding="utf-8",
+        )
+    s, stdout, stderr = session(Options(no_log=True))
+    assert s.handle("table road -q --dice 3,3") == 0
+    assert s.handle("again") == 0
+    assert s.handle("table list") == 0
+    assert stdout.getvalue().count("nothing but rain") == 2, stderr.getvalue()
+    assert "satchel" in stdout.getvalue()
