@@ -17,7 +17,6 @@ Python.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -30,7 +29,6 @@ DEFAULT_SYSTEM = SYSTEM_IDS[0]
 #: What a dynamic value names: the characters in the characters file, the roll tables.
 CHARACTERS = "characters"
 TABLES = "tables"
-_SAFE = re.compile(r"[A-Za-z0-9._=-]+")
 
 
 @dataclass(frozen=True)
@@ -136,16 +134,6 @@ class Table:
 
 def _key(name: str) -> str:
     return name.strip().lower().replace("_", "-").replace(" ", "-").replace(".", "-")
-
-
-def system_names(shell_safe: bool = False) -> tuple[str, ...]:
-    """The system ids, then their aliases. shell_safe: only the names a shell can take
-    unquoted (`m&m` would start a background job in bash)."""
-
-    names = (*SYSTEM_IDS, *(a for a in ALIASES if a not in SYSTEM_IDS))
-    if shell_safe:
-        names = tuple(n for n in names if _SAFE.fullmatch(n))
-    return names
 
 
 def request_options() -> tuple[Option, ...]:
