@@ -151,13 +151,13 @@ def test_the_registry_names_every_request_and_expression_class() -> None:
     added to either module must be added to the registry (or it is never cached)."""
     import dataclasses
 
-    from d20cli.dice import modifiers, tree
+    from d20cli.dice import modifiers, refs, tree
     from d20cli.language import requests
     from d20cli.language.parse_cache import CLASSES
 
     found = {
         obj
-        for module in (requests, tree, modifiers)
+        for module in (requests, tree, modifiers, refs)
         for obj in vars(module).values()
         if isinstance(obj, type)
         and dataclasses.is_dataclass(obj)

@@ -367,6 +367,24 @@ def crit_note(natural: int, crit: int | None) -> str | None:
     return f"{natural}: critical (crit {crit}-20)"
 
 
+def side_result(
+    side: CheckRequest, roll: CheckRoll, system: str, notes: tuple[str, ...] = ()
+) -> Result:
+    """One side of a contest, as rolled (the contest grades the sides afterwards)."""
+    return Result(
+        request=side.text,
+        system=system,
+        verb="check",
+        dice=roll.dice,
+        natural=roll.natural,
+        modifier=roll.modifier,
+        total=roll.total,
+        name=side.name,
+        detail=house_detail(side),
+        notes=roll.notes + notes,
+    )
+
+
 def house_detail(request: CheckRequest) -> dict[str, object]:
     """The `house` entry of a result's JSON: the house words in force on this roll
     (`{"house": {"crit": 19, "lucky": true}}`); empty when there are none."""

@@ -41,6 +41,7 @@ from d20cli.rules.common import (
     resolve_roll,
     roll_d20,
     side_list,
+    side_result,
     side_won,
     unknown_verb,
 )
@@ -247,20 +248,7 @@ def _resolve_contest(request: ContestRequest, roller: Roller) -> Result:
         roll = house_roll(roller, side)
         rolls.append((crit_natural(roll.natural, side.crit), roll.total))
         said = crit_note(roll.natural, side.crit)
-        sides.append(
-            Result(
-                request=side.text,
-                system=ID,
-                verb="check",
-                dice=roll.dice,
-                natural=roll.natural,
-                modifier=roll.modifier,
-                total=roll.total,
-                name=side.name,
-                detail=house_detail(side),
-                notes=roll.notes + ((said,) if said else ()),
-            )
-        )
+        sides.append(side_result(side, roll, ID, (said,) if said else ()))
     grade = grade_contest_sides(rolls, [s.name for s in sides])
     notes: tuple[str, ...] = ()
     if grade.winner is None and len(sides) > 2:

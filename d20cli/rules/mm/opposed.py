@@ -14,10 +14,10 @@ from d20cli.language.requests import (
 from d20cli.results import Die, Result
 from d20cli.rules.common import (
     Grade,
-    house_detail,
     house_roll,
     reject_words,
     side_list,
+    side_result,
     side_won,
 )
 
@@ -110,20 +110,7 @@ def _resolve_opposed(request: ContestRequest, roller: Roller) -> Result:
         flat = circumstance_total(side.circumstances)
         roll = house_roll(roller, side, flat=flat)
         rolls.append((roll.total, roll.modifier))
-        sides.append(
-            Result(
-                request=side.text,
-                system=ID,
-                verb="check",
-                dice=roll.dice,
-                natural=roll.natural,
-                modifier=roll.modifier,
-                total=roll.total,
-                name=side.name,
-                detail=house_detail(side),
-                notes=roll.notes,
-            )
-        )
+        sides.append(side_result(side, roll, ID))
     dice = tuple(d for s in sides for d in s.dice)
     notes: tuple[str, ...] = ()
     if len(sides) == 2:
