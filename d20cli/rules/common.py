@@ -474,14 +474,13 @@ class System:
     outcomes: (outcome id, label), worst to best, the tiers this system can produce.
     aliases: other names `get_system` accepts.
     words: (word, meaning) for the request words this system takes, as `d20 systems` and
-    help list them.
+    help list them; offers: verb -> the words completion offers after it (`Offer`).
 
     Optional hooks, for what only some systems have (code outside systems/ asks for the
     hook, never for a system id):
     grade_group: a group check's grade from its members' successes and the request's group
     rule word (None: the system's default) (the odds of a large group are computed from
-    it); rank_for_score: an ability score's rank (the odds of `scores`); fortune: fortune
-    dice (see Fortune). offers: verb -> the words completion offers after it (`Offer`).
+    it); rank_for_score: an ability score's rank (the odds of `scores`); fortune: Fortune.
     """
 
     id: str
