@@ -118,7 +118,7 @@ def main() -> None:
     completion = Path(__file__).resolve().parent.parent / "completions" / "d20.bash"
     if bash and completion.exists():
         script = (
-            f"source {completion}; COMP_WORDS=(d20 check +5 vs 15 a); COMP_CWORD=5; "
+            f"source {completion}; COMP_LINE='d20 check +5 vs 15 a'; COMP_POINT=20; "
             "_d20; echo ${COMPREPLY[@]}"
         )
         row(

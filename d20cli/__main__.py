@@ -10,11 +10,15 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from d20cli.app.commands import COMMANDS
 from d20cli.app.streams import OutputFailed, guarded_streams, report
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.language.vocabulary import TABLE, VERBS
+
+if TYPE_CHECKING:
+    from d20cli.app.completion import Command
 
 _HELP_FLAGS = ("--help", "-h", "--version")
 _VERSION = ("--version",)
@@ -90,9 +94,9 @@ def dispatch(args: list[str]) -> int:
 
                 return int(run_stdin(opts))
             if sys.stdout.isatty():
-                from d20cli.app.shell import run_shell
+                from d20cli.app.shell import Commands, run_shell
 
-                return int(run_shell(opts))
+                return int(run_shell(opts, Commands(_run_command, _describe_commands)))
     elif not args and not sys.stdin.isatty():
         from d20cli.app.options import Options
         from d20cli.app.stdin import run_stdin
@@ -100,9 +104,9 @@ def dispatch(args: list[str]) -> int:
         return int(run_stdin(Options()))
     elif not args and sys.stdout.isatty():
         from d20cli.app.options import Options
-        from d20cli.app.shell import run_shell
+        from d20cli.app.shell import Commands, run_shell
 
-        return int(run_shell(Options()))
+        return int(run_shell(Options(), Commands(_run_command, _describe_commands)))
     elif args and args[0] not in VERBS and args[0] not in COMMANDS and not args[0].startswith("-"):
         if any(a == "--as" or a.startswith("--as=") for a in args):
             return _run(args)  # a character's macro in the verb's place: `d20 sneak --as aria`
@@ -110,6 +114,21 @@ def dispatch(args: list[str]) -> int:
     from d20cli.app.cli import run_app
 
     return run_app(args)
+
+
+def _run_command(argv: list[str]) -> int:
+    """A command of the typer app run from the shell (`char list`)."""
+    from d20cli.app.cli import run_app
+
+    return run_app(argv)
+
+
+def _describe_commands() -> tuple[Command, ...]:
+    """The typer app's commands, for the shell's completion."""
+    from d20cli.app.cli import completion_commands
+    from d20cli.language.vocabulary import VERB_HELP
+
+    return completion_commands(VERB_HELP)
 
 
 def _open_closed_streams() -> None:

@@ -12,8 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from d20cli.app.char_cli import char_app
+from d20cli.app.completion import Names, table
 from d20cli.app.options import Options
-from d20cli.app.shell import Session, Words, completions
+from d20cli.app.shell import Session, completions
 from d20cli.errors import D20Error, ParseError
 from d20cli.language.grammar import parse_request
 from d20cli.present.output import Output
@@ -438,14 +439,17 @@ def test_shell_as_sets_shows_and_clears(sheet: Path) -> None:
 
 
 def test_shell_completes_entries_macros_and_characters() -> None:
-    words = Words.load()
+    words, names = table(), Names(characters=["aria", "bruno"], default="levelup")
     entries, macros = ["stealth", "athletics"], ["sneak"]
-    assert completions("sn", words, entries, macros)[1] == ["sneak"]
-    assert completions("check st", words, entries, macros)[1] == ["stealth"]
-    assert "athletics" in completions("group stealth, a", words, entries, macros)[1]
-    assert completions("roll st", words, entries, macros)[1] == []
-    assert completions("as ", words, characters=["aria", "bruno"])[1] == ["aria", "bruno", "-"]
-    assert completions("check st", words)[1] == []
+    assert completions("sn", words, names, entries, macros)[1] == ["sneak"]
+    assert completions("check st", words, names, entries, macros)[1] == ["stealth"]
+    assert "athletics" in completions("group stealth, a", words, names, entries, macros)[1]
+    assert completions("roll st", words, names, entries, macros)[1] == []
+    assert completions("as ", words, names)[1] == ["aria", "bruno", "-"]
+    assert completions("check st", words, names)[1] == []
+    # not where a DC or an option's value goes
+    assert completions("check +1 vs ", words, names, entries)[1] == ["DC", "dc"]
+    assert completions("check --as ", words, names, entries)[1] == ["aria", "bruno"]
 
 
 def test_a_result_through_a_character_names_it(

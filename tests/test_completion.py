@@ -1,25 +1,91 @@
-"""Completion: the shipped scripts in completions/ are current, real bash completes from
-them, every word comes from the program's own tables, and --install writes only inside the
-user's home."""
+"""Completion: the shipped scripts in completions/ are current; bash, zsh and fish offer
+the words of the place (the verb, the system in force, the word before the cursor) from
+those scripts, run by the real shells; the Python lookups (the interactive shell's) agree
+with the bash script; names come from the characters file, the roll tables and the config;
+--install writes only inside the user's home.
+
+Each shell is driven the way it completes: bash through its completion function with
+COMP_LINE/COMP_POINT and through an interactive bash in a terminal (pexpect), zsh through
+its function with `words`/CURRENT and interactively, fish through `complete -C` (its own
+completion engine). zsh and fish tests are skipped where the shell is not installed."""
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import pexpect
 import pytest
 
-from d20cli.app import completion
-from d20cli.app.cli import completion_script
+from d20cli.app import completion, completion_install, completion_scripts
+from d20cli.app.cli import completion_commands, completion_script
+from d20cli.app.completion import Names, table
 from d20cli.app.options import OPTIONS
-from d20cli.app.shell import Words, completions
-from d20cli.language.vocabulary import COMPLETION_WORDS, SYSTEM_IDS, VERBS
+from d20cli.language.vocabulary import SYSTEM_IDS, VERB_HELP, VERBS
+from d20cli.store.characters import character_names
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPLETIONS = ROOT / "completions"
 BASH = shutil.which("bash") or "/bin/bash"
+ZSH = shutil.which("zsh")
+FISH = shutil.which("fish")
+TIMEOUT = 15
+needs_zsh = pytest.mark.skipif(ZSH is None, reason="zsh is not installed")
+needs_fish = pytest.mark.skipif(FISH is None, reason="fish is not installed")
+
+MM_TARGETS = {
+    "DC",
+    "dc",
+    "very-easy",
+    "easy",
+    "average",
+    "tough",
+    "challenging",
+    "formidable",
+    "heroic",
+    "super-heroic",
+    "nigh-impossible",
+    "defense",
+    "parry",
+    "dodge",
+    "fortitude",
+    "toughness",
+    "will",
+    "rank",
+    "routine",
+}
+
+
+@pytest.fixture(scope="module")
+def words() -> completion.Table:
+    return table(completion_commands(VERB_HELP))
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Iterator[Path]:
+    """The config directory (XDG_CONFIG_HOME/d20cli), with three characters and two
+    tables."""
+    home = Path(os.environ["XDG_CONFIG_HOME"]) / "d20cli"
+    (home / "tables").mkdir(parents=True)
+    (home / "characters.toml").write_text(
+        "# the party\n"
+        '[aria]\nsystem = "levelup"\nstealth = "+7 expertise=d6"\n'
+        '[aria.saves]\nsystem = "+2"\n'
+        "[ \"bob\" ]\nsystem = 'mm'   # a hero\n"
+        '[carl-3]\nperception = "+4 [x]"\n',
+        encoding="utf-8",
+    )
+    (home / "tables" / "loot.toml").write_text("", encoding="utf-8")
+    (home / "tables" / "wild-magic.toml").write_text("", encoding="utf-8")
+    yield home
+
+
+# -- the shipped scripts ---------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("shell", completion.SHELLS)
@@ -33,12 +99,29 @@ def test_shipped_scripts_are_current(shell: str) -> None:
 @pytest.mark.parametrize("shell", completion.SHELLS)
 def test_scripts_hold_every_verb_option_and_system(shell: str) -> None:
     text = completion_script(shell)
-    for word in (*VERBS, *SYSTEM_IDS, "adv", "expertise=d6"):
+    for word in (*VERBS, *SYSTEM_IDS, "adv", "expertise=d6", "nigh-impossible", "godlike"):
         assert word in text
     for spec in OPTIONS:
         for name in spec.names:
-            assert (name.lstrip("-") if shell == "fish" else name) in text
-    assert "m&m" not in text  # an alias a shell would take for a background job
+            assert name in text
+
+
+def test_script_syntax_bash() -> None:
+    run = subprocess.run([BASH, "-n", str(COMPLETIONS / "d20.bash")], capture_output=True)
+    assert run.returncode == 0, run.stderr
+
+
+@needs_zsh
+def test_script_syntax_zsh() -> None:
+    run = subprocess.run([str(ZSH), "-n", str(COMPLETIONS / "_d20")], capture_output=True)
+    assert run.returncode == 0, run.stderr
+
+
+@needs_fish
+def test_script_syntax_fish() -> None:
+    path = str(COMPLETIONS / "d20.fish")
+    run = subprocess.run([str(FISH), "--no-execute", path], capture_output=True)
+    assert run.returncode == 0, run.stderr
 
 
 def test_completion_command_prints_the_script() -> None:
@@ -53,70 +136,310 @@ def test_completion_command_prints_the_script() -> None:
     assert run.stdout == (COMPLETIONS / "d20.bash").read_text(encoding="utf-8")
 
 
-def bash_complete(*words: str) -> list[str]:
-    """Load completions/d20.bash into a bare bash, set COMP_WORDS and COMP_CWORD as bash
-    does for `d20 WORDS...` (the last word is the one being completed), call the function
-    and return COMPREPLY."""
+# -- the shells, driven --------------------------------------------------------------------
+
+
+def bash_complete(line: str) -> list[str]:
+    """Load completions/d20.bash into a bare bash, set COMP_LINE and COMP_POINT as bash
+    does for the command line `line` (the cursor at its end), and COMP_WORDS split as
+    bash splits it (at `=` too), call the function and return COMPREPLY."""
     script = (
         f"source {COMPLETIONS / 'd20.bash'}\n"
-        'COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 ))\n'
-        'COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}\n'
+        'COMP_LINE="$1"; COMP_POINT=${#COMP_LINE}\n'
         "_d20 d20\n"
         'printf "%s\\n" "${COMPREPLY[@]}"\n'
     )
     run = subprocess.run(
-        [BASH, "--norc", "--noprofile", "-c", script, "bash", "d20", *words],
+        [BASH, "--norc", "--noprofile", "-c", script, "bash", line],
         capture_output=True,
         text=True,
         timeout=30,
     )
     assert run.returncode == 0 and not run.stderr, run.stderr
-    return [line for line in run.stdout.splitlines() if line]
+    return [w for w in run.stdout.splitlines() if w]
 
 
-def test_bash_completes_a_verb() -> None:
-    assert bash_complete("che") == ["check"]
-    assert set(bash_complete("")) >= {*VERBS, "systems", "shell", "completion"}
+def zsh_complete(line: str) -> list[str]:
+    """Load completions/_d20 into `zsh -f`, set `words` and CURRENT as zsh does for
+    `line`, and return what the function hands to compadd (zsh filters it by the prefix
+    itself: done here)."""
+    script = (
+        "compdef() { : }\n"
+        f"source {COMPLETIONS / '_d20'}\n"
+        'compadd() { [[ $1 == -a ]] && print -rl -- "${(@P)2}" }\n'
+        'words=(d20 "$@"); CURRENT=$#words\n'
+        "_d20\n"
+    )
+    typed = line.split()[1:] + ([""] if line.endswith(" ") else [])
+    run = subprocess.run(
+        [str(ZSH), "-f", "-c", script, "zsh", *typed],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert run.returncode in (0, 1) and not run.stderr, run.stderr  # 1: nothing to offer
+    cur = typed[-1] if typed else ""
+    return [w for w in run.stdout.splitlines() if w and w.startswith(cur)]
 
 
-def test_bash_completes_keywords_after_a_verb() -> None:
-    offered = bash_complete("check", "+5", "vs", "15", "a")
-    assert "adv" in offered and "advantage" in offered
-    assert all(w.startswith("a") for w in offered)
-    assert "dis" in bash_complete("attack", "+7", "vs", "15", "d")
+def fish_complete(line: str) -> list[str]:
+    """What fish's own engine offers for `line` with completions/d20.fish loaded."""
+    run = subprocess.run(
+        [
+            str(FISH),
+            "--no-config",
+            "-c",
+            f"source {COMPLETIONS / 'd20.fish'}; complete -C $argv[1]",
+            line,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert run.returncode == 0 and not run.stderr, run.stderr
+    return [w.split("\t")[0] for w in run.stdout.splitlines() if w]
 
 
-def test_bash_completes_system_values() -> None:
-    offered = bash_complete("--system", "")
-    assert offered[: len(SYSTEM_IDS)] == list(SYSTEM_IDS)
-    assert "a5e" in offered and "pd" in offered
-    assert bash_complete("check", "+5", "-s", "m") == [
-        w for w in completion.system_names(shell_safe=True) if w.startswith("m")
-    ]
+def python_complete(line: str, t: completion.Table, names: Names | None = None) -> list[str]:
+    typed = line.split()[1:]
+    cur = "" if line.endswith(" ") or not typed else typed.pop()
+    return completion.candidates(typed, cur, t, names or Names())
 
 
-def test_bash_completes_options_and_commands() -> None:
-    assert bash_complete("check", "+5", "--sy") == ["--system"]
-    assert bash_complete("--exit") == ["--exit-status"]
-    assert bash_complete("completion", "") == ["bash", "zsh", "fish"]
-    assert bash_complete("-s", "mm", "che") == ["check"]  # an option before the verb
-    assert bash_complete("check", "--seed", "") == []  # a number goes there
-    assert bash_complete("odds", "chec") == ["check"]
-    assert "adv" in bash_complete("odds", "check", "+5", "vs", "15", "a")
+def without_equals(line: str, found: list[str]) -> list[str]:
+    """What bash shows for `found` when the word at the cursor holds `=` (bash replaces
+    only the part after it)."""
+    cur = "" if line.endswith(" ") else line.split()[-1]
+    if "=" not in cur:
+        return found
+    head = cur.rsplit("=", 1)[0] + "="
+    return [w.removeprefix(head) for w in found]
 
 
-def test_shell_completes_from_the_same_tables() -> None:
-    words = Words.load()
-    assert completions("chec", words) == ("chec", ["check"])
-    cur, found = completions("check +5 vs 15 a", words)
-    assert cur == "a" and "adv" in found
-    assert completions("system m", words)[1][:1] == ["mm"]
-    assert "m&m" in completions("system m", words)[1]  # no shell to confuse here
-    assert completions("check --sy", words) == ("--sy", ["--system"])
-    assert completions("check +1 --system ", words)[1][: len(SYSTEM_IDS)] == list(SYSTEM_IDS)
-    assert completions("check --seed ", words) == ("", [])
-    assert completions("help att", words) == ("att", ["attack", "attempt"])
-    assert set(words.keywords["check"]) <= set(COMPLETION_WORDS)
+PLACES: list[tuple[str, set[str] | None, set[str]]] = [
+    # (line, exactly these, or at least none of these)
+    ("d20 -s mm check +4 vs ", MM_TARGETS, set()),
+    ("d20 --system=mm check +4 vs t", {"tough", "toughness"}, set()),
+    ("d20 -smm check +4 ", None, {"adv", "godlike", "players=", "expertise"}),
+    ("d20 check +5 expertise=", {"expertise=d4", "expertise=d6", "expertise=d8"}, set()),
+    ("d20 check +5 expertise=d", {"expertise=d4", "expertise=d6", "expertise=d8"}, set()),
+    ("d20 attack +7 vs 15 dmg 1d8 crit-dmg=m", {"crit-dmg=max"}, set()),
+    ("d20 --system ", set(SYSTEM_IDS), set()),
+    ("d20 check +1 -s ", set(SYSTEM_IDS), set()),
+    ("d20 --system=", {f"--system={s}" for s in SYSTEM_IDS}, set()),
+    ("d20 --system=p", {"--system=pendagger"}, set()),
+    ("d20 attack +5 vs ", {"DC", "dc", "AC", "ac"}, set()),
+    ("d20 check +5 vs ", {"DC", "dc"}, set()),
+    ("d20 -s pd attempt ", None, {"vs", "expertise", "bonus"}),
+    ("d20 -s pd attempt g", {"godlike"}, set()),
+    ("d20 -s pd fortune spend ", {"reroll", "hint", "escape", "value"}, set()),
+    ("d20 -s pd scores ", {"players="}, set()),
+    ("d20 -s reg contest +1 ", None, {"expertise", "dmg"}),
+    ("d20 odds ", {"check", "save", "attack", "group", "roll", "compare", "table"}, set()),
+    (
+        "d20 -s mm odds ",
+        {"check", "attack", "resist", "routine", "opposed", "compare", "percent", "roll", "table"},
+        set(),
+    ),
+    ("d20 odds check +5 vs 15 a", {"adv", "advantage"}, set()),
+    ("d20 log --export ", {"json", "csv"}, set()),
+    ("d20 completion ", {"bash", "zsh", "fish"}, set()),
+    ("d20 check --sy", {"--system"}, set()),
+    ("d20 check --seed ", set(), set()),
+    ("d20 check -1 vs 10 a", {"adv", "advantage"}, set()),
+    ("d20 che", {"check"}, set()),
+]
+
+
+@pytest.mark.parametrize(("line", "exactly", "never"), PLACES)
+def test_bash_offers_the_words_of_the_place(
+    line: str, exactly: set[str] | None, never: set[str]
+) -> None:
+    offered = bash_complete(line)
+    if exactly is not None:
+        assert set(offered) == set(without_equals(line, sorted(exactly)))
+    else:
+        assert offered and not never & set(offered)
+
+
+@needs_zsh
+@pytest.mark.parametrize(("line", "exactly", "never"), PLACES)
+def test_zsh_offers_the_words_of_the_place(
+    line: str, exactly: set[str] | None, never: set[str]
+) -> None:
+    offered = zsh_complete(line)
+    if exactly is not None:
+        assert set(offered) == exactly
+    else:
+        assert offered and not never & set(offered)
+
+
+@needs_fish
+@pytest.mark.parametrize(("line", "exactly", "never"), PLACES)
+def test_fish_offers_the_words_of_the_place(
+    line: str, exactly: set[str] | None, never: set[str]
+) -> None:
+    offered = fish_complete(line)
+    if exactly is not None:
+        assert set(offered) == exactly
+    else:
+        assert offered and not never & set(offered)
+
+
+FILE_PLACES = ["d20 --as ", "d20 char show ", "d20 table ", "d20 table show ", "d20 odds table "]
+
+
+@pytest.mark.parametrize(
+    "line", [p[0] for p in PLACES] + ["d20 ", "d20 -s pd ", "d20 char ", *FILE_PLACES]
+)
+def test_python_lookups_agree_with_bash(line: str, words: completion.Table, config: Path) -> None:
+    """The interactive shell's lookups and the bash script give the same words."""
+    names = Names(completion.Lazy(character_names), completion.Lazy(completion.table_names))
+    found = python_complete(line, words, names)
+    assert set(without_equals(line, found)) == set(bash_complete(line))
+
+
+def test_the_verbs_are_the_systems(words: completion.Table) -> None:
+    assert set(bash_complete("d20 ")) == {"check", "save", "attack", "group", "roll"} | set(
+        words.command_names()
+    )
+    assert "percent" in bash_complete("d20 -s mm ")
+    assert "attempt" not in bash_complete("d20 -s mm ")
+
+
+def test_names_come_from_the_files(config: Path) -> None:
+    assert bash_complete("d20 --as ") == ["aria", "bob", "carl-3"]
+    assert bash_complete("d20 --as=b") == ["bob"]
+    assert bash_complete("d20 char show ") == ["aria", "bob", "carl-3"]
+    assert bash_complete("d20 char rm c") == ["carl-3"]
+    assert bash_complete("d20 char add ") == []  # a new name
+    assert bash_complete("d20 log -c a") == ["aria"]
+    # the --as character's system: bob plays mm
+    assert set(bash_complete("d20 --as bob check +1 vs ")) == MM_TARGETS
+    assert "adv" in bash_complete("d20 --as aria check +1 ")
+    # the roll tables: their file names
+    assert bash_complete("d20 table ") == ["loot", "wild-magic", "list", "show", "check"]
+    assert bash_complete("d20 table show w") == ["wild-magic"]
+    assert bash_complete("d20 odds table l") == ["loot"]
+
+
+def test_system_from_the_environment_and_the_config(
+    config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (config / "config.toml").write_text(
+        '# mine\nsystem = "pd"\n[other]\nsystem = "mm"\n', encoding="utf-8"
+    )
+    assert "attempt" in bash_complete("d20 ")
+    monkeypatch.setenv("D20_SYSTEM", "Mutants")  # the environment comes before the config
+    assert "percent" in bash_complete("d20 ")
+    assert "attempt" not in bash_complete("d20 ")
+    assert "contest" in bash_complete("d20 -s reg ")  # and the line before both
+
+
+@needs_zsh
+def test_zsh_names_come_from_the_files(config: Path) -> None:
+    assert zsh_complete("d20 --as ") == ["aria", "bob", "carl-3"]
+    assert zsh_complete("d20 char show b") == ["bob"]
+    assert zsh_complete("d20 table show w") == ["wild-magic"]
+    assert zsh_complete("d20 odds table l") == ["loot"]
+    assert set(zsh_complete("d20 --as bob check +1 vs ")) == MM_TARGETS
+    (config / "config.toml").write_text('system = "pendagger"\n', encoding="utf-8")
+    assert "attempt" in zsh_complete("d20 ")
+
+
+@needs_fish
+def test_fish_names_come_from_the_files(config: Path) -> None:
+    assert fish_complete("d20 --as ") == ["aria", "bob", "carl-3"]
+    assert fish_complete("d20 char show b") == ["bob"]
+    assert fish_complete("d20 table show w") == ["wild-magic"]
+    assert fish_complete("d20 odds table l") == ["loot"]
+    assert set(fish_complete("d20 --as bob check +1 vs ")) == MM_TARGETS
+    (config / "config.toml").write_text('system = "pendagger"\n', encoding="utf-8")
+    assert "attempt" in fish_complete("d20 ")
+
+
+def test_table_names_when_the_command_exists(config: Path) -> None:
+    """`table NAME`: the tables' file names (the command's own arguments first)."""
+    t = table((completion.Command("table", "Roll on a table.", dynamic=completion.TABLES),))
+    bash = completion_scripts.bash_script(t)
+    run = subprocess.run(
+        [
+            BASH,
+            "--norc",
+            "-c",
+            f'{bash}\nCOMP_LINE="d20 table "; COMP_POINT=10; _d20; echo "${{COMPREPLY[*]}}"',
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert run.stdout.split() == ["loot", "wild-magic"], run.stderr
+    names = Names(tables=completion.table_names())
+    assert completion.candidates(["table"], "w", t, names) == ["wild-magic"]
+
+
+# -- in real terminals -------------------------------------------------------------------------
+
+
+def _interactive(argv: list[str], setup: str) -> pexpect.spawn:
+    """A shell in a terminal, set up, where `d20` is a function that prints its words
+    (so a completed line, run with Enter, shows what TAB made of it)."""
+    env = {**os.environ, "TERM": "xterm"}
+    child = pexpect.spawn(
+        argv[0], argv[1:], env=env, encoding="utf-8", timeout=TIMEOUT, dimensions=(40, 200)
+    )
+    child.sendline(f"{setup}; d20() {{ echo \"ARGS[$*]\"; }}; echo READ''Y")
+    child.expect("READY")
+    return child
+
+
+def _completed(child: pexpect.spawn, typed: str) -> str:
+    """Type `typed`, TAB, Enter: the words the command ran with."""
+    child.send(typed + "\t")
+    child.expect(re.escape(typed.split()[-1]))  # the echo, then what TAB adds
+    child.send("\r")
+    child.expect(r"ARGS\[([^\]\r\n]*)\]")
+    return str(child.match.group(1)).strip()
+
+
+SHELL_LINES = [
+    ("d20 --system=pe", "--system=pendagger"),
+    ("d20 --system pe", "--system pendagger"),
+    ("d20 -s mm check +4 vs nigh", "-s mm check +4 vs nigh-impossible"),
+    ("d20 -s mm check +4 vs toughn", "-s mm check +4 vs toughness"),
+    ("d20 attack +7 vs 15 dmg 1d8 crit-dmg=do", "attack +7 vs 15 dmg 1d8 crit-dmg=double"),
+    ("d20 check +5 expertise=d8", "check +5 expertise=d8"),
+    ("d20 -s pd attempt god", "-s pd attempt godlike"),
+]
+
+
+def test_bash_in_a_terminal() -> None:
+    """TAB in an interactive bash (which splits words at `=`), then Enter."""
+    setup = f"PS1='$ '; source {COMPLETIONS / 'd20.bash'}"
+    child = _interactive([BASH, "--norc", "--noprofile", "-i"], setup)
+    for typed, words in SHELL_LINES:
+        assert _completed(child, typed) == words
+    child.send("d20 check +5 expertise=d\t\t")  # bash lists what may follow `=`
+    child.expect(r"d4\s+d6\s+d8")
+    child.sendcontrol("c")
+    child.sendline("exit")
+    child.expect(pexpect.EOF)
+
+
+@needs_zsh
+def test_zsh_in_a_terminal(tmp_path: Path) -> None:
+    functions = tmp_path / "functions"
+    functions.mkdir()
+    shutil.copy(COMPLETIONS / "_d20", functions / "_d20")
+    setup = f"fpath=({functions} $fpath); autoload -Uz compinit; compinit -u -D"
+    child = _interactive([str(ZSH), "-f", "-i"], setup)
+    for typed, words in SHELL_LINES:
+        assert _completed(child, typed) == words
+    child.sendline("exit")
+    child.expect(pexpect.EOF)
+
+
+# -- the interactive shell's lookups ----------------------------------------------------------
 
 
 def test_unknown_shell_is_an_error() -> None:
@@ -146,8 +469,8 @@ def test_install_writes_to_the_users_completion_dirs(
     assert "fpath=" in completion_script("zsh", install=True)
     # An XDG directory inside home is honoured; one outside home is not written to.
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "cfg"))
-    assert completion.install_path("fish") == home / "cfg/fish/completions/d20.fish"
+    assert completion_install.install_path("fish") == home / "cfg/fish/completions/d20.fish"
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "elsewhere"))
-    assert completion.install_path("bash") == expected["bash"]
+    assert completion_install.install_path("bash") == expected["bash"]
     assert not (tmp_path / "elsewhere").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["home"]

@@ -536,7 +536,9 @@ def test_systems_list_each_systems_house_keys(capsys: pytest.CaptureFixture[str]
     }
     status, out, _ = run_main(["systems"], capsys)
     assert status == 0
-    assert "  house defaults: [pendagger] lucky\n    e.g. d20 config set pendagger.lucky true" in out
+    assert (
+        "  house defaults: [pendagger] lucky\n    e.g. d20 config set pendagger.lucky true" in out
+    )
     assert config_module.config_keys()[:4] == ["system", "color", "levelup.crit", "levelup.lucky"]
     r = runner.invoke(app, ["--help"])
     assert "config" in r.stdout

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from d20cli.app import completion
+from d20cli.app import completion_install
 from d20cli.app.cli import completion_script
 from d20cli.store import characters, state
 from d20cli.store import request_cache as parse_cache
@@ -26,7 +26,7 @@ def _lookups() -> dict[str, str]:
         "XDG_CACHE_HOME": str(Path(str(parse_cache.cache_path())).parent.parent),
         "XDG_STATE_HOME": str(state.state_dir().parent),
         "XDG_CONFIG_HOME": str(characters.config_dir().parent),
-        "XDG_DATA_HOME": str(completion.install_path("bash").parents[2]),
+        "XDG_DATA_HOME": str(completion_install.install_path("bash").parents[2]),
     }
 
 
@@ -183,7 +183,7 @@ def test_the_completion_install_follows_no_link_at_a_temporary_name(
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)
     victim = _victim(tmp_path)
-    path = completion.install_path("bash")
+    path = completion_install.install_path("bash")
     path.parent.mkdir(parents=True)
     (path.parent / "d20.tmp").symlink_to(victim)
     completion_script("bash", install=True)

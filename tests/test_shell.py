@@ -20,6 +20,7 @@ import pytest
 
 from d20cli.app.options import Options
 from d20cli.app.shell import Session, run_lines_in_session
+from d20cli.language.vocabulary import SYSTEM_IDS
 from d20cli.present.output import Output
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -227,3 +228,155 @@ def test_piped_shell_command(state_home: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert "= 2" in run.stdout and "[mm]" in run.stdout and "1d4" not in run.stdout
     assert run.stderr == ""
+
+
+# -- again, the commands of d20, clear and TAB (issue 18) -------------------------------------
+
+
+def test_again_repeats_what_again_added(state_home: Path) -> None:
+    s, stdout, _ = session(Options(no_log=True))
+    assert s.handle("roll 1d20 --dice 5") == 0
+    assert s.handle("again +1") == 0  # `roll 1d20 --dice 5 +1`
+    assert s.handle("again") == 0  # the same again, +1 included
+    assert s.handle("!!") == 0
+    totals = re.findall(r"= (\d+)", stdout.getvalue())
+    assert totals == ["5", "6", "6", "6"]
+    assert s.last_tokens == ["roll", "1d20", "--dice", "5", "+1"]
+    assert s.handle("again adv vs") == 2  # a bad line is not what `again` repeats
+    assert s.last_tokens == ["roll", "1d20", "--dice", "5", "+1"]
+
+
+def test_commands_of_d20_run_in_the_shell(
+    state_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from d20cli.app.cli import completion_commands, run_app
+    from d20cli.app.shell import Commands
+    from d20cli.language.vocabulary import VERB_HELP
+
+    commands = Commands(run_app, lambda: completion_commands(VERB_HELP))
+    stdout, stderr = io.StringIO(), io.StringIO()
+    s = Session(Options(), Output(stdout, stderr, color=False), commands)
+    assert s.handle("char add aria --system mm") == 0
+    assert s.handle("char list") == 0
+    assert s.handle("systems --json") == 0
+    assert s.handle("log") == 0
+    assert s.handle("char show nobody") == 2
+    said = capsys.readouterr()
+    assert "aria" in said.out and '"pendagger"' in said.out
+    assert "nobody" in said.err
+    assert s.worst == 2 and not s.done
+
+
+def test_commands_need_the_app(state_home: Path) -> None:
+    s, _, stderr = session()
+    assert s.handle("char list") == 2
+    assert "works in `d20 shell` only" in stderr.getvalue()
+
+
+def test_clear_writes_nothing_off_a_terminal(state_home: Path) -> None:
+    s, stdout, stderr = session()
+    assert s.handle("clear") == 0
+    assert stdout.getvalue() == "" and stderr.getvalue() == ""
+
+
+def test_shell_completion_follows_the_system(state_home: Path) -> None:
+    from d20cli.app.cli import completion_commands
+    from d20cli.app.completion import Names, table
+    from d20cli.app.shell import completions
+    from d20cli.language.vocabulary import VERB_HELP
+
+    words = table(completion_commands(VERB_HELP))
+    mm = Names(default="mm")
+    found = completions("check +4 vs ", words, mm)[1]
+    assert "tough" in found and "defense" in found and "DC" in found
+    assert "adv" not in completions("check +4 ", words, mm)[1]
+    assert completions("check +4 --system levelup e", words, mm)[1][:1] == ["expertise"]
+    assert completions("system ", words, mm)[1] == list(SYSTEM_IDS)
+    assert completions("odds ", words, Names(default="pendagger"))[1][0] == "attempt"
+    assert completions("check +5 expertise=", words, Names())[1] == [
+        "expertise=d4",
+        "expertise=d6",
+        "expertise=d8",
+    ]
+    assert "clear" in completions("cl", words, Names())[1]
+
+
+def test_piped_shell_runs_commands(state_home: Path, tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "d20cli", "shell"],
+        input="char add bea\nchar list\nsystems\nclear\nroll 1d1\nquit\n",
+        capture_output=True,
+        text=True,
+        env={
+            **os.environ,
+            "XDG_STATE_HOME": str(state_home),
+            "XDG_CONFIG_HOME": str(tmp_path / "config"),
+            "PYTHONPATH": str(ROOT),
+        },
+        cwd=ROOT,
+        timeout=TIMEOUT * 4,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "bea" in run.stdout and "pendagger" in run.stdout and "= 1" in run.stdout
+    assert "\x1b[2J" not in run.stdout
+
+
+def test_terminal_tab_again_commands_and_clear(state_home: Path, tmp_path: Path) -> None:
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "d20cli", "shell"],
+        env={
+            **os.environ,
+            "XDG_STATE_HOME": str(state_home),
+            "XDG_CONFIG_HOME": str(tmp_path / "config"),
+            "TERM": "xterm",
+            "NO_COLOR": "1",
+            "PROMPT_TOOLKIT_NO_CPR": "1",
+            "PYTHONPATH": str(ROOT),
+        },
+        cwd=str(ROOT),
+        dimensions=(30, 140),
+        encoding="utf-8",
+        timeout=TIMEOUT,
+    )
+    wait_prompt(child)
+    child.sendline("system mm")
+    wait_prompt(child, "mm")
+    child.send("check +4 vs nigh\t")
+    child.expect("-impossible")  # drawn after what was typed
+    child.sendline(" --dice 10")
+    child.expect(r"= 14 vs 40")
+    wait_prompt(child, "mm")
+    child.sendline("again bonus")
+    child.expect(r"= 16 vs 40")
+    wait_prompt(child, "mm")
+    child.sendline("!!")
+    child.expect(r"= 16 vs 40")
+    wait_prompt(child, "mm")
+    child.sendline("char add cleo")
+    wait_prompt(child, "mm")
+    child.sendline("char list")
+    child.expect("cleo")
+    wait_prompt(child, "mm")
+    child.sendline("clear")
+    child.expect(re.escape("\x1b[H\x1b[2J"))
+    wait_prompt(child, "mm")
+    assert leave(child) == 0
+
+
+def test_a_table_is_a_request_again_repeats(state_home: Path, tmp_path: Path) -> None:
+    """`table NAME` in the shell runs as a request (not through the typer app), so `again`
+    repeats it."""
+    tables = Path(os.environ["XDG_CONFIG_HOME"]) / "d20cli" / "tables"
+    tables.mkdir(parents=True)
+    for name in ("road", "satchel"):
+        (tables / f"{name}.toml").write_text(
+            (ROOT / "examples" / "tables" / f"{name}.toml").read_text(encoding="utf-8"),
+            encoding="utf-8",
+        )
+    s, stdout, stderr = session(Options(no_log=True))
+    assert s.handle("table road -q --dice 3,3") == 0
+    assert s.handle("again") == 0
+    assert s.handle("table list") == 0
+    assert stdout.getvalue().count("nothing but rain") == 2, stderr.getvalue()
+    assert "satchel" in stdout.getvalue()

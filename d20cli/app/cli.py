@@ -14,9 +14,9 @@ from typing import Annotated, Any
 
 import typer
 
-from d20cli.app import completion
+from d20cli.app import completion_install
 from d20cli.app.commands import COMMANDS
-from d20cli.app.completion import SHELLS, Command, Option, system_names
+from d20cli.app.completion import CHARACTERS, SHELLS, TABLES, Command, Option, request_options
 from d20cli.app.options import Options
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.language.vocabulary import TABLE, TABLE_ACTIONS, VERB_HELP
@@ -225,7 +225,7 @@ def run_app(argv: list[str]) -> int:
 def shell_command(ctx: typer.Context) -> None:
     """The interactive shell: one request per line, TAB completion, history, `again`."""
     from d20cli.app.options import split_options
-    from d20cli.app.shell import run_shell
+    from d20cli.app.shell import Commands, run_shell
 
     try:
         words, opts = split_options(list(ctx.args))
@@ -234,16 +234,20 @@ def shell_command(ctx: typer.Context) -> None:
     except D20Error as err:
         Output().error(err)
         raise typer.Exit(int(ExitStatus.BAD_INPUT)) from None
-    raise typer.Exit(run_shell(opts))
+    commands = Commands(run_app, lambda: completion_commands(VERB_HELP))
+    raise typer.Exit(run_shell(opts, commands))
 
 
 def completion_commands(verbs: Iterable[str]) -> tuple[Command, ...]:
-    """The typer app's commands that are not verbs, with their options and subcommands."""
+    """The typer app's commands that are not verbs, with their options and subcommands, and
+    what their values name (the system ids, characters, roll tables, export formats)."""
     import typer.main
+
+    from d20cli.app.log_cli import EXPORT_FORMATS
+    from d20cli.language.vocabulary import SYSTEM_IDS
 
     group: Any = typer.main.get_command(app)
     skip = set(verbs)
-    systems = system_names(shell_safe=True)
     out: list[Command] = []
     for name, cmd in group.commands.items():
         if name in skip or getattr(cmd, "hidden", False):
@@ -258,29 +262,42 @@ def completion_commands(verbs: Iterable[str]) -> tuple[Command, ...]:
                 continue
             names = tuple(n for n in (*p.opts, *p.secondary_opts) if n.startswith("-"))
             takes_value = not getattr(p, "is_flag", False)
-            values = systems if "--system" in names else ()
-            options.append(Option(names, str(p.help or ""), takes_value, values))
+            values = SYSTEM_IDS if "--system" in names else ()
+            values = EXPORT_FORMATS if "--export" in names else values
+            dynamic = CHARACTERS if {"--as", "--character"} & set(names) else ""
+            options.append(Option(names, str(p.help or ""), takes_value, values, dynamic))
         if name == "shell":  # it takes the options of a request
-            options = [o for o in completion.request_options(shell_safe=True)]
+            options = list(request_options())
         if name == "completion":
             arguments = SHELLS
         if name == "odds":
-            arguments = (*verbs, TABLE)
+            arguments = ("compare", TABLE)  # `odds compare "A" "B"`, `odds table NAME`
         if name == TABLE:
             arguments = TABLE_ACTIONS
-        subcommands = tuple(getattr(cmd, "commands", {}) or ())
+        subs: dict[str, Any] = dict(getattr(cmd, "commands", {}) or {})
+        after = tuple(  # `char show NAME`, `char rm NAME`: an existing character's name
+            (sub, CHARACTERS)
+            for sub, c in subs.items()
+            if sub != "add"
+            and any(p.param_type_name == "argument" and p.name == "name" for p in c.params[:1])
+        )
+        after += ((TABLE, TABLES),) if name == "odds" else ()  # `odds table NAME`
+        after += (("show", TABLES),) if name == TABLE else ()  # `table show NAME`
         help_text = (cmd.short_help or (cmd.help or "").split("\n", 1)[0]).strip()
-        out.append(Command(name, help_text, tuple(options), arguments, subcommands))
+        dynamic_arg = TABLES if name == TABLE else ""  # `table NAME`
+        out.append(
+            Command(name, help_text, tuple(options), arguments, tuple(subs), dynamic_arg, after)
+        )
     return tuple(out)
 
 
 def completion_script(shell: str, install: bool = False) -> str:
     """The completion script for `shell` (or, with `install`, the message saying where it
     was installed), with this app's commands."""
-    commands = completion_commands(completion.grammar_verbs())
+    commands = completion_commands(VERB_HELP)
     if install:
-        return completion.install_script(shell, commands)
-    return completion.script(shell, commands)
+        return completion_install.install_script(shell, commands)
+    return completion_install.script(shell, commands)
 
 
 @app.command("completion", help=COMMANDS["completion"])

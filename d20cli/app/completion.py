@@ -1,34 +1,34 @@
-"""Shell completion for `d20`: static bash, zsh and fish scripts made from the program's own
-tables, and the word table the interactive shell completes from.
+"""Completion for `d20`: what a TAB offers in a given place, from the program's own tables.
 
-Every word comes from where the program itself defines it: the verbs and the keywords after
-each verb from `d20cli.language.grammar` (`VERBS`, `KEYWORDS`), the option names from
-`d20cli.app.options.OPTIONS`, the system ids and aliases from `d20cli.rules`, and the other
-commands (`systems`, `shell`, `odds`, `completion`, ...) with their options and
+Every word comes from where the program defines it: the verbs of each system and the
+words each verb takes after it and after `vs` from the systems (`System.verbs`,
+`System.offers`, whose words are `d20cli.language.vocabulary.KIND_WORDS`), the option
+names from `d20cli.app.options.OPTIONS`, the system ids and aliases from the vocabulary,
+and the other commands (`systems`, `char`, `log`, `completion`, ...) with their options and
 subcommands from the typer app. Nothing here is a second, hand-kept list.
 
-The scripts are static: a TAB looks words up inside the shell and never starts Python, so
-it costs milliseconds. They are generated into `completions/` (`python -m d20cli
-completion bash > completions/d20.bash`, ...); tests/test_completion.py checks that those
-files are current.
+The candidates depend on the place (`scan`): the system in force (`-s`, `--system`,
+`--system=`, else the `--as` character's system, else `D20_SYSTEM`, else the config file,
+else levelup), the command or verb, and the word before the cursor (`vs`, `--system`,
+`--as`, ...). `candidates` answers for the interactive shell; the static shell scripts
+(`completion_scripts`) do the same lookups inside bash, zsh and fish without starting
+Python.
 """
 
 from __future__ import annotations
 
-import re
-import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
-from d20cli.errors import ParseError, StateError
-from d20cli.language.vocabulary import ALIASES, COMPLETION_WORDS, SYSTEM_IDS, VERB_HELP, VERBS
+from d20cli.language.vocabulary import ALIASES, SYSTEM_IDS, VERB_HELP, VERBS
 
 SHELLS: tuple[str, ...] = ("bash", "zsh", "fish")
 FILE_NAMES: Mapping[str, str] = {"bash": "d20.bash", "zsh": "_d20", "fish": "d20.fish"}
 HELP_OPTIONS: tuple[str, ...] = ("--help", "-h")
-_SAFE = re.compile(r"[A-Za-z0-9._=-]+")
+DEFAULT_SYSTEM = SYSTEM_IDS[0]
+#: What a dynamic value names: the characters in the characters file, the roll tables.
+CHARACTERS = "characters"
+TABLES = "tables"
 
 
 @dataclass(frozen=True)
@@ -36,27 +36,70 @@ class Option:
     names: tuple[str, ...]
     help: str
     takes_value: bool
-    values: tuple[str, ...] = ()  # the values to offer after it (--system: the systems)
+    values: tuple[str, ...] = ()  # the values to offer after it (--system: the system ids)
+    dynamic: str = ""  # or the names it takes: CHARACTERS (--as)
 
 
 @dataclass(frozen=True)
 class Command:
-    """A command that is not a verb (`systems`, `completion`, `char`, ...)."""
+    """A command that is not a verb (`systems`, `completion`, `char`, ...).
+
+    arguments: words offered as its first argument; dynamic: what else its first argument
+    names (TABLES for `table`); after: (first argument, what the next one names), e.g.
+    (`show`, CHARACTERS) for `char show NAME`, (`table`, TABLES) for `odds table NAME`."""
 
     name: str
     help: str
     options: tuple[Option, ...] = ()
-    arguments: tuple[str, ...] = ()  # words to offer as its first argument
+    arguments: tuple[str, ...] = ()
     subcommands: tuple[str, ...] = ()
+    dynamic: str = ""
+    after: tuple[tuple[str, str], ...] = ()
+
+    def option_names(self) -> tuple[str, ...]:
+        return (*(n for o in self.options for n in o.names), *HELP_OPTIONS)
+
+
+@dataclass(frozen=True)
+class SystemWords:
+    """One system's words for completion: its verbs, and for each verb the words after it
+    (place "") and after each word that opens a place of its own (`vs`, `spend`)."""
+
+    id: str
+    verbs: tuple[str, ...]
+    places: tuple[tuple[str, str, tuple[str, ...]], ...]  # (verb, place, words)
+
+    def words(self, verb: str, place: str = "") -> tuple[str, ...] | None:
+        """The words after `place` in a `verb` request; None when `place` opens nothing."""
+        verb, place = verb.lower(), place.lower()
+        for v, p, words in self.places:
+            if v == verb and p == place:
+                return words
+        return None
+
+
+def system_words(sid: str) -> SystemWords:
+    from d20cli.rules import get_system
+
+    system = get_system(sid)
+    places: list[tuple[str, str, tuple[str, ...]]] = []
+    for verb in system.verbs:
+        offer = system.offers.get(verb)
+        if offer is None:
+            continue
+        places.append((verb, "", offer.words()))
+        places += [(verb, p, offer.words(p)) for p in offer.places()]
+    return SystemWords(system.id, tuple(system.verbs), tuple(places))
 
 
 @dataclass(frozen=True)
 class Table:
-    verbs: tuple[str, ...]
+    """Everything the completion scripts know, made once by `d20 completion SHELL`."""
+
+    systems: tuple[SystemWords, ...]
+    aliases: Mapping[str, str]  # every name a system goes by (ids too) -> its id
     verb_help: Mapping[str, str]
-    keywords: Mapping[str, tuple[str, ...]]  # verb -> keywords offered after it
     options: tuple[Option, ...]  # the request options (options.OPTIONS)
-    systems: tuple[str, ...]  # ids, then aliases
     commands: tuple[Command, ...] = field(default=())
     top_options: tuple[str, ...] = ("--version", *HELP_OPTIONS)
 
@@ -73,389 +116,199 @@ class Table:
     def command_names(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.commands)
 
+    def command(self, name: str) -> Command | None:
+        return next((c for c in self.commands if c.name == name), None)
 
-def system_names(shell_safe: bool = False) -> tuple[str, ...]:
-    """The system ids, then their aliases. shell_safe: only the names a shell can take
-    unquoted (`m&m` would start a background job in bash)."""
+    def system(self, name: str) -> SystemWords:
+        """The system a name (id or alias, any case) stands for; the default for none."""
+        sid = self.aliases.get(_key(name), DEFAULT_SYSTEM)
+        return next(s for s in self.systems if s.id == sid)
 
-    names = (*SYSTEM_IDS, *(a for a in ALIASES if a not in SYSTEM_IDS))
-    if shell_safe:
-        names = tuple(n for n in names if _SAFE.fullmatch(n))
-    return names
-
-
-def grammar_verbs() -> tuple[str, ...]:
-
-    return tuple(VERBS)
-
-
-def grammar_keywords() -> dict[str, tuple[str, ...]]:
-    """The grammar's keywords for each verb (words only: no numbers, no placeholders)."""
-
-    table: Any = COMPLETION_WORDS
-    verbs = grammar_verbs()
-    if isinstance(table, Mapping):
-        return {v: _words(table.get(v, ())) for v in verbs}
-    words = _words(table)
-    return {v: words for v in verbs}
+    def value_option(self, name: str) -> Option | None:
+        """The option of this name that takes a value (request options first)."""
+        for o in (*self.options, *(o for c in self.commands for o in c.options)):
+            if name in o.names and o.takes_value:
+                return o
+        return None
 
 
-def _words(items: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(w for w in items if w and not w[0].isdigit() and " " not in w))
+def _key(name: str) -> str:
+    return name.strip().lower().replace("_", "-").replace(" ", "-").replace(".", "-")
 
 
-def request_options(shell_safe: bool = False) -> tuple[Option, ...]:
+def request_options() -> tuple[Option, ...]:
+    """The request options; `--system` offers the four ids, `--as` the characters."""
     from d20cli.app.options import OPTIONS
 
-    systems = system_names(shell_safe)
     return tuple(
         Option(
             spec.names,
             spec.help,
             spec.value is not None,
-            systems if spec.field == "system" else (),
+            SYSTEM_IDS if spec.field == "system" else (),
+            CHARACTERS if spec.field == "as_" else "",
         )
         for spec in OPTIONS
     )
 
 
-def table(commands: tuple[Command, ...]) -> Table:
-    """The words of the command-line completion scripts; `commands`: the typer app's
-    commands that are not verbs (d20cli.app.cli.completion_commands reads them)."""
+def table(commands: tuple[Command, ...] = ()) -> Table:
+    """The words of completion; `commands`: the typer app's commands that are not verbs
+    (d20cli.app.cli.completion_commands reads them)."""
 
-    verbs = grammar_verbs()
     return Table(
-        verbs=verbs,
-        verb_help={v: VERB_HELP[v][0] if v in VERB_HELP else "" for v in verbs},
-        keywords=grammar_keywords(),
-        options=request_options(shell_safe=True),
-        systems=system_names(shell_safe=True),
+        systems=tuple(system_words(sid) for sid in SYSTEM_IDS),
+        aliases={**{s: s for s in SYSTEM_IDS}, **ALIASES},
+        verb_help={v: VERB_HELP[v][0] for v in VERBS},
+        options=request_options(),
         commands=commands,
     )
 
 
-# -- the scripts ---------------------------------------------------------------------------
-
-_HEADER = (
-    "d20 completion for {shell}: generated by `d20 completion {shell}` from d20cli's own\n"
-    "tables (verbs, keywords, options, systems, commands). Do not edit by hand.\n"
-)
+# -- what a place offers --------------------------------------------------------------------
 
 
-def _comment(text: str) -> str:
-    return "".join(f"# {line}\n" if line else "#\n" for line in text.splitlines())
+@dataclass(frozen=True)
+class Place:
+    """Where the cursor is: the system in force (as typed: an id, an alias or ""), the
+    `--as` character, the command or verb and the words after it, and the word before the
+    cursor."""
+
+    system: str
+    character: str
+    cmd: str
+    args: tuple[str, ...]
+    prev: str
 
 
-def _q(words: Iterable[str]) -> str:
-    """Words as one single-quoted shell string."""
-    return shlex.quote(" ".join(words))
-
-
-def _case_arm(pattern: Iterable[str]) -> str:
-    return "|".join(shlex.quote(p) for p in pattern)
-
-
-def _by_keywords(t: Table) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    """The verbs grouped by the keywords they take (one case arm per group)."""
-    groups: dict[tuple[str, ...], list[str]] = {}
-    for v in t.verbs:
-        groups.setdefault(t.keywords.get(v, ()), []).append(v)
-    return [(tuple(verbs), words) for words, verbs in groups.items()]
-
-
-def bash_script(t: Table) -> str:
-    request_opts = (*t.option_names(), *HELP_OPTIONS)
-    lines = [
-        _comment(_HEADER.format(shell="bash")),
-        "# Enable: source this file, or put it in ~/.local/share/bash-completion/completions/d20",
-        "# (`d20 completion bash --install` does that).",
-        "",
-        "_d20_words() {",
-        "    # The words to offer for command $1 (its verb after `odds`: $2), current word $3.",
-        '    local cmd="$1" verb="$2" cur="$3"',
-        '    case "$cmd" in',
-    ]
-    for c in t.commands:
-        opts = (*(n for o in c.options for n in o.names), *HELP_OPTIONS)
-        if c.name == "odds":
-            lines += [
-                "        odds)",
-                '            if [[ -z "$verb" ]]; then',
-                f'                [[ "$cur" == -* ]] && echo {_q(request_opts)} '
-                f"|| echo {_q(t.verbs)}",
-                "            else",
-                '                _d20_words "$verb" "" "$cur"',
-                "            fi",
-                "            ;;",
-            ]
+def scan(words: Sequence[str], t: Table) -> Place:
+    """Read the words before the cursor (without the program's name)."""
+    system = character = cmd = ""
+    args: list[str] = []
+    skip = ""
+    for w in words:
+        if skip:
+            if skip in ("-s", "--system"):
+                system = w
+            elif skip == "--as":
+                character = w
+            skip = ""
             continue
-        first = (*c.arguments, *c.subcommands)
-        lines += [
-            f"        {_case_arm([c.name])})",
-            f'            if [[ "$cur" == -* ]]; then echo {_q(opts)}; '
-            f'elif [[ -z "$verb" ]]; then echo {_q(first)}; fi',
-            "            ;;",
-        ]
-    for verbs, keywords in _by_keywords(t):
-        lines += [
-            f"        {_case_arm(verbs)})",
-            f'            [[ "$cur" == -* ]] && echo {_q(request_opts)} || echo {_q(keywords)}',
-            "            ;;",
-        ]
-    lines += [
-        "    esac",
-        "}",
-        "",
-        "_d20() {",
-        '    local cur="${COMP_WORDS[COMP_CWORD]}" prev="" cmd="" verb="" w i skip=0',
-        '    (( COMP_CWORD > 0 )) && prev="${COMP_WORDS[COMP_CWORD-1]}"',
-        "    COMPREPLY=()",
-        '    case "$prev" in',
-        f"        {_case_arm(n for o in t.options if o.values for n in o.names)})",
-        f'            COMPREPLY=($(compgen -W {_q(t.systems)} -- "$cur"))',
-        "            return 0",
-        "            ;;",
-        f"        {_case_arm(t.value_options())})",
-        "            return 0",
-        "            ;;",
-        "    esac",
-        "    for (( i = 1; i < COMP_CWORD; i++ )); do",
-        '        w="${COMP_WORDS[i]}"',
-        "        if (( skip )); then skip=0; continue; fi",
-        '        case "$w" in',
-        f"            {_case_arm(t.value_options())}) skip=1; continue ;;",
-        "            -*) continue ;;",
-        "        esac",
-        '        if [[ -z "$cmd" ]]; then cmd="$w"',
-        '        elif [[ -z "$verb" ]]; then verb="$w"; fi',
-        "    done",
-        '    if [[ -z "$cmd" ]]; then',
-        '        if [[ "$cur" == -* ]]; then',
-        f"            COMPREPLY=($(compgen -W {_q((*t.option_names(), *t.top_options))} "
-        '-- "$cur"))',
-        "        else",
-        f'            COMPREPLY=($(compgen -W {_q((*t.verbs, *t.command_names()))} -- "$cur"))',
-        "        fi",
-        "        return 0",
-        "    fi",
-        '    COMPREPLY=($(compgen -W "$(_d20_words "$cmd" "$verb" "$cur")" -- "$cur"))',
-        "    return 0",
-        "}",
-        "",
-        "complete -F _d20 d20",
-        "",
-    ]
-    return "\n".join(lines)
-
-
-def zsh_script(t: Table) -> str:
-    request_opts = (*t.option_names(), *HELP_OPTIONS)
-    lines = [
-        "#compdef d20",
-        _comment(_HEADER.format(shell="zsh")),
-        "# Enable: put this file, named _d20, in a directory on $fpath before compinit",
-        "# (`d20 completion zsh --install` does that and says which line to add).",
-        "",
-        "_d20() {",
-        "    local cur=${words[CURRENT]} prev=${words[CURRENT-1]} cmd= verb= w i skip=0",
-        "    local -a reply",
-        "    case $prev in",
-        f"        {_case_arm(n for o in t.options if o.values for n in o.names)})",
-        f"            reply=({_zw(t.systems)})",
-        "            compadd -a reply",
-        "            return",
-        "            ;;",
-        f"        {_case_arm(t.value_options())})",
-        "            return 1",
-        "            ;;",
-        "    esac",
-        "    for (( i = 2; i < CURRENT; i++ )); do",
-        "        w=${words[i]}",
-        "        if (( skip )); then skip=0; continue; fi",
-        "        case $w in",
-        f"            {_case_arm(t.value_options())}) skip=1; continue ;;",
-        "            -*) continue ;;",
-        "        esac",
-        "        if [[ -z $cmd ]]; then cmd=$w",
-        "        elif [[ -z $verb ]]; then verb=$w; fi",
-        "    done",
-        "    if [[ -z $cmd && $cur == -* ]]; then",
-        f"        reply=({' '.join(shlex.quote(w) for w in (*t.option_names(), *t.top_options))})",
-        "    elif [[ -z $cmd ]]; then",
-        f"        reply=({' '.join(shlex.quote(w) for w in (*t.verbs, *t.command_names()))})",
-        "    else",
-        "        [[ $cmd == odds && -n $verb ]] && { cmd=$verb; verb=; }",
-        "        case $cmd in",
-    ]
-    for c in t.commands:
-        opts = (*(n for o in c.options for n in o.names), *HELP_OPTIONS)
-        first = (*c.arguments, *c.subcommands)
-        if c.name == "odds":
-            opts = request_opts
-        lines += [
-            f"            {_case_arm([c.name])})",
-            f"                if [[ $cur == -* ]]; then reply=({_zw(opts)}); "
-            f"elif [[ -z $verb ]]; then reply=({_zw(first)}); fi",
-            "                ;;",
-        ]
-    for verbs, keywords in _by_keywords(t):
-        lines += [
-            f"            {_case_arm(verbs)})",
-            f"                if [[ $cur == -* ]]; then reply=({_zw(request_opts)}); "
-            f"else reply=({_zw(keywords)}); fi",
-            "                ;;",
-        ]
-    lines += [
-        "        esac",
-        "    fi",
-        "    (( ${#reply} )) && compadd -a reply",
-        "}",
-        "",
-        'if [[ "${funcstack[1]}" == _d20 ]]; then',
-        '    _d20 "$@"',
-        "else",
-        "    compdef _d20 d20",
-        "fi",
-        "",
-    ]
-    return "\n".join(lines)
-
-
-def _zw(words: Iterable[str]) -> str:
-    return " ".join(shlex.quote(w) for w in words)
-
-
-def _fish_q(text: str) -> str:
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def fish_script(t: Table) -> str:
-    cmds = (*t.verbs, *t.command_names())
-    seen_any = f"__fish_seen_subcommand_from {' '.join(cmds)}"
-    out = [
-        _comment(_HEADER.format(shell="fish")),
-        "# Enable: put this file in ~/.config/fish/completions/d20.fish",
-        "# (`d20 completion fish --install` does that).",
-        "",
-        "complete -c d20 -f",
-    ]
-    for v in t.verbs:
-        out.append(
-            f"complete -c d20 -n 'not {seen_any}' -a {v} -d {_fish_q(t.verb_help.get(v, ''))}"
-        )
-    for c in t.commands:
-        out.append(f"complete -c d20 -n 'not {seen_any}' -a {c.name} -d {_fish_q(c.help)}")
-    for verbs, words in _by_keywords(t):
-        if words:
-            seen = f"__fish_seen_subcommand_from {' '.join(verbs)}"
-            out.append(f"complete -c d20 -n '{seen}' -a {_fish_q(' '.join(words))}")
-    for c in t.commands:
-        first = (*c.arguments, *c.subcommands)
-        if c.name == "odds":
-            out.append(
-                f"complete -c d20 -n '__fish_seen_subcommand_from odds; and not "
-                f"__fish_seen_subcommand_from {' '.join(t.verbs)}' -a {_fish_q(' '.join(first))}"
-            )
-        elif first:
-            out.append(
-                f"complete -c d20 -n '__fish_seen_subcommand_from {c.name}' "
-                f"-a {_fish_q(' '.join(first))}"
-            )
-        for o in c.options:
-            out.append(
-                f"complete -c d20 -n '__fish_seen_subcommand_from {c.name}' " + _fish_option(o)
-            )
-    for o in t.options:
-        out.append("complete -c d20 " + _fish_option(o))
-    out.append("complete -c d20 -l version -d 'Show the version.'")
-    out.append("complete -c d20 -s h -l help -d 'Show help.'")
-    out.append("")
-    return "\n".join(out)
-
-
-def _fish_option(o: Option) -> str:
-    parts = []
-    for n in o.names:
-        if n.startswith("--"):
-            parts.append(f"-l {n[2:]}")
-        elif n.startswith("-") and len(n) == 2:
-            parts.append(f"-s {n[1:]}")
+        if w.startswith("--system="):
+            system = w.partition("=")[2]
+        elif w.startswith("--as="):
+            character = w.partition("=")[2]
+        elif w.startswith("-s") and len(w) > 2 and w[2] != "-":
+            system = w[2:]  # -smm
+        elif w in t.value_options():
+            skip = w
+        elif w.startswith("-") and len(w) > 1 and not w[1].isdigit():
+            pass  # an option (a negative number, -1, is a word)
+        elif not cmd:
+            cmd = w
         else:
-            parts.append(f"-o {n[1:]}")
-    if o.takes_value:
-        parts.append("-x")  # takes a value; no file names
-    if o.values:
-        parts.append(f"-a {_fish_q(' '.join(o.values))}")
-    if o.help:
-        parts.append(f"-d {_fish_q(o.help)}")
-    return " ".join(parts)
+            args.append(w)
+    return Place(system, character, cmd, tuple(args), words[-1] if words else "")
 
 
-_MAKERS = {"bash": bash_script, "zsh": zsh_script, "fish": fish_script}
+def _no_system(name: str) -> str:
+    return ""
 
 
-def _shell_name(shell: str) -> str:
+@dataclass(frozen=True)
+class Names:
+    """The names that are not in the program's tables, read only when a place asks for them
+    (they cost a file read). characters: the characters file's names; tables: the roll
+    tables; default: the system when none is named (the shell's `system`); system_of: a
+    character's system ("" for none)."""
 
-    name = shell.strip().lower()
-    if name not in _MAKERS:
-        raise ParseError(f"no completion for {shell!r}: the shells are {', '.join(SHELLS)}")
-    return name
-
-
-def script(shell: str, commands: tuple[Command, ...]) -> str:
-    """The completion script for bash, zsh or fish."""
-    return _MAKERS[_shell_name(shell)](table(commands))
-
-
-# -- installing ----------------------------------------------------------------------------
+    characters: Iterable[str] = ()
+    tables: Iterable[str] = ()
+    default: str = ""
+    system_of: Callable[[str], str] = _no_system
 
 
-def _home_dir(env: str, default: str) -> Path:
-    """An XDG base directory (the one rule of d20cli.store.files: absolute, else the default),
-    used only when it lies inside the home directory: an install writes nowhere else."""
-    from d20cli.store.files import home_dir, xdg_dir
+class Lazy:
+    """An iterable read when first iterated (a list of names from a file)."""
 
-    home = Path(home_dir())
-    path = Path(xdg_dir(env, default))
-    return path if path.resolve().is_relative_to(home.resolve()) else home / default
+    def __init__(self, load: Callable[[], Iterable[str]]) -> None:
+        self._load = load
 
-
-def install_path(shell: str) -> Path:
-    """Where `--install` puts the script: the user's standard completion directory."""
-    name = _shell_name(shell)
-    if name == "bash":
-        data = _home_dir("XDG_DATA_HOME", ".local/share")
-        return data / "bash-completion" / "completions" / "d20"
-    if name == "zsh":
-        return _home_dir("XDG_DATA_HOME", ".local/share") / "zsh" / "site-functions" / "_d20"
-    return _home_dir("XDG_CONFIG_HOME", ".config") / "fish" / "completions" / "d20.fish"
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._load())
 
 
-def install_script(shell: str, commands: tuple[Command, ...]) -> str:
-    """Write the script for `shell` into the user's completion directory (atomically);
-    returns a message saying where, and what else to do."""
+def table_names() -> list[str]:
+    """The roll tables in the tables directory (`d20cli.store.tables.names`)."""
+    from d20cli.store.tables import names
 
-    name = _shell_name(shell)
-    text = script(name, commands)
-    path = install_path(name)
-    from d20cli.store.files import atomic_write
+    return names()
 
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(str(path), text)
-    except OSError as err:
-        raise StateError(f"cannot write {path}: {err.strerror or err}") from err
-    message = f"Installed d20 completion for {name} in {path}"
-    if name == "bash":
-        message += (
-            "\nIt loads in new bash sessions when bash-completion is installed; otherwise add"
-            f"\n  source {path}\nto ~/.bashrc."
-        )
-    elif name == "zsh":
-        message += (
-            "\nAdd these lines to ~/.zshrc (before any compinit), then start a new shell:"
-            f"\n  fpath=({path.parent} $fpath)\n  autoload -Uz compinit && compinit"
-        )
-    else:
-        message += "\nfish loads it in new sessions."
-    return message
+
+def candidates(words: Sequence[str], cur: str, t: Table, names: Names) -> list[str]:
+    """What may replace `cur`, the word at the cursor, after `words`."""
+    place = scan(words, t)
+    found = [w for w in _offered(place, cur, t, names) if w.lower().startswith(cur.lower())]
+    return list(dict.fromkeys(found))
+
+
+def in_force(place: Place, t: Table, names: Names) -> SystemWords:
+    """The system in force: named on the line, else the character's, else the default."""
+    name = place.system or (place.character and names.system_of(place.character))
+    name = name or names.default
+    return t.system(name)
+
+
+def _offered(place: Place, cur: str, t: Table, names: Names) -> Iterable[str]:
+    option = t.value_option(place.prev)
+    if option is not None:
+        return _values(option, names)
+    for o in (*t.options, *(o for c in t.commands for o in c.options)):
+        for n in o.names:
+            if n.startswith("--") and o.takes_value and cur.startswith(n + "="):
+                return (f"{n}={v}" for v in _values(o, names))
+    command = t.command(place.cmd)
+    if cur.startswith("-"):
+        if not place.cmd:
+            return (*t.option_names(), *t.top_options)
+        if command is not None and command.name != "odds":
+            return command.option_names()
+        return (*t.option_names(), *HELP_OPTIONS)
+    system = in_force(place, t, names)
+    if not place.cmd:
+        return (*system.verbs, *t.command_names())
+    if command is None:
+        return _request_words(system, place.cmd, place.args, place.prev)
+    kind = dict(command.after).get(place.args[0]) if len(place.args) == 1 else None
+    if kind is not None:
+        return _dynamic(kind, names)
+    if command.name == "odds":
+        if not place.args:
+            return (*system.verbs, *command.arguments)  # `odds compare "A" "B"`
+        return _request_words(system, place.args[0], place.args[1:], place.prev)
+    if not place.args:
+        dynamic = _dynamic(command.dynamic, names)
+        return (*command.arguments, *command.subcommands, *dynamic)
+    return ()
+
+
+def _request_words(
+    system: SystemWords, verb: str, args: Sequence[str], prev: str
+) -> tuple[str, ...]:
+    if args and prev == args[-1]:
+        after = system.words(verb, prev)
+        if after is not None:
+            return after
+    return system.words(verb) or ()
+
+
+def _values(option: Option, names: Names) -> Iterable[str]:
+    return (*option.values, *_dynamic(option.dynamic, names))
+
+
+def _dynamic(kind: str, names: Names) -> Iterable[str]:
+    if kind == CHARACTERS:
+        return names.characters
+    if kind == TABLES:
+        return names.tables
+    return ()

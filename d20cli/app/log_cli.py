@@ -45,6 +45,10 @@ MARKS = {"dice": "forced", "seed": "seeded", "random": ""}
 MAX_SHOWN_DICE = 40  # faces a line lists before it says how many more
 
 
+#: What `log --export` writes (completion offers these).
+EXPORT_FORMATS: tuple[str, ...] = ("json", "csv")
+
+
 @log_app.callback(invoke_without_command=True)
 def log_main(
     limit: Annotated[int, typer.Option("--limit", "-l", min=1, help="How many rolls.")] = 20,
@@ -87,7 +91,7 @@ def log_main(
     with _errors(out):
         if sum((stats, export is not None, clear)) > 1:
             raise ParseError("use one of --stats, --export and --clear at a time")
-        if export is not None and export.lower() not in ("json", "csv"):
+        if export is not None and export.lower() not in EXPORT_FORMATS:
             raise ParseError(f"--export takes json or csv, not {export!r}")
         now = datetime.now(UTC)
         only = LogFilter(

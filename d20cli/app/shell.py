@@ -9,14 +9,20 @@ few words of its own:
     as [NAME | -]      show, pick or drop the active character: later lines roll as it
                        (`--as NAME`), label words and macros resolve through it
     help [VERB]        the verbs of the current system, or one verb's help and examples
-    again, !!          repeat the last request (extra options may follow: `again adv`)
+    again, !!          repeat the last request exactly; words after it are added, and
+                       kept for the next `again` (`again adv`)
+    char, log, systems, completion (and any other command of `d20` but shell and odds)
+                       run as on the command line (the caller hands in `Commands`)
+    clear              clear the screen
     quit, exit         leave (so does Ctrl-D); Ctrl-C only clears the line
 
-TAB completes verbs, keywords, system names and option names from the program's own
-tables (`d20cli.app.completion`), and the active character's entry and macro names
-(`d20cli.store.characters`); history persists in the state directory (up arrow, Ctrl-R);
-a bottom toolbar shows the system, the character, the fortune dice held (pendagger),
-whose initiative turn it is (`init ...` lines work here too) and the last result.
+TAB completes what the command line's completion offers in the same place
+(`d20cli.app.completion`: the verbs and words of the session's system, or of the `-s` on
+the line; values after `vs`, `--system`, `--as`, ...), plus the shell's own words and the
+active character's entry and macro names (`d20cli.store.characters`); history persists
+in the state directory (up arrow, Ctrl-R); a bottom toolbar shows the system, the
+character, the fortune dice held (pendagger), whose initiative turn it is (`init ...`
+lines work here too) and the last result.
 
 prompt_toolkit is imported only inside `run_shell`, on a terminal. When standard input or
 output is not a terminal the same session reads lines without prompts (for scripts and
@@ -26,16 +32,18 @@ tests) and the exit status is the worst one seen, as for `d20 < file`.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
+from d20cli.app.commands import COMMANDS
+from d20cli.app.completion import Command, Names, Table, candidates, scan
 from d20cli.app.context import Context
 from d20cli.app.options import Options, split_line
 from d20cli.app.run import run_tokens
 from d20cli.controls import visible
 from d20cli.errors import D20Error, ExitStatus, ParseError
-from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS, SYSTEM_IDS
+from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS, SYSTEM_IDS, TABLE
 from d20cli.present.output import Output
 
 if TYPE_CHECKING:
@@ -43,99 +51,88 @@ if TYPE_CHECKING:
 
 QUIT_WORDS = ("quit", "exit")
 AGAIN_WORDS = ("again", "!!")
+CLEAR = "clear"
 #: The shell's own words, besides the request verbs.
-SHELL_WORDS: tuple[str, ...] = ("help", "system", "as", "again", "quit", "exit")
+SHELL_WORDS: tuple[str, ...] = ("help", "system", "as", "again", CLEAR, "quit", "exit")
+#: The commands of `d20` that also run inside the shell as they do on the command line
+#: (`odds` and `table` are requests, run with the session's dice; `shell` is where we are).
+#: The commands of `d20` the shell runs through the typer app; `odds`, `table` and `init`
+#: lines go through the request runner, with the session's dice and state.
+SHELL_COMMANDS: tuple[str, ...] = tuple(
+    c for c in COMMANDS if c not in ("shell", "odds", TABLE, "init")
+)
+
+
+@dataclass(frozen=True)
+class Commands:
+    """What the shell borrows from the typer app, handed in by the caller that starts the
+    shell (d20cli.app.cli, d20cli.__main__), so the shell never imports it: run a command
+    (`char list`) and give its exit status; describe the commands for completion."""
+
+    run: Callable[[list[str]], int]
+    describe: Callable[[], tuple[Command, ...]]
+
+
 #: The verbs whose words may name a character's entries (label words).
 LABEL_VERBS = frozenset((*CHECK_VERBS, *CONTEST_VERBS, "group"))
 
 
-@dataclass(frozen=True)
-class Words:
-    """What TAB offers in the shell (from the grammar, options and systems tables)."""
-
-    verbs: tuple[str, ...]
-    keywords: dict[str, tuple[str, ...]]
-    options: tuple[str, ...]
-    value_options: tuple[str, ...]
-    system_options: tuple[str, ...]
-    systems: tuple[str, ...]
-
-    @classmethod
-    def load(cls) -> Words:
-        from d20cli.app.completion import (
-            grammar_keywords,
-            grammar_verbs,
-            request_options,
-            system_names,
-        )
-
-        opts = request_options()
-        return cls(
-            verbs=grammar_verbs(),
-            keywords=grammar_keywords(),
-            options=tuple(n for o in opts for n in o.names),
-            value_options=tuple(n for o in opts if o.takes_value for n in o.names),
-            system_options=tuple(n for o in opts if o.values for n in o.names),
-            systems=system_names(),
-        )
-
-
 def completions(
     before: str,
-    words: Words,
+    t: Table,
+    names: Names,
     entries: Sequence[str] = (),
     macros: Sequence[str] = (),
-    characters: Sequence[str] = (),
 ) -> tuple[str, list[str]]:
     """For the text before the cursor: the word being completed and what may replace it.
 
-    entries, macros: the active character's names (offered after a verb, and as verbs);
-    characters: the names `as` offers."""
+    The same places as the command line's completion (`completion.candidates`: the verbs
+    and words of the system in force, option values, characters, tables), plus the shell's
+    own words: `system ID`, `as NAME`, `help VERB`; entries, macros: the active character's
+    names (offered after a check-like verb, and as verbs)."""
     tokens = before.split()
     if before and not before[-1].isspace():
         cur, prior = tokens[-1], tokens[:-1]
     else:
         cur, prior = "", tokens
-    prev = prior[-1] if prior else ""
-    plain = [t for i, t in enumerate(prior) if not _is_option_or_value(prior, i, words)]
-    candidates: Iterable[str]
-    if prev in words.system_options:
-        candidates = words.systems
-    elif prev in words.value_options:
-        candidates = ()
-    elif cur.startswith("-"):
-        candidates = words.options
-    elif not plain:
-        candidates = (*words.verbs, *macros, *SHELL_WORDS)
-    elif plain[0] == "as":
-        candidates = (*characters, "-") if len(plain) == 1 else ()
-    elif plain[0] == "system":
-        candidates = words.systems if len(plain) == 1 else ()
-    elif plain[0] == "help":
-        candidates = (*words.verbs, *SHELL_WORDS) if len(plain) == 1 else ()
-    elif plain[0].lower() in LABEL_VERBS:
-        candidates = (*entries, *words.keywords.get(plain[0].lower(), ()))
+    head = prior[0].lower() if prior else ""
+    system = t.system(names.default)
+    found: Iterable[str]
+    if not prior and not cur.startswith("-"):
+        found = (*system.verbs, *_commands(t), *macros, *SHELL_WORDS)
+    elif head == "as":
+        found = (*names.characters, "-") if len(prior) == 1 else ()
+    elif head == "system":
+        found = SYSTEM_IDS if len(prior) == 1 else ()
+    elif head == "help":
+        found = (*system.verbs, *SHELL_WORDS) if len(prior) == 1 else ()
     else:
-        candidates = words.keywords.get(plain[0].lower(), ())
+        found = candidates(prior, cur, t, names)
+        place = scan(prior, t)
+        verb = place.cmd.lower()
+        target = place.prev.lower() == "vs" and verb in CHECK_VERBS  # a DC goes there
+        value = t.value_option(place.prev) is not None  # `--seed N`, `--as NAME`
+        if verb in LABEL_VERBS and not cur.startswith("-") and not (target or value):
+            found = (*entries, *found)
     low = cur.lower()
-    return cur, [c for c in dict.fromkeys(candidates) if c.lower().startswith(low)]
+    return cur, [c for c in dict.fromkeys(found) if c.lower().startswith(low)]
 
 
-def _is_option_or_value(tokens: list[str], i: int, words: Words) -> bool:
-    if tokens[i] in words.options or tokens[i].startswith("--"):
-        return True
-    return i > 0 and tokens[i - 1] in words.value_options
+def _commands(t: Table) -> tuple[str, ...]:
+    """The commands a shell line may start with (`char`, `log`, `systems`, `odds`, ...)."""
+    return tuple(c for c in t.command_names() if c in (*SHELL_COMMANDS, "odds", TABLE))
 
 
 class Session:
     """One shell session: its options (the system), its last request and result."""
 
-    def __init__(self, opts: Options, out: Output) -> None:
+    def __init__(self, opts: Options, out: Output, commands: Commands | None = None) -> None:
         # parsed requests, the roll log and the session's stream of dice (one --seed
         # seeds the whole session)
         self.context = Context(seed=opts.seed)
         self.opts = self.context.line_options(opts)
         self.out = out
+        self.commands = commands
         self.last_tokens: list[str] | None = None
         self.last_result: Result | None = None
         self.fortune_held: int | None = None
@@ -240,24 +237,48 @@ class Session:
                 return self._help(tokens, text)
             if head == "as":
                 return self._as(tokens, text)
+            if head == CLEAR and len(tokens) == 1:
+                return self._clear()
+            if head in SHELL_COMMANDS:
+                return self._command(tokens, text)
             if head in AGAIN_WORDS:
                 if self.last_tokens is None:
                     raise ParseError("nothing to repeat yet: roll something first", text, 1)
-                request = self.last_tokens
-                tokens = [*request, *tokens[1:]]
-            else:
-                request = tokens
+                tokens = [*self.last_tokens, *tokens[1:]]  # `again adv` adds words
         except D20Error as err:
             self.out.error(err, self.opts.json)
             return self._status(ExitStatus.BAD_INPUT)
         outcome = run_tokens(tokens, self.opts, self.out, self.context)
         self.context.flush()  # the roll log is written line by line
         if outcome.status != ExitStatus.BAD_INPUT:
-            self.last_tokens = request  # `again` repeats the last request that ran
+            self.last_tokens = tokens  # `again` repeats it, with what `again` added
         if outcome.results:
             self.last_result = outcome.results[-1]
         self.refresh()
         return self._status(outcome.status)
+
+    def _command(self, tokens: list[str], text: str) -> ExitStatus:
+        """A command of `d20` (`char list`, `log --stats`, `systems`) run as on the
+        command line; the roll log already holds this session's rolls."""
+        if self.commands is None:
+            raise ParseError(f"{tokens[0]!r} works in `d20 shell` only", text, 1)
+        self.context.flush()
+        self.out.stdout.flush()
+        try:
+            code = self.commands.run([tokens[0].lower(), *tokens[1:]])
+        except SystemExit as stop:  # pragma: no cover - the runner catches its own exits
+            code = stop.code if isinstance(stop.code, int) else int(ExitStatus.BAD_INPUT)
+        self.refresh()  # `char set`, `log --clear`: what the toolbar shows may change
+        status = ExitStatus.BAD_INPUT if code == ExitStatus.BAD_INPUT else ExitStatus.OK
+        return self._status(status)
+
+    def _clear(self) -> ExitStatus:
+        """Clear the screen (on a terminal; elsewhere there is nothing to clear)."""
+        stream = self.out.stdout
+        if stream.isatty():
+            stream.write("\x1b[H\x1b[2J\x1b[3J")
+            stream.flush()
+        return ExitStatus.OK
 
     def _status(self, status: ExitStatus) -> ExitStatus:
         self.worst = max(self.worst, status)
@@ -359,10 +380,11 @@ def run_lines_in_session(session: Session, stream: TextIO) -> int:
     return int(session.worst)
 
 
-def run_shell(opts: Options) -> int:
-    """Run the interactive shell; returns the exit status (0 after quit, exit or Ctrl-D)."""
+def run_shell(opts: Options, commands: Commands | None = None) -> int:
+    """Run the interactive shell; returns the exit status (0 after quit, exit or Ctrl-D).
+    commands: runs `char`, `log`, `systems`, ... lines (d20cli.app.cli.run_app)."""
     out = Output()
-    session = Session(opts, out)
+    session = Session(opts, out, commands)
     try:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             session.warm()
@@ -393,14 +415,27 @@ def _interactive(session: Session) -> int:
     from prompt_toolkit.completion import CompleteEvent, Completer, Completion
     from prompt_toolkit.document import Document
 
-    words = Words.load()
+    from d20cli.app.completion import Lazy, table, table_names
+    from d20cli.store import characters
+
+    built: list[Table] = []
+
+    def words() -> Table:
+        """The words, built at the first TAB (every system and the typer app's commands)."""
+        if not built:
+            built.append(table(session.commands.describe() if session.commands else ()))
+        return built[0]
+
+    def system_of(name: str) -> str:
+        try:
+            return characters.load(name).system or ""
+        except D20Error:
+            return ""
 
     class ShellCompleter(Completer):
         def get_completions(
             self, document: Document, complete_event: CompleteEvent
         ) -> Iterable[Completion]:
-            from d20cli.store import characters
-
             before = document.text_before_cursor
             entries: list[str] = []
             macros: list[str] = []
@@ -410,8 +445,10 @@ def _interactive(session: Session) -> int:
                     entries, macros = active.entry_names(), list(active.macros)
                 except D20Error:
                     pass
-            chars = characters.character_names() if before.lstrip().startswith("as") else []
-            cur, found = completions(before, words, entries, macros, chars)
+            names = Names(
+                Lazy(characters.character_names), Lazy(table_names), session.system, system_of
+            )
+            cur, found = completions(before, words(), names, entries, macros)
             for word in found:
                 yield Completion(word, start_position=-len(cur))
 

@@ -227,6 +227,41 @@ KEYWORDS: tuple[str, ...] = (
 COMPLETION_WORDS: tuple[str, ...] = (*KEYWORDS, *DEFENSE_WORDS, *FORTUNE_USES, "DC", "AC")
 
 
+#: The words of each kind of request word, as completion offers them: a kind of
+#: `requests.CHECK_WORD_KINDS` (a kind without words, such as a modifier, is absent), or a
+#: word that is a keyword only in its place: the sides of a contest (`side`), the group rule,
+#: `players=`, the fortune actions and uses, and what may follow `vs` (`dc`, `ac`,
+#: `named-dc`, `defense`, `rank-target`, `routine-target`). A system names the kinds each of
+#: its verbs takes (`rules.offers`); this table holds the words, in the order offered.
+KIND_WORDS: dict[str, tuple[str, ...]] = {
+    "target": (VS,),
+    "side": (VS,),
+    "rank": RANK_WORDS,
+    "adv": ADV_WORDS,
+    "dis": DIS_WORDS,
+    "expertise": (EXPERTISE, *(f"{EXPERTISE}=d{n}" for n in EXPERTISE_SIZES)),
+    "circumstance": CIRCUMSTANCE_WORDS,
+    "reliable": ("reliable",),
+    "unreliable": ("unreliable",),
+    "fortune": ("fortune",),
+    "dmg": (DMG,),
+    "crit": (CRIT,),
+    "lucky": (LUCKY,),
+    "min": (MIN,),
+    "crit-dmg": tuple(f"{CRIT_DMG}={mode}" for mode in CRIT_DMG_MODES),
+    "group-rule": GROUP_RULES,
+    "players": (f"{PLAYERS}=",),
+    "fortune-action": FORTUNE_ACTIONS,
+    "fortune-use": FORTUNE_USES,
+    "dc": ("DC", "dc"),
+    "ac": ("AC", "ac"),
+    "named-dc": DC_WORDS,
+    "defense": ("defense", *DEFENSE_WORDS),
+    "rank-target": ("rank",),
+    "routine-target": ("routine",),
+}
+
+
 #: The system ids, in the order they are listed.
 SYSTEM_IDS: tuple[str, ...] = ("levelup", "reglamento", "mm", "pendagger")
 

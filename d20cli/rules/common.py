@@ -27,6 +27,7 @@ from d20cli.rules import roll
 from d20cli.rules.critical import critical_damage as critical_damage
 from d20cli.rules.critical import double_dice as double_dice
 from d20cli.rules.critical import max_dice as max_dice
+from d20cli.rules.offers import Offer
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -403,7 +404,7 @@ class System:
     outcomes: (outcome id, label), worst to best, the tiers this system can produce.
     aliases: other names `get_system` accepts.
     words: (word, meaning) for the request words this system takes, as `d20 systems` and
-    help list them.
+    help list them; offers: verb -> the words completion offers after it (`Offer`).
 
     Optional hooks, for what only some systems have (code outside systems/ asks for the
     hook, never for a system id):
@@ -425,6 +426,7 @@ class System:
     fortune: Fortune | None = None
     house_words: Mapping[str, frozenset[str]] = field(default_factory=dict)
     initiative: InitiativeRule | None = None
+    offers: Mapping[str, Offer] = field(default_factory=dict)
 
     def resolve(self, request: Request, roller: Roller) -> Result:
         """Roll the request with this system's rules (RulesError for what it lacks)."""

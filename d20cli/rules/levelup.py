@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from d20cli.errors import RulesError
 from d20cli.language.requests import CheckRequest, GroupRequest, Request, Target
 from d20cli.results import Damage, Result
+from d20cli.rules import roll
 from d20cli.rules.common import (
     UNGRADED,
     Grade,
@@ -37,6 +38,7 @@ from d20cli.rules.common import (
     unknown_verb,
 )
 from d20cli.rules.initiative import InitiativeRule, from_check
+from d20cli.rules.offers import offer
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -358,6 +360,15 @@ WORDS: tuple[tuple[str, str], ...] = (
     ("at-least-half", "house: a group check succeeds when half succeed (default more-than-half)"),
 )
 
+#: What completion offers after each verb: the words this module accepts (`_OFFERED`).
+OFFERS = {
+    "check": offer(_OFFERED, vs=("dc",)),
+    "save": offer(_OFFERED, vs=("dc",)),
+    "attack": offer(_OFFERED_ATTACK, vs=("ac", "dc")),
+    "group": offer(_OFFERED | {"group-rule"}, vs=("dc",)),
+    "roll": roll.OFFER,
+}
+
 SYSTEM = System(
     ID,
     TITLE,
@@ -375,4 +386,5 @@ SYSTEM = System(
         from_check(resolve),
         "a Dexterity check: d20 + the init entry, else the dex entry (expertise, adv, dis)",
     ),
+    offers=OFFERS,
 )

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from d20cli.language.requests import CheckRequest, ContestRequest, LuckRequest, Request
 from d20cli.results import Damage, Result
+from d20cli.rules import roll
 from d20cli.rules.common import (
     SIDE_WINS,
     UNGRADED,
@@ -46,6 +47,7 @@ from d20cli.rules.common import (
     unknown_verb,
 )
 from d20cli.rules.initiative import InitiativeRule, from_check
+from d20cli.rules.offers import offer
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -315,6 +317,16 @@ WORDS: tuple[tuple[str, str], ...] = (
     ("min N", "house: a d20 face below N counts as N for the total (min 10)"),
 )
 
+#: What completion offers after each verb: the words this module accepts (`_OFFERED`).
+OFFERS = {
+    "check": offer(_OFFERED, vs=("dc",)),
+    "save": offer(_OFFERED, vs=("dc",)),
+    "attack": offer(_OFFERED_ATTACK, vs=("ac", "dc")),
+    "contest": offer(_OFFERED_SIDE | {"side"}, vs=()),
+    "luck": offer(("adv", "dis")),
+    "roll": roll.OFFER,
+}
+
 SYSTEM = System(
     ID,
     TITLE,
@@ -323,6 +335,7 @@ SYSTEM = System(
     resolve,
     aliases=("reg",),
     words=WORDS,
+    offers=OFFERS,
     house_words=house_words_of(
         {"check": _OFFERED, "save": _OFFERED, "attack": _OFFERED_ATTACK, "contest": _OFFERED_SIDE}
     ),

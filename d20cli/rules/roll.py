@@ -17,6 +17,10 @@ from d20cli.dice.tree import LIST_LIMIT, Arithmetic, Call, Dice, Expr, Group, Ke
 from d20cli.errors import DiceError
 from d20cli.language.requests import RollRequest
 from d20cli.results import Die, Result
+from d20cli.rules.offers import offer
+
+#: What completion offers after `roll` (its expression, then adv, dis, vs N).
+OFFER = offer(("adv", "dis", "target"), vs=())
 
 
 def with_advantage(e: Expr, adv: int) -> tuple[Expr, Dice | None]:

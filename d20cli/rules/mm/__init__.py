@@ -54,6 +54,7 @@ from d20cli.rules.mm.checks import (
     HOUSE_WORDS,
     ID,
     NAMED_DCS,
+    OFFERS,
     ROUTINE_BASE,
     _resolve_check,
     _resolve_percent,
@@ -169,6 +170,7 @@ SYSTEM = System(
         from_check(resolve),
         "an initiative check: d20 + the init entry, else the agility rank (circumstances)",
     ),
+    offers=OFFERS,
 )
 
 __all__ = [

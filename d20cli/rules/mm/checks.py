@@ -11,6 +11,7 @@ from d20cli.language.requests import (
     PercentRequest,
 )
 from d20cli.results import Die, Result
+from d20cli.rules import roll
 from d20cli.rules.common import (
     UNGRADED,
     Grade,
@@ -21,6 +22,7 @@ from d20cli.rules.common import (
     located,
     reject_words,
 )
+from d20cli.rules.offers import offer
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -107,6 +109,22 @@ HOUSE_WORDS = house_words_of(
         "opposed": _OFFERED_SIDE,
     }
 )
+
+#: What may follow `vs` in a check: a number or DC name, defense N (or a named defense),
+#: rank N, routine +N (`_dc`).
+_TARGETS = ("dc", "named-dc", "defense", "rank-target", "routine-target")
+
+#: What completion offers after each verb: the words this module accepts (`_OFFERED`).
+OFFERS = {
+    "check": offer(_OFFERED_ROLLED, vs=_TARGETS),
+    "attack": offer(_OFFERED_ATTACK, vs=_TARGETS),
+    "resist": offer(_OFFERED_ROLLED, vs=_TARGETS),
+    "routine": offer(_OFFERED, vs=_TARGETS),
+    "opposed": offer(_OFFERED_SIDE | {"side"}, vs=()),
+    "compare": offer(("side",), vs=()),
+    "percent": offer(()),
+    "roll": roll.OFFER,
+}
 
 
 def degree(result: int, dc: int) -> int:

@@ -44,6 +44,7 @@ from d20cli.language.requests import (
     ScoresRequest,
 )
 from d20cli.results import Result
+from d20cli.rules import roll
 from d20cli.rules.common import (
     Fortune,
     System,
@@ -52,8 +53,11 @@ from d20cli.rules.common import (
     unknown_verb,
 )
 from d20cli.rules.initiative import InitiativeRule
+from d20cli.rules.offers import offer
 from d20cli.rules.pendagger.attempts import (
+    ATTEMPT_OFFER,
     ATTEMPT_VERBS,
+    LUCK_OFFER,
     OFFERED_ATTEMPT,
     attempt_level,
     grade_attempt,
@@ -185,6 +189,13 @@ SYSTEM = System(
         roll_initiative,
         "d20 + the init entry, else the Dexterity modifier: floor((dex score - 10) / 2)",
     ),
+    offers={
+        **dict.fromkeys(ATTEMPT_VERBS, ATTEMPT_OFFER),
+        "luck": LUCK_OFFER,
+        "scores": offer(("players",)),
+        "fortune": offer(("fortune-action",), spend=("fortune-use",)),
+        "roll": roll.OFFER,
+    },
 )
 
 __all__ = [

@@ -17,6 +17,7 @@ from d20cli.rules.common import (
     reject_words,
     roll_d20,
 )
+from d20cli.rules.offers import offer
 from d20cli.rules.pendagger.ladder import (
     ID,
     LEVEL_LABELS,
@@ -65,6 +66,10 @@ _OFFERED = frozenset(
     {"adv", "dis", "reliable", "unreliable", "fortune", "rank", "score", "adjust", "lucky"}
 )
 OFFERED_ATTEMPT = _OFFERED  # the words of an attempt (System.house_words)
+
+#: What completion offers after an attempt's verb, and after `luck` (`LuckRequest`).
+ATTEMPT_OFFER = offer(_OFFERED)
+LUCK_OFFER = offer(("adv", "dis", "fortune"))
 
 
 def attempt_level(face: int, rank: str, reliable: bool = False, unreliable: bool = False) -> str:

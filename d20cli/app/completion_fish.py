@@ -1,0 +1,272 @@
+"""The static fish completion script: the lookups of `completion.candidates` in fish's own
+language (`switch` tables of the words of every system and verb), so a TAB never starts
+Python. Names that live in files are read by fish itself, as in the bash and zsh scripts
+(`completion_scripts`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from d20cli.app.completion import CHARACTERS, DEFAULT_SYSTEM, TABLES, Command, Option, Table
+from d20cli.app.completion_scripts import (
+    _HEADER,
+    CHARACTERS_AWK,
+    _comment,
+    _grouped,
+    _values_of,
+)
+
+
+def _fq(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _words(words: Iterable[str]) -> str:
+    return " ".join(_fq(w) for w in words)
+
+
+def _described(pairs: Iterable[tuple[str, str]]) -> str:
+    """`printf` arguments for word<TAB>description lines."""
+    return " ".join(f"{_fq(w)} {_fq(d)}" for w, d in pairs)
+
+
+_HELP = (("--help", "Show help."), ("-h", "Show help."))
+
+
+def _options(options: Iterable[Option], top: bool = False) -> str:
+    """`printf` arguments for the options' names, each with its help."""
+    pairs = [(n, o.help) for o in options for n in o.names]
+    pairs += [("--version", "Show the version.")] if top else []
+    return _described((*pairs, *_HELP))
+
+
+_GETTERS = {CHARACTERS: "__d20_characters", TABLES: "__d20_tables"}
+
+
+def _after(c: Command, indent: str) -> list[str]:
+    """A `switch` on the first argument: the names the next one takes (`case show rm`)."""
+    kinds: dict[str, list[str]] = {}
+    for word, kind in c.after:
+        kinds.setdefault(kind, []).append(word)
+    out = [f"{indent}switch $args[1]"]
+    for kind, words in kinds.items():
+        out += [f"{indent}    case {_words(words)}", f"{indent}        {_GETTERS[kind]}; return"]
+    return [*out, f"{indent}end"]
+
+
+def fish_script(t: Table) -> str:
+    out = [
+        _comment(_HEADER.format(shell="fish")),
+        "# Enable: put this file in ~/.config/fish/completions/d20.fish",
+        "# (`d20 completion fish --install` does that).",
+        "",
+        "function __d20_system --description 'the id of a system name'",
+        "    switch (string lower -- $argv[1] | string replace -ra '[_. ]' -)",
+    ]
+    for s in t.systems:
+        names = [n for n, i in t.aliases.items() if i == s.id]
+        out += [f"        case {_words(names)}", f"            echo {s.id}"]
+    out += [
+        "        case '*'",
+        f"            echo {DEFAULT_SYSTEM}",
+        "    end",
+        "end",
+        "",
+        "function __d20_verbs --description 'the verbs of a system, described'",
+        "    switch $argv[1]",
+    ]
+    for s in t.systems:
+        pairs = [(v, t.verb_help.get(v, "")) for v in s.verbs]
+        out += [f"        case {s.id}", f"            printf '%s\\t%s\\n' {_described(pairs)}"]
+    out += [
+        "    end",
+        "end",
+        "",
+        "function __d20_words --description 'the words after place $argv[3] of a request'",
+        '    switch "$argv[1] $argv[2] $argv[3]"',
+    ]
+    rows = [(f"{s.id} {v} {p}", words) for s in t.systems for v, p, words in s.places]
+    for keys, words in _grouped(rows):
+        out += [f"        case {_words(keys)}"]
+        out += [f"            printf '%s\\n' {_words(words)}" if words else "            true"]
+    out += [
+        "        case '*'",
+        "            return 1",
+        "    end",
+        "end",
+        "",
+        "function __d20_dir",
+        "    if string match -q -- '/*' \"$XDG_CONFIG_HOME\"",
+        '        echo "$XDG_CONFIG_HOME/d20cli"',
+        "    else",
+        '        echo "$HOME/.config/d20cli"',
+        "    end",
+        "end",
+        "",
+        "function __d20_characters --description 'the characters; with NAME: its system'",
+        "    set -l f (__d20_dir)/characters.toml",
+        "    test -r $f; or return 0",
+        f'    awk -v want="$argv[1]" -v q="\'" {_fq(CHARACTERS_AWK)} $f 2>/dev/null',
+        "end",
+        "",
+        "function __d20_config_system --description 'system = \"...\" in config.toml'",
+        "    set -l f (__d20_dir)/config.toml",
+        "    test -r $f; or return 0",
+        "    while read -l line",
+        "        string match -qr -- '^\\s*\\[' $line; and return 0",
+        '        set -l v (string match -r -- "^\\s*system\\s*=\\s*[\\"\']([^\\"\']*)" $line)',
+        "        set -q v[2]; and echo $v[2]; and return 0",
+        "    end < $f",
+        "end",
+        "",
+        "function __d20_tables --description 'the roll tables'",
+        "    for f in (__d20_dir)/tables/*.toml",
+        "        string replace -r '.*/(.*)\\.toml$' '$1' -- $f",
+        "    end",
+        "end",
+        "",
+        "function __d20_values --description 'the values of option $argv[1]'",
+        "    switch $argv[1]",
+    ]
+    for o, names in _values_of(t):
+        out.append(f"        case {_words(names)}")
+        if o.dynamic == CHARACTERS:
+            out.append("            __d20_characters")
+        elif o.dynamic == TABLES:
+            out.append("            __d20_tables")
+        elif o.values:
+            out.append(f"            printf '%s\\n' {_words(o.values)}")
+        else:
+            out.append("            true")
+    out += [
+        "        case '*'",
+        "            return 1",
+        "    end",
+        "end",
+        "",
+        "function __d20_options --description 'the options after command $argv[1]'",
+        "    switch $argv[1]",
+        "        case ''",
+        f"            printf '%s\\t%s\\n' {_options(t.options, top=True)}",
+    ]
+    for c in t.commands:
+        if c.name != "odds":
+            out += [
+                f"        case {_fq(c.name)}",
+                f"            printf '%s\\t%s\\n' {_options(c.options)}",
+            ]
+    out += [
+        "        case '*'",
+        f"            printf '%s\\t%s\\n' {_options(t.options)}",
+        "    end",
+        "end",
+        "",
+        *_complete_function(t),
+        "",
+        "complete -c d20 -f -a '(__d20_complete)'",
+        "",
+    ]
+    return "\n".join(out)
+
+
+def _complete_function(t: Table) -> list[str]:
+    value_options = _words(t.value_options())
+    out = [
+        "function __d20_complete --description 'what d20 takes at the cursor'",
+        "    set -l words (commandline -opc)[2..-1]",
+        "    set -l cur (commandline -ct)",
+        "    set -l sys; set -l char; set -l cmd; set -l args; set -l skip",
+        "    for w in $words",
+        '        if test -n "$skip"',
+        "            contains -- $skip -s --system; and set sys $w",
+        "            test $skip = --as; and set char $w",
+        "            set skip; continue",
+        "        end",
+        "        switch $w",
+        "            case '--system=*'",
+        "                set sys (string replace -- --system= '' $w)",
+        "            case '--as=*'",
+        "                set char (string replace -- --as= '' $w)",
+        f"            case {value_options}",
+        "                set skip $w",
+        "            case '-s?*'",
+        "                string match -qr -- '^-s-' $w; or set sys (string sub -s 3 -- $w)",
+        "            case '-[0-9]*'",
+        '                test -z "$cmd"; and set cmd $w; or set -a args $w',
+        "            case '-?*'",
+        "            case '*'",
+        '                test -z "$cmd"; and set cmd $w; or set -a args $w',
+        "        end",
+        "    end",
+        "    set -l prev $words[-1]",
+        '    __d20_values "$prev"; and return',
+        "    if string match -qr -- '^--[^=]+=' $cur",
+        "        set -l opt (string replace -r -- '=.*' '' $cur)",
+        "        for v in (__d20_values $opt)",
+        '            echo "$opt=$v"',
+        "        end",
+        "        return",
+        "    end",
+        "    if string match -q -- '-*' $cur",
+        '        __d20_options "$cmd"',
+        "        return",
+        "    end",
+        '    test -z "$sys" -a -n "$char"; and set sys (__d20_characters $char)',
+        '    test -z "$sys"; and set sys $D20_SYSTEM',
+        '    test -z "$sys"; and set sys (__d20_config_system)',
+        '    set sys (__d20_system "$sys")',
+        '    if test -z "$cmd"',
+        "        __d20_verbs $sys",
+    ]
+    pairs = [(c.name, c.help) for c in t.commands]
+    out += [
+        f"        printf '%s\\t%s\\n' {_described(pairs)}",
+        "        return",
+        "    end",
+        "    set -l verb $cmd",
+        "    switch $cmd",
+    ]
+    for c in t.commands:
+        if c.name == "odds":
+            out += [
+                "        case odds",
+                "            if not set -q args[1]",
+                "                __d20_verbs $sys",
+                f"                printf '%s\\n' {_words(c.arguments)}",
+                "                return",
+                "            end",
+                *(
+                    [
+                        "            if test (count $args) -eq 1",
+                        *_after(c, "                "),
+                        "            end",
+                    ]
+                    if c.after
+                    else []
+                ),
+                "            set verb $args[1]",
+                "            set -e args[1]",
+            ]
+            continue
+        words = (*c.arguments, *c.subcommands)
+        out += [f"        case {_fq(c.name)}", "            if not set -q args[1]"]
+        if words:
+            out.append(f"                printf '%s\\n' {_words(words)}")
+        if c.dynamic == CHARACTERS:
+            out.append("                __d20_characters")
+        elif c.dynamic == TABLES:
+            out.append("                __d20_tables")
+        if c.after:
+            out += ["            else if test (count $args) -eq 1", *_after(c, "                ")]
+        out += ["            end", "            return"]
+    out += [
+        "    end",
+        "    set verb (string lower -- $verb)",
+        '    if set -q args[1]; and test "$prev" = "$args[-1]"',
+        "        __d20_words $sys $verb (string lower -- $prev); and return",
+        "    end",
+        "    __d20_words $sys $verb ''",
+        "    return 0",
+        "end",
+    ]
+    return out

@@ -1,0 +1,46 @@
+"""What a verb of a system takes, for completion: the kinds of word after the verb, and the
+kinds after a word that opens a place of its own (`vs`: what may follow it; `spend`: what
+a fortune die buys).
+
+A system module builds its offers from the same sets of word kinds it checks a request
+against (`reject_words`), so completion offers what the rules accept. The words of each
+kind are in `d20cli.language.vocabulary.KIND_WORDS`; a kind without words (a modifier,
+a score) offers nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from d20cli.language.vocabulary import KIND_WORDS
+
+__all__ = ["Offer", "offer"]
+
+
+def _ordered(kinds: Collection[str]) -> tuple[str, ...]:
+    """The kinds that have words, in the order of KIND_WORDS (a set has no stable order)."""
+    return tuple(k for k in KIND_WORDS if k in kinds)
+
+
+@dataclass(frozen=True)
+class Offer:
+    """kinds: the kinds of word offered after the verb; after: (word, kinds) for the words
+    that open a place of their own (`vs`)."""
+
+    kinds: tuple[str, ...]
+    after: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def words(self, place: str = "") -> tuple[str, ...]:
+        """The words offered after `place` (a word of `after`), or after the verb."""
+        kinds = dict(self.after).get(place.lower(), self.kinds) if place else self.kinds
+        return tuple(w for kind in kinds for w in KIND_WORDS[kind])
+
+    def places(self) -> tuple[str, ...]:
+        return tuple(word for word, _ in self.after)
+
+
+def offer(kinds: Collection[str], **after: Collection[str]) -> Offer:
+    """An Offer of these kinds (any order); `after`: word -> the kinds after it
+    (`vs=("dc", "ac")`)."""
+    return Offer(_ordered(kinds), tuple((word, _ordered(k)) for word, k in after.items()))
