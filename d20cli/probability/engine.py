@@ -10,7 +10,7 @@ from their members' odds and the system's own hooks (`System.grade_group`,
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -20,6 +20,7 @@ from d20cli.dice.weights import Budget, TooCostly
 from d20cli.errors import D20Error
 from d20cli.figures import percent
 from d20cli.language.requests import CheckRequest, ContestRequest, GroupRequest
+from d20cli.probability.memo import OddsMemo
 from d20cli.probability.model import NO_OUTCOME, Accumulator, Joint, Odds, ratio
 from d20cli.probability.walk import MAX_PATHS, Branches, odds_budget, paths
 from d20cli.results import Result
@@ -86,6 +87,36 @@ def odds_of(
         parse = parse_request
     system = get_system(system_name)
     request = parse(text)
+    return MEMO.get_or_compute(
+        _memo_key(request, system.id, max_paths),
+        lambda: _compute_odds(request, system, max_paths),
+    )
+
+
+MEMO = OddsMemo()  # odds already computed, by value (d20cli.probability.memo)
+
+
+def _memo_key(request: Request, system_id: str, max_paths: int) -> Hashable:
+    """What the odds of `request` depend on: the request, the system and every limit of
+    the work (read now, so a lower limit refuses what it refuses)."""
+    from d20cli.dice import distribution
+    from d20cli.probability import walk
+
+    return (
+        request,
+        system_id,
+        max_paths,
+        walk.ODDS_STEPS,
+        walk.ODDS_DEADLINE,
+        walk.MAX_PATH_DICE,
+        walk.PATH_STEPS,
+        distribution.DEFAULT_MAX_STATES,
+        distribution.DEFAULT_EXPLODE_DEPTH,
+    )
+
+
+def _compute_odds(request: Request, system: Any, max_paths: int) -> Odds:
+    """The odds of a parsed request (`odds_of` without the memo)."""
     order, labels = _outcome_order(system)
     verb = request.verb
     if verb == "roll":
