@@ -15,11 +15,13 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from d20cli.dice import distribution
 from d20cli.dice.roller import DEFAULT_BUDGET, Roller, make_roller
 from d20cli.dice.weights import Budget, TooCostly
 from d20cli.errors import D20Error
-from d20cli.figures import percent
+from d20cli.figures import exact_fraction, percent
 from d20cli.language.requests import CheckRequest, ContestRequest, GroupRequest
+from d20cli.probability import walk
 from d20cli.probability.memo import OddsMemo
 from d20cli.probability.model import NO_OUTCOME, Accumulator, Joint, Odds, ratio
 from d20cli.probability.walk import MAX_PATHS, Branches, odds_budget, paths
@@ -74,36 +76,40 @@ def odds_of(
     system_name: str,
     max_paths: int = MAX_PATHS,
     parse: Callable[[str], Request] | None = None,
+    shared: bool = False,
 ) -> Odds:
     """The exact odds of the request `text` (verb first) under the named system.
 
     `parse`: how to turn the text into a request; the caller may pass one that remembers
-    parsed requests (`d20cli.app.run.Context.parse`). By default the grammar parses it."""
+    parsed requests (`d20cli.app.run.Context.parse`). By default the grammar parses it.
+    Odds computed before are remembered by value (`MEMO`): a text asked again is neither
+    parsed nor walked again. The caller gets its own copy, or with `shared` the
+    remembered odds themselves, which it must not change (`--odds` on every line of a
+    batch reads them only)."""
     from d20cli.rules import get_system
 
-    if parse is None:
-        from d20cli.language.grammar import parse_request
-
-        parse = parse_request
     system = get_system(system_name)
-    request = parse(text)
-    return MEMO.get_or_compute(
-        _memo_key(request, system.id, max_paths),
-        lambda: _compute_odds(request, system, max_paths),
-    )
+
+    def compute() -> Odds:
+        nonlocal parse
+        if parse is None:
+            from d20cli.language.grammar import parse_request
+
+            parse = parse_request
+        return _compute_odds(parse(text), system, max_paths)
+
+    return MEMO.get_or_compute(_memo_key(text, system.id, max_paths), compute, shared)
 
 
 MEMO = OddsMemo()  # odds already computed, by value (d20cli.probability.memo)
 
 
-def _memo_key(request: Request, system_id: str, max_paths: int) -> Hashable:
-    """What the odds of `request` depend on: the request, the system and every limit of
-    the work (read now, so a lower limit refuses what it refuses)."""
-    from d20cli.dice import distribution
-    from d20cli.probability import walk
-
+def _memo_key(text: str, system_id: str, max_paths: int) -> Hashable:
+    """What the odds of the request `text` depend on: the text (the grammar reads a text
+    one way only), the system and every limit of the work (read now, so a lower limit
+    refuses what it refuses)."""
     return (
-        request,
+        text,
         system_id,
         max_paths,
         walk.ODDS_STEPS,
@@ -363,6 +369,31 @@ def simulate(
 
 
 # --- showing the odds -----------------------------------------------------------------
+
+
+def chance_words(result: Result, odds: Odds) -> tuple[str, dict[str, str]] | None:
+    """What `--odds` adds to a result: the note (`Success — you had 55.0% (55.0% to
+    succeed)`) and the JSON detail (`chance`, `success_chance`: exact fractions); None when
+    the odds give no chance for the result's outcome. Each outcome's words are made once
+    per odds and remembered with them (`Odds.said`), as a batch asks them on every line."""
+    what = result.label or result.outcome or "this outcome"
+    winner = result.winner if odds.winners is not None else None
+    key = (result.outcome, winner, what)
+    found = odds.said.get(key)
+    if found is not None:
+        return found
+    p = chance_of(result, odds)
+    if p is None:
+        return None
+    note = f"{what} — you had {percent(p, 1)}"
+    detail = {"chance": exact_fraction(p)}
+    success = odds.success
+    if success is not None:
+        note += f" ({percent(success, 1)} to succeed)"
+        detail["success_chance"] = exact_fraction(success)
+    if len(odds.said) < 256:
+        odds.said[key] = (note, detail)
+    return note, detail
 
 
 def chance_of(result: Result, odds: Odds) -> Fraction | None:

@@ -2,8 +2,8 @@
 a program that calls `d20cli.odds` in a loop) is answered from the odds computed the first
 time, as a fresh copy, instead of walking its resolver again.
 
-The key is everything the answer depends on: the parsed request (a frozen, hashable value
-that includes its text), the system's id, the walk's limit of cases and the work budget's
+The key is everything the answer depends on: the request's text (the grammar reads a
+text one way only), the system's id, the walk's limit of cases and the work budget's
 settings as they are at the call (so a lower limit still refuses what it refuses). Only
 answers are kept, never refusals or errors: a request that was refused is computed, and
 refused, again. The memory is bounded: at most MAX_ENTRIES answers and MAX_VALUES values
@@ -71,18 +71,21 @@ class OddsMemo:
     def __len__(self) -> int:
         return len(self._table)
 
-    def get_or_compute(self, key: Hashable, compute: Callable[[], Odds]) -> Odds:
-        """A copy of the odds kept under `key`, computing (and keeping) them if need be.
-        An exception from `compute` propagates and nothing is kept."""
+    def get_or_compute(
+        self, key: Hashable, compute: Callable[[], Odds], shared: bool = False
+    ) -> Odds:
+        """A copy of the odds kept under `key`, computing (and keeping) them if need be;
+        with `shared`, the kept odds themselves (the caller must not change them). An
+        exception from `compute` propagates and nothing is kept."""
         with self._lock:
             found = self._table.get(key)
             if found is not None:
                 self._table.move_to_end(key)
-                return copy_of(found[0])
+                return found[0] if shared else copy_of(found[0])
         odds = compute()
         size = size_of(odds)
         if size <= self.max_values // 8:
-            kept = copy_of(odds)
+            kept = odds if shared else copy_of(odds)
             with self._lock:
                 if key not in self._table:
                     self._table[key] = (kept, size)

@@ -34,6 +34,10 @@ class Odds(Shown):
     side_names: list[str] = field(default_factory=list)  # those sides' names, in order
     notes: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    # what `chance_words` said of each outcome, remembered with the odds (no part of them)
+    said: dict[Any, tuple[str, dict[str, str]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @property
     def mean(self) -> Fraction | None:
