@@ -6,9 +6,8 @@ are in the README's performance section.
 In-process figures go through the public API, `d20cli.api.odds(...)` (its parse cache is
 warm after the first call, as in a program that asks again). For each request it prints
 the first, cold call (imports, grammar, tables) and the median of many calls after a
-warm-up (the same request again: the engine remembers odds by value, so this is mostly the
-parse cache and a copy); in brackets the median of the engine alone (`odds_of` with the
-request parsed once, as a batch or a shell session does). `new` is a request the engine
+warm-up (`repeat`: the same request again; the engine remembers odds by value, so this
+is mostly a look-up and a copy). `new` is a request the engine
 has not computed before (its memo cleared before each call; the text parsed already),
 of the same shape with other numbers each time: a new modifier and DC is the usual case
 at the table, and remembering answers does not help it.
@@ -75,43 +74,41 @@ def median_of(call: Callable[[], object], budget_s: float) -> float:
     return statistics.median(times)
 
 
-def in_process() -> None:
+def one_case(
+    text: str, goal: float | None, fresh: Callable[[int], str] | None, seconds: float
+) -> None:
     from d20cli import api
-    from d20cli.app.context import Context
-    from d20cli.probability.engine import odds_of
-
     from d20cli.probability import engine
 
-    memo = getattr(engine, "MEMO", None)
+    memo = getattr(engine, "MEMO", None)  # absent before the odds were remembered
 
     def forget() -> None:
         if memo is not None:
             memo.clear()
 
+    cold = timed(lambda: api.odds(text))
+    repeat = median_of(lambda: api.odds(text), seconds)
+    new_ms = "-"
+    if fresh is not None:
+        texts = [fresh(i) for i in range(200)]
+        for t in texts:  # parsed once: the figure is the odds, not the grammar
+            api.parse(t)
+        counter = iter(range(10**9))
+
+        def new_one() -> object:
+            forget()  # remembered odds would answer a text seen before
+            return api.odds(texts[next(counter) % 200])
+
+        new_ms = f"{median_of(new_one, seconds):9.3f}"
+    goal_text = f"< {goal:g} ms" if goal is not None else "-"
+    print(f"{text:<34} {cold:9.3f} {repeat:9.3f} {new_ms:>9}   {goal_text}")
+
+
+def in_process() -> None:
     seconds = 0.3 if QUICK else 1.5
-    print(f"{'odds in-process (d20cli.api.odds)':<34} {'cold':>9} {'median':>9} "
-          f"{'(engine)':>10} {'new':>9}   goal")
+    print(f"{'odds in-process (d20cli.api.odds)':<34} {'cold':>9} {'repeat':>9} {'new':>9}   goal")
     for text, goal, fresh in CASES:
-        cold = timed(lambda: api.odds(text))
-        warm = median_of(lambda: api.odds(text), seconds)
-        parse = Context().parse
-        engine = median_of(lambda: odds_of(text, "levelup", parse=parse), seconds)
-        fresh_ms = "-"
-        if fresh is not None:
-            texts = [fresh(i) for i in range(200)]
-            for t in texts:  # parsed once: the figure is the odds, not the grammar
-                api.parse(t)
-            counter = iter(range(10**9))
-
-            def new_one() -> object:
-                forget()  # odds remembered by value would answer a text seen before
-                return api.odds(texts[next(counter) % 200])
-
-            fresh_ms = f"{median_of(new_one, seconds):9.3f}"
-        goal_text = f"< {goal:g} ms" if goal is not None else "-"
-        print(
-            f"{text:<34} {cold:9.3f} {warm:9.3f} ({engine:8.3f}) {fresh_ms:>9}   {goal_text}"
-        )
+        one_case(text, goal, fresh, seconds)
 
 
 def batch() -> None:

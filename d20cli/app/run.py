@@ -131,9 +131,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
                 if chances is None:
                     from d20cli.probability.engine import odds_of
 
-                    chances = odds_of(
-                        text, opts.system_id(), parse=context.parse, shared=True
-                    )
+                    chances = odds_of(text, opts.system_id(), parse=context.parse, shared=True)
                 result = with_chance(result, chances)
             if opts.summary and opts.repeat > 1:
                 if tally is None:

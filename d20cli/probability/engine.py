@@ -23,7 +23,14 @@ from d20cli.figures import exact_fraction, percent
 from d20cli.language.requests import CheckRequest, ContestRequest, GroupRequest
 from d20cli.probability import walk
 from d20cli.probability.memo import OddsMemo
-from d20cli.probability.model import NO_OUTCOME, Accumulator, Joint, Odds, ratio
+from d20cli.probability.model import (
+    NO_OUTCOME,
+    Accumulator,
+    Joint,
+    Odds,
+    fractions_over,
+    ratio,
+)
 from d20cli.probability.walk import MAX_PATHS, Branches, odds_budget, paths
 from d20cli.results import Result
 
@@ -209,7 +216,7 @@ def _roll_odds(request: Any, system_id: str) -> Odds:
     dist = distribution.distribution(expr)
     den = dist.denominator
     odds = Odds(request.text, system_id, "roll")
-    odds.distribution = {t: Fraction(w, den) for t, w in sorted(dist.counts.items()) if w}
+    odds.distribution = fractions_over(dist.counts, den)
     if dist.truncated:
         odds.notes.append(
             f"explosions counted to a depth of {distribution.DEFAULT_EXPLODE_DEPTH}; "
@@ -235,7 +242,7 @@ def _scores_odds(request: Any, system: Any) -> Odds:
     dist = distribution.distribution(parse_expression("4d6dl1"))
     den = dist.denominator
     odds = Odds(request.text, system.id, "scores")
-    odds.distribution = {t: Fraction(w, den) for t, w in sorted(dist.counts.items()) if w}
+    odds.distribution = fractions_over(dist.counts, den)
     if rank_of is not None:
         ranks: dict[str, Fraction] = {}
         for total, p in odds.distribution.items():
