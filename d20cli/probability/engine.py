@@ -398,9 +398,10 @@ def chance_words(result: Result, odds: Odds) -> tuple[str, dict[str, str]] | Non
     if success is not None:
         note += f" ({percent(success, 1)} to succeed)"
         detail["success_chance"] = exact_fraction(success)
+    words = (note, detail)
     if len(odds.said) < 256:
-        odds.said[key] = (note, detail)
-    return note, detail
+        odds.said[key] = words
+    return words
 
 
 def chance_of(result: Result, odds: Odds) -> Fraction | None:
