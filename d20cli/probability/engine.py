@@ -93,31 +93,32 @@ def odds_of(
     parsed nor walked again. The caller gets its own copy, or with `shared` the
     remembered odds themselves, which it must not change (`--odds` on every line of a
     batch reads them only)."""
-    from d20cli.rules import get_system
-
-    system = get_system(system_name)
 
     def compute() -> Odds:
+        from d20cli.rules import get_system
+
         nonlocal parse
+        system = get_system(system_name)
         if parse is None:
             from d20cli.language.grammar import parse_request
 
             parse = parse_request
         return _compute_odds(parse(text), system, max_paths)
 
-    return MEMO.get_or_compute(_memo_key(text, system.id, max_paths), compute, shared)
+    return MEMO.get_or_compute(_memo_key(text, system_name, max_paths), compute, shared)
 
 
 MEMO = OddsMemo()  # odds already computed, by value (d20cli.probability.memo)
 
 
-def _memo_key(text: str, system_id: str, max_paths: int) -> Hashable:
+def _memo_key(text: str, system_name: str, max_paths: int) -> Hashable:
     """What the odds of the request `text` depend on: the text (the grammar reads a text
-    one way only), the system and every limit of the work (read now, so a lower limit
+    one way only), the system (by the name given: an alias is one more key for the same
+    odds) and every limit of the work (read now, so a lower limit
     refuses what it refuses)."""
     return (
         text,
-        system_id,
+        system_name,
         max_paths,
         walk.ODDS_STEPS,
         walk.ODDS_DEADLINE,

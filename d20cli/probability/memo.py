@@ -77,11 +77,13 @@ class OddsMemo:
         """A copy of the odds kept under `key`, computing (and keeping) them if need be;
         with `shared`, the kept odds themselves (the caller must not change them). An
         exception from `compute` propagates and nothing is kept."""
-        with self._lock:
-            found = self._table.get(key)
-            if found is not None:
+        found = self._table.get(key)  # one step of the interpreter: no lock needed
+        if found is not None:
+            try:  # noqa: SIM105 (contextlib.suppress costs a microsecond)
                 self._table.move_to_end(key)
-                return found[0] if shared else copy_of(found[0])
+            except KeyError:  # another thread has just dropped it
+                pass
+            return found[0] if shared else copy_of(found[0])
         odds = compute()
         size = size_of(odds)
         if size <= self.max_values // 8:
