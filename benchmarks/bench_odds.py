@@ -13,7 +13,8 @@ of the same shape with other numbers each time: a new modifier and DC is the usu
 at the table, and remembering answers does not help it.
 
 The batch: 100,000 mixed lines on standard input to JSON lines (the README's batch),
-roll log off, with and without `--odds`, in a subprocess (median of a few runs).
+roll log off, with and without `--odds`, in a subprocess (the median of 7 runs of each,
+interleaved).
 """
 
 from __future__ import annotations
@@ -115,24 +116,26 @@ def batch() -> None:
     if D20 is None:
         print("batch: install the project first (pip install -e .)")
         return
-    runs = 1 if QUICK else 5
+    runs = 1 if QUICK else 7
     lines = b"".join(BATCH_LINES) * 25_000
     env = dict(os.environ)
     tmp = tempfile.mkdtemp()
     env.update(XDG_CACHE_HOME=tmp, XDG_STATE_HOME=tmp, XDG_CONFIG_HOME=tmp, D20_NO_LOG="1")
     env.pop("PYTHONDONTWRITEBYTECODE", None)
 
-    def wall(extra: list[str]) -> float:
+    def once(extra: list[str]) -> float:
         cmd = [D20, "--json", *extra]
+        start = time.perf_counter()
         subprocess.run(cmd, input=lines, stdout=subprocess.DEVNULL, check=True, env=env)
-        times = []
-        for _ in range(runs):
-            start = time.perf_counter()
-            subprocess.run(cmd, input=lines, stdout=subprocess.DEVNULL, check=True, env=env)
-            times.append((time.perf_counter() - start) * 1000)
-        return statistics.median(times)
+        return (time.perf_counter() - start) * 1000
 
-    plain, odds = wall([]), wall(["--odds"])
+    once([])  # warm-up: bytecode, caches
+    once(["--odds"])
+    times: dict[str, list[float]] = {"plain": [], "odds": []}
+    for _ in range(runs):  # interleaved, so a change of load hits both alike
+        times["plain"].append(once([]))
+        times["odds"].append(once(["--odds"]))
+    plain, odds = statistics.median(times["plain"]), statistics.median(times["odds"])
     print(f"{'100,000 mixed lines -> JSON, --no-log':<44} {plain:8.0f} ms")
     print(
         f"{'the same with --odds':<44} {odds:8.0f} ms  (+{(odds / plain - 1) * 100:.0f}%, "
