@@ -16,8 +16,8 @@ from d20cli.language.dice_grammar import parse_expression
 TARGETS_MS: dict[str, float | None] = {
     "4d6dl1": 2.0,
     "8d6kh3": None,
-    "30d6kh10": 20.0,
-    "100d20": 100.0,
+    "30d6kh10": 5.0,
+    "100d20": 20.0,
 }
 
 

@@ -142,7 +142,8 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
                 if chances is None:
                     from d20cli.probability.engine import odds_of
 
-                    chances = odds_of(text, opts.system_id(), parse=_ready(context, opts))
+                    system = context.system_for(opts).id  # D20_SYSTEM read once per run
+                    chances = odds_of(text, system, parse=_ready(context, opts), shared=True)
                 result = with_chance(result, chances)
             if opts.summary and opts.repeat > 1:
                 if tally is None:
@@ -253,20 +254,19 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
 
 def with_chance(result: Result, odds: Any) -> Result:
     """The result with the chance its outcome had (`--odds`), as a note and in JSON."""
-    from d20cli.figures import exact_fraction, percent
-    from d20cli.probability.engine import chance_of
+    from d20cli.probability.engine import chance_words
 
-    p = chance_of(result, odds)
-    if p is None:
+    words = chance_words(result, odds)
+    if words is None:
         return _total_chance(result, odds)
-    what = result.label or result.outcome or "this outcome"
-    note = f"{what} \u2014 you had {percent(p, 1)}"
-    detail = {**result.detail, "chance": exact_fraction(p)}
-    success = getattr(odds, "success", None)
-    if success is not None:
-        note += f" ({percent(success, 1)} to succeed)"
-        detail["success_chance"] = exact_fraction(success)
-    return replace(result, notes=(*result.notes, note), detail=detail)
+    note, detail = words
+    # `replace(result, notes=..., detail=...)`, ten times faster (a batch with --odds makes
+    # one on every line): the same fields, two of them new (Result has no __post_init__)
+    noted = object.__new__(type(result))
+    noted.__dict__.update(result.__dict__)
+    noted.__dict__["notes"] = (*result.notes, note)
+    noted.__dict__["detail"] = {**result.detail, **detail}
+    return noted
 
 
 def _total_chance(result: Result, odds: Any) -> Result:

@@ -145,9 +145,41 @@ def power(unit: Weights, n: int) -> Weights:
         ((v, w),) = unit.items()
         return {v * n: w**n}
     lo = min(unit)
-    size = n * (max(unit) - lo) + 1
+    span = max(unit) - lo
+    weight = unit[lo]
+    if len(unit) == span + 1 and all(w == weight for w in unit.values()):
+        return {lo * n + t: c * weight**n for t, c in enumerate(uniform_power(span + 1, n)) if c}
+    size = n * span + 1
     width = ((sum(unit.values()) ** n).bit_length() + 8) // 8
     return unpack(pack(unit, lo, size, width) ** n, lo * n, size, width)
+
+
+def uniform_power(m: int, n: int) -> list[int]:
+    """The coefficients of (1 + x + ... + x**(m-1)) ** n: the ways n dice of faces 0 to
+    m-1 make each total 0 to n*(m-1) (NdS shifted down by N).
+
+    A three-term recurrence instead of a big-integer power (`100d20`: about 0.5 ms, not
+    20). With P the polynomial and u = (1 - x**m) / (1 - x), u P' = n u' P becomes
+    (1 - x)(1 - x**m) P' = n (1 - m x**(m-1) + (m-1) x**m) P, which reads, coefficient
+    by coefficient, (t+1) c[t+1] = (t+n) c[t] + (t-m+1-n*m) c[t-m+1] + (n*(m-1)-t+m) c[t-m]
+    (the division exact: every c is a whole number). The coefficients are symmetric, so
+    only the first half is computed."""
+    top = n * (m - 1)
+    c = [0] * (top + 1)
+    c[0] = 1
+    half = top // 2
+    back = m - 1
+    for t in range(half):
+        acc = (t + n) * c[t]
+        j = t - back
+        if j >= 0:
+            acc += (j - n * m) * c[j]
+            if j >= 1:
+                acc += (n * back - t + m) * c[j - 1]
+        c[t + 1] = acc // (t + 1)
+    for t in range(half + 1, top + 1):
+        c[t] = c[top - t]
+    return c
 
 
 def mapped(a: Weights, f: Callable[[int], int]) -> Weights:

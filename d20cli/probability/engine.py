@@ -10,17 +10,27 @@ from their members' odds and the system's own hooks (`System.grade_group`,
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from d20cli.dice import distribution
 from d20cli.dice.roller import DEFAULT_BUDGET, Roller, make_roller
 from d20cli.dice.weights import Budget, TooCostly
 from d20cli.errors import D20Error
-from d20cli.figures import percent
+from d20cli.figures import exact_fraction, percent
 from d20cli.language.requests import CheckRequest, ContestRequest, GroupRequest
-from d20cli.probability.model import NO_OUTCOME, Accumulator, Joint, Odds, ratio
+from d20cli.probability import walk
+from d20cli.probability.memo import OddsMemo
+from d20cli.probability.model import (
+    NO_OUTCOME,
+    Accumulator,
+    Joint,
+    Odds,
+    fractions_over,
+    ratio,
+)
 from d20cli.probability.walk import MAX_PATHS, Branches, odds_budget, paths
 from d20cli.results import Result
 
@@ -73,19 +83,54 @@ def odds_of(
     system_name: str,
     max_paths: int = MAX_PATHS,
     parse: Callable[[str], Request] | None = None,
+    shared: bool = False,
 ) -> Odds:
     """The exact odds of the request `text` (verb first) under the named system.
 
     `parse`: how to turn the text into a request; the caller may pass one that remembers
-    parsed requests (`d20cli.app.run.Context.parse`). By default the grammar parses it."""
-    from d20cli.rules import get_system
+    parsed requests (`d20cli.app.run.Context.parse`). By default the grammar parses it.
+    Odds computed before are remembered by value (`MEMO`), keyed by the parsed request: a
+    request asked again is not walked again. The caller gets its own copy, or with
+    `shared` the remembered odds themselves, which it must not change (`--odds` on every line of a
+    batch reads them only)."""
 
     if parse is None:
         from d20cli.language.grammar import parse_request
 
         parse = parse_request
-    system = get_system(system_name)
     request = parse(text)
+
+    def compute() -> Odds:
+        from d20cli.rules import get_system
+
+        return _compute_odds(request, get_system(system_name), max_paths)
+
+    return MEMO.get_or_compute(_memo_key(request, system_name, max_paths), compute, shared)
+
+
+MEMO = OddsMemo()  # odds already computed, by value (d20cli.probability.memo)
+
+
+def _memo_key(request: Request, system_name: str, max_paths: int) -> Hashable:
+    """What the odds of `request` depend on: the request as parsed (so the same text read
+    through a character, or with house defaults, is another key), the system (by the name
+    given: an alias is one more key for the same odds) and every limit of the work (read
+    now, so a lower limit refuses what it refuses)."""
+    return (
+        request,
+        system_name,
+        max_paths,
+        walk.ODDS_STEPS,
+        walk.ODDS_DEADLINE,
+        walk.MAX_PATH_DICE,
+        walk.PATH_STEPS,
+        distribution.DEFAULT_MAX_STATES,
+        distribution.DEFAULT_EXPLODE_DEPTH,
+    )
+
+
+def _compute_odds(request: Request, system: Any, max_paths: int) -> Odds:
+    """The odds of a parsed request (`odds_of` without the memo)."""
     order, labels = _outcome_order(system)
     verb = request.verb
     if verb == "roll":
@@ -172,7 +217,7 @@ def _roll_odds(request: Any, system_id: str) -> Odds:
     dist = distribution.distribution(expr)
     den = dist.denominator
     odds = Odds(request.text, system_id, "roll")
-    odds.distribution = {t: Fraction(w, den) for t, w in sorted(dist.counts.items()) if w}
+    odds.distribution = fractions_over(dist.counts, den)
     if dist.truncated:
         odds.notes.append(
             f"explosions counted to a depth of {distribution.DEFAULT_EXPLODE_DEPTH}; "
@@ -198,7 +243,7 @@ def _scores_odds(request: Any, system: Any) -> Odds:
     dist = distribution.distribution(parse_expression("4d6dl1"))
     den = dist.denominator
     odds = Odds(request.text, system.id, "scores")
-    odds.distribution = {t: Fraction(w, den) for t, w in sorted(dist.counts.items()) if w}
+    odds.distribution = fractions_over(dist.counts, den)
     if rank_of is not None:
         ranks: dict[str, Fraction] = {}
         for total, p in odds.distribution.items():
@@ -337,6 +382,32 @@ def simulate(
 
 
 # --- showing the odds -----------------------------------------------------------------
+
+
+def chance_words(result: Result, odds: Odds) -> tuple[str, dict[str, str]] | None:
+    """What `--odds` adds to a result: the note (`Success — you had 55.0% (55.0% to
+    succeed)`) and the JSON detail (`chance`, `success_chance`: exact fractions); None when
+    the odds give no chance for the result's outcome. Each outcome's words are made once
+    per odds and remembered with them (`Odds.said`), as a batch asks them on every line."""
+    what = result.label or result.outcome or "this outcome"
+    winner = result.winner if odds.winners is not None else None
+    key = (result.outcome, winner, what)
+    found = odds.said.get(key)
+    if found is not None:
+        return found
+    p = chance_of(result, odds)
+    if p is None:
+        return None
+    note = f"{what} — you had {percent(p, 1)}"
+    detail = {"chance": exact_fraction(p)}
+    success = odds.success
+    if success is not None:
+        note += f" ({percent(success, 1)} to succeed)"
+        detail["success_chance"] = exact_fraction(success)
+    words = (note, detail)
+    if len(odds.said) < 256:
+        odds.said[key] = words
+    return words
 
 
 def chance_of(result: Result, odds: Odds) -> Fraction | None:

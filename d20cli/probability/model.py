@@ -34,6 +34,10 @@ class Odds(Shown):
     side_names: list[str] = field(default_factory=list)  # those sides' names, in order
     notes: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    # what `chance_words` said of each outcome, remembered with the odds (no part of them)
+    said: dict[Any, tuple[str, dict[str, str]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @property
     def mean(self) -> Fraction | None:
@@ -80,6 +84,21 @@ class Odds(Shown):
     def ordered_outcomes(self) -> list[tuple[str, Fraction]]:
         rank = {oid: i for i, oid in enumerate(self.order)}
         return sorted(self.outcomes.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0]))
+
+
+def fractions_over(counts: dict[int, int], den: int) -> dict[int, Fraction]:
+    """{total: count / den} for the counts that are not 0, lowest total first. Equal
+    counts share one Fraction (a sum of dice is symmetric: half of them are equal), so
+    `roll 100d20` reduces 951 fractions, not 1,901."""
+    made: dict[int, Fraction] = {}
+    out: dict[int, Fraction] = {}
+    for t, w in sorted(counts.items()):
+        if w:
+            p = made.get(w)
+            if p is None:
+                p = made[w] = Fraction(w, den)
+            out[t] = p
+    return out
 
 
 def exact_number(x: Fraction) -> str:
@@ -173,7 +192,7 @@ class Accumulator:
 
     def odds(self, request: str, system: str, verb: str, order: list[str]) -> Odds:
         def fr(table: dict[int, int]) -> dict[int, Fraction]:
-            return {k: Fraction(v, self.den) for k, v in sorted(table.items()) if v}
+            return fractions_over(table, self.den)
 
         out = Odds(request, system, verb, order=order)
         out.outcomes = {k: Fraction(v, self.den) for k, v in self.outcomes.items() if v}

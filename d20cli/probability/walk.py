@@ -77,8 +77,8 @@ MAX_ROUND_DICE = 12  # dice of one tie-break round the walk answers (2**12 - 2 b
 
 class WalkTables:
     """What the rollers of one walk share, made once per walk rather than on every path
-    (the engine keeps nothing between walks): the branch table of each die size, and the
-    summed weight of each table."""
+    (a walk keeps none of them for the next; only whole answers are remembered, in
+    memo.py): the branch table of each die size, and the summed weight of each table."""
 
     def __init__(self) -> None:
         self._dice: dict[tuple[int, int], Branches] = {}

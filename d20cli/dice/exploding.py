@@ -1,0 +1,130 @@
+"""Exact distributions of exploding dice (one chain, keep/drop over explosions) and of
+unique dice (`u`), for `d20cli.dice.distribution`'s calculator (the same decisions: see
+its module docstring)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from d20cli.dice.tree import Compare, Dice
+from d20cli.dice.weights import Budget, Weights, add_into, convolve, keep, keep_cost, mapped
+from d20cli.errors import DiceError
+
+
+def chain(
+    depth: int,
+    link: Weights,
+    point: Compare,
+    value: Callable[[int], int],
+    extra_value: Callable[[int], int],
+) -> Weights:
+    """One die's value summed over its explosion chain, capped at `depth` extra dice.
+
+    R_cap = one roll (any face, no further explosion); R_j = stop + explode * R_{j+1},
+    where `stop` and `explode` are the weights of the faces that do not / do match.
+    The first die counts `value(face)`, the extra ones `extra_value(face)` (one less
+    when penetrating).
+    """
+    total = sum(link.values())
+    acc = mapped(link, extra_value if depth else value)
+    for level in range(depth):
+        first = level == depth - 1
+        stop: Weights = {}
+        boom: Weights = {}
+        for f, w in link.items():
+            add_into(boom if point.matches(f) else stop, (value if first else extra_value)(f), w)
+        nxt = convolve(boom, acc)
+        for v, w in stop.items():
+            add_into(nxt, v, w * total ** (level + 1))
+        acc = nxt
+    return acc
+
+
+def exploded_keep(
+    budget: Budget,
+    depth: int,
+    e: Dice,
+    n: int,
+    link: Weights,
+    point: Compare,
+    score: Callable[[int], int],
+    highest: bool,
+) -> Weights:
+    """Keep/drop over non-compound explosions: every extra die is a die of its own.
+
+    Each die's chain is k dice on exploding faces and (unless cut at the cap) one die on
+    a face that stopped it. Given the totals K (exploding) and M (stopping) over all n
+    dice, those dice are independent draws from the two face sets, so the keep DP runs
+    on that two-kind multiset, weighted by how many ways the chains give (K, M).
+    """
+    assert e.keep is not None and e.explode is not None
+    total = sum(link.values())
+    d = depth
+    # The kinds of dice: (first dice, extra dice) if penetrating, else one kind; each
+    # split into the faces that explode and those that stop a chain.
+    kinds = [False, True] if e.explode.penetrate else [False]
+    groups: list[Weights] = []
+    for extra in kinds:
+        boom: Weights = {}
+        stop: Weights = {}
+        for f, w in link.items():
+            add_into(boom if point.matches(f) else stop, e.value(f, extra), w)
+        groups += [boom, stop]
+    # per die: k exploding dice then a stopping one (weight total**(d-k) pads the
+    # denominator to total**(d+1)), or d+1 exploding dice, cut at the cap
+    per_die: dict[tuple[int, ...], int]
+    if e.explode.penetrate:  # the first die, then k extra exploding and one stopping
+        per_die = {(0, 1, 0, 0): total**d, (1, 0, d, 0): 1}
+        per_die.update({(1, 0, k, 1): total ** (d - 1 - k) for k in range(d)})
+    else:
+        per_die = {(k, 1): total ** (d - k) for k in range(d + 1)}
+        per_die[(d + 1, 0)] = 1
+    splits: dict[tuple[int, ...], int] = {(0,) * len(groups): 1}
+    for _ in range(n):
+        nxt: dict[tuple[int, ...], int] = {}
+        for a, w1 in splits.items():
+            for b, w2 in per_die.items():
+                key = tuple(x + y for x, y in zip(a, b, strict=True))
+                nxt[key] = nxt.get(key, 0) + w1 * w2
+        splits = nxt
+    out: Weights = {}
+    every = set().union(*groups)
+    values = len(every)
+    span = max(every) - min(every)
+    if e.pool is not None:
+        span = min(span, 2)
+    bits = sum(link.values()).bit_length()
+    cost = sum(
+        keep_cost(values, list(sizes), e.keep.kept_count(sum(sizes)), span, bits)
+        for sizes in splits
+    )
+    budget.charge(cost, str(e))
+    for sizes, ways in splits.items():
+        kept = e.keep.kept_count(sum(sizes))
+        parts = list(zip(sizes, groups, strict=True))
+        for v, w in keep(parts, kept, highest, score).items():
+            add_into(out, v, w * ways)
+    return out
+
+
+def unique(e: Dice, n: int, link: Weights, score: Callable[[int], int], highest: bool) -> Weights:
+    """`u`: n different faces, every set of them equally likely (a duplicate is rolled
+    again, so the faces left stay uniform). A DP over the faces from the best kept
+    value to the worst, with states (faces chosen, score of the kept ones)."""
+    faces = sorted(link, key=e.clamp, reverse=highest)
+    if n > len(faces):
+        raise DiceError(f"'{e}' cannot show {n} different faces: its die has only {len(faces)}")
+    k = n if e.keep is None else e.keep.kept_count(n)
+    states: dict[tuple[int, int], int] = {(0, 0): 1}
+    for i, f in enumerate(faces):
+        v = score(e.clamp(f))
+        left = len(faces) - i - 1
+        nxt: dict[tuple[int, int], int] = {}
+        for (c, t), w in states.items():
+            if c + left >= n:  # skipping f still leaves enough faces
+                nxt[(c, t)] = nxt.get((c, t), 0) + w
+            if c < n:
+                key = (c + 1, t + v if c < k else t)
+                nxt[key] = nxt.get(key, 0) + w
+        states = nxt
+    return {t: w for (c, t), w in states.items() if c == n}

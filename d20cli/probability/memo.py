@@ -1,0 +1,104 @@
+"""Odds remembered by value: a request asked again (a batch with `--odds`, a shell session,
+a program that calls `d20cli.odds` in a loop) is answered from the odds computed the first
+time, as a fresh copy, instead of walking its resolver again.
+
+The key is everything the answer depends on: the request as parsed (a text read through
+a character, or with house defaults put in, is a different request), the system's id,
+the walk's limit of cases and the work budget's settings as they are at the call (so a
+lower limit still refuses what it refuses). Only answers are kept, never refusals or
+errors: a request that was refused is computed, and refused, again. The memory is
+bounded: at most MAX_ENTRIES answers and MAX_VALUES values in all of their tables, the
+least recently used dropped first; an answer bigger than MAX_VALUES / 8 is not kept at
+all.
+
+The odds are pure (the same request gives the same exact fractions), so remembering them
+changes no answer; a caller gets its own copy and may change it freely.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+
+from d20cli.probability.model import Odds
+
+MAX_ENTRIES = 256
+MAX_VALUES = 200_000
+
+
+def size_of(odds: Odds) -> int:
+    """How many values the odds' tables hold (the measure of MAX_VALUES)."""
+    tables = (odds.outcomes, odds.degrees, odds.distribution, odds.damage_distribution)
+    return 1 + sum(len(t) for t in tables if t) + len(odds.extra)
+
+
+def copy_of(odds: Odds) -> Odds:
+    """A copy whose tables the caller may change without touching the remembered one (the
+    fractions themselves are immutable and shared)."""
+    return Odds(
+        odds.request,
+        odds.system,
+        odds.verb,
+        outcomes=dict(odds.outcomes),
+        labels=dict(odds.labels),
+        order=list(odds.order),
+        degrees=None if odds.degrees is None else dict(odds.degrees),
+        distribution=None if odds.distribution is None else dict(odds.distribution),
+        damage_mean=odds.damage_mean,
+        damage_distribution=(
+            None if odds.damage_distribution is None else dict(odds.damage_distribution)
+        ),
+        estimate=odds.estimate,
+        success=odds.success,
+        winners=None if odds.winners is None else dict(odds.winners),
+        side_names=list(odds.side_names),
+        notes=list(odds.notes),
+        extra=copy.deepcopy(odds.extra),
+    )
+
+
+class OddsMemo:
+    """A bounded, thread-safe table of computed odds (see the module docstring)."""
+
+    def __init__(self, max_entries: int = MAX_ENTRIES, max_values: int = MAX_VALUES) -> None:
+        self.max_entries = max_entries
+        self.max_values = max_values
+        self._table: OrderedDict[Hashable, tuple[Odds, int]] = OrderedDict()
+        self._values = 0
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def get_or_compute(
+        self, key: Hashable, compute: Callable[[], Odds], shared: bool = False
+    ) -> Odds:
+        """A copy of the odds kept under `key`, computing (and keeping) them if need be;
+        with `shared`, the kept odds themselves (the caller must not change them). An
+        exception from `compute` propagates and nothing is kept."""
+        found = self._table.get(key)  # one step of the interpreter: no lock needed
+        if found is not None:
+            try:  # noqa: SIM105 (contextlib.suppress costs a microsecond)
+                self._table.move_to_end(key)
+            except KeyError:  # another thread has just dropped it
+                pass
+            return found[0] if shared else copy_of(found[0])
+        odds = compute()
+        size = size_of(odds)
+        if size <= self.max_values // 8:
+            kept = odds if shared else copy_of(odds)
+            with self._lock:
+                if key not in self._table:
+                    self._table[key] = (kept, size)
+                    self._values += size
+                    while len(self._table) > self.max_entries or self._values > self.max_values:
+                        _, (_, dropped) = self._table.popitem(last=False)
+                        self._values -= dropped
+        return odds
+
+    def clear(self) -> None:
+        with self._lock:
+            self._table.clear()
+            self._values = 0
