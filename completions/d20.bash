@@ -201,8 +201,8 @@ _d20_offer() {
             fi
             return ;;
         char)
-            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "'add set unset show list rm path'
-            elif (( ${#args[@]} == 1 )); then case "${args[0]}" in set|unset|show|rm) _d20_characters ;; esac
+            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "'add set unset show list rm use path'
+            elif (( ${#args[@]} == 1 )); then case "${args[0]}" in set|unset|show|rm|use) _d20_characters ;; esac
             fi
             return ;;
         party)

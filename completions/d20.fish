@@ -260,10 +260,10 @@ function __d20_complete --description 'what d20 takes at the cursor'
             return
         case 'char'
             if not set -q args[1]
-                printf '%s\n' 'add' 'set' 'unset' 'show' 'list' 'rm' 'path'
+                printf '%s\n' 'add' 'set' 'unset' 'show' 'list' 'rm' 'use' 'path'
             else if test (count $args) -eq 1
                 switch $args[1]
-                    case 'set' 'unset' 'show' 'rm'
+                    case 'set' 'unset' 'show' 'rm' 'use'
                         __d20_characters; return
                 end
             end

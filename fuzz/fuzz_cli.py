@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Coverage-guided fuzzing (atheris) of the whole program, in-process through
 `d20cli.__main__.main`: the command line with its options and commands, standard input
-with any bytes, and the files d20 reads (the characters file, the parse cache).
+with any bytes, and the files d20 reads (the characters file, the parse cache, the config
+file, a roll table).
 
 The first byte of an input picks what the rest is:
 
@@ -10,7 +11,10 @@ The first byte of an input picks what the rest is:
 - 1: standard input (any bytes) to `d20` with the options on its first line;
 - 2: the characters file (`characters.toml`), then rolls `--as` a character in it,
   `char list` and `char show`;
-- 3: the parse cache (`requests.json`), then requests that look it up.
+- 3: the parse cache (`requests.json`), then requests that look it up;
+- 4: the config file (`config.toml`), then requests, `config show` and `config set`;
+- 5: a roll table (`tables/loot.toml`), then `table loot`, `table check`, `table show`
+  and `odds table loot`.
 
 A finding is an exception escaping `main` (a traceback), an exit status other than 0, 1,
 2 or 130, or a status 2 with no `d20: error` line. Slow inputs are caught by libFuzzer's
@@ -40,7 +44,7 @@ from typing import Any
 #: the shell wait for a person.
 LONG = (b"-n", b"--r", b"--si", b"--in", b"--cl", b"shell")
 #: What the first byte of an input picks.
-MODES = ("argv", "stdin", "characters", "cache")
+MODES = ("argv", "stdin", "characters", "cache", "config", "table")
 
 
 def isolate() -> str:
@@ -135,10 +139,35 @@ def check(data: bytes) -> None:
             ["char", "set", "aria", "perception", "+3"],
         ):
             _check_run(args)
-    else:
+    elif mode == "cache":
         _write(str(cache_path()), rest)
         for args in (["roll", "1d20"], ["check", "+5", "vs", "15"], ["-q"]):
             _check_run(args, b"roll 1d20\ncheck +5 vs 15 adv\n" if args == ["-q"] else b"")
+    elif mode == "config":
+        from d20cli.store.config import config_path
+
+        _write(config_path(), rest)
+        for args in (
+            ["check", "+5", "vs", "15"],
+            ["attack", "+5", "vs", "15", "dmg", "1d8"],
+            ["config", "show"],
+            ["config", "set", "levelup.crit", "19"],
+            ["systems"],
+        ):
+            _check_run(args)
+    elif mode == "table":
+        from d20cli.store.tables import tables_dir
+
+        path = os.path.join(tables_dir(), "loot.toml")
+        _write(path, rest)
+        for args in (
+            ["table", "loot"],
+            ["table", "check", path],
+            ["table", "show", "loot"],
+            ["table", "list"],
+            ["odds", "table", "loot"],
+        ):
+            _check_run(args)
 
 
 def main() -> None:
@@ -152,8 +181,10 @@ def main() -> None:
         import d20cli.app.stdin
         import d20cli.language.grammar
         import d20cli.store.characters
+        import d20cli.store.config
         import d20cli.store.request_cache
-        import d20cli.store.state  # noqa: F401
+        import d20cli.store.state
+        import d20cli.store.tables  # noqa: F401
 
     def one(data: bytes) -> None:
         check(data)

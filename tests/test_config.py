@@ -103,6 +103,7 @@ def test_set_show_unset_round_trip() -> None:
         "exists": True,
         "system": "mm",
         "color": "never",
+        "character": None,
         "house": {
             "levelup": {"crit-dmg": "max", "lucky": True, "crit": 19, "group": "at-least-half"},
             "reglamento": {"min": 10},
@@ -539,7 +540,8 @@ def test_systems_list_each_systems_house_keys(capsys: pytest.CaptureFixture[str]
     assert (
         "  house defaults: [pendagger] lucky\n    e.g. d20 config set pendagger.lucky true" in out
     )
-    assert config_module.config_keys()[:4] == ["system", "color", "levelup.crit", "levelup.lucky"]
+    keys = config_module.config_keys()[:4]
+    assert keys == ["system", "color", "character", "levelup.crit"]
     r = runner.invoke(app, ["--help"])
     assert "config" in r.stdout
 

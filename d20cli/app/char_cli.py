@@ -193,6 +193,34 @@ def char_rm(name: Annotated[str, typer.Argument(help="The character to remove.")
     out.text(f"removed {name}")
 
 
+@char_app.command("use")
+def char_use(
+    name: Annotated[
+        str | None, typer.Argument(help="The character (or party, or aria,bob); none stops.")
+    ] = None,
+) -> None:
+    """Roll as a character when a request gives no --as: `d20 char use aria` (kept in the
+    config file as `character`; D20_CHARACTER beats it, `--as none` skips it for one
+    request); `d20 char use none` stops; with no name, say who it is."""
+    from d20cli.store import config, config_edits
+
+    out = Output()
+    with _errors(out):
+        if name is None:
+            who = config.default_character()
+            out.text(f"using {visible(who)}" if who else "no character in use (d20 char use NAME)")
+            return
+        if name.strip().lower() == "none":
+            if config.load_config().character is not None:
+                config_edits.unset_key("character")
+            out.text("no character in use")
+            return
+        _, value, left = config_edits.set_key("character", name)
+    out.text(f"using {visible(str(value))}: a request without --as rolls as {visible(str(value))}")
+    if left is not None:
+        out.warn(left)
+
+
 @char_app.command("path")
 def char_path() -> None:
     """Print where the characters file is (edit it by hand if you like)."""

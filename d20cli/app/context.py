@@ -62,6 +62,7 @@ class Context:
         self._default_system: str | None = None
         self._default_budget: int | None = None
         self._default_work: int | None = None
+        self._default_character: str | None = None  # "" once read and there is none
         self._house: dict[tuple[str, str | None], HouseDefaults] = {}
         self.warned: set[str] = set()  # label words already warned about (warn_unvalued)
         self.valued: set[str] = set()  # requests with no unvalued word (warn_unvalued)
@@ -111,6 +112,18 @@ class Context:
                 self.parsed.clear()
             self.parsed[text] = request
         return request
+
+    def with_character(self, opts: Options) -> Options:
+        """`opts` with the character a request is rolled as: its `--as` (`--as none`:
+        none), else `D20_CHARACTER`, else the config file's `character` (read once per
+        run; d20cli.store.config.default_character)."""
+        if opts.as_ is not None:
+            return replace(opts, as_=None) if opts.as_.strip().lower() == "none" else opts
+        if self._default_character is None:
+            from d20cli.store.config import default_character
+
+            self._default_character = default_character() or ""
+        return replace(opts, as_=self._default_character) if self._default_character else opts
 
     def parse_as(self, text: str, name: str) -> tuple[Request, tuple[str, ...]]:
         """`text` parsed and resolved through `--as name`: one character (a macro in the

@@ -113,6 +113,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
     chances: Any = None
     own_context = context is None
     context = context or Context()
+    opts = context.with_character(opts)
     if opts.as_:
         try:
             text, opts = _macro(text, opts, context)
@@ -353,7 +354,7 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
 
     def one(text: str) -> Any:
         nonlocal opts
-        opts = context.as_options(text, opts)  # through a character or a party: its system
+        opts = context.as_options(text, context.with_character(opts))  # its system too
         parse = _ready(context, opts)  # with the house defaults, as a roll would be
         if opts.simulate is not None:
             return simulate(

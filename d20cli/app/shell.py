@@ -31,6 +31,7 @@ tests) and the exit status is the worst one seen, as for `d20 < file`.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -140,6 +141,10 @@ class Session:
         self.turn: str | None = None  # whose initiative turn it is (d20cli.app.initiative)
         self.worst = ExitStatus.OK
         self.done = False
+        default = self.context.with_character(self.opts).as_
+        if self.opts.as_ is None and default:  # `d20 char use aria`, D20_CHARACTER
+            with contextlib.suppress(D20Error):  # a bad name is said at the first roll
+                self._use(default)
 
     # -- what the prompt and toolbar show -----------------------------------------------
 
@@ -154,7 +159,8 @@ class Session:
 
     @property
     def character(self) -> str | None:
-        return self.opts.as_
+        who = self.opts.as_
+        return None if who is None or who.lower() == "none" else who
 
     def prompt(self) -> str:
         if self.character:
@@ -306,7 +312,6 @@ class Session:
     def _as(self, tokens: list[str], text: str) -> ExitStatus:
         """`as` shows the active character, `as NAME` picks one (and its system, if it
         names one), `as -` drops it."""
-        from d20cli.store import characters
 
         if len(tokens) == 1:
             if self.character is None:
@@ -321,24 +326,32 @@ class Session:
                 text,
                 column,
             )
-        if tokens[1] == "-":
-            self.opts = replace(self.opts, as_=None)
+        if tokens[1] in ("-", "none"):
+            self.opts = replace(self.opts, as_="none")  # not even the one in use by default
             self.out.text("no character")
             return ExitStatus.OK
         try:
-            found = characters.party_of(tokens[1])  # one character, `party` or `aria,bob`
+            said = self._use(tokens[1])
         except D20Error as err:
             raise err.located(text, text.find(tokens[1]) + 1) from None
+        self.out.text(said)
+        return ExitStatus.OK
+
+    def _use(self, spec: str) -> str:
+        """Roll as `spec` (one character, `party` or `aria,bob`) and play its system, if
+        they name one; what the shell says of it."""
+        from d20cli.store import characters
+
+        found = characters.party_of(spec)
         names = ",".join(c.name for c in found)
-        self.opts = replace(self.opts, as_=tokens[1] if characters.is_party(tokens[1]) else names)
+        self.opts = replace(self.opts, as_=spec if characters.is_party(spec) else names)
         said = f"as: {names}"
         plays = {c.system for c in found if c.system is not None}
         if len(plays) == 1 and (system := plays.pop()) != self.system:
             self.opts = replace(self.opts, system=system)
             self.warm()
             said += f" (system: {self.system})"
-        self.out.text(said)
-        return ExitStatus.OK
+        return said
 
     def _help(self, tokens: list[str], text: str) -> ExitStatus:
         """`help`: the shell's words and the verbs; `help VERB`: its words in every system,

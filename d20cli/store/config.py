@@ -5,6 +5,7 @@ config_edits: comments kept, atomic writes).
 
     system = "mm"            # the default system
     color = "auto"           # auto, always or never
+    character = "aria"       # roll as this character unless --as says otherwise
 
     [levelup]                # house defaults for this system's rolls
     crit-dmg = "max"         # dice, double or max
@@ -17,8 +18,10 @@ What beats what (the usual Unix order: the command line, then the environment, t
 file): the system is `--system`, else a character's own system (`--as`), else
 `D20_SYSTEM`, else the file's `system`, else levelup. Colour: `--no-color`, then
 `NO_COLOR`, then `FORCE_COLOR`, then the file's `color`, then whether the output is a
-terminal. A house word on the request beats the character's, which beats the file's; a
-house default goes only where the system takes the word (d20cli.rules.house).
+terminal. The character: `--as NAME` (`--as none`: none), else `D20_CHARACTER`, else the
+file's `character` (`d20 char use NAME` sets it). A house word on the request beats the
+character's, which beats the file's; a house default goes only where the system takes
+the word (d20cli.rules.house).
 
 A file that is not right (bad TOML, bad UTF-8, an unknown key, a value of the wrong type
 or out of range, a key that means nothing in that system, a file over MAX_BYTES) is a
@@ -42,7 +45,9 @@ from d20cli.store.files import xdg_dir
 
 MAX_BYTES = 65_536  # a config file is a few lines; a bigger one is a mistake
 COLOR_CHOICES: tuple[str, ...] = ("auto", "always", "never")
-TOP_KEYS: tuple[str, ...] = ("system", "color")
+TOP_KEYS: tuple[str, ...] = ("system", "color", "character")
+#: What `character` may hold: a character's name, `party`, or names with commas.
+CHARACTER_VALUE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*(,[A-Za-z0-9_][A-Za-z0-9_-]*)*")
 BOOL_WORDS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
 
 
@@ -60,6 +65,7 @@ class Config:
     system: str | None = None
     color: str | None = None
     house: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    character: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -67,6 +73,7 @@ class Config:
             "exists": self.exists,
             "system": self.system,
             "color": self.color,
+            "character": self.character,
             "house": {sid: dict(keys) for sid, keys in self.house.items()},
         }
 
@@ -153,6 +160,7 @@ def check_text(text: str, target: str) -> Config:
 def _config(doc: Mapping[str, Any], text: str, target: str) -> Config:
     system: str | None = None
     color: str | None = None
+    character: str | None = None
     house: dict[str, dict[str, Any]] = {}
     seen: dict[str, str] = {}
     for raw_key, value in doc.items():
@@ -165,13 +173,24 @@ def _config(doc: Mapping[str, Any], text: str, target: str) -> Config:
             system = _checked_system(value, fail)
         elif key == "color":
             color = _checked_choice(value, COLOR_CHOICES, "color", fail)
+        elif key == "character":
+            character = checked_character(value, fail)
         else:
             sid = _table_system(key, value, fail)
             if sid in seen:
                 raise fail(f"{sid}'s house rules are already in [{seen[sid]}]")
             seen[sid] = key
             house[sid] = _house_table(sid, key, value, text, target)
-    return Config(target, True, system, color, house)
+    return Config(target, True, system, color, house, character)
+
+
+def checked_character(value: Any, fail: Any) -> str:
+    """The `character` key's value: a character's name (or `party`, or names with
+    commas), in quotes."""
+    if not isinstance(value, str) or not CHARACTER_VALUE.fullmatch(value.strip()):
+        shown = repr(value[:40]) if isinstance(value, str) else _shape(value)
+        raise fail(f'must be a character\'s name in quotes (character = "aria"), not {shown}')
+    return value.strip()
 
 
 def _checked_system(value: Any, fail: Any) -> str:
@@ -319,6 +338,19 @@ def config_system() -> str | None:
         return None
 
 
+def default_character() -> str | None:
+    """Who a request is rolled as when it gives no --as: `D20_CHARACTER`, else the file's
+    `character` (None: nobody, `D20_CHARACTER=none`, or a bad file, which the next roll
+    reports)."""
+    env = os.environ.get("D20_CHARACTER", "").strip()
+    if env:
+        return None if env.lower() == "none" else env
+    try:
+        return load_config().character
+    except D20Error:
+        return None
+
+
 def color_choice() -> str | None:
     """The file's colour choice: auto, always, never (None: none, or a bad file, which
     the next roll reports)."""
@@ -329,8 +361,8 @@ def color_choice() -> str | None:
 
 
 def config_keys() -> list[str]:
-    """Every key `d20 config set` takes (for help and completion): system, color, then
-    SYSTEM.KEY for each house key that means something in that system."""
+    """Every key `d20 config set` takes (for help and completion): system, color,
+    character, then SYSTEM.KEY for each house key that means something in that system."""
     from d20cli.rules import SYSTEM_IDS, get_system
     from d20cli.rules.house import offered_keys
 

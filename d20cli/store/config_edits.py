@@ -13,13 +13,14 @@ from d20cli.store.config import (
     COLOR_CHOICES,
     TOP_KEYS,
     check_text,
+    checked_character,
     config_path,
     house_problem,
     parse_value,
     read_text,
 )
 
-_KEY_FORMS = "system, color or SYSTEM.KEY (levelup.crit-dmg)"
+_KEY_FORMS = "system, color, character or SYSTEM.KEY (levelup.crit-dmg)"
 
 
 def _split(key: str) -> tuple[str, str | None]:
@@ -39,6 +40,19 @@ def _split(key: str) -> tuple[str, str | None]:
     return sid, parts[1].lower() if len(parts) == 2 else None
 
 
+def _checked_character(text: str) -> str:
+    """`config set character NAME`: the name as the characters file spells it (each
+    name of a list, or `party`); ParseError for one that is not there."""
+    from d20cli.store.characters import party_of
+
+    def fail(problem: str) -> ParseError:
+        return ParseError(f"character: {problem}")
+
+    spec = checked_character(text, fail)
+    found = party_of(spec)  # each must be there (and the party, for `party`)
+    return "party" if spec.lower() == "party" else ",".join(c.name for c in found)
+
+
 def checked_value(key: str, text: str) -> tuple[tuple[str, ...], Any]:
     """The path in the file and the TOML value of `d20 config set KEY TEXT`; ParseError
     naming the key for a bad key or value."""
@@ -52,6 +66,8 @@ def checked_value(key: str, text: str) -> tuple[tuple[str, ...], Any]:
                 return ("system",), system_id(value)
             except D20Error as err:
                 raise ParseError(f"system: {err.message}") from None
+        if head == "character":
+            return ("character",), _checked_character(text)
         if value not in COLOR_CHOICES:
             raise ParseError(f"color: must be one of {', '.join(COLOR_CHOICES)}, not {text[:40]!r}")
         return ("color",), value
