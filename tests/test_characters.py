@@ -9,6 +9,7 @@ import multiprocessing
 from pathlib import Path
 
 import pytest
+from cli_helpers import d20, write_sheet
 from typer.testing import CliRunner
 
 from d20cli.app.char_cli import char_app
@@ -49,10 +50,7 @@ runner = CliRunner()
 
 @pytest.fixture
 def sheet() -> Path:
-    path = characters.characters_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(SHEET, encoding="utf-8")
-    return path
+    return write_sheet(SHEET)
 
 
 def test_path_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -435,7 +433,7 @@ def test_shell_as_sets_shows_and_clears(sheet: Path) -> None:
     assert "no character 'arai'; did you mean aria?" in err.getvalue()
     assert s.opts.as_ == "aria"
     s.handle("as -")
-    assert s.opts.as_ is None and s.prompt() == "d20 levelup> "
+    assert s.character is None and s.prompt() == "d20 levelup> "
 
 
 def test_shell_completes_entries_macros_and_characters() -> None:
@@ -471,26 +469,18 @@ def test_a_result_through_a_character_names_it(
     assert "character" not in json.loads(capsys.readouterr().out)
 
 
-def _d20(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    from d20cli.__main__ import main
-
-    status = main(args)
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
-
-
 def test_char_set_takes_negative_numbers_and_options_as_words(
     sheet: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Everything after the key is the value, and a macro's saved options apply."""
-    assert _d20(["char", "set", "aria", "saves.wis", "-1"], capsys)[1] == "aria: saves.wis = -1\n"
-    status, out, _ = _d20(
+    assert d20(["char", "set", "aria", "saves.wis", "-1"], capsys)[1] == "aria: saves.wis = -1\n"
+    status, out, _ = d20(
         ["char", "set", "aria", "macros.weak", "check", "-1", "vs", "10", "-n", "2"], capsys
     )
     assert (status, out) == (0, "aria: macros.weak = check -1 vs 10 -n 2\n")
-    status, out, _ = _d20(["weak", "--as", "aria", "--json", "--dice", "9,12"], capsys)
+    status, out, _ = d20(["weak", "--as", "aria", "--json", "--dice", "9,12"], capsys)
     assert status == 0 and [json.loads(x)["total"] for x in out.splitlines()] == [8, 11]
-    status, out, _ = _d20(["weak", "--as", "aria", "-n", "3", "--json", "--dice", "9,12,1"], capsys)
+    status, out, _ = d20(["weak", "--as", "aria", "-n", "3", "--json", "--dice", "9,12,1"], capsys)
     assert status == 0 and len(out.splitlines()) == 3  # an option given beats the macro's
 
 
@@ -499,16 +489,16 @@ def test_char_set_by_a_short_name_never_writes_a_verbs_group(
 ) -> None:
     """`wis` is a new top-level entry even though saves.wis exists (saves.wis is for
     saves only); a short name held by two general groups asks for the full name."""
-    assert _d20(["char", "set", "aria", "dex", "+2"], capsys)[1] == "aria: dex = +2\n"
+    assert d20(["char", "set", "aria", "dex", "+2"], capsys)[1] == "aria: dex = +2\n"
     assert 'dex = "+7"' in sheet.read_text()  # saves.dex untouched
-    status, out, _ = _d20(
+    status, out, _ = d20(
         ["check", "dex", "vs", "10", "--as", "aria", "--json", "--dice", "5"], capsys
     )
     assert json.loads(out)["total"] == 7
     character_edits.set_entry("aria", "skills.arcana", "+1")
-    assert _d20(["char", "set", "aria", "arcana", "+4"], capsys)[1] == "aria: skills.arcana = +4\n"
+    assert d20(["char", "set", "aria", "arcana", "+4"], capsys)[1] == "aria: skills.arcana = +4\n"
     character_edits.set_entry("aria", "lore.arcana", "+1")
-    status, _, err = _d20(["char", "set", "aria", "arcana", "+5"], capsys)
+    status, _, err = d20(["char", "set", "aria", "arcana", "+5"], capsys)
     assert status == 2
     assert "aria has 'arcana' in more than one group; give the full name: " in err
     assert "skills.arcana or lore.arcana" in err
@@ -524,7 +514,7 @@ def test_macros_take_parameters(sheet: Path, capsys: pytest.CaptureFixture[str])
     assert expand("hit ac=14 bonus=-2", "aria")[0] == "attack -2 vs 14 dmg 1d8-2"
     with pytest.raises(ParseError, match=r"the macro 'hit' needs bonus, ac: hit bonus=N ac=N"):
         expand("hit", "aria")
-    status, _, err = _d20(["hit", "14", "--as", "aria"], capsys)
+    status, _, err = d20(["hit", "14", "--as", "aria"], capsys)
     assert status == 2 and "needs ac: hit ac=N" in err
-    status, out, _ = _d20(["sneaky", "18", "--as", "aria", "--json", "--dice", "10,3,2"], capsys)
+    status, out, _ = d20(["sneaky", "18", "--as", "aria", "--json", "--dice", "10,3,2"], capsys)
     assert status == 0 and json.loads(out)["target"] == 18

@@ -8,12 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_helpers import d20, write_sheet
 
-from d20cli.__main__ import main
 from d20cli.app.options import Options
 from d20cli.app.shell import Session
 from d20cli.present.output import Output
-from d20cli.store import characters, config
+from d20cli.store import config
 
 SHEET = """\
 [aria]
@@ -28,16 +28,7 @@ stealth = "+2"
 
 @pytest.fixture
 def sheet() -> Path:
-    path = characters.characters_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(SHEET, encoding="utf-8")
-    return path
-
-
-def d20(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    status = main(args)
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
+    return write_sheet(SHEET)
 
 
 def total(args: list[str], capsys: pytest.CaptureFixture[str]) -> object:

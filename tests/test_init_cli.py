@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import write_sheet
 from typer.testing import CliRunner
 
 from d20cli.__main__ import main
@@ -45,10 +46,7 @@ agility = "+4"
 
 @pytest.fixture
 def sheet() -> Path:
-    path = characters.characters_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(SHEET, encoding="utf-8")
-    return path
+    return write_sheet(SHEET)
 
 
 def init(*args: str) -> Any:

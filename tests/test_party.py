@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_helpers import d20, write_sheet
 
-from d20cli.__main__ import main
 from d20cli.store import character_edits, characters
 
 SHEET = """\
@@ -27,16 +27,7 @@ acrobatics = "+4"
 
 @pytest.fixture
 def sheet() -> Path:
-    path = characters.characters_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(SHEET, encoding="utf-8")
-    return path
-
-
-def d20(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    status = main(args)
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
+    return write_sheet(SHEET)
 
 
 def test_party_commands_keep_the_party_in_the_file(

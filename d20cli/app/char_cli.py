@@ -4,14 +4,12 @@ and exit status 2, never a traceback."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Annotated, Any
 
 import typer
 
+from d20cli.app.edge import command_errors as _errors
 from d20cli.controls import visible
-from d20cli.errors import D20Error, ExitStatus
 from d20cli.present.output import Output
 
 char_app = typer.Typer(
@@ -25,15 +23,6 @@ char_app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["--help", "-h"]},
 )
-
-
-@contextmanager
-def _errors(out: Output) -> Iterator[None]:
-    try:
-        yield
-    except D20Error as err:
-        out.error(err)
-        raise typer.Exit(int(ExitStatus.BAD_INPUT)) from None
 
 
 def _cell(text: str) -> str:

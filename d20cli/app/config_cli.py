@@ -4,13 +4,11 @@ status 2, never a traceback."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Annotated, Any
 
 import typer
 
-from d20cli.errors import D20Error, ExitStatus
+from d20cli.app.edge import command_errors as _errors
 from d20cli.present.output import Output
 
 config_app = typer.Typer(
@@ -32,15 +30,6 @@ KEYS_HELP = (
     "(true, false), SYSTEM.min (2-20), SYSTEM.crit-dmg (dice, double, max), SYSTEM.group "
     "(more-than-half, at-least-half)"
 )
-
-
-@contextmanager
-def _errors(out: Output) -> Iterator[None]:
-    try:
-        yield
-    except D20Error as err:
-        out.error(err)
-        raise typer.Exit(int(ExitStatus.BAD_INPUT)) from None
 
 
 def _toml(value: Any) -> str:

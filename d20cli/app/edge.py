@@ -23,7 +23,22 @@ from contextlib import contextmanager
 from typing import Any
 
 from d20cli.app.options import OPTIONS, OptionSpec, did_you_mean
-from d20cli.errors import D20Error, ParseError
+from d20cli.errors import D20Error, ExitStatus, ParseError
+from d20cli.present.output import Output
+
+
+@contextmanager
+def command_errors(out: Output) -> Iterator[None]:
+    """The body of a typer command: a D20Error it raises is one line on standard error
+    (d20's style) and exit status 2."""
+    try:
+        yield
+    except D20Error as err:
+        out.error(err)
+        import typer
+
+        raise typer.Exit(int(ExitStatus.BAD_INPUT)) from None
+
 
 #: The Options fields every command accepts.
 GLOBAL_FIELDS: tuple[str, ...] = ("no_log", "no_color", "color", "system", "json")

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from d20cli.app.char_cli import _cell, _console, _errors
+from d20cli.app.char_cli import _cell, _console
+from d20cli.app.edge import command_errors as _errors
 from d20cli.controls import visible
 from d20cli.errors import ExitStatus, ParseError, StateError
 from d20cli.language.vocabulary import SYSTEM_IDS

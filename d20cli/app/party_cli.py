@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from d20cli.app.char_cli import _errors
+from d20cli.app.edge import command_errors as _errors
 from d20cli.controls import visible
 from d20cli.present.output import Output
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from d20cli.app import rolling
 from d20cli.app.context import Context, request_text
+from d20cli.app.emit import emit
 from d20cli.app.options import Options, check_taken, split_line, split_options, wants_help
 from d20cli.app.rolling import check_text, in_text
 from d20cli.dice.roller import Roller
@@ -410,17 +411,9 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
 
 def _emit(result: Result, opts: Options, out: Output, header: bool = True) -> int:
     """Print one result; the number of characters printed."""
-    if opts.json:
-        text = result.json_text()
-        out.json_line(text)
-        return len(text) + 1
-    if opts.quiet:
-        text = quiet_text(result)
-        out.text(text)
-        return len(text) + 1
-    lines = render_result(result, header)
-    out.lines(lines)
-    return sum(len(t) for line in lines for t, _ in line) + len(lines)
+    return emit(
+        result, opts, out, lambda: render_result(result, header), lambda: quiet_text(result)
+    )
 
 
 OUTPUT_PER_WORK = 100  # characters one command may print per die of its work budget

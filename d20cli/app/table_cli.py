@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from d20cli.app.context import Context
+from d20cli.app.emit import emit
 from d20cli.app.options import Options
 from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
 from d20cli.language.vocabulary import TABLE, TABLE_ACTIONS
@@ -131,17 +132,7 @@ def _emit(result: Result, opts: Options, out: Output, header: bool) -> int:
     """Print one roll; the characters printed."""
     from d20cli.present.table_view import quiet_table, table_lines
 
-    if opts.json:
-        text = result.json_text()
-        out.json_line(text)
-        return len(text) + 1
-    if opts.quiet:
-        text = quiet_table(result)
-        out.text(text)
-        return len(text) + 1
-    lines = table_lines(result, header)
-    out.lines(lines)
-    return sum(len(t) for line in lines for t, _ in line) + len(lines)
+    return emit(result, opts, out, lambda: table_lines(result, header), lambda: quiet_table(result))
 
 
 def _list(opts: Options, out: Output) -> None:
