@@ -600,3 +600,22 @@ def test_the_library_reads_no_config_file() -> None:
     result = d20cli.roll("attack +7 vs 15 dmg 1d8+4", dice=[20, 3, 5])
     assert result.system == "levelup" and result.damage is not None
     assert result.damage.expression == "2d8+4"
+
+
+def test_the_roll_log_keeps_the_house_rules_a_roll_had(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From the request's words and from the config file alike; the export says them."""
+    monkeypatch.delenv("D20_NO_LOG", raising=False)
+    Path(config_path()).parent.mkdir(parents=True, exist_ok=True)
+    Path(config_path()).write_text('[levelup]\ncrit-dmg = "max"\n', encoding="utf-8")
+    assert main(["attack", "+5", "vs", "15", "crit", "19", "dmg", "1d8", "--dice", "19,3"]) == 0
+    assert main(["check", "+1", "vs", "10", "--dice", "4"]) == 0
+    capsys.readouterr()
+    assert main(["log", "--export", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [row["house"] for row in rows] == [{"crit": 19, "crit-dmg": "max"}, None]
+    assert main(["log", "--export", "csv"]) == 0
+    text = capsys.readouterr().out
+    assert text.splitlines()[0].endswith(",house")
+    assert '"{""crit"":19,""crit-dmg"":""max""}"' in text

@@ -47,6 +47,7 @@ COLUMNS = (
     "total",
     "outcome",
     "source",
+    "house",
 )
 
 
@@ -73,6 +74,8 @@ def csv_row(row: Row) -> list[Any]:
     """A row as CSV cells, in COLUMNS order (the dice as compact JSON text)."""
     values = row.to_json()
     values["dice"] = json.dumps(row.dice, separators=(",", ":"))
+    if row.house is not None:
+        values["house"] = json.dumps(row.house, separators=(",", ":"), sort_keys=True)
     return [csv_cell(c, values[c]) for c in COLUMNS]
 
 
@@ -99,6 +102,12 @@ def dice_text(result: Result) -> str:
     return f"[{', '.join(text[1:-1] for text in lists if text != '[]')}]"
 
 
+def house_text(result: Result) -> str | None:
+    """The JSON of the house rules a result was rolled under (None: none)."""
+    house = result.detail.get("house")
+    return json.dumps(house, separators=(",", ":"), sort_keys=True) if house else None
+
+
 # --- the table --------------------------------------------------------------------------
 
 
@@ -114,6 +123,7 @@ class Row:
     total: int | None
     outcome: str | None
     source: str
+    house: dict[str, Any] | None = None  # the house rules it was rolled under
 
     def to_json(self) -> dict[str, Any]:
         return {c: getattr(self, c) for c in COLUMNS}
@@ -165,6 +175,10 @@ def _row(raw: tuple[Any, ...]) -> Row:
         dice = json.loads(raw[6])
     except ValueError:
         dice = []
+    try:
+        house = json.loads(raw[10]) if raw[10] else None
+    except ValueError:
+        house = None
     return Row(
         int(raw[0]),
         str(raw[1]),
@@ -176,11 +190,12 @@ def _row(raw: tuple[Any, ...]) -> Row:
         raw[7],
         raw[8],
         str(raw[9]),
+        house if isinstance(house, dict) else None,
     )
 
 
 ROWS_PER_INSERT = 100
-_ROLL_COLUMNS = 9
+_ROLL_COLUMNS = 10
 
 
 def _insert_rolls(n: int) -> str:
@@ -188,7 +203,7 @@ def _insert_rolls(n: int) -> str:
     row = f"({', '.join('?' * _ROLL_COLUMNS)})"
     return (
         "INSERT INTO rolls (at, character, system, verb, request, dice, total, outcome, "
-        f"source) VALUES {', '.join([row] * n)}"
+        f"source, house) VALUES {', '.join([row] * n)}"
     )
 
 
@@ -202,8 +217,8 @@ class Rolls:
         self.db = db
 
     def add(self, rows: Sequence[tuple[Any, ...]]) -> None:
-        """Append rows (at, character, system, verb, request, dice, total, outcome, source)
-        in one transaction."""
+        """Append rows (at, character, system, verb, request, dice, total, outcome, source,
+        and the house rules' JSON, which may be left out) in one transaction."""
         if not rows:
             return
         # SQLite holds 64-bit integers; a larger total (which the dice never give, see
@@ -211,9 +226,9 @@ class Rolls:
         # the request, labels in the dice) is made valid UTF-8, rather than failing the
         # whole write. The other columns are the program's own ASCII words.
         values: list[Any] = []  # every row's values, one after another
-        for at, who, sy, verb, text, dice, total, oc, src in rows:
+        for at, who, sy, verb, text, dice, total, oc, src, *house in rows:
             values += (at, clean_or_none(who), sy, verb, clean(text), clean(dice))
-            values += (int64(total), oc, src)
+            values += (int64(total), oc, src, house[0] if house else None)
         # A hundred rows per INSERT: a quarter faster than one statement per row.
         width = ROWS_PER_INSERT * _ROLL_COLUMNS
         whole = len(values) - len(values) % width
@@ -344,6 +359,7 @@ class RollLog:
                 result.total,
                 result.outcome,
                 self.source,
+                house_text(result),
             )
         )
         if len(self._rows) >= self.flush_rows or self._bytes >= FLUSH_BYTES:

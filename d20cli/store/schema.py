@@ -5,7 +5,7 @@ migrated down."""
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 #: MIGRATIONS[n] takes the schema from version n to n + 1.
 MIGRATIONS: tuple[str, ...] = (
@@ -67,6 +67,11 @@ MIGRATIONS: tuple[str, ...] = (
         round INTEGER NOT NULL,
         turn  TEXT
     );
+    """,
+    # 4 -> 5: the house rules a logged roll was made under (`{"crit": 19, "lucky": true}`,
+    # the JSON of the result's `house`; NULL for none).
+    """
+    ALTER TABLE rolls ADD COLUMN house TEXT;
     """,
 )
 
