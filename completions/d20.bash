@@ -97,6 +97,31 @@ want != "" && name == want && $0 ~ key { sub(key, ""); sub("[\"" q "].*$", ""); 
     fi
 }
 
+_d20_entries() {
+    # Add the entry names of character $1 (`check <TAB> --as aria`: stealth, ...).
+    local f="$_d20_dir/characters.toml"
+    [[ -r "$f" ]] || return 0
+    _d20_r="$_d20_r $(awk -v want="$1" -v q="'" 'BEGIN {
+    want = tolower(want)
+    head = "^[ \t]*\\[[^]]*\\]"
+    key = "^[ \t]*\"?[A-Za-z][A-Za-z0-9_" q "-]*\"?[ \t]*="
+}
+$0 ~ "^[ \t]*\\[" {
+    section = ""
+    if (match($0, head)) {
+        section = tolower(substr($0, RSTART, RLENGTH))
+        gsub(/[][ \t"]/, "", section)
+    }
+    next
+}
+(section == want || index(section, want ".") == 1) && section != want ".macros" && match($0, key) {
+    k = substr($0, RSTART, RLENGTH)
+    sub(/[ \t]*=$/, "", k)
+    gsub(/[ \t"]/, "", k)
+    if (k !~ /^(system|crit|lucky|min|crit-dmg|group)$/) print k
+}' "$f" 2>/dev/null)"
+}
+
 _d20_config_system() {
     # The `system = "..."` line of config.toml (before any [table]).
     local line f="$_d20_dir/config.toml"
@@ -224,6 +249,7 @@ _d20_offer() {
     esac
     if (( ${#args[@]} )) && [[ "$prev" == "${args[-1]}" ]] && _d20_words "$_d20_sys" "${verb,,}" "${prev,,}"; then return; fi
     _d20_words "$_d20_sys" "${verb,,}" "" || _d20_r=""
+    if [[ -n "$char" ]]; then _d20_entries "$char"; fi
 }
 
 _d20() {

@@ -106,6 +106,30 @@ $0 ~ "^[ \\t]*\\\\[" {
 want != "" && name == want && $0 ~ key { sub(key, ""); sub("[\\"" q "].*$", ""); print; exit }' $f 2>/dev/null
 end
 
+function __d20_entries --description 'the entry names of character NAME'
+    set -l f (__d20_dir)/characters.toml
+    test -r $f; or return 0
+    awk -v want="$argv[1]" -v q="'" 'BEGIN {
+    want = tolower(want)
+    head = "^[ \\t]*\\\\[[^]]*\\\\]"
+    key = "^[ \\t]*\\"?[A-Za-z][A-Za-z0-9_" q "-]*\\"?[ \\t]*="
+}
+$0 ~ "^[ \\t]*\\\\[" {
+    section = ""
+    if (match($0, head)) {
+        section = tolower(substr($0, RSTART, RLENGTH))
+        gsub(/[][ \\t"]/, "", section)
+    }
+    next
+}
+(section == want || index(section, want ".") == 1) && section != want ".macros" && match($0, key) {
+    k = substr($0, RSTART, RLENGTH)
+    sub(/[ \\t]*=$/, "", k)
+    gsub(/[ \\t"]/, "", k)
+    if (k !~ /^(system|crit|lucky|min|crit-dmg|group)$/) print k
+}' $f 2>/dev/null
+end
+
 function __d20_config_system --description 'system = "..." in config.toml'
     set -l f (__d20_dir)/config.toml
     test -r $f; or return 0
@@ -293,6 +317,7 @@ function __d20_complete --description 'what d20 takes at the cursor'
         __d20_words $sys $verb (string lower -- $prev); and return
     end
     __d20_words $sys $verb ''
+    test -n "$char"; and __d20_entries $char
     return 0
 end
 

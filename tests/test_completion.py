@@ -317,6 +317,11 @@ def test_names_come_from_the_files(config: Path) -> None:
     # the --as character's system: bob plays mm
     assert set(bash_complete("d20 --as bob check +1 vs ")) == MM_TARGETS
     assert "adv" in bash_complete("d20 --as aria check +1 ")
+    # the --as character's entries after its verb (not its system, house keys or macros)
+    assert bash_complete("d20 --as aria check s") == ["stealth"]
+    assert bash_complete("d20 check --as CARL-3 p") == ["perception"]
+    assert "stealth" in bash_complete("d20 --as aria check ")
+    assert "stealth" not in bash_complete("d20 check ")
     # the roll tables: their file names
     assert bash_complete("d20 table ") == ["loot", "wild-magic", "list", "show", "check"]
     assert bash_complete("d20 table show w") == ["wild-magic"]
@@ -343,6 +348,7 @@ def test_zsh_names_come_from_the_files(config: Path) -> None:
     assert zsh_complete("d20 table show w") == ["wild-magic"]
     assert zsh_complete("d20 odds table l") == ["loot"]
     assert set(zsh_complete("d20 --as bob check +1 vs ")) == MM_TARGETS
+    assert zsh_complete("d20 --as aria check s") == ["stealth"]
     (config / "config.toml").write_text('system = "pendagger"\n', encoding="utf-8")
     assert "attempt" in zsh_complete("d20 ")
 
@@ -354,6 +360,7 @@ def test_fish_names_come_from_the_files(config: Path) -> None:
     assert fish_complete("d20 table show w") == ["wild-magic"]
     assert fish_complete("d20 odds table l") == ["loot"]
     assert set(fish_complete("d20 --as bob check +1 vs ")) == MM_TARGETS
+    assert fish_complete("d20 --as aria check s") == ["stealth"]
     (config / "config.toml").write_text('system = "pendagger"\n', encoding="utf-8")
     assert "attempt" in fish_complete("d20 ")
 

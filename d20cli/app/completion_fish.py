@@ -11,6 +11,7 @@ from d20cli.app.completion import CHARACTERS, DEFAULT_SYSTEM, TABLES, Command, O
 from d20cli.app.completion_scripts import (
     _HEADER,
     CHARACTERS_AWK,
+    ENTRIES_AWK,
     _comment,
     _grouped,
     _values_of,
@@ -107,6 +108,12 @@ def fish_script(t: Table) -> str:
         "    set -l f (__d20_dir)/characters.toml",
         "    test -r $f; or return 0",
         f'    awk -v want="$argv[1]" -v q="\'" {_fq(CHARACTERS_AWK)} $f 2>/dev/null',
+        "end",
+        "",
+        "function __d20_entries --description 'the entry names of character NAME'",
+        "    set -l f (__d20_dir)/characters.toml",
+        "    test -r $f; or return 0",
+        f'    awk -v want="$argv[1]" -v q="\'" {_fq(ENTRIES_AWK)} $f 2>/dev/null',
         "end",
         "",
         "function __d20_config_system --description 'system = \"...\" in config.toml'",
@@ -266,6 +273,7 @@ def _complete_function(t: Table) -> list[str]:
         "        __d20_words $sys $verb (string lower -- $prev); and return",
         "    end",
         "    __d20_words $sys $verb ''",
+        '    test -n "$char"; and __d20_entries $char',
         "    return 0",
         "end",
     ]
