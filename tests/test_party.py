@@ -105,3 +105,21 @@ def test_what_a_party_cannot_roll(sheet: Path, capsys: pytest.CaptureFixture[str
         )[0]
         == 0
     )
+
+
+def test_a_contest_against_a_character_by_name(capsys: pytest.CaptureFixture[str]) -> None:
+    """`contest athletics --as aria vs bob`: bob rolls his own athletics; a side that is
+    no character stays a label with its modifier."""
+    write_sheet(
+        '[aria]\nsystem = "reglamento"\nathletics = "+2"\n'
+        '[bob]\nsystem = "reglamento"\nathletics = "+4"\n'
+    )
+    args = ["contest", "athletics", "--as", "aria", "vs", "bob", "--json", "--dice", "10,9"]
+    status, out, _ = d20(args, capsys)
+    data = json.loads(out)
+    assert status == 0 and data["party"] == ["aria", "bob"]
+    sides = [(s["character"], s["name"], s["total"]) for s in data["sides"]]
+    assert sides == [("aria", "athletics", 12), ("bob", "athletics", 13)]
+    args = ["contest", "athletics", "vs", "goblin", "+3", "--as", "aria", "--json"]
+    status, out, _ = d20([*args, "--dice", "10,9"], capsys)
+    assert status == 0 and [s["total"] for s in json.loads(out)["sides"]] == [12, 12]

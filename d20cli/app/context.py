@@ -20,6 +20,7 @@ from d20cli.rules.house import HouseDefaults, with_house
 if TYPE_CHECKING:
     from d20cli.language.requests import Request
     from d20cli.rules import System
+    from d20cli.store.characters import AsRead
     from d20cli.store.request_cache import ParseCache
     from d20cli.store.rolllog import RollLog, Rolls
     from d20cli.store.state import State
@@ -51,7 +52,7 @@ class Context:
         self.seed = seed
         self.parsed: dict[str, Request] = {}
         # requests through a character (--as): by character and text, with its system
-        self.as_parsed: dict[tuple[str, str], tuple[Request, tuple[str, ...]]] = {}
+        self.as_parsed: dict[tuple[str, str], AsRead] = {}
         # a batch's lines, split and read: words, options, request text
         self.lines: dict[str, tuple[list[str], Options, str]] = {}
         self.logs: dict[tuple[str | None, bool, bool], RollLog | None] = {}
@@ -125,10 +126,10 @@ class Context:
             self._default_character = default_character() or ""
         return replace(opts, as_=self._default_character) if self._default_character else opts
 
-    def parse_as(self, text: str, name: str) -> tuple[Request, tuple[str, ...]]:
+    def parse_as(self, text: str, name: str) -> AsRead:
         """`text` parsed and resolved through `--as name`: one character (a macro in the
-        verb's place, its entries merged into the parsed request) or a party, and the
-        systems they play."""
+        verb's place, its entries merged into the parsed request) or a party, with the
+        systems they play and who rolls (store.characters.resolve_as)."""
         key = (name, text)
         found = self.as_parsed.get(key)
         if found is None:
@@ -145,7 +146,7 @@ class Context:
         given (a party whose members play different systems needs one)."""
         if opts.as_ is None or opts.system is not None:
             return opts
-        _, plays = self.parse_as(text, opts.as_)
+        plays = self.parse_as(text, opts.as_).systems
         if len(plays) > 1:
             raise ParseError(f"the party plays {', '.join(plays)}: say which system with --system")
         return replace(opts, system=plays[0]) if plays else opts
@@ -157,11 +158,10 @@ class Context:
 
         return text if is_party(name) else macro_line(text, name)  # a party has no macros
 
-    def character_names(self, spec: str) -> tuple[str, ...]:
-        """The characters of `--as spec` as the file spells them (`--as BRUNO`: bruno)."""
-        from d20cli.store.characters import party_of
-
-        return tuple(c.name for c in party_of(spec))
+    def character_names(self, text: str, spec: str) -> tuple[str, ...]:
+        """Who rolls `text` through `--as spec`, as the file spells them (`--as BRUNO`:
+        bruno; a party's members; `contest athletics vs bob --as aria`: aria, bob)."""
+        return self.parse_as(text, spec).names
 
     def parser(self, opts: Options) -> Callable[[str], Request]:
         """How the request text of a line with these options is parsed: through its
@@ -169,7 +169,7 @@ class Context:
         name = opts.as_
         if name is None:
             return self.parse
-        return lambda text: self.parse_as(text, name)[0]
+        return lambda text: self.parse_as(text, name).request
 
     def house_for(self, system: System, opts: Options) -> HouseDefaults:
         """The house defaults of a request in `system` with these options: the character's

@@ -59,15 +59,16 @@ def resolve(
     system = context.system_for(opts)
     request = context.ready(text, system, opts)
     hooks = out is not None and system.fortune is not None
+    who = context.character_names(text, opts.as_) if opts.as_ else ()
     if opts.dice is None:
-        return _results(request, system, opts, out if hooks else None, context, write=True)
+        return _results(request, system, opts, out if hooks else None, context, True, who)
     # --dice: every face is counted before anything is shown, logged or stored. A first
     # pass rolls the whole request writing nothing (too many or too few faces is an error
     # here); a request with no state to write yields that pass's results.
-    checked = list(_results(request, system, opts, out if hooks else None, context, write=False))
+    checked = list(_results(request, system, opts, out if hooks else None, context, False, who))
     if not hooks:
         return iter(checked)
-    return _results(request, system, opts, out, context, write=True)
+    return _results(request, system, opts, out, context, True, who)
 
 
 def _results(
@@ -77,13 +78,14 @@ def _results(
     out: Output | None,
     context: Context,
     write: bool,
+    who: tuple[str, ...] = (),
 ) -> Iterator[Result]:
     """The results of one request (`resolve`); with `out`, pendagger's fortune dice are
     kept (`write`: False checks and rolls everything but stores nothing)."""
     roller = context.roller(opts)
     resolve_one: Callable[[Request, Roller], Result] = system.resolve
-    if opts.as_ is not None:
-        resolve_one = rolling.through(resolve_one, context.character_names(opts.as_))
+    if who:  # rolled through characters: each result says whose it is
+        resolve_one = rolling.through(resolve_one, who)
     if out is not None:
         from d20cli.app import fortune
 

@@ -58,12 +58,13 @@ file so is not written.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from d20cli.errors import D20Error, ParseError, closest
 from d20cli.language.names import Parse, resolve_names, resolve_party
+from d20cli.language.requests import ContestRequest
 from d20cli.language.vocabulary import CHECK_VERBS, KEYWORDS, VERBS
 from d20cli.rules.house import HOUSE_KEYS, NO_HOUSE, HouseDefaults
 from d20cli.store.files import xdg_dir
@@ -462,16 +463,57 @@ def fill_parameters(macro: str, words: list[str], called: str) -> tuple[str, lis
     return "".join([*out, macro[last:]]), rest
 
 
-def resolve_as(text: str, spec: str, parse: Parse) -> tuple[Request, tuple[str, ...]]:
+class AsRead(NamedTuple):
+    """A request read through `--as`: the request, the systems its characters play (none,
+    one, or more when a party's members play different ones) and who rolls it (one
+    character, or a party's members in order)."""
+
+    request: Request
+    systems: tuple[str, ...]
+    names: tuple[str, ...]
+
+
+def resolve_as(text: str, spec: str, parse: Parse) -> AsRead:
     """`text` through `--as SPEC`: one character (`resolve`) or a party (`party`,
-    `aria,bob`: names.resolve_party), and the systems they play (none, one, or more when
-    a party's members play different ones)."""
+    `aria,bob`: names.resolve_party). A contest through one character whose other sides
+    name characters (`contest athletics --as aria vs bob`) is rolled by them: each such
+    side rolls its character's entry of the first side's label."""
     if not is_party(spec):
-        request, system = resolve(text, spec, parse)
-        return request, () if system is None else (system,)
-    members = party_of(spec)
-    request = resolve_party(parse(text), members, parse)
-    return request, tuple(dict.fromkeys(c.system for c in members if c.system))
+        character = load(spec)
+        rivals = _rivals(parse(macro_line(text, character)), character)
+        if rivals is None:
+            request, system = resolve(text, character, parse)
+            return AsRead(request, () if system is None else (system,), (character.name,))
+        request, members = rivals
+    else:
+        members = party_of(spec)
+        request = parse(text)
+    request = resolve_party(request, members, parse)
+    systems = tuple(dict.fromkeys(c.system for c in members if c.system))
+    return AsRead(request, systems, tuple(c.name for c in members))
+
+
+def _rivals(request: Request, character: Character) -> tuple[Request, list[Character]] | None:
+    """`contest athletics vs bob --as aria`: the contest (as parsed, each side named by the
+    first side's label) and who rolls each side; None when no side names a character."""
+    if not isinstance(request, ContestRequest) or request.sides[0].name is None:
+        return None
+    first = request.sides[0].name
+    found = {name.lower(): c for name, c in load_all().items()}
+    who = [character]
+    for side in request.sides[1:]:
+        rival = found.get((side.name or "").lower()) if side.modifier is None else None
+        if rival is not None and character.lookup(side.name or "", "check") is None:
+            who.append(rival)
+        else:
+            who.append(character)
+    if all(c is character for c in who[1:]):
+        return None
+    sides = tuple(
+        side if c is character else replace(side, name=first)
+        for side, c in zip(request.sides, who, strict=True)
+    )
+    return replace(request, sides=sides), who
 
 
 def resolve(text: str, name: str | Character, parse: Parse) -> tuple[Request, str | None]:
