@@ -59,7 +59,7 @@ from d20cli.rules import SYSTEM_IDS, get_system
 from d20cli.rules.house import with_house
 from d20cli.store.characters import Character
 from d20cli.store.characters import load as load_character
-from d20cli.store.characters import resolve as resolve_character
+from d20cli.store.resolving import resolve as resolve_character
 
 if TYPE_CHECKING:
     from d20cli.language.requests import Request as Parsed

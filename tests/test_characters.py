@@ -19,7 +19,7 @@ from d20cli.app.shell import Session, completions
 from d20cli.errors import D20Error, ParseError
 from d20cli.language.grammar import parse_request
 from d20cli.present.output import Output
-from d20cli.store import character_edits, characters
+from d20cli.store import character_edits, characters, resolving
 
 SHEET = """\
 # The party -- keep this comment
@@ -92,14 +92,14 @@ def test_path_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
 def test_resolve(sheet: Path, text: str, expanded: str) -> None:
     """Entries are merged into the parsed request; the request shows the entry's words
     after its label, and parsing that shown text gives the very same request."""
-    request, system = characters.resolve(text, "aria", parse_request)
+    request, system = resolving.resolve(text, "aria", parse_request)
     assert (request.text, system) == (expanded, "levelup")
     assert request == parse_request(expanded)
 
 
 def expand(text: str, name: str) -> tuple[str, str | None]:
     """The request text as rolled through the character, and its system."""
-    request, system = characters.resolve(text, name, parse_request)
+    request, system = resolving.resolve(text, name, parse_request)
     return request.text, system
 
 

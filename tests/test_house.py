@@ -261,7 +261,7 @@ def test_a_character_entry_carries_house_words() -> None:
     from d20cli.app.options import Options
     from d20cli.app.run import resolve
     from d20cli.language.grammar import parse_request
-    from d20cli.store import character_edits, characters
+    from d20cli.store import character_edits, characters, resolving
 
     characters.characters_path().parent.mkdir(parents=True, exist_ok=True)
     character_edits.add("aria", "levelup")
@@ -277,4 +277,4 @@ def test_a_character_entry_carries_house_words() -> None:
     # a word typed in the request beats the character's: crit 20 here, not the entry's 19
     (plain,) = resolve("attack longsword vs 15 crit 20", Options(as_="aria", dice=(19, 3)))
     assert plain.outcome == "success" and plain.detail.get("house") == {"crit": 20}
-    assert characters.resolve("attack longsword vs 15 crit 20", "aria", parse_request)[0].crit == 20
+    assert resolving.resolve("attack longsword vs 15 crit 20", "aria", parse_request)[0].crit == 20

@@ -20,8 +20,8 @@ from d20cli.rules.house import HouseDefaults, with_house
 if TYPE_CHECKING:
     from d20cli.language.requests import Request
     from d20cli.rules import System
-    from d20cli.store.characters import AsRead
     from d20cli.store.request_cache import ParseCache
+    from d20cli.store.resolving import AsRead
     from d20cli.store.rolllog import RollLog, Rolls
     from d20cli.store.state import State
 
@@ -129,11 +129,11 @@ class Context:
     def parse_as(self, text: str, name: str) -> AsRead:
         """`text` parsed and resolved through `--as name`: one character (a macro in the
         verb's place, its entries merged into the parsed request) or a party, with the
-        systems they play and who rolls (store.characters.resolve_as)."""
+        systems they play and who rolls (store.resolving.resolve_as)."""
         key = (name, text)
         found = self.as_parsed.get(key)
         if found is None:
-            from d20cli.store.characters import resolve_as
+            from d20cli.store.resolving import resolve_as
 
             found = resolve_as(text, name, self.parse)
             if len(self.as_parsed) >= self.CACHE_SIZE:
@@ -153,8 +153,9 @@ class Context:
 
     def macro_line(self, text: str, name: str) -> str:
         """`text` with a macro of the character `name` in the verb's place replaced by
-        the macro's line (store.characters.macro_line)."""
-        from d20cli.store.characters import is_party, macro_line
+        the macro's line (store.resolving.macro_line)."""
+        from d20cli.store.characters import is_party
+        from d20cli.store.resolving import macro_line
 
         return text if is_party(name) else macro_line(text, name)  # a party has no macros
 

@@ -81,7 +81,7 @@ def character_roll(
 ) -> InitiativeRoll:
     """One character's initiative: its `init` entry, else its system's entry (dex, ...),
     else +0 (with a warning)."""
-    from d20cli.store.characters import resolve
+    from d20cli.store.resolving import resolve
 
     rule = _rule(system)
     entry = next(
