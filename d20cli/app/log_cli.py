@@ -85,10 +85,13 @@ def log_main(
     no_color: Annotated[bool, typer.Option("--no-color", help="Plain text.")] = False,
 ) -> None:
     """Show recent rolls; --stats tests the dice, --export json|csv prints them all."""
+    from d20cli.store.database import clean
     from d20cli.store.rolllog import LogFilter
     from d20cli.store.state import State
 
     out = Output()
+    if character is not None:  # as the log keeps a name: bytes that were not UTF-8 as U+FFFD
+        character = clean(character)
     with _errors(out):
         if sum((stats, export is not None, clear)) > 1:
             raise ParseError("use one of --stats, --export and --clear at a time")
