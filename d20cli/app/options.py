@@ -23,7 +23,6 @@ from d20cli.app.option_values import (
 from d20cli.dice.roller import DEFAULT_BUDGET, DEFAULT_WORK
 from d20cli.errors import ASCII_DIGITS, ParseError
 from d20cli.language.vocabulary import CHECK_VERBS, SYSTEM_IDS
-from d20cli.store.config import config_system
 from d20cli.store.files import env_flag
 
 
@@ -76,7 +75,7 @@ class Options:
         """--system, else D20_SYSTEM, else the config file's `system`, else levelup (the
         environment beats the file, as Unix programs do)."""
         return (
-            self.system or os.environ.get("D20_SYSTEM", "").strip() or config_system() or "levelup"
+            self.system or os.environ.get("D20_SYSTEM", "").strip() or _config_system() or "levelup"
         )
 
     def dice_budget(self) -> int:
@@ -456,3 +455,11 @@ def _read_short(token: str, reader: _Tokens, values: dict[str, Any]) -> None:
             raise ParseError(f"{name} needs a value ({spec.metavar})")
         values[spec.field] = spec.value(name, raw)
         return
+
+
+def _config_system() -> str | None:
+    """The config file's default system (d20cli.store.config, imported only when neither
+    --system nor D20_SYSTEM gives one)."""
+    from d20cli.store.config import config_system
+
+    return config_system()

@@ -22,11 +22,11 @@ from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
 from d20cli.language.vocabulary import TABLE
 from d20cli.present.output import Output
 from d20cli.present.render import quiet_text, render_result
-from d20cli.present.tally import Tally
 from d20cli.results import Result
 
 if TYPE_CHECKING:
     from d20cli.language.requests import Request
+    from d20cli.present.tally import Tally
     from d20cli.rules import System
     from d20cli.store.rolllog import RollLog
 
@@ -151,6 +151,8 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
                 result = with_chance(result, chances)
             if opts.summary and opts.repeat > 1:
                 if tally is None:
+                    from d20cli.present.tally import Tally  # only for --summary
+
                     tally = Tally(result.request, result.system, result.verb)
                     tally.labels.update(_outcome_labels(context, opts))
                 tally.add(result)
@@ -220,6 +222,7 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
     (outcome, total) pairs, which the odds engine computes by walking the same resolver.
     That is the same as rolling N times and counting, and fast for a million rolls. None
     when the distribution is too costly to compute (the caller then rolls each one)."""
+    from d20cli.present.tally import Tally
     from d20cli.probability.engine import joint_outcomes
 
     system = context.system_for(opts)

@@ -7,13 +7,14 @@ term; a roll of more than LIST_LIMIT (1,000) dice carries a DiceSummary instead 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from typing import Any
 
 from d20cli.dice.advantage import adv_problem, plain_d20s
 from d20cli.dice.evaluate import EvalDice, EvalGroup, evaluate, summarise
 from d20cli.dice.roller import Roller
-from d20cli.dice.tree import LIST_LIMIT, Arithmetic, Call, Dice, Expr, Group, Keep, Neg
+from d20cli.dice.tree import LIST_LIMIT, Arithmetic, Call, Dice, Expr, Group, Keep, Neg, walk
 from d20cli.errors import DiceError
 from d20cli.language.requests import RollRequest
 from d20cli.results import Die, Result
@@ -60,6 +61,12 @@ def critical_counts(terms: list[EvalDice]) -> dict[str, int]:
     return hits
 
 
+@functools.lru_cache(maxsize=1024)  # pure; a batch rolls the same few expressions again
+def _read(expr: Expr) -> tuple[str, bool]:
+    """An expression's text, and whether any of its terms has a label."""
+    return str(expr), any(getattr(n, "label", None) is not None for n, _ in walk(expr))
+
+
 def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
     """One repetition of a `roll` request (the caller repeats `request.repeat` times).
 
@@ -75,7 +82,8 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
     expr, adv_term = with_advantage(request.expr, request.adv)
     roles = {} if adv_term is None else {id(adv_term): "d20"}
     tree = evaluate(expr, roller, "roll", roles)
-    detail: dict[str, Any] = {"expression": str(expr)}
+    text, labelled = _read(expr)
+    detail: dict[str, Any] = {"expression": text}
     tree_is_term = isinstance(tree, EvalDice) and tree.count is None and tree.sides is None
     if tree_is_term:  # one term: no walk needed
         assert isinstance(tree, EvalDice)
@@ -83,7 +91,7 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
         labels = {} if tree.expr.label is None else {tree.expr.label: tree.total}
     else:
         terms = list(tree.terms())
-        labels = tree.labels()
+        labels = tree.labels() if labelled else {}
     if labels:
         detail["labels"] = labels
     if request.comment:
