@@ -1,13 +1,19 @@
 """What several test files need: a characters file written for a test (in the test's own
-config directory, see conftest.py), and `d20` run in-process with its output."""
+config directory, see conftest.py), and `d20` (or one line of it) run in-process with its
+output."""
 
 from __future__ import annotations
 
+import io
+import time
 from pathlib import Path
 
 import pytest
 
 from d20cli.__main__ import main
+from d20cli.app.options import Options, split_line
+from d20cli.app.run import run_odds, run_tokens
+from d20cli.present.output import Output
 from d20cli.store import characters
 
 
@@ -24,3 +30,17 @@ def d20(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     status = main(args)
     captured = capsys.readouterr()
     return status, captured.out, captured.err
+
+
+def run_line(line: str) -> tuple[int, str, str, float]:
+    """One line as standard input or the shell reads it (`odds ...` too): (exit status,
+    standard output, standard error, seconds it took)."""
+    out, err = io.StringIO(), io.StringIO()
+    output = Output(out, err, color=False)
+    tokens = split_line(line)
+    start = time.perf_counter()
+    if tokens[0] == "odds":
+        status = int(run_odds(tokens[1:], Options(), output))
+    else:
+        status = int(run_tokens(tokens, Options(), output).status)
+    return status, out.getvalue(), err.getvalue(), time.perf_counter() - start

@@ -4,9 +4,14 @@ fixture calls `close_opened()` when the test ends."""
 
 from __future__ import annotations
 
+import io
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
+from d20cli.present.output import Output
 from d20cli.store.state import State
 
 #: The state databases a test opened (`opened`), closed when it ends.
@@ -24,6 +29,21 @@ def close_opened() -> None:
     for store in OPENED:
         store.close()
     OPENED.clear()
+
+
+@pytest.fixture
+def logging_on(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The roll log on for the test (the isolation turns it off), and what it opened
+    closed at its end. A test file makes it autouse with `pytest.mark.usefixtures`."""
+    monkeypatch.delenv("D20_NO_LOG", raising=False)
+    yield
+    close_opened()
+
+
+def output() -> tuple[Output, io.StringIO]:
+    """An Output that writes into memory, and its standard error."""
+    err = io.StringIO()
+    return Output(io.StringIO(), err, color=False), err
 
 
 def logged_rows(path: Path) -> int:

@@ -5,16 +5,10 @@ message that names the culprit."""
 
 from __future__ import annotations
 
-import io
-import time
 from pathlib import Path
 
 import pytest
-
-from d20cli.app.options import Options
-from d20cli.app.run import run_odds, run_tokens
-from d20cli.app.stdin import split_line
-from d20cli.present.output import Output
+from cli_helpers import run_line
 
 BOUND = 2.0  # seconds
 
@@ -60,18 +54,6 @@ BOMBS: list[tuple[str, str]] = [
     ("roll 1d20 --repeat 99999999999", "--repeat takes a number from 1 to 10,000,000"),
     ("odds roll 1d20 --simulate 99999999999", "--simulate takes a number from 1 to 10,000,000"),
 ]
-
-
-def run_line(line: str) -> tuple[int, str, str, float]:
-    out, err = io.StringIO(), io.StringIO()
-    output = Output(out, err, color=False)
-    tokens = split_line(line)
-    start = time.perf_counter()
-    if tokens[0] == "odds":
-        status = int(run_odds(tokens[1:], Options(), output))
-    else:
-        status = int(run_tokens(tokens, Options(), output).status)
-    return status, out.getvalue(), err.getvalue(), time.perf_counter() - start
 
 
 @pytest.fixture(scope="module", autouse=True)

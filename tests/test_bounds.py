@@ -4,31 +4,14 @@ are in benchmarks/bench_bombs.py and the README."""
 
 from __future__ import annotations
 
-import io
 import time
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
-
-from d20cli.app.options import Options
-from d20cli.app.run import run_odds, run_tokens
-from d20cli.app.stdin import split_line
-from d20cli.present.output import Output
+from cli_helpers import run_line
 
 BOUND = 15.0  # seconds: each of these takes well under one when the machine is quiet
-
-
-def run_line(line: str) -> tuple[int, str, str, float]:
-    out, err = io.StringIO(), io.StringIO()
-    output = Output(out, err, color=False)
-    tokens = split_line(line)
-    start = time.perf_counter()
-    if tokens[0] == "odds":
-        status = int(run_odds(tokens[1:], Options(), output))
-    else:
-        status = int(run_tokens(tokens, Options(), output).status)
-    return status, out.getvalue(), err.getvalue(), time.perf_counter() - start
 
 
 @pytest.fixture(scope="module", autouse=True)

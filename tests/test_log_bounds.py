@@ -4,34 +4,21 @@ rows, and one run adds at most MAX_RUN_BYTES to the log."""
 
 from __future__ import annotations
 
-import io
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from state_helpers import close_opened, opened
+from state_helpers import logging_on, opened, output  # noqa: F401 (logging_on: a fixture)
 
 from d20cli.app.options import Options
 from d20cli.app.run import resolve
-from d20cli.present.output import Output
 from d20cli.store import log_rows, rolllog
 from d20cli.store.log_stats import fairness
 from d20cli.store.rolllog import RollLog, Rolls, dice_text
 
 LABEL = "x" * 9_000
 
-
-@pytest.fixture(autouse=True)
-def logging_on(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.delenv("D20_NO_LOG", raising=False)
-    yield
-    close_opened()
-
-
-def output() -> tuple[Output, io.StringIO]:
-    err = io.StringIO()
-    return Output(io.StringIO(), err, color=False), err
+pytestmark = pytest.mark.usefixtures("logging_on")
 
 
 def results(text: str, **opts: Any) -> list[Any]:

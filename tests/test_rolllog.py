@@ -14,11 +14,10 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from state_helpers import close_opened, opened
+from state_helpers import close_opened, logging_on, opened, output  # noqa: F401 (a fixture)
 from typer.testing import CliRunner
 
 from d20cli.app import log_cli
@@ -36,17 +35,7 @@ from d20cli.store.state import SCHEMA_VERSION, State
 
 runner = CliRunner()
 
-
-@pytest.fixture(autouse=True)
-def logging_on(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.delenv("D20_NO_LOG", raising=False)
-    yield
-    close_opened()
-
-
-def output() -> tuple[Output, io.StringIO]:
-    err = io.StringIO()
-    return Output(io.StringIO(), err, color=False), err
+pytestmark = pytest.mark.usefixtures("logging_on")
 
 
 def roll(log: RollLog, text: str, **opts: Any) -> None:
