@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from typing import Any
 
 from d20cli.app.option_values import (
@@ -22,11 +22,12 @@ from d20cli.app.option_values import (
 )
 from d20cli.dice.roller import DEFAULT_BUDGET, DEFAULT_WORK
 from d20cli.errors import ASCII_DIGITS, BudgetError, ParseError
+from d20cli.frozen import frozen
 from d20cli.language.vocabulary import CHECK_VERBS, SYSTEM_IDS
 from d20cli.store.files import env_flag
 
 
-@dataclass(frozen=True)
+@frozen
 class Options:
     system: str | None = None  # None: D20_SYSTEM, else the config file's, else levelup
     json: bool = False
@@ -113,7 +114,7 @@ OPTION_GROUPS: tuple[tuple[str, str], ...] = (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class OptionSpec:
     """One option: its field in Options, its names, help, how its value is read (None: a
     flag), the group its help is shown in, and who takes it: `verbs` None means every
