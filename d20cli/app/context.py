@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from d20cli.app.options import Options
+from d20cli.app.rolling import Plan, plan
 from d20cli.dice.roller import RandomRoller, Roller, make_roller
 from d20cli.errors import ParseError, StateError
 from d20cli.language.requests import CheckRequest
@@ -51,6 +52,8 @@ class Context:
         self.disk = disk
         self.seed = seed
         self.parsed: dict[str, Request] = {}
+        self.readied: dict[tuple[str, str], Request] = {}  # (text, system): `ready`'s
+        self.plans: dict[int, tuple[Request, Plan]] = {}  # by the request's id: `plan`'s
         # requests through a character (--as): by character and text, with its system
         self.as_parsed: dict[tuple[str, str], AsRead] = {}
         # a batch's lines, split and read: words, options, request text
@@ -192,7 +195,33 @@ class Context:
 
     def ready(self, text: str, system: System, opts: Options) -> Request:
         """The request `text` parsed (through its character with --as), with the house
-        defaults put in (d20cli.rules.house): a party's members each get their own."""
+        defaults put in (d20cli.rules.house): a party's members each get their own. A
+        request without --as is kept by text and system (the config file's defaults are
+        read once per run): a batch's repeated lines are made ready once."""
+        if opts.as_:
+            return self._ready(text, system, opts)
+        key = (text, system.id)
+        request = self.readied.get(key)
+        if request is None:
+            request = self._ready(text, system, opts)
+            if len(self.readied) >= self.CACHE_SIZE:
+                self.readied.clear()
+            self.readied[key] = request
+        return request
+
+    def plan(self, request: Request) -> Plan:
+        """`rolling.plan(request)`, kept for a request made ready before (by its identity:
+        the request is kept with it, so its id is not another's)."""
+        kept = self.plans.get(id(request))
+        if kept is not None and kept[0] is request:
+            return kept[1]
+        found = plan(request)
+        if len(self.plans) >= self.CACHE_SIZE:
+            self.plans.clear()
+        self.plans[id(request)] = (request, found)
+        return found
+
+    def _ready(self, text: str, system: System, opts: Options) -> Request:
         request = self.parser(opts)(text)
         shared = self.house_for(system, opts)
         if opts.as_ and _names_a_party(opts.as_):

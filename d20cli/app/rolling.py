@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from d20cli.errors import D20Error, ParseError
 
@@ -66,6 +66,7 @@ def results(
     roller: Roller,
     repeat: int = 1,
     work: int | None = None,
+    planned: Plan | None = None,
 ) -> Iterator[Result]:
     """Each result of `request` (`6x 4d6kh3` gives six, `1d20+5; 2d6+3` two), `repeat`
     times over, resolved by `resolve` (a system's `resolve`, or the edge's wrapper of it)
@@ -76,18 +77,10 @@ def results(
     `repeat` runs has the whole budget, and all of them together at most `work` dice
     (None: no limit; a command that must roll more is refused before a die is rolled).
     At the end the roller checks that it is done (`--dice` faces left over are an
-    error)."""
-    units = each_roll(request)
-    least = 0
-    for unit in units:
-        if unit.verb == "roll":  # refuse `1000x 1001d6` before rolling
-            from d20cli.dice.evaluate import fewest_dice
-
-            expr = getattr(unit, "expr", None)
-            if expr is not None:
-                least += unit.repeat * fewest_dice(expr)
-                if unit.repeat > 1:
-                    roller.charge(least, f"'{request.text}'")
+    error). `planned`: `plan(request)`, when the caller keeps it."""
+    units, least, least_nx = plan(request) if planned is None else planned
+    if least_nx:  # refuse `1000x 1001d6` before rolling
+        roller.charge(least_nx, f"'{request.text}'")
     what = f"'{request.text}'" + (f" --repeat {repeat:,}" if repeat > 1 else "")
     roller.start_command(work, least, repeat, what)
     for _ in range(repeat):
@@ -96,6 +89,32 @@ def results(
             for _ in range(unit.repeat):
                 yield resolve(unit, roller)
     roller.finish()
+
+
+class Plan(NamedTuple):
+    """What `results` reads of a request before rolling it: its rolls (`each_roll`), the
+    fewest dice they roll in all, and the fewest up to its last `Nx` roll (0: none)."""
+
+    units: tuple[Request, ...]
+    least: int
+    least_nx: int
+
+
+def plan(request: Request) -> Plan:
+    """The `Plan` of a request (a walk of its expressions: a caller that rolls the same
+    request again keeps it)."""
+    units = each_roll(request)
+    least = least_nx = 0
+    for unit in units:
+        if unit.verb == "roll":
+            from d20cli.dice.evaluate import fewest_dice
+
+            expr = getattr(unit, "expr", None)
+            if expr is not None:
+                least += unit.repeat * fewest_dice(expr)
+                if unit.repeat > 1:
+                    least_nx = least
+    return Plan(units, least, least_nx)
 
 
 def each_roll(request: Request) -> tuple[Request, ...]:

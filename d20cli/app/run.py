@@ -16,6 +16,7 @@ from d20cli.app import rolling
 from d20cli.app.context import Context, request_text
 from d20cli.app.emit import emit
 from d20cli.app.options import (
+    MAX_ROLLED_RUNS,
     Options,
     check_rolled_runs,
     check_taken,
@@ -106,7 +107,8 @@ def _results(
 
         resolve_one = resolve_kept
 
-    return rolling.results(request, resolve_one, roller, opts.repeat, context.work_for(opts))
+    work = context.work_for(opts)
+    return rolling.results(request, resolve_one, roller, opts.repeat, work, context.plan(request))
 
 
 def exit_for(result: Result, opts: Options) -> ExitStatus:
@@ -145,7 +147,8 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
         if opts.summary and opts.repeat > 1 and opts.dice is None:
             tally = sampled_tally(text, opts, context)
         if tally is None:
-            check_rolled_runs(opts.repeat, "--repeat", _fewer_runs(opts))
+            if opts.repeat > MAX_ROLLED_RUNS:
+                check_rolled_runs(opts.repeat, "--repeat", _fewer_runs(opts))
             log = context.log_for(opts, out)
         for result in () if tally is not None else resolve(text, opts, out, context):
             if log is not None:
@@ -173,8 +176,8 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
             if opts.exit_status:
                 status = max(status, exit_for(result, opts))
             results = [result]
-        if opts.as_ is None:  # after the request went well: a bad one gets its error alone
-            context.warn_unvalued(text, out)
+        if opts.as_ is None and text not in context.valued:  # after the request went well:
+            context.warn_unvalued(text, out)  # a bad one gets its error alone
     except D20Error as err:
         out.error(in_text(err, text), opts.json)
         return Outcome(ExitStatus.BAD_INPUT, results)
@@ -434,6 +437,10 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
 
 def _emit(result: Result, opts: Options, out: Output, header: bool = True) -> int:
     """Print one result; the number of characters printed."""
+    if opts.json:  # (emit's first case, without making its callbacks: a batch's usual)
+        text = result.json_text()
+        out.json_line(text)
+        return len(text) + 1
     return emit(
         result, opts, out, lambda: render_result(result, header), lambda: quiet_text(result)
     )

@@ -50,7 +50,7 @@ class HouseDefaults:
 
     @property
     def empty(self) -> bool:
-        return self == NO_HOUSE
+        return self is NO_HOUSE or self == NO_HOUSE
 
     def over(self, other: HouseDefaults) -> HouseDefaults:
         """These defaults, with `other`'s where these give none (a character's over the
@@ -78,6 +78,8 @@ class HouseDefaults:
     @classmethod
     def from_keys(cls, values: dict[str, Any]) -> HouseDefaults:
         """Defaults from house keys (`{"crit-dmg": "max"}`); the values already checked."""
+        if not values:
+            return NO_HOUSE
         return cls(**{HOUSE_KEYS[key]: value for key, value in values.items()})
 
 

@@ -14,7 +14,18 @@ from typing import Any
 from d20cli.dice.advantage import adv_problem, plain_d20s
 from d20cli.dice.evaluate import EvalDice, EvalGroup, evaluate, summarise
 from d20cli.dice.roller import Roller
-from d20cli.dice.tree import LIST_LIMIT, Arithmetic, Call, Dice, Expr, Group, Keep, Neg, walk
+from d20cli.dice.tree import (
+    LIST_LIMIT,
+    Arithmetic,
+    Call,
+    Dice,
+    Expr,
+    Group,
+    Keep,
+    Neg,
+    children,
+    walk,
+)
 from d20cli.errors import DiceError
 from d20cli.language.requests import RollRequest
 from d20cli.results import Die, Result
@@ -82,7 +93,10 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
     expr, adv_term = with_advantage(request.expr, request.adv)
     roles = {} if adv_term is None else {id(adv_term): "d20"}
     tree = evaluate(expr, roller, "roll", roles)
-    text, labelled = _read(expr)
+    if type(expr) is Dice and not children(expr):  # one term: its text is kept
+        text, labelled = expr._text, expr.label is not None
+    else:
+        text, labelled = _read(expr)
     detail: dict[str, Any] = {"expression": text}
     tree_is_term = isinstance(tree, EvalDice) and tree.count is None and tree.sides is None
     if tree_is_term:  # one term: no walk needed
@@ -96,14 +110,18 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
         detail["labels"] = labels
     if request.comment:
         detail["comment"] = request.comment
-    goal = _target_fields(request, tree.total, detail)
+    goal = {} if request.target is None else _target_fields(request, tree.total, detail)
     braces = not tree_is_term and "{" in detail["expression"]  # no walk for most rolls
     groups = [g for g in tree.walk() if isinstance(g, EvalGroup)] if braces else []
     if groups:  # `{4d6,3d8}kh1`: each expression's total, which are kept, pool marks
         detail["groups"] = [_group_json(g) for g in groups]
-    if any(t.expr.crit is not None for t in terms):
+    count = 0
+    critical = False
+    for t in terms:
+        count += len(t.faces)
+        critical = critical or t.expr.crit is not None
+    if critical:
         detail.update(critical_counts(terms))
-    count = sum(len(t.faces) for t in terms)
     if count > LIST_LIMIT:
         return Result(
             request=request.text,
@@ -115,13 +133,17 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
             tree=tree,
             **goal,
         )
-    dropped = {id(t) for g in groups for t in g.dropped_terms()}
     dice: list[Die] = []
-    for t in terms:
-        if id(t) in dropped:  # in an expression a group's keep/drop dropped
-            dice.extend(replace(d, kept=False) for d in t.term_dice())
-        else:
+    if not groups:
+        for t in terms:
             dice.extend(t.term_dice())
+    else:
+        dropped = {id(t) for g in groups for t in g.dropped_terms()}
+        for t in terms:
+            if id(t) in dropped:  # in an expression a group's keep/drop dropped
+                dice.extend(replace(d, kept=False) for d in t.term_dice())
+            else:
+                dice.extend(t.term_dice())
     return Result(
         request=request.text,
         system=system,
