@@ -36,8 +36,11 @@ def row_dice(result: Result, dice_text: Callable[[Result], str]) -> str:
     """The dice column of `result`'s row: the full list (`dice_text(result)`), made only
     when it fits in MAX_ROW_DICE characters, else a summary."""
     dice = result.dice
-    if dice and len(dice) <= 8 and result.damage is None and not any(d.label for d in dice):
-        return dice_text(result)  # a check or a small roll: always small
+    if dice and len(dice) <= 8 and result.damage is None:  # a check or a small roll
+        text = dice_text(result)  # (eight labels are at most 80,000 characters)
+        if len(text) <= MAX_ROW_DICE:
+            return text
+        return summary_text(list(_dice_of(result)))
     every = list(_dice_of(result))
     estimate = sum(80 + len(d.label or "") + 14 * len(d.flags) + len(d.by or "") for d in every)
     if estimate <= MAX_ROW_DICE:
