@@ -12,6 +12,7 @@ JSON's own `\\u` escapes, which decode to the very same text.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -40,9 +41,17 @@ def _class(codes: Iterable[int]) -> re.Pattern[str]:
 
 
 _VISIBLE = {chr(code): _escape(code) for code in CONTROLS}
-_ANY = _class(CONTROLS)
-_BUT_NEWLINE = _class(CONTROLS - {0x0A})
-_JSON_RAW = _class(c for c in CONTROLS if c >= 0x7F)  # what JSON leaves unescaped
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """Every control; every control but the newline; what JSON leaves unescaped. Compiled
+    at the first text that may hold one (a run of plain text never compiles them)."""
+    return (
+        _class(CONTROLS),
+        _class(CONTROLS - {0x0A}),
+        _class(c for c in CONTROLS if c >= 0x7F),
+    )
 
 
 def _shown(match: re.Match[str]) -> str:
@@ -57,15 +66,18 @@ def visible(text: str) -> str:
     """`text` on one line with every control character made visible (newlines too)."""
     if text.isprintable():  # the usual case: nothing to do, at C speed
         return text
-    return _ANY.sub(_shown, text)
+    return _patterns()[0].sub(_shown, text)
 
 
 def visible_lines(text: str) -> str:
     """`text` with every control character but the newline made visible: the program's
     own lines, which may hold user text."""
-    if _BUT_NEWLINE.search(text) is None:
+    if text.isprintable() or text.replace("\n", "").isprintable():  # (at C speed)
         return text
-    return _BUT_NEWLINE.sub(_shown, text)
+    pattern = _patterns()[1]
+    if pattern.search(text) is None:
+        return text
+    return pattern.sub(_shown, text)
 
 
 def json_visible(text: str) -> str:
@@ -74,6 +86,7 @@ def json_visible(text: str) -> str:
     Only for JSON, where such characters can stand only inside strings."""
     if text.isascii() and "\x7f" not in text:
         return text
-    if _JSON_RAW.search(text) is None:
+    pattern = _patterns()[2]
+    if pattern.search(text) is None:
         return text
-    return _JSON_RAW.sub(_json_escape, text)
+    return pattern.sub(_json_escape, text)

@@ -5,7 +5,10 @@ functions, and the interval arithmetic of bounds (`d20cli.dice.tree`)."""
 from __future__ import annotations
 
 import math
-from fractions import Fraction
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 #: The functions over expressions and how many arguments each takes (0: one or more).
 FUNCTIONS: dict[str, int] = {"abs": 1, "ceil": 1, "floor": 1, "round": 1, "max": 0, "min": 0}
@@ -14,6 +17,8 @@ ROUNDING = ("ceil", "floor", "round")
 
 def call_value(name: str, values: list[int] | list[Fraction]) -> int:
     """A function's value: the one rule rolling and the exact odds share."""
+    from fractions import Fraction  # (exact arithmetic: imported where it is used)
+
     exact = [Fraction(v) for v in values]
     if name == "max":
         return math.floor(max(exact))

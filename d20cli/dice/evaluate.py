@@ -36,7 +36,7 @@ Decisions:
 from __future__ import annotations
 
 import math
-from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from d20cli.dice.arith import ROUNDING
 from d20cli.dice.arith import exact_step as exact_step
@@ -65,6 +65,9 @@ from d20cli.dice.tree import (
     walk,
 )
 from d20cli.errors import BudgetError, DiceError
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 # ---------------------------------------------------------------------------------------
 # Evaluation
@@ -122,6 +125,8 @@ def unique_problem(e: Dice, n: int) -> str | None:
 def _expect_within_budget(e: Dice, n: int, point: Compare, roller: Roller) -> None:
     """Refuse exploding dice that would, on average, roll past the budget (`500000d2!`)
     before rolling any of them."""
+    from fractions import Fraction  # (exact arithmetic: imported where it is used)
+
     values = e.face_values()
     p = Fraction(sum(1 for v in values if point.matches(v)), len(values))
     expected = n / (1 - p)  # each chain rolls 1/(1-p) dice on average
@@ -140,6 +145,8 @@ def _expect_rerolls_within_budget(e: Dice, n: int, roller: Roller) -> None:
     reroll = e.reroll
     if reroll is None:
         return
+    from fractions import Fraction  # (exact arithmetic: imported where it is used)
+
     lo, hi = e._range
     faces = hi - lo + 1
     matching = min(sum(p.count_in(lo, hi) for p in (reroll.point, *reroll.more)), faces - 1)
@@ -245,6 +252,8 @@ class _Evaluator:
     def exact(self, e: Expr) -> tuple[Evaluated, Fraction]:
         """`e` rolled, and its value with `/` as exact division (the `+ - * /` and unary
         minus of `e` itself; other nodes count their usual total)."""
+        from fractions import Fraction  # (exact arithmetic: imported where it is used)
+
         if isinstance(e, Neg):
             ev, v = self.exact(e.operand)
             return EvalNeg(e, math.floor(-v), ev), -v

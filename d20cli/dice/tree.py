@@ -22,8 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import field, replace
-from fractions import Fraction
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from d20cli.dice.arith import FUNCTIONS, Bounded, call_value, floordiv_bounds, mul
 from d20cli.dice.modifiers import COMPARE_OPS as COMPARE_OPS
@@ -40,6 +39,9 @@ from d20cli.dice.modifiers import SortOrder as SortOrder
 from d20cli.dice.refs import REF_NAME as REF_NAME
 from d20cli.dice.refs import Ref as Ref
 from d20cli.frozen import frozen
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 MAX_SIDES = 1_000_000
 MAX_TOTAL = 10**18 - 1  # the largest total any part of an expression may reach
