@@ -193,6 +193,11 @@ RUN_BOMBS: list[tuple[str, str]] = [
     ("check +5 vs 15 --repeat 10000000 --json", "add --summary for a tally"),
     ("odds check +5 vs 15 --simulate 10000000", "--simulate 10,000,000 rolls each run"),
     ("roll 1d6 --repeat 10000000 --summary --dice 3", "use fewer runs"),
+    (
+        "group " + ", ".join(["+1"] * 20) + " vs 12 --repeat 100000 -q",
+        "--repeat 100,000 rolls 2,000,000 results one by one (each member or side counts)",
+    ),
+    ("contest +1 vs +2 --repeat 600000 -s reglamento", "rolls 1,200,000 results one by one"),
 ]
 
 
@@ -203,6 +208,12 @@ def test_too_many_runs_one_by_one_are_refused_at_once(line: str, message: str) -
     assert err.startswith("d20: error: ") and message in err.splitlines()[0]
     assert out == "" if "--json" not in line else message in json.loads(out)["error"]
     assert seconds < BOUND, f"{line!r} took {seconds:.2f} s"
+
+
+def test_a_group_of_a_thousand_members_three_times_is_accepted() -> None:
+    status, out, err, _ = run_line("group " + ", ".join(["+1"] * 1000) + " vs 12 -n 3 -q")
+    assert status == 0, err
+    assert len(out.split()) == 3
 
 
 def test_ten_million_runs_drawn_for_a_summary_are_accepted() -> None:

@@ -383,7 +383,7 @@ KILLED_WRITER = textwrap.dedent(
     from d20cli.app.run import resolve
     log = RollLog(None, "random", Output(io.StringIO(), sys.stderr, color=False), flush_rows=100)
     print("ready", flush=True)
-    for result in resolve("roll 1d20", Options(repeat=10_000_000)):
+    for result in resolve("roll 1d20", Options(repeat=1_000_000)):
         log.add(result)
     """
 )

@@ -13,7 +13,8 @@ import dataclasses
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from d20cli.errors import D20Error, ParseError
+from d20cli.app.options import MAX_ROLLED_RUNS
+from d20cli.errors import BudgetError, D20Error, ParseError
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -78,7 +79,15 @@ def results(
     (None: no limit; a command that must roll more is refused before a die is rolled).
     At the end the roller checks that it is done (`--dice` faces left over are an
     error). `planned`: `plan(request)`, when the caller keeps it."""
-    units, least, least_nx = plan(request) if planned is None else planned
+    units, least, least_nx, each = plan(request) if planned is None else planned
+    if repeat * each > MAX_ROLLED_RUNS:  # a group's members and a contest's sides count
+        raise BudgetError(
+            f"'{request.text}'"
+            + (f" --repeat {repeat:,}" if repeat > 1 else "")
+            + f" rolls {repeat * each:,} results one by one (each member or side counts): "
+            f"at most {MAX_ROLLED_RUNS:,} (about 20 s); use fewer runs, or --summary "
+            "for a tally drawn from the exact odds"
+        )
     if least_nx:  # refuse `1000x 1001d6` before rolling
         roller.charge(least_nx, f"'{request.text}'")
     what = f"'{request.text}'" + (f" --repeat {repeat:,}" if repeat > 1 else "")
@@ -93,19 +102,24 @@ def results(
 
 class Plan(NamedTuple):
     """What `results` reads of a request before rolling it: its rolls (`each_roll`), the
-    fewest dice they roll in all, and the fewest up to its last `Nx` roll (0: none)."""
+    fewest dice they roll in all, the fewest up to its last `Nx` roll (0: none), and how
+    many results one run rolls one by one (a group's members and a contest's sides each
+    count: a run of `--repeat` is bounded by them as by its dice)."""
 
     units: tuple[Request, ...]
     least: int
     least_nx: int
+    results: int  # rolled one by one in one run: each member of a group, each side
 
 
 def plan(request: Request) -> Plan:
     """The `Plan` of a request (a walk of its expressions: a caller that rolls the same
     request again keeps it)."""
     units = each_roll(request)
-    least = least_nx = 0
+    least = least_nx = results = 0
     for unit in units:
+        parts = getattr(unit, "members", None) or getattr(unit, "sides", None) or ()
+        results += unit.repeat * max(len(parts), 1)
         if unit.verb == "roll":
             from d20cli.dice.evaluate import fewest_dice
 
@@ -114,7 +128,7 @@ def plan(request: Request) -> Plan:
                 least += unit.repeat * fewest_dice(expr)
                 if unit.repeat > 1:
                     least_nx = least
-    return Plan(units, least, least_nx)
+    return Plan(units, least, least_nx, results)
 
 
 def each_roll(request: Request) -> tuple[Request, ...]:
