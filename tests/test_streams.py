@@ -166,3 +166,34 @@ def test_a_guarded_stderr_ignores_write_errors() -> None:
     assert guarded.write("d20: error\n") == len("d20: error\n")
     guarded.flush()
     assert guarded.getvalue() == ""  # everything else is the wrapped stream's
+
+
+class _CountingStream(io.StringIO):
+    """A stream that records the size of each write it gets."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[int] = []
+
+    def write(self, text: str) -> int:
+        self.writes.append(len(text))
+        return super().write(text)
+
+
+def test_held_output_is_written_at_a_long_line_not_held_in_memory() -> None:
+    """A batch holds short lines (a write per 1,024), but a long one (a group of a
+    thousand members is 2 MB of JSON) is written at once with what was held: a thousand
+    of them held took 2 GB."""
+    from d20cli.present.output import Output
+
+    stream = _CountingStream()
+    out = Output(stream, io.StringIO(), False, flush_lines=False)
+    out.json_line('{"a": 1}')
+    assert stream.writes == []  # short lines wait
+    for _ in range(3):
+        out.json_line('{"a": "' + "x" * Output.HOLD_LONG + '"}')
+    assert len(stream.writes) >= 3
+    assert stream.getvalue().count("\n") == 4  # all of it, in order, nothing held
+    out.json_line('{"b": 2}')
+    out.flush()
+    assert stream.getvalue().endswith('{"b": 2}\n') and stream.getvalue().startswith('{"a": 1}\n')

@@ -105,6 +105,7 @@ class Output:
         self._saving = [False]  # a callback that warns must not start the saving again
 
     HOLD_LINES = 1024
+    HOLD_LONG = 65_536  # a longer line is written at once: at most 64 MB are ever held
 
     def without_color(self) -> Output:
         copy = Output(
@@ -167,7 +168,7 @@ class Output:
             self.stdout.flush()
         else:
             self._held.append(text)
-            if len(self._held) >= self.HOLD_LINES:
+            if len(self._held) >= self.HOLD_LINES or len(text) > self.HOLD_LONG:
                 self.flush()
 
     def console(self) -> Any:
