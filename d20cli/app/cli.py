@@ -104,6 +104,9 @@ def _add_sub_apps() -> None:
     from d20cli.app.init_cli import init_app
 
     app.add_typer(init_app, name="init", help=COMMANDS["init"])
+    from d20cli.app.seal_cli import register
+
+    register(app)  # seal, unseal, verify
 
 
 _add_sub_apps()

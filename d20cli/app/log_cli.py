@@ -350,10 +350,14 @@ def _export(store: Rolls, kind: str, only: LogFilter, out: Output) -> None:
     from d20cli.store import rolllog
 
     stream = out.stdout
-    if kind == "json":
+    if kind == "json":  # with each sealed roll's session, and the hash chain
+        from d20cli.store.sealing import Sessions, chained, export_row
+
+        promises = Sessions(store.db).commitments()
         stream.write("[")
-        for i, r in enumerate(store.rows(only=only)):
-            stream.write(("," if i else "") + "\n" + json_module.dumps(r.to_json()))
+        rows = (export_row(r, promises) for r in store.rows(only=only))
+        for i, row in enumerate(chained(rows)):
+            stream.write(("," if i else "") + "\n" + json_module.dumps(row))
         stream.write("\n]\n")
     else:
         import csv

@@ -98,6 +98,8 @@ def _results(
             return fortune.record(request, result, opts, out, context, write)
 
         resolve_one = resolve_kept
+    if context.sealing is not None:  # each roll at its position of the stream
+        resolve_one = context.sealing.wrap(resolve_one)
 
     return rolling.results(request, resolve_one, roller, opts.repeat, context.work_for(opts))
 
@@ -135,7 +137,8 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
         if opts.summary and opts.repeat == 1:
             raise ParseError("--summary tallies the runs of --repeat N: add one, e.g. -n 1000")
         opts = context.as_options(text, opts)
-        if opts.summary and opts.repeat > 1 and opts.dice is None:
+        sealed = context.sealed_for(opts, out)  # each sealed roll is rolled and logged
+        if opts.summary and opts.repeat > 1 and opts.dice is None and sealed is None:
             tally = sampled_tally(text, opts, context)
         else:
             log = context.log_for(opts, out)
