@@ -16,6 +16,7 @@ from d20cli.errors import ParseError, StateError
 from d20cli.language.requests import CheckRequest
 from d20cli.present.output import Output
 from d20cli.rules.house import HouseDefaults, with_house
+from d20cli.store.seal_marker import CHANGES, marked
 
 if TYPE_CHECKING:
     from d20cli.app.sealed import SealedStream
@@ -110,11 +111,14 @@ class Context:
             raise refused(what)
 
     def _read_seal(self, out: Output) -> SealedStream | None:
-        from d20cli.app.sealed import CHANGES, open_stream
-
         if self._seal_read != CHANGES[0]:
             self._seal_read = CHANGES[0]
-            self.sealing = sealing = open_stream(lambda: self.state(out))
+            sealing = None
+            if marked():  # one look at the disk; the database only when it is there
+                from d20cli.app.sealed import open_stream
+
+                sealing = open_stream(lambda: self.state(out))
+            self.sealing = sealing
             for log in self.logs.values():  # a shell's logs, from before `seal`
                 if log is not None:
                     log.seal = None if sealing is None else sealing.take

@@ -45,8 +45,6 @@ def _rolls(session: Any) -> str:
 
 def seal(status: bool, as_json: bool, out: Output) -> None:
     """`d20 seal [--status]`."""
-    from d20cli.app.sealed import changed
-
     state, sessions = _sessions(out.warn)
     try:
         session = sessions.current()
@@ -59,7 +57,6 @@ def seal(status: bool, as_json: bool, out: Output) -> None:
                 f"{session.commitment[:16]}...): d20 seal --status shows it, d20 unseal ends it"
             )
         session = sessions.open()
-        changed()
     finally:
         state.close()
     if as_json:
@@ -92,13 +89,11 @@ def _status(session: Any, as_json: bool, out: Output) -> None:
 
 def unseal(as_json: bool, out: Output) -> None:
     """`d20 unseal`."""
-    from d20cli.app.sealed import changed
     from d20cli.dice.sealed import secret_text
 
     state, sessions = _sessions(out.warn)
     try:
         session = sessions.close()
-        changed()
     finally:
         state.close()
     if session is None:

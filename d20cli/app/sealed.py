@@ -25,7 +25,8 @@ from d20cli.dice.roller import RandomRoller
 from d20cli.dice.sealed import position_seed
 from d20cli.errors import ParseError, StateError
 from d20cli.language.parse_cache import encode
-from d20cli.store.sealing import Session, Sessions, marked
+from d20cli.store.seal_marker import mark, marked
+from d20cli.store.sealing import Session, Sessions
 
 if TYPE_CHECKING:
     from d20cli.app.options import Options
@@ -35,14 +36,6 @@ if TYPE_CHECKING:
     from d20cli.store.state import State
 
 UNSEAL = "d20 unseal first"
-
-#: Bumped by `d20 seal` and `d20 unseal`: a shell's run, which lasts across them, reads
-#: the session again when it has changed.
-CHANGES = [0]
-
-
-def changed() -> None:
-    CHANGES[0] += 1
 
 
 def refused(what: str) -> ParseError:
@@ -137,8 +130,6 @@ def open_stream(state: Callable[[], State]) -> SealedStream | None:
     sessions = Sessions(state().db)
     session = sessions.current()
     if session is None:
-        from d20cli.store.sealing import mark
-
         mark(False)  # stale: no session behind it
         return None
     return SealedStream(session, sessions)

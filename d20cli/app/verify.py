@@ -259,6 +259,10 @@ def _gaps(positions: list[int]) -> list[tuple[int, int]]:
     return gaps
 
 
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
 def _span(lo: int, hi: int) -> str:
     return f"position {lo}" if lo == hi else f"positions {lo}-{hi}"
 
@@ -309,8 +313,8 @@ def _lines(report: Report) -> list[str]:
     failed = sum(1 for v in report.verdicts if v.problems)
     if report.ok:
         lines.append(
-            f"verified: {report.rolls} rolls of session {report.session}, every one as the "
-            f"seed gives it; commitment {report.promise}; hash chain intact"
+            f"verified: {_count(report.rolls, 'roll')} of session {report.session}, every one "
+            f"as the seed gives it; commitment {report.promise}; hash chain intact"
         )
         return lines
     why = []

@@ -6,10 +6,9 @@ when it was opened and closed (closed is NULL while it is open: one at a time), 
 next position of its stream. The rolls of a session keep its id, their position and the
 request as rolled in the roll log (d20cli.store.rolllog.SEALED_COLUMNS).
 
-The marker file (`sealed` beside the state database) is there while a session is open,
-so a run learns whether its rolls are sealed with one look at the disk, and opens the
-database for it only then. The database is what counts: a marker with no open session
-behind it is stale and is removed.
+The marker file (d20cli.store.seal_marker) is there while a session is open; the
+database is what counts: a marker with no open session behind it is stale and is
+removed.
 
 The hash chain: each row of `log --export json` carries `prev_hash`, the `hash` of the
 row before it (64 zeros for the first), and `hash`, the SHA-256 in hex of the row's
@@ -20,11 +19,8 @@ with no spaces, every character outside ASCII written as a `\\uXXXX` escape (Pyt
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
-import secrets
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -32,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from d20cli.dice.sealed import NONCE_BYTES, SEED_BYTES, commitment
 from d20cli.errors import StateError
-from d20cli.store.files import atomic_write, xdg_dir
+from d20cli.store.seal_marker import mark
 
 if TYPE_CHECKING:
     import sqlite3
@@ -43,18 +39,6 @@ if TYPE_CHECKING:
 GENESIS = "0" * 64  # the `prev_hash` of an export's first row
 HASH = "hash"
 PREV_HASH = "prev_hash"
-
-
-def marker_path() -> str:
-    """The file that is there while a session is open (beside the state database, see
-    d20cli.store.database.state_dir)."""
-    state = xdg_dir("XDG_STATE_HOME", os.path.join(".local", "state"))
-    return os.path.join(state, "d20cli", "sealed")
-
-
-def marked() -> bool:
-    """Whether the marker says a session may be open (one stat, no database)."""
-    return os.path.exists(marker_path())
 
 
 @dataclass(frozen=True)
@@ -123,6 +107,8 @@ class Sessions:
     def open(self) -> Session:
         """A new session with a seed and a nonce from the operating system (StateError
         when one is open already)."""
+        import secrets
+
         self._persistent()
         seed, nonce = secrets.token_bytes(SEED_BYTES), secrets.token_bytes(NONCE_BYTES)
         promise = commitment(seed, nonce)
@@ -175,17 +161,6 @@ class Sessions:
             self.WHAT, lambda conn: conn.execute("SELECT id, commitment FROM sessions").fetchall()
         )
         return {int(sid): str(promise) for sid, promise in raws}
-
-
-def mark(sealed: bool) -> None:
-    """Put the marker file there (a session is open) or take it away."""
-    path = marker_path()
-    if sealed:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        atomic_write(path, "a sealed session is open: d20 unseal ends it\n")
-    else:
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(path)
 
 
 # --- the hash chain of an export ---------------------------------------------------------
