@@ -104,9 +104,6 @@ def _add_sub_apps() -> None:
     from d20cli.app.init_cli import init_app
 
     app.add_typer(init_app, name="init", help=COMMANDS["init"])
-    from d20cli.app.seal_cli import register
-
-    register(app)  # seal, unseal, verify
 
 
 _add_sub_apps()
@@ -347,3 +344,12 @@ def help_command(ctx: typer.Context) -> None:
     from d20cli.app.help import run_help
 
     raise typer.Exit(int(run_help(list(ctx.args), Output())))
+
+
+def _add_seal_commands() -> None:
+    from d20cli.app.seal_cli import register
+
+    register(app)  # seal, unseal, verify (after the others in `d20 --help`)
+
+
+_add_seal_commands()

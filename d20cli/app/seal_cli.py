@@ -151,8 +151,14 @@ def verify_command(
     raise typer.Exit(int(run_verify(log, seed, json_out, Output())))
 
 
+VERIFY_EXIT = (
+    "Exit status: 0 every roll verifies; 1 it does not (a roll edited, missing or out of "
+    "order, the hash chain broken, a seed that does not open the commitment); 2 bad input."
+)
+
+
 def register(app: typer.Typer) -> None:
     """Add `seal`, `unseal` and `verify` to the typer app (d20cli.app.cli)."""
     app.command("seal", help=COMMANDS["seal"])(seal_command)
     app.command("unseal", help=COMMANDS["unseal"])(unseal_command)
-    app.command("verify", help=COMMANDS["verify"])(verify_command)
+    app.command("verify", help=COMMANDS["verify"], epilog=VERIFY_EXIT)(verify_command)

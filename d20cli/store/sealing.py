@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 GENESIS = "0" * 64  # the `prev_hash` of an export's first row
 HASH = "hash"
 PREV_HASH = "prev_hash"
+#: What `log --export json` adds to each row after the roll log's columns.
+EXPORT_FIELDS = ("session", "position", "replay", "commitment", PREV_HASH, HASH)
 
 
 @dataclass(frozen=True)
