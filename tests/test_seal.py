@@ -446,3 +446,19 @@ def test_a_hostile_replay_is_a_failed_row_not_a_crash(
     lines = failed(verify(write(tmp_path, rechain(bad)), seed))
     assert "its request cannot be read" in lines[2]
     assert "FAILED" in lines[3] and "FAILED" in lines[4] and "FAILED" in lines[5]
+
+
+def test_a_replay_over_the_dice_budget_fails_its_row(
+    session: tuple[list[dict[str, Any]], str, str], tmp_path: Path
+) -> None:
+    """A forged row that asks for more dice than a roll may have is a failed row, refused
+    before a die is rolled."""
+    from d20cli.language.grammar import parse_request
+    from d20cli.language.parse_cache import encode
+
+    rows, seed, _ = session
+    bad = copy.deepcopy(rows)
+    bad[2]["replay"] = encode(parse_request("roll 5000000d6"))
+    lines = failed(verify(write(tmp_path, rechain(bad)), seed))
+    assert lines[2].startswith("row 3 (id 3, position 1): FAILED: cannot be rolled again: ")
+    assert "dice budget" in lines[2]

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from d20cli.store.state import State
 
 UNSEAL = "d20 unseal first"
+REPLAYS = 4096  # requests whose replay text a run keeps
 
 
 def refused(what: str) -> ParseError:
@@ -72,6 +73,19 @@ class SealedStream:
         self._rollers: dict[int, RandomRoller] = {}
         # rolled and not yet logged: result id -> (result, position, replay)
         self.pending: dict[int, tuple[Result, int, str]] = {}
+        # the replay text of the requests of this run (a batch repeats them), by id
+        self._replays: dict[int, tuple[Request, str]] = {}
+
+    def replay(self, request: Request) -> str:
+        """`replay_text(request)`, made once per request of the run."""
+        found = self._replays.get(id(request))
+        if found is not None and found[0] is request:
+            return found[1]
+        if len(self._replays) >= REPLAYS:
+            self._replays.clear()
+        text = replay_text(request)
+        self._replays[id(request)] = (request, text)
+        return text
 
     def roller(self, budget: int) -> RandomRoller:
         """The roller of a request (one per dice budget), drawing from the stream."""
@@ -97,7 +111,7 @@ class SealedStream:
             self.rng.seed(position_seed(self.session.seed, position))
             result = resolve(request, roller)
             self.next = position + 1
-            self.pending[id(result)] = (result, position, replay_text(request))
+            self.pending[id(result)] = (result, position, self.replay(request))
             return result
 
         return sealed

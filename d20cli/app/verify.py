@@ -33,6 +33,7 @@ from d20cli.present.output import Output
 
 MAX_BYTES = 64 * 1024 * 1024  # of the export read
 MAX_POSITION = 2**63 - 1
+MAX_WORK = 20_000_000  # dice rolled again in all (the work budget of one command)
 SHOWN = 40  # characters of a value from the file that a message shows
 
 #: The fields of an exported row that verify reads, and the JSON types each may hold.
@@ -137,11 +138,12 @@ def _check_row(i: int, row: Any) -> None:
         raise ParseError(f"row {i} of the export: 'position' is {_shown(position)}")
 
 
-def replayed(row: dict[str, Any], seed: bytes) -> dict[str, Any]:
+def replayed(row: dict[str, Any], seed: bytes, work: list[int]) -> dict[str, Any]:
     """The compared fields of the roll at the row's position rolled again from the
     seed and the row's request as rolled; D20Error (or ValueError, KeyError, TypeError
-    for a request that is not one) when it cannot be."""
-    from d20cli.dice.roller import RandomRoller
+    for a request that is not one) when it cannot be. `work`: the dice the whole
+    verification may still roll (one roll at most DEFAULT_BUDGET), counted down."""
+    from d20cli.dice.roller import DEFAULT_BUDGET, RandomRoller
     from d20cli.language.parse_cache import classes, decode
     from d20cli.rules import get_system
     from d20cli.store.database import clean, int64
@@ -153,7 +155,11 @@ def replayed(row: dict[str, Any], seed: bytes) -> dict[str, Any]:
         raise ValueError("the row keeps no request to roll again")
     request = decode(replay, classes(), replay.get("text"))
     system = get_system(row["system"])
-    result = system.resolve(request, RandomRoller(position_random(seed, row["position"])))
+    roller = RandomRoller(position_random(seed, row["position"]), min(DEFAULT_BUDGET, work[0]))
+    try:
+        result = system.resolve(request, roller)
+    finally:
+        work[0] -= roller.count
     house = house_text(result)
     return {
         "system": result.system,
@@ -170,9 +176,9 @@ def _same(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)  # 1 is not true
 
 
-def _roll_again(verdict: Verdict, row: dict[str, Any], seed: bytes) -> None:
+def _roll_again(verdict: Verdict, row: dict[str, Any], seed: bytes, work: list[int]) -> None:
     try:
-        again = replayed(row, seed)
+        again = replayed(row, seed, work)
     except D20Error as err:
         verdict.problems.append(f"cannot be rolled again: {visible(err.message)}")
         return
@@ -217,6 +223,7 @@ def check(rows: list[dict[str, Any]], seed: bytes, nonce: bytes) -> Report:
     prev = GENESIS
     seen: dict[int, int] = {}  # position -> row
     last = -1
+    work = [MAX_WORK]
     for i, (row, mine) in enumerate(zip(rows, ours, strict=True), 1):
         verdict = Verdict(i, row["id"], row["position"] if mine else None, mine)
         verdicts.append(verdict)
@@ -244,7 +251,7 @@ def check(rows: list[dict[str, Any]], seed: bytes, nonce: bytes) -> Report:
             verdict.problems.append(f"out of order: it comes after position {last}")
         seen.setdefault(position, i)
         last = max(last, position)
-        _roll_again(verdict, row, seed)
+        _roll_again(verdict, row, seed, work)
     return Report(promise, verdicts, _gaps(sorted(seen)), chain_break, session, len(seen))
 
 
