@@ -462,3 +462,20 @@ def test_a_replay_over_the_dice_budget_fails_its_row(
     lines = failed(verify(write(tmp_path, rechain(bad)), seed))
     assert lines[2].startswith("row 3 (id 3, position 1): FAILED: cannot be rolled again: ")
     assert "dice budget" in lines[2]
+
+
+def test_a_lost_session_stops_the_rolls_until_unseal() -> None:
+    """Fail closed: the marker there and no open session in the database (a damaged
+    database moved aside, here removed): no roll is made unsealed until `d20 unseal`."""
+    from d20cli.store.database import db_path
+
+    seal()
+    close_opened()
+    path = db_path()
+    for suffix in ("", "-wal", "-shm"):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+    result = d20(["roll", "1d6"])
+    assert result.exit_code == 2
+    assert "no roll is made: d20 unseal clears this" in result.stderr
+    assert d20(["unseal"]).exit_code == 2  # none was open
+    assert d20(["roll", "1d6"]).exit_code == 0

@@ -25,7 +25,7 @@ from d20cli.dice.roller import RandomRoller
 from d20cli.dice.sealed import position_seed
 from d20cli.errors import ParseError, StateError
 from d20cli.language.parse_cache import encode
-from d20cli.store.seal_marker import mark, marked
+from d20cli.store.seal_marker import marked
 from d20cli.store.sealing import Session, Sessions
 
 if TYPE_CHECKING:
@@ -141,11 +141,20 @@ def open_stream(state: Callable[[], State]) -> SealedStream | None:
     state database, which is only done when the marker file is there."""
     if not marked():
         return None
-    sessions = Sessions(state().db)
+    db = state().db
+    if not db.persistent:  # fail closed: never roll unsealed while a session may be open
+        why = db.unusable or "it lives in memory"
+        raise StateError(
+            f"a sealed session may be open, but the state database cannot be read ({why}); "
+            "no roll is made"
+        )
+    sessions = Sessions(db)
     session = sessions.current()
-    if session is None:
-        mark(False)  # stale: no session behind it
-        return None
+    if session is None:  # fail closed: the session's rolls are never made unsealed
+        raise StateError(
+            "a sealed session was open, but the state database holds none (was it moved "
+            "aside?); no roll is made: d20 unseal clears this"
+        )
     return SealedStream(session, sessions)
 
 

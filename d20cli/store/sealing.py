@@ -6,9 +6,10 @@ when it was opened and closed (closed is NULL while it is open: one at a time), 
 next position of its stream. The rolls of a session keep its id, their position and the
 request as rolled in the roll log (d20cli.store.rolllog.SEALED_COLUMNS).
 
-The marker file (d20cli.store.seal_marker) is there while a session is open; the
-database is what counts: a marker with no open session behind it is stale and is
-removed.
+The marker file (d20cli.store.seal_marker) is there while a session is open (put there
+before the session is written, taken away after it is closed). A marker with no open
+session behind it (a database moved aside) stops every roll until `d20 unseal` takes
+it away: a session's rolls are never made unsealed.
 
 The hash chain: each row of `log --export json` carries `prev_hash`, the `hash` of the
 row before it (64 zeros for the first), and `hash`, the SHA-256 in hex of the row's
@@ -125,9 +126,13 @@ class Sessions:
             )
             return int(cursor.lastrowid or 0)
 
-        sid = self.db.write(self.WHAT, change)
-        self._persistent()  # a write that fell back to memory did not keep it
-        mark(True)
+        mark(True)  # first: a run that sees no marker never rolls in an open session
+        try:
+            sid = self.db.write(self.WHAT, change)
+            self._persistent()  # a write that fell back to memory did not keep it
+        except BaseException:
+            mark(False)
+            raise
         return Session(sid, seed, nonce, promise, opened, None, 0)
 
     def advance(self, sid: int, position: int) -> None:
