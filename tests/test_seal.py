@@ -479,3 +479,18 @@ def test_a_lost_session_stops_the_rolls_until_unseal() -> None:
     assert "no roll is made: d20 unseal clears this" in result.stderr
     assert d20(["unseal"]).exit_code == 2  # none was open
     assert d20(["roll", "1d6"]).exit_code == 0
+
+
+def test_verify_reads_standard_input(session: tuple[list[dict[str, Any]], str, str]) -> None:
+    rows, seed, _ = session
+    result = runner.invoke(app, ["verify", "-", seed], input=json.dumps(rows))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1].startswith("verified: 18 rolls")
+    edited = copy.deepcopy(rows)
+    edited[1]["request"] = "roll 1d6\x1b[31m"
+    result = runner.invoke(app, ["verify", "-", seed, "--json"], input=json.dumps(edited))
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert report["verified"] is False and report["chain_break"] == 2
+    assert any("edited: request is" in p for p in report["rows"][1]["problems"])
+    assert "\x1b" not in result.stdout
