@@ -494,3 +494,24 @@ def test_verify_reads_standard_input(session: tuple[list[dict[str, Any]], str, s
     assert report["verified"] is False and report["chain_break"] == 2
     assert any("edited: request is" in p for p in report["rows"][1]["problems"])
     assert "\x1b" not in result.stdout
+
+
+def test_the_shell_sees_a_session_opened_elsewhere() -> None:
+    """A session opened by another process (here: the marker and the table written
+    without this context knowing): the shell reads it again after its line."""
+    from d20cli.app.context import Context
+    from d20cli.app.options import Options
+    from d20cli.app.run import run_tokens
+    from d20cli.store import seal_marker
+    from tests.state_helpers import output
+
+    context = Context()
+    out, _ = output()
+    run_tokens(["roll", "1d6"], Options(), out, context)
+    seal()
+    seal_marker.CHANGES[0] -= 1  # as if `d20 seal` ran in another process
+    context.recheck_seal()
+    run_tokens(["roll", "1d6"], Options(), out, context)
+    context.close()
+    assert unseal()["rolls"] == 1
+    assert [r["position"] for r in export()] == [None, 0]

@@ -110,6 +110,12 @@ class Context:
 
             raise refused(what)
 
+    def recheck_seal(self) -> None:
+        """Read the sealed session again at the next request when the marker says one was
+        opened or closed meanwhile by another process (the shell asks after each line)."""
+        if self._seal_read != -1 and (self.sealing is not None) != marked():
+            self._seal_read = -1
+
     def _read_seal(self, out: Output) -> SealedStream | None:
         if self._seal_read != CHANGES[0]:
             self._seal_read = CHANGES[0]
