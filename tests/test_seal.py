@@ -515,3 +515,23 @@ def test_the_shell_sees_a_session_opened_elsewhere() -> None:
     context.close()
     assert unseal()["rolls"] == 1
     assert [r["position"] for r in export()] == [None, 0]
+
+
+def test_the_commitment_posted_before_play(
+    session: tuple[list[dict[str, Any]], str, str], tmp_path: Path
+) -> None:
+    rows, seed, promise = session
+    path = write(tmp_path, rows)
+    result = verify(path, seed, "--commitment", promise.upper())
+    assert result.exit_code == 0, result.output
+    assert f"commitment {promise} (as posted); hash chain intact" in result.stdout
+    other = "0" * 64
+    lines = failed(verify(path, seed, "--commitment", other))
+    assert lines[-2].startswith(
+        f"the seed does not open the commitment posted before play ({other})"
+    )
+    assert lines[-1] == "NOT verified: the seed does not open the posted commitment"
+    report = json.loads(verify(path, seed, "--commitment", other, "--json").stdout)
+    assert report["posted_commitment_ok"] is False and report["verified"] is False
+    bad = verify(path, seed, "--commitment", "xyz")
+    assert bad.exit_code == 2 and bad.stderr.startswith("d20: error: --commitment must be")

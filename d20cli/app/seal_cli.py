@@ -143,12 +143,18 @@ def verify_command(
         str, typer.Argument(help="The session's d20 log --export json (- reads stdin).")
     ],
     seed: Annotated[str, typer.Argument(help="The seed as d20 unseal printed it.")],
+    posted: Annotated[
+        str | None,
+        typer.Option(
+            "--commitment", metavar="HEX", help="The commitment posted before play, to check."
+        ),
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
 ) -> None:
     """Check a sealed session's exported log against its seed."""
     from d20cli.app.verify import run_verify
 
-    raise typer.Exit(int(run_verify(log, seed, json_out, Output())))
+    raise typer.Exit(int(run_verify(log, seed, json_out, Output(), posted)))
 
 
 VERIFY_EXIT = (

@@ -1,8 +1,8 @@
 """`d20 verify LOG.json SEED`: check the `d20 log --export json` of a sealed session
 against the seed `d20 unseal` printed (d20cli.app.seal_cli).
 
-- The commitment: SHA-256(nonce || seed) must be the commitment the log's rows carry
-  (and the one the group was shown before play).
+- The commitment: SHA-256(nonce || seed) must be the commitment the log's rows carry,
+  and the one the group was shown before play when it is given (`--commitment HEX`).
 - Each roll of the session is rolled again from the seed, at its position, from the
   request as rolled that its row keeps (`replay`): its system, verb, request text, dice,
   total, outcome and house rules must be exactly what the seed gives. Nothing of the
@@ -21,7 +21,9 @@ is rolled.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any
@@ -200,11 +202,17 @@ class Report:
     chain_break: int | None  # the first row (from 1) that breaks the hash chain
     session: int | None
     rolls: int
+    posted: str | None = None  # the commitment posted before play (--commitment)
+
+    @property
+    def posted_ok(self) -> bool | None:
+        return None if self.posted is None else self.posted == self.promise
 
     @property
     def ok(self) -> bool:
         return (
             self.session is not None
+            and self.posted_ok is not False
             and not self.missing
             and self.chain_break is None
             and not any(v.problems for v in self.verdicts)
@@ -274,9 +282,17 @@ def _span(lo: int, hi: int) -> str:
     return f"position {lo}" if lo == hi else f"positions {lo}-{hi}"
 
 
-def run_verify(path: str, secret: str, as_json: bool, out: Output) -> ExitStatus:
-    """`d20 verify LOG.json SEED`: the exit status (module doc)."""
+def run_verify(
+    path: str, secret: str, as_json: bool, out: Output, posted: str | None = None
+) -> ExitStatus:
+    """`d20 verify LOG.json SEED [--commitment HEX]`: the exit status (module doc)."""
     try:
+        if posted is not None:
+            posted = posted.strip().lower()
+            if not re.fullmatch(r"[0-9a-f]{64}", posted):
+                raise ParseError(
+                    "--commitment must be the commitment as d20 seal printed it: 64 hex digits"
+                )
         found = read_secret(secret)
         if found is None:
             raise ParseError(
@@ -287,7 +303,7 @@ def run_verify(path: str, secret: str, as_json: bool, out: Output) -> ExitStatus
         out.error(err, as_json)
         return ExitStatus.BAD_INPUT
     seed, nonce = found
-    report = check(rows, seed, nonce)
+    report = dataclasses.replace(check(rows, seed, nonce), posted=posted)
     if as_json:
         out.json(_json(report))
     else:
@@ -300,6 +316,7 @@ def _json(report: Report) -> dict[str, Any]:
         "verified": report.ok,
         "commitment": report.promise,
         "commitment_found": report.session is not None,
+        "posted_commitment_ok": report.posted_ok,
         "session": report.session,
         "rolls": report.rolls,
         "missing": [list(gap) for gap in report.missing],
@@ -317,11 +334,18 @@ def _lines(report: Report) -> list[str]:
             f"no row of the log carries the commitment of this seed ({report.promise}): "
             "a wrong seed, or the log of another session"
         )
+    if report.posted_ok is False:
+        lines.append(
+            f"the seed does not open the commitment posted before play ({report.posted}): "
+            f"it opens {report.promise}"
+        )
     failed = sum(1 for v in report.verdicts if v.problems)
     if report.ok:
         lines.append(
             f"verified: {_count(report.rolls, 'roll')} of session {report.session}, every one "
-            f"as the seed gives it; commitment {report.promise}; hash chain intact"
+            f"as the seed gives it; commitment {report.promise}"
+            + (" (as posted)" if report.posted_ok else "")
+            + "; hash chain intact"
         )
         return lines
     why = []
@@ -334,5 +358,7 @@ def _lines(report: Report) -> list[str]:
         why.append(f"the hash chain breaks at row {report.chain_break}")
     if report.session is None:
         why.append("the seed does not match the log's commitment")
+    if report.posted_ok is False:
+        why.append("the seed does not open the posted commitment")
     lines.append(f"NOT verified: {', '.join(why)}")
     return lines
