@@ -535,3 +535,12 @@ def test_the_commitment_posted_before_play(
     assert report["posted_commitment_ok"] is False and report["verified"] is False
     bad = verify(path, seed, "--commitment", "xyz")
     assert bad.exit_code == 2 and bad.stderr.startswith("d20: error: --commitment must be")
+
+
+def test_the_log_marks_a_sealed_roll() -> None:
+    assert d20(["roll", "1d6"]).exit_code == 0
+    seal()
+    assert d20(["roll", "1d8"]).exit_code == 0
+    unseal()
+    lines = d20(["log", "--tsv"]).stdout.splitlines()
+    assert [line.split("\t")[-1] for line in lines] == ["", "sealed 1"]

@@ -258,7 +258,8 @@ def dice_words(dice: list[Any]) -> str:
 
 def row_fields(row: Row, labels: dict[tuple[str, str], str], iso: bool) -> list[str]:
     """A row as the fields of a line: time, character, request, dice, total, outcome
-    label, mark (forced, seeded or empty); text from users made visible."""
+    label, mark (forced, seeded, `sealed N` for a roll of sealed session N, or empty);
+    text from users made visible."""
     at = row.at if iso else row.at.replace("T", " ")[:19]
     label = "" if row.outcome is None else labels.get((row.system, row.outcome), row.outcome)
     return [
@@ -268,7 +269,7 @@ def row_fields(row: Row, labels: dict[tuple[str, str], str], iso: bool) -> list[
         visible(dice_words(row.dice)),
         "" if row.total is None else str(row.total),
         visible(label),
-        MARKS.get(row.source, row.source),
+        MARKS.get(row.source, row.source) if row.session is None else f"sealed {row.session}",
     ]
 
 
