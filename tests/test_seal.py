@@ -544,3 +544,15 @@ def test_the_log_marks_a_sealed_roll() -> None:
     unseal()
     lines = d20(["log", "--tsv"]).stdout.splitlines()
     assert [line.split("\t")[-1] for line in lines] == ["", "sealed 1"]
+
+
+def test_a_marker_that_cannot_be_written_opens_no_session(tmp_path: Path) -> None:
+    from d20cli.store.seal_marker import marker_path
+
+    Path(marker_path()).mkdir(parents=True)  # a directory where the marker goes
+    result = d20(["seal"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("d20: error: cannot write ")
+    assert len(result.stderr.splitlines()) == 1
+    Path(marker_path()).rmdir()
+    assert "no sealed session is open" in d20(["seal", "--status"]).stdout

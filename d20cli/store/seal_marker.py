@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 
+from d20cli.errors import StateError
 from d20cli.store.files import atomic_write, xdg_dir
 
 CHANGES = [0]
@@ -28,12 +29,17 @@ def marked() -> bool:
 
 def mark(sealed: bool) -> None:
     """Put the marker there (a session is open) or take it away; either way a run that
-    lasts across this reads it again."""
+    lasts across this reads it again. StateError when that cannot be done."""
     CHANGES[0] += 1
     path = marker_path()
-    if sealed:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        atomic_write(path, "a sealed session is open: d20 unseal ends it\n")
-    else:
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(path)
+    try:
+        if sealed:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            atomic_write(path, "a sealed session is open: d20 unseal ends it\n")
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(path)
+    except OSError as err:
+        raise StateError(
+            f"cannot {'write' if sealed else 'remove'} {path}: {err.strerror or err}"
+        ) from None
