@@ -163,8 +163,20 @@ VERIFY_EXIT = (
 )
 
 
+SEAL_NOTE = (
+    "Post the commitment where the group sees it before you roll. Until d20 unseal, every "
+    "roll comes from the session's seed, in order, and the roll log keeps each one; "
+    "--seed, --dice, --no-log, table rolls, init roll/add and a fortune reroll are "
+    "refused. d20 seal while a session is open is an error; --status shows it."
+)
+UNSEAL_NOTE = (
+    "Then share the seed and d20 log --export json; anyone checks them with "
+    "d20 verify LOG SEED --commitment HEX. Compare the number of rolls with verify's."
+)
+
+
 def register(app: typer.Typer) -> None:
     """Add `seal`, `unseal` and `verify` to the typer app (d20cli.app.cli)."""
-    app.command("seal", help=COMMANDS["seal"])(seal_command)
-    app.command("unseal", help=COMMANDS["unseal"])(unseal_command)
+    app.command("seal", help=COMMANDS["seal"], epilog=SEAL_NOTE)(seal_command)
+    app.command("unseal", help=COMMANDS["unseal"], epilog=UNSEAL_NOTE)(unseal_command)
     app.command("verify", help=COMMANDS["verify"], epilog=VERIFY_EXIT)(verify_command)
