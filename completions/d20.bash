@@ -157,7 +157,7 @@ _d20_offer() {
     _d20_r=""
     case "$prev" in
         --system|-s) _d20_r='levelup reglamento mm pendagger'; return ;;
-        --color|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--players|--limit|-l|--since|--until|--outcome) _d20_r=''; return ;;
+        --color|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--players|--commitment|--limit|-l|--since|--until|--outcome) _d20_r=''; return ;;
         --as|--character|-c) _d20_config; _d20_characters; return ;;
         --export) _d20_r='json csv'; return ;;
     esac
@@ -173,6 +173,9 @@ _d20_offer() {
                 shell) _d20_r='--system -s --json --quiet -q --csv --totals --odds --summary --exit-status --color --no-color --no-log --seed --dice --repeat -n --simulate --budget --work --as --players --boon --help -h' ;;
                 completion) _d20_r='--install --help -h' ;;
                 help) _d20_r='--help -h' ;;
+                seal) _d20_r='--status --json --help -h' ;;
+                unseal) _d20_r='--json --help -h' ;;
+                verify) _d20_r='--commitment --json --help -h' ;;
                 char) _d20_r='--help -h' ;;
                 party) _d20_r='--json --help -h' ;;
                 log) _d20_r='--limit -l --character -c --since --until --system -s --outcome --stats --export --clear --yes -y --tsv --json --no-color --help -h' ;;
@@ -191,7 +194,7 @@ _d20_offer() {
     _d20_r=""
     if [[ -z "$cmd" ]]; then
         _d20_verbs "$_d20_sys"
-        _d20_r="$_d20_r "'systems table shell completion odds help char party log config init'
+        _d20_r="$_d20_r "'systems table shell completion odds help seal unseal verify char party log config init'
         return
     fi
     local verb="$cmd"
@@ -222,6 +225,18 @@ _d20_offer() {
             verb="${args[0]}"
             args=("${args[@]:1}") ;;
         help)
+            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "''
+            fi
+            return ;;
+        seal)
+            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "''
+            fi
+            return ;;
+        unseal)
+            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "''
+            fi
+            return ;;
+        verify)
             if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "''
             fi
             return ;;
@@ -277,7 +292,7 @@ _d20() {
         case "$w" in
             --system=*) sys="${w#*=}" ;;
             --as=*) char="${w#*=}" ;;
-            --system|-s|--color|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--as|--players|--limit|-l|--character|-c|--since|--until|--outcome|--export) skip="$w" ;;
+            --system|-s|--color|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--as|--players|--commitment|--limit|-l|--character|-c|--since|--until|--outcome|--export) skip="$w" ;;
             -s[!-]*) sys="${w#-s}" ;;
             -[!0-9]*) ;;
             *) if [[ -z "$cmd" ]]; then cmd="$w"; else args+=("$w"); fi ;;

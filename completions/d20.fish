@@ -150,7 +150,7 @@ function __d20_values --description 'the values of option $argv[1]'
     switch $argv[1]
         case '--system' '-s'
             printf '%s\n' 'levelup' 'reglamento' 'mm' 'pendagger'
-        case '--color' '--seed' '--dice' '--repeat' '-n' '--simulate' '--budget' '--work' '--players' '--limit' '-l' '--since' '--until' '--outcome'
+        case '--color' '--seed' '--dice' '--repeat' '-n' '--simulate' '--budget' '--work' '--players' '--commitment' '--limit' '-l' '--since' '--until' '--outcome'
             true
         case '--as' '--character' '-c'
             __d20_characters
@@ -175,6 +175,12 @@ function __d20_options --description 'the options after command $argv[1]'
             printf '%s\t%s\n' '--install' 'Install it for your shell (writes a file).' '--help' 'Show help.' '-h' 'Show help.'
         case 'help'
             printf '%s\t%s\n' '--help' 'Show help.' '-h' 'Show help.'
+        case 'seal'
+            printf '%s\t%s\n' '--status' 'Show the open session\'s commitment.' '--json' 'As JSON.' '--help' 'Show help.' '-h' 'Show help.'
+        case 'unseal'
+            printf '%s\t%s\n' '--json' 'As JSON.' '--help' 'Show help.' '-h' 'Show help.'
+        case 'verify'
+            printf '%s\t%s\n' '--commitment' 'The commitment posted before play, to check.' '--json' 'As JSON.' '--help' 'Show help.' '-h' 'Show help.'
         case 'char'
             printf '%s\t%s\n' '--help' 'Show help.' '-h' 'Show help.'
         case 'party'
@@ -205,7 +211,7 @@ function __d20_complete --description 'what d20 takes at the cursor'
                 set sys (string replace -- --system= '' $w)
             case '--as=*'
                 set char (string replace -- --as= '' $w)
-            case '--system' '-s' '--color' '--seed' '--dice' '--repeat' '-n' '--simulate' '--budget' '--work' '--as' '--players' '--limit' '-l' '--character' '-c' '--since' '--until' '--outcome' '--export'
+            case '--system' '-s' '--color' '--seed' '--dice' '--repeat' '-n' '--simulate' '--budget' '--work' '--as' '--players' '--commitment' '--limit' '-l' '--character' '-c' '--since' '--until' '--outcome' '--export'
                 set skip $w
             case '-s?*'
                 string match -qr -- '^-s-' $w; or set sys (string sub -s 3 -- $w)
@@ -235,7 +241,7 @@ function __d20_complete --description 'what d20 takes at the cursor'
     set sys (__d20_system "$sys")
     if test -z "$cmd"
         __d20_verbs $sys
-        printf '%s\t%s\n' 'systems' 'List the rule systems with their verbs, words, outcome tiers and examples.' 'table' 'Roll tables: roll one (table NAME), list, show or check them.' 'shell' 'The interactive shell: one request per line, TAB completion, history, `again`. Takes the options of a request, for the whole session (-s ID, --seed N, --json, --no-log, ...).' 'completion' 'Print the completion script for bash, zsh or fish (or --install it).' 'odds' 'The exact probability of every outcome of a request, instead of a roll.' 'help' 'The words each verb takes, per system, with examples: d20 help [VERB].' 'char' 'Characters: name your bonuses once (--as NAME).' 'party' 'The party: characters who roll together (--as party).' 'log' 'The roll log: recent rolls, fairness, export.' 'config' 'The config file: default system, colour, house-rule defaults.' 'init' 'Initiative: roll the party\'s, add monsters, show the order, next turn.'
+        printf '%s\t%s\n' 'systems' 'List the rule systems with their verbs, words, outcome tiers and examples.' 'table' 'Roll tables: roll one (table NAME), list, show or check them.' 'shell' 'The interactive shell: one request per line, TAB completion, history, `again`. Takes the options of a request, for the whole session (-s ID, --seed N, --json, --no-log, ...).' 'completion' 'Print the completion script for bash, zsh or fish (or --install it).' 'odds' 'The exact probability of every outcome of a request, instead of a roll.' 'help' 'The words each verb takes, per system, with examples: d20 help [VERB].' 'seal' 'Start a sealed session: a commitment to share, then rolls anyone can verify.' 'unseal' 'End the sealed session and print its seed, to verify its rolls with.' 'verify' 'Check a sealed session\'s exported log against its seed: d20 verify LOG SEED.' 'char' 'Characters: name your bonuses once (--as NAME).' 'party' 'The party: characters who roll together (--as party).' 'log' 'The roll log: recent rolls, fairness, export.' 'config' 'The config file: default system, colour, house-rule defaults.' 'init' 'Initiative: roll the party\'s, add monsters, show the order, next turn.'
         return
     end
     set -l verb $cmd
@@ -279,6 +285,18 @@ function __d20_complete --description 'what d20 takes at the cursor'
             set verb $args[1]
             set -e args[1]
         case 'help'
+            if not set -q args[1]
+            end
+            return
+        case 'seal'
+            if not set -q args[1]
+            end
+            return
+        case 'unseal'
+            if not set -q args[1]
+            end
+            return
+        case 'verify'
             if not set -q args[1]
             end
             return

@@ -31,6 +31,7 @@ from d20cli.store import rolllog, state
 from d20cli.store.log_stats import Fairness, chi_square_p, fairness, regularized_gamma_q
 from d20cli.store.rolllog import RollLog, Rolls
 from d20cli.store.schema import MIGRATIONS
+from d20cli.store.sealing import EXPORT_FIELDS
 from d20cli.store.state import SCHEMA_VERSION, State
 
 runner = CliRunner()
@@ -292,7 +293,8 @@ def test_export_json_and_csv() -> None:
     data = json.loads(r.stdout)
     assert [d["request"] for d in data] == ["check +5 vs 15", "roll 2d6[fire]+1"]
     assert data[1]["character"] is None and data[1]["dice"][0]["label"] == "fire"
-    assert set(data[0]) == set(rolllog.COLUMNS)
+    # every column, then what a sealed session's rolls carry and the hash chain (issue 16)
+    assert list(data[0]) == [*rolllog.COLUMNS, *EXPORT_FIELDS]
     r = runner.invoke(log_app, ["--export", "csv"])
     table = list(csv.DictReader(io.StringIO(r.stdout)))
     assert [t["request"] for t in table] == ["check +5 vs 15", "roll 2d6[fire]+1"]

@@ -344,3 +344,12 @@ def help_command(ctx: typer.Context) -> None:
     from d20cli.app.help import run_help
 
     raise typer.Exit(int(run_help(list(ctx.args), Output())))
+
+
+def _add_seal_commands() -> None:
+    from d20cli.app.seal_cli import register
+
+    register(app)  # seal, unseal, verify (after the others in `d20 --help`)
+
+
+_add_seal_commands()

@@ -16,5 +16,8 @@ COMMANDS: dict[str, str] = {
     "log": "The roll log: recent rolls, fairness, export.",
     "config": "The config file: default system, colour, house-rule defaults.",
     "init": "Initiative: roll the party's, add monsters, show the order, next turn.",
+    "seal": "Start a sealed session: a commitment to share, then rolls anyone can verify.",
+    "unseal": "End the sealed session and print its seed, to verify its rolls with.",
+    "verify": "Check a sealed session's exported log against its seed: d20 verify LOG SEED.",
     "completion": "Print the completion script for bash, zsh or fish (or --install it).",
 }

@@ -17,8 +17,10 @@ from d20cli.errors import ParseError, StateError
 from d20cli.language.requests import CheckRequest
 from d20cli.present.output import Output
 from d20cli.rules.house import HouseDefaults, with_house
+from d20cli.store.seal_marker import CHANGES, marked
 
 if TYPE_CHECKING:
+    from d20cli.app.sealed import SealedStream
     from d20cli.language.requests import Request
     from d20cli.rules import System
     from d20cli.store.request_cache import ParseCache
@@ -71,6 +73,10 @@ class Context:
         self.warned: set[str] = set()  # label words already warned about (warn_unvalued)
         self.valued: set[str] = set()  # requests with no unvalued word (warn_unvalued)
         self._state: State | None = None  # opened by the first request that needs it
+        # the open sealed session's stream (d20cli.app.sealed), read once per run (again
+        # when `seal` or `unseal` ran since: -1 is never read)
+        self.sealing: SealedStream | None = None
+        self._seal_read = -1
 
     def state(self, out: Output) -> State:
         """The state database of this run (d20cli.store.state), opened at the first call
@@ -89,6 +95,43 @@ class Context:
         else:
             state.db.warn = out.warn
         return state
+
+    def sealed_for(self, opts: Options, out: Output) -> SealedStream | None:
+        """The sealed session this run's rolls come from (None: none is open), read once
+        per run; ParseError for options that would make its rolls unverifiable."""
+        sealing = self._read_seal(out)
+        if sealing is not None:
+            from d20cli.app.sealed import check_options
+
+            check_options(opts, self.seed)
+        return sealing
+
+    def refuse_sealed(self, what: str, out: Output) -> None:
+        """ParseError when a sealed session is open: `what` cannot be verified."""
+        if self._read_seal(out) is not None:
+            from d20cli.app.sealed import refused
+
+            raise refused(what)
+
+    def recheck_seal(self) -> None:
+        """Read the sealed session again at the next request when the marker says one was
+        opened or closed meanwhile by another process (the shell asks after each line)."""
+        if self._seal_read != -1 and (self.sealing is not None) != marked():
+            self._seal_read = -1
+
+    def _read_seal(self, out: Output) -> SealedStream | None:
+        if self._seal_read != CHANGES[0]:
+            self._seal_read = CHANGES[0]
+            sealing = None
+            if marked():  # one look at the disk; the database only when it is there
+                from d20cli.app.sealed import open_stream
+
+                sealing = open_stream(lambda: self.state(out))
+            self.sealing = sealing
+            for log in self.logs.values():  # a shell's logs, from before `seal`
+                if log is not None:
+                    log.seal = None if sealing is None else sealing.take
+        return self.sealing
 
     def rolls(self, out: Output) -> Rolls:
         """The roll log's table in this run's state database."""
@@ -246,7 +289,9 @@ class Context:
             opts = replace(opts, seed=self.seed)  # the run's seeded stream
         key = (opts.as_, opts.dice is not None, opts.seed is not None)
         if key not in self.logs:
-            self.logs[key] = open_log(opts, out, self)
+            log = self.logs[key] = open_log(opts, out, self)
+            if log is not None and self.sealing is not None:
+                log.seal = self.sealing.take
         return self.logs[key]
 
     def warn_unvalued(self, text: str, out: Output) -> None:
@@ -279,6 +324,8 @@ class Context:
         for log in self.logs.values():
             if log is not None:
                 log.flush()
+        if self.sealing is not None and self._state is not None:
+            self.sealing.save(self._state.db.warn)
 
     def save(self) -> None:
         """Save what the output about to be written shows (group commit, registered with
@@ -304,6 +351,8 @@ class Context:
                 if log is not None:
                     log.close()
             self.logs.clear()
+            if self.sealing is not None and self._state is not None:
+                self.sealing.save(self._state.db.warn)
             if self._state is not None:
                 state, self._state = self._state, None
                 self._flush_last_rolls(state)
@@ -338,6 +387,8 @@ class Context:
             if self._default_budget is None:
                 self._default_budget = opts.dice_budget()  # D20_BUDGET, read once per run
             budget = self._default_budget
+        if self.sealing is not None:  # a sealed session's stream (d20cli.app.sealed)
+            return self.sealing.roller(budget)
         if opts.seed is not None or opts.dice is not None:
             return make_roller(opts.seed, opts.dice, budget)
         roller = self._rollers.get(budget)

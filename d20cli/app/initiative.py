@@ -200,6 +200,7 @@ def _run(words: list[str], opts: Options, own: Options, out: Output, context: Co
             out.text(f"cleared the initiative order ({held} combatants)")
             return
     else:
+        context.refuse_sealed(f"init {sub}", out)  # its rolls are not in the roll log
         roller = context.roller(opts)
         system = context.system_for(opts)
         if sub == "add":

@@ -258,7 +258,8 @@ def dice_words(dice: list[Any]) -> str:
 
 def row_fields(row: Row, labels: dict[tuple[str, str], str], iso: bool) -> list[str]:
     """A row as the fields of a line: time, character, request, dice, total, outcome
-    label, mark (forced, seeded or empty); text from users made visible."""
+    label, mark (forced, seeded, `sealed N` for a roll of sealed session N, or empty);
+    text from users made visible."""
     at = row.at if iso else row.at.replace("T", " ")[:19]
     label = "" if row.outcome is None else labels.get((row.system, row.outcome), row.outcome)
     return [
@@ -268,7 +269,7 @@ def row_fields(row: Row, labels: dict[tuple[str, str], str], iso: bool) -> list[
         visible(dice_words(row.dice)),
         "" if row.total is None else str(row.total),
         visible(label),
-        MARKS.get(row.source, row.source),
+        MARKS.get(row.source, row.source) if row.session is None else f"sealed {row.session}",
     ]
 
 
@@ -350,10 +351,14 @@ def _export(store: Rolls, kind: str, only: LogFilter, out: Output) -> None:
     from d20cli.store import rolllog
 
     stream = out.stdout
-    if kind == "json":
+    if kind == "json":  # with each sealed roll's session, and the hash chain
+        from d20cli.store.sealing import Sessions, chained, export_row
+
+        promises = Sessions(store.db).commitments()
         stream.write("[")
-        for i, r in enumerate(store.rows(only=only)):
-            stream.write(("," if i else "") + "\n" + json_module.dumps(r.to_json()))
+        rows = (export_row(r, promises) for r in store.rows(only=only))
+        for i, row in enumerate(chained(rows)):
+            stream.write(("," if i else "") + "\n" + json_module.dumps(row))
         stream.write("\n]\n")
     else:
         import csv

@@ -106,6 +106,8 @@ def _results(
             return fortune.record(request, result, opts, out, context, write)
 
         resolve_one = resolve_kept
+    if context.sealing is not None:  # each roll at its position of the stream
+        resolve_one = context.sealing.wrap(resolve_one)
 
     work = context.work_for(opts)
     return rolling.results(request, resolve_one, roller, opts.repeat, work, context.plan(request))
@@ -144,7 +146,8 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
         if opts.summary and opts.repeat == 1:
             raise ParseError("--summary tallies the runs of --repeat N: add one, e.g. -n 1000")
         opts = context.as_options(text, opts)
-        if opts.summary and opts.repeat > 1 and opts.dice is None:
+        sealed = context.sealed_for(opts, out)  # each sealed roll is rolled and logged
+        if opts.summary and opts.repeat > 1 and opts.dice is None and sealed is None:
             tally = sampled_tally(text, opts, context)
         if tally is None:
             if opts.repeat > MAX_ROLLED_RUNS:

@@ -257,6 +257,7 @@ class Session:
             return self._status(ExitStatus.BAD_INPUT)
         outcome = run_tokens(tokens, self.opts, self.out, self.context)
         self.context.flush()  # the roll log is written line by line
+        self.context.recheck_seal()  # `d20 seal` or `unseal` in another terminal
         if outcome.status != ExitStatus.BAD_INPUT:
             self.last_tokens = tokens  # `again` repeats it, with what `again` added
         if outcome.results:

@@ -104,6 +104,7 @@ def _rolls(word: str, opts: Options, out: Output, context: Context) -> Iterator[
     from d20cli.rules.tables import roll_table
     from d20cli.store.tables import load
 
+    context.refuse_sealed("a table roll", out)  # a verifier would need the table files
     root, tables = load(word)
 
     def system_for(key: str | None) -> System:

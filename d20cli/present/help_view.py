@@ -119,6 +119,7 @@ def overview_lines(width: int) -> list[str]:
             ("d20 systems", "the systems, their outcome tiers and words"),
             ("d20 odds VERB ...", "the exact odds of a request instead of a roll"),
             ("d20 shell", "one request per line, with TAB completion and history"),
+            ("d20 seal", "rolls a remote group can verify (then unseal, verify)"),
         ),
         width,
     )

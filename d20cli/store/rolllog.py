@@ -49,6 +49,11 @@ COLUMNS = (
     "source",
     "house",
 )
+#: The columns of a roll of a sealed session (d20cli.store.sealing; NULL for any other
+#: roll): the session's id, the roll's position in its stream, and the request as rolled
+#: (the JSON of d20cli.language.parse_cache) that `d20 verify` rolls again. Read with the
+#: others; `log --export json` writes them (CSV keeps COLUMNS).
+SEALED_COLUMNS = ("session", "position", "replay")
 
 
 #: Columns that hold whole numbers: written to CSV as they are (`-1` is a total, not a
@@ -124,6 +129,9 @@ class Row:
     outcome: str | None
     source: str
     house: dict[str, Any] | None = None  # the house rules it was rolled under
+    session: int | None = None  # a sealed session's roll: SEALED_COLUMNS
+    position: int | None = None
+    replay: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {c: getattr(self, c) for c in COLUMNS}
@@ -191,11 +199,13 @@ def _row(raw: tuple[Any, ...]) -> Row:
         raw[8],
         str(raw[9]),
         house if isinstance(house, dict) else None,
+        *raw[11:14],
     )
 
 
 ROWS_PER_INSERT = 100
-_ROLL_COLUMNS = 10
+_ROLL_COLUMNS = 13
+_NO_SEAL = (None, None, None)  # a row of no sealed session
 
 
 def _insert_rolls(n: int) -> str:
@@ -203,7 +213,7 @@ def _insert_rolls(n: int) -> str:
     row = f"({', '.join('?' * _ROLL_COLUMNS)})"
     return (
         "INSERT INTO rolls (at, character, system, verb, request, dice, total, outcome, "
-        f"source, house) VALUES {', '.join([row] * n)}"
+        f"source, house, session, position, replay) VALUES {', '.join([row] * n)}"
     )
 
 
@@ -218,7 +228,8 @@ class Rolls:
 
     def add(self, rows: Sequence[tuple[Any, ...]]) -> None:
         """Append rows (at, character, system, verb, request, dice, total, outcome, source,
-        and the house rules' JSON, which may be left out) in one transaction."""
+        and the house rules' JSON, which may be left out, then the session, position and
+        replay of a sealed session's roll) in one transaction."""
         if not rows:
             return
         # SQLite holds 64-bit integers; a larger total (which the dice never give, see
@@ -226,9 +237,10 @@ class Rolls:
         # the request, labels in the dice) is made valid UTF-8, rather than failing the
         # whole write. The other columns are the program's own ASCII words.
         values: list[Any] = []  # every row's values, one after another
-        for at, who, sy, verb, text, dice, total, oc, src, *house in rows:
+        for at, who, sy, verb, text, dice, total, oc, src, *more in rows:
             values += (at, clean_or_none(who), sy, verb, clean(text), clean(dice))
-            values += (int64(total), oc, src, house[0] if house else None)
+            values += (int64(total), oc, src, more[0] if more else None)
+            values += more[1:4] if len(more) == 4 else _NO_SEAL
         # A hundred rows per INSERT: a quarter faster than one statement per row.
         width = ROWS_PER_INSERT * _ROLL_COLUMNS
         whole = len(values) - len(values) % width
@@ -261,7 +273,7 @@ class Rolls:
         raws = self.db.read(
             self.WHAT,
             lambda conn: conn.execute(
-                f"SELECT {', '.join(COLUMNS)} FROM rolls{where} ORDER BY id DESC LIMIT ?",
+                f"SELECT {_SELECTED} FROM rolls{where} ORDER BY id DESC LIMIT ?",
                 (*args, limit),
             ).fetchall(),
         )
@@ -272,7 +284,7 @@ class Rolls:
         where, args = _where(combine(character, only))
 
         def query(conn: sqlite3.Connection) -> Iterator[Row]:
-            select = f"SELECT {', '.join(COLUMNS)} FROM rolls{where} ORDER BY id"
+            select = f"SELECT {_SELECTED} FROM rolls{where} ORDER BY id"
             for raw in conn.execute(select, args):
                 yield _row(raw)
 
@@ -286,6 +298,9 @@ class Rolls:
                 lambda conn: conn.execute(f"SELECT count(*) FROM rolls{where}", args).fetchone()[0],
             )
         )
+
+
+_SELECTED = ", ".join((*COLUMNS, *SEALED_COLUMNS))
 
 
 def _where(only: LogFilter) -> tuple[str, tuple[Any, ...]]:
@@ -326,6 +341,8 @@ class RollLog:
         self._bytes = 0  # of the buffered rows, and of every row of the run
         self._run_bytes = 0
         self._full = False  # the run has added MAX_RUN_BYTES: the rest is not logged
+        # a sealed session's rolls: the session, position and replay of each result
+        self.seal: Callable[[Result], tuple[int, int, str] | None] | None = None
 
     def now(self) -> str:
         ms = time.time_ns() // 1_000_000
@@ -360,6 +377,7 @@ class RollLog:
                 result.outcome,
                 self.source,
                 house_text(result),
+                *(() if self.seal is None else self.seal(result) or ()),
             )
         )
         if len(self._rows) >= self.flush_rows or self._bytes >= FLUSH_BYTES:

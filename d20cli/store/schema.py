@@ -5,7 +5,7 @@ migrated down."""
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 #: MIGRATIONS[n] takes the schema from version n to n + 1.
 MIGRATIONS: tuple[str, ...] = (
@@ -72,6 +72,29 @@ MIGRATIONS: tuple[str, ...] = (
     # the JSON of the result's `house`; NULL for none).
     """
     ALTER TABLE rolls ADD COLUMN house TEXT;
+    """,
+    # 5 -> 6: sealed sessions (d20cli.store.sealing, `d20 seal`): the secret seed and
+    # nonce (hex), the commitment shown before play, when it was opened and closed (NULL
+    # while open: one at a time), and the next position of its stream. A roll of a session
+    # keeps the session, its position and the request as rolled (`replay`, the JSON of
+    # d20cli.language.parse_cache) so that `d20 verify` can roll it again.
+    """
+    CREATE TABLE IF NOT EXISTS sessions (
+        id         INTEGER PRIMARY KEY,
+        seed       TEXT NOT NULL,
+        nonce      TEXT NOT NULL,
+        commitment TEXT NOT NULL,
+        opened     TEXT NOT NULL,
+        closed     TEXT,
+        next       INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE UNIQUE INDEX IF NOT EXISTS sessions_open ON sessions ((closed IS NULL))
+        WHERE closed IS NULL;
+    ALTER TABLE rolls ADD COLUMN session INTEGER;
+    ALTER TABLE rolls ADD COLUMN position INTEGER;
+    ALTER TABLE rolls ADD COLUMN replay TEXT;
+    CREATE INDEX IF NOT EXISTS rolls_by_session ON rolls (session, position)
+        WHERE session IS NOT NULL;
     """,
 )
 

@@ -1,0 +1,182 @@
+"""`d20 seal`, `d20 unseal`: a sealed session, whose rolls the group can verify
+(d20cli.store.sealing keeps it, d20cli.app.sealed rolls from it, `d20 verify`
+(d20cli.app.verify) checks an exported log of it).
+
+- `d20 seal` opens a session and prints its commitment, for the group before play. While
+  one is open, `d20 seal` is an error that says so (the commitment is not shown again
+  by accident as a new one); `d20 seal --status` shows the open session.
+- `d20 unseal` closes it and prints its seed (with the nonce) and how many rolls it made,
+  which the group compares with the exported log (a log cut short at its end keeps a
+  hash chain that holds).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from d20cli.app.commands import COMMANDS
+from d20cli.app.edge import command_errors
+from d20cli.errors import ParseError, StateError
+from d20cli.present.output import Output
+
+SHARE_BEFORE = "share this commitment with your group now, before you roll"
+SHARE_AFTER = (
+    "share the seed and the log (d20 log --export json > rolls.json); "
+    "anyone checks them with: d20 verify rolls.json SEED"
+)
+
+
+def _sessions(warn: Any) -> Any:
+    from d20cli.store.sealing import Sessions
+    from d20cli.store.state import State
+
+    state = State.open(None, warn)
+    if state.db.unusable is not None:
+        state.close()
+        raise StateError(f"the state database could not be read: {state.db.unusable}")
+    return state, Sessions(state.db)
+
+
+def _rolls(session: Any) -> str:
+    return f"{session.next} roll" + ("" if session.next == 1 else "s")
+
+
+def seal(status: bool, as_json: bool, out: Output) -> None:
+    """`d20 seal [--status]`."""
+    state, sessions = _sessions(out.warn)
+    try:
+        session = sessions.current()
+        if status:
+            _status(session, as_json, out)
+            return
+        if session is not None:
+            raise ParseError(
+                f"a sealed session is open already (session {session.id}, commitment "
+                f"{session.commitment[:16]}...): d20 seal --status shows it, d20 unseal ends it"
+            )
+        session = sessions.open()
+    finally:
+        state.close()
+    if as_json:
+        out.json(
+            {"session": session.id, "commitment": session.commitment, "opened": session.opened}
+        )
+        return
+    out.text(f"sealed session {session.id}")
+    out.text(f"commitment: {session.commitment}")
+    out.text(SHARE_BEFORE)
+
+
+def _status(session: Any, as_json: bool, out: Output) -> None:
+    if as_json:
+        found = None
+        if session is not None:
+            found = {
+                "session": session.id,
+                "commitment": session.commitment,
+                "opened": session.opened,
+                "rolls": session.next,
+            }
+        out.json({"sealed": found})
+    elif session is None:
+        out.text("no sealed session is open (d20 seal opens one)")
+    else:
+        out.text(f"sealed session {session.id}, opened {session.opened}, {_rolls(session)}")
+        out.text(f"commitment: {session.commitment}")
+
+
+def unseal(as_json: bool, out: Output) -> None:
+    """`d20 unseal`."""
+    from d20cli.dice.sealed import secret_text
+
+    state, sessions = _sessions(out.warn)
+    try:
+        session = sessions.close()
+    finally:
+        state.close()
+    if session is None:
+        raise ParseError("no sealed session is open (d20 seal opens one)")
+    seed = secret_text(session.seed, session.nonce)
+    if as_json:
+        out.json(
+            {
+                "session": session.id,
+                "commitment": session.commitment,
+                "seed": seed,
+                "rolls": session.next,
+                "opened": session.opened,
+                "closed": session.closed,
+            }
+        )
+        return
+    out.text(f"unsealed session {session.id} after {_rolls(session)}")
+    out.text(f"commitment: {session.commitment}")
+    out.text(f"seed: {seed}")
+    out.text(SHARE_AFTER)
+
+
+def seal_command(
+    status: Annotated[
+        bool, typer.Option("--status", help="Show the open session's commitment.")
+    ] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
+) -> None:
+    """Start a sealed session: print a commitment to share before play."""
+    out = Output()
+    with command_errors(out):
+        seal(status, json_out, out)
+
+
+def unseal_command(
+    json_out: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
+) -> None:
+    """End the sealed session and print its seed."""
+    out = Output()
+    with command_errors(out):
+        unseal(json_out, out)
+
+
+def verify_command(
+    log: Annotated[
+        str, typer.Argument(help="The session's d20 log --export json (- reads stdin).")
+    ],
+    seed: Annotated[str, typer.Argument(help="The seed as d20 unseal printed it.")],
+    posted: Annotated[
+        str | None,
+        typer.Option(
+            "--commitment", metavar="HEX", help="The commitment posted before play, to check."
+        ),
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
+) -> None:
+    """Check a sealed session's exported log against its seed."""
+    from d20cli.app.verify import run_verify
+
+    raise typer.Exit(int(run_verify(log, seed, json_out, Output(), posted)))
+
+
+VERIFY_EXIT = (
+    "Exit status: 0 every roll verifies; 1 it does not (a roll edited, missing or out of "
+    "order, the hash chain broken, a seed that does not open the commitment); 2 bad input."
+)
+
+
+SEAL_NOTE = (
+    "Post the commitment where the group sees it before you roll. Until d20 unseal, every "
+    "roll comes from the session's seed, in order, and the roll log keeps each one; "
+    "--seed, --dice, --no-log, table rolls, init roll/add and a fortune reroll are "
+    "refused. d20 seal while a session is open is an error; --status shows it."
+)
+UNSEAL_NOTE = (
+    "Then share the seed and d20 log --export json; anyone checks them with "
+    "d20 verify LOG SEED --commitment HEX. Compare the number of rolls with verify's."
+)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `seal`, `unseal` and `verify` to the typer app (d20cli.app.cli)."""
+    app.command("seal", help=COMMANDS["seal"], epilog=SEAL_NOTE)(seal_command)
+    app.command("unseal", help=COMMANDS["unseal"], epilog=UNSEAL_NOTE)(unseal_command)
+    app.command("verify", help=COMMANDS["verify"], epilog=VERIFY_EXIT)(verify_command)

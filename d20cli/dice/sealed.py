@@ -1,0 +1,51 @@
+"""The dice of a sealed session (`d20 seal`): where the faces of each roll come from.
+
+A session has a secret seed (32 bytes from the operating system) and a nonce (16 bytes).
+Its commitment, shared before play, is SHA-256(nonce || seed) in hex. The roll at position
+p (0, 1, 2, ... in the order the rolls were made) draws its faces from a `random.Random`
+seeded with the integer whose big-endian bytes are SHA-256(seed || p as 8 big-endian
+bytes); the roller draws from it as for any roll (d20cli.dice.roller.RandomRoller). So
+anyone with the seed can roll each logged request again and get the same faces.
+
+Pure: no I/O, no global state (the seed is drawn by the caller).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+
+SEED_BYTES = 32
+NONCE_BYTES = 16
+#: The secret as `d20 unseal` prints it and `d20 verify` reads it: seed and nonce in hex.
+SECRET = re.compile(r"([0-9a-f]{64}):([0-9a-f]{32})")
+
+
+def commitment(seed: bytes, nonce: bytes) -> str:
+    """SHA-256(nonce || seed), in hex: what the group is shown before play."""
+    return hashlib.sha256(nonce + seed).hexdigest()
+
+
+def position_seed(seed: bytes, position: int) -> int:
+    """The integer that seeds the generator of the roll at `position`."""
+    digest = hashlib.sha256(seed + position.to_bytes(8, "big")).digest()
+    return int.from_bytes(digest, "big")
+
+
+def position_random(seed: bytes, position: int) -> random.Random:
+    """The generator of the roll at `position` of the session with this seed."""
+    return random.Random(position_seed(seed, position))
+
+
+def secret_text(seed: bytes, nonce: bytes) -> str:
+    """The seed and nonce as one word: `SEEDHEX:NONCEHEX`."""
+    return f"{seed.hex()}:{nonce.hex()}"
+
+
+def read_secret(text: str) -> tuple[bytes, bytes] | None:
+    """The seed and nonce of `secret_text`'s word (None: not one)."""
+    found = SECRET.fullmatch(text.strip().lower())
+    if found is None:
+        return None
+    return bytes.fromhex(found.group(1)), bytes.fromhex(found.group(2))
