@@ -150,7 +150,7 @@ def _diff(a: Any, b: Any, cls: str, field: str, path: Path, out: list[Any]) -> b
             if field == "columns":
                 return True
             return all(
-                _diff(x, y, cls, field, (*path, i), out)
+                _diff(x, y, cls, field + "[]", (*path, i), out)
                 for i, (x, y) in enumerate(zip(a["@t"], b["@t"], strict=True))
             )
         here = a.get("@", cls)
@@ -361,7 +361,8 @@ class _Filler:
             items = node["@t"]
             if not isinstance(items, list) or len(node) != 1:
                 raise ValueError("a bad tuple")
-            return {"@t": [self.value(x, cls, field, depth + 1) for x in items]}
+            inner = field if field == "columns" else field + "[]"  # an item, not the field
+            return {"@t": [self.value(x, cls, inner, depth + 1) for x in items]}
         here = node.get("@", cls)
         if not isinstance(here, str):
             raise ValueError("a bad class name")
