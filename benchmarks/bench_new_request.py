@@ -12,12 +12,13 @@ BENCH_RUNS change the defaults). Each request is a fresh `d20 ... --no-log` proc
    scores).
 2. The shapes get warm the way they do at a table: a first pass runs one request of
    each shape (its first use parses it and learns the shape into
-   $XDG_CACHE_HOME/d20cli/shapes.json). Those warm-up texts are not measured again.
+   $XDG_CACHE_HOME/d20cli/shapes.json; a sign is part of a shape, so `check +5 vs 15`
+   and `check -1 vs 12` are two). Those texts are not among the measured ones.
 3. The 200 requests, none of them seen before, are each run once and timed: median
-   and 90th percentile, with a `python -c pass` run after each (its median is the scale:
-   a busy machine slows both alike). The warm-up requests run again show a repeated
-   request (the parse cache); the same 200 with the caches off (D20_NO_CACHE=1) show
-   what a new request costs without the shape cache.
+   and 90th percentile. In the same loop, each is also run with the caches off
+   (D20_NO_CACHE=1: what a new request costs without the shape cache), then `python -c
+   pass` (its median is the scale) and a warm-up request again (a repeated request, the
+   parse cache), so a busy machine weighs on every figure alike.
 4. An unusual shape: the first use of a notation with both caches empty (each run
    starts from an empty cache directory).
 
@@ -37,6 +38,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from d20cli.language.shapes import key, split
 
 PY = sys.executable
 D20 = shutil.which("d20", path=str(Path(PY).parent)) or shutil.which("d20")
@@ -101,26 +104,36 @@ UNUSUAL = ["roll 6d10!=10>=7f1", "check +5 vs 15 crit 19 lucky min 10", "roll 4d
 
 
 def requests(n: int, seed: int) -> tuple[list[list[str]], list[list[str]]]:
-    """One warm-up request per shape, and `n` other requests of those shapes (none of
-    them the same text as another), as argument lists."""
+    """One warm-up request of each shape (`check +5 vs 15` and `check -1 vs 12` are two:
+    a sign is part of the shape), and `n` other requests of those shapes (no text twice),
+    as argument lists."""
     rng = random.Random(seed)
     seen: set[str] = set()
 
-    def new(system: str, gen: Gen) -> list[str] | None:
+    def args(system: str, text: str) -> list[str]:
+        return [*text.split(), "--system", system, "--no-log"]
+
+    warm: list[list[str]] = []
+    learnt: set[str] = set()
+    for system, gen in SHAPES:
+        for _ in range(200):  # every shape a generator makes
+            text = gen(rng)
+            parts = split(text)
+            shape = key(parts[0]) if parts else text
+            if shape not in learnt:
+                learnt.add(shape)
+                seen.add(text)
+                warm.append(args(system, text))
+    measured: list[list[str]] = []
+    while len(measured) < n:
+        system, gen = SHAPES[rng.randrange(len(SHAPES))]
         for _ in range(100):  # a shape with few texts may have none left
             text = gen(rng)
             if text not in seen:
                 seen.add(text)
-                return [*text.split(), "--system", system, "--no-log"]
-        return None
-
-    warm = [new(system, gen) for system, gen in SHAPES]
-    measured: list[list[str]] = []
-    while len(measured) < n:
-        args = new(*SHAPES[rng.randrange(len(SHAPES))])
-        if args is not None:
-            measured.append(args)
-    return [w for w in warm if w is not None], measured
+                measured.append(args(system, text))
+                break
+    return warm, measured
 
 
 def once(cmd: list[str], env: dict[str, str] | None = None) -> float:
@@ -159,27 +172,21 @@ def main() -> None:
     for args in warm:  # the first pass: one request of each shape learns it
         once([D20, *args], env)
     shapes_file = Path(env["XDG_CACHE_HOME"]) / "d20cli" / "shapes.json"
-    # `python -c pass` runs between the requests, so a busy machine weighs on both alike
-    new_times, base_times = [], []
-    for args in measured:
+    size = shapes_file.stat().st_size
+    # One loop, so a busy machine weighs on every figure alike: each new request with the
+    # shapes warm and with the caches off, `python -c pass`, and a repeated request.
+    new_times, off_times, base_times, again_times = [], [], [], []
+    for i, args in enumerate(measured):
         new_times.append(once([D20, *args], env))
+        off_times.append(once([D20, *args], off))
         base_times.append(once([PY, "-c", "pass"]))
+        again_times.append(once([D20, *warm[i % len(warm)]], env))
     base = statistics.median(base_times)
     print(f"{'python -c pass (between the requests)':<52} median {base:6.1f} ms  x 1.0")
-    print(f"  {len(warm)} shapes warmed up ({shapes_file.stat().st_size:,} bytes of shapes.json)")
+    print(f"  {len(warm)} shapes warmed up ({size:,} bytes of shapes.json)")
     row(f"{len(measured)} new requests, shapes warm", new_times, base, "60 ms median (5.5x)")
-    row(
-        f"the {len(warm)} warm-up requests again (parse cache)",
-        [once([D20, *args], env) for args in warm],
-        base,
-        "- (a repeated request)",
-    )
-    row(
-        f"the same {len(measured)} new ones, caches off (D20_NO_CACHE=1)",
-        [once([D20, *args], off) for args in measured],
-        base,
-        "- (before the shape cache)",
-    )
+    row("a repeated request (parse cache)", again_times, base, "-")
+    row("the same new requests, caches off (D20_NO_CACHE=1)", off_times, base, "- (before)")
     times = []
     for text in UNUSUAL:
         for _ in range(max(RUNS // len(UNUSUAL), 3)):
