@@ -44,13 +44,13 @@ import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from d20cli.app import rolling
 from d20cli.app.options import MAX_BUDGET, MAX_REPEAT
 from d20cli.dice.roller import DEFAULT_BUDGET, RandomRoller, Roller, make_roller
 from d20cli.errors import BudgetError, D20Error, DiceError, ParseError, RulesError, StateError
+from d20cli.frozen import frozen
 from d20cli.language.vocabulary import VERBS
 from d20cli.present.output import result_text  # noqa: F401 (it makes str(result) the text)
 from d20cli.probability.model import Odds
@@ -196,7 +196,7 @@ def odds(
         return odds_of(line, read.rules.id, parse=read.parse)
 
 
-@dataclass(frozen=True)
+@frozen
 class Request:
     """A request read and checked without rolling (`parse`).
 
@@ -259,7 +259,7 @@ class OutcomeInfo(NamedTuple):
     label: str
 
 
-@dataclass(frozen=True)
+@frozen
 class SystemInfo:
     """A rule system as `d20 systems` describes it: its id (what `system=` takes, as do
     the aliases), title, verbs, outcome tiers (worst to best) and the words its requests

@@ -21,11 +21,11 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from json.encoder import encode_basestring as _string  # a JSON string; non-ASCII kept
 from typing import Any, TypeVar
 
-from d20cli.frozen import quick_init
+from d20cli.frozen import frozen
 
 JSON_ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False)  # for JSON lines
 
@@ -89,8 +89,7 @@ class JsonText(ABC):
         return data
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Die(JsonText):
     """One die that was rolled.
 
@@ -139,8 +138,7 @@ class Die(JsonText):
         )
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class DiceSummary(JsonText):
     """Stands in for the dice list when a roll has too many dice to list one by one."""
 
@@ -166,8 +164,7 @@ class DiceSummary(JsonText):
         )
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Damage(JsonText):
     total: int
     dice: tuple[Die, ...]
@@ -200,8 +197,7 @@ class Damage(JsonText):
         )
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Score(JsonText):
     """One pendagger ability score: who rolled which die, the dropped die, modifier, rank."""
 
@@ -229,8 +225,7 @@ class Score(JsonText):
         )
 
 
-@quick_init
-@dataclass(frozen=True)
+@frozen
 class Result(JsonText, Shown):
     """The result of one request: what was rolled and what it means under the system's
     rules. Immutable; `str(result)` is the text `d20 REQUEST --no-color` prints,

@@ -4,6 +4,7 @@ are in benchmarks/bench_bombs.py and the README."""
 
 from __future__ import annotations
 
+import json
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -109,8 +110,8 @@ def test_the_deadline_is_the_last_resort(monkeypatch: pytest.MonkeyPatch) -> Non
 
 # Issue 22 item 3: a work budget per command, and memory bounded for any accepted request.
 WORK_BOMBS: list[tuple[str, str]] = [
-    ("roll 1000000d6 --repeat 10000000", "more than 20,000,000 (the work budget of one command)"),
-    ("odds roll 1000000d6 --simulate 10000000", "the work budget of one command"),
+    ("roll 1000000d6 --repeat 1000000", "more than 20,000,000 (the work budget of one command)"),
+    ("odds roll 1000000d6 --simulate 1000000", "the work budget of one command"),
     ("roll 1d20 --repeat 100 --work 50", "rolls at least 100 dice in all, more than 50"),
     ("roll 1d6! --repeat 100 --work 100", "this command needs more than 100 dice in all"),
     ("roll 10000000d6! --budget 10000000", "needs more than 2,000,000 dice rolled one by one"),
@@ -181,3 +182,30 @@ def test_rolling_as_a_character_reads_a_big_file_without_tomlkit(tmp_path: Path)
     )
     assert "TOMLKIT False" in proc.stdout, proc.stderr
     assert time.perf_counter() - start < 20
+
+
+# Issue 22: runs rolled one by one (printed, or tallied by rolling each) are at most a
+# million, so no accepted command runs for minutes; a --summary drawn from the exact odds
+# still takes ten million.
+RUN_BOMBS: list[tuple[str, str]] = [
+    ("roll 1d6 --repeat 10000000", "--repeat 10,000,000 rolls each run one by one"),
+    ("roll 1d6 --repeat 1000001 -q", "at most 1,000,000"),
+    ("check +5 vs 15 --repeat 10000000 --json", "add --summary for a tally"),
+    ("odds check +5 vs 15 --simulate 10000000", "--simulate 10,000,000 rolls each run"),
+    ("roll 1d6 --repeat 10000000 --summary --dice 3", "use fewer runs"),
+]
+
+
+@pytest.mark.parametrize(("line", "message"), RUN_BOMBS, ids=lambda x: x[:40])
+def test_too_many_runs_one_by_one_are_refused_at_once(line: str, message: str) -> None:
+    status, out, err, seconds = run_line(line)
+    assert status == 2, (out[:200], err)
+    assert err.startswith("d20: error: ") and message in err.splitlines()[0]
+    assert out == "" if "--json" not in line else message in json.loads(out)["error"]
+    assert seconds < BOUND, f"{line!r} took {seconds:.2f} s"
+
+
+def test_ten_million_runs_drawn_for_a_summary_are_accepted() -> None:
+    status, out, err, _ = run_line("check +5 vs 15 --repeat 10000000 --summary -q")
+    assert status == 0, err
+    assert 15.0 < float(out) < 16.0  # the mean total of 1d20+5

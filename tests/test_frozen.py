@@ -1,79 +1,188 @@
-"""d20cli.frozen.quick_init: the same `__init__` as the dataclass's own, only faster, and the
-class stays a frozen dataclass in every other way."""
+"""d20cli.frozen.frozen: the same class as `@dataclass(frozen=True)` makes, as anyone can
+see it (signature, fields, equality, hash, repr, replace, copy, pickle, frozenness), only
+cheaper to make and to build."""
 
 from __future__ import annotations
 
+import copy
+import importlib
 import inspect
-from dataclasses import FrozenInstanceError, dataclass, field, fields, replace
+import pickle
+import pkgutil
+from dataclasses import (
+    FrozenInstanceError,
+    asdict,
+    dataclass,
+    field,
+    fields,
+    is_dataclass,
+    replace,
+)
+from typing import Any
 
 import pytest
 
-from d20cli.dice.evaluate import EvalArithmetic, EvalDice, EvalNeg, EvalNumber
-from d20cli.frozen import quick_init
-from d20cli.results import Damage, DiceSummary, Die, Result, Score
-from d20cli.rules.common import CheckRoll, D20Roll, Evaluated, Grade
-
-QUICK = [Die, DiceSummary, Damage, Score, Result, CheckRoll, D20Roll, Evaluated, Grade]
-QUICK += [EvalNumber, EvalDice, EvalNeg, EvalArithmetic]
+import d20cli
+from d20cli.frozen import frozen
+from d20cli.results import Die, Result
 
 
 def _parameters(init: object) -> list[tuple[str, object, object]]:
     sig = inspect.signature(init)  # type: ignore[arg-type]
-    return [(p.name, p.kind, p.default) for p in sig.parameters.values()]
+    return [(p.name, p.kind, repr(p.default)) for p in sig.parameters.values()]
 
 
-def _twins(slots: bool) -> tuple[type, type]:
-    """One class twice: with the dataclass's own __init__ and with quick_init's."""
+class Mixin:
+    __slots__ = ()
 
-    def make() -> type:
-        @dataclass(frozen=True, slots=slots)
-        class Sample:
-            name: str
-            count: int = 1
-            tags: tuple[str, ...] = ()
-            extra: dict[str, int] = field(default_factory=dict)
+    def twice(self) -> int:
+        return 2 * self.count  # type: ignore[attr-defined, no-any-return]
 
-            def __post_init__(self) -> None:
-                if self.count < 0:
-                    raise ValueError("negative count")
 
-        return Sample
+def _twins(slots: bool) -> tuple[Any, Any]:
+    """One class twice: made by dataclasses and by frozen."""
 
-    return make(), quick_init(make())
+    def body() -> dict[str, Any]:
+        def __post_init__(self: Any) -> None:
+            if self.count < 0:
+                raise ValueError("negative count")
+            object.__setattr__(self, "size", len(self.name))
+
+        return {
+            "__annotations__": {
+                "name": "str",
+                "count": "int",
+                "tags": "tuple[str, ...]",
+                "extra": "dict[str, int]",
+                "size": "int",
+                "note": "str",
+            },
+            "count": 1,
+            "tags": (),
+            "extra": field(default_factory=dict, hash=False),
+            "size": field(init=False, repr=False, compare=False, default=0),
+            "note": field(default="", compare=False),
+            "__post_init__": __post_init__,
+            "__doc__": "A sample.",
+            "__module__": __name__,
+        }
+
+    plain = dataclass(frozen=True, slots=slots)(type("Sample", (Mixin,), body()))
+    made = frozen(slots=slots)(type("Sample", (Mixin,), body()))
+    return plain, made
 
 
 @pytest.mark.parametrize("slots", [True, False])
-def test_the_same_init_as_the_dataclass(slots: bool) -> None:
-    plain, quick = _twins(slots)
-    assert [p[:2] for p in _parameters(quick.__init__)] == [
-        p[:2] for p in _parameters(plain.__init__)
+def test_the_same_class_as_the_dataclass(slots: bool) -> None:
+    plain, made = _twins(slots)
+    assert _parameters(made.__init__) == _parameters(plain.__init__)
+    assert [(f.name, f.init, f.repr, f.compare) for f in fields(made)] == [
+        (f.name, f.init, f.repr, f.compare) for f in fields(plain)
     ]
-    for cls in (plain, quick):
+    assert made.__match_args__ == plain.__match_args__
+    assert is_dataclass(made) and made.__dataclass_params__.frozen
+    assert ("__slots__" in made.__dict__) == slots
+    for cls in (plain, made):
         a = cls("a")
-        b = cls("b", 2, ("x",), {"k": 1})
+        b = cls("bb", 2, ("x",), {"k": 1}, "n")
         c = cls(name="c", extra={"z": 3}, count=5)
-        assert (a.name, a.count, a.tags, a.extra) == ("a", 1, (), {})
-        assert (b.name, b.count, b.tags, b.extra) == ("b", 2, ("x",), {"k": 1})
+        assert (a.name, a.count, a.tags, a.extra, a.size, a.note) == ("a", 1, (), {}, 1, "")
+        assert (b.name, b.count, b.tags, b.extra, b.size) == ("bb", 2, ("x",), {"k": 1}, 2)
         assert (c.name, c.count, c.extra) == ("c", 5, {"z": 3})
         assert cls("a").extra is not cls("a").extra  # a new dict each time
-        assert a == cls("a") and a != b
+        assert a == cls("a") and a != b and a == cls("a", note="other")  # note: compare=False
+        assert a != ("a", 1, (), {}) and a.twice() == 2
         assert replace(b, count=7).count == 7 and replace(b, count=7).tags == ("x",)
+        assert asdict(b)["extra"] == {"k": 1}
         with pytest.raises(FrozenInstanceError):
             a.count = 3
+        with pytest.raises(FrozenInstanceError):
+            del a.count
         with pytest.raises(ValueError, match="negative count"):
             cls("n", -1)  # __post_init__ runs
         with pytest.raises(TypeError):
             cls()
         with pytest.raises(TypeError):
             cls("a", nonsense=1)
-    assert repr(plain("a")).split("(", 1)[1] == repr(quick("a")).split("(", 1)[1]
+        assert copy.copy(b) == b and copy.deepcopy(b) == b
+    with pytest.raises(FrozenInstanceError):  # (a slotted dataclass of 3.11 says TypeError)
+        made("a").other = 1
+    # the same hash and the same text as the dataclass's own
+    assert hash(plain("a", 3, ("t",))) == hash(made("a", 3, ("t",)))
+    assert repr(plain("a", 3)) == repr(made("a", 3))
 
 
-@pytest.mark.parametrize("cls", QUICK, ids=lambda c: c.__name__)
-def test_every_quick_class_takes_its_fields(cls: type) -> None:
-    names = [p[0] for p in _parameters(cls.__init__)][1:]
-    assert names == [f.name for f in fields(cls)]
-    assert cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+def test_a_class_body_keeps_its_own_eq_hash_and_repr() -> None:
+    @frozen
+    class Own:
+        a: int
+
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        def __hash__(self) -> int:
+            return 7
+
+        def __repr__(self) -> str:
+            return "own"
+
+    assert Own(1) == Own(2) and hash(Own(1)) == 7 and repr(Own(1)) == "own"
+
+    @frozen
+    class EqOnly:
+        a: int
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, EqOnly)
+
+    assert hash(EqOnly(1)) == hash(EqOnly(1))  # a dataclass hashes it all the same
+
+
+def test_a_subclass_that_is_not_a_dataclass_may_add_attributes() -> None:
+    @frozen
+    class Base:
+        a: int
+
+    class Child(Base):
+        pass
+
+    child = Child(1)
+    child.extra = 2  # type: ignore[attr-defined]
+    with pytest.raises(FrozenInstanceError):
+        child.a = 3  # type: ignore[misc]
+
+
+def test_refused_where_dataclasses_own_rules_apply() -> None:
+    @dataclass(frozen=True)
+    class Base:
+        a: int
+
+    with pytest.raises(TypeError, match="dataclass base"):
+        frozen(type("Derived", (Base,), {"__annotations__": {"b": "int"}}))
+    with pytest.raises(TypeError, match="keyword-only"):
+        frozen(type("KeywordOnly", (), {"__annotations__": {"a": "int"}, "a": field(kw_only=True)}))
+
+
+def _package_classes() -> list[type]:
+    found: list[type] = []
+    for module in pkgutil.walk_packages(d20cli.__path__, "d20cli."):
+        if module.name.endswith("__main__"):
+            continue
+        loaded = importlib.import_module(module.name)
+        for value in vars(loaded).values():
+            mine = isinstance(value, type) and value.__module__ == module.name
+            if mine and is_dataclass(value) and value.__dataclass_params__.frozen:  # type: ignore[union-attr]
+                found.append(value)
+    return found
+
+
+def test_every_frozen_class_of_the_package_is_frozen_and_takes_its_fields() -> None:
+    classes = _package_classes()
+    assert len(classes) > 60
+    for cls in classes:
+        names = [p[0] for p in _parameters(cls.__init__)][1:]
+        assert names == [f.name for f in fields(cls) if f.init], cls
+        assert cls.__setattr__ is not object.__setattr__, cls
 
 
 def test_results_stay_frozen() -> None:
@@ -85,22 +194,5 @@ def test_results_stay_frozen() -> None:
         result.total = 1  # type: ignore[misc]
     assert result.detail == {} and result.dice == (die,)
     assert hash(die) == hash(Die(20, 17, True, "d20")) and die == Die(20, 17, True, "d20")
-
-
-def test_only_plain_frozen_dataclasses() -> None:
-    @dataclass
-    class Loose:
-        a: int
-
-    @dataclass(frozen=True)
-    class KeywordOnly:
-        a: int = field(kw_only=True)
-
-    @dataclass(frozen=True)
-    class Derived:
-        a: int
-        b: int = field(init=False, default=0)
-
-    for cls in (Loose, KeywordOnly, Derived):
-        with pytest.raises(TypeError):
-            quick_init(cls)
+    for value in (die, result):  # slotted and not
+        assert pickle.loads(pickle.dumps(value)) == value and copy.deepcopy(value) == value

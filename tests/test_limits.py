@@ -55,6 +55,7 @@ ROWS: list[tuple[str, list[str], int, int]] = [
     ("Nx repeat", ["roll", "1000x", "1000d6", "-q"], 0, 20_000),
     ("--repeat", ["check", "+5", "vs", "15", "adv", "--repeat", "10000000", "--summary"], 0, 1_000),
     ("--simulate", ["odds", "check", "+5", "vs", "15", "--simulate", "100000"], 0, 10_000),
+    ("runs one by one", ["roll", "1d6", "--repeat", "1000000", "-q"], 0, 2_000_000),
     ("dice budget", ["roll", "1000000d6", "-q"], 0, 100),
     ("--budget", ["roll", "10000000d6", "--budget", "10000000", "--json"], 0, 10_000),
     ("work budget", ["roll", "1000000d6", "--repeat", "20", "-q"], 0, 1_000),

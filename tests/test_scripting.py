@@ -170,7 +170,7 @@ def stop(proc: subprocess.Popen[str]) -> None:
 def test_json_lines_are_flushed_one_by_one() -> None:
     """The first JSON line can be read while the process is still rolling."""
     proc = subprocess.Popen(
-        [*D20, "roll", "1d20", "--repeat", "10000000", "--json"],
+        [*D20, "roll", "1d20", "--repeat", "1000000", "--json"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,

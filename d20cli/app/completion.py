@@ -18,8 +18,9 @@ Python.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from d20cli.frozen import frozen
 from d20cli.language.vocabulary import ALIASES, SYSTEM_IDS, VERB_HELP, VERBS
 
 SHELLS: tuple[str, ...] = ("bash", "zsh", "fish")
@@ -31,7 +32,7 @@ CHARACTERS = "characters"
 TABLES = "tables"
 
 
-@dataclass(frozen=True)
+@frozen
 class Option:
     names: tuple[str, ...]
     help: str
@@ -40,7 +41,7 @@ class Option:
     dynamic: str = ""  # or the names it takes: CHARACTERS (--as)
 
 
-@dataclass(frozen=True)
+@frozen
 class Command:
     """A command that is not a verb (`systems`, `completion`, `char`, ...).
 
@@ -60,7 +61,7 @@ class Command:
         return (*(n for o in self.options for n in o.names), *HELP_OPTIONS)
 
 
-@dataclass(frozen=True)
+@frozen
 class SystemWords:
     """One system's words for completion: its verbs, and for each verb the words after it
     (place "") and after each word that opens a place of its own (`vs`, `spend`)."""
@@ -92,7 +93,7 @@ def system_words(sid: str) -> SystemWords:
     return SystemWords(system.id, tuple(system.verbs), tuple(places))
 
 
-@dataclass(frozen=True)
+@frozen
 class Table:
     """Everything the completion scripts know, made once by `d20 completion SHELL`."""
 
@@ -168,7 +169,7 @@ def table(commands: tuple[Command, ...] = ()) -> Table:
 # -- what a place offers --------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class Place:
     """Where the cursor is: the system in force (as typed: an id, an alias or ""), the
     `--as` character, the command or verb and the words after it, and the word before the
@@ -215,7 +216,7 @@ def _no_system(name: str) -> str:
     return ""
 
 
-@dataclass(frozen=True)
+@frozen
 class Names:
     """The names that are not in the program's tables, read only when a place asks for them
     (they cost a file read). characters: the characters file's names; tables: the roll

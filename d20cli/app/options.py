@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from typing import Any
 
 from d20cli.app.option_values import (
@@ -21,12 +21,13 @@ from d20cli.app.option_values import (
     whole_number,
 )
 from d20cli.dice.roller import DEFAULT_BUDGET, DEFAULT_WORK
-from d20cli.errors import ASCII_DIGITS, ParseError
+from d20cli.errors import ASCII_DIGITS, BudgetError, ParseError
+from d20cli.frozen import frozen
 from d20cli.language.vocabulary import CHECK_VERBS, SYSTEM_IDS
 from d20cli.store.files import env_flag
 
 
-@dataclass(frozen=True)
+@frozen
 class Options:
     system: str | None = None  # None: D20_SYSTEM, else the config file's, else levelup
     json: bool = False
@@ -113,7 +114,7 @@ OPTION_GROUPS: tuple[tuple[str, str], ...] = (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class OptionSpec:
     """One option: its field in Options, its names, help, how its value is read (None: a
     flag), the group its help is shown in, and who takes it: `verbs` None means every
@@ -136,6 +137,9 @@ class OptionSpec:
 
 
 MAX_REPEAT = 10_000_000  # --repeat and --simulate: runs of one request
+#: Runs rolled one by one (each printed, or tallied by rolling it) in one command: about
+#: 20 s of work at most. `--repeat N --summary` drawn from the exact odds goes to MAX_REPEAT.
+MAX_ROLLED_RUNS = 1_000_000
 MAX_BUDGET = 10_000_000  # dice in one request at most: ten million faces take about 100 MB
 MAX_WORK = 1_000_000_000  # dice in one command at most, over its --repeat/--simulate runs
 
@@ -201,7 +205,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "repeat",
         ("--repeat", "-n"),
-        "roll the request N times",
+        "roll the request N times (at most 1,000,000; 10,000,000 with --summary)",
         int_value(1, MAX_REPEAT),
         "N",
         group="dice",
@@ -463,3 +467,14 @@ def _config_system() -> str | None:
     from d20cli.store.config import config_system
 
     return config_system()
+
+
+def check_rolled_runs(runs: int, option: str, remedy: str) -> None:
+    """BudgetError when a command would roll more than MAX_ROLLED_RUNS runs one by one
+    (`option` names what asked for them, `remedy` says what to do instead): such a run
+    takes about 20 microseconds each, so the limit keeps any command to seconds."""
+    if runs > MAX_ROLLED_RUNS:
+        raise BudgetError(
+            f"{option} {runs:,} rolls each run one by one: at most {MAX_ROLLED_RUNS:,} "
+            f"(about 20 s); {remedy}"
+        )

@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 from d20cli.app import rolling
 from d20cli.app.context import Context, request_text
 from d20cli.app.emit import emit
-from d20cli.app.options import Options, check_taken, split_line, split_options, wants_help
+from d20cli.app.options import (
+    Options,
+    check_rolled_runs,
+    check_taken,
+    split_line,
+    split_options,
+    wants_help,
+)
 from d20cli.app.rolling import check_text, in_text
 from d20cli.dice.roller import Roller
 from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
@@ -137,7 +144,8 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
         opts = context.as_options(text, opts)
         if opts.summary and opts.repeat > 1 and opts.dice is None:
             tally = sampled_tally(text, opts, context)
-        else:
+        if tally is None:
+            check_rolled_runs(opts.repeat, "--repeat", _fewer_runs(opts))
             log = context.log_for(opts, out)
         for result in () if tally is not None else resolve(text, opts, out, context):
             if log is not None:
@@ -190,6 +198,15 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
         else:
             out.lines(tally.lines())
     return Outcome(status, results)
+
+
+def _fewer_runs(opts: Options) -> str:
+    """What to do instead of rolling more than MAX_ROLLED_RUNS runs one by one."""
+    if not opts.summary:
+        return "add --summary for a tally drawn from the exact odds, or run it in parts"
+    if opts.dice is not None:
+        return "a --summary with --dice rolls each run; use fewer runs"
+    return "its exact odds are too costly to draw a --summary from; use fewer runs"
 
 
 def _ready(context: Context, opts: Options) -> Callable[[str], Request]:
@@ -363,6 +380,7 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
         opts = context.as_options(text, context.with_character(opts))  # its system too
         parse = _ready(context, opts)  # with the house defaults, as a roll would be
         if opts.simulate is not None:
+            check_rolled_runs(opts.simulate, "--simulate", "estimate from fewer runs")
             return simulate(
                 text,
                 opts.system_id(),

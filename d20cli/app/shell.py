@@ -34,7 +34,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TextIO
 
 from d20cli.app.commands import COMMANDS
@@ -44,6 +44,7 @@ from d20cli.app.options import Options, split_line
 from d20cli.app.run import run_tokens
 from d20cli.controls import visible
 from d20cli.errors import D20Error, ExitStatus, ParseError
+from d20cli.frozen import frozen
 from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS, SYSTEM_IDS, TABLE
 from d20cli.present.output import Output
 
@@ -64,7 +65,7 @@ SHELL_COMMANDS: tuple[str, ...] = tuple(
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class Commands:
     """What the shell borrows from the typer app, handed in by the caller that starts the
     shell (d20cli.app.cli, d20cli.__main__), so the shell never imports it: run a command

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from d20cli.app.context import Context
 from d20cli.app.emit import emit
-from d20cli.app.options import Options
+from d20cli.app.options import Options, check_rolled_runs
 from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
 from d20cli.language.vocabulary import TABLE, TABLE_ACTIONS
 from d20cli.present.output import Output
@@ -109,6 +109,7 @@ def _rolls(word: str, opts: Options, out: Output, context: Context) -> Iterator[
     def system_for(key: str | None) -> System:
         return context.system(key) if key is not None else context.system_for(opts)
 
+    check_rolled_runs(opts.repeat, "--repeat", "run it in parts")
     roller = context.roller(opts)
     text = f"{TABLE} {word}"
     log = context.log_for(opts, out)

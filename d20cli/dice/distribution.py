@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from fractions import Fraction
 
 from d20cli.dice.combined import call_weights, group_weights, mixture
@@ -83,6 +83,7 @@ from d20cli.dice.weights import (
 )
 from d20cli.errors import DiceError
 from d20cli.figures import short_fraction
+from d20cli.frozen import frozen
 
 DEFAULT_EXPLODE_DEPTH = 10
 DEFAULT_MAX_STATES = 2_000_000
@@ -93,7 +94,7 @@ DEFAULT_MAX_STATES = 2_000_000
 # ---------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class Dist:
     """An exact distribution: P(total) = counts[total] / denominator.
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from d20cli.dice.tree import Arithmetic, Call, Dice, Group, Neg, Number
-from d20cli.frozen import quick_init
+from d20cli.frozen import frozen
 from d20cli.results import DiceSummary, Die
 
 
@@ -60,15 +59,13 @@ class Evaluated:
         return out
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class EvalNumber(Evaluated):
     expr: Number
     total: int
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class EvalDice(Evaluated):
     """One dice term as rolled.
 
@@ -124,8 +121,7 @@ class EvalDice(Evaluated):
         return len(self.faces) if self.kept is None else sum(self.kept)
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class EvalNeg(Evaluated):
     expr: Neg
     total: int
@@ -135,8 +131,7 @@ class EvalNeg(Evaluated):
         return [self.operand]
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class EvalArithmetic(Evaluated):
     expr: Arithmetic
     total: int
@@ -147,8 +142,7 @@ class EvalArithmetic(Evaluated):
         return [self.first, *(x for _, x in self.rest)]
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class EvalCall(Evaluated):
     expr: Call
     total: int
@@ -158,8 +152,7 @@ class EvalCall(Evaluated):
         return list(self.args)
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class EvalGroup(Evaluated):
     """A group as rolled: each item's evaluation, which items are kept (None: all) and,
     with a pool target, each kept item's mark ("success", "failure" or "")."""

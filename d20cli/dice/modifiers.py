@@ -5,8 +5,9 @@ Re-exported by d20cli.dice.tree.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from d20cli.frozen import frozen
 
 CompareOp = Literal["=", ">", "<", ">=", "<="]
 KeepKind = Literal["kh", "kl", "dh", "dl"]
@@ -14,7 +15,7 @@ COMPARE_OPS: tuple[str, ...] = (">=", "<=", ">", "<", "=")
 KEEP_KINDS: tuple[str, ...] = ("kh", "kl", "dh", "dl")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Compare:
     """A compare point: `>=5`, `<2`, `=1`."""
 
@@ -74,7 +75,7 @@ class Compare:
         return self.text()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Reroll:
     """`r<point>`: reroll while the face matches; `ro<point>`: reroll once. Chained points
     (`r1r2`, Roll20's way) reroll on any of them: `more` holds the points after the first."""
@@ -98,7 +99,7 @@ class Reroll:
         return "".join(word + p.text(bare_equals=True) for p in self.points)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Explode:
     """`!` (on the highest face, or on a compare point), compound `!!`, penetrating `!p`
     (Hackmaster's: every extra die counts one less; `!!p` compounds them)."""
@@ -115,7 +116,7 @@ class Explode:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Keep:
     """`khN`, `klN` keep the N highest/lowest dice; `dhN`, `dlN` drop them."""
 
@@ -138,7 +139,7 @@ class Keep:
         return max(units - self.n, 0)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Pool:
     """A dice pool: count the dice meeting `success`, minus those meeting `failure`."""
 
@@ -158,7 +159,7 @@ class Pool:
         return f"{self.success}{f}"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Crit:
     """Critical markers `cs>19` / `cf<2` (Roll20, rpg-dice-roller): dice whose face
     matches are flagged "critical_success" / "critical_failure"; the total is unchanged."""

@@ -8,18 +8,18 @@ or weighed, which says how to give the name a value.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import ClassVar
 
 from d20cli.dice.arith import Bounded
 from d20cli.errors import DiceError
+from d20cli.frozen import frozen
 
 #: What a name in an expression looks like: a letter, then letters, digits or `_` (a `-`
 #: after a name subtracts), at most 40 characters; lower case in the tree.
 REF_NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Ref(Bounded):
     """A character's value by name, written `dex` or `@dex` (lower case in the tree)."""
 

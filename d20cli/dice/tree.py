@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from fractions import Fraction
 from typing import ClassVar, Literal
 
@@ -39,6 +39,7 @@ from d20cli.dice.modifiers import Reroll as Reroll
 from d20cli.dice.modifiers import SortOrder as SortOrder
 from d20cli.dice.refs import REF_NAME as REF_NAME
 from d20cli.dice.refs import Ref as Ref
+from d20cli.frozen import frozen
 
 MAX_SIDES = 1_000_000
 MAX_TOTAL = 10**18 - 1  # the largest total any part of an expression may reach
@@ -53,7 +54,7 @@ LIST_LIMIT = 1000
 _ATOM, _UNARY, _MUL, _ADD = 4, 3, 2, 1
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Number(Bounded):
     value: int
     label: str | None = None
@@ -67,7 +68,7 @@ class Number(Bounded):
         return (self.value, self.value)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Dice(Bounded):
     count: int | Expr
     # an int, `%` (1..100), `F` (Fudge), a tuple of custom faces `d{0,0,1,2}` (rolled by
@@ -306,7 +307,7 @@ class Dice(Bounded):
         return self.explode.point or Compare("=", self.hi)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Neg(Bounded):
     operand: Expr
 
@@ -320,7 +321,7 @@ class Neg(Bounded):
         return (-hi, -lo)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Arithmetic(Bounded):
     """`first op1 x1 op2 x2 ...`, left to right; all ops of one level (`+ -` or `* /`)."""
 
@@ -366,7 +367,7 @@ class Arithmetic(Bounded):
         return (lo, hi)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Call(Bounded):
     """`max(1d6,1d8)`, `floor(1d6/2)`: a function over expressions (FUNCTIONS). Inside
     `ceil`, `floor` and `round`, the argument's `+ - * /` divide exactly (`ceil(1d6/2)`
@@ -406,7 +407,7 @@ class Call(Bounded):
         return call_value(self.name, values)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Group(Bounded):
     """`{4d6,3d8}kh1`: expressions rolled side by side. Keep/drop keeps whole expressions
     (by total; ties keep the earlier one); a pool target (`{3d6,2d10}>=10`) counts the

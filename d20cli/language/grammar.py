@@ -23,12 +23,12 @@ Every word comes from d20cli.language.vocabulary (completion, help and the shell
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import pyparsing as pp
 
 from d20cli.errors import ParseError
+from d20cli.frozen import frozen
 from d20cli.language import dice_grammar
 from d20cli.language.grammar_checks import (
     MAX_GROUP,
@@ -97,7 +97,7 @@ assert set(VERBS) == set(CHECK_VERBS + CONTEST_VERBS + OTHER_VERBS)
 _I = re.IGNORECASE
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class _Item:
     """One parsed word: its kind, value and 1-based column."""
 

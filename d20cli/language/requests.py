@@ -18,8 +18,10 @@ can point its error at the word it does not offer.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, ClassVar, TypeAlias
+
+from d20cli.frozen import frozen
 
 if TYPE_CHECKING:
     from d20cli.dice.tree import Compare, Expr
@@ -63,7 +65,7 @@ class _Located:
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Target:
     """What a check is made against.
 
@@ -87,7 +89,7 @@ class Target:
         return f"{self.name or self.kind} {self.value}"
 
 
-@dataclass(frozen=True)
+@frozen
 class CheckRequest(_Located):
     """One d20 roll against a target: check, save, attack, attempt, defend, resist, routine.
 
@@ -158,7 +160,7 @@ class CheckRequest(_Located):
         object.__setattr__(self, "word_kinds", kinds)
 
 
-@dataclass(frozen=True)
+@frozen
 class GroupRequest(_Located):
     """`group +3, +5 adv, -1 vs 12`: members (each a `CheckRequest` with verb "check" and
     no target of its own) against one shared target. rule: a house group rule word
@@ -173,7 +175,7 @@ class GroupRequest(_Located):
     columns: Columns = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class ContestRequest(_Located):
     """`contest +3 vs +1 adv`, `opposed +8 vs +6 vs +4`: two or more sides (each a
     `CheckRequest` with verb "check" and no target, in the order typed) that all roll.
@@ -187,7 +189,7 @@ class ContestRequest(_Located):
     columns: Columns = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class CompareRequest(_Located):
     """`compare 8 vs 6`: two ranks compared without a roll."""
 
@@ -199,7 +201,7 @@ class CompareRequest(_Located):
     columns: Columns = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class PercentRequest(_Located):
     """`percent 45`: a percent chance rolled on a d20."""
 
@@ -210,7 +212,7 @@ class PercentRequest(_Located):
     columns: Columns = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class LuckRequest(_Located):
     """`luck` (optionally `adv`, `dis`, `fortune`)."""
 
@@ -223,7 +225,7 @@ class LuckRequest(_Located):
     columns: Columns = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class ScoresRequest(_Located):
     """`scores`, `scores 5`, `scores players=5`: generate six ability scores.
 
@@ -236,7 +238,7 @@ class ScoresRequest(_Located):
     columns: Columns = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class FortuneRequest(_Located):
     """`fortune` (action "show") or `fortune spend [USE]` (action "spend"; use one of
     FORTUNE_USES, "reroll" when not given).
@@ -252,7 +254,7 @@ class FortuneRequest(_Located):
     columns: Columns = ()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class RollRequest:
     """`roll [Nx] EXPR [adv|dis] [vs N | <= N ...] [# comment]` as parsed by
     `dice_grammar.parse_roll`. `target`: the compare the total must meet to succeed

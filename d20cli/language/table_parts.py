@@ -17,11 +17,11 @@ The graph of references is checked in d20cli.language.tables (`graph_problem`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from d20cli.errors import D20Error, ParseError
+from d20cli.frozen import frozen
 from d20cli.language.vocabulary import VERBS
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ _TABLE_REF = re.compile(r"table:\s*([A-Za-z0-9_][A-Za-z0-9_.-]{0,63})\s*", re.IG
 NO_TABLE_VERBS = frozenset({"fortune", "scores"})
 
 
-@dataclass(frozen=True)
+@frozen
 class Part:
     """One piece of an entry's text. kind: "text" (body is the text), "dice" (a dice
     expression), "table" (body is a table's name), "request" (verb and words)."""

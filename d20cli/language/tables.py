@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from d20cli.dice.tree import Expr
 from d20cli.errors import D20Error, ParseError
+from d20cli.frozen import frozen
 from d20cli.language.table_parts import Part, split_parts
 
 MAX_FILE_BYTES = 256 * 1024  # a table file
@@ -49,7 +49,7 @@ _KEYS = frozenset({"die", "system", "title", "entries", "entry"})
 _RANGE = re.compile(r"\s*(-?\d{1,7})\s*(?:(?:-|\u2013|\.\.)\s*(-?\d{1,7})\s*)?")
 
 
-@dataclass(frozen=True)
+@frozen
 class Problem:
     """What is wrong with a table file, and where: `source` (the file) and its line."""
 
@@ -65,7 +65,7 @@ class Problem:
         return ParseError(str(self))
 
 
-@dataclass(frozen=True)
+@frozen
 class Entry:
     """One entry: the totals `lo..hi` of the table's die that pick it (a weighted table's
     die is `1dW`), its weight (the faces it takes), the text as written and its parts."""
@@ -83,7 +83,7 @@ class Entry:
         return tuple(p.body for p in self.parts if p.kind == "table")
 
 
-@dataclass(frozen=True)
+@frozen
 class Table:
     name: str
     source: str  # the file, as shown in messages

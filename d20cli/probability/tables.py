@@ -16,7 +16,7 @@ usual step budget (TooCostly suggests nothing better: tables are not simulated).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from fractions import Fraction
 from typing import Any
 
@@ -24,6 +24,7 @@ from d20cli.dice.distribution import distribution
 from d20cli.dice.tree import Expr
 from d20cli.dice.weights import Budget, TooCostly
 from d20cli.errors import D20Error
+from d20cli.frozen import frozen
 from d20cli.language.table_parts import Part, parsed
 from d20cli.language.tables import Entry, Table
 from d20cli.probability.model import ratio
@@ -32,7 +33,7 @@ MAX_LINES = 5000  # entries and rolls listed in one table's odds
 MAX_STEPS = 4_000_000  # the distributions of one table's odds together
 
 
-@dataclass(frozen=True)
+@frozen
 class RollOdds:
     """One roll in an entry's text. kind "dice": `totals` (total -> chance); "table":
     `table`, that table's odds; "request": `outcomes` (id -> chance) and their `labels`."""
@@ -45,7 +46,7 @@ class RollOdds:
     labels: dict[str, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@frozen
 class EntryOdds:
     key: str
     text: str
@@ -54,7 +55,7 @@ class EntryOdds:
     rolls: tuple[RollOdds, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class TableOdds:
     name: str
     die: str

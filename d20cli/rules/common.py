@@ -14,13 +14,13 @@ No rules of a particular system live here.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from d20cli.dice import evaluate as evaluation
 from d20cli.dice import tree as dice
 from d20cli.errors import RulesError
-from d20cli.frozen import quick_init
+from d20cli.frozen import frozen
 from d20cli.language.requests import CHECK_WORD_KINDS, RollRequest
 from d20cli.results import Die, Result
 from d20cli.rules import roll
@@ -55,8 +55,7 @@ def advantage_notes(adv: int, dis: int) -> tuple[str, ...]:
     return ()
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class D20Roll:
     """The kept d20 face and every d20 rolled (the dropped one has kept=False; a 1 that
     `lucky` rolled again has kept=False and the flag "rerolled", its new face follows the
@@ -125,8 +124,7 @@ _D20_DICE: Mapping[tuple[int, bool, str], Die] = {
 }
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Evaluated:
     """An evaluated expression: its total, its dice (in roll order) and the expression
     (None for none), whose text is written only when asked for (a modifier's never is)."""
@@ -167,8 +165,7 @@ def expression_text(expr: Expr | None) -> str:
     return "" if expr is None else str(expr)
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Grade:
     """What a grading function decides: outcome id, human label, success flag, mm degree,
     and for a contest the winning side (1-based; None on a tie or for other verbs)."""
@@ -207,8 +204,7 @@ def side_list(sides: Sequence[int]) -> str:
     return f"sides {head} and {sides[-1]}"
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class CheckRoll:
     """The dice of one d20 check in `--dice` order: the d20 (two with advantage or
     disadvantage), then the extra die (expertise), then the modifier expression's dice.
@@ -376,7 +372,7 @@ def unknown_verb(
     return RulesError(message, request.text, 1)
 
 
-@dataclass(frozen=True)
+@frozen
 class Fortune:
     """The hooks of a system whose rolls can gain fortune dice that a holder keeps between
     rolls (Pen & Dagger). The count lives in the state (the app's business); the rules are
@@ -396,7 +392,7 @@ class Fortune:
     reroll: Callable[[CheckRequest | LuckRequest, Result, Roller], Result]
 
 
-@dataclass(frozen=True)
+@frozen
 class System:
     """One rule system: its id, title, verbs and outcome tiers, and its resolver.
 

@@ -15,9 +15,10 @@ and calls `with_house` on each parsed request.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from typing import TYPE_CHECKING, Any
 
+from d20cli.frozen import frozen
 from d20cli.language.requests import CheckRequest, ContestRequest, GroupRequest
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ HOUSE_KEYS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class HouseDefaults:
     """House words given by default (None: not given). crit: `crit N`; lucky: `lucky`
     (False from a character beats True from the config); floor: `min N`; crit_dmg:

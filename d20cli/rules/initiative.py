@@ -17,10 +17,11 @@ Pure: no I/O; the dice come from the roller passed in.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from d20cli.errors import RulesError
+from d20cli.frozen import frozen
 from d20cli.results import Die, Result
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 MAX_ROLLOFF_ROUNDS = 100
 
 
-@dataclass(frozen=True)
+@frozen
 class InitiativeRoll:
     """One initiative roll: the total, what was added to the d20, and every die rolled."""
 
@@ -41,7 +42,7 @@ class InitiativeRoll:
     dice: tuple[Die, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class InitiativeRule:
     """How a system rolls initiative.
 
@@ -80,7 +81,7 @@ def refuse_target(request: CheckRequest) -> None:
         raise RulesError("an initiative roll has no damage (drop `dmg ...`)", request.text, 1)
 
 
-@dataclass(frozen=True)
+@frozen
 class Combatant:
     """One place in the order. kind: "character" or "monster"; rolloff: the roll-off
     d20s it rolled, in order (empty when it tied with no one); seq: when it joined (the
@@ -140,7 +141,7 @@ def settle(combatants: Sequence[Combatant], roller: Roller) -> list[Combatant]:
     )
 
 
-@dataclass(frozen=True)
+@frozen
 class Turn:
     """Where the encounter is: the round (1 for the first) and whose turn it is."""
 

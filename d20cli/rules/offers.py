@@ -11,8 +11,8 @@ a score) offers nothing.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
 
+from d20cli.frozen import frozen
 from d20cli.language.vocabulary import KIND_WORDS
 
 __all__ = ["Offer", "offer"]
@@ -23,7 +23,7 @@ def _ordered(kinds: Collection[str]) -> tuple[str, ...]:
     return tuple(k for k in KIND_WORDS if k in kinds)
 
 
-@dataclass(frozen=True)
+@frozen
 class Offer:
     """kinds: the kinds of word offered after the verb; after: (word, kinds) for the words
     that open a place of their own (`vs`)."""

@@ -58,11 +58,12 @@ file so is not written.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from d20cli.errors import D20Error, ParseError, closest
+from d20cli.frozen import frozen
 from d20cli.language.vocabulary import CHECK_VERBS, KEYWORDS, VERBS
 from d20cli.rules.house import HOUSE_KEYS, NO_HOUSE, HouseDefaults
 from d20cli.store.files import xdg_dir
@@ -84,7 +85,7 @@ def characters_path() -> Path:
     return config_dir() / "characters.toml"
 
 
-@dataclass(frozen=True)
+@frozen
 class Character:
     """One character as read from the file. Entry values are request words."""
 

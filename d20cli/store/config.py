@@ -37,10 +37,11 @@ import os
 import re
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from d20cli.errors import D20Error, ParseError
+from d20cli.frozen import frozen
 from d20cli.store.files import xdg_dir
 
 MAX_BYTES = 65_536  # a config file is a few lines; a bigger one is a mistake
@@ -55,7 +56,7 @@ def config_path() -> str:
     return os.path.join(xdg_dir("XDG_CONFIG_HOME", ".config"), "d20cli", "config.toml")
 
 
-@dataclass(frozen=True)
+@frozen
 class Config:
     """What the config file says (all None, and no house defaults, when there is none).
     house: system id -> its house keys and values ({"crit-dmg": "max"})."""

@@ -14,10 +14,10 @@ import json
 import re
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from d20cli.errors import ParseError, closest
+from d20cli.frozen import frozen
 from d20cli.results import Die
 from d20cli.rules.initiative import (
     Combatant,
@@ -39,7 +39,7 @@ MAX_COMBATANTS = 200  # one order holds at most this many
 _INT64 = 2**63
 
 
-@dataclass(frozen=True)
+@frozen
 class Encounter:
     """The order as saved: the round (0 before anyone rolled), whose turn it is, and the
     combatants in initiative order."""

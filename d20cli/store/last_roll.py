@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from d20cli.frozen import frozen
 from d20cli.store.database import clean
 
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from d20cli.store.database import Database
 
 
-@dataclass(frozen=True)
+@frozen
 class LastRoll:
     """The last pendagger attempt or luck roll of a holder (what `fortune spend` rerolls)."""
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from d20cli.frozen import frozen
 from d20cli.store.log_rows import summary_d20
 from d20cli.store.rolllog import combine
 
@@ -70,7 +71,7 @@ def chi_square_p(statistic: float, degrees: int) -> float:
     return regularized_gamma_q(degrees / 2, statistic / 2)
 
 
-@dataclass(frozen=True)
+@frozen
 class Fairness:
     character: str | None
     counts: tuple[int, ...]  # counts[f - 1]: how many times face f came up

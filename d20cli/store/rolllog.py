@@ -22,11 +22,11 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from d20cli.errors import D20Error
+from d20cli.frozen import frozen
 from d20cli.store.database import clean, clean_or_none, int64
 from d20cli.store.log_rows import FLUSH_BYTES, MAX_RUN_BYTES, row_bytes, row_dice
 
@@ -111,7 +111,7 @@ def house_text(result: Result) -> str | None:
 # --- the table --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class Row:
     id: int
     at: str
@@ -129,7 +129,7 @@ class Row:
         return {c: getattr(self, c) for c in COLUMNS}
 
 
-@dataclass(frozen=True)
+@frozen
 class LogFilter:
     """Which rows to read: all of these that are given (times are the log's time text,
     `stamp`: `since` inclusive, `until` exclusive)."""

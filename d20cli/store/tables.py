@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 
 from d20cli.errors import D20Error, ParseError
+from d20cli.frozen import frozen
 from d20cli.language.tables import (
     MAX_FILE_BYTES,
     NAME,
@@ -79,7 +79,7 @@ def read_text(path: str) -> str:
         raise ParseError(f"{path} line {line}: not UTF-8 text (byte {err.start + 1})") from None
 
 
-@dataclass(frozen=True)
+@frozen
 class Read:
     table: Table | None
     problems: tuple[Problem, ...]
