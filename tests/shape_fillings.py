@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from d20cli.language.shapes import _join, split
+from d20cli.language.shapes import join, split
 
 SHAPES = [
     "check +5 vs 15",
@@ -102,4 +102,4 @@ def fillings(text: str, count: int, seed: int) -> list[str]:
     assert parts is not None, text
     pieces, numbers = parts
     rng = random.Random(f"{seed}:{text}")
-    return [_join(pieces, tuple(number(rng, n) for n in numbers)) for _ in range(count)]
+    return [join(pieces, tuple(number(rng, n) for n in numbers)) for _ in range(count)]

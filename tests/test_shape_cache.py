@@ -18,6 +18,7 @@ from d20cli.app.context import Context
 from d20cli.errors import ParseError
 from d20cli.language import shapes
 from d20cli.language.grammar import parse_request
+from d20cli.language.shape_probes import build
 from d20cli.store import shape_cache
 from d20cli.store.request_cache import MAX_ENTRIES, MAX_FILE_BYTES
 from d20cli.store.shape_cache import ShapeCache, shape_path
@@ -108,7 +109,7 @@ def test_a_changed_language_empties_it_silently(tmp_path: Path) -> None:
 
 
 def _template(text: str) -> dict[str, Any]:
-    built = shapes.build(text, parse_request(text), parse_request)
+    built = build(text, parse_request(text), parse_request)
     assert built is not None
     return json.loads(json.dumps(built[1]))
 

@@ -133,7 +133,7 @@ def test_a_filling_the_grammar_refuses_is_not_served(text: str, tmp_path: Path) 
     parts = shapes.split(text)
     assert parts is not None
     # the same shape with small numbers, learnt first
-    small = shapes._join(parts[0], tuple("2" for _ in parts[1]))
+    small = shapes.join(parts[0], tuple("2" for _ in parts[1]))
     cache.put(small, parse_request(small), parse_request)
     assert shapes.key(parts[0]) in cache._load()
     with pytest.raises(ParseError):

@@ -8,15 +8,15 @@ number), each column as a place in the text's pieces (`{"@c": [segment, offset]}
 the slots whose number is part of the meaning (`expertise=d6`, the `20` of `1d20 adv`)
 kept as they are (`fixed`): a text matches only with those digits.
 
-`build` makes a template from a text the grammar has just parsed, by parsing probes: the
-text with one slot changed must differ from it in exactly one number, the slot's, at a
-field whose limits are known here (`RULES`); else the slot is fixed. Then the template
-is checked against the grammar once more with every free slot changed at once, and with
-the text's own numbers it must give back exactly the request; a shape that fails either
-is not cached. `fill` puts a text's numbers into a template and checks them as the
-grammar's parse actions would (digits, dice sides, house numbers, repeats, `mi`/`ma`
-within the faces, `u`, adv on one plain d20), then parse_cache.decode checks the whole
-request. A fill the grammar would refuse is `Refused` (a miss: the caller parses the
+`shape_probes.build` makes a template from a text the grammar has just parsed, by parsing
+probes: every number changed at once (or, if that does not show each number's place, one
+at a time) must change exactly one number of the request, at a field whose limits are
+known here (`RULES`); else the number is fixed. With the text's own numbers and with the
+probe's, the template must give exactly what the grammar gives, or the shape is not
+cached. `fill` puts a text's numbers into a template and checks them as the grammar's
+parse actions would (digits, dice sides, house numbers, repeats, `mi`/`ma` within the
+faces, `u`, adv on one plain d20), then parse_cache.decode checks the whole request.
+A fill the grammar would refuse is `Refused` (a miss: the caller parses the
 text, so errors and carets always come from the grammar); a template that is not one
 `build` could have written is ValueError (or KeyError, TypeError).
 
@@ -28,12 +28,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from d20cli.dice import tree
 from d20cli.dice.advantage import adv_problem
-from d20cli.errors import ParseError
 from d20cli.language import parse_cache
 from d20cli.language.requests import RollRequest
 from d20cli.language.vocabulary import HOUSE_RANGE
@@ -42,7 +41,6 @@ MAX_TEXT = 500  # characters of a text that has a shape
 MAX_SLOTS = 40  # numbers in it
 
 _DIGITS = re.compile(r"[0-9]+")
-_ADV_WORDS = re.compile(r"adv|dis", re.IGNORECASE)
 _VERB = re.compile(r"[\s,]")
 _E12 = 10**12 - 1  # 12 digits (the dice grammar)
 _E11 = 10**11 - 1  # 12 characters with the sign (the dice grammar's signed numbers)
@@ -95,14 +93,14 @@ def key(pieces: tuple[str, ...]) -> str:
     return "#".join(p.replace("\\", "\\\\").replace("#", "\\#") for p in pieces)
 
 
-def _join(pieces: tuple[str, ...], numbers: tuple[str, ...]) -> str:
+def join(pieces: tuple[str, ...], numbers: tuple[str, ...]) -> str:
     out = [pieces[0]]
     for number, piece in zip(numbers, pieces[1:], strict=True):
         out += (number, piece)
     return "".join(out)
 
 
-def _starts(pieces: tuple[str, ...], numbers: tuple[str, ...]) -> list[tuple[int, int]]:
+def starts(pieces: tuple[str, ...], numbers: tuple[str, ...]) -> list[tuple[int, int]]:
     """Each segment's start and length: piece 0, number 0, piece 1, ... (2n + 1)."""
     out, at = [], 0
     for i, piece in enumerate(pieces):
@@ -114,217 +112,7 @@ def _starts(pieces: tuple[str, ...], numbers: tuple[str, ...]) -> list[tuple[int
     return out
 
 
-# --- JSON of a request with every field --------------------------------------------------
-
-
-def _encode(value: Any, root: str) -> Any:
-    """parse_cache's JSON, every field written (defaults too, so a probe that changes a
-    default does not change the JSON's keys)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        data: dict[str, Any] = {"@": type(value).__name__}
-        for f in dataclasses.fields(value):
-            if f.init:
-                data[f.name] = _encode(getattr(value, f.name), root)
-        return data
-    if isinstance(value, tuple):
-        return {"@t": [_encode(v, root) for v in value]}
-    if isinstance(value, str) and value == root:
-        return dict(parse_cache.ROOT)
-    if value is None or isinstance(value, bool | int | str):
-        return value
-    raise TypeError(f"cannot cache a {type(value).__name__}")
-
-
-Path = tuple[str | int, ...]
-
-
-def _diff(a: Any, b: Any, cls: str, field: str, path: Path, out: list[Any]) -> bool:
-    """Collect the leaves where `a` and `b` differ (columns aside): (path, class, field,
-    a, b). False when they differ in form."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        if a.keys() != b.keys() or a.get("@") != b.get("@"):
-            return False
-        if "@t" in a:
-            if len(a["@t"]) != len(b["@t"]):
-                return False
-            if field == "columns":
-                return True
-            return all(
-                _diff(x, y, cls, field + "[]", (*path, i), out)
-                for i, (x, y) in enumerate(zip(a["@t"], b["@t"], strict=True))
-            )
-        here = a.get("@", cls)
-        return all(_diff(a[k], b[k], here, k, (*path, k), out) for k in a if k != "@")
-    if isinstance(a, dict) or isinstance(b, dict) or type(a) is not type(b):
-        return False
-    if a != b:
-        out.append((path, cls, field, a, b))
-    return True
-
-
-def _at(data: Any, path: Path) -> tuple[Any, str | int]:
-    """The container of the leaf at `path` and its key there."""
-    for step in path[:-1]:
-        data = data["@t"][step] if isinstance(step, int) else data[step]
-    last = path[-1]
-    return (data["@t"] if isinstance(last, int) else data), last
-
-
-def _site(base: Any, probe: Any, value: int, new: int) -> tuple[Path, bool] | None:
-    """Where a slot's number lands: the one leaf that changed from `value` to `new`
-    (or from -value to -new), at a field of RULES. None if it is not so."""
-    found: list[Any] = []
-    if not _diff(base, probe, "", "", (), found) or len(found) != 1:
-        return None
-    path, cls, field, a, b = found[0]
-    if isinstance(a, bool) or not isinstance(a, int) or isinstance(b, bool):
-        return None
-    rule = RULES.get((cls, field))
-    if rule is None:
-        return None
-    if (a, b) == (value, new):
-        return path, False
-    if (a, b) == (-value, -new) and rule[2] is not None:
-        return path, True
-    return None
-
-
-def _probes(value: int) -> list[int]:
-    return [p for p in (value + 1, value - 1) if p >= 0]
-
-
-def build(
-    text: str, request: Any, parse: Callable[[str], Any]
-) -> tuple[str, dict[str, Any]] | None:
-    """The shape of `text` and its template, from `request` (what `parse`, the grammar,
-    gave for `text`); `parse` reads the probes. None when the text has no shape or the
-    template would not give exactly what the grammar gives."""
-    parts = split(text)
-    if parts is None or getattr(request, "text", None) != text:
-        return None
-    pieces, numbers = parts
-    if (
-        isinstance(request, RollRequest)
-        and _ADV_WORDS.search(text)
-        and any(r.adv == 0 for r in _instances(request, RollRequest))
-    ):
-        return None  # `adv dis` cancel: the grammar's check would not show
-    try:
-        base = _encode(request, text)
-    except TypeError:
-        return None
-    template = _encode(request, text)
-    free: dict[int, int] = {}  # slot -> the probe value that showed where it lands
-    for i, number in enumerate(numbers):
-        if len(number) > 12:
-            continue
-        for new in _probes(int(number)):
-            changed = (*numbers[:i], str(new), *numbers[i + 1 :])
-            probe_text = _join(pieces, changed)
-            try:
-                probe = _encode(parse(probe_text), probe_text)
-            except ParseError:
-                continue
-            site = _site(base, probe, int(number), new)
-            if site is not None:
-                box, last = _at(template, site[0])
-                box[last] = {"@s": i, "neg": 1} if site[1] else {"@s": i}
-                free[i] = new
-            break
-    if not _mark_columns(template, pieces, numbers):
-        return None
-    template = _compact(template)
-    entry = {
-        "shape": key(pieces),
-        "fixed": [[i, n] for i, n in enumerate(numbers) if i not in free],
-        "tree": template,
-    }
-    # The check: the text's own numbers give the request; every free slot changed at
-    # once gives what the grammar gives (or both refuse).
-    try:
-        if fill(entry, pieces, numbers, text) != request:
-            return None
-    except (Refused, KeyError, TypeError, ValueError):
-        return None
-    if free:
-        probe_numbers = tuple(str(free[i]) if i in free else n for i, n in enumerate(numbers))
-        probe_text = _join(pieces, probe_numbers)
-        try:
-            cold = parse(probe_text)
-        except ParseError:
-            cold = None
-        try:
-            warm = fill(entry, pieces, probe_numbers, probe_text)
-        except (Refused, KeyError, TypeError, ValueError):
-            warm = None
-        if warm != cold:
-            return None
-    return entry["shape"], entry
-
-
-def _mark_columns(data: Any, pieces: tuple[str, ...], numbers: tuple[str, ...]) -> bool:
-    """Each column in `data` as {"@c": [segment, offset]}; False if one points inside a
-    number (never by the grammar)."""
-    segments = _starts(pieces, numbers)
-    for columns in _columns_of(data):
-        for pair in columns:
-            x = pair["@t"][1] - 1
-            place = _place(segments, x)
-            if place is None:
-                return False
-            pair["@t"][1] = {"@c": list(place)}
-    return True
-
-
-def _place(segments: list[tuple[int, int]], x: int) -> tuple[int, int] | None:
-    for k, (start, length) in enumerate(segments):
-        if k % 2 and x == start:
-            return k, 0
-        if not k % 2 and start <= x < start + length:
-            return k, x - start
-    last, (start, length) = len(segments) - 1, segments[-1]
-    return (last, length) if x == start + length else None
-
-
-def _columns_of(data: Any) -> Iterator[list[Any]]:
-    """The lists of (kind, column) pairs anywhere in a request's JSON."""
-    stack = [data]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            for k, v in node.items():
-                if k == "columns" and isinstance(v, dict):
-                    yield v["@t"]
-                else:
-                    stack.append(v)
-        elif isinstance(node, list):
-            stack.extend(node)
-
-
-def _compact(node: Any) -> Any:
-    """The template without the fields at their defaults (as parse_cache writes them)."""
-    if isinstance(node, dict):
-        if "@t" in node and len(node) == 1:
-            return {"@t": [_compact(x) for x in node["@t"]]}
-        out = {k: _compact(v) for k, v in node.items()}
-        name = node.get("@")
-        if isinstance(name, str):
-            for f in dataclasses.fields(parse_cache.classes()[name]):
-                if not f.init or f.name not in out:
-                    continue
-                if f.default is not dataclasses.MISSING:
-                    default = f.default
-                elif f.default_factory is not dataclasses.MISSING:
-                    default = f.default_factory()
-                else:
-                    continue
-                if out[f.name] == _encode(default, "\0"):
-                    del out[f.name]
-        return out
-    return node
-
-
-def _instances(value: Any, cls: type) -> Iterator[Any]:
+def instances(value: Any, cls: type) -> Iterator[Any]:
     """Every instance of `cls` in a request (any depth, the request itself too)."""
     stack = [value]
     while stack:
@@ -343,7 +131,7 @@ def _instances(value: Any, cls: type) -> Iterator[Any]:
 class _Filler:
     def __init__(self, pieces: tuple[str, ...], numbers: tuple[str, ...]) -> None:
         self.numbers = numbers
-        self.segments = _starts(pieces, numbers)
+        self.segments = starts(pieces, numbers)
         self.used: set[int] = set()
 
     def value(self, node: Any, cls: str, field: str, depth: int) -> Any:
@@ -436,7 +224,7 @@ def fill(entry: Any, pieces: tuple[str, ...], numbers: tuple[str, ...], text: st
 
 def _check(request: Any, text: str) -> None:
     """The checks of the dice grammar's parse actions that depend on numbers."""
-    for d in _instances(request, tree.Dice):
+    for d in instances(request, tree.Dice):
         sides = d.sides
         if isinstance(sides, int) and not 1 <= sides <= tree.MAX_SIDES:
             raise Refused("sides")
@@ -454,7 +242,7 @@ def _check(request: Any, text: str) -> None:
             raise Refused("mi above ma")
         if d.unique and isinstance(d.count, int) and d.count > d.unique_faces():
             raise Refused("u")
-    for r in _instances(request, RollRequest):
+    for r in instances(request, RollRequest):
         if r.adv and adv_problem(r.expr) is not None:
             raise Refused("adv")
     if request.verb != _VERB.split(text.lstrip(), maxsplit=1)[0].lower():

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from d20cli.language import shapes
+from d20cli.language.shape_probes import build
 from d20cli.store.files import atomic_write, env_flag, xdg_dir
 from d20cli.store.request_cache import (
     MAX_ENTRIES,
@@ -42,7 +43,7 @@ from d20cli.store.request_cache import (
 )
 
 MAX_BUILDS = 4  # new shapes learnt in one run
-_MODULES = ("language/shapes.py", "language/parse_cache.py")
+_MODULES = ("language/shapes.py", "language/shape_probes.py", "language/parse_cache.py")
 _KEYS = frozenset({"shape", "fixed", "tree"})
 
 
@@ -134,7 +135,7 @@ class ShapeCache:
         if self.path is None or self.builds >= MAX_BUILDS or shapes.split(text) is None:
             return
         self.builds += 1
-        built = shapes.build(text, request, parse)
+        built = build(text, request, parse)
         if built is None:
             return
         shape, entry = built
