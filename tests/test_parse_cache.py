@@ -133,17 +133,60 @@ def test_a_cold_roll_with_a_warm_cache_does_not_import_pyparsing(tmp_path: Path)
     code = (
         "import sys\n"
         "from d20cli.__main__ import main\n"
-        "main(['check', '+5', 'vs', '15'])\n"
+        "main(sys.argv[1:])\n"
         "heavy = ['pyparsing', 'prompt_toolkit', 'd20cli.probability', 'd20cli.dice.distribution',"
         " 'rich', 'typer', 'click', 'pydantic', 'sqlite3', 'd20cli.app.shell', 'tomlkit',"
         " 'tempfile']\n"
         "print('LOADED', [m for m in heavy if m in sys.modules])\n"
     )
-    for _ in range(2):  # the first run fills the cache
+    # the first run fills the caches; then the same text (the request cache) and a new
+    # text of the same shape (the shape cache, d20cli.store.shape_cache)
+    for words in ("check +5 vs 15", "check +5 vs 15", "check +3 vs 12"):
         proc = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+            [sys.executable, "-c", code, *words.split()],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
         )
     assert "LOADED []" in proc.stdout
+    assert "check +3 vs 12" in proc.stdout
+
+
+def test_a_new_request_of_a_known_shape_does_not_import_pyparsing(tmp_path: Path) -> None:
+    """The regression guard for the shape cache: after one request of each shape, new
+    numbers in them start without pyparsing (read from sys.modules)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path), "D20_NO_LOG": "1"}
+    code = (
+        "import sys\n"
+        "from d20cli.__main__ import main\n"
+        "main(sys.argv[1:])\n"
+        "heavy = ('pyparsing', 'd20cli.language.grammar')\n"
+        "print('LOADED', [m for m in heavy if m in sys.modules])\n"
+    )
+    pairs = [
+        ("attack +7 vs 16 dmg 1d8+4", "attack +4 vs 12 dmg 2d6+3"),
+        ("roll 4d6kh3", "roll 5d8kh2"),
+        ("roll 1d20+5 adv", "roll 1d20+2 adv"),
+    ]
+    for first, new in pairs:
+        runs = [
+            subprocess.run(
+                [sys.executable, "-c", code, *words.split()],
+                capture_output=True,
+                text=True,
+                env=env,
+                check=True,
+            )
+            for words in (first, new)
+        ]
+        assert "LOADED ['pyparsing'" in runs[0].stdout  # the first of its shape is parsed
+        assert "LOADED []" in runs[1].stdout, new
+        assert new in runs[1].stdout
 
 
 def test_the_registry_names_every_request_and_expression_class() -> None:
@@ -164,3 +207,19 @@ def test_the_registry_names_every_request_and_expression_class() -> None:
         and obj.__module__ == module.__name__
     }
     assert found == set(CLASSES)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["roll max(1d6, 1d8)+2", "roll {4d6, 3d8}kh1", "roll 1d{0,1,2}+3", "roll 2d{-3,0,3}mi-2"],
+)
+def test_functions_groups_and_custom_faces_are_served_again(text: str, tmp_path: Path) -> None:
+    """Checked decoding took a function or a group for no expression and a custom face
+    for sides: a repeated `roll max(1d6,1d8)` dropped the whole file with a warning."""
+    warnings: list[str] = []
+    path = str(tmp_path / "requests.json")
+    cache = ParseCache(path, warn=warnings.append)
+    cache.put(text, parse_request(text))
+    cache.save()
+    assert ParseCache(path, warn=warnings.append).get(text) == parse_request(text)
+    assert warnings == []

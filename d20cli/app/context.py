@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from d20cli.store.request_cache import ParseCache
     from d20cli.store.resolving import AsRead
     from d20cli.store.rolllog import RollLog, Rolls
+    from d20cli.store.shape_cache import ShapeCache
     from d20cli.store.state import State
 
 
@@ -45,13 +46,20 @@ class Context:
 
     CACHE_SIZE = 4096
 
-    def __init__(self, disk: ParseCache | None = None, seed: int | None = None) -> None:
+    def __init__(
+        self,
+        disk: ParseCache | None = None,
+        seed: int | None = None,
+        shapes: ShapeCache | None = None,
+    ) -> None:
         """`disk`: a cache of parsed requests on disk (the command line and standard input
-        use one, so a repeated request starts without pyparsing). `seed`: the run's
+        use one, so a repeated request starts without pyparsing), and `shapes` one of
+        request shapes (so does a new request of a known shape). `seed`: the run's
         --seed; the lines of the run then roll from one generator seeded with it (give
         them options without that seed: `line_options`), and a line's own --seed
         restarts the dice for that line alone."""
         self.disk = disk
+        self.shapes = shapes
         self.seed = seed
         self.parsed: dict[str, Request] = {}
         self.readied: dict[tuple[str, str], Request] = {}  # (text, system): `ready`'s
@@ -149,12 +157,16 @@ class Context:
         request = self.parsed.get(text)
         if request is None:
             request = self.disk.get(text) if self.disk is not None else None
+            if request is None and self.shapes is not None:
+                request = self.shapes.get(text)
             if request is None:
                 from d20cli.language.grammar import parse_request
 
                 request = parse_request(text)
                 if self.disk is not None:
                     self.disk.put(text, request)
+                if self.shapes is not None:
+                    self.shapes.put(text, request, parse_request)
             if len(self.parsed) >= self.CACHE_SIZE:
                 self.parsed.clear()
             self.parsed[text] = request
@@ -360,12 +372,15 @@ class Context:
         finally:
             if self.disk is not None:
                 self.disk.save()
+            if self.shapes is not None:
+                self.shapes.save()
 
     @classmethod
     def for_command_line(cls, seed: int | None = None) -> Context:
         from d20cli.store.request_cache import ParseCache, cache_path
+        from d20cli.store.shape_cache import ShapeCache, shape_path
 
-        return cls(ParseCache(cache_path()), seed)
+        return cls(ParseCache(cache_path()), seed, ShapeCache(shape_path()))
 
     def system_for(self, opts: Options) -> System:
         if opts.system is None and self._default_system is None:

@@ -54,7 +54,15 @@ CLASSES: tuple[type, ...] = (
     tree.Ref,
 )
 REQUESTS: tuple[type, ...] = CLASSES[1:10]
-EXPRESSIONS: tuple[type, ...] = (tree.Number, tree.Dice, tree.Neg, tree.Arithmetic, tree.Ref)
+EXPRESSIONS: tuple[type, ...] = (
+    tree.Number,
+    tree.Dice,
+    tree.Neg,
+    tree.Arithmetic,
+    tree.Call,
+    tree.Group,
+    tree.Ref,
+)
 
 # The grammar's limits (d20cli.language.grammar, dice_grammar and dice_modifiers; a test
 # checks they agree: importing those here would import pyparsing).
@@ -160,9 +168,11 @@ class _Decoder:
                     MAX_PARTS if field in ("members", "sides") else len(self.text) + 1
                 ):
                     raise ValueError(f"too many items in {field}")
+                # a custom die's faces (`d{0,1,2}`) are signed numbers, not sides
+                inner = "faces" if field == "sides" and not in_request else field
                 out = []
                 for item in items:
-                    out.append(self.value(item, depth + 1, field, in_request))
+                    out.append(self.value(item, depth + 1, inner, in_request))
                 return tuple(out)
             return self.instance(data, depth)
         if isinstance(data, list):
@@ -182,7 +192,7 @@ class _Decoder:
             _check_fields(cls, kwargs)
         obj = cls(**kwargs)
         if self.checked and cls in EXPRESSIONS:
-            level = 1 + max((self.levels.get(id(x), 0) for x in _subexpressions(obj)), default=0)
+            level = 1 + max((self.levels.get(id(x), 0) for x in tree.children(obj)), default=0)
             if level > MAX_TREE_DEPTH:
                 raise ValueError("an expression nests too deeply")
             self.levels[id(obj)] = level
@@ -208,21 +218,12 @@ class _Decoder:
             low, high = -MAX_WORD_NUMBER, MAX_WORD_NUMBER
         elif field == "sides":
             low, high = 1, tree.MAX_SIDES
+        elif field == "faces":  # 12 characters with the sign
+            low, high = -MAX_NUMBER // 10, MAX_NUMBER
         else:
             low, high = -MAX_NUMBER, MAX_NUMBER
         if not low <= data <= high:
             raise ValueError(f"{field} {data} is outside {low:,}..{high:,}")
-
-
-def _subexpressions(e: Any) -> list[Any]:
-    """The expressions directly under `e` (as the grammar counts levels)."""
-    if isinstance(e, tree.Neg):
-        return [e.operand]
-    if isinstance(e, tree.Arithmetic):
-        return [e.first, *(y for _, y in e.rest)]
-    if isinstance(e, tree.Dice) and not isinstance(e.count, int):
-        return [e.count]
-    return []
 
 
 _FIELDS: dict[type, dict[str, str]] = {}

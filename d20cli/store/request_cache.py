@@ -55,12 +55,13 @@ def cache_path() -> str | None:
     return os.path.join(xdg_dir("XDG_CACHE_HOME", ".cache"), "d20cli", "requests.json")
 
 
-def _stamp() -> str:
+def _stamp(more: tuple[str, ...] = ()) -> str:
     """The version of the request language: its modules' sizes and modification times (an
-    upgrade or an edit rewrites them; importlib.metadata would cost 17 ms at start-up)."""
+    upgrade or an edit rewrites them; importlib.metadata would cost 17 ms at start-up);
+    `more`: other modules (relative to the package's folder) the cache depends on."""
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parts = []
-    for name in _LANGUAGE_MODULES:
+    for name in _LANGUAGE_MODULES + more:
         try:
             st = os.stat(os.path.join(here, name))
             parts.append(f"{st.st_size}-{st.st_mtime_ns}")

@@ -1,0 +1,249 @@
+"""Requests by shape: a request text with its numbers as slots (`check +5 vs 15` and
+`check +3 vs 12` share the shape `check +# vs #`), so a new text of a known shape is
+read without the grammar (d20cli.store.shape_cache keeps the file).
+
+A template is the parsed request of one text as parse_cache's JSON, with a marker where
+a slot's number lands (`{"@s": i}`, `{"@s": i, "neg": 1}` for `-N` read as one signed
+number), each column as a place in the text's pieces (`{"@c": [segment, offset]}`), and
+the slots whose number is part of the meaning (`expertise=d6`, the `20` of `1d20 adv`)
+kept as they are (`fixed`): a text matches only with those digits.
+
+`shape_probes.build` makes a template from a text the grammar has just parsed, by parsing
+probes: every number changed at once (or, if that does not show each number's place, one
+at a time) must change exactly one number of the request, at a field whose limits are
+known here (`RULES`); else the number is fixed. With the text's own numbers and with the
+probe's, the template must give exactly what the grammar gives, or the shape is not
+cached. `fill` puts a text's numbers into a template and checks them as the grammar's
+parse actions would (digits, dice sides, house numbers, repeats, `mi`/`ma` within the
+faces, `u`, adv on one plain d20), then parse_cache.decode checks the whole request.
+A fill the grammar would refuse is `Refused` (a miss: the caller parses the
+text, so errors and carets always come from the grammar); a template that is not one
+`build` could have written is ValueError (or KeyError, TypeError).
+
+Only ASCII, printable texts of at most MAX_TEXT characters with 1 to MAX_SLOTS numbers
+written without leading zeros have a shape.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from d20cli.dice import tree
+from d20cli.dice.advantage import adv_problem
+from d20cli.language import parse_cache
+from d20cli.language.requests import RollRequest
+from d20cli.language.vocabulary import HOUSE_RANGE
+
+MAX_TEXT = 500  # characters of a text that has a shape
+MAX_SLOTS = 40  # numbers in it
+
+_DIGITS = re.compile(r"[0-9]+")
+_VERB = re.compile(r"[\s,]")
+_E12 = 10**12 - 1  # 12 digits (the dice grammar)
+_E11 = 10**11 - 1  # 12 characters with the sign (the dice grammar's signed numbers)
+_W9 = 10**9 - 1  # 9 digits (the request grammar's own words)
+
+#: Where a slot's number may land: (class, field) -> (lowest, highest, highest when read
+#: with its '-' as one negative number, or None when it never is). The grammar's limits:
+#: d20cli.language.grammar (9 digits, HOUSE_RANGE), dice_modifiers (12 characters),
+#: dice_grammar (sides, repeats). Any other field keeps its slot fixed.
+RULES: dict[tuple[str, str], tuple[int, int, int | None]] = {
+    ("Number", "value"): (0, _E12, None),
+    ("Dice", "count"): (0, _E12, None),
+    ("Dice", "sides"): (1, tree.MAX_SIDES, None),
+    ("Dice", "minimum"): (0, _E12, _E11),
+    ("Dice", "maximum"): (0, _E12, _E11),
+    ("Keep", "n"): (0, _E12, None),
+    ("Compare", "value"): (0, _E12, _E11),
+    ("Target", "value"): (0, _W9, _W9),
+    ("CheckRequest", "score"): (0, _W9, None),
+    ("CheckRequest", "adjust"): (0, _W9, _W9),
+    ("CheckRequest", "crit"): (*HOUSE_RANGE, None),
+    ("CheckRequest", "floor"): (*HOUSE_RANGE, None),
+    ("CompareRequest", "first"): (0, _W9, _W9),
+    ("CompareRequest", "second"): (0, _W9, _W9),
+    ("PercentRequest", "percent"): (0, _W9, None),
+    ("ScoresRequest", "players"): (0, _W9, None),
+    ("RollRequest", "repeat"): (1, parse_cache.MAX_NX, None),
+}
+
+
+class Refused(Exception):
+    """A text's numbers do not fit its shape's template (the grammar decides)."""
+
+
+def split(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The text's pieces around its numbers and the numbers (as typed), or None when it
+    has no shape (see the module doc)."""
+    if len(text) > MAX_TEXT or not text.isascii() or not text.isprintable():
+        return None
+    numbers = tuple(_DIGITS.findall(text))
+    if not numbers or len(numbers) > MAX_SLOTS:
+        return None
+    if any(len(n) > 1 and n[0] == "0" for n in numbers):
+        return None
+    return tuple(_DIGITS.split(text)), numbers
+
+
+def key(pieces: tuple[str, ...]) -> str:
+    """The shape: the pieces joined by '#' ('#' and '\\' in a piece escaped)."""
+    return "#".join(p.replace("\\", "\\\\").replace("#", "\\#") for p in pieces)
+
+
+def join(pieces: tuple[str, ...], numbers: tuple[str, ...]) -> str:
+    out = [pieces[0]]
+    for number, piece in zip(numbers, pieces[1:], strict=True):
+        out += (number, piece)
+    return "".join(out)
+
+
+def starts(pieces: tuple[str, ...], numbers: tuple[str, ...]) -> list[tuple[int, int]]:
+    """Each segment's start and length: piece 0, number 0, piece 1, ... (2n + 1)."""
+    out, at = [], 0
+    for i, piece in enumerate(pieces):
+        out.append((at, len(piece)))
+        at += len(piece)
+        if i < len(numbers):
+            out.append((at, len(numbers[i])))
+            at += len(numbers[i])
+    return out
+
+
+def instances(value: Any, cls: type) -> Iterator[Any]:
+    """Every instance of `cls` in a request (any depth, the request itself too)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cls):
+            yield node
+        if isinstance(node, tuple):
+            stack.extend(node)
+        elif dataclasses.is_dataclass(node) and not isinstance(node, type):
+            stack.extend(getattr(node, f.name) for f in dataclasses.fields(node) if f.init)
+
+
+# --- filling a template --------------------------------------------------------------------
+
+
+class _Filler:
+    def __init__(self, pieces: tuple[str, ...], numbers: tuple[str, ...]) -> None:
+        self.numbers = numbers
+        self.segments = starts(pieces, numbers)
+        self.used: set[int] = set()
+
+    def value(self, node: Any, cls: str, field: str, depth: int) -> Any:
+        if depth > parse_cache.MAX_JSON_DEPTH:
+            raise ValueError("a template nests too deeply")
+        if isinstance(node, list):
+            raise ValueError("lists are not in a template")
+        if not isinstance(node, dict):
+            return node
+        if "@s" in node:
+            return self.slot(node, cls, field)
+        if "@c" in node:
+            return self.column(node, field)
+        if "@t" in node:
+            items = node["@t"]
+            if not isinstance(items, list) or len(node) != 1:
+                raise ValueError("a bad tuple")
+            inner = field if field == "columns" else field + "[]"  # an item, not the field
+            return {"@t": [self.value(x, cls, inner, depth + 1) for x in items]}
+        here = node.get("@", cls)
+        if not isinstance(here, str):
+            raise ValueError("a bad class name")
+        return {k: v if k == "@" else self.value(v, here, k, depth + 1) for k, v in node.items()}
+
+    def slot(self, node: dict[str, Any], cls: str, field: str) -> int:
+        i, neg = node["@s"], node.get("neg", 0)
+        if (
+            set(node) - {"@s", "neg"}
+            or type(i) is not int
+            or not 0 <= i < len(self.numbers)
+            or neg not in (0, 1)
+            or i in self.used
+        ):
+            raise ValueError("a bad slot")
+        self.used.add(i)
+        low, high, neg_high = RULES[(cls, field)]
+        if neg and neg_high is None:
+            raise ValueError(f"{cls}.{field} is never negative")
+        digits = self.numbers[i]
+        if len(digits) > 12:
+            raise Refused(f"{digits[:20]} has too many digits")
+        n = int(digits)
+        if not low <= n <= (neg_high if neg and neg_high is not None else high):
+            raise Refused(f"{n} does not fit {cls}.{field}")
+        return -n if neg else n
+
+    def column(self, node: dict[str, Any], field: str) -> int:
+        place = node["@c"]
+        if field != "columns" or len(node) != 1 or not isinstance(place, list) or len(place) != 2:
+            raise ValueError("a bad column")
+        k, offset = place
+        if type(k) is not int or type(offset) is not int or not 0 <= k < len(self.segments):
+            raise ValueError("a bad column")
+        start, length = self.segments[k]
+        if not (offset == 0 if k % 2 else 0 <= offset <= length):
+            raise ValueError("a bad column")
+        return start + offset + 1
+
+
+def fill(entry: Any, pieces: tuple[str, ...], numbers: tuple[str, ...], text: str) -> Any:
+    """The request `text` (whose pieces and numbers these are) means, from its shape's
+    template `entry`. Refused when the numbers do not fit (the grammar would refuse or
+    read the text otherwise); ValueError, KeyError or TypeError for a bad template."""
+    if not isinstance(entry, dict) or set(entry) != {"shape", "fixed", "tree"}:
+        raise ValueError("not a template")
+    if entry["shape"] != key(pieces):
+        raise ValueError("a template of another shape")
+    fixed = entry["fixed"]
+    if not isinstance(fixed, list):
+        raise ValueError("a bad template")
+    held: set[int] = set()
+    for pair in fixed:
+        i, digits = pair
+        if type(i) is not int or not 0 <= i < len(numbers) or not isinstance(digits, str):
+            raise ValueError("a bad fixed slot")
+        held.add(i)
+        if numbers[i] != digits:
+            raise Refused("a number of this shape's meaning differs")
+    filler = _Filler(pieces, numbers)
+    data = filler.value(entry["tree"], "", "", 0)
+    if held & filler.used or len(held) + len(filler.used) != len(numbers):
+        raise ValueError("a template's slots do not match its shape")
+    try:  # the limits of the grammar, checked again on the whole request
+        request = parse_cache.decode(data, parse_cache.classes(), text)
+    except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as err:
+        raise Refused(str(err)) from None
+    _check(request, text)
+    return request
+
+
+def _check(request: Any, text: str) -> None:
+    """The checks of the dice grammar's parse actions that depend on numbers."""
+    for d in instances(request, tree.Dice):
+        sides = d.sides
+        if isinstance(sides, int) and not 1 <= sides <= tree.MAX_SIDES:
+            raise Refused("sides")
+        if isinstance(sides, tuple):
+            lo, hi = min(sides), max(sides)
+        elif isinstance(sides, int | str):
+            lo, hi = (-1, 1) if sides == "F" else (1, 100 if sides == "%" else int(sides))
+        else:
+            lo, hi = -tree.MAX_TOTAL, tree.MAX_TOTAL
+        for v in (d.minimum, d.maximum):
+            if v is not None and not lo <= v <= hi:
+                raise Refused("mi/ma outside the faces")
+        low = d.minimum if d.minimum is not None else lo
+        if low > (d.maximum if d.maximum is not None else hi):
+            raise Refused("mi above ma")
+        if d.unique and isinstance(d.count, int) and d.count > d.unique_faces():
+            raise Refused("u")
+    for r in instances(request, RollRequest):
+        if r.adv and adv_problem(r.expr) is not None:
+            raise Refused("adv")
+    if request.verb != _VERB.split(text.lstrip(), maxsplit=1)[0].lower():
+        raise Refused("a request of another verb")

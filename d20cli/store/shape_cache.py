@@ -1,0 +1,171 @@
+"""A small cache of request shapes on disk, so a new request of a known shape (`check +3
+vs 12` after `check +5 vs 15`) starts without pyparsing.
+
+The cache of parsed requests (d20cli.store.request_cache) serves a text seen before; at
+the table most texts are new, but of a few shapes: the same words with other numbers.
+This file maps a shape (the text with its numbers as slots, d20cli.language.shapes) to a
+template of its request. A new text of a known shape is read from the template filled
+with its numbers and checked as the grammar would check them; whenever the grammar might
+read it otherwise or refuse it, the text is parsed (errors and carets come from the
+grammar only). A shape is learnt from a text the grammar has just parsed, by parsing a
+few probes of it (the first MAX_BUILDS new shapes of a run; a batch of lines does not
+pay for more).
+
+Where: $XDG_CACHE_HOME/d20cli/shapes.json (default ~/.cache/d20cli/shapes.json);
+`D20_NO_CACHE=1` turns it off with the request cache. Bounded like the request cache:
+at most MAX_ENTRIES shapes (the most recently learnt), MAX_FILE_BYTES in all and
+MAX_ENTRY_BYTES each, trimmed in one linear pass, written atomically; keyed by the
+language's modules (and d20cli/language/shapes.py), so any change to them empties it.
+
+The file is not trusted: a file that is too big, not JSON or not a cache of shapes, or
+an entry that is not a template of its own shape, is dropped as a whole, with one
+warning, and replaced; a template filled is checked as strictly as a cached request
+(parse_cache.decode) and by the grammar's own limits, and anything doubtful is parsed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Callable
+from typing import Any
+
+from d20cli.language import shapes
+from d20cli.language.shape_probes import build
+from d20cli.store.files import atomic_write, env_flag, xdg_dir
+from d20cli.store.request_cache import (
+    MAX_ENTRIES,
+    MAX_ENTRY_BYTES,
+    MAX_FILE_BYTES,
+    _stamp,
+    _warn,
+)
+
+MAX_BUILDS = 4  # new shapes learnt in one run
+_MODULES = ("language/shapes.py", "language/shape_probes.py", "language/parse_cache.py")
+_KEYS = frozenset({"shape", "fixed", "tree"})
+
+
+def shape_path() -> str | None:
+    """The shapes file (None when the caches are off)."""
+    if env_flag("D20_NO_CACHE"):
+        return None
+    return os.path.join(xdg_dir("XDG_CACHE_HOME", ".cache"), "d20cli", "shapes.json")
+
+
+class ShapeCache:
+    """The shapes file of one run: read on first use, written once at the end if it grew."""
+
+    def __init__(self, path: str | None, warn: Callable[[str], None] = _warn) -> None:
+        self.path = path
+        self.warn = warn
+        self.builds = 0
+        self._entries: dict[str, Any] | None = None
+        self._stamp = ""
+        self._dirty = False
+
+    def _load(self) -> dict[str, Any]:
+        if self._entries is None:
+            self._entries = {}
+            self._stamp = _stamp(_MODULES)
+            if self.path is not None:
+                self._entries = self._read(self.path)
+        return self._entries
+
+    def _read(self, path: str) -> dict[str, Any]:
+        try:
+            with open(path, "rb") as f:
+                raw_bytes = f.read(MAX_FILE_BYTES + 1)
+        except OSError:
+            return {}
+        if len(raw_bytes) > MAX_FILE_BYTES:
+            return self._drop(f"it is larger than {MAX_FILE_BYTES:,} bytes")
+        try:
+            raw = json.loads(raw_bytes.decode("utf-8"))
+        except (ValueError, RecursionError):
+            return self._drop("it is not JSON")
+        if not isinstance(raw, dict):
+            return self._drop("it is not a cache")
+        if raw.get("stamp") != self._stamp:
+            return {}  # another version of the language: not an error
+        entries = raw.get("shapes")
+        if not isinstance(entries, dict) or len(entries) > MAX_ENTRIES:
+            return self._drop("its shapes are not a cache")
+        for shape, entry in entries.items():
+            if not (
+                isinstance(entry, dict)
+                and entry.keys() == _KEYS
+                and entry["shape"] == shape
+                and isinstance(entry["fixed"], list)
+                and isinstance(entry["tree"], dict)
+            ):
+                return self._drop("an entry is not a template of its shape")
+        return entries
+
+    def _drop(self, why: str) -> dict[str, Any]:
+        """Forget the whole file (it is replaced at the end of the run), with a warning."""
+        self.warn(f"the shape cache {self.path} was dropped: {why}")
+        self._dirty = True
+        self._entries = {}
+        return self._entries
+
+    def get(self, text: str) -> Any:
+        """The request `text` means, from its shape's template; None when there is none or
+        it does not fit (then the grammar reads the text)."""
+        if self.path is None:
+            return None
+        parts = shapes.split(text)
+        if parts is None:
+            return None
+        pieces, numbers = parts
+        entry = self._load().get(shapes.key(pieces))
+        if entry is None:
+            return None
+        try:
+            return shapes.fill(entry, pieces, numbers, text)
+        except shapes.Refused:
+            return None
+        except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as err:
+            self._drop(f"an entry is not a template of its shape ({err})")
+            return None
+
+    def put(self, text: str, request: Any, parse: Callable[[str], Any]) -> None:
+        """Learn the shape of `text`, which the grammar (`parse`) read as `request`."""
+        if self.path is None or self.builds >= MAX_BUILDS or shapes.split(text) is None:
+            return
+        self.builds += 1
+        built = build(text, request, parse)
+        if built is None:
+            return
+        shape, entry = built
+        if len(json.dumps(entry)) > MAX_ENTRY_BYTES:
+            return
+        entries = self._load()
+        entries.pop(shape, None)
+        entries[shape] = entry
+        if len(entries) > MAX_ENTRIES:  # the oldest go, in one linear pass
+            kept = list(entries.items())[-MAX_ENTRIES:]
+            entries.clear()
+            entries.update(kept)
+        self._dirty = True
+
+    def save(self) -> None:
+        """Write the file if it changed (atomically; a failure is silently skipped): the
+        most recent shapes that fit in MAX_FILE_BYTES."""
+        if not self._dirty or self.path is None or self._entries is None:
+            return
+        self._dirty = False
+        parts: list[str] = []
+        size = 100
+        for shape, entry in reversed(self._entries.items()):
+            part = f"{json.dumps(shape)}: {json.dumps(entry)}"
+            size += len(part.encode("utf-8")) + 2
+            if size > MAX_FILE_BYTES:
+                break
+            parts.append(part)
+        parts.reverse()
+        text = f'{{"stamp": {json.dumps(self._stamp)}, "shapes": {{{", ".join(parts)}}}}}'
+        with contextlib.suppress(OSError):
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            atomic_write(self.path, text)

@@ -1,0 +1,234 @@
+"""The shapes file (d20cli.store.shape_cache): bounded, trimmed in linear time, and not
+trusted: a corrupt or hostile file is dropped with one warning and replaced; errors and
+carets through standard input are the grammar's, with the shapes warm or off."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from shape_fillings import SHAPES, fillings
+
+from d20cli.app.context import Context
+from d20cli.errors import ParseError
+from d20cli.language import shapes
+from d20cli.language.grammar import parse_request
+from d20cli.language.shape_probes import build
+from d20cli.store import shape_cache
+from d20cli.store.request_cache import MAX_ENTRIES, MAX_FILE_BYTES
+from d20cli.store.shape_cache import ShapeCache, shape_path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def learnt(path: Path, *texts: str) -> ShapeCache:
+    """A shapes file at `path` that has learnt the shapes of `texts` (saved)."""
+    cache = ShapeCache(str(path))
+    for text in texts:
+        cache.builds = 0
+        cache.put(text, parse_request(text), parse_request)
+    cache.save()
+    return cache
+
+
+def raw(path: Path) -> Any:
+    return json.loads(path.read_text())
+
+
+def test_a_second_run_serves_a_new_text_of_the_shape(tmp_path: Path) -> None:
+    path = tmp_path / "shapes.json"
+    learnt(path, "check +5 vs 15")
+    assert list(raw(path)["shapes"]) == ["check +# vs #"]
+    assert ShapeCache(str(path)).get("check +3 vs 12") == parse_request("check +3 vs 12")
+    assert ShapeCache(str(path)).get("check +3 vs 12 adv") is None  # another shape
+
+
+def test_a_run_learns_a_few_shapes_only(tmp_path: Path) -> None:
+    """A batch of many new shapes does not pay for probing each (MAX_BUILDS a run)."""
+    cache = ShapeCache(str(tmp_path / "shapes.json"))
+    for i in range(10):
+        text = "check +5 vs 15" + " adv" * i
+        cache.put(text, parse_request(text), parse_request)
+    assert len(cache._load()) == shape_cache.MAX_BUILDS
+
+
+def test_the_file_stays_small(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shape_cache, "MAX_BUILDS", 10**6)
+    path = tmp_path / "shapes.json"
+    cache = ShapeCache(str(path))
+    first = None
+    for i in range(MAX_ENTRIES + 20):
+        text = f"roll 1d6 # {'x' * i}"  # a comment of its own: a shape of its own
+        cache.put(text, parse_request(text), parse_request)
+        first = first or shapes.key(shapes.split(text)[0])  # type: ignore[index]
+    cache.save()
+    kept = raw(path)["shapes"]
+    assert len(kept) == MAX_ENTRIES and first not in kept
+    assert os.path.getsize(path) <= MAX_FILE_BYTES
+
+
+def test_big_templates_keep_the_file_within_its_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(shape_cache, "MAX_BUILDS", 10**6)
+    monkeypatch.setattr(shape_cache, "MAX_FILE_BYTES", 50_000)
+    path = tmp_path / "shapes.json"
+    cache = ShapeCache(str(path))
+    for n in range(1, 34):  # up to 480 characters (MAX_TEXT 500)
+        text = "group " + ", ".join(["+1 adv bonus"] * n) + " vs 12"
+        cache.put(text, parse_request(text), parse_request)
+    cache.save()
+    assert 40_000 < os.path.getsize(path) <= 50_000
+    kept = raw(path)["shapes"]
+    assert "group +# adv bonus vs #" not in kept  # the oldest went
+    assert ShapeCache(str(path)).get(text.replace("12", "9")) == parse_request(
+        text.replace("12", "9")
+    )
+
+
+def test_no_cache_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("D20_NO_CACHE", "1")
+    assert shape_path() is None
+    assert Context.for_command_line().shapes.path is None  # type: ignore[union-attr]
+
+
+def test_a_changed_language_empties_it_silently(tmp_path: Path) -> None:
+    path = tmp_path / "shapes.json"
+    learnt(path, "check +5 vs 15")
+    data = raw(path)
+    data["stamp"] = "1:older"
+    path.write_text(json.dumps(data))
+    warnings: list[str] = []
+    assert ShapeCache(str(path), warn=warnings.append).get("check +3 vs 12") is None
+    assert warnings == []
+
+
+def _template(text: str) -> dict[str, Any]:
+    built = build(text, parse_request(text), parse_request)
+    assert built is not None
+    return json.loads(json.dumps(built[1]))
+
+
+def hostile_files() -> list[tuple[str, Any]]:
+    good = _template("check +5 vs 15")
+    other = _template("check +5 vs 15 adv")
+    bad_slot = _template("check +5 vs 15")
+    bad_slot["tree"]["modifier"]["value"] = {"@s": 7}
+    twice = _template("check +5 vs 15")
+    twice["tree"]["target"]["value"] = {"@s": 0}
+    adv_slot = _template("check +5 vs 15")
+    adv_slot["tree"]["adv"] = adv_slot["tree"]["target"].pop("value")
+    negative = _template("check +5 vs 15")
+    negative["tree"]["modifier"]["value"] = {"@s": 0, "neg": 1}
+    column = _template("check +5 vs 15")
+    column["tree"]["columns"]["@t"][1]["@t"][1] = {"@c": [9, 0]}
+    fixed = _template("check +5 vs 15")
+    fixed["fixed"] = [[0, 5]]
+    nested: Any = 1
+    for _ in range(100_000):
+        nested = [nested]
+    return [
+        ("not JSON", b"{not json"),
+        ("not UTF-8", b"\xff\xfe"),
+        ("a list", [1, 2]),
+        ("shapes not a dict", {"shapes": [1]}),
+        ("an entry not a dict", {"shapes": {"check +# vs #": 5}}),
+        ("an entry of another shape", {"shapes": {"check +# vs #": other}}),
+        ("a key of another shape", {"shapes": {"check +# vs # adv": good}}),
+        ("missing keys", {"shapes": {"check +# vs #": {"shape": "check +# vs #"}}}),
+        ("fixed not a list", {"shapes": {"check +# vs #": {**good, "fixed": "x"}}}),
+        ("a slot past the numbers", {"shapes": {"check +# vs #": bad_slot}}),
+        ("a slot used twice", {"shapes": {"check +# vs #": twice}}),
+        ("a slot in a count", {"shapes": {"check +# vs #": adv_slot}}),
+        ("a negative slot that never is", {"shapes": {"check +# vs #": negative}}),
+        ("a column past the text", {"shapes": {"check +# vs #": column}}),
+        ("a fixed number not text", {"shapes": {"check +# vs #": fixed}}),
+        ("too many", {"shapes": {f"x{i}": good for i in range(MAX_ENTRIES + 1)}}),
+        ("nested", "<nested>"),
+        ("huge", "<huge>"),
+    ]
+
+
+@pytest.mark.parametrize(("what", "content"), hostile_files(), ids=[w for w, _ in hostile_files()])
+def test_a_hostile_file_is_dropped_with_one_warning_and_replaced(
+    what: str, content: Any, tmp_path: Path
+) -> None:
+    path = tmp_path / "shapes.json"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    elif content == "<nested>":
+        path.write_text("[" * 100_000 + "]" * 100_000)
+    elif content == "<huge>":
+        path.write_text(" " * (MAX_FILE_BYTES + 1))
+    else:
+        if isinstance(content, dict):
+            content = {"stamp": ShapeCache(None)._stamp or _stamp(), **content}
+        path.write_text(json.dumps(content))
+    warnings: list[str] = []
+    cache = ShapeCache(str(path), warn=warnings.append)
+    for text in ("check +3 vs 12", "check +4 vs 13", "roll 1d6"):
+        assert cache.get(text) is None, what
+    assert len(warnings) == 1 and "was dropped" in warnings[0], (what, warnings)
+    cache.put("check +3 vs 12", parse_request("check +3 vs 12"), parse_request)
+    cache.save()
+    again = ShapeCache(str(path), warn=warnings.append)
+    assert again.get("check +6 vs 11") == parse_request("check +6 vs 11")
+    assert len(warnings) == 1
+
+
+def _stamp() -> str:
+    from d20cli.store.request_cache import _stamp as stamp
+
+    return stamp(shape_cache._MODULES)
+
+
+def test_a_well_formed_template_of_another_meaning_is_not_served(tmp_path: Path) -> None:
+    """A template that names another verb than its text (hand-made: d20 never writes
+    one) is a miss: the grammar reads the text."""
+    path = tmp_path / "shapes.json"
+    entry = _template("check +5 vs 15")
+    entry["shape"] = "save +# vs #"
+    path.write_text(json.dumps({"stamp": _stamp(), "shapes": {"save +# vs #": entry}}))
+    context = Context(None, None, ShapeCache(str(path)))
+    assert context.parse("save +3 vs 12") == parse_request("save +3 vs 12")
+
+
+def test_errors_and_carets_through_standard_input_are_the_grammars(tmp_path: Path) -> None:
+    """Fillings of every shape (many of them errors), as a batch on standard input with
+    the shapes warm, print exactly what they print with the caches off."""
+    cache_home = tmp_path / "cache"
+    learnt(cache_home / "d20cli" / "shapes.json", *SHAPES)
+    lines = [f for text in SHAPES for f in fillings(text, 12, seed=7)]
+    batch = "".join(f"{line}\n" for line in lines)
+    errors = 0
+    for line in lines:
+        try:
+            parse_request(line)
+        except ParseError:
+            errors += 1
+    assert errors > 100
+    runs = []
+    for off in ("", "1"):
+        env = {**os.environ, "XDG_CACHE_HOME": str(cache_home), "D20_NO_LOG": "1"}
+        env["D20_NO_CACHE"] = off
+        runs.append(
+            subprocess.run(
+                [sys.executable, "-m", "d20cli", "--seed", "5", "--budget", "100"],
+                input=batch,
+                capture_output=True,
+                text=True,
+                env=env,
+                cwd=ROOT,
+                timeout=300,
+            )
+        )
+    warm, cold = runs
+    assert "Traceback" not in warm.stderr
+    assert warm.returncode == cold.returncode
+    assert (warm.stdout, warm.stderr) == (cold.stdout, cold.stderr)
+    assert "^" in warm.stderr or "column" in warm.stderr

@@ -1,0 +1,141 @@
+"""The shape cache never changes what a request means (issue 20 item 2): for every shape
+the tests cache, 1,000 random fillings of its numbers (in and out of the grammar's
+limits, leading zeros, edges) read from the shape's template give exactly what the
+grammar gives, and nothing where the grammar refuses the text (so its errors and carets
+are the grammar's: tests/test_shape_cache.py runs them through standard input)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from shape_fillings import SHAPES, fillings
+
+from d20cli.errors import ParseError
+from d20cli.language import shapes
+from d20cli.language.grammar import parse_request
+from d20cli.store.shape_cache import ShapeCache
+
+FILLINGS = 1000
+
+# Shapes whose every number is part of their meaning (the grammar would read another
+# number otherwise), or which are not cached at all: only the text itself is served.
+NOT_FREE = {
+    "roll 1d20+5 adv vs 15; 2d6+3",  # `;` parts keep their text; adv checked per part
+    "roll 1d20+5 vs 15; 2d6+3",
+    "roll I hit for [[1d8+3]] and [[1d6]] fire",
+}
+
+
+def cold(text: str) -> object:
+    try:
+        return parse_request(text)
+    except ParseError as err:
+        return err
+
+
+@pytest.mark.parametrize("text", SHAPES)
+def test_random_fillings_give_what_the_grammar_gives(text: str, tmp_path: Path) -> None:
+    cache = ShapeCache(str(tmp_path / "shapes.json"))
+    cache.put(text, parse_request(text), parse_request)
+    assert cache.get(text) in (None, parse_request(text))
+    hits = refused = 0
+    for filled in fillings(text, FILLINGS, seed=20):
+        want = cold(filled)
+        got = cache.get(filled)
+        if got is None:
+            refused += isinstance(want, ParseError)
+            continue
+        hits += 1
+        assert not isinstance(want, ParseError), (filled, want)
+        assert got == want, filled
+        assert type(got) is type(want)
+    if text not in NOT_FREE:
+        assert hits >= 1, f"{text}: no filling served"
+    assert hits + refused > 0
+
+
+def test_every_verb_is_covered() -> None:
+    from d20cli.language.vocabulary import VERBS
+
+    verbs = {t.split()[0] for t in SHAPES}
+    assert verbs >= set(VERBS) - {"luck", "fortune"}  # those two take no number
+
+
+def test_a_shape_is_the_text_with_its_numbers_as_slots() -> None:
+    parts = shapes.split("attack +7 vs 16 dmg 1d8+4")
+    assert parts is not None
+    pieces, numbers = parts
+    assert numbers == ("7", "16", "1", "8", "4")
+    assert shapes.key(pieces) == "attack +# vs # dmg #d#+#"
+    assert shapes.key(shapes.split("check +3 vs 12")[0]) == shapes.key(  # type: ignore[index]
+        shapes.split("check +5 vs 15")[0]  # type: ignore[index]
+    )
+    assert shapes.key(("roll ", " # a\\b")) == "roll # \\# a\\\\b"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "check +05 vs 15",  # a leading zero
+        "check +٣ vs 15",  # digits other than 0-9
+        "check −5 vs 15",  # the Unicode minus the grammar reads as '-'
+        "check\t+5 vs 15",
+        "luck adv",  # no number
+        "roll " + "1+" * 300 + "1",  # too long
+    ],
+)
+def test_texts_without_a_shape(text: str) -> None:
+    assert shapes.split(text) is None
+
+
+def test_numbers_that_are_part_of_the_meaning_stay_fixed(tmp_path: Path) -> None:
+    """`expertise=d6`: only d4, d6, d8 are read; the d20 of `1d20 adv`: adv needs one plain
+    d20; two rank adjustments add up: those numbers must be the same to use the shape."""
+    cache = ShapeCache(str(tmp_path / "shapes.json"))
+    for text in ("check +5 vs 15 adv expertise=d6", "roll 1d20+5 adv", "attempt trained +1 -2"):
+        cache.builds = 0
+        cache.put(text, parse_request(text), parse_request)
+    assert cache.get("check +7 vs 11 adv expertise=d6") == parse_request(
+        "check +7 vs 11 adv expertise=d6"
+    )
+    assert cache.get("check +7 vs 11 adv expertise=d8") is None
+    assert cache.get("roll 1d20+9 adv") == parse_request("roll 1d20+9 adv")
+    assert cache.get("roll 1d12+9 adv") is None
+    assert cache.get("roll 2d20+9 adv") is None
+    assert cache.get("attempt trained +1 -2") == parse_request("attempt trained +1 -2")
+    assert cache.get("attempt trained +3 -2") is None
+
+
+def test_columns_follow_the_numbers_lengths(tmp_path: Path) -> None:
+    cache = ShapeCache(str(tmp_path / "shapes.json"))
+    cache.put("check +5 vs 15 adv", parse_request("check +5 vs 15 adv"), parse_request)
+    got = cache.get("check +12345 vs 1 adv")
+    assert got == parse_request("check +12345 vs 1 adv")
+    assert got.column("adv") == 19  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "check +5 vs 1000000000",  # 10 digits: the grammar's limit is 9
+        "roll 1d0",
+        "roll 1d1000001",
+        "roll 1001x 1d6",
+        "roll 0x 1d6",
+        "check +5 crit 21 vs 15",
+        "roll 4d6mi7",
+        "roll 1d20+1000000000000",
+    ],
+)
+def test_a_filling_the_grammar_refuses_is_not_served(text: str, tmp_path: Path) -> None:
+    cache = ShapeCache(str(tmp_path / "shapes.json"))
+    parts = shapes.split(text)
+    assert parts is not None
+    # the same shape with small numbers, learnt first
+    small = shapes.join(parts[0], tuple("2" for _ in parts[1]))
+    cache.put(small, parse_request(small), parse_request)
+    assert shapes.key(parts[0]) in cache._load()
+    with pytest.raises(ParseError):
+        parse_request(text)
+    assert cache.get(text) is None
