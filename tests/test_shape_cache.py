@@ -19,7 +19,7 @@ from d20cli.errors import ParseError
 from d20cli.language import shapes
 from d20cli.language.grammar import parse_request
 from d20cli.language.shape_probes import build
-from d20cli.store import shape_cache
+from d20cli.store import request_cache, shape_cache
 from d20cli.store.request_cache import MAX_ENTRIES, MAX_FILE_BYTES
 from d20cli.store.shape_cache import ShapeCache, shape_path
 
@@ -76,7 +76,7 @@ def test_big_templates_keep_the_file_within_its_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(shape_cache, "MAX_BUILDS", 10**6)
-    monkeypatch.setattr(shape_cache, "MAX_FILE_BYTES", 50_000)
+    monkeypatch.setattr(request_cache, "MAX_FILE_BYTES", 50_000)  # (the files' one writer)
     path = tmp_path / "shapes.json"
     cache = ShapeCache(str(path))
     for n in range(1, 34):  # up to 480 characters (MAX_TEXT 500)

@@ -74,21 +74,28 @@ def _warn(message: str) -> None:
     sys.stderr.write(f"d20: warning: {message}\n")
 
 
-class ParseCache:
-    """The cache file of one run: read on first use, written once at the end if it grew."""
+class CacheFile:
+    """A cache file of one run (JSON: the language's `stamp` and a table of entries under
+    SECTION): read on first use, written once at the end if it changed. A file that is
+    too big, is not JSON, is not such a cache, or holds an entry `_bad_entries` finds
+    wrong, is dropped as a whole with one warning (it is replaced at the end of the run);
+    a file of another version of the language is quietly replaced."""
+
+    NAME = "cache"  # as warnings name it
+    SECTION = "entries"  # the file's table of entries
+    MODULES: tuple[str, ...] = ()  # modules besides the language's it depends on
 
     def __init__(self, path: str | None, warn: Callable[[str], None] = _warn) -> None:
         self.path = path
         self.warn = warn
         self._entries: dict[str, Any] | None = None
-        self._stamp: str | None = None
+        self._stamp = ""
         self._dirty = False
-        self._classes: dict[str, type] | None = None
 
     def _load(self) -> dict[str, Any]:
         if self._entries is None:
             self._entries = {}
-            self._stamp = _stamp()
+            self._stamp = _stamp(self.MODULES)
             if self.path is not None:
                 self._entries = self._read(self.path)
         return self._entries
@@ -109,17 +116,66 @@ class ParseCache:
             return self._drop("it is not a cache")
         if raw.get("stamp") != self._stamp:
             return {}  # another version of the language: not an error
-        entries = raw.get("requests")
+        entries = raw.get(self.SECTION)
         if not isinstance(entries, dict) or len(entries) > MAX_ENTRIES:
-            return self._drop("its requests are not a cache")
-        return entries
+            return self._drop(f"its {self.SECTION} are not a cache")
+        why = self._bad_entries(entries)
+        return entries if why is None else self._drop(why)
+
+    def _bad_entries(self, entries: dict[str, Any]) -> str | None:
+        """Why the file's entries are not this cache's (None: they may be)."""
+        return None
 
     def _drop(self, why: str) -> dict[str, Any]:
         """Forget the whole file (it is replaced at the end of the run), with a warning."""
-        self.warn(f"the parse cache {self.path} was dropped: {why}")
+        self.warn(f"the {self.NAME} {self.path} was dropped: {why}")
         self._dirty = True
         self._entries = {}
         return self._entries
+
+    def _remember(self, key: str, entry: Any) -> None:
+        """Keep `entry` under `key` as the most recent (the oldest go past MAX_ENTRIES)."""
+        entries = self._load()
+        entries.pop(key, None)
+        entries[key] = entry
+        if len(entries) > MAX_ENTRIES:  # the oldest go, in one linear pass
+            kept = list(entries.items())[-MAX_ENTRIES:]
+            entries.clear()
+            entries.update(kept)
+        self._dirty = True
+
+    def save(self) -> None:
+        """Write the file if it changed (atomically; a failure is silently skipped: a
+        cache that cannot be written only means the next start parses again): the most
+        recent entries that fit in MAX_FILE_BYTES."""
+        if not self._dirty or self.path is None or self._entries is None:
+            return
+        self._dirty = False
+        parts: list[str] = []
+        size = 100
+        for key, data in reversed(self._entries.items()):
+            part = f"{json.dumps(key)}: {json.dumps(data)}"
+            size += len(part.encode("utf-8")) + 2
+            if size > MAX_FILE_BYTES:
+                break
+            parts.append(part)
+        parts.reverse()
+        section = json.dumps(self.SECTION)
+        text = f'{{"stamp": {json.dumps(self._stamp)}, {section}: {{{", ".join(parts)}}}}}'
+        with contextlib.suppress(OSError):
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            atomic_write(self.path, text)
+
+
+class ParseCache(CacheFile):
+    """The parsed requests by their text."""
+
+    NAME = "parse cache"
+    SECTION = "requests"
+
+    def __init__(self, path: str | None, warn: Callable[[str], None] = _warn) -> None:
+        super().__init__(path, warn)
+        self._classes: dict[str, type] | None = None
 
     def get(self, text: str) -> Any:
         if self.path is None:
@@ -144,32 +200,4 @@ class ParseCache:
             return
         if len(text) + len(json.dumps(data)) > MAX_ENTRY_BYTES:
             return
-        entries = self._load()
-        entries.pop(text, None)
-        entries[text] = data
-        if len(entries) > MAX_ENTRIES:  # the oldest go, in one linear pass
-            kept = list(entries.items())[-MAX_ENTRIES:]
-            entries.clear()
-            entries.update(kept)
-        self._dirty = True
-
-    def save(self) -> None:
-        """Write the cache if it changed (atomically; a failure is silently skipped: a
-        cache that cannot be written only means the next start parses again): the most
-        recent entries that fit in MAX_FILE_BYTES."""
-        if not self._dirty or self.path is None or self._entries is None:
-            return
-        self._dirty = False
-        parts: list[str] = []
-        size = 100
-        for key, data in reversed(self._entries.items()):
-            part = f"{json.dumps(key)}: {json.dumps(data)}"
-            size += len(part.encode("utf-8")) + 2
-            if size > MAX_FILE_BYTES:
-                break
-            parts.append(part)
-        parts.reverse()
-        text = f'{{"stamp": {json.dumps(self._stamp)}, "requests": {{{", ".join(parts)}}}}}'
-        with contextlib.suppress(OSError):
-            os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            atomic_write(self.path, text)
+        self._remember(text, data)

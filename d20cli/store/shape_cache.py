@@ -25,7 +25,6 @@ warning, and replaced; a template filled is checked as strictly as a cached requ
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from collections.abc import Callable
@@ -33,14 +32,8 @@ from typing import Any
 
 from d20cli.language import shapes
 from d20cli.language.shape_probes import build
-from d20cli.store.files import atomic_write, env_flag, xdg_dir
-from d20cli.store.request_cache import (
-    MAX_ENTRIES,
-    MAX_ENTRY_BYTES,
-    MAX_FILE_BYTES,
-    _stamp,
-    _warn,
-)
+from d20cli.store.files import env_flag, xdg_dir
+from d20cli.store.request_cache import MAX_ENTRY_BYTES, CacheFile, _warn
 
 MAX_BUILDS = 4  # new shapes learnt in one run
 _MODULES = ("language/shapes.py", "language/shape_probes.py", "language/parse_cache.py")
@@ -54,44 +47,18 @@ def shape_path() -> str | None:
     return os.path.join(xdg_dir("XDG_CACHE_HOME", ".cache"), "d20cli", "shapes.json")
 
 
-class ShapeCache:
-    """The shapes file of one run: read on first use, written once at the end if it grew."""
+class ShapeCache(CacheFile):
+    """The templates of request shapes, by shape."""
+
+    NAME = "shape cache"
+    SECTION = "shapes"
+    MODULES = _MODULES
 
     def __init__(self, path: str | None, warn: Callable[[str], None] = _warn) -> None:
-        self.path = path
-        self.warn = warn
+        super().__init__(path, warn)
         self.builds = 0
-        self._entries: dict[str, Any] | None = None
-        self._stamp = ""
-        self._dirty = False
 
-    def _load(self) -> dict[str, Any]:
-        if self._entries is None:
-            self._entries = {}
-            self._stamp = _stamp(_MODULES)
-            if self.path is not None:
-                self._entries = self._read(self.path)
-        return self._entries
-
-    def _read(self, path: str) -> dict[str, Any]:
-        try:
-            with open(path, "rb") as f:
-                raw_bytes = f.read(MAX_FILE_BYTES + 1)
-        except OSError:
-            return {}
-        if len(raw_bytes) > MAX_FILE_BYTES:
-            return self._drop(f"it is larger than {MAX_FILE_BYTES:,} bytes")
-        try:
-            raw = json.loads(raw_bytes.decode("utf-8"))
-        except (ValueError, RecursionError):
-            return self._drop("it is not JSON")
-        if not isinstance(raw, dict):
-            return self._drop("it is not a cache")
-        if raw.get("stamp") != self._stamp:
-            return {}  # another version of the language: not an error
-        entries = raw.get("shapes")
-        if not isinstance(entries, dict) or len(entries) > MAX_ENTRIES:
-            return self._drop("its shapes are not a cache")
+    def _bad_entries(self, entries: dict[str, Any]) -> str | None:
         for shape, entry in entries.items():
             if not (
                 isinstance(entry, dict)
@@ -100,15 +67,8 @@ class ShapeCache:
                 and isinstance(entry["fixed"], list)
                 and isinstance(entry["tree"], dict)
             ):
-                return self._drop("an entry is not a template of its shape")
-        return entries
-
-    def _drop(self, why: str) -> dict[str, Any]:
-        """Forget the whole file (it is replaced at the end of the run), with a warning."""
-        self.warn(f"the shape cache {self.path} was dropped: {why}")
-        self._dirty = True
-        self._entries = {}
-        return self._entries
+                return "an entry is not a template of its shape"
+        return None
 
     def get(self, text: str) -> Any:
         """The request `text` means, from its shape's template; None when there is none or
@@ -141,31 +101,4 @@ class ShapeCache:
         shape, entry = built
         if len(json.dumps(entry)) > MAX_ENTRY_BYTES:
             return
-        entries = self._load()
-        entries.pop(shape, None)
-        entries[shape] = entry
-        if len(entries) > MAX_ENTRIES:  # the oldest go, in one linear pass
-            kept = list(entries.items())[-MAX_ENTRIES:]
-            entries.clear()
-            entries.update(kept)
-        self._dirty = True
-
-    def save(self) -> None:
-        """Write the file if it changed (atomically; a failure is silently skipped): the
-        most recent shapes that fit in MAX_FILE_BYTES."""
-        if not self._dirty or self.path is None or self._entries is None:
-            return
-        self._dirty = False
-        parts: list[str] = []
-        size = 100
-        for shape, entry in reversed(self._entries.items()):
-            part = f"{json.dumps(shape)}: {json.dumps(entry)}"
-            size += len(part.encode("utf-8")) + 2
-            if size > MAX_FILE_BYTES:
-                break
-            parts.append(part)
-        parts.reverse()
-        text = f'{{"stamp": {json.dumps(self._stamp)}, "shapes": {{{", ".join(parts)}}}}}'
-        with contextlib.suppress(OSError):
-            os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            atomic_write(self.path, text)
+        self._remember(shape, entry)
