@@ -19,9 +19,11 @@ from d20cli.dice import distribution
 from d20cli.dice.roller import DEFAULT_BUDGET, Roller, make_roller
 from d20cli.dice.weights import Budget, TooCostly
 from d20cli.errors import D20Error
-from d20cli.figures import exact_fraction, percent
+from d20cli.figures import percent
 from d20cli.language.requests import CheckRequest, ContestRequest, GroupRequest
 from d20cli.probability import walk
+from d20cli.probability.chances import chance_of as chance_of
+from d20cli.probability.chances import chance_words as chance_words
 from d20cli.probability.memo import OddsMemo
 from d20cli.probability.model import (
     NO_OUTCOME,
@@ -105,19 +107,19 @@ def odds_of(
 
         return _compute_odds(request, get_system(system_name), max_paths)
 
-    return MEMO.get_or_compute(_memo_key(request, system_name, max_paths), compute, shared)
+    rest = _memo_rest(system_name, max_paths)
+    return MEMO.get_or_compute((request, rest), compute, shared, (request, rest))
 
 
 MEMO = OddsMemo()  # odds already computed, by value (d20cli.probability.memo)
 
 
-def _memo_key(request: Request, system_name: str, max_paths: int) -> Hashable:
-    """What the odds of `request` depend on: the request as parsed (so the same text read
-    through a character, or with house defaults, is another key), the system (by the name
-    given: an alias is one more key for the same odds) and every limit of the work (read
-    now, so a lower limit refuses what it refuses)."""
+def _memo_rest(system_name: str, max_paths: int) -> Hashable:
+    """What the odds of a request depend on besides the request as parsed (so the same
+    text read through a character, or with house defaults, is another key): the system
+    (by the name given: an alias is one more key for the same odds) and every limit of
+    the work (read now, so a lower limit refuses what it refuses)."""
     return (
-        request,
         system_name,
         max_paths,
         walk.ODDS_STEPS,
@@ -379,41 +381,3 @@ def simulate(
     odds.estimate = rolls
     _name_sides(odds, request)
     return odds
-
-
-# --- showing the odds -----------------------------------------------------------------
-
-
-def chance_words(result: Result, odds: Odds) -> tuple[str, dict[str, str]] | None:
-    """What `--odds` adds to a result: the note (`Success — you had 55.0% (55.0% to
-    succeed)`) and the JSON detail (`chance`, `success_chance`: exact fractions); None when
-    the odds give no chance for the result's outcome. Each outcome's words are made once
-    per odds and remembered with them (`Odds.said`), as a batch asks them on every line."""
-    what = result.label or result.outcome or "this outcome"
-    winner = result.winner if odds.winners is not None else None
-    key = (result.outcome, winner, what)
-    found = odds.said.get(key)
-    if found is not None:
-        return found
-    p = chance_of(result, odds)
-    if p is None:
-        return None
-    note = f"{what} — you had {percent(p, 1)}"
-    detail = {"chance": exact_fraction(p)}
-    success = odds.success
-    if success is not None:
-        note += f" ({percent(success, 1)} to succeed)"
-        detail["success_chance"] = exact_fraction(success)
-    words = (note, detail)
-    if len(odds.said) < 256:
-        odds.said[key] = words
-    return words
-
-
-def chance_of(result: Result, odds: Odds) -> Fraction | None:
-    """The probability the odds gave to the outcome this result got (a side of a contest
-    of three or more sides winning: that side's chance to win)."""
-    if odds.winners is not None and result.winner is not None:
-        return odds.winners.get(result.winner)
-    key = result.outcome or NO_OUTCOME
-    return odds.outcomes.get(key)
