@@ -24,6 +24,7 @@ from d20cli.language.requests import CheckRequest, ContestRequest, GroupRequest
 from d20cli.probability import walk
 from d20cli.probability.chances import chance_of as chance_of
 from d20cli.probability.chances import chance_words as chance_words
+from d20cli.probability.checks import check_odds
 from d20cli.probability.memo import OddsMemo
 from d20cli.probability.model import (
     NO_OUTCOME,
@@ -145,8 +146,30 @@ def _compute_odds(request: Request, system: Any, max_paths: int) -> Odds:
         grade_group = system.grade_group
         if grade_group is not None:  # else the walk below gets the system's own error
             return _group_odds(request, system, grade_group, order, labels, max_paths)
-    acc = Accumulator()
     budget = odds_budget(request.text)
+    plan_of = system.check_plan
+    plan = plan_of(request) if plan_of is not None else None
+    if plan is not None:
+        done = check_odds(
+            request,
+            system.id,
+            verb,
+            plan,
+            order,
+            labels,
+            _totals_provider(budget),
+            budget,
+            max_paths,
+        )
+        if done is not None:
+            odds, (normal, critical) = done
+            if isinstance(request, CheckRequest) and request.damage is not None and critical:
+                odds.extra["damage_mean_by_crit_dmg"] = _damage_by_mode(
+                    request.damage, normal, critical
+                )
+            return odds
+        budget = odds_budget(request.text)  # the walk starts afresh
+    acc = Accumulator()
     hits = [Fraction(0), Fraction(0)]  # the chance of a damage roll: [normal, critical]
     for weight, den, result, damage in paths(
         lambda roller: system.resolve(request, roller),
