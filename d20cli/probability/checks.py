@@ -140,7 +140,7 @@ class _Tally:
         self.has_success = False
         self.has_degree = False
         self.missed = 0  # an attack's weight that rolls no damage (a damage of 0)
-        self.damage: dict[Any, list[Any]] = {}  # expr -> [weight, critical, branches]
+        self.damage: dict[Any, list[Any]] = {}  # (expr, critical) -> [weight, critical, branches]
         self.failed = False
 
     def face(self, face: int, counted: int, weight: int, bonus: list[tuple[int, int]]) -> None:
@@ -173,13 +173,13 @@ class _Tally:
         self.by_total[total] = self.by_total.get(total, 0) + w
 
     def add_damage(self, expr: Any, critical: bool, w: int) -> None:
-        entry = self.damage.get(expr)
+        entry = self.damage.get((expr, critical))
         if entry is None:
             parts = _branches(expr, self.totals)
             if parts is None:
                 self.failed = True
                 parts = ()
-            entry = self.damage[expr] = [0, critical, parts]
+            entry = self.damage[expr, critical] = [0, critical, parts]
         entry[0] += w
 
     def odds(
