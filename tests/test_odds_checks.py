@@ -302,3 +302,18 @@ def test_pendagger_attempts_graded_are_walked(
 ) -> None:
     text = " ".join(w for w in (verb, rank, adjust, *words) if w)
     assert graded(text, "pendagger") == walked(text, "pendagger")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "group +3, +5 adv vs 12",
+        "group +1 expertise=d4, -1 lucky, +2 dis vs 11 at-least-half",
+        "group +0 crit 19, +4 min 10 vs 14",
+    ],
+)
+def test_group_members_graded_are_the_walk_and_the_brute_force(text: str) -> None:
+    odds = engine._compute_odds(parse_request(text), get_system("levelup"), walk.MAX_PATHS)
+    assert odds == walked(text, "levelup")
+    brute = brute_force(text, "levelup")
+    assert odds.outcomes == {k: v for k, v in brute["outcomes"].items() if v}  # type: ignore[attr-defined]

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from fractions import Fraction
 from math import lcm
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from d20cli.dice import tree
 from d20cli.dice.weights import Budget
@@ -86,6 +86,16 @@ def bonus_table(plan: CheckPlan, totals: Totals) -> dict[int, int] | None:
     return out
 
 
+class Graded(NamedTuple):
+    """A check's odds, the chances of a normal and of a critical damage roll, and the
+    number of (face, total) pairs graded."""
+
+    odds: Odds
+    normal: Fraction
+    critical: Fraction
+    cases: int
+
+
 def check_odds(
     request: Request,
     system_id: str,
@@ -96,9 +106,9 @@ def check_odds(
     totals: Totals,
     budget: Budget,
     max_paths: int,
-) -> tuple[Odds, tuple[Fraction, Fraction]] | None:
-    """The odds of the check `plan` describes, and the chances of a normal and of a
-    critical damage roll; None when the walk must do it (an expression that can fail)."""
+) -> Graded | None:
+    """The odds of the check `plan` describes (`Graded`); None when the walk must do it
+    (an expression that can fail)."""
     faces = d20_table(plan)
     bonus = bonus_table(plan, totals)
     if bonus is None:
@@ -121,7 +131,8 @@ def check_odds(
     if tally.failed:
         return None
     den = sum(w for _, w in faces) * sum(bonus.values())
-    return tally.odds(request, system_id, verb, order, labels, den)
+    odds, hits = tally.odds(request, system_id, verb, order, labels, den)
+    return Graded(odds, hits[0], hits[1], cases)
 
 
 class _Tally:

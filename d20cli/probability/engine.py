@@ -162,10 +162,10 @@ def _compute_odds(request: Request, system: Any, max_paths: int) -> Odds:
             max_paths,
         )
         if done is not None:
-            odds, (normal, critical) = done
-            if isinstance(request, CheckRequest) and request.damage is not None and critical:
+            odds = done.odds
+            if isinstance(request, CheckRequest) and request.damage is not None and done.critical:
                 odds.extra["damage_mean_by_crit_dmg"] = _damage_by_mode(
-                    request.damage, normal, critical
+                    request.damage, done.normal, done.critical
                 )
             return odds
         budget = odds_budget(request.text)  # the walk starts afresh
@@ -287,11 +287,12 @@ def _group_odds(
     labels: dict[str, str],
     max_paths: int,
 ) -> Odds:
-    """A group check: each member's chance of success from its own resolver walk, the
-    number of successes by convolution, and the system's own group grading on each count.
+    """A group check: each member's chance of success from its own check plan (else its
+    resolver walk), the number of successes by convolution, and the system's own group
+    grading on each count.
 
-    Identical members (the same words anywhere in the line) are walked once, and the walks
-    of all the members share the one limit of `max_paths` cases."""
+    Identical members (the same words anywhere in the line) are computed once, and all
+    the members share the one limit of `max_paths` cases."""
     chance: dict[Any, Fraction] = {}  # by member, its place in the line left out
     ways = [1]  # ways[k] / scale: the probability that k members succeed so far
     scale = 1
@@ -309,10 +310,20 @@ def _group_odds(
                 return system.resolve(m, roller)  # type: ignore[no-any-return]
 
             try:
-                for weight, den, result, _ in paths(run, totals, left, budget, True):
-                    left -= 1
-                    if result.success:
-                        p_success += Fraction(weight, den)
+                plan = system.check_plan(single) if system.check_plan is not None else None
+                done = None
+                if plan is not None:  # graded pair by pair, as a check alone is
+                    done = check_odds(
+                        single, system.id, single.verb, plan, order, labels, totals, budget, left
+                    )
+                if done is not None:
+                    left -= done.cases
+                    p_success = done.odds.success or Fraction(0)
+                else:
+                    for weight, den, result, _ in paths(run, totals, left, budget, True):
+                        left -= 1
+                        if result.success:
+                            p_success += Fraction(weight, den)
             except TooCostly as err:
                 if not str(err).startswith("the exact odds need more than"):
                     raise  # over the steps of the budget, not over the cases
