@@ -24,9 +24,9 @@ from collections.abc import Callable, Hashable
 
 from d20cli.probability.model import Odds
 
-MAX_ENTRIES = 256
+MAX_ENTRIES = 4096
 MAX_VALUES = 200_000
-MAX_SAME = 32  # requests found by identity (`OddsMemo.get_or_compute`'s `same`)
+MAX_SAME = MAX_ENTRIES  # requests found by identity (`OddsMemo.get_or_compute`'s `same`)
 
 
 def size_of(odds: Odds) -> int:
