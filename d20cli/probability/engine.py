@@ -1,7 +1,9 @@
-"""Exact odds: the probability of every outcome of a request, from the same resolver code
-that rolls it. No rule is written twice: the resolver decides each path's outcome exactly
-as it does at the table (d20cli.probability.walk replays it over every face; the odds are
-kept in d20cli.probability.model).
+"""Exact odds: the probability of every outcome of a request, from the same rules code
+that rolls it. No rule is written twice: a d20 check is graded pair by pair by the
+system's own grading (`System.check_plan`, d20cli.probability.checks); any other request
+is decided path by path by the resolver itself, exactly as at the table
+(d20cli.probability.walk replays it over every face; the odds are kept in
+d20cli.probability.model).
 
 Verbs whose walks would be too long (large group checks, ability scores) are computed
 from their members' odds and the system's own hooks (`System.grade_group`,
