@@ -97,7 +97,7 @@ def test_the_walk_is_estimated_before_it_runs(monkeypatch: pytest.MonkeyPatch) -
 
     monkeypatch.setattr(walk, "ODDS_STEPS", 50_000)
     with pytest.raises(TooCostly, match=r"about [\d,]+ cases of [\d,]+ steps each"):
-        odds_of("contest +3d20 vs +1 adv", "reglamento")  # a contest is walked
+        odds_of("opposed +3d20 vs +1", "mm")  # mm's opposed checks are walked
     # a check is graded pair by pair, estimated the same way before any pair is graded
     monkeypatch.setattr(walk, "ODDS_STEPS", 2_000)
     with pytest.raises(TooCostly, match=r"about 1,160 cases of 2 steps each"):

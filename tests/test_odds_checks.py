@@ -87,7 +87,7 @@ def brute_force(text: str, system_id: str) -> dict[str, object]:
 
 def walked(text: str, system_id: str) -> Odds:
     """The odds by the walk over the resolver (the system without its check_plan hook)."""
-    system = dataclasses.replace(get_system(system_id), check_plan=None)
+    system = dataclasses.replace(get_system(system_id), check_plan=None, contest_plan=None)
     return engine._compute_odds(parse_request(text), system, walk.MAX_PATHS)
 
 
@@ -157,9 +157,10 @@ def test_the_goal_case_is_graded_not_walked(monkeypatch: pytest.MonkeyPatch) -> 
     engine.MEMO.clear()
     odds = engine.odds_of("check +5 vs 15 adv expertise=d6", "levelup")
     assert odds.success is not None and 0 < odds.success < 1
-    # the walk still answers what no plan describes: a contest
+    engine.odds_of("contest +3 vs +1 adv", "reglamento")  # a contest has its plan too
+    # the walk still answers what no plan describes: mm's opposed checks (tie-breaks)
     with pytest.raises(AssertionError, match="walked"):
-        engine.odds_of("contest +3 vs +1", "reglamento")
+        engine.odds_of("opposed +3 vs +1", "mm")
 
 
 def test_critical_damage_modes_come_with_graded_attacks() -> None:
@@ -317,3 +318,41 @@ def test_group_members_graded_are_the_walk_and_the_brute_force(text: str) -> Non
     assert odds == walked(text, "levelup")
     brute = brute_force(text, "levelup")
     assert odds.outcomes == {k: v for k, v in brute["outcomes"].items() if v}  # type: ignore[attr-defined]
+
+
+CONTESTS = [
+    "contest +3 vs +1 adv",
+    "contest +0 vs +0",
+    "contest +2 lucky vs -1 dis crit 19",
+    "contest +1 vs +2 vs +3",
+    "contest alice +1 min 10 vs bob +1d4 adv",
+]
+
+
+@pytest.mark.parametrize("text", CONTESTS)
+def test_contests_graded_are_the_walk_and_the_brute_force(text: str) -> None:
+    odds = engine._compute_odds(parse_request(text), get_system("reglamento"), walk.MAX_PATHS)
+    assert odds == walked(text, "reglamento")
+    assert odds.side_names == walked(text, "reglamento").side_names
+    brute = brute_force(text, "reglamento")
+    assert odds.outcomes == {k: v for k, v in brute["outcomes"].items() if v}  # type: ignore[attr-defined]
+
+
+_SIDE = st.tuples(
+    st.sampled_from(["+0", "+3", "-1", "+1d4", "+2"]),
+    st.lists(st.sampled_from(["adv", "dis", "lucky", "crit 19", "min 8"]), max_size=2, unique=True),
+)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(_SIDE, min_size=2, max_size=3))
+def test_reglamento_contests_graded_are_walked(sides: list[tuple[str, list[str]]]) -> None:
+    text = "contest " + " vs ".join(" ".join((mod, *words)) for mod, words in sides)
+    request = parse_request(text)
+    try:
+        expected = walked(text, "reglamento")
+    except TooCostly:  # as many cases graded as walked: both refuse
+        with pytest.raises(TooCostly, match="more than 50,000 cases"):
+            engine._compute_odds(request, get_system("reglamento"), walk.MAX_PATHS)
+        return
+    assert engine._compute_odds(request, get_system("reglamento"), walk.MAX_PATHS) == expected

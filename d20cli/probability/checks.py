@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from math import lcm
+from itertools import product
+from math import lcm, prod
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from d20cli.dice import tree
@@ -33,7 +34,7 @@ from d20cli.probability.walk import (
     Branches,
     _too_costly,
 )
-from d20cli.rules.common import CheckPlan, Grade, net_advantage
+from d20cli.rules.common import CheckPlan, ContestPlan, Grade, net_advantage
 
 if TYPE_CHECKING:
     from d20cli.language.requests import Request
@@ -114,14 +115,7 @@ def check_odds(
     if bonus is None:
         return None
     cases = len(faces) * len(bonus)
-    if cases > max_paths:
-        raise _too_costly(f"more than {max_paths:,} cases")
-    if cases * GRADE_STEPS > budget.left:
-        raise _too_costly(
-            f"about {cases:,} cases of {GRADE_STEPS:,} steps each, more than the "
-            f"{budget.left:,} steps left of {budget.limit:,}"
-        )
-    budget.charge(cases * GRADE_STEPS, "grading each case")
+    _bound(cases, budget, max_paths)
     tally = _Tally(plan, totals, verb == "attack")
     bonus_items = sorted(bonus.items())
     floor = plan.floor
@@ -225,3 +219,73 @@ class _Tally:
             out.damage_distribution = dist
             out.damage_mean = sum((t * p for t, p in dist.items()), Fraction(0))
         return out, (hits[0], hits[1])
+
+
+def contest_odds(
+    request: Request,
+    system_id: str,
+    verb: str,
+    plan: ContestPlan,
+    order: list[str],
+    labels: dict[str, str],
+    totals: Totals,
+    budget: Budget,
+    max_paths: int,
+) -> Odds | None:
+    """The odds of the contest `plan` describes: every side's (face, total) rolls, each
+    combination graded once by the system's contest grading (None when the walk must do
+    it: a modifier that can fail)."""
+    sides: list[list[tuple[tuple[int, int], int]]] = []
+    den = 1
+    for side in plan.sides:
+        faces = d20_table(side)
+        bonus = bonus_table(side, totals)
+        if bonus is None:
+            return None
+        floor = side.floor
+        sides.append(
+            [
+                ((face, (floor if floor is not None and face < floor else face) + b), fw * bw)
+                for face, fw in faces
+                for b, bw in sorted(bonus.items())
+            ]
+        )
+        den *= sum(w for _, w in faces) * sum(bonus.values())
+    cases = prod(len(rolls) for rolls in sides)
+    _bound(cases, budget, max_paths)
+    grade = plan.grade
+    outcomes: dict[str, int] = {}
+    seen: dict[str, str] = {}
+    winners: dict[int, int] = {}
+    for combo in product(*sides):
+        w = 1
+        for _, weight in combo:
+            w *= weight
+        g = grade([roll for roll, _ in combo])
+        key = g.outcome or NO_OUTCOME
+        outcomes[key] = outcomes.get(key, 0) + w
+        if g.label and key not in seen:
+            seen[key] = g.label.split(" (", 1)[0]
+        if g.winner is not None:
+            winners[g.winner] = winners.get(g.winner, 0) + w
+    out = Odds(request.text, system_id, verb, order=list(order))
+    rank = {oid: i for i, oid in enumerate(order)}
+    keys = sorted(outcomes, key=lambda k: (rank.get(k, len(rank)), k))
+    out.outcomes = {k: Fraction(outcomes[k], den) for k in keys if outcomes[k]}
+    out.labels = {**seen, **{k: v for k, v in labels.items() if k in out.outcomes}}
+    if len(sides) > 2:  # of two sides, first_wins and second_wins say it
+        out.winners = {n: Fraction(winners.get(n, 0), den) for n in range(1, len(sides) + 1)}
+    return out
+
+
+def _bound(cases: int, budget: Budget, max_paths: int) -> None:
+    """Refuse `cases` pairs over `max_paths` or over what `budget` has left; else charge
+    them (the deadline is checked then too)."""
+    if cases > max_paths:
+        raise _too_costly(f"more than {max_paths:,} cases")
+    if cases * GRADE_STEPS > budget.left:
+        raise _too_costly(
+            f"about {cases:,} cases of {GRADE_STEPS:,} steps each, more than the "
+            f"{budget.left:,} steps left of {budget.limit:,}"
+        )
+    budget.charge(cases * GRADE_STEPS, "grading each case")

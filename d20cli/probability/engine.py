@@ -26,7 +26,7 @@ from d20cli.language.requests import CheckRequest, ContestRequest, GroupRequest
 from d20cli.probability import walk
 from d20cli.probability.chances import chance_of as chance_of
 from d20cli.probability.chances import chance_words as chance_words
-from d20cli.probability.checks import check_odds
+from d20cli.probability.checks import check_odds, contest_odds
 from d20cli.probability.memo import OddsMemo
 from d20cli.probability.model import (
     NO_OUTCOME,
@@ -171,6 +171,24 @@ def _compute_odds(request: Request, system: Any, max_paths: int) -> Odds:
                 )
             return odds
         budget = odds_budget(request.text)  # the walk starts afresh
+    contest_of = system.contest_plan
+    contest = contest_of(request) if contest_of is not None else None
+    if contest is not None:
+        found = contest_odds(
+            request,
+            system.id,
+            verb,
+            contest,
+            order,
+            labels,
+            _totals_provider(budget),
+            budget,
+            max_paths,
+        )
+        if found is not None:
+            _name_sides(found, request)
+            return found
+        budget = odds_budget(request.text)
     acc = Accumulator()
     hits = [Fraction(0), Fraction(0)]  # the chance of a damage roll: [normal, critical]
     for weight, den, result, damage in paths(

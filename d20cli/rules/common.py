@@ -297,6 +297,16 @@ class CheckPlan:
     damage: Callable[[int, Grade], tuple[Expr, bool] | None] | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ContestPlan:
+    """A contest of d20 rolls for the odds engine (`System.contest_plan`): each side's
+    roll (a CheckPlan, its grade unused) and grade(rolls), the grade of the sides'
+    (face, total) rolls, which the resolver calls on what the sides rolled."""
+
+    sides: tuple[CheckPlan, ...]
+    grade: Callable[[Sequence[tuple[int, int]]], Grade]
+
+
 def house_plan(
     request: CheckRequest,
     grade: Callable[[int, int], Grade],
@@ -456,7 +466,8 @@ class System:
     dice (see Fortune); initiative: how a combatant rolls initiative (rules/initiative.py);
     check_plan: how a request is rolled and graded when it is one d20 check (`CheckPlan`;
     None for any other request), raising the errors its resolver would: the odds of such a
-    check are computed from the plan, grading each (face, total) once.
+    check are computed from the plan, grading each (face, total) once; contest_plan: the
+    same for a contest of d20 rolls (`ContestPlan`).
     """
 
     id: str
@@ -473,6 +484,7 @@ class System:
     initiative: InitiativeRule | None = None
     offers: Mapping[str, Offer] = field(default_factory=dict)
     check_plan: Callable[[Request], CheckPlan | None] | None = None
+    contest_plan: Callable[[Request], ContestPlan | None] | None = None
 
     def resolve(self, request: Request, roller: Roller) -> Result:
         """Roll the request with this system's rules (RulesError for what it lacks)."""

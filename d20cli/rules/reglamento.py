@@ -30,6 +30,7 @@ from d20cli.rules.common import (
     SIDE_WINS,
     UNGRADED,
     CheckPlan,
+    ContestPlan,
     Grade,
     System,
     advantage_notes,
@@ -276,17 +277,44 @@ def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
     )
 
 
+def grade_sides(request: ContestRequest, rolls: Sequence[tuple[int, int]]) -> Grade:
+    """The grade of a contest whose sides rolled these (face, total) pairs (`crit N`: a
+    face of N or more reads as a natural 20)."""
+    sides = request.sides
+    read = [
+        (crit_natural(face, side.crit), total)
+        for side, (face, total) in zip(sides, rolls, strict=True)
+    ]
+    return grade_contest_sides(read, [side.name for side in sides])
+
+
+def contest_plan(request: Request) -> ContestPlan | None:
+    """How a contest is rolled and graded (`System.contest_plan`)."""
+    if not (isinstance(request, ContestRequest) and request.verb == "contest"):
+        return None
+    for side in request.sides:  # every side's words before any die
+        reject_words(side, _OFFERED_SIDE, _HINTS, ID)
+    sides = tuple(house_plan(side, _no_grade) for side in request.sides)
+    return ContestPlan(sides, partial(grade_sides, request))
+
+
+def _no_grade(face: int, total: int) -> Grade:
+    return UNGRADED  # a contest side has no grade of its own
+
+
 def _resolve_contest(request: ContestRequest, roller: Roller) -> Result:
     sides: list[Result] = []
     rolls: list[tuple[int, int]] = []  # (natural, total) of each side
+    rolled: list[tuple[int, int]] = []  # (face, total) of each side
     for side in request.sides:  # every side's words before any die
         reject_words(side, _OFFERED_SIDE, _HINTS, ID)
     for side in request.sides:
         roll = house_roll(roller, side)
         rolls.append((crit_natural(roll.natural, side.crit), roll.total))
+        rolled.append((roll.natural, roll.total))
         said = crit_note(roll.natural, side.crit)
         sides.append(side_result(side, roll, ID, (said,) if said else ()))
-    grade = grade_contest_sides(rolls, [s.name for s in sides])
+    grade = grade_sides(request, rolled)
     notes: tuple[str, ...] = ()
     if grade.winner is None and len(sides) > 2:
         notes = (f"{side_list(contest_leaders(rolls))} share the best roll",)
@@ -372,6 +400,7 @@ SYSTEM = System(
     words=WORDS,
     offers=OFFERS,
     check_plan=check_plan,
+    contest_plan=contest_plan,
     house_words=house_words_of(
         {"check": _OFFERED, "save": _OFFERED, "attack": _OFFERED_ATTACK, "contest": _OFFERED_SIDE}
     ),
