@@ -30,7 +30,8 @@ EXACT_ODDS_BOMBS = [
     "odds attack +3 vs 23 dmg 20d20!!",
     "odds attack +5 vs 15 dmg 1000d6",
     "attack +5 vs 15 dmg 100d6! --odds",
-    "odds check +100d20 vs 1000 adv expertise=d6",
+    # graded pair by pair (probability/checks.py): 20 x 3,806 pairs, over the 50,000 cases
+    "odds check +200d20 vs 1000 adv expertise=d6",
     "odds group " + ", ".join(f"+{i}d20" for i in range(1, 300)) + " vs 12",
 ]
 
@@ -52,6 +53,8 @@ def test_costly_exact_odds_are_refused_quickly(line: str) -> None:
         "roll 1d6r1 --repeat 5 --summary",  # a replayed reroll used to loop forever
         "roll 1000d6 --repeat 100 --summary -q",
         "odds attack +5 vs 15 dmg 100d6",  # damage convolved: 40 cases, not 40 x 501
+        # 38,120 (face, total) pairs graded, not 228,060 cases walked (refused before)
+        "odds check +100d20 vs 1000 adv expertise=d6",
     ],
 )
 def test_summaries_and_damage_odds_end_quickly(line: str) -> None:
@@ -95,6 +98,10 @@ def test_the_walk_is_estimated_before_it_runs(monkeypatch: pytest.MonkeyPatch) -
 
     monkeypatch.setattr(walk, "ODDS_STEPS", 50_000)
     with pytest.raises(TooCostly, match=r"about [\d,]+ cases of [\d,]+ steps each"):
+        odds_of("opposed +3d20 vs +1", "mm")  # mm's opposed checks are walked
+    # a check is graded pair by pair, estimated the same way before any pair is graded
+    monkeypatch.setattr(walk, "ODDS_STEPS", 2_000)
+    with pytest.raises(TooCostly, match=r"about 1,160 cases of 2 steps each"):
         odds_of("check +3d20 vs 22 adv", "levelup")
 
 

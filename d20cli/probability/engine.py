@@ -1,7 +1,9 @@
-"""Exact odds: the probability of every outcome of a request, from the same resolver code
-that rolls it. No rule is written twice: the resolver decides each path's outcome exactly
-as it does at the table (d20cli.probability.walk replays it over every face; the odds are
-kept in d20cli.probability.model).
+"""Exact odds: the probability of every outcome of a request, from the same rules code
+that rolls it. No rule is written twice: a d20 check is graded pair by pair by the
+system's own grading (`System.check_plan`, d20cli.probability.checks); any other request
+is decided path by path by the resolver itself, exactly as at the table
+(d20cli.probability.walk replays it over every face; the odds are kept in
+d20cli.probability.model).
 
 Verbs whose walks would be too long (large group checks, ability scores) are computed
 from their members' odds and the system's own hooks (`System.grade_group`,
@@ -19,9 +21,12 @@ from d20cli.dice import distribution
 from d20cli.dice.roller import DEFAULT_BUDGET, Roller, make_roller
 from d20cli.dice.weights import Budget, TooCostly
 from d20cli.errors import D20Error
-from d20cli.figures import exact_fraction, percent
+from d20cli.figures import percent
 from d20cli.language.requests import CheckRequest, ContestRequest, GroupRequest
 from d20cli.probability import walk
+from d20cli.probability.chances import chance_of as chance_of
+from d20cli.probability.chances import chance_words as chance_words
+from d20cli.probability.checks import check_odds, contest_odds
 from d20cli.probability.memo import OddsMemo
 from d20cli.probability.model import (
     NO_OUTCOME,
@@ -105,19 +110,19 @@ def odds_of(
 
         return _compute_odds(request, get_system(system_name), max_paths)
 
-    return MEMO.get_or_compute(_memo_key(request, system_name, max_paths), compute, shared)
+    rest = _memo_rest(system_name, max_paths)
+    return MEMO.get_or_compute((request, rest), compute, shared, (request, rest))
 
 
 MEMO = OddsMemo()  # odds already computed, by value (d20cli.probability.memo)
 
 
-def _memo_key(request: Request, system_name: str, max_paths: int) -> Hashable:
-    """What the odds of `request` depend on: the request as parsed (so the same text read
-    through a character, or with house defaults, is another key), the system (by the name
-    given: an alias is one more key for the same odds) and every limit of the work (read
-    now, so a lower limit refuses what it refuses)."""
+def _memo_rest(system_name: str, max_paths: int) -> Hashable:
+    """What the odds of a request depend on besides the request as parsed (so the same
+    text read through a character, or with house defaults, is another key): the system
+    (by the name given: an alias is one more key for the same odds) and every limit of
+    the work (read now, so a lower limit refuses what it refuses)."""
     return (
-        request,
         system_name,
         max_paths,
         walk.ODDS_STEPS,
@@ -143,8 +148,48 @@ def _compute_odds(request: Request, system: Any, max_paths: int) -> Odds:
         grade_group = system.grade_group
         if grade_group is not None:  # else the walk below gets the system's own error
             return _group_odds(request, system, grade_group, order, labels, max_paths)
-    acc = Accumulator()
     budget = odds_budget(request.text)
+    plan_of = system.check_plan
+    plan = plan_of(request) if plan_of is not None else None
+    if plan is not None:
+        done = check_odds(
+            request,
+            system.id,
+            verb,
+            plan,
+            order,
+            labels,
+            _totals_provider(budget),
+            budget,
+            max_paths,
+        )
+        if done is not None:
+            odds = done.odds
+            if isinstance(request, CheckRequest) and request.damage is not None and done.critical:
+                odds.extra["damage_mean_by_crit_dmg"] = _damage_by_mode(
+                    request.damage, done.normal, done.critical
+                )
+            return odds
+        budget = odds_budget(request.text)  # the walk starts afresh
+    contest_of = system.contest_plan
+    contest = contest_of(request) if contest_of is not None else None
+    if contest is not None:
+        found = contest_odds(
+            request,
+            system.id,
+            verb,
+            contest,
+            order,
+            labels,
+            _totals_provider(budget),
+            budget,
+            max_paths,
+        )
+        if found is not None:
+            _name_sides(found, request)
+            return found
+        budget = odds_budget(request.text)
+    acc = Accumulator()
     hits = [Fraction(0), Fraction(0)]  # the chance of a damage roll: [normal, critical]
     for weight, den, result, damage in paths(
         lambda roller: system.resolve(request, roller),
@@ -262,11 +307,12 @@ def _group_odds(
     labels: dict[str, str],
     max_paths: int,
 ) -> Odds:
-    """A group check: each member's chance of success from its own resolver walk, the
-    number of successes by convolution, and the system's own group grading on each count.
+    """A group check: each member's chance of success from its own check plan (else its
+    resolver walk), the number of successes by convolution, and the system's own group
+    grading on each count.
 
-    Identical members (the same words anywhere in the line) are walked once, and the walks
-    of all the members share the one limit of `max_paths` cases."""
+    Identical members (the same words anywhere in the line) are computed once, and all
+    the members share the one limit of `max_paths` cases."""
     chance: dict[Any, Fraction] = {}  # by member, its place in the line left out
     ways = [1]  # ways[k] / scale: the probability that k members succeed so far
     scale = 1
@@ -284,10 +330,20 @@ def _group_odds(
                 return system.resolve(m, roller)  # type: ignore[no-any-return]
 
             try:
-                for weight, den, result, _ in paths(run, totals, left, budget, True):
-                    left -= 1
-                    if result.success:
-                        p_success += Fraction(weight, den)
+                plan = system.check_plan(single) if system.check_plan is not None else None
+                done = None
+                if plan is not None:  # graded pair by pair, as a check alone is
+                    done = check_odds(
+                        single, system.id, single.verb, plan, order, labels, totals, budget, left
+                    )
+                if done is not None:
+                    left -= done.cases
+                    p_success = done.odds.success or Fraction(0)
+                else:
+                    for weight, den, result, _ in paths(run, totals, left, budget, True):
+                        left -= 1
+                        if result.success:
+                            p_success += Fraction(weight, den)
             except TooCostly as err:
                 if not str(err).startswith("the exact odds need more than"):
                     raise  # over the steps of the budget, not over the cases
@@ -379,41 +435,3 @@ def simulate(
     odds.estimate = rolls
     _name_sides(odds, request)
     return odds
-
-
-# --- showing the odds -----------------------------------------------------------------
-
-
-def chance_words(result: Result, odds: Odds) -> tuple[str, dict[str, str]] | None:
-    """What `--odds` adds to a result: the note (`Success — you had 55.0% (55.0% to
-    succeed)`) and the JSON detail (`chance`, `success_chance`: exact fractions); None when
-    the odds give no chance for the result's outcome. Each outcome's words are made once
-    per odds and remembered with them (`Odds.said`), as a batch asks them on every line."""
-    what = result.label or result.outcome or "this outcome"
-    winner = result.winner if odds.winners is not None else None
-    key = (result.outcome, winner, what)
-    found = odds.said.get(key)
-    if found is not None:
-        return found
-    p = chance_of(result, odds)
-    if p is None:
-        return None
-    note = f"{what} — you had {percent(p, 1)}"
-    detail = {"chance": exact_fraction(p)}
-    success = odds.success
-    if success is not None:
-        note += f" ({percent(success, 1)} to succeed)"
-        detail["success_chance"] = exact_fraction(success)
-    words = (note, detail)
-    if len(odds.said) < 256:
-        odds.said[key] = words
-    return words
-
-
-def chance_of(result: Result, odds: Odds) -> Fraction | None:
-    """The probability the odds gave to the outcome this result got (a side of a contest
-    of three or more sides winning: that side's chance to win)."""
-    if odds.winners is not None and result.winner is not None:
-        return odds.winners.get(result.winner)
-    key = result.outcome or NO_OUTCOME
-    return odds.outcomes.get(key)

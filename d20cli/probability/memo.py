@@ -24,8 +24,9 @@ from collections.abc import Callable, Hashable
 
 from d20cli.probability.model import Odds
 
-MAX_ENTRIES = 256
+MAX_ENTRIES = 4096
 MAX_VALUES = 200_000
+MAX_SAME = MAX_ENTRIES  # requests found by identity (`OddsMemo.get_or_compute`'s `same`)
 
 
 def size_of(odds: Odds) -> int:
@@ -68,22 +69,39 @@ class OddsMemo:
         self._table: OrderedDict[Hashable, tuple[Odds, int]] = OrderedDict()
         self._values = 0
         self._lock = threading.Lock()
+        # id(request) -> (request, the rest of its key, the odds kept under that key)
+        self._same: dict[int, tuple[object, Hashable, Odds]] = {}
 
     def __len__(self) -> int:
         return len(self._table)
 
     def get_or_compute(
-        self, key: Hashable, compute: Callable[[], Odds], shared: bool = False
+        self,
+        key: Hashable,
+        compute: Callable[[], Odds],
+        shared: bool = False,
+        same: tuple[object, Hashable] | None = None,
     ) -> Odds:
         """A copy of the odds kept under `key`, computing (and keeping) them if need be;
         with `shared`, the kept odds themselves (the caller must not change them). An
-        exception from `compute` propagates and nothing is kept."""
+        exception from `compute` propagates and nothing is kept.
+
+        `same`: (request, rest) when `key` is `(request, rest)`: the very request object
+        asked for before (a batch's parse cache hands out the same object for the same
+        text) is found by identity, without hashing the request again. Only odds still
+        in the table are found so (any drop forgets every identity)."""
+        if same is not None and shared:
+            hit = self._same.get(id(same[0]))
+            if hit is not None and hit[0] is same[0] and hit[1] == same[1]:
+                return hit[2]
         found = self._table.get(key)  # one step of the interpreter: no lock needed
         if found is not None:
             try:  # noqa: SIM105 (contextlib.suppress costs a microsecond)
                 self._table.move_to_end(key)
             except KeyError:  # another thread has just dropped it
                 pass
+            if same is not None and shared:
+                self._remember_same(same, found[0])
             return found[0] if shared else copy_of(found[0])
         odds = compute()
         size = size_of(odds)
@@ -96,9 +114,17 @@ class OddsMemo:
                     while len(self._table) > self.max_entries or self._values > self.max_values:
                         _, (_, dropped) = self._table.popitem(last=False)
                         self._values -= dropped
+                        self._same = {}
         return odds
+
+    def _remember_same(self, same: tuple[object, Hashable], odds: Odds) -> None:
+        with self._lock:
+            if len(self._same) >= MAX_SAME:
+                self._same = {}
+            self._same[id(same[0])] = (same[0], same[1], odds)
 
     def clear(self) -> None:
         with self._lock:
             self._table.clear()
             self._values = 0
+            self._same = {}

@@ -272,6 +272,58 @@ def house_roll(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class CheckPlan:
+    """A d20 check as `roll_check` rolls it, and the system's own grading of it, for the
+    odds engine (`System.check_plan`): the kept d20 (`adv`, `dis`, `lucky`), the floor of
+    its face (`min N`), the extra die, the modifier expression and a flat bonus; the
+    total is the counted face plus the rest. grade(face, total): the grade of a roll whose
+    kept d20 showed `face` (as rolled); damage(face, grade): the damage expression that
+    roll rolls and whether it is a critical's (None: none; the hook None: never). The
+    resolver calls the very same two functions on what it rolled."""
+
+    adv: int
+    dis: int
+    lucky: bool
+    floor: int | None
+    extra_die: int | None
+    modifier: Expr | None
+    flat: int
+    grade: Callable[[int, int], Grade]
+    damage: Callable[[int, Grade], tuple[Expr, bool] | None] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ContestPlan:
+    """A contest of d20 rolls for the odds engine (`System.contest_plan`): each side's
+    roll (a CheckPlan, its grade unused) and grade(rolls), the grade of the sides'
+    (face, total) rolls, which the resolver calls on what the sides rolled."""
+
+    sides: tuple[CheckPlan, ...]
+    grade: Callable[[Sequence[tuple[int, int]]], Grade]
+
+
+def house_plan(
+    request: CheckRequest,
+    grade: Callable[[int, int], Grade],
+    extra_die: int | None = None,
+    flat: int = 0,
+    damage: Callable[[int, Grade], tuple[Expr, bool] | None] | None = None,
+) -> CheckPlan:
+    """The plan of the roll `house_roll(roller, request, extra_die, flat)` makes."""
+    return CheckPlan(
+        request.adv,
+        request.dis,
+        request.lucky,
+        request.floor,
+        extra_die,
+        request.modifier,
+        flat,
+        grade,
+        damage,
+    )
+
+
 def crit_natural(natural: int, crit: int | None) -> int:
     """The natural a system's critical rules read: 20 for a face in `crit N`'s range."""
     return 20 if crit is not None and natural >= crit else natural
@@ -407,7 +459,11 @@ class System:
     grade_group: a group check's grade from its members' successes and the request's group
     rule word (None: the system's default) (the odds of a large group are computed from
     it); rank_for_score: an ability score's rank (the odds of `scores`); fortune: fortune
-    dice (see Fortune); initiative: how a combatant rolls initiative (rules/initiative.py).
+    dice (see Fortune); initiative: how a combatant rolls initiative (rules/initiative.py);
+    check_plan: how a request is rolled and graded when it is one d20 check (`CheckPlan`;
+    None for any other request), raising the errors its resolver would: the odds of such a
+    check are computed from the plan, grading each (face, total) once; contest_plan: the
+    same for a contest of d20 rolls (`ContestPlan`).
     """
 
     id: str
@@ -423,6 +479,8 @@ class System:
     house_words: Mapping[str, frozenset[str]] = field(default_factory=dict)
     initiative: InitiativeRule | None = None
     offers: Mapping[str, Offer] = field(default_factory=dict)
+    check_plan: Callable[[Request], CheckPlan | None] | None = None
+    contest_plan: Callable[[Request], ContestPlan | None] | None = None
 
     def resolve(self, request: Request, roller: Roller) -> Result:
         """Roll the request with this system's rules (RulesError for what it lacks)."""

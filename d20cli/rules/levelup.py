@@ -14,6 +14,7 @@ Decisions where the texts are silent (also in docs/rules-decisions.md):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from d20cli.errors import RulesError
@@ -22,6 +23,7 @@ from d20cli.results import Damage, Result
 from d20cli.rules import roll
 from d20cli.rules.common import (
     UNGRADED,
+    CheckPlan,
     Grade,
     System,
     advantage_notes,
@@ -30,6 +32,7 @@ from d20cli.rules.common import (
     critical_damage,
     evaluate,
     house_detail,
+    house_plan,
     house_roll,
     house_words_of,
     located,
@@ -245,14 +248,47 @@ def _target_number(request: CheckRequest | GroupRequest, target: Target | None) 
     return target.value
 
 
+def _checked(request: CheckRequest) -> tuple[int | None, Expr | None]:
+    """A check's words checked before any die: its expertise die and critical damage."""
+    reject_words(request, _OFFERED_ATTACK if request.verb == "attack" else _OFFERED, _HINTS, ID)
+    return expertise_size(request.expertise), _critical_expr(request)
+
+
+def grade_roll(request: CheckRequest, target: int | None, face: int, total: int) -> Grade:
+    """The grade of a check, save or attack whose kept d20 showed `face` (`crit N`: N or
+    more reads as a natural 20)."""
+    return GRADERS[request.verb](crit_natural(face, request.crit), total, target)
+
+
+def damage_roll(
+    request: CheckRequest, critical_expr: Expr | None, face: int, grade: Grade
+) -> tuple[Expr, bool] | None:
+    """The damage a roll rolls and whether it is critical: on a hit (without a target,
+    unless the face is 1); a critical (a natural 20, `crit N`) rolls `critical_expr`."""
+    if request.damage is None:
+        return None
+    if not (grade.success if grade.success is not None else face != 1):
+        return None
+    critical = crit_natural(face, request.crit) == 20
+    return (critical_expr if critical and critical_expr else request.damage), critical
+
+
+def check_plan(request: Request) -> CheckPlan | None:
+    """How a check, save or attack is rolled and graded (`System.check_plan`)."""
+    if not (isinstance(request, CheckRequest) and request.verb in GRADERS):
+        return None
+    target = _target_number(request, request.target)
+    size, critical_expr = _checked(request)
+    damage = None if request.damage is None else partial(damage_roll, request, critical_expr)
+    return house_plan(request, partial(grade_roll, request, target), size, damage=damage)
+
+
 def _resolve_check(request: CheckRequest, roller: Roller, target: int | None) -> Result:
     verb = request.verb
-    reject_words(request, _OFFERED_ATTACK if verb == "attack" else _OFFERED, _HINTS, ID)
-    size = expertise_size(request.expertise)
-    critical_expr = _critical_expr(request)  # its errors come before any die
+    size, critical_expr = _checked(request)  # its errors come before any die
     roll = house_roll(roller, request, size)
     natural = crit_natural(roll.natural, request.crit)  # `crit N`: N or more reads as 20
-    grade = GRADERS[verb](natural, roll.total, target)
+    grade = grade_roll(request, target, roll.natural, roll.total)
     notes = [*advantage_notes(request.adv, request.dis), *roll.notes]
     read = check_notes(verb, natural, roll.total, target)
     if natural != roll.natural:
@@ -266,12 +302,10 @@ def _resolve_check(request: CheckRequest, roller: Roller, target: int | None) ->
         notes.append(f"{len(request.expertise)} expertise grants: one d{size}")
     damage = None
     if request.damage is not None:
-        hit = grade.success if grade.success is not None else roll.natural != 1
-        if hit:
-            critical = natural == 20
-            expr = critical_expr if critical and critical_expr else request.damage
-            ev = evaluate(expr, roller, "damage")
-            damage = Damage(ev.total, ev.dice, critical, ev.text, ev.labels)
+        rolled = damage_roll(request, critical_expr, roll.natural, grade)
+        if rolled is not None:
+            ev = evaluate(rolled[0], roller, "damage")
+            damage = Damage(ev.total, ev.dice, rolled[1], ev.text, ev.labels)
         else:
             notes.append("a miss: no damage")
     return Result(
@@ -387,4 +421,5 @@ SYSTEM = System(
         "a Dexterity check: d20 + the init entry, else the dex entry (expertise, adv, dis)",
     ),
     offers=OFFERS,
+    check_plan=check_plan,
 )

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from d20cli.language.requests import CheckRequest, ContestRequest, LuckRequest, Request
@@ -28,6 +29,8 @@ from d20cli.rules import roll
 from d20cli.rules.common import (
     SIDE_WINS,
     UNGRADED,
+    CheckPlan,
+    ContestPlan,
     Grade,
     System,
     advantage_notes,
@@ -35,6 +38,7 @@ from d20cli.rules.common import (
     crit_note,
     evaluate,
     house_detail,
+    house_plan,
     house_roll,
     house_words_of,
     located,
@@ -51,6 +55,7 @@ from d20cli.rules.offers import offer
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
+    from d20cli.dice.tree import Expr
 
 ID = "reglamento"
 TITLE = "Reglamento (six attributes, d20)"
@@ -198,13 +203,43 @@ def _target(request: CheckRequest) -> int | None:
     return target.value
 
 
-def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
+def _checked(request: CheckRequest) -> int | None:
+    """A check's words checked before any die; its target."""
     offered = _OFFERED_ATTACK if request.verb == "attack" else _OFFERED
     reject_words(request, offered, _HINTS, ID)
-    target = _target(request)
+    return _target(request)
+
+
+def grade_roll(request: CheckRequest, target: int | None, face: int, total: int) -> Grade:
+    """The grade of a check, save or attack whose d20 showed `face` (`crit N`: N or more
+    is a critical success)."""
+    return grade_check(crit_natural(face, request.crit), total, target)
+
+
+def damage_roll(request: CheckRequest, face: int, grade: Grade) -> tuple[Expr, bool] | None:
+    """An attack's damage, rolled on a success (without a target, unless the face is 1);
+    never critical."""
+    if request.damage is None:
+        return None
+    if grade.success or (grade.success is None and face != 1):
+        return request.damage, False
+    return None
+
+
+def check_plan(request: Request) -> CheckPlan | None:
+    """How a check, save or attack is rolled and graded (`System.check_plan`)."""
+    if not (isinstance(request, CheckRequest) and request.verb in CHECK_VERBS):
+        return None
+    target = _checked(request)
+    damage = None if request.damage is None else partial(damage_roll, request)
+    return house_plan(request, partial(grade_roll, request, target), damage=damage)
+
+
+def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
+    target = _checked(request)
     roll = house_roll(roller, request)
     natural = crit_natural(roll.natural, request.crit)  # `crit N`: a critical success
-    grade = grade_check(natural, roll.total, target)
+    grade = grade_roll(request, target, roll.natural, roll.total)
     notes = [*advantage_notes(request.adv, request.dis), *roll.notes]
     said = crit_note(roll.natural, request.crit)
     if said is not None:
@@ -217,9 +252,10 @@ def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
         notes.append("natural 1: always fails")
     damage = None
     if request.damage is not None:
-        if grade.success or (grade.success is None and roll.natural != 1):
-            ev = evaluate(request.damage, roller, "damage")
-            damage = Damage(ev.total, ev.dice, False, ev.text, ev.labels)
+        rolled = damage_roll(request, roll.natural, grade)
+        if rolled is not None:
+            ev = evaluate(rolled[0], roller, "damage")
+            damage = Damage(ev.total, ev.dice, rolled[1], ev.text, ev.labels)
         else:
             notes.append("a failure: no damage")
     return Result(
@@ -241,17 +277,44 @@ def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
     )
 
 
+def grade_sides(request: ContestRequest, rolls: Sequence[tuple[int, int]]) -> Grade:
+    """The grade of a contest whose sides rolled these (face, total) pairs (`crit N`: a
+    face of N or more reads as a natural 20)."""
+    sides = request.sides
+    read = [
+        (crit_natural(face, side.crit), total)
+        for side, (face, total) in zip(sides, rolls, strict=True)
+    ]
+    return grade_contest_sides(read, [side.name for side in sides])
+
+
+def contest_plan(request: Request) -> ContestPlan | None:
+    """How a contest is rolled and graded (`System.contest_plan`)."""
+    if not (isinstance(request, ContestRequest) and request.verb == "contest"):
+        return None
+    for side in request.sides:  # every side's words before any die
+        reject_words(side, _OFFERED_SIDE, _HINTS, ID)
+    sides = tuple(house_plan(side, _no_grade) for side in request.sides)
+    return ContestPlan(sides, partial(grade_sides, request))
+
+
+def _no_grade(face: int, total: int) -> Grade:
+    return UNGRADED  # a contest side has no grade of its own
+
+
 def _resolve_contest(request: ContestRequest, roller: Roller) -> Result:
     sides: list[Result] = []
     rolls: list[tuple[int, int]] = []  # (natural, total) of each side
+    rolled: list[tuple[int, int]] = []  # (face, total) of each side
     for side in request.sides:  # every side's words before any die
         reject_words(side, _OFFERED_SIDE, _HINTS, ID)
     for side in request.sides:
         roll = house_roll(roller, side)
         rolls.append((crit_natural(roll.natural, side.crit), roll.total))
+        rolled.append((roll.natural, roll.total))
         said = crit_note(roll.natural, side.crit)
         sides.append(side_result(side, roll, ID, (said,) if said else ()))
-    grade = grade_contest_sides(rolls, [s.name for s in sides])
+    grade = grade_sides(request, rolled)
     notes: tuple[str, ...] = ()
     if grade.winner is None and len(sides) > 2:
         notes = (f"{side_list(contest_leaders(rolls))} share the best roll",)
@@ -336,6 +399,8 @@ SYSTEM = System(
     aliases=("reg",),
     words=WORDS,
     offers=OFFERS,
+    check_plan=check_plan,
+    contest_plan=contest_plan,
     house_words=house_words_of(
         {"check": _OFFERED, "save": _OFFERED, "attack": _OFFERED_ATTACK, "contest": _OFFERED_SIDE}
     ),

@@ -58,6 +58,7 @@ from d20cli.rules.mm.checks import (
     ROUTINE_BASE,
     _resolve_check,
     _resolve_percent,
+    check_plan,
     circumstance_note,
     circumstance_total,
     degree,
@@ -171,6 +172,7 @@ SYSTEM = System(
         "an initiative check: d20 + the init entry, else the agility rank (circumstances)",
     ),
     offers=OFFERS,
+    check_plan=check_plan,
 )
 
 __all__ = [

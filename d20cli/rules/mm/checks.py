@@ -3,20 +3,24 @@ ranks, circumstance words, attacks, resistance, routine checks and percent chanc
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from d20cli.errors import RulesError
 from d20cli.language.requests import (
     CheckRequest,
     PercentRequest,
+    Request,
 )
 from d20cli.results import Die, Result
 from d20cli.rules import roll
 from d20cli.rules.common import (
     UNGRADED,
+    CheckPlan,
     Grade,
     evaluate,
     house_detail,
+    house_plan,
     house_roll,
     house_words_of,
     located,
@@ -227,13 +231,38 @@ def circumstance_note(words: tuple[str, ...]) -> str:
     return ", ".join(f"{w} {CIRCUMSTANCES[w]:+d}" for w in words)
 
 
-def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
+def _checked(request: CheckRequest) -> tuple[int | None, dict[str, object]]:
+    """A check's words checked before any die; its DC and what the DC was named."""
     verb = request.verb
     if verb == "routine":
         reject_words(request, _OFFERED, _ROUTINE_HINTS, ID)
     else:
         reject_words(request, _OFFERED_ATTACK if verb == "attack" else _OFFERED_ROLLED, _HINTS, ID)
-    dc, detail = _dc(request)
+    return _dc(request)
+
+
+def grade_roll(request: CheckRequest, dc: int | None, face: int, total: int) -> Grade:
+    """The grade of a rolled check, resistance check or attack whose d20 showed `face`."""
+    if request.verb == "attack":
+        return grade_attack(face, total, dc, request.crit or 20)
+    return grade_check(face, total, dc)
+
+
+def check_plan(request: Request) -> CheckPlan | None:
+    """How a rolled check, resistance check or attack is rolled and graded
+    (`System.check_plan`); a routine check rolls no die: None."""
+    if not isinstance(request, CheckRequest) or request.verb not in _ROLLED_VERBS:
+        return None
+    dc, _ = _checked(request)
+    flat = circumstance_total(request.circumstances)
+    return house_plan(request, partial(grade_roll, request, dc), flat=flat)
+
+
+_ROLLED_VERBS = ("check", "attack", "resist")
+
+
+def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
+    dc, detail = _checked(request)
     flat = circumstance_total(request.circumstances)
     notes: list[str] = []
     if request.circumstances:
@@ -251,12 +280,9 @@ def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
         roll = house_roll(roller, request, flat=flat)
         natural, modifier, total, dice = roll.natural, roll.modifier, roll.total, roll.dice
         notes += roll.notes
-        if request.verb == "attack":
-            grade = grade_attack(natural, total, dc, request.crit or 20)
-            if natural < 20 and grade.outcome == "critical_success":
-                notes.append(f"{natural}: critical (crit {request.crit}-20)")
-        else:
-            grade = grade_check(natural, total, dc)
+        grade = grade_roll(request, dc, natural, total)
+        if request.verb == "attack" and natural < 20 and grade.outcome == "critical_success":
+            notes.append(f"{natural}: critical (crit {request.crit}-20)")
         if dc is not None and natural == 20:
             notes.append("natural 20: the degree is raised one step")
         if dc is not None and natural == 1 and request.verb == "attack":

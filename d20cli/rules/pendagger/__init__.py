@@ -60,6 +60,7 @@ from d20cli.rules.pendagger.attempts import (
     LUCK_OFFER,
     OFFERED_ATTEMPT,
     attempt_level,
+    check_plan,
     grade_attempt,
     grade_luck,
     resolve_attempt,
@@ -182,6 +183,7 @@ SYSTEM = System(
     aliases=("pd", "pen-and-dagger"),
     words=WORDS,
     rank_for_score=rank_for_score,
+    check_plan=check_plan,
     fortune=FORTUNE,
     house_words=house_words_of(dict.fromkeys(ATTEMPT_VERBS, OFFERED_ATTEMPT)),
     initiative=InitiativeRule(

@@ -4,12 +4,14 @@ reliable and unreliable, in that order."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from d20cli.errors import RulesError
-from d20cli.language.requests import CheckRequest, LuckRequest
+from d20cli.language.requests import CheckRequest, LuckRequest, Request
 from d20cli.results import Die, Result
 from d20cli.rules.common import (
+    CheckPlan,
     Grade,
     advantage_notes,
     house_detail,
@@ -175,7 +177,7 @@ def attempt_result(
 ) -> Result:
     reliable = request.reliable > 0
     unreliable = request.unreliable > 0
-    grade = grade_attempt(face, rank, reliable, unreliable, fortune)
+    grade = grade_roll(request, rank, fortune, face)
     detail = {**detail, "rank": rank, "row": row_text(rank)}
     notes = [*advantage_notes(request.adv, request.dis)]
     path = rank_path(detail)
@@ -224,6 +226,22 @@ def attempt_result(
         detail=detail,
         notes=tuple(notes),
     )
+
+
+def grade_roll(request: CheckRequest, rank: str, fortune: bool, face: int, total: int = 0) -> Grade:
+    """The grade of an attempt at `rank` whose d20 showed `face` (the total is the face)."""
+    return grade_attempt(face, rank, request.reliable > 0, request.unreliable > 0, fortune)
+
+
+def check_plan(request: Request) -> CheckPlan | None:
+    """How an attempt is rolled and graded (`System.check_plan`): the d20 alone (adv,
+    dis, lucky), graded on the rank's row."""
+    if not (isinstance(request, CheckRequest) and request.verb in ATTEMPT_VERBS):
+        return None
+    _check_attempt_words(request)
+    rank, _ = attempt_rank(request)
+    grade = partial(grade_roll, request, rank, request.fortune)
+    return CheckPlan(request.adv, request.dis, request.lucky, None, None, None, 0, grade)
 
 
 def resolve_attempt(request: CheckRequest, roller: Roller) -> Result:
