@@ -272,7 +272,7 @@ def house_roll(
     )
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class CheckPlan:
     """A d20 check as `roll_check` rolls it, and the system's own grading of it, for the
     odds engine (`System.check_plan`): the kept d20 (`adv`, `dis`, `lucky`), the floor of
@@ -293,7 +293,7 @@ class CheckPlan:
     damage: Callable[[int, Grade], tuple[Expr, bool] | None] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class ContestPlan:
     """A contest of d20 rolls for the odds engine (`System.contest_plan`): each side's
     roll (a CheckPlan, its grade unused) and grade(rolls), the grade of the sides'

@@ -23,12 +23,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from d20cli.dice.sealed import NONCE_BYTES, SEED_BYTES, commitment
 from d20cli.errors import StateError
+from d20cli.frozen import frozen
 from d20cli.store.seal_marker import mark
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ PREV_HASH = "prev_hash"
 EXPORT_FIELDS = ("session", "position", "replay", "commitment", PREV_HASH, HASH)
 
 
-@dataclass(frozen=True)
+@frozen
 class Session:
     id: int
     seed: bytes
