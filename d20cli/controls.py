@@ -84,7 +84,7 @@ def json_visible(text: str) -> str:
     """A JSON text with DEL, the C1 controls and the format controls written as `\\u`
     escapes (JSON escapes C0 itself): the same JSON values, nothing a terminal acts on.
     Only for JSON, where such characters can stand only inside strings."""
-    if text.isascii() and "\x7f" not in text:
+    if text.isprintable():  # every control above is unprintable: nothing to do, at C speed
         return text
     pattern = _patterns()[2]
     if pattern.search(text) is None:

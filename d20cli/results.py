@@ -318,7 +318,8 @@ class Result(JsonText, Shown):
         if self.scores is not None:
             parts.append(f'"scores": {_parts(self.scores)}')
         for key, value in self.detail.items():  # never one of the keys above
-            parts.append(f"{_string(key)}: {JSON_ENCODER.encode(value)}")
+            text = _string(value) if type(value) is str else JSON_ENCODER.encode(value)
+            parts.append(f"{_string(key)}: {text}")
         if self.notes:
             parts.append(f'"notes": {_list(map(_string, self.notes))}')
         return ", ".join(parts) + "}"

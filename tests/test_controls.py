@@ -14,7 +14,10 @@ import json
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from d20cli import controls
 from d20cli.app.options import Options
 from d20cli.app.run import run_tokens
 from d20cli.app.shell import Session
@@ -185,3 +188,20 @@ def run_char_show(capsys: pytest.CaptureFixture[str]) -> str:
 
     run_app(["char", "show", "aria"])
     return capsys.readouterr().out
+
+
+@given(st.text())
+def test_the_fast_paths_agree_with_the_patterns(text: str) -> None:
+    """`visible`, `visible_lines` and `json_visible` skip their patterns when a text is
+    printable; that never leaves a control raw (every control is unprintable)."""
+    from d20cli.controls import _json_escape, _patterns, _shown
+
+    every, but_newline, json_raw = _patterns()
+    assert controls.visible(text) == every.sub(_shown, text)
+    assert controls.visible_lines(text) == but_newline.sub(_shown, text)
+    assert controls.json_visible(text) == json_raw.sub(_json_escape, text)
+
+
+def test_every_control_is_unprintable() -> None:
+    assert not any(chr(code).isprintable() for code in controls.CONTROLS)
+    assert controls.json_visible('{"note": "Success \u2014 you had 70.0%"}').isprintable()

@@ -22,6 +22,7 @@ from d20cli.store.seal_marker import CHANGES, marked
 if TYPE_CHECKING:
     from d20cli.app.sealed import SealedStream
     from d20cli.language.requests import Request
+    from d20cli.probability.model import Odds
     from d20cli.rules import System
     from d20cli.store.request_cache import ParseCache
     from d20cli.store.resolving import AsRead
@@ -64,6 +65,7 @@ class Context:
         self.parsed: dict[str, Request] = {}
         self.readied: dict[tuple[str, str], Request] = {}  # (text, system): `ready`'s
         self.plans: dict[int, tuple[Request, Plan]] = {}  # by the request's id: `plan`'s
+        self.odds_kept: dict[tuple[str, str], Odds] = {}  # (text, system): `odds`'
         # requests through a character (--as): by character and text, with its system
         self.as_parsed: dict[tuple[str, str], AsRead] = {}
         # a batch's lines, split and read: words, options, request text
@@ -263,6 +265,25 @@ class Context:
                 self.readied.clear()
             self.readied[key] = request
         return request
+
+    def odds(self, text: str, opts: Options) -> Odds:
+        """The exact odds of `text` rolled with these options (`--odds`), shared: the
+        caller only reads them. Kept by text and system without --as, as `ready` keeps
+        the request (the engine remembers them by request too, for every caller)."""
+        system = self.system_for(opts)
+        key = None if opts.as_ else (text, system.id)
+        found = self.odds_kept.get(key) if key is not None else None
+        if found is None:
+            from d20cli.probability.engine import odds_of
+
+            found = odds_of(
+                text, system.id, parse=lambda t: self.ready(t, system, opts), shared=True
+            )
+            if key is not None:
+                if len(self.odds_kept) >= self.CACHE_SIZE:
+                    self.odds_kept.clear()
+                self.odds_kept[key] = found
+        return found
 
     def plan(self, request: Request) -> Plan:
         """`rolling.plan(request)`, kept for a request made ready before (by its identity:

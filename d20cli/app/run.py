@@ -158,10 +158,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
                 log.add(result)
             if opts.odds:
                 if chances is None:
-                    from d20cli.probability.engine import odds_of
-
-                    system = context.system_for(opts).id  # D20_SYSTEM read once per run
-                    chances = odds_of(text, system, parse=_ready(context, opts), shared=True)
+                    chances = context.odds(text, opts)
                 result = with_chance(result, chances)
             if opts.summary and opts.repeat > 1:
                 if tally is None:
