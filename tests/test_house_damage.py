@@ -110,23 +110,12 @@ ODDS = [
 
 def brute_damage(text: str) -> Fraction:
     """The expected damage by trying every face of every die (tests/test_odds.py's walk)."""
-    from tests.test_odds import BruteRoller
+    from brute import every_roll
 
     system = get_system("levelup")
     request = parse_request(text)
     mean = Fraction(0)
-    stack: list[list[int]] = [[]]
-    while stack:
-        path = stack.pop()
-        roller = BruteRoller(path)
-        result = system.resolve(request, roller)
-        chosen = path + [0] * (len(roller.sizes) - len(path))
-        for pos in range(len(path), len(roller.sizes)):
-            for alt in range(1, roller.sizes[pos]):
-                stack.append([*chosen[:pos], alt])
-        p = Fraction(1)
-        for size in roller.sizes:
-            p /= size
+    for result, p in every_roll(system, request):
         mean += p * (result.damage.total if result.damage is not None else 0)
     return mean
 

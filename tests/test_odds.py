@@ -14,6 +14,7 @@ from collections import Counter
 from fractions import Fraction
 
 import pytest
+from brute import BruteRoller, every_roll
 
 from d20cli.app.options import Options
 from d20cli.app.run import run_odds
@@ -26,22 +27,6 @@ from d20cli.results import Result
 from d20cli.rules import get_system
 
 
-class BruteRoller(Roller):
-    """Hands out faces along one path of choices, die by die (no shortcuts)."""
-
-    def __init__(self, path: list[int]) -> None:
-        super().__init__(budget=10**9)
-        self.path = path
-        self.sizes: list[int] = []
-        self.lows: list[int] = []
-
-    def _draw(self, lo: int, hi: int) -> int:
-        pos = len(self.sizes)
-        self.sizes.append(hi - lo + 1)
-        self.lows.append(lo)
-        return lo + (self.path[pos] if pos < len(self.path) else 0)
-
-
 def brute_force(text: str, system_id: str) -> tuple[Counter[str], Counter[int], Fraction]:
     """Outcome and total probabilities by trying every face of every die."""
     system = get_system(system_id)
@@ -51,18 +36,7 @@ def brute_force(text: str, system_id: str) -> tuple[Counter[str], Counter[int], 
     outcome_p: dict[str, Fraction] = {}
     total_p: dict[int, Fraction] = {}
     mass = Fraction(0)
-    stack: list[list[int]] = [[]]
-    while stack:
-        path = stack.pop()
-        roller = BruteRoller(path)
-        result: Result = system.resolve(request, roller)
-        chosen = path + [0] * (len(roller.sizes) - len(path))
-        for pos in range(len(path), len(roller.sizes)):
-            for alt in range(1, roller.sizes[pos]):
-                stack.append([*chosen[:pos], alt])
-        p = Fraction(1)
-        for size in roller.sizes:
-            p /= size
+    for result, p in every_roll(system, request):
         key = result.outcome or "none"
         outcome_p[key] = outcome_p.get(key, Fraction(0)) + p
         if result.total is not None:

@@ -10,31 +10,17 @@ import dataclasses
 from fractions import Fraction
 
 import pytest
+from brute import every_roll
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from d20cli.dice.roller import RandomRoller, Roller
+from d20cli.dice.roller import RandomRoller
 from d20cli.dice.weights import TooCostly
 from d20cli.errors import D20Error
 from d20cli.language.grammar import parse_request
 from d20cli.probability import engine, walk
 from d20cli.probability.model import Odds
-from d20cli.results import Result
 from d20cli.rules import get_system
-
-
-class BruteRoller(Roller):
-    """Hands out faces along one path of choices, die by die (no shortcut at all)."""
-
-    def __init__(self, path: list[int]) -> None:
-        super().__init__(budget=10**9)
-        self.path = path
-        self.sizes: list[int] = []
-
-    def _draw(self, lo: int, hi: int) -> int:
-        pos = len(self.sizes)
-        self.sizes.append(hi - lo + 1)
-        return lo + (self.path[pos] if pos < len(self.path) else 0)
 
 
 def _add(table: dict[object, Fraction], key: object, p: Fraction) -> None:
@@ -51,18 +37,7 @@ def brute_force(text: str, system_id: str) -> dict[str, object]:
     damage: dict[object, Fraction] = {}
     success = Fraction(0)
     graded = rolled_damage = False
-    stack: list[list[int]] = [[]]
-    while stack:
-        path = stack.pop()
-        roller = BruteRoller(path)
-        result: Result = system.resolve(request, roller)
-        chosen = path + [0] * (len(roller.sizes) - len(path))
-        for pos in range(len(path), len(roller.sizes)):
-            for alt in range(1, roller.sizes[pos]):
-                stack.append([*chosen[:pos], alt])
-        p = Fraction(1)
-        for size in roller.sizes:
-            p /= size
+    for result, p in every_roll(system, request):
         _add(outcomes, result.outcome or "none", p)
         if result.total is not None:
             _add(totals, result.total, p)

@@ -11,6 +11,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from brute import every_roll
 
 from d20cli.app.options import Options
 from d20cli.app.run import run_tokens
@@ -26,7 +27,6 @@ from d20cli.results import Result
 from d20cli.rules import get_system
 from d20cli.rules.levelup import expertise_size
 from d20cli.rules.pendagger import RANKS, attempt_level, row_text
-from tests.test_odds import BruteRoller
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -123,17 +123,7 @@ def _damage_brute_force(text: str) -> dict[int, Fraction]:
     system = get_system("levelup")
     request = parse_request(text)
     out: dict[int, Fraction] = {}
-    stack: list[list[int]] = [[]]
-    while stack:
-        path = stack.pop()
-        roller = BruteRoller(path)
-        result = system.resolve(request, roller)
-        chosen = path + [0] * (len(roller.sizes) - len(path))
-        for pos in range(len(path), len(roller.sizes)):
-            stack.extend([*chosen[:pos], alt] for alt in range(1, roller.sizes[pos]))
-        p = Fraction(1)
-        for size in roller.sizes:
-            p /= size
+    for result, p in every_roll(system, request):
         dmg = result.damage.total if result.damage is not None else 0
         out[dmg] = out.get(dmg, Fraction(0)) + p
     return out
