@@ -196,3 +196,13 @@ def test_results_stay_frozen() -> None:
     assert hash(die) == hash(Die(20, 17, True, "d20")) and die == Die(20, 17, True, "d20")
     for value in (die, result):  # slotted and not
         assert pickle.loads(pickle.dumps(value)) == value and copy.deepcopy(value) == value
+
+
+def test_a_class_without_a_docstring_is_described_by_its_fields() -> None:
+    @frozen
+    class Bare:
+        a: int
+        b: str = ""
+
+    assert Bare.__doc__ == "Bare(a, b)"
+    assert Die.__doc__ is not None and "Die(" not in Die.__doc__  # its own text is kept
