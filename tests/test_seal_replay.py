@@ -11,15 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from d20cli.app.sealed import SealedStream, replay_text
-from d20cli.app.verify import MAX_WORK, replayed
+from d20cli.app.verify import MAX_WORK, logged_fields, replayed
 from d20cli.dice.roller import DEFAULT_BUDGET
 from d20cli.dice.sealed import commitment
 from d20cli.language.grammar import parse_request
 from d20cli.rules import get_system
 from d20cli.rules.house import HouseDefaults, with_house
-from d20cli.store.database import clean, int64
-from d20cli.store.log_rows import row_dice
-from d20cli.store.rolllog import dice_text, house_text
 from d20cli.store.sealing import Session
 
 REQUESTS = (
@@ -67,15 +64,8 @@ def test_a_sealed_roll_replays_exactly(
     result = stream.wrap(system.resolve)(ready, stream.roller(DEFAULT_BUDGET))
     assert stream.take(result) == (1, position, replay_text(ready))
     assert stream.next == position + 1
-    house_json = house_text(result)
     row: dict[str, Any] = {
-        "system": result.system,
-        "verb": result.verb,
-        "request": clean(result.request),
-        "dice": json.loads(clean(row_dice(result, dice_text))),
-        "total": int64(result.total),
-        "outcome": result.outcome,
-        "house": None if house_json is None else json.loads(house_json),
+        **logged_fields(result),
         "position": position,
         "replay": json.loads(replay_text(ready)),
     }

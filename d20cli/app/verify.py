@@ -26,12 +26,15 @@ import json
 import re
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from d20cli.controls import visible
 from d20cli.dice.sealed import commitment, position_random, read_secret
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.present.output import Output
+
+if TYPE_CHECKING:
+    from d20cli.results import Result
 
 MAX_BYTES = 64 * 1024 * 1024  # of the export read
 MAX_POSITION = 2**63 - 1
@@ -148,9 +151,6 @@ def replayed(row: dict[str, Any], seed: bytes, work: list[int]) -> dict[str, Any
     from d20cli.dice.roller import DEFAULT_BUDGET, RandomRoller
     from d20cli.language.parse_cache import classes, decode
     from d20cli.rules import get_system
-    from d20cli.store.database import clean, int64
-    from d20cli.store.log_rows import row_dice
-    from d20cli.store.rolllog import dice_text, house_text
 
     replay = row["replay"]
     if replay is None:
@@ -162,6 +162,16 @@ def replayed(row: dict[str, Any], seed: bytes, work: list[int]) -> dict[str, Any
         result = system.resolve(request, roller)
     finally:
         work[0] -= roller.count
+    return logged_fields(result)
+
+
+def logged_fields(result: Result) -> dict[str, Any]:
+    """The fields of a roll-log row that the roll decides, as `d20 log --export json`
+    writes them (what `verify` compares)."""
+    from d20cli.store.database import clean, int64
+    from d20cli.store.log_rows import row_dice
+    from d20cli.store.rolllog import dice_text, house_text
+
     house = house_text(result)
     return {
         "system": result.system,

@@ -32,7 +32,7 @@ from d20cli.probability.walk import (
     _LUCKY_ADV,
     _LUCKY_DIS,
     Branches,
-    _too_costly,
+    refuse_cases,
 )
 from d20cli.rules.common import CheckPlan, ContestPlan, Grade, net_advantage
 
@@ -281,11 +281,5 @@ def contest_odds(
 def _bound(cases: int, budget: Budget, max_paths: int) -> None:
     """Refuse `cases` pairs over `max_paths` or over what `budget` has left; else charge
     them (the deadline is checked then too)."""
-    if cases > max_paths:
-        raise _too_costly(f"more than {max_paths:,} cases")
-    if cases * GRADE_STEPS > budget.left:
-        raise _too_costly(
-            f"about {cases:,} cases of {GRADE_STEPS:,} steps each, more than the "
-            f"{budget.left:,} steps left of {budget.limit:,}"
-        )
+    refuse_cases(cases, GRADE_STEPS, budget, max_paths)
     budget.charge(cases * GRADE_STEPS, "grading each case")

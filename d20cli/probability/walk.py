@@ -46,6 +46,18 @@ def _too_costly(detail: str) -> TooCostly:
     return TooCostly(f"the exact odds need {detail}; estimate them with --simulate N")
 
 
+def refuse_cases(cases: int, steps: int, budget: Budget, max_paths: int) -> None:
+    """TooCostly for `cases` cases of `steps` budget steps each when they are more than
+    `max_paths` or than what `budget` has left (nothing is charged here)."""
+    if cases > max_paths:
+        raise _too_costly(f"more than {max_paths:,} cases")
+    if cases * steps > budget.left:
+        raise _too_costly(
+            f"about {cases:,} cases of {steps:,} steps each, more than the "
+            f"{budget.left:,} steps left of {budget.limit:,}"
+        )
+
+
 Branches = tuple[tuple[int, int], ...]  # (value, weight) pairs
 
 
@@ -250,14 +262,7 @@ def paths(
         if count > max_paths:
             raise _too_costly(f"more than {max_paths:,} cases")
         if count == 1:
-            estimate = _estimate(run, roller, totals, max_paths)
-            if estimate > max_paths:
-                raise _too_costly(f"more than {max_paths:,} cases")
-            if estimate * cost > budget.left:
-                raise _too_costly(
-                    f"about {estimate:,} cases of {cost:,} steps each, more than the "
-                    f"{budget.left:,} steps left of {budget.limit:,}"
-                )
+            refuse_cases(_estimate(run, roller, totals, max_paths), cost, budget, max_paths)
         budget.charge(cost, "one case")
         taken = roller.taken
         for pos in range(len(path), len(roller.trace)):
