@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from test_bombs import BOMBS  # noqa: E402
 
 from d20cli.app.options import Options  # noqa: E402
-from d20cli.app.run import run_odds, run_tokens, split_line  # noqa: E402
+from d20cli.app.run import run_tokens, split_line  # noqa: E402
 from d20cli.present.output import Output  # noqa: E402
 
 TARGET_MS = 100.0
@@ -32,10 +32,7 @@ def once(line: str) -> tuple[float, int, str]:
     output = Output(out, err, color=False)
     tokens = split_line(line)
     start = time.perf_counter()
-    if tokens[0] == "odds":
-        status = int(run_odds(tokens[1:], Options(), output))
-    else:
-        status = int(run_tokens(tokens, Options(), output).status)
+    status = int(run_tokens(tokens, Options(), output).status)  # (`odds ...` too)
     return (time.perf_counter() - start) * 1000, status, err.getvalue().split("\n", 1)[0]
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from d20cli.__main__ import main
 from d20cli.app.options import Options, split_line
-from d20cli.app.run import run_odds, run_tokens
+from d20cli.app.run import run_tokens
 from d20cli.present.output import Output
 from d20cli.store import characters
 
@@ -39,8 +39,5 @@ def run_line(line: str) -> tuple[int, str, str, float]:
     output = Output(out, err, color=False)
     tokens = split_line(line)
     start = time.perf_counter()
-    if tokens[0] == "odds":
-        status = int(run_odds(tokens[1:], Options(), output))
-    else:
-        status = int(run_tokens(tokens, Options(), output).status)
+    status = int(run_tokens(tokens, Options(), output).status)  # (`odds ...` too)
     return status, out.getvalue(), err.getvalue(), time.perf_counter() - start
