@@ -15,18 +15,20 @@ def emit(
     result: Result,
     opts: Options,
     out: Output,
-    lines: Callable[[], list[Line]],
-    quiet: Callable[[], str],
+    lines: Callable[[Result, bool], list[Line]],
+    quiet: Callable[[Result], str],
+    header: bool = True,
 ) -> int:
-    """Write `result` as the options say: JSON, `quiet()` with -q, else `lines()`."""
+    """Write `result` as the options say: JSON, `quiet(result)` with -q, else
+    `lines(result, header)` (functions, not closures: a batch writes a line each)."""
     if opts.json:
         text = result.json_text()
         out.json_line(text)
         return len(text) + 1
     if opts.quiet:
-        text = quiet()
+        text = quiet(result)
         out.text(text)
         return len(text) + 1
-    shown = lines()
+    shown = lines(result, header)
     out.lines(shown)
     return sum(len(t) for line in shown for t, _ in line) + len(shown)

@@ -437,13 +437,7 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
 
 def _emit(result: Result, opts: Options, out: Output, header: bool = True) -> int:
     """Print one result; the number of characters printed."""
-    if opts.json:  # (emit's first case, without making its callbacks: a batch's usual)
-        text = result.json_text()
-        out.json_line(text)
-        return len(text) + 1
-    return emit(
-        result, opts, out, lambda: render_result(result, header), lambda: quiet_text(result)
-    )
+    return emit(result, opts, out, render_result, quiet_text, header)
 
 
 OUTPUT_PER_WORK = 100  # characters one command may print per die of its work budget

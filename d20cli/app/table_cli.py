@@ -134,7 +134,7 @@ def _emit(result: Result, opts: Options, out: Output, header: bool) -> int:
     """Print one roll; the characters printed."""
     from d20cli.present.table_view import quiet_table, table_lines
 
-    return emit(result, opts, out, lambda: table_lines(result, header), lambda: quiet_table(result))
+    return emit(result, opts, out, table_lines, quiet_table, header)
 
 
 def _list(opts: Options, out: Output) -> None:
