@@ -177,7 +177,7 @@ def test_a_summary_whose_weights_float_cannot_hold_is_rolled(
     """--repeat N --summary draws from the exact distribution with random.choices, which
     weighs in floats; past 2^1000 the request is rolled N times instead."""
     from d20cli.app.context import Context
-    from d20cli.app.run import sampled_tally
+    from d20cli.app.extras import sampled_tally
     from d20cli.probability import engine as odds
 
     tiny = Fraction(1, 2**2000)

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from d20cli.app.options import Options
-from d20cli.app.rolling import Plan, plan
+from d20cli.app.rolling import Lane, Plan, plan
 from d20cli.dice.roller import RandomRoller, Roller, make_roller
 from d20cli.errors import ParseError, StateError
 from d20cli.language.requests import CheckRequest
@@ -71,6 +71,7 @@ class Context:
         # a batch's lines, split and read: words, options, request text
         self.lines: dict[str, tuple[list[str], Options, str]] = {}
         self.logs: dict[tuple[str | None, bool, bool], RollLog | None] = {}
+        self.lanes: dict[str, Lane] = {}  # plain requests made ready, by text (`lane`)
         self.systems: dict[str, System] = {}
         self._rng: random.Random | None = None if seed is None else random.Random(seed)
         self._rollers: dict[int, RandomRoller] = {}
@@ -308,6 +309,19 @@ class Context:
             request = with_house_each(request, system, each)
         return with_house(request, system, shared)
 
+    def lane(self, text: str, opts: Options) -> Lane | None:
+        """The Lane kept for `text` with these very options (d20cli.app.rolling.Lane); None
+        when there is none, or a sealed session may have been opened or closed since."""
+        lane = self.lanes.get(text)
+        if lane is None or lane.given is not opts or self._seal_read != CHANGES[0]:
+            return None
+        return lane
+
+    def keep_lane(self, text: str, lane: Lane) -> None:
+        if len(self.lanes) >= self.CACHE_SIZE:
+            self.lanes.clear()
+        self.lanes[text] = lane
+
     def log_for(self, opts: Options, out: Output) -> RollLog | None:
         """The roll log for requests with these options (None when logging is off). One
         log per character and dice source lasts the whole run, so a batch on standard
@@ -318,10 +332,11 @@ class Context:
             self._logging = opts.logging()  # D20_NO_LOG, read once per run
         if not self._logging:
             return None
-        if opts.seed is None and opts.dice is None and self.seed is not None:
-            opts = replace(opts, seed=self.seed)  # the run's seeded stream
-        key = (opts.as_, opts.dice is not None, opts.seed is not None)
+        run_seeded = opts.seed is None and opts.dice is None and self.seed is not None
+        key = (opts.as_, opts.dice is not None, opts.seed is not None or run_seeded)
         if key not in self.logs:
+            if run_seeded:
+                opts = replace(opts, seed=self.seed)  # the run's seeded stream
             log = self.logs[key] = open_log(opts, out, self)
             if log is not None and self.sealing is not None:
                 log.seal = self.sealing.take

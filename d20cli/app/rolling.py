@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from d20cli.app.options import MAX_ROLLED_RUNS
+from d20cli.app.options import MAX_ROLLED_RUNS, Options
 from d20cli.errors import BudgetError, D20Error, ParseError
 
 if TYPE_CHECKING:
@@ -146,3 +146,25 @@ def in_text(err: D20Error, text: str) -> D20Error:
     if err.text is None and err.column is not None:
         return err.located(text, err.column)
     return err
+
+
+class Lane(NamedTuple):
+    """A plain request made ready to roll: what `run_request` (d20cli.app.run) works out
+    before its first die (the options in force, the request with its house defaults, how
+    it is resolved, its plan, its work budget). The context keeps it by text for the
+    options it was made for, so a line a batch repeats goes straight to its dice
+    (`Context.lane`).
+
+    Plain: no character, no sealed session, no --dice, --summary or --repeat, and a
+    system without fortune dice; any other request is worked out each time."""
+
+    given: Options  # the options the request came with
+    opts: Options  # the options in force
+    request: Request
+    resolve: Callable[[Request, Roller], Result]
+    plan: Plan
+    work: int
+
+    def results(self, roller: Roller) -> Iterator[Result]:
+        """Its results, rolled with `roller` (`results`)."""
+        return results(self.request, self.resolve, roller, 1, self.work, self.plan)

@@ -6,15 +6,14 @@ The command line, each line of standard input and each line of the shell come th
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from d20cli.app import rolling
 from d20cli.app.context import Context, request_text
 from d20cli.app.emit import emit
+from d20cli.app.extras import outcome_labels, print_tally, sampled_tally, with_chance
 from d20cli.app.options import (
     MAX_ROLLED_RUNS,
     Options,
@@ -24,7 +23,7 @@ from d20cli.app.options import (
     split_options,
     wants_help,
 )
-from d20cli.app.rolling import check_text, in_text
+from d20cli.app.rolling import Lane, check_text, in_text
 from d20cli.dice.roller import Roller
 from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
 from d20cli.language.vocabulary import TABLE
@@ -119,41 +118,102 @@ def exit_for(result: Result, opts: Options) -> ExitStatus:
     return ExitStatus.OK
 
 
+def _lane(text: str, given: Options, opts: Options, context: Context) -> Lane | None:
+    """The Lane of a request with these options in force, if it is plain (see Lane)."""
+    if (
+        opts.as_
+        or opts.dice is not None
+        or opts.summary
+        or opts.repeat != 1
+        or context.sealing is not None
+    ):
+        return None
+    system = context.system_for(opts)
+    if system.fortune is not None:
+        return None
+    check_text(text)
+    request = context.ready(text, system, opts)
+    return Lane(given, opts, request, system.resolve, context.plan(request), context.work_for(opts))
+
+
 def run_request(text: str, opts: Options, out: Output, context: Context | None = None) -> Outcome:
     """Resolve and print one request. Errors are printed and give BAD_INPUT."""
-    results: list[Result] = []
-    status = ExitStatus.OK
-    tally: Tally | None = None
-    chances: Any = None
+    if context is not None:
+        lane = context.lane(text, opts)
+        if lane is not None:  # made ready before: straight to the dice
+            out.before_write(context.save)
+            rolled = lane.results(context.roller(lane.opts))
+            return _rolled(text, lane.opts, out, context, rolled, context.log_for(lane.opts, out))
     own_context = context is None
     context = context or Context()
+    given = opts
     opts = context.with_character(opts)
     if opts.as_:
         try:
             text, opts = _macro(text, opts, context)
         except D20Error as err:
             out.error(in_text(err, text), opts.json)
-            return Outcome(ExitStatus.BAD_INPUT, results)
+            return Outcome(ExitStatus.BAD_INPUT, [])
     out.before_write(context.save)  # what is shown is saved first (group commit)
-    log: RollLog | None = None
-    printed = 0
     # a long --repeat is written (and saved) in pieces of held lines, not line by line
     holding = opts.repeat > 1 and out.flush_lines
     if holding:
         out.flush_lines = False
     try:
-        output_limit = context.work_for(opts) * OUTPUT_PER_WORK
-        if opts.summary and opts.repeat == 1:
-            raise ParseError("--summary tallies the runs of --repeat N: add one, e.g. -n 1000")
-        opts = context.as_options(text, opts)
-        sealed = context.sealed_for(opts, out)  # each sealed roll is rolled and logged
-        if opts.summary and opts.repeat > 1 and opts.dice is None and sealed is None:
-            tally = sampled_tally(text, opts, context)
-        if tally is None:
+        try:
+            if opts.summary and opts.repeat == 1:
+                raise ParseError("--summary tallies the runs of --repeat N: add one, e.g. -n 1000")
+            opts = context.as_options(text, opts)
+            sealed = context.sealed_for(opts, out)  # each sealed roll is rolled and logged
+            tally = None
+            if opts.summary and opts.repeat > 1 and opts.dice is None and sealed is None:
+                tally = sampled_tally(text, opts, context)
+            if tally is not None:
+                print_tally(tally, opts, out)
+                return Outcome(ExitStatus.OK, [])
             if opts.repeat > MAX_ROLLED_RUNS:
                 check_rolled_runs(opts.repeat, "--repeat", _fewer_runs(opts))
-            log = context.log_for(opts, out)
-        for result in () if tally is not None else resolve(text, opts, out, context):
+            lane = None if own_context else _lane(text, given, opts, context)
+            if lane is not None:
+                context.keep_lane(text, lane)
+                results = lane.results(context.roller(opts))
+            else:
+                results = resolve(text, opts, out, context)
+        except D20Error as err:
+            out.error(in_text(err, text), opts.json)
+            return Outcome(ExitStatus.BAD_INPUT, [])
+        except RecursionError:
+            out.error(ParseError("the request is nested too deeply", text, None), opts.json)
+            return Outcome(ExitStatus.BAD_INPUT, [])
+        return _rolled(text, opts, out, context, results, context.log_for(opts, out))
+    finally:
+        if holding:
+            out.flush_lines = True
+            out.flush()
+        if own_context:
+            out.save()
+            out.forget(context.save)
+            context.close()
+
+
+def _rolled(
+    text: str,
+    opts: Options,
+    out: Output,
+    context: Context,
+    rolled: Iterator[Result],
+    log: RollLog | None,
+) -> Outcome:
+    """Log, print (or tally, with --summary) the results of a request as they are rolled;
+    an error on the way is printed and gives BAD_INPUT."""
+    results: list[Result] = []
+    status = ExitStatus.OK
+    tally: Tally | None = None
+    chances: Any = None
+    printed = 0
+    try:
+        output_limit = context.work_for(opts) * OUTPUT_PER_WORK
+        for result in rolled:
             if log is not None:
                 log.add(result)
             if opts.odds:
@@ -165,11 +225,16 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
                     from d20cli.present.tally import Tally  # only for --summary
 
                     tally = Tally(result.request, result.system, result.verb)
-                    tally.labels.update(_outcome_labels(context, opts))
+                    tally.labels.update(outcome_labels(context, opts))
                 tally.add(result)
                 continue
-            printed += _emit(
-                result, opts, out, header=not results or results[0].request != result.request
+            printed += emit(
+                result,
+                opts,
+                out,
+                render_result,
+                quiet_text,
+                not results or results[0].request != result.request,
             )
             if printed > output_limit:
                 _check_output(printed, opts)
@@ -184,22 +249,8 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
     except RecursionError:
         out.error(ParseError("the request is nested too deeply", text, None), opts.json)
         return Outcome(ExitStatus.BAD_INPUT, results)
-    finally:
-        if holding:
-            out.flush_lines = True
-            out.flush()
-        if own_context:
-            out.save()
-            out.forget(context.save)
-            context.close()
     if tally is not None:
-        if opts.json:
-            out.json(tally.to_json())
-        elif opts.quiet:
-            mean = tally.mean()
-            out.text(f"{mean:.2f}" if mean is not None else "")
-        else:
-            out.lines(tally.lines())
+        print_tally(tally, opts, out)
     return Outcome(status, results)
 
 
@@ -219,14 +270,6 @@ def _ready(context: Context, opts: Options) -> Callable[[str], Request]:
     return lambda text: context.ready(text, system, opts)
 
 
-def _outcome_labels(context: Context, opts: Options) -> dict[str | None, str | None]:
-    return {oid: label for oid, label in context.system_for(opts).outcomes}
-
-
-SAMPLE_CHUNK = 100_000
-MAX_WEIGHT_BITS = 1000  # a common denominator beyond 2^1000: the results are rolled instead
-
-
 def _macro(text: str, opts: Options, context: Context) -> tuple[str, Options]:
     """A macro of the character in the verb's place: its request words, and the options
     saved in it (`-n 2`, `-s mm`) under the options given with it (those win)."""
@@ -235,87 +278,6 @@ def _macro(text: str, opts: Options, context: Context) -> tuple[str, Options]:
         return text, opts
     words, saved = split_options(split_line(line))
     return " ".join(words), saved.merged(opts)
-
-
-def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
-    """`--repeat N --summary`: the N results drawn from the request's exact distribution of
-    (outcome, total) pairs, which the odds engine computes by walking the same resolver.
-    That is the same as rolling N times and counting, and fast for a million rolls. None
-    when the distribution is too costly to compute (the caller then rolls each one)."""
-    from d20cli.present.tally import Tally
-    from d20cli.probability.engine import joint_outcomes
-
-    system = context.system_for(opts)
-    request = context.ready(text, system, opts)
-    if request.verb in ("fortune", "scores"):
-        return None
-    joint = joint_outcomes(request, system)
-    if joint is None:
-        return None
-    keys = list(joint)
-    den = 1
-    for p in joint.values():
-        den = den * p.denominator // math.gcd(den, p.denominator)
-    if den.bit_length() > MAX_WEIGHT_BITS:
-        return None  # random.choices weighs in floats: beyond 10^300 it overflows
-    cumulative = list(itertools.accumulate(int(joint[k] * den) for k in keys))
-    roller = context.roller(opts)
-    rng = getattr(roller, "rng", None)
-    if rng is None:
-        return None
-    tally = Tally(request.text, system.id, request.verb)
-    tally.labels.update(_outcome_labels(context, opts))
-    if any(winner is not None for _, _, winner in keys):  # a contest of 3+ sides
-        tally.sides = len(getattr(request, "sides", ()))
-    counts = [0] * len(keys)
-    remaining = opts.repeat * request.repeat
-    while remaining:
-        n = min(remaining, SAMPLE_CHUNK)
-        remaining -= n
-        for i in rng.choices(range(len(keys)), cum_weights=cumulative, k=n):
-            counts[i] += 1
-    for (outcome, total, winner), n in zip(keys, counts, strict=True):
-        tally.add_many(outcome, None, total, n, winner)
-    return tally
-
-
-def with_chance(result: Result, odds: Any) -> Result:
-    """The result with the chance its outcome had (`--odds`), as a note and in JSON."""
-    from d20cli.probability.engine import chance_words
-
-    words = chance_words(result, odds)
-    if words is None:
-        return _total_chance(result, odds)
-    note, detail = words
-    # `replace(result, notes=..., detail=...)`, ten times faster (a batch with --odds makes
-    # one on every line): the same fields, two of them new (Result has no __post_init__)
-    noted = object.__new__(type(result))
-    noted.__dict__.update(result.__dict__)
-    noted.__dict__["notes"] = (*result.notes, note)
-    noted.__dict__["detail"] = {**result.detail, **detail}
-    return noted
-
-
-def _total_chance(result: Result, odds: Any) -> Result:
-    """`--odds` on a result without an outcome (`roll 2d6`): the chance of its total (and
-    of at most that total); else a note that there is no chance to show, never silence."""
-    from d20cli.figures import exact_fraction, percent
-
-    distribution = getattr(odds, "distribution", None) or {}
-    p = distribution.get(result.total) if result.total is not None else None
-    if p is None:
-        note = "--odds: this request has no outcome or total whose chance can be shown"
-        return replace(result, notes=(*result.notes, note))
-    at_most = sum((q for t, q in distribution.items() if t <= result.total), start=p * 0)
-    note = (
-        f"a total of {result.total} \u2014 you had {percent(p, 1)} ({percent(at_most, 1)} at most)"
-    )
-    detail = {
-        **result.detail,
-        "chance": exact_fraction(p),
-        "at_most_chance": exact_fraction(at_most),
-    }
-    return replace(result, notes=(*result.notes, note), detail=detail)
 
 
 def read_options(
@@ -433,11 +395,6 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     else:
         out.lines(odds_lines(results[0], totals=opts.totals))
     return ExitStatus.OK
-
-
-def _emit(result: Result, opts: Options, out: Output, header: bool = True) -> int:
-    """Print one result; the number of characters printed."""
-    return emit(result, opts, out, render_result, quiet_text, header)
 
 
 OUTPUT_PER_WORK = 100  # characters one command may print per die of its work budget
