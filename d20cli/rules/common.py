@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from d20cli.dice import evaluate as evaluation
 from d20cli.dice import tree as dice
@@ -34,6 +34,22 @@ if TYPE_CHECKING:
     from d20cli.dice.tree import Expr
     from d20cli.language.requests import CheckRequest, FortuneRequest, LuckRequest, Request
     from d20cli.rules.initiative import InitiativeRule
+
+
+T = TypeVar("T")
+
+
+def read_once(request: Any, key: str, read: Callable[[Any], T]) -> T:
+    """`read(request)`: what a request's words decide before any die (its expertise die,
+    its critical damage, the notes and JSON its house words give), read once for each
+    request object and kept on it under `key`, as a cached property is, so a request
+    rolled again (a batch's repeated line, `--repeat`) skips the reading. It depends on
+    the request's fields alone, which never change; an error is raised each time."""
+    kept = request.__dict__
+    found: T | None = kept.get(key)
+    if found is None:
+        found = kept[key] = read(request)
+    return found
 
 
 def net_advantage(adv: int, dis: int) -> int:

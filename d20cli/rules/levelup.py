@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from d20cli.errors import RulesError
 from d20cli.language.requests import CheckRequest, GroupRequest, Request, Target
@@ -36,6 +36,7 @@ from d20cli.rules.common import (
     house_roll,
     house_words_of,
     located,
+    read_once,
     reject_words,
     resolve_roll,
     unknown_verb,
@@ -254,6 +255,30 @@ def _checked(request: CheckRequest) -> tuple[int | None, Expr | None]:
     return expertise_size(request.expertise), _critical_expr(request)
 
 
+class _Words(NamedTuple):
+    """What a check's words decide before any die (`_words`)."""
+
+    size: int | None  # the expertise die
+    critical_expr: Expr | None  # the damage a critical hit rolls
+    before: tuple[str, ...]  # the notes that come before the roll's own
+    grants: tuple[str, ...]  # the note on several expertise grants
+    detail: dict[str, object]  # the result's JSON extras
+
+
+def _read_words(request: CheckRequest) -> _Words:
+    size, critical_expr = _checked(request)
+    grants: tuple[str, ...] = ()
+    if size is not None and len(request.expertise) > 1:
+        grants = (f"{len(request.expertise)} expertise grants: one d{size}",)
+    detail = {**({"expertise": f"d{size}"} if size is not None else {}), **house_detail(request)}
+    before = advantage_notes(request.adv, request.dis)
+    return _Words(size, critical_expr, before, grants, detail)
+
+
+def _words(request: CheckRequest) -> _Words:
+    return read_once(request, "_levelup_words", _read_words)
+
+
 def grade_roll(request: CheckRequest, target: int | None, face: int, total: int) -> Grade:
     """The grade of a check, save or attack whose kept d20 showed `face` (`crit N`: N or
     more reads as a natural 20)."""
@@ -285,11 +310,11 @@ def check_plan(request: Request) -> CheckPlan | None:
 
 def _resolve_check(request: CheckRequest, roller: Roller, target: int | None) -> Result:
     verb = request.verb
-    size, critical_expr = _checked(request)  # its errors come before any die
+    size, critical_expr, before, grants, detail = _words(request)  # errors before any die
     roll = house_roll(roller, request, size)
     natural = crit_natural(roll.natural, request.crit)  # `crit N`: N or more reads as 20
     grade = grade_roll(request, target, roll.natural, roll.total)
-    notes = [*advantage_notes(request.adv, request.dis), *roll.notes]
+    notes = [*before, *roll.notes]
     read = check_notes(verb, natural, roll.total, target)
     if natural != roll.natural:
         critical = grade.outcome == "critical_success" or target is None
@@ -298,8 +323,7 @@ def _resolve_check(request: CheckRequest, roller: Roller, target: int | None) ->
         range_ = f"{roll.natural} (crit {request.crit}-20)"
         read = tuple(note.replace("natural 20", range_) for note in read)
     notes += read
-    if size is not None and len(request.expertise) > 1:
-        notes.append(f"{len(request.expertise)} expertise grants: one d{size}")
+    notes += grants
     damage = None
     if request.damage is not None:
         rolled = damage_roll(request, critical_expr, roll.natural, grade)
@@ -322,7 +346,7 @@ def _resolve_check(request: CheckRequest, roller: Roller, target: int | None) ->
         success=grade.success,
         name=request.name,
         damage=damage,
-        detail={**({"expertise": f"d{size}"} if size is not None else {}), **house_detail(request)},
+        detail=dict(detail),
         notes=tuple(notes),
     )
 
