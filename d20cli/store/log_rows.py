@@ -37,7 +37,7 @@ def row_dice(result: Result, dice_text: Callable[[Result], str]) -> str:
     when it fits in MAX_ROW_DICE characters, else a summary."""
     dice = result.dice
     if dice and len(dice) <= 8 and result.damage is None:  # a check or a small roll
-        text = dice_text(result)  # (eight labels are at most 80,000 characters)
+        text = result.dice_text()  # all it lists (eight labels: at most 80,000 characters)
         if len(text) <= MAX_ROW_DICE:
             return text
         return summary_text(list(_dice_of(result)))

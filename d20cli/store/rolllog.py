@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from d20cli.errors import D20Error
 from d20cli.frozen import frozen
-from d20cli.store.database import clean, clean_or_none, int64
+from d20cli.store.database import clean, int64
 from d20cli.store.log_rows import FLUSH_BYTES, MAX_RUN_BYTES, row_bytes, row_dice
 
 if TYPE_CHECKING:
@@ -251,8 +251,11 @@ class Rolls:
             if not runs or runs[-1][0] != full:
                 runs.append((full, []))
             values = runs[-1][1]
-            values += (at, clean_or_none(who), sy, verb, clean(text), clean(dice))
-            values += (int64(total), oc, src)
+            if not (text.isascii() and dice.isascii()):  # (the usual case reads two flags)
+                text, dice = clean(text), clean(dice)
+            if who is not None and not who.isascii():
+                who = clean(who)
+            values += (at, who, sy, verb, text, dice, int64(total), oc, src)
             if full:
                 values += (more[0], *(more[1:4] if len(more) == 4 else (None, None, None)))
 
@@ -392,7 +395,7 @@ class RollLog:
                 result.total,
                 result.outcome,
                 self.source,
-                house_text(result),
+                house_text(result) if "house" in result.detail else None,
                 *(() if self.seal is None else self.seal(result) or ()),
             )
         )
