@@ -68,8 +68,9 @@ class Context:
         self.odds_kept: dict[tuple[str, str], Odds] = {}  # (text, system): `odds`'
         # requests through a character (--as): by character and text, with its system
         self.as_parsed: dict[tuple[str, str], AsRead] = {}
-        # a batch's lines, split and read: words, options, request text
-        self.lines: dict[str, tuple[list[str], Options, str]] = {}
+        # a batch's lines, split and read: words, options, request text, and whether it
+        # goes straight to run_request (d20cli.app.stdin)
+        self.lines: dict[str, tuple[list[str], Options, str, bool]] = {}
         self.logs: dict[tuple[str | None, bool, bool], RollLog | None] = {}
         self.lanes: dict[str, Lane] = {}  # plain requests made ready, by text (`lane`)
         self.systems: dict[str, System] = {}

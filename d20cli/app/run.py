@@ -143,7 +143,8 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
         if lane is not None:  # made ready before: straight to the dice
             out.before_write(context.save)
             rolled = lane.results(context.roller(lane.opts))
-            return _rolled(text, lane.opts, out, context, rolled, context.log_for(lane.opts, out))
+            log = context.log_for(lane.opts, out)
+            return _rolled(text, lane.opts, out, context, rolled, log, lane.work)
     own_context = context is None
     context = context or Context()
     given = opts
@@ -185,7 +186,8 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
         except RecursionError:
             out.error(ParseError("the request is nested too deeply", text, None), opts.json)
             return Outcome(ExitStatus.BAD_INPUT, [])
-        return _rolled(text, opts, out, context, results, context.log_for(opts, out))
+        log = context.log_for(opts, out)
+        return _rolled(text, opts, out, context, results, log, context.work_for(opts))
     finally:
         if holding:
             out.flush_lines = True
@@ -203,16 +205,18 @@ def _rolled(
     context: Context,
     rolled: Iterator[Result],
     log: RollLog | None,
+    work: int,
 ) -> Outcome:
     """Log, print (or tally, with --summary) the results of a request as they are rolled;
-    an error on the way is printed and gives BAD_INPUT."""
+    an error on the way is printed and gives BAD_INPUT. `work`: the command's work
+    budget, which bounds what it may print."""
     results: list[Result] = []
     status = ExitStatus.OK
     tally: Tally | None = None
     chances: Any = None
     printed = 0
     try:
-        output_limit = context.work_for(opts) * OUTPUT_PER_WORK
+        output_limit = work * OUTPUT_PER_WORK
         for result in rolled:
             if log is not None:
                 log.add(result)

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 from d20cli.app.context import Context, request_text
 from d20cli.app.options import Options, split_line
 from d20cli.app.rolling import MAX_LINE
-from d20cli.app.run import read_options, run_tokens, run_words
+from d20cli.app.run import output_for, read_options, run_request, run_tokens, run_words
 from d20cli.errors import D20Error, ExitStatus, ParseError
+from d20cli.language.vocabulary import TABLE
 from d20cli.present.output import Output
 
 if TYPE_CHECKING:
@@ -36,21 +37,28 @@ def run_lines(
         line = raw.strip().lstrip("\ufeff")
         if not line or line.startswith("#"):
             continue
-        if line[:4].lower() == "init" and (len(line) == 4 or line[4].isspace()):
-            worst = max(worst, run_tokens(split_line(line), base, out, context).status)
-            continue
         prepared = context.lines.get(line)
         if prepared is None:  # a new line: split it and read its options once
+            if line[:4].lower() == "init" and (len(line) == 4 or line[4].isspace()):
+                worst = max(worst, run_tokens(split_line(line), base, out, context).status)
+                continue  # (never kept: the initiative order changes)
             read = read_options(split_line(line), base, out)
             if read is None:
                 worst = ExitStatus.BAD_INPUT
                 continue
             words, opts = read
-            prepared = (words, opts, request_text(words, opts))
+            # a request with the output as it is goes straight to run_request (run_words
+            # would find no `odds` or `table` word and no --color to change it)
+            word = words[0].lower() if words else ""
+            direct = word not in ("odds", TABLE) and output_for(opts, out) is out
+            prepared = (words, opts, request_text(words, opts), direct)
             if len(context.lines) < Context.CACHE_SIZE:
                 context.lines[line] = prepared
-        words, opts, text = prepared
-        outcome = run_words(words, opts, out, context, text)
+        words, opts, text, direct = prepared
+        if direct:
+            outcome = run_request(text, opts, out, context)
+        else:
+            outcome = run_words(words, opts, out, context, text)
         if outcome.status > worst:
             worst = outcome.status
     out.line = None
