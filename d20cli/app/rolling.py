@@ -91,9 +91,10 @@ def results(
     if least_nx:  # refuse `1000x 1001d6` before rolling
         roller.charge(least_nx, f"'{request.text}'")
     what = f"'{request.text}'" + (f" --repeat {repeat:,}" if repeat > 1 else "")
-    roller.start_command(work, least, repeat, what)
-    for _ in range(repeat):
-        roller.next_run()
+    roller.start_command(work, least, repeat, what)  # (and its first run)
+    for run in range(repeat):
+        if run:
+            roller.next_run()
         for unit in units:
             for _ in range(unit.repeat):
                 yield resolve(unit, roller)

@@ -118,8 +118,9 @@ def _rolls(word: str, opts: Options, out: Output, context: Context) -> Iterator[
     def each() -> Iterator[Result]:
         what = f"'{text}'" + (f" --repeat {opts.repeat:,}" if opts.repeat > 1 else "")
         roller.start_command(context.work_for(opts), 1, opts.repeat, what)
-        for _ in range(opts.repeat):
-            roller.next_run()
+        for run in range(opts.repeat):
+            if run:
+                roller.next_run()
             yield roll_table(root, tables, roller, system_for, text)
         roller.finish()
 

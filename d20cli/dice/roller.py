@@ -43,22 +43,24 @@ class Roller:
     def start_command(
         self, work: int | None, least: int = 0, runs: int = 1, what: str = ""
     ) -> None:
-        """A new command of `runs` runs with `work` dice in all; `least`: the fewest dice
-        one run rolls. A command whose runs must together roll more than the work is
-        refused now, before a die is rolled (a run over the dice budget fails on its own,
-        naming its term)."""
+        """A new command of `runs` runs with `work` dice in all, its first run begun (call
+        `next_run` before each of the others); `least`: the fewest dice one run rolls. A
+        command whose runs must together roll more than the work is refused now, before a
+        die is rolled (a run over the dice budget fails on its own, naming its term)."""
         self.work = work
         self.spent = 0
         self.count = 0
-        self.budget = self.run_budget
-        if work is not None and least <= self.run_budget and least * runs > work:
+        budget = self.run_budget
+        self.budget = budget if work is None or work >= budget else max(work, 0)
+        if work is not None and least <= budget and least * runs > work:
             raise BudgetError(
                 f"{what} rolls at least {least * runs:,} dice in all, more than {work:,} "
                 "(the work budget of one command); raise it with --work N or D20_WORK"
             )
 
     def next_run(self) -> None:
-        """The next run of the request: its dice count from 0, the work goes on."""
+        """The next run of the request (after the first, which `start_command` begins):
+        its dice count from 0, the work goes on."""
         self.spent += self.count
         self.count = 0
         if self.work is not None:

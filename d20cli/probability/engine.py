@@ -427,8 +427,9 @@ def simulate(
     roller.start_command(work, least, rolls, f"'{request.text}' --simulate {rolls:,}")
     order, labels = _outcome_order(system)
     acc = Accumulator()
-    for _ in range(rolls):
-        roller.next_run()
+    for run in range(rolls):
+        if run:
+            roller.next_run()
         acc.add(1, rolls, system.resolve(request, roller))
     odds = acc.odds(request.text, system.id, request.verb, order)
     odds.labels = {**odds.labels, **{k: v for k, v in labels.items() if k in odds.outcomes}}
