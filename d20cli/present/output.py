@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import os
 import sys
+from bisect import bisect_right
 from collections.abc import Callable
+from itertools import accumulate
 from typing import Any, TextIO
 
 from d20cli.controls import json_visible, visible, visible_lines
@@ -149,16 +151,20 @@ class Output:
             self.save()
             held = self._held[:]
             self._held.clear()
-            start = size = 0
-            for end, piece in enumerate(held):
-                # its bytes, at most: 1 a character in ASCII, 4 in UTF-8
-                n = len(piece) if piece.isascii() else 4 * len(piece)
-                if size + n > WRITE_CHUNK and end > start:
-                    self.stdout.write("".join(held[start:end]))
+            whole = "".join(held)
+            # where each held line ends in `whole`, and in bytes at most (1 a character in
+            # ASCII, 4 in UTF-8): sums made at C speed, not line by line
+            ends = list(accumulate(map(len, held)))
+            most = ends if whole.isascii() else [4 * end for end in ends]
+            start = first = 0  # where the next piece starts: in `whole`, in `held`
+            while first < len(held):
+                # the most whole lines that fit in WRITE_CHUNK bytes (one, if it is longer)
+                base = most[first - 1] if first else 0
+                last = max(bisect_right(most, base + WRITE_CHUNK, first) - 1, first)
+                self.stdout.write(whole[start : ends[last]])
+                start, first = ends[last], last + 1
+                if first < len(held):
                     self.stdout.flush()
-                    start, size = end, 0
-                size += n
-            self.stdout.write("".join(held[start:]))
         self.stdout.flush()
 
     def _write(self, text: str) -> None:
