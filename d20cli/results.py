@@ -89,7 +89,7 @@ class JsonText(ABC):
         return data
 
 
-@frozen(slots=True)
+@frozen
 class Die(JsonText):
     """One die that was rolled.
 

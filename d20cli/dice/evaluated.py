@@ -65,7 +65,7 @@ class EvalNumber(Evaluated):
     total: int
 
 
-@frozen(slots=True)
+@frozen
 class EvalDice(Evaluated):
     """One dice term as rolled.
 
