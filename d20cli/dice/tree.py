@@ -46,6 +46,10 @@ if TYPE_CHECKING:
 MAX_SIDES = 1_000_000
 MAX_TOTAL = 10**18 - 1  # the largest total any part of an expression may reach
 LIST_LIMIT = 1000
+# What a die's `sides` may be besides an expression: a number or "F" / "%", or a custom
+# die's faces. (Tuples, not `int | str`: a union is made anew at each isinstance.)
+_PLAIN_SIDES = (int, str)
+_SIDES = (int, str, tuple)
 
 # ---------------------------------------------------------------------------------------
 # Syntax tree
@@ -105,7 +109,7 @@ class Dice(Bounded):
         object.__setattr__(self, "_text", text)
         object.__setattr__(self, "_what", f"'{text}'")
         plain = (
-            isinstance(self.sides, int | str)
+            isinstance(self.sides, _PLAIN_SIDES)
             and self.reroll is None
             and self.explode is None
             and self.minimum is None
@@ -122,7 +126,7 @@ class Dice(Bounded):
             if not sides:
                 raise ValueError("custom faces need at least one value")
             lo, hi = min(sides), max(sides)
-        elif not isinstance(sides, int | str):
+        elif not isinstance(sides, _PLAIN_SIDES):
             lo, hi = 1, 1  # computed sides: rolled as a concrete die (`with_sides`)
         else:
             lo, hi = (-1, 1) if sides == "F" else (1, 100) if sides == "%" else (1, int(sides))
@@ -139,7 +143,7 @@ class Dice(Bounded):
         sides = self.sides
         if isinstance(sides, tuple):
             return "{" + ",".join(map(str, sides)) + "}"
-        return str(sides) if isinstance(sides, int | str) else f"({sides})"
+        return str(sides) if isinstance(sides, _PLAIN_SIDES) else f"({sides})"
 
     @property
     def custom(self) -> tuple[int, ...] | None:
@@ -149,7 +153,7 @@ class Dice(Bounded):
     @property
     def computed(self) -> bool:
         """Sides given by an expression (`1d(1d4+2)`)."""
-        return not isinstance(self.sides, int | str | tuple)
+        return not isinstance(self.sides, _SIDES)
 
     def with_sides(self, sides: int) -> Dice:
         """This term with computed sides replaced by the number rolled for them."""
@@ -209,7 +213,7 @@ class Dice(Bounded):
         s = self.sides
         if isinstance(s, tuple):
             return len(s)
-        if not isinstance(s, int | str):
+        if not isinstance(s, _PLAIN_SIDES):
             return 0
         return 3 if s == "F" else 100 if s == "%" else int(s)
 
@@ -451,6 +455,10 @@ Expr = Number | Dice | Neg | Arithmetic | Call | Group | Ref
 
 def children(e: Expr) -> tuple[Expr, ...]:
     """The sub-expressions of a node (a computed count included)."""
+    if isinstance(e, Dice):  # the most common node first
+        count = () if isinstance(e.count, int) else (e.count,)
+        sides = e.sides
+        return count if isinstance(sides, _SIDES) else (*count, sides)
     if isinstance(e, Arithmetic):
         return (e.first, *(x for _, x in e.rest))
     if isinstance(e, Neg):
@@ -459,10 +467,6 @@ def children(e: Expr) -> tuple[Expr, ...]:
         return e.args
     if isinstance(e, Group):
         return e.items
-    if isinstance(e, Dice):
-        count = () if isinstance(e.count, int) else (e.count,)
-        sides = e.sides
-        return count if isinstance(sides, int | str | tuple) else (*count, sides)
     return ()
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, NamedTuple
 
 from d20cli.dice import evaluate as evaluation
 from d20cli.dice import tree as dice
@@ -34,22 +34,6 @@ if TYPE_CHECKING:
     from d20cli.dice.tree import Expr
     from d20cli.language.requests import CheckRequest, FortuneRequest, LuckRequest, Request
     from d20cli.rules.initiative import InitiativeRule
-
-
-T = TypeVar("T")
-
-
-def read_once(request: Any, key: str, read: Callable[[Any], T]) -> T:
-    """`read(request)`: what a request's words decide before any die (its expertise die,
-    its critical damage, the notes and JSON its house words give), read once for each
-    request object and kept on it under `key`, as a cached property is, so a request
-    rolled again (a batch's repeated line, `--repeat`) skips the reading. It depends on
-    the request's fields alone, which never change; an error is raised each time."""
-    kept = request.__dict__
-    found: T | None = kept.get(key)
-    if found is None:
-        found = kept[key] = read(request)
-    return found
 
 
 def net_advantage(adv: int, dis: int) -> int:
@@ -71,11 +55,11 @@ def advantage_notes(adv: int, dis: int) -> tuple[str, ...]:
     return ()
 
 
-@frozen(slots=True)
-class D20Roll:
+class D20Roll(NamedTuple):
     """The kept d20 face and every d20 rolled (the dropped one has kept=False; a 1 that
     `lucky` rolled again has kept=False and the flag "rerolled", its new face follows the
-    d20s of the roll); notes: what `lucky` changed ("1 rerolled -> 14 (lucky)")."""
+    d20s of the roll); notes: what `lucky` changed ("1 rerolled -> 14 (lucky)"). A small
+    value made on every roll: a NamedTuple costs half a frozen class's making."""
 
     natural: int
     dice: tuple[Die, ...]
@@ -140,10 +124,10 @@ _D20_DICE: Mapping[tuple[int, bool, str], Die] = {
 }
 
 
-@frozen(slots=True)
-class Evaluated:
+class Evaluated(NamedTuple):
     """An evaluated expression: its total, its dice (in roll order) and the expression
-    (None for none), whose text is written only when asked for (a modifier's never is)."""
+    (None for none), whose text is written only when asked for (a modifier's never is).
+    A small value made on every check (a NamedTuple, as D20Roll)."""
 
     total: int
     dice: tuple[Die, ...]
@@ -220,10 +204,10 @@ def side_list(sides: Sequence[int]) -> str:
     return f"sides {head} and {sides[-1]}"
 
 
-@frozen(slots=True)
-class CheckRoll:
+class CheckRoll(NamedTuple):
     """The dice of one d20 check in `--dice` order: the d20 (two with advantage or
     disadvantage), then the extra die (expertise), then the modifier expression's dice.
+    A small value made on every check (a NamedTuple, as D20Roll).
 
     modifier: everything added to the natural (extra die + expression + flat bonus).
     counted: the face the total counts (the natural, or `min N`'s floor above it).
@@ -255,7 +239,7 @@ def roll_check(
     """Roll a d20 check's dice in the `--dice` order; `flat` is added to the modifier.
     lucky: a d20 showing 1 is rolled again; floor (`min N`): a face below it counts as it
     for the total (the natural stays the face rolled)."""
-    d20 = roll_d20(roller, adv, dis, lucky=lucky)
+    d20 = roll_d20(roller, adv, dis, "d20", lucky)  # (positional: the hot path)
     rolled = d20.dice
     added = flat
     if extra_die is not None:
@@ -276,15 +260,16 @@ def house_roll(
 ) -> CheckRoll:
     """`roll_check` with the request's own adv, dis, modifier and house words (`lucky`,
     `min N`)."""
-    return roll_check(
+    return roll_check(  # (positional: the hot path of every check)
         roller,
         request.adv,
         request.dis,
         request.modifier,
         extra_die,
-        flat=flat,
-        lucky=request.lucky,
-        floor=request.floor,
+        "expertise",
+        flat,
+        request.lucky,
+        request.floor,
     )
 
 

@@ -36,7 +36,6 @@ from d20cli.rules.common import (
     house_roll,
     house_words_of,
     located,
-    read_once,
     reject_words,
     resolve_roll,
     unknown_verb,
@@ -276,7 +275,14 @@ def _read_words(request: CheckRequest) -> _Words:
 
 
 def _words(request: CheckRequest) -> _Words:
-    return read_once(request, "_levelup_words", _read_words)
+    """`_read_words(request)`, read once for each request object and kept on it, as a
+    cached property is, so a request rolled again (a batch's repeated line, `--repeat`)
+    skips the reading. It depends on the request's fields alone, which never change; an
+    error is raised each time."""
+    found: _Words | None = request.__dict__.get("_levelup_words")
+    if found is None:
+        found = request.__dict__["_levelup_words"] = _read_words(request)
+    return found
 
 
 def grade_roll(request: CheckRequest, target: int | None, face: int, total: int) -> Grade:
