@@ -87,7 +87,9 @@ def json_visible(text: str) -> str:
     # Nothing to do, at C speed: in ASCII text the one such character is DEL (isascii
     # reads a flag, `in` searches like memchr: ten times cheaper than isprintable, which
     # looks up each character), and every one of them is unprintable.
-    if text.isascii():
+    # A line that is ASCII but for the program's own dash (the note `--odds` adds to
+    # every line) is read the same way: taking the dashes out is a search, not a look-up.
+    if text.isascii() or text.replace("\u2014", "").isascii():
         if "\x7f" not in text:
             return text
     elif text.isprintable():

@@ -66,6 +66,7 @@ class Context:
         self.readied: dict[tuple[str, str], Request] = {}  # (text, system): `ready`'s
         self.plans: dict[int, tuple[Request, Plan]] = {}  # by the request's id: `plan`'s
         self.odds_kept: dict[tuple[str, str], Odds] = {}  # (text, system): `odds`'
+        self.odds_asked: dict[str, tuple[Options, Odds]] = {}  # by text, for these options
         # requests through a character (--as): by character and text, with its system
         self.as_parsed: dict[tuple[str, str], AsRead] = {}
         # a batch's lines, split and read: words, options, request text, and whether it
@@ -272,6 +273,9 @@ class Context:
         """The exact odds of `text` rolled with these options (`--odds`), shared: the
         caller only reads them. Kept by text and system without --as, as `ready` keeps
         the request (the engine remembers them by request too, for every caller)."""
+        last = self.odds_asked.get(text)  # a batch's line asked again, same options
+        if last is not None and last[0] is opts:
+            return last[1]
         system = self.system_for(opts)
         key = None if opts.as_ else (text, system.id)
         found = self.odds_kept.get(key) if key is not None else None
@@ -285,6 +289,10 @@ class Context:
                 if len(self.odds_kept) >= self.CACHE_SIZE:
                     self.odds_kept.clear()
                 self.odds_kept[key] = found
+        if key is not None:
+            if len(self.odds_asked) >= self.CACHE_SIZE:
+                self.odds_asked.clear()
+            self.odds_asked[text] = (opts, found)
         return found
 
     def plan(self, request: Request) -> Plan:

@@ -66,19 +66,25 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
 
 def with_chance(result: Result, odds: Any) -> Result:
     """The result with the chance its outcome had (`--odds`), as a note and in JSON."""
-    from d20cli.probability.engine import chance_words
+    from d20cli.probability.chances import chance_words
 
     words = chance_words(result, odds)
     if words is None:
         return _total_chance(result, odds)
     note, detail = words
     # `replace(result, notes=..., detail=...)`, ten times faster (a batch with --odds makes
-    # one on every line): the same fields, two of them new (Result has no __post_init__)
+    # one on every line): the same fields, two of them new (Result has no __post_init__),
+    # in a copy of its dictionary (a copy is one memcpy; filling the new instance's own
+    # made it grow on the way)
+    fields = result.__dict__.copy()
+    fields["notes"] = (*result.notes, note)
+    fields["detail"] = {**result.detail, **detail} if result.detail else detail.copy()
     noted = object.__new__(type(result))
-    noted.__dict__.update(result.__dict__)
-    noted.__dict__["notes"] = (*result.notes, note)
-    noted.__dict__["detail"] = {**result.detail, **detail}
+    _SET_DICT(noted, "__dict__", fields)
     return noted
+
+
+_SET_DICT = object.__dict__["__setattr__"]
 
 
 def _total_chance(result: Result, odds: Any) -> Result:
