@@ -110,6 +110,11 @@ class Die(JsonText):
     parts: tuple[int, ...] = ()  # a compounded die (`!!`): the faces its face adds up
 
     def json_text(self) -> str:
+        """Written once and kept in the instance dictionary (as Result.dice_text): the
+        d20s of every check are shared dice (rules.common.d20_die), written once a run."""
+        text: str | None = self.__dict__.get("_json_text")
+        if text is not None:
+            return text
         text = (
             f'{{"sides": {self.sides}, "face": {self.face}, '
             f'"kept": {"true" if self.kept else "false"}, "role": {_string(self.role)}'
@@ -122,7 +127,8 @@ class Die(JsonText):
             text += f', "by": {_string(self.by)}'
         if self.parts:
             text += f', "parts": {_list(map(str, self.parts))}'
-        return text + "}"
+        text = self.__dict__["_json_text"] = text + "}"
+        return text
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Die:
