@@ -90,7 +90,9 @@ def results(
         )
     if least_nx:  # refuse `1000x 1001d6` before rolling
         roller.charge(least_nx, f"'{request.text}'")
-    what = f"'{request.text}'" + (f" --repeat {repeat:,}" if repeat > 1 else "")
+    # what a refusal of too many dice in all names: made only when the request rolls some
+    # dice for certain (`least`; a check's plan counts none), as else it is never refused
+    what = (f"'{request.text}'" + (f" --repeat {repeat:,}" if repeat > 1 else "")) if least else ""
     roller.start_command(work, least, repeat, what)  # (and its first run)
     for run in range(repeat):
         if run:
