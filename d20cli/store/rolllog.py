@@ -246,11 +246,16 @@ class Rolls:
         # A row without house rules or a seal (most rows) binds only its first nine
         # columns: binding the four NULLs made a batch's writes half as slow again.
         runs: list[tuple[bool, list[Any]]] = []  # (full?, values) of consecutive rows
-        for at, who, sy, verb, text, dice, total, oc, src, *more in rows:
+        values: list[Any] = []
+        last: bool | None = None  # whether the run being filled is of full rows
+        for row in rows:
+            more = row[9:]  # () for the usual row of nine values
             full = bool(more) and (more[0] is not None or len(more) == 4)
-            if not runs or runs[-1][0] != full:
-                runs.append((full, []))
-            values = runs[-1][1]
+            if full is not last:
+                values = []
+                runs.append((full, values))
+                last = full
+            at, who, sy, verb, text, dice, total, oc, src = row[:9] if more else row
             if not (text.isascii() and dice.isascii()):  # (the usual case reads two flags)
                 text, dice = clean(text), clean(dice)
             if who is not None and not who.isascii():
@@ -384,21 +389,24 @@ class RollLog:
             )
             return
         self._bytes += size
-        self._rows.append(
-            (
-                self.now(),
-                self.character,
-                result.system,
-                result.verb,
-                result.request,
-                dice,
-                result.total,
-                result.outcome,
-                self.source,
-                house_text(result) if "house" in result.detail else None,
-                *(() if self.seal is None else self.seal(result) or ()),
-            )
+        row: tuple[Any, ...] = (
+            self.now(),
+            self.character,
+            result.system,
+            result.verb,
+            result.request,
+            dice,
+            result.total,
+            result.outcome,
+            self.source,
         )
+        # then the house rules' JSON, and a sealed session's session, position and replay:
+        # nothing for a row of neither (most rows, which the table writes in fewer columns)
+        house = house_text(result) if "house" in result.detail else None
+        sealed = None if self.seal is None else self.seal(result)
+        if house is not None or sealed:
+            row = (*row, house, *(sealed or ()))
+        self._rows.append(row)
         if len(self._rows) >= self.flush_rows or self._bytes >= FLUSH_BYTES:
             self.flush()
 
