@@ -154,8 +154,9 @@ def in_text(err: D20Error, text: str) -> D20Error:
 class Lane(NamedTuple):
     """A plain request made ready to roll: what `run_request` (d20cli.app.run) works out
     before its first die (the options in force, the request with its house defaults, how
-    it is resolved, its plan, its work budget). The context keeps it by text for the
-    options it was made for, so a line a batch repeats goes straight to its dice
+    it is resolved, its plan, its work budget, and the run's roller unless the line has
+    a --seed of its own, which restarts the dice each time). The context keeps it by text
+    for the options it was made for, so a line a batch repeats goes straight to its dice
     (`Context.lane`).
 
     Plain: no character, no sealed session, no --dice, --summary or --repeat, and a
@@ -167,6 +168,7 @@ class Lane(NamedTuple):
     resolve: Callable[[Request, Roller], Result]
     plan: Plan
     work: int
+    roller: Roller | None  # the run's, which every request without a --seed rolls with
 
     def results(self, roller: Roller) -> Iterator[Result]:
         """Its results, rolled with `roller` (`results`)."""

@@ -7,8 +7,7 @@ The command line, each line of standard input and each line of the shell come th
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from d20cli.app import rolling
 from d20cli.app.context import Context, request_text
@@ -38,8 +37,7 @@ if TYPE_CHECKING:
     from d20cli.store.rolllog import RollLog
 
 
-@dataclass
-class Outcome:
+class Outcome(NamedTuple):
     """How one request went: its exit status and its last result (for `again`, the log).
 
     `results` holds only the last result: a long --repeat keeps no list of results."""
@@ -133,7 +131,9 @@ def _lane(text: str, given: Options, opts: Options, context: Context) -> Lane | 
         return None
     check_text(text)
     request = context.ready(text, system, opts)
-    return Lane(given, opts, request, system.resolve, context.plan(request), context.work_for(opts))
+    plan, work = context.plan(request), context.work_for(opts)
+    roller = context.roller(opts) if opts.seed is None else None
+    return Lane(given, opts, request, system.resolve, plan, work, roller)
 
 
 def run_request(text: str, opts: Options, out: Output, context: Context | None = None) -> Outcome:
@@ -142,7 +142,8 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
         lane = context.lane(text, opts)
         if lane is not None:  # made ready before: straight to the dice
             out.before_write(context.save)
-            rolled = lane.results(context.roller(lane.opts))
+            roller = lane.roller if lane.roller is not None else context.roller(lane.opts)
+            rolled = lane.results(roller)
             log = context.log_for(lane.opts, out)
             return _rolled(text, lane.opts, out, context, rolled, log, lane.work)
     own_context = context is None
