@@ -204,18 +204,8 @@ def _row(raw: tuple[Any, ...]) -> Row:
 
 
 ROWS_PER_INSERT = 100
-_ROW_COLUMNS = (
-    "at",
-    "character",
-    "system",
-    "verb",
-    "request",
-    "dice",
-    "total",
-    "outcome",
-    "source",
-)
-_FULL_COLUMNS = (*_ROW_COLUMNS, "house", *SEALED_COLUMNS)  # a row with house rules or a seal
+_ROW_COLUMNS = COLUMNS[1:-1]  # every row has these: at ... source (the table numbers id)
+_FULL_COLUMNS = (*COLUMNS[1:], *SEALED_COLUMNS)  # a row with house rules or a seal
 
 
 def _insert_rolls(columns: Sequence[str], n: int) -> str:
