@@ -197,3 +197,44 @@ def test_held_output_is_written_at_a_long_line_not_held_in_memory() -> None:
     out.json_line('{"b": 2}')
     out.flush()
     assert stream.getvalue().endswith('{"b": 2}\n') and stream.getvalue().startswith('{"a": 1}\n')
+
+
+class _PieceStream(io.StringIO):
+    """A stream that records each write's text, and which writes a flush followed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pieces: list[str] = []
+        self.flushed: list[int] = []
+
+    def write(self, text: str) -> int:
+        self.pieces.append(text)
+        return super().write(text)
+
+    def flush(self) -> None:
+        self.flushed.append(len(self.pieces))
+
+
+def test_held_lines_are_written_in_whole_lines_that_fit_the_pipe() -> None:
+    """Held lines go out in pieces of whole lines of at most WRITE_CHUNK bytes (a longer
+    line alone), each flushed, so an interrupted write never leaves half a line."""
+    from d20cli.present.output import WRITE_CHUNK, Output
+
+    lines = [
+        *(f"{n:04d}" + "x" * 995 for n in range(9)),  # 1,000 characters each (and "\n")
+        "é" * 900,  # 1,800 bytes of UTF-8: counted as up to 4 a character
+        "y" * (WRITE_CHUNK + 10),  # longer than a piece: alone
+        *("z" * 10 for _ in range(5)),
+    ]
+    stream = _PieceStream()
+    out = Output(stream, io.StringIO(), False, flush_lines=False)
+    for line in lines:
+        out.text(line)
+    out.flush()
+    assert stream.getvalue() == "".join(line + "\n" for line in lines)
+    for piece in stream.pieces:
+        assert piece.endswith("\n")  # whole lines
+        assert len(piece.encode()) <= WRITE_CHUNK or piece.count("\n") == 1
+    assert [len(p.splitlines()) for p in stream.pieces] == [4, 4, 1, 1, 1, 5]
+    assert stream.flushed[-1] == len(stream.pieces)  # the last piece is flushed too
+    assert all(n in stream.flushed for n in range(1, len(stream.pieces)))  # and each one

@@ -151,18 +151,16 @@ class Output:
             self.save()
             held = self._held[:]
             self._held.clear()
-            whole = "".join(held)
-            # where each held line ends in `whole`, and in bytes at most (1 a character in
-            # ASCII, 4 in UTF-8): sums made at C speed, not line by line
-            ends = list(accumulate(map(len, held)))
-            most = ends if whole.isascii() else [4 * end for end in ends]
-            start = first = 0  # where the next piece starts: in `whole`, in `held`
+            # where each held line ends, in bytes at most (1 a character in ASCII, 4 in
+            # UTF-8): sums made at C speed, not line by line
+            ends = list(accumulate(len(p) if p.isascii() else 4 * len(p) for p in held))
+            first = 0  # the first line of the next piece
             while first < len(held):
                 # the most whole lines that fit in WRITE_CHUNK bytes (one, if it is longer)
-                base = most[first - 1] if first else 0
-                last = max(bisect_right(most, base + WRITE_CHUNK, first) - 1, first)
-                self.stdout.write(whole[start : ends[last]])
-                start, first = ends[last], last + 1
+                base = ends[first - 1] if first else 0
+                last = max(bisect_right(ends, base + WRITE_CHUNK, first) - 1, first)
+                self.stdout.write("".join(held[first : last + 1]))
+                first = last + 1
                 if first < len(held):
                     self.stdout.flush()
         self.stdout.flush()
