@@ -231,7 +231,7 @@ class Score(JsonText):
         )
 
 
-@frozen
+@frozen(sparse=True)
 class Result(JsonText, Shown):
     """The result of one request: what was rolled and what it means under the system's
     rules. Immutable; `str(result)` is the text `d20 REQUEST --no-color` prints,

@@ -39,7 +39,7 @@ class Mixin:
         return 2 * self.count  # type: ignore[attr-defined, no-any-return]
 
 
-def _twins(slots: bool) -> tuple[Any, Any]:
+def _twins(slots: bool, sparse: bool = False) -> tuple[Any, Any]:
     """One class twice: made by dataclasses and by frozen."""
 
     def body() -> dict[str, Any]:
@@ -68,13 +68,13 @@ def _twins(slots: bool) -> tuple[Any, Any]:
         }
 
     plain = dataclass(frozen=True, slots=slots)(type("Sample", (Mixin,), body()))
-    made = frozen(slots=slots)(type("Sample", (Mixin,), body()))
+    made = frozen(slots=slots, sparse=sparse)(type("Sample", (Mixin,), body()))
     return plain, made
 
 
-@pytest.mark.parametrize("slots", [True, False])
-def test_the_same_class_as_the_dataclass(slots: bool) -> None:
-    plain, made = _twins(slots)
+@pytest.mark.parametrize(("slots", "sparse"), [(True, False), (False, False), (False, True)])
+def test_the_same_class_as_the_dataclass(slots: bool, sparse: bool) -> None:
+    plain, made = _twins(slots, sparse)
     assert _parameters(made.__init__) == _parameters(plain.__init__)
     assert [(f.name, f.init, f.repr, f.compare) for f in fields(made)] == [
         (f.name, f.init, f.repr, f.compare) for f in fields(plain)
