@@ -4,8 +4,10 @@ odds (`sampled_tally`) and printed (`print_tally`), and the chance each result h
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -66,9 +68,7 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
 
 def with_chance(result: Result, odds: Any) -> Result:
     """The result with the chance its outcome had (`--odds`), as a note and in JSON."""
-    from d20cli.probability.chances import chance_words
-
-    words = chance_words(result, odds)
+    words = _chance_words()(result, odds)
     if words is None:
         return _total_chance(result, odds)
     note, detail = words
@@ -85,6 +85,16 @@ def with_chance(result: Result, odds: Any) -> Result:
 
 
 _SET_DICT = object.__dict__["__setattr__"]
+
+
+@functools.cache
+def _chance_words() -> Callable[[Result, Any], tuple[str, dict[str, str]] | None]:
+    """d20cli.probability.chances.chance_words, imported at the first result with --odds
+    (a plain roll never imports the odds engine) and then kept: an import statement
+    in with_chance cost a batch with --odds 1 µs a line."""
+    from d20cli.probability.chances import chance_words
+
+    return chance_words
 
 
 def _total_chance(result: Result, odds: Any) -> Result:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from d20cli.app import rolling
+from d20cli.app import fortune, rolling
 from d20cli.app.context import Context, request_text
 from d20cli.app.emit import emit
 from d20cli.app.extras import outcome_labels, print_tally, sampled_tally, with_chance
@@ -92,8 +92,6 @@ def _results(
     if who:  # rolled through characters: each result says whose it is
         resolve_one = rolling.through(resolve_one, who)
     if out is not None:
-        from d20cli.app import fortune
-
         resolve_through = resolve_one
 
         def resolve_kept(request: Request, roller: Roller) -> Result:
