@@ -8,7 +8,7 @@ import os
 import random
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from d20cli.app.options import Options
 from d20cli.app.rolling import Lane, Plan, plan
@@ -18,6 +18,9 @@ from d20cli.language.requests import CheckRequest
 from d20cli.present.output import Output
 from d20cli.rules.house import HouseDefaults, with_house
 from d20cli.store.seal_marker import CHANGES, marked
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 if TYPE_CHECKING:
     from d20cli.app.sealed import SealedStream
@@ -29,6 +32,14 @@ if TYPE_CHECKING:
     from d20cli.store.rolllog import RollLog, Rolls
     from d20cli.store.shape_cache import ShapeCache
     from d20cli.store.state import State
+
+
+def _keep(cache: dict[K, V], key: K, value: V) -> None:
+    """`cache[key] = value`, the cache emptied first when it holds Context.CACHE_SIZE
+    entries (every cache of a run is bounded so)."""
+    if len(cache) >= Context.CACHE_SIZE:
+        cache.clear()
+    cache[key] = value
 
 
 def request_text(words: list[str], opts: Options) -> str:
@@ -172,9 +183,7 @@ class Context:
                     self.disk.put(text, request)
                 if self.shapes is not None:
                     self.shapes.put(text, request, parse_request)
-            if len(self.parsed) >= self.CACHE_SIZE:
-                self.parsed.clear()
-            self.parsed[text] = request
+            _keep(self.parsed, text, request)
         return request
 
     def with_character(self, opts: Options) -> Options:
@@ -199,9 +208,7 @@ class Context:
             from d20cli.store.resolving import resolve_as
 
             found = resolve_as(text, name, self.parse)
-            if len(self.as_parsed) >= self.CACHE_SIZE:
-                self.as_parsed.clear()
-            self.as_parsed[key] = found
+            _keep(self.as_parsed, key, found)
         return found
 
     def as_options(self, text: str, opts: Options) -> Options:
@@ -264,9 +271,7 @@ class Context:
         request = self.readied.get(key)
         if request is None:
             request = self._ready(text, system, opts)
-            if len(self.readied) >= self.CACHE_SIZE:
-                self.readied.clear()
-            self.readied[key] = request
+            _keep(self.readied, key, request)
         return request
 
     def odds(self, text: str, opts: Options) -> Odds:
@@ -286,13 +291,9 @@ class Context:
                 text, system.id, parse=lambda t: self.ready(t, system, opts), shared=True
             )
             if key is not None:
-                if len(self.odds_kept) >= self.CACHE_SIZE:
-                    self.odds_kept.clear()
-                self.odds_kept[key] = found
+                _keep(self.odds_kept, key, found)
         if key is not None:
-            if len(self.odds_asked) >= self.CACHE_SIZE:
-                self.odds_asked.clear()
-            self.odds_asked[text] = (opts, found)
+            _keep(self.odds_asked, text, (opts, found))
         return found
 
     def plan(self, request: Request) -> Plan:
@@ -302,9 +303,7 @@ class Context:
         if kept is not None and kept[0] is request:
             return kept[1]
         found = plan(request)
-        if len(self.plans) >= self.CACHE_SIZE:
-            self.plans.clear()
-        self.plans[id(request)] = (request, found)
+        _keep(self.plans, id(request), (request, found))
         return found
 
     def _ready(self, text: str, system: System, opts: Options) -> Request:
@@ -327,9 +326,7 @@ class Context:
         return lane
 
     def keep_lane(self, text: str, lane: Lane) -> None:
-        if len(self.lanes) >= self.CACHE_SIZE:
-            self.lanes.clear()
-        self.lanes[text] = lane
+        _keep(self.lanes, text, lane)
 
     def log_for(self, opts: Options, out: Output) -> RollLog | None:
         """The roll log for requests with these options (None when logging is off). One
