@@ -114,9 +114,12 @@ def test_times_are_iso_utc_to_the_millisecond() -> None:
     out, _ = output()
     log = RollLog(None, "random", out)
     before = time.time_ns() // 1_000_000
-    at = log.now()
+    log.add(Result(request="roll 1d6", system="levelup", verb="roll", total=3))
     after = time.time_ns() // 1_000_000
-    assert rolllog.stamp(before) <= at <= rolllog.stamp(after)
+    log.flush()
+    (row,) = log._table().recent(1)
+    assert rolllog.stamp(before) <= row.at <= rolllog.stamp(after)
+    log.close()
 
 
 def test_a_long_repeat_writes_in_batches(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -89,6 +89,7 @@ class Context:
         self._rng: random.Random | None = None if seed is None else random.Random(seed)
         self._rollers: dict[int, RandomRoller] = {}
         self._logging: bool | None = None
+        self._last_log: tuple[Options, RollLog | None] | None = None  # log_for's last answer
         self._default_system: str | None = None
         self._default_budget: int | None = None
         self._default_work: int | None = None
@@ -332,6 +333,12 @@ class Context:
         """The roll log for requests with these options (None when logging is off). One
         log per character and dice source lasts the whole run, so a batch on standard
         input is written in a few transactions, not one per line."""
+        last = self._last_log  # (a batch's lines ask again and again with one Options)
+        if last is None or last[0] is not opts:
+            last = self._last_log = (opts, self._log_for(opts, out))
+        return last[1]
+
+    def _log_for(self, opts: Options, out: Output) -> RollLog | None:
         if opts.no_log:
             return None
         if self._logging is None:
@@ -405,6 +412,7 @@ class Context:
                 if log is not None:
                     log.close()
             self.logs.clear()
+            self._last_log = None
             if self.sealing is not None and self._state is not None:
                 self.sealing.save(self._state.db.warn)
             if self._state is not None:

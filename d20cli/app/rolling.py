@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from d20cli.app.options import MAX_ROLLED_RUNS, Options
 from d20cli.errors import BudgetError, D20Error, ParseError
+from d20cli.frozen import frozen
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -151,7 +152,8 @@ def in_text(err: D20Error, text: str) -> D20Error:
     return err
 
 
-class Lane(NamedTuple):
+@frozen(slots=True)
+class Lane:
     """A plain request made ready to roll: what `run_request` (d20cli.app.run) works out
     before its first die (the options in force, the request with its house defaults, how
     it is resolved, its plan, its work budget, and the run's roller unless the line has
@@ -160,7 +162,10 @@ class Lane(NamedTuple):
     (`Context.lane`).
 
     Plain: no character, no sealed session, no --dice, --summary or --repeat, and a
-    system without fortune dice; any other request is worked out each time."""
+    system without fortune dice; any other request is worked out each time.
+
+    A slotted class, not a NamedTuple: a batch reads its fields on every line, and Python
+    3.11 reads a slot much faster than a NamedTuple's field (a descriptor call)."""
 
     given: Options  # the options the request came with
     opts: Options  # the options in force
@@ -169,7 +174,33 @@ class Lane(NamedTuple):
     plan: Plan
     work: int
     roller: Roller | None  # the run's, which every request without a --seed rolls with
+    # A request of one result (not `1d20; 1d6`, not `3x 4d6`): what a refusal of too many
+    # dice names (as `results` words it); None for a request of several results.
+    what: str | None = None
 
     def results(self, roller: Roller) -> Iterator[Result]:
         """Its results, rolled with `roller` (`results`)."""
         return results(self.request, self.resolve, roller, 1, self.work, self.plan)
+
+    def one(self, roller: Roller) -> Result:
+        """The result of a request of one result (`what` is not None), rolled as `results`
+        rolls it, without a generator (a batch rolls a line after another)."""
+        roller.start_command(self.work, self.plan.least, 1, self.what or "")
+        result = self.resolve(self.request, roller)
+        roller.finish()
+        return result
+
+
+def lane(
+    given: Options,
+    opts: Options,
+    request: Request,
+    resolve: Callable[[Request, Roller], Result],
+    plan: Plan,
+    work: int,
+    roller: Roller | None,
+) -> Lane:
+    """The Lane of a plain request, with `what` filled in when it makes one result."""
+    one = plan.units == (request,) and request.repeat == 1 and plan.results <= MAX_ROLLED_RUNS
+    what = (f"'{request.text}'" if plan.least else "") if one else None
+    return Lane(given, opts, request, resolve, plan, work, roller, what)

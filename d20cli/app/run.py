@@ -6,7 +6,7 @@ The command line, each line of standard input and each line of the shell come th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from d20cli.app import fortune, rolling
@@ -22,7 +22,7 @@ from d20cli.app.options import (
     split_options,
     wants_help,
 )
-from d20cli.app.rolling import Lane, check_text, in_text
+from d20cli.app.rolling import Lane, check_text, in_text, lane
 from d20cli.dice.roller import Roller
 from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
 from d20cli.language.vocabulary import TABLE
@@ -131,19 +131,25 @@ def _lane(text: str, given: Options, opts: Options, context: Context) -> Lane | 
     request = context.ready(text, system, opts)
     plan, work = context.plan(request), context.work_for(opts)
     roller = context.roller(opts) if opts.seed is None else None
-    return Lane(given, opts, request, system.resolve, plan, work, roller)
+    return lane(given, opts, request, system.resolve, plan, work, roller)
 
 
 def run_request(text: str, opts: Options, out: Output, context: Context | None = None) -> Outcome:
     """Resolve and print one request. Errors are printed and give BAD_INPUT."""
     if context is not None:
-        lane = context.lane(text, opts)
-        if lane is not None:  # made ready before: straight to the dice
+        kept = context.lane(text, opts)
+        if kept is not None:  # made ready before: straight to the dice
             out.before_write(context.save)
-            roller = lane.roller if lane.roller is not None else context.roller(lane.opts)
-            rolled = lane.results(roller)
-            log = context.log_for(lane.opts, out)
-            return _rolled(text, lane.opts, out, context, rolled, log, lane.work)
+            roller = kept.roller if kept.roller is not None else context.roller(kept.opts)
+            log = context.log_for(kept.opts, out)
+            if kept.what is None:
+                rolled: Iterable[Result] = kept.results(roller)
+            else:  # one result (most requests): rolled here, not by a generator
+                try:
+                    rolled = (kept.one(roller),)
+                except (D20Error, RecursionError) as err:
+                    return _failed(err, text, kept.opts, out, [])
+            return _rolled(text, kept.opts, out, context, rolled, log, kept.work)
     own_context = context is None
     context = context or Context()
     given = opts
@@ -179,12 +185,8 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
                 results = lane.results(context.roller(opts))
             else:
                 results = resolve(text, opts, out, context)
-        except D20Error as err:
-            out.error(in_text(err, text), opts.json)
-            return Outcome(ExitStatus.BAD_INPUT, [])
-        except RecursionError:
-            out.error(ParseError("the request is nested too deeply", text, None), opts.json)
-            return Outcome(ExitStatus.BAD_INPUT, [])
+        except (D20Error, RecursionError) as err:
+            return _failed(err, text, opts, out, [])
         log = context.log_for(opts, out)
         return _rolled(text, opts, out, context, results, log, context.work_for(opts))
     finally:
@@ -202,7 +204,7 @@ def _rolled(
     opts: Options,
     out: Output,
     context: Context,
-    rolled: Iterator[Result],
+    rolled: Iterable[Result],
     log: RollLog | None,
     work: int,
 ) -> Outcome:
@@ -231,14 +233,19 @@ def _rolled(
                     tally.labels.update(outcome_labels(context, opts))
                 tally.add(result)
                 continue
-            printed += emit(
-                result,
-                opts,
-                out,
-                render_result,
-                quiet_text,
-                not results or results[0].request != result.request,
-            )
+            if opts.json:  # (emit's first case, without the call: a batch's usual line)
+                line = result.json_text()
+                out.json_line(line)
+                printed += len(line) + 1
+            else:
+                printed += emit(
+                    result,
+                    opts,
+                    out,
+                    render_result,
+                    quiet_text,
+                    not results or results[0].request != result.request,
+                )
             if printed > output_limit:
                 _check_output(printed, opts)
             if opts.exit_status:
@@ -246,15 +253,22 @@ def _rolled(
             results = [result]
         if opts.as_ is None and text not in context.valued:  # after the request went well:
             context.warn_unvalued(text, out)  # a bad one gets its error alone
-    except D20Error as err:
-        out.error(in_text(err, text), opts.json)
-        return Outcome(ExitStatus.BAD_INPUT, results)
-    except RecursionError:
-        out.error(ParseError("the request is nested too deeply", text, None), opts.json)
-        return Outcome(ExitStatus.BAD_INPUT, results)
+    except (D20Error, RecursionError) as err:
+        return _failed(err, text, opts, out, results)
     if tally is not None:
         print_tally(tally, opts, out)
     return Outcome(status, results)
+
+
+def _failed(
+    err: D20Error | RecursionError, text: str, opts: Options, out: Output, results: list[Result]
+) -> Outcome:
+    """A request that failed on the way: its error printed (placed in its text), BAD_INPUT
+    (`results`: the last result printed before it)."""
+    if isinstance(err, RecursionError):
+        err = ParseError("the request is nested too deeply", text, None)
+    out.error(in_text(err, text), opts.json)
+    return Outcome(ExitStatus.BAD_INPUT, results)
 
 
 def _fewer_runs(opts: Options) -> str:

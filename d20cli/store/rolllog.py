@@ -358,12 +358,6 @@ class RollLog:
         # a sealed session's rolls: the session, position and replay of each result
         self.seal: Callable[[Result], tuple[int, int, str] | None] | None = None
 
-    def now(self) -> str:
-        ms = time.time_ns() // 1_000_000
-        if ms != self._ms:
-            self._ms, self._stamp = ms, stamp(ms)
-        return self._stamp
-
     def add(self, result: Result) -> None:
         if self._failed or self._full:
             return
@@ -379,8 +373,11 @@ class RollLog:
             )
             return
         self._bytes += size
+        ms = time.time_ns() // 1_000_000  # the time, written once a millisecond
+        if ms != self._ms:
+            self._ms, self._stamp = ms, stamp(ms)
         row: tuple[Any, ...] = (
-            self.now(),
+            self._stamp,
             self.character,
             result.system,
             result.verb,
