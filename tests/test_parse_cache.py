@@ -189,6 +189,38 @@ def test_a_new_request_of_a_known_shape_does_not_import_pyparsing(tmp_path: Path
         assert new in runs[1].stdout
 
 
+def test_a_roll_parsed_cold_builds_only_the_dice_grammar(tmp_path: Path) -> None:
+    """A `roll` of a new shape with the caches empty is parsed without building the
+    elements of the other verbs (d20cli.language.check_grammar); a check builds them."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from d20cli.__main__ import main\n"
+        "main(sys.argv[1:])\n"
+        "heavy = ('pyparsing', 'd20cli.language.dice_grammar', 'd20cli.language.check_grammar')\n"
+        "print('LOADED', [m for m in heavy if m in sys.modules])\n"
+    )
+    for words, loaded in (
+        ("roll 6d10!=10>=7f1", "['pyparsing', 'd20cli.language.dice_grammar']"),
+        (
+            "check +5 vs 15 crit 19 lucky min 10",
+            "['pyparsing', 'd20cli.language.dice_grammar', 'd20cli.language.check_grammar']",
+        ),
+    ):
+        env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / words[:5]), "D20_NO_LOG": "1"}
+        proc = subprocess.run(
+            [sys.executable, "-c", code, *words.split()],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
+        assert f"LOADED {loaded}" in proc.stdout, proc.stdout
+
+
 def test_the_registry_names_every_request_and_expression_class() -> None:
     """The cache may build exactly the request and dice-expression dataclasses: a class
     added to either module must be added to the registry (or it is never cached)."""

@@ -222,7 +222,8 @@ def test_held_lines_are_written_in_whole_lines_that_fit_the_pipe() -> None:
 
     lines = [
         *(f"{n:04d}" + "x" * 995 for n in range(9)),  # 1,000 characters each (and "\n")
-        "é" * 900,  # 1,800 bytes of UTF-8: counted as up to 4 a character
+        "é" * 900,  # 1,800 bytes of UTF-8 (900 characters): fits beside a line of 1,000
+        "\U0001f3b2" * 1100,  # 1,100 characters but 4,400 bytes: alone
         "y" * (WRITE_CHUNK + 10),  # longer than a piece: alone
         *("z" * 10 for _ in range(5)),
     ]
@@ -235,6 +236,6 @@ def test_held_lines_are_written_in_whole_lines_that_fit_the_pipe() -> None:
     for piece in stream.pieces:
         assert piece.endswith("\n")  # whole lines
         assert len(piece.encode()) <= WRITE_CHUNK or piece.count("\n") == 1
-    assert [len(p.splitlines()) for p in stream.pieces] == [4, 4, 1, 1, 1, 5]
+    assert [len(p.splitlines()) for p in stream.pieces] == [4, 4, 2, 1, 1, 5]
     assert stream.flushed[-1] == len(stream.pieces)  # the last piece is flushed too
     assert all(n in stream.flushed for n in range(1, len(stream.pieces)))  # and each one

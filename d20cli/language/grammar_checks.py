@@ -12,6 +12,7 @@ from d20cli.language.vocabulary import VS
 
 _I = re.IGNORECASE
 
+MAX_DIGITS = 9  # a number in a request (not in its dice) has at most this many digits
 MAX_GROUP = 1000  # members of one group check
 MAX_SIDES = MAX_GROUP  # sides of one contest or opposed check
 

@@ -151,9 +151,14 @@ class Output:
             self.save()
             held = self._held[:]
             self._held.clear()
-            # where each held line ends, in bytes at most (1 a character in ASCII, 4 in
-            # UTF-8): sums made at C speed, not line by line
-            ends = list(accumulate(len(p) if p.isascii() else 4 * len(p) for p in held))
+            # where each held line ends, in bytes of UTF-8 (an ASCII line's length; another
+            # line encoded, as the stream will encode it: counting 4 bytes a character
+            # wrote each line of a batch with --odds, whose note has a dash, on its own)
+            ends = list(
+                accumulate(
+                    len(p) if p.isascii() else len(p.encode("utf-8", "surrogatepass")) for p in held
+                )
+            )
             first = 0  # the first line of the next piece
             while first < len(held):
                 # the most whole lines that fit in WRITE_CHUNK bytes (one, if it is longer)

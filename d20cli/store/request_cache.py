@@ -38,6 +38,8 @@ MAX_ENTRY_BYTES = 100_000  # a bigger request (a group of many hundred members) 
 #: The modules that define the language, relative to the package's folder.
 _LANGUAGE_MODULES = (
     "language/grammar.py",
+    "language/check_grammar.py",
+    "language/roll_parts.py",
     "language/grammar_checks.py",
     "language/dice_grammar.py",
     "language/dice_modifiers.py",
