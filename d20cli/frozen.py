@@ -2,20 +2,26 @@
 
 `@frozen` (or `@frozen(slots=True)`) makes exactly what `@dataclass(frozen=True)` (or
 `@dataclass(frozen=True, slots=True)`) makes, as `dataclasses` sees it: `fields`,
-`replace`, `asdict`, `is_dataclass` and `__match_args__` are the dataclass's own, and
-`__dataclass_params__` says init, repr, eq and frozen. Two costs differ:
+`replace`, `asdict`, `is_dataclass` and `__match_args__` work on it as on the dataclass,
+and `__dataclass_params__` says init, repr, eq and frozen. Three costs differ:
 
+- Importing. `dataclasses` imports `inspect` (and with it `ast`, `dis`, `tokenize`): 8 to
+  10 ms of every start, a sixth of a new request's. This module reads the fields itself
+  (`field`, `fields`, `replace` and `MISSING` are its own, with the dataclass's meaning),
+  and the package imports it instead; `dataclasses` is imported only when something asks
+  a frozen class for `__dataclass_fields__` (`dataclasses.fields`, `replace`, `asdict`,
+  `is_dataclass`, a test), and the Field objects it wants are made then.
 - Making the class. `dataclasses` compiles six methods per class (`__init__`, `__repr__`,
   `__eq__`, `__hash__`, `__setattr__`, `__delattr__`), each from generated source: about
   1 ms a class, and a cold start makes 46 of them (30 ms, a third of a new request's start).
-  Here `dataclasses` only reads the fields; `__init__` is compiled once, and the other five
-  are shared functions that read the field names the class holds (`operator.attrgetter`
-  in C builds the tuple to compare or hash, as the generated code would).
+  Here `__init__` is compiled once, and the other five are shared functions that read the
+  field names the class holds (`operator.attrgetter` in C builds the tuple to compare or
+  hash, as the generated code would).
 - Building an instance. A frozen dataclass's `__init__` sets each field through
   `object.__setattr__`, several times slower than plain assignment; the `__init__` here
   stores the fields directly, through the slot descriptors of a slotted class or into the
   instance dictionary of any other. Assigning a field afterwards still raises
-  `FrozenInstanceError`.
+  `FrozenInstanceError` (the `dataclasses` class, imported then).
 
 A class whose bases include a dataclass is refused here, at import (a frozen dataclass's
 subclass rules are `dataclasses`' own): declare it with `@dataclass(frozen=True)`.
@@ -23,12 +29,118 @@ subclass rules are `dataclasses`' own): declare it with `@dataclass(frozen=True)
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, field, fields, is_dataclass
+import re
+import sys
+from collections.abc import Callable, Iterable, Iterator
 from operator import attrgetter
 from typing import Any, TypeVar, dataclass_transform, overload
 
 T = TypeVar("T")
+
+
+class _Missing:
+    """No default (as dataclasses.MISSING)."""
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+
+_CLASSVAR = re.compile(r"\s*(?:typing\.)?ClassVar\b")
+
+
+class Field:
+    """One field of a frozen class, with the meaning of `dataclasses.Field`."""
+
+    __slots__ = (
+        "compare",
+        "default",
+        "default_factory",
+        "hash",
+        "init",
+        "kw_only",
+        "metadata",
+        "name",
+        "repr",
+        "type",
+    )
+
+    def __init__(
+        self,
+        default: Any = MISSING,
+        default_factory: Any = MISSING,
+        init: bool = True,
+        repr: bool = True,
+        hash: bool | None = None,
+        compare: bool = True,
+        metadata: Any = None,
+        kw_only: bool = False,
+    ) -> None:
+        if default is not MISSING and default_factory is not MISSING:
+            raise ValueError("cannot specify both default and default_factory")
+        self.name = ""
+        self.type: Any = None
+        self.default = default
+        self.default_factory = default_factory
+        self.init = init
+        self.repr = repr
+        self.hash = hash
+        self.compare = compare
+        self.metadata = metadata
+        self.kw_only = kw_only
+
+    def __repr__(self) -> str:
+        return f"Field(name={self.name!r}, default={self.default!r}, init={self.init})"
+
+
+def field(
+    *,
+    default: Any = MISSING,
+    default_factory: Any = MISSING,
+    init: bool = True,
+    repr: bool = True,
+    hash: bool | None = None,
+    compare: bool = True,
+    metadata: Any = None,
+    kw_only: bool = False,
+) -> Any:
+    """A field's options, as `dataclasses.field` takes them."""
+    return Field(default, default_factory, init, repr, hash, compare, metadata, kw_only)
+
+
+def fields(class_or_instance: Any) -> tuple[Field, ...]:
+    """The fields of a frozen class or instance, in order (as `dataclasses.fields`)."""
+    try:
+        found: tuple[Field, ...] = class_or_instance.__frozen_fields__
+    except AttributeError:
+        raise TypeError("must be called with a frozen class or instance") from None
+    return found
+
+
+def is_frozen(value: Any) -> bool:
+    """Whether `value` is an instance of a frozen class (not the class itself)."""
+    return hasattr(type(value), "__frozen_fields__")
+
+
+def replace(obj: T, /, **changes: Any) -> T:
+    """A copy of a frozen instance with some fields changed, made through its `__init__`
+    (as `dataclasses.replace`; any other dataclass is handed to that)."""
+    specs = getattr(type(obj), "__frozen_fields__", None)
+    if specs is None:
+        import dataclasses
+
+        return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
+    for f in specs:
+        if not f.init:
+            if f.name in changes:
+                raise ValueError(
+                    f"field {f.name} is declared with init=False, "
+                    "it cannot be specified with replace()"
+                )
+        elif f.name not in changes:
+            changes[f.name] = getattr(obj, f.name)
+    return obj.__class__(**changes)
 
 
 @overload
@@ -51,16 +163,145 @@ def frozen(cls: type[T] | None = None, /, *, slots: bool = False, sparse: bool =
     return make if cls is None else make(cls)
 
 
+def _is_dataclass_class(cls: type) -> bool:
+    """Whether `cls` itself is a dataclass (or a frozen class), read without making the
+    lazy view of a frozen class."""
+    return "__dataclass_fields__" in cls.__dict__ or "__frozen_fields__" in cls.__dict__
+
+
+def _read_fields(cls: type) -> tuple[Field, ...]:
+    """The class's fields from its annotations and class attributes, as dataclasses
+    reads them (ClassVar annotations are not fields; a `dataclasses.Field` is read too)."""
+    # (as dataclasses reads them: inspect.get_annotations would import inspect, 8 ms)
+    annotations: dict[str, Any] = cls.__dict__.get("__annotations__", {})  # noqa: RUF063
+    found: list[Field] = []
+    for name, annotation in annotations.items():
+        if isinstance(annotation, str) and _CLASSVAR.match(annotation):
+            continue
+        value = cls.__dict__.get(name, MISSING)
+        spec = value if isinstance(value, Field) else _foreign(value)
+        f = Field(default=value) if spec is None else spec
+        f.name, f.type = name, annotation
+        if f.default is not MISSING and type(f.default).__hash__ is None:
+            raise ValueError(
+                f"mutable default {type(f.default)} for field {name} is not allowed: "
+                "use default_factory"
+            )
+        if spec is not None:  # as dataclasses leaves it: the default as a class attribute
+            if f.default is MISSING:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, f.default)
+        found.append(f)
+    return tuple(found)
+
+
+def _foreign(value: Any) -> Field | None:
+    """A `dataclasses.Field` (`field(...)` from dataclasses, in a class body) as a Field."""
+    dc = sys.modules.get("dataclasses")
+    if dc is None or not isinstance(value, dc.Field):
+        return None
+
+    def own(v: Any) -> Any:
+        return MISSING if v is dc.MISSING else v
+
+    return Field(
+        own(value.default),
+        own(value.default_factory),
+        value.init,
+        value.repr,
+        value.hash,
+        value.compare,
+        value.metadata,
+        bool(value.kw_only is True),
+    )
+
+
+def _slots_of(cls: type) -> Iterator[str]:
+    slots = cls.__dict__.get("__slots__")
+    if slots is None:
+        return
+    if isinstance(slots, str):
+        yield slots
+    else:
+        yield from slots
+
+
+def _slotted(cls: type, names: Iterable[str]) -> type:
+    """The class again with __slots__ for its fields (as dataclasses' slots=True)."""
+    names = tuple(names)
+    inherited = {s for base in cls.__mro__[1:-1] for s in _slots_of(base)}
+    body = dict(cls.__dict__)
+    body["__slots__"] = tuple(n for n in names if n not in inherited)
+    for name in names:
+        body.pop(name, None)
+    body.pop("__dict__", None)
+    body.pop("__weakref__", None)
+    qualname = getattr(cls, "__qualname__", None)
+    made = type(cls)(cls.__name__, cls.__bases__, body)
+    if qualname is not None:
+        made.__qualname__ = qualname
+    return made
+
+
+class _DataclassView:
+    """`__dataclass_fields__` and `__dataclass_params__` of a frozen class, made (with
+    `dataclasses`' own Field objects) the first time anything asks, then kept on the
+    class in its place."""
+
+    def __init__(self, owner: type, what: str) -> None:
+        self.owner, self.what = owner, what
+
+    def __get__(self, instance: Any, cls: type | None = None) -> Any:
+        import dataclasses
+
+        owner = self.owner
+        made: dict[str, Any] = {}
+        for f in owner.__frozen_fields__:  # type: ignore[attr-defined]
+            kw = {} if f.default is MISSING else {"default": f.default}
+            if f.default_factory is not MISSING:
+                kw["default_factory"] = f.default_factory
+            df = dataclasses.field(
+                init=f.init,
+                repr=f.repr,
+                hash=f.hash,
+                compare=f.compare,
+                metadata=f.metadata,
+                kw_only=f.kw_only,
+                **kw,
+            )
+            df.name, df.type = f.name, f.type
+            df._field_type = dataclasses._FIELD  # type: ignore[attr-defined]
+            made[f.name] = df
+        params = dataclasses._DataclassParams(  # type: ignore[attr-defined]
+            True, True, True, False, False, True
+        )
+        type.__setattr__(owner, "__dataclass_fields__", made)
+        type.__setattr__(owner, "__dataclass_params__", params)
+        return made if self.what == "__dataclass_fields__" else params
+
+
 def _make(cls: type[T], slots: bool, sparse: bool = False) -> type[T]:
-    if any(is_dataclass(base) for base in cls.__mro__[1:]):
+    if any(_is_dataclass_class(base) for base in cls.__mro__[1:]):
         raise TypeError(f"frozen: {cls.__name__} has a dataclass base; use dataclass(frozen=True)")
     own = dict(cls.__dict__)  # what the class body defined (before a slotted copy)
-    if not cls.__doc__:  # (dataclasses would read it from inspect.signature: 6 ms at first)
-        cls.__doc__ = cls.__name__
-    made: Any = dataclass(init=False, repr=False, eq=False, slots=slots)(cls)
-    params = made.__dataclass_params__
-    params.init = params.repr = params.eq = params.frozen = True
-    all_fields = fields(made)
+    all_fields = _read_fields(cls)
+    seen_default = False
+    for f in all_fields:
+        if f.kw_only:
+            raise TypeError(f"frozen: {cls.__name__}.{f.name} is keyword-only")
+        if not f.init:
+            continue
+        if f.default is not MISSING or f.default_factory is not MISSING:
+            seen_default = True
+        elif seen_default:
+            raise TypeError(f"non-default argument {f.name!r} follows default argument")
+    made: Any = _slotted(cls, (f.name for f in all_fields)) if slots else cls
+    made.__frozen_fields__ = all_fields
+    made.__dataclass_fields__ = _DataclassView(made, "__dataclass_fields__")
+    made.__dataclass_params__ = _DataclassView(made, "__dataclass_params__")
+    if "__match_args__" not in own:
+        setattr(made, "__match_args__", tuple(f.name for f in all_fields if f.init))  # noqa: B010
     names = frozenset(f.name for f in all_fields)
     setattr(made, "__init__", _init(made, all_fields, slots, sparse))  # noqa: B010 (mypy: a method)
     if not own.get("__doc__"):  # as dataclasses writes it: the class and its fields
@@ -119,7 +360,7 @@ def _hash(values: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any], int]:
 def _setattr(owner: type, names: frozenset[str]) -> Callable[[Any, str, Any], None]:
     def __setattr__(self: Any, name: str, value: Any) -> None:
         if type(self) is owner or name in names:
-            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+            raise _frozen_error(f"cannot assign to field {name!r}")
         object.__setattr__(self, name, value)
 
     return __setattr__
@@ -128,10 +369,17 @@ def _setattr(owner: type, names: frozenset[str]) -> Callable[[Any, str, Any], No
 def _delattr(owner: type, names: frozenset[str]) -> Callable[[Any, str], None]:
     def __delattr__(self: Any, name: str) -> None:
         if type(self) is owner or name in names:
-            raise FrozenInstanceError(f"cannot delete field {name!r}")
+            raise _frozen_error(f"cannot delete field {name!r}")
         object.__delattr__(self, name)
 
     return __delattr__
+
+
+def _frozen_error(message: str) -> AttributeError:
+    """dataclasses.FrozenInstanceError (imported here: assigning a field is a bug)."""
+    from dataclasses import FrozenInstanceError
+
+    return FrozenInstanceError(message)
 
 
 def _getstate(self: Any) -> list[Any]:
@@ -144,7 +392,7 @@ def _setstate(self: Any, state: list[Any]) -> None:
 
 
 def _init(
-    cls: type, all_fields: tuple[Field[Any], ...], slotted: bool, sparse: bool = False
+    cls: type, all_fields: tuple[Field, ...], slotted: bool, sparse: bool = False
 ) -> Callable[..., None]:
     """An `__init__` with the dataclass's signature that stores the fields directly (a
     field with `init=False` gets its default, as the dataclass's own would give it)."""
@@ -211,12 +459,12 @@ def _init(
     return init
 
 
-def _default_of(f: Field[Any]) -> Any:
+def _default_of(f: Field) -> Any:
     """A field's default (None for one made by a factory or required: always stored)."""
     return None if f.default is MISSING else f.default
 
 
-def _stored(f: Field[Any]) -> bool:
+def _stored(f: Field) -> bool:
     """Whether `__init__` gives the field a value (one with init=False and no default
     is left unset, as dataclasses leaves it)."""
     return f.init or f.default is not MISSING or f.default_factory is not MISSING

@@ -21,11 +21,10 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
-from dataclasses import field
 from json.encoder import encode_basestring as _string  # a JSON string; non-ASCII kept
 from typing import Any, TypeVar
 
-from d20cli.frozen import frozen
+from d20cli.frozen import field, frozen
 
 JSON_ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False)  # for JSON lines
 

@@ -18,9 +18,8 @@ Python.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import field
 
-from d20cli.frozen import frozen
+from d20cli.frozen import field, frozen
 from d20cli.language.vocabulary import ALIASES, SYSTEM_IDS, VERB_HELP, VERBS
 
 SHELLS: tuple[str, ...] = ("bash", "zsh", "fish")

@@ -7,13 +7,13 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
 from d20cli.app.options import Options
 from d20cli.app.rolling import Lane, Plan, plan
 from d20cli.dice.roller import RandomRoller, Roller, make_roller
 from d20cli.errors import ParseError, StateError
+from d20cli.frozen import replace
 from d20cli.language.requests import CheckRequest
 from d20cli.present.output import Output
 from d20cli.rules.house import HouseDefaults, with_house

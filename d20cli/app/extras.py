@@ -8,11 +8,11 @@ import functools
 import itertools
 import math
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from d20cli.app.context import Context
 from d20cli.app.options import Options
+from d20cli.frozen import replace
 from d20cli.present.output import Output
 from d20cli.results import Result
 

@@ -23,10 +23,10 @@ The holder is the `--as NAME` character when given, else one shared holder ("pla
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
 from d20cli.errors import D20Error, RulesError, StateError
+from d20cli.frozen import replace
 from d20cli.language.requests import CheckRequest, FortuneRequest, LuckRequest
 from d20cli.language.vocabulary import SYSTEM_IDS
 from d20cli.results import Result
@@ -108,7 +108,7 @@ def record(
         note = f"fortune dice held: {held} of {limit}"
     else:
         note = f"already holding the most fortune dice ({limit}): none added"
-    return dataclasses.replace(
+    return replace(
         result,
         notes=(*result.notes, note),
         detail={**result.detail, "fortune": held, "fortune_max": limit},
@@ -156,7 +156,7 @@ def handle(
     if not isinstance(request, FortuneRequest):
         raise RulesError("`fortune` shows or spends fortune dice", request.text, 1)
     result = rules.show(request, store.fortune.held(who), limit)
-    return dataclasses.replace(result, notes=(*result.notes, *notes)) if notes else result
+    return replace(result, notes=(*result.notes, *notes)) if notes else result
 
 
 #: What the narrator does with a die spent on each use other than a reroll (the text's
@@ -188,7 +188,7 @@ def _spend_on(
         raise _no_die(request)
     result = rules.show(request, left, limit)
     dice = "die" if left == 1 else "dice"
-    return dataclasses.replace(
+    return replace(
         result,
         label=f"a fortune die spent: {request.use}",
         notes=(f"{USE_NOTES[request.use]}; {left} {dice} left",),
@@ -231,7 +231,7 @@ def _spend(
         if rerolled.detail.get("fortune_gained"):
             left, _ = store.fortune.add(who, limit)
     dice = "die" if left == 1 else "dice"
-    return dataclasses.replace(
+    return replace(
         rerolled,
         notes=(*rerolled.notes, f"a fortune die spent: {left} {dice} left"),
         detail={**rerolled.detail, "fortune": left, "fortune_max": limit},

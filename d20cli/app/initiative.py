@@ -18,12 +18,12 @@ is kept in the state database (d20cli.store.initiative).
 from __future__ import annotations
 
 import re
-from dataclasses import fields
 from typing import TYPE_CHECKING
 
 from d20cli.app.context import Context
 from d20cli.app.options import NO_OPTIONS, OPTIONS, Options, split_options
 from d20cli.errors import D20Error, ExitStatus, ParseError, RulesError
+from d20cli.frozen import fields
 from d20cli.language.requests import CheckRequest
 from d20cli.present.initiative_view import order_lines
 from d20cli.present.output import Output

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import fields, replace
 from typing import Any
 
 from d20cli.app.option_values import (
@@ -22,7 +21,7 @@ from d20cli.app.option_values import (
 )
 from d20cli.dice.roller import DEFAULT_BUDGET, DEFAULT_WORK
 from d20cli.errors import ASCII_DIGITS, BudgetError, ParseError
-from d20cli.frozen import frozen
+from d20cli.frozen import fields, frozen, replace
 from d20cli.language.vocabulary import CHECK_VERBS, SYSTEM_IDS
 from d20cli.store.files import env_flag
 

@@ -9,13 +9,12 @@ found in a part of the request is placed in the request's text by `in_text`.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from d20cli.app.options import MAX_ROLLED_RUNS, Options
 from d20cli.errors import BudgetError, D20Error, ParseError
-from d20cli.frozen import frozen
+from d20cli.frozen import frozen, replace
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -43,7 +42,7 @@ def through(
         (name,) = characters
 
         def one(request: Request, roller: Roller) -> Result:
-            return dataclasses.replace(resolve(request, roller), character=name)
+            return replace(resolve(request, roller), character=name)
 
         return one
     party = tuple(characters)
@@ -52,12 +51,11 @@ def through(
         result = resolve(request, roller)
         rows = result.members if result.members is not None else result.sides
         named = tuple(
-            dataclasses.replace(row, character=who)
-            for row, who in zip(rows or (), party, strict=False)
+            replace(row, character=who) for row, who in zip(rows or (), party, strict=False)
         )
         if result.members is not None:
-            return dataclasses.replace(result, party=party, members=named)
-        return dataclasses.replace(result, party=party, sides=named)
+            return replace(result, party=party, members=named)
+        return replace(result, party=party, sides=named)
 
     return together
 

@@ -34,7 +34,6 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TextIO
 
 from d20cli.app.commands import COMMANDS
@@ -44,7 +43,7 @@ from d20cli.app.options import Options, split_line
 from d20cli.app.run import run_tokens
 from d20cli.controls import visible
 from d20cli.errors import D20Error, ExitStatus, ParseError
-from d20cli.frozen import frozen
+from d20cli.frozen import frozen, replace
 from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS, SYSTEM_IDS, TABLE
 from d20cli.present.output import Output
 

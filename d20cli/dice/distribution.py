@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import field
 from fractions import Fraction
 
 from d20cli.dice.combined import call_weights, group_weights, mixture
@@ -83,7 +82,7 @@ from d20cli.dice.weights import (
 )
 from d20cli.errors import DiceError
 from d20cli.figures import short_fraction
-from d20cli.frozen import frozen
+from d20cli.frozen import field, frozen
 
 DEFAULT_EXPLODE_DEPTH = 10
 DEFAULT_MAX_STATES = 2_000_000

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import field, replace
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from d20cli.dice.arith import FUNCTIONS, Bounded, call_value, floordiv_bounds, mul
@@ -38,7 +37,7 @@ from d20cli.dice.modifiers import Reroll as Reroll
 from d20cli.dice.modifiers import SortOrder as SortOrder
 from d20cli.dice.refs import REF_NAME as REF_NAME
 from d20cli.dice.refs import Ref as Ref
-from d20cli.frozen import frozen
+from d20cli.frozen import field, frozen, replace
 
 if TYPE_CHECKING:
     from fractions import Fraction

@@ -31,11 +31,11 @@ Pure: no I/O. The parse function is the caller's (the edge passes its cached par
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import fields, replace
 from typing import Any, Protocol
 
 from d20cli.dice.tree import Arithmetic, Call, Dice, Expr, Group, Neg, Number, Ref, walk
 from d20cli.errors import D20Error, ParseError, closest
+from d20cli.frozen import fields, replace
 from d20cli.language.requests import (
     CheckRequest,
     ContestRequest,

@@ -20,11 +20,11 @@ text; and the result must be a request whose text is the entry's key. Anything e
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from typing import Any, get_args
 
 from d20cli.dice import modifiers, tree
+from d20cli.frozen import MISSING, fields, is_frozen
 from d20cli.language import requests
 
 #: The classes a cached request may be built of: the explicit registry.
@@ -99,15 +99,15 @@ def encode(value: Any, root: str | None = None) -> Any:
             top: dict[str, Any] = encode(value, root)
             top["text"] = root
             return top
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if is_frozen(value):
         data: dict[str, Any] = {"@": type(value).__name__}
-        for f in dataclasses.fields(value):
+        for f in fields(value):
             if not f.init:  # fields computed in __post_init__ are computed again on load
                 continue
             item = getattr(value, f.name)
-            if f.default is not dataclasses.MISSING and item == f.default:
+            if f.default is not MISSING and item == f.default:
                 continue
-            if f.default_factory is not dataclasses.MISSING and item == f.default_factory():
+            if f.default_factory is not MISSING and item == f.default_factory():
                 continue
             data[f.name] = encode(item, root)
         return data
@@ -231,11 +231,11 @@ _FIELDS: dict[type, dict[str, str]] = {}
 
 def _check_fields(cls: type, kwargs: dict[str, Any]) -> None:
     """ValueError unless each field holds what its annotation says."""
-    fields = _FIELDS.get(cls)
-    if fields is None:
-        fields = _FIELDS[cls] = {f.name: str(f.type) for f in dataclasses.fields(cls) if f.init}
+    typed = _FIELDS.get(cls)
+    if typed is None:
+        typed = _FIELDS[cls] = {f.name: str(f.type) for f in fields(cls) if f.init}
     for name, value in kwargs.items():
-        annotation = fields.get(name)
+        annotation = typed.get(name)
         if annotation is None:
             raise ValueError(f"{cls.__name__} has no field {name!r}")
         if not _accepts(annotation, value):

@@ -18,10 +18,9 @@ can point its error at the word it does not offer.
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import TYPE_CHECKING, ClassVar, TypeAlias
 
-from d20cli.frozen import frozen
+from d20cli.frozen import field, frozen
 
 if TYPE_CHECKING:
     from d20cli.dice.tree import Compare, Expr

@@ -5,12 +5,12 @@ The grammar comes in as `parse`, so this module never imports it."""
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from d20cli.errors import ParseError
+from d20cli.frozen import MISSING, fields, is_frozen
 from d20cli.language import parse_cache
 from d20cli.language.requests import RollRequest
 from d20cli.language.shapes import RULES, Refused, fill, instances, join, key, split, starts
@@ -24,9 +24,9 @@ _ADV_WORDS = re.compile(r"adv|dis", re.IGNORECASE)
 def _encode(value: Any, root: str) -> Any:
     """parse_cache's JSON, every field written (defaults too, so a probe that changes a
     default does not change the JSON's keys)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if is_frozen(value):
         data: dict[str, Any] = {"@": type(value).__name__}
-        for f in dataclasses.fields(value):
+        for f in fields(value):
             if f.init:
                 data[f.name] = _encode(getattr(value, f.name), root)
         return data
@@ -281,12 +281,12 @@ def _compact(node: Any) -> Any:
         out = {k: _compact(v) for k, v in node.items()}
         name = node.get("@")
         if isinstance(name, str):
-            for f in dataclasses.fields(parse_cache.classes()[name]):
+            for f in fields(parse_cache.classes()[name]):
                 if not f.init or f.name not in out:
                     continue
-                if f.default is not dataclasses.MISSING:
+                if f.default is not MISSING:
                     default = f.default
-                elif f.default_factory is not dataclasses.MISSING:
+                elif f.default_factory is not MISSING:
                     default = f.default_factory()
                 else:
                     continue

@@ -26,13 +26,13 @@ written without leading zeros have a shape.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterator
 from typing import Any
 
 from d20cli.dice import tree
 from d20cli.dice.advantage import adv_problem
+from d20cli.frozen import fields, is_frozen
 from d20cli.language import parse_cache
 from d20cli.language.requests import RollRequest
 from d20cli.language.vocabulary import HOUSE_RANGE
@@ -121,8 +121,8 @@ def instances(value: Any, cls: type) -> Iterator[Any]:
             yield node
         if isinstance(node, tuple):
             stack.extend(node)
-        elif dataclasses.is_dataclass(node) and not isinstance(node, type):
-            stack.extend(getattr(node, f.name) for f in dataclasses.fields(node) if f.init)
+        elif is_frozen(node):
+            stack.extend(getattr(node, f.name) for f in fields(node) if f.init)
 
 
 # --- filling a template --------------------------------------------------------------------

@@ -160,7 +160,7 @@ class _Bad(Exception):
 
 
 def _with(table: Table, system: Any, title: Any, lines: _Lines) -> Table:
-    from dataclasses import replace
+    from d20cli.frozen import replace
 
     return replace(table, system=system, title=title, system_line=lines.key(None, "system"))
 

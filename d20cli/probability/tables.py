@@ -16,7 +16,6 @@ usual step budget (TooCostly suggests nothing better: tables are not simulated).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import field
 from fractions import Fraction
 from typing import Any
 
@@ -24,7 +23,7 @@ from d20cli.dice.distribution import distribution
 from d20cli.dice.tree import Expr
 from d20cli.dice.weights import Budget, TooCostly
 from d20cli.errors import D20Error
-from d20cli.frozen import frozen
+from d20cli.frozen import field, frozen
 from d20cli.language.table_parts import Part, parsed
 from d20cli.language.tables import Entry, Table
 from d20cli.probability.model import ratio

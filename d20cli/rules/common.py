@@ -14,13 +14,12 @@ No rules of a particular system live here.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import field
 from typing import TYPE_CHECKING, NamedTuple
 
 from d20cli.dice import evaluate as evaluation
 from d20cli.dice import tree as dice
 from d20cli.errors import RulesError
-from d20cli.frozen import frozen
+from d20cli.frozen import field, frozen
 from d20cli.language.requests import CHECK_WORD_KINDS, RollRequest
 from d20cli.results import Die, Result
 from d20cli.rules import roll

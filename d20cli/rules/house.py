@@ -15,10 +15,9 @@ and calls `with_house` on each parsed request.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import fields, replace
 from typing import TYPE_CHECKING, Any
 
-from d20cli.frozen import frozen
+from d20cli.frozen import fields, frozen, replace
 from d20cli.language.requests import CheckRequest, ContestRequest, GroupRequest
 
 if TYPE_CHECKING:

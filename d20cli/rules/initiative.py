@@ -17,11 +17,10 @@ Pure: no I/O; the dice come from the roller passed in.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from d20cli.errors import RulesError
-from d20cli.frozen import frozen
+from d20cli.frozen import frozen, replace
 from d20cli.results import Die, Result
 
 if TYPE_CHECKING:

@@ -19,10 +19,10 @@ Decisions where the texts are silent:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING
 
+from d20cli.frozen import replace
 from d20cli.language.requests import CheckRequest, ContestRequest, LuckRequest, Request
 from d20cli.results import Damage, Result
 from d20cli.rules import roll

@@ -8,7 +8,6 @@ term; a roll of more than LIST_LIMIT (1,000) dice carries a DiceSummary instead 
 from __future__ import annotations
 
 import functools
-from dataclasses import replace
 from typing import Any
 
 from d20cli.dice.advantage import adv_problem, plain_d20s
@@ -27,6 +26,7 @@ from d20cli.dice.tree import (
     walk,
 )
 from d20cli.errors import DiceError
+from d20cli.frozen import replace
 from d20cli.language.requests import RollRequest
 from d20cli.results import Die, Result
 from d20cli.rules.offers import offer

@@ -58,12 +58,11 @@ file so is not written.
 from __future__ import annotations
 
 import re
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from d20cli.errors import D20Error, ParseError, closest
-from d20cli.frozen import frozen
+from d20cli.frozen import field, frozen
 from d20cli.language.vocabulary import CHECK_VERBS, KEYWORDS, VERBS
 from d20cli.rules.house import HOUSE_KEYS, NO_HOUSE, HouseDefaults
 from d20cli.store.files import xdg_dir

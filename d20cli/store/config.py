@@ -37,11 +37,10 @@ import os
 import re
 import stat
 from collections.abc import Mapping
-from dataclasses import field
 from typing import Any
 
 from d20cli.errors import D20Error, ParseError
-from d20cli.frozen import frozen
+from d20cli.frozen import field, frozen
 from d20cli.store.files import xdg_dir
 
 MAX_BYTES = 65_536  # a config file is a few lines; a bigger one is a mistake

@@ -6,10 +6,10 @@ d20cli.language.names), and a party or a contest against other characters
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from d20cli.errors import D20Error, ParseError, closest
+from d20cli.frozen import replace
 from d20cli.language.names import Parse, resolve_names, resolve_party
 from d20cli.language.requests import ContestRequest
 from d20cli.store.characters import Character, _language, is_party, load, load_all, party_of

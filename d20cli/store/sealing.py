@@ -23,13 +23,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from d20cli.dice.sealed import NONCE_BYTES, SEED_BYTES, commitment
 from d20cli.errors import StateError
-from d20cli.frozen import frozen
+from d20cli.frozen import frozen, replace
 from d20cli.store.seal_marker import mark
 
 if TYPE_CHECKING:

@@ -4,9 +4,9 @@ higher bonus, then tie-break d20s (two sides: one d20; three or more: rounds).""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from d20cli.frozen import replace
 from d20cli.language.requests import (
     CompareRequest,
     ContestRequest,

@@ -3,11 +3,11 @@ reliable and unreliable, in that order."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING
 
 from d20cli.errors import RulesError
+from d20cli.frozen import replace
 from d20cli.language.requests import CheckRequest, LuckRequest, Request
 from d20cli.results import Die, Result
 from d20cli.rules.common import (

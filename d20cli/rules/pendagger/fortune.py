@@ -83,7 +83,7 @@ def spend_fortune(request: CheckRequest | LuckRequest, previous: Result, roller:
             )
         face, dice, n = _reroll(roller, request.adv, request.dis, "d20", better)
         result = attempt_result(request, face, dice, rank, detail, False)
-    from dataclasses import replace
+    from d20cli.frozen import replace
 
     detail = {**result.detail, "fortune_spent": 1, "rerolls": n, "previous": before}
     return replace(result, detail=detail, notes=(*result.notes, f"fortune die: {n} reroll(s)"))
