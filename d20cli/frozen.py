@@ -65,30 +65,16 @@ class Field:
         "repr",
         "type",
     )
-
-    def __init__(
-        self,
-        default: Any = MISSING,
-        default_factory: Any = MISSING,
-        init: bool = True,
-        repr: bool = True,
-        hash: bool | None = None,
-        compare: bool = True,
-        metadata: Any = None,
-        kw_only: bool = False,
-    ) -> None:
-        if default is not MISSING and default_factory is not MISSING:
-            raise ValueError("cannot specify both default and default_factory")
-        self.name = ""
-        self.type: Any = None
-        self.default = default
-        self.default_factory = default_factory
-        self.init = init
-        self.repr = repr
-        self.hash = hash
-        self.compare = compare
-        self.metadata = metadata
-        self.kw_only = kw_only
+    name: str
+    type: Any  # the annotation, as written (a string under `from __future__ import annotations`)
+    default: Any
+    default_factory: Any
+    init: bool
+    repr: bool
+    hash: bool | None
+    compare: bool
+    metadata: Any
+    kw_only: bool
 
     def __repr__(self) -> str:
         return f"Field(name={self.name!r}, default={self.default!r}, init={self.init})"
@@ -106,7 +92,14 @@ def field(
     kw_only: bool = False,
 ) -> Any:
     """A field's options, as `dataclasses.field` takes them."""
-    return Field(default, default_factory, init, repr, hash, compare, metadata, kw_only)
+    if default is not MISSING and default_factory is not MISSING:
+        raise ValueError("cannot specify both default and default_factory")
+    made = Field()
+    made.name, made.type = "", None
+    made.default, made.default_factory = default, default_factory
+    made.init, made.repr, made.hash, made.compare = init, repr, hash, compare
+    made.metadata, made.kw_only = metadata, kw_only
+    return made
 
 
 def fields(class_or_instance: Any) -> tuple[Field, ...]:
@@ -180,7 +173,7 @@ def _read_fields(cls: type) -> tuple[Field, ...]:
             continue
         value = cls.__dict__.get(name, MISSING)
         spec = value if isinstance(value, Field) else _foreign(value)
-        f = Field(default=value) if spec is None else spec
+        f: Field = field(default=value) if spec is None else spec
         f.name, f.type = name, annotation
         if f.default is not MISSING and type(f.default).__hash__ is None:
             raise ValueError(
@@ -205,16 +198,17 @@ def _foreign(value: Any) -> Field | None:
     def own(v: Any) -> Any:
         return MISSING if v is dc.MISSING else v
 
-    return Field(
-        own(value.default),
-        own(value.default_factory),
-        value.init,
-        value.repr,
-        value.hash,
-        value.compare,
-        value.metadata,
-        bool(value.kw_only is True),
+    made: Field = field(
+        default=own(value.default),
+        default_factory=own(value.default_factory),
+        init=value.init,
+        repr=value.repr,
+        hash=value.hash,
+        compare=value.compare,
+        metadata=value.metadata,
+        kw_only=value.kw_only is True,
     )
+    return made
 
 
 def _slots_of(cls: type) -> Iterator[str]:

@@ -206,3 +206,33 @@ def test_a_class_without_a_docstring_is_described_by_its_fields() -> None:
 
     assert Bare.__doc__ == "Bare(a, b)"
     assert Die.__doc__ is not None and "Die(" not in Die.__doc__  # its own text is kept
+
+
+def test_its_own_field_fields_and_replace_mean_what_the_dataclass_ones_do() -> None:
+    """The package imports `field`, `fields` and `replace` from d20cli.frozen (so a start
+    never imports dataclasses): the same answers as dataclasses' on the same class."""
+    from d20cli import frozen as own
+
+    plain, made = _twins(slots=False)
+    assert [(f.name, f.init, f.repr, f.compare, f.hash) for f in own.fields(made)] == [
+        (f.name, f.init, f.repr, f.compare, f.hash) for f in fields(plain)
+    ]
+    assert own.fields(made("a")) == own.fields(made)  # an instance answers as its class
+    b = made("bb", 2, ("x",))
+    assert own.replace(b, count=7) == replace(b, count=7) == made("bb", 7, ("x",))
+    with pytest.raises(ValueError, match="init=False"):
+        own.replace(b, size=3)  # as dataclasses.replace refuses it
+    assert own.replace(plain("a"), count=4) == plain("a", 4)  # a dataclass: handed over
+    with pytest.raises(TypeError):
+        own.fields(object())
+    with pytest.raises(ValueError, match="both default and default_factory"):
+        own.field(default=1, default_factory=list)
+    with pytest.raises(ValueError, match="mutable default"):
+        frozen(type("Bad", (), {"__annotations__": {"a": "list[int]"}, "a": []}))
+    with pytest.raises(TypeError, match="non-default argument"):
+        frozen(type("Order", (), {"__annotations__": {"a": "int", "b": "int"}, "a": 1}))
+    # a ClassVar is not a field, and a default stays a class attribute as dataclasses leaves it
+    kept = frozen(
+        type("Kept", (), {"__annotations__": {"k": "ClassVar[int]", "a": "int"}, "k": 3, "a": 1})
+    )
+    assert [f.name for f in own.fields(kept)] == ["a"] and kept.k == 3 and kept.a == 1

@@ -122,104 +122,70 @@ def test_no_cache_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     assert cache_path() is None
 
 
-def test_a_cold_roll_with_a_warm_cache_does_not_import_pyparsing(tmp_path: Path) -> None:
-    """The regression guard for start-up: no pyparsing, prompt_toolkit, odds, rich,
-    typer or dataclasses (d20cli.frozen reads fields itself: `dataclasses` imports
-    `inspect`, 8 ms) on the path of a plain, repeated roll (read from sys.modules)."""
+def _loaded(words: str, heavy: tuple[str, ...], cache: Path) -> str:
+    """What `d20 WORDS` prints, in a fresh interpreter with its own cache folder, then
+    `LOADED [...]`: which of the `heavy` modules it imported (read from sys.modules)."""
     import os
     import subprocess
     import sys
 
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path), "D20_NO_LOG": "1"}
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache), "D20_NO_LOG": "1"}
     code = (
         "import sys\n"
         "from d20cli.__main__ import main\n"
         "main(sys.argv[1:])\n"
-        "heavy = ['pyparsing', 'prompt_toolkit', 'd20cli.probability', 'd20cli.dice.distribution',"
-        " 'rich', 'typer', 'click', 'pydantic', 'sqlite3', 'd20cli.app.shell', 'tomlkit',"
-        " 'tempfile', 'dataclasses', 'inspect']\n"
-        "print('LOADED', [m for m in heavy if m in sys.modules])\n"
+        f"print('LOADED', [m for m in {heavy!r} if m in sys.modules])\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, *words.split()],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout
+
+
+def test_a_cold_roll_with_a_warm_cache_does_not_import_pyparsing(tmp_path: Path) -> None:
+    """The regression guard for start-up: no pyparsing, prompt_toolkit, odds, rich,
+    typer or dataclasses (d20cli.frozen reads fields itself: `dataclasses` imports
+    `inspect`, 8 ms) on the path of a plain, repeated roll (read from sys.modules)."""
+    heavy = (
+        *("pyparsing", "prompt_toolkit", "d20cli.probability", "d20cli.dice.distribution"),
+        *("rich", "typer", "click", "pydantic", "sqlite3", "d20cli.app.shell", "tomlkit"),
+        *("tempfile", "dataclasses", "inspect"),
     )
     # the first run fills the caches; then the same text (the request cache) and a new
     # text of the same shape (the shape cache, d20cli.store.shape_cache)
     for words in ("check +5 vs 15", "check +5 vs 15", "check +3 vs 12"):
-        proc = subprocess.run(
-            [sys.executable, "-c", code, *words.split()],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=True,
-        )
-    assert "LOADED []" in proc.stdout
-    assert "check +3 vs 12" in proc.stdout
+        out = _loaded(words, heavy, tmp_path)
+    assert "LOADED []" in out
+    assert "check +3 vs 12" in out
 
 
 def test_a_new_request_of_a_known_shape_does_not_import_pyparsing(tmp_path: Path) -> None:
     """The regression guard for the shape cache: after one request of each shape, new
     numbers in them start without pyparsing (read from sys.modules)."""
-    import os
-    import subprocess
-    import sys
-
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path), "D20_NO_LOG": "1"}
-    code = (
-        "import sys\n"
-        "from d20cli.__main__ import main\n"
-        "main(sys.argv[1:])\n"
-        "heavy = ('pyparsing', 'd20cli.language.grammar', 'dataclasses', 'inspect')\n"
-        "print('LOADED', [m for m in heavy if m in sys.modules])\n"
-    )
+    heavy = ("pyparsing", "d20cli.language.grammar", "dataclasses", "inspect")
     pairs = [
         ("attack +7 vs 16 dmg 1d8+4", "attack +4 vs 12 dmg 2d6+3"),
         ("roll 4d6kh3", "roll 5d8kh2"),
         ("roll 1d20+5 adv", "roll 1d20+2 adv"),
     ]
     for first, new in pairs:
-        runs = [
-            subprocess.run(
-                [sys.executable, "-c", code, *words.split()],
-                capture_output=True,
-                text=True,
-                env=env,
-                check=True,
-            )
-            for words in (first, new)
-        ]
-        assert "LOADED ['pyparsing'" in runs[0].stdout  # the first of its shape is parsed
-        assert "LOADED []" in runs[1].stdout, new
-        assert new in runs[1].stdout
+        runs = [_loaded(words, heavy, tmp_path) for words in (first, new)]
+        assert "LOADED ['pyparsing'" in runs[0]  # the first of its shape is parsed
+        assert "LOADED []" in runs[1], new
+        assert new in runs[1]
 
 
 def test_a_roll_parsed_cold_builds_only_the_dice_grammar(tmp_path: Path) -> None:
     """A `roll` of a new shape with the caches empty is parsed without building the
     elements of the other verbs (d20cli.language.check_grammar); a check builds them."""
-    import os
-    import subprocess
-    import sys
-
-    code = (
-        "import sys\n"
-        "from d20cli.__main__ import main\n"
-        "main(sys.argv[1:])\n"
-        "heavy = ('pyparsing', 'd20cli.language.dice_grammar', 'd20cli.language.check_grammar')\n"
-        "print('LOADED', [m for m in heavy if m in sys.modules])\n"
-    )
-    for words, loaded in (
-        ("roll 6d10!=10>=7f1", "['pyparsing', 'd20cli.language.dice_grammar']"),
-        (
-            "check +5 vs 15 crit 19 lucky min 10",
-            "['pyparsing', 'd20cli.language.dice_grammar', 'd20cli.language.check_grammar']",
-        ),
-    ):
-        env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / words[:5]), "D20_NO_LOG": "1"}
-        proc = subprocess.run(
-            [sys.executable, "-c", code, *words.split()],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=True,
-        )
-        assert f"LOADED {loaded}" in proc.stdout, proc.stdout
+    heavy = ("pyparsing", "d20cli.language.dice_grammar", "d20cli.language.check_grammar")
+    roll = _loaded("roll 6d10!=10>=7f1", heavy, tmp_path / "roll")
+    assert f"LOADED {list(heavy[:2])}" in roll, roll
+    check = _loaded("check +5 vs 15 crit 19 lucky min 10", heavy, tmp_path / "check")
+    assert f"LOADED {list(heavy)}" in check, check
 
 
 def test_the_registry_names_every_request_and_expression_class() -> None:
