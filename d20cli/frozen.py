@@ -267,9 +267,9 @@ class _DataclassView:
             df.name, df.type = f.name, f.type
             df._field_type = dataclasses._FIELD  # type: ignore[attr-defined]
             made[f.name] = df
-        params = dataclasses._DataclassParams(  # type: ignore[attr-defined]
-            True, True, True, False, False, True
-        )
+        # the parameters of a frozen dataclass, as this Python's dataclasses writes them
+        sample: Any = dataclasses.dataclass(frozen=True)(type("_Frozen", (), {}))
+        params = sample.__dataclass_params__
         type.__setattr__(owner, "__dataclass_fields__", made)
         type.__setattr__(owner, "__dataclass_params__", params)
         return made if self.what == "__dataclass_fields__" else params
