@@ -89,10 +89,7 @@ def results(
         )
     if least_nx:  # refuse `1000x 1001d6` before rolling
         roller.charge(least_nx, f"'{request.text}'")
-    # what a refusal of too many dice in all names: made only when the request rolls some
-    # dice for certain (`least`; a check's plan counts none), as else it is never refused
-    what = (f"'{request.text}'" + (f" --repeat {repeat:,}" if repeat > 1 else "")) if least else ""
-    roller.start_command(work, least, repeat, what)  # (and its first run)
+    roller.start_command(work, least, repeat, refused_as(request, repeat, least))  # (and run 1)
     for run in range(repeat):
         if run:
             roller.next_run()
@@ -100,6 +97,13 @@ def results(
             for _ in range(unit.repeat):
                 yield resolve(unit, roller)
     roller.finish()
+
+
+def refused_as(request: Request, repeat: int, least: int) -> str:
+    """What a refusal of too many dice in all names: made only when the request rolls
+    some dice for certain (`least`; a check's plan counts none), as else it is never
+    refused."""
+    return (f"'{request.text}'" + (f" --repeat {repeat:,}" if repeat > 1 else "")) if least else ""
 
 
 class Plan(NamedTuple):
@@ -172,18 +176,17 @@ class Lane:
     plan: Plan
     work: int
     roller: Roller | None  # the run's, which every request without a --seed rolls with
-    # A request of one result (not `1d20; 1d6`, not `3x 4d6`): what a refusal of too many
-    # dice names (as `results` words it); None for a request of several results.
-    what: str | None = None
+    single: bool = False  # it makes one result (not `1d20; 1d6`, not `3x 4d6`): `one`
 
     def results(self, roller: Roller) -> Iterator[Result]:
         """Its results, rolled with `roller` (`results`)."""
         return results(self.request, self.resolve, roller, 1, self.work, self.plan)
 
     def one(self, roller: Roller) -> Result:
-        """The result of a request of one result (`what` is not None), rolled as `results`
-        rolls it, without a generator (a batch rolls a line after another)."""
-        roller.start_command(self.work, self.plan.least, 1, self.what or "")
+        """The result of a request of one result (`single`), rolled as `results` rolls it,
+        without a generator (a batch rolls a line after another)."""
+        least = self.plan.least
+        roller.start_command(self.work, least, 1, refused_as(self.request, 1, least))
         result = self.resolve(self.request, roller)
         roller.finish()
         return result
@@ -198,7 +201,6 @@ def lane(
     work: int,
     roller: Roller | None,
 ) -> Lane:
-    """The Lane of a plain request, with `what` filled in when it makes one result."""
-    one = plan.units == (request,) and request.repeat == 1 and plan.results <= MAX_ROLLED_RUNS
-    what = (f"'{request.text}'" if plan.least else "") if one else None
-    return Lane(given, opts, request, resolve, plan, work, roller, what)
+    """The Lane of a plain request (`single` when it makes one result)."""
+    single = plan.units == (request,) and request.repeat == 1 and plan.results <= MAX_ROLLED_RUNS
+    return Lane(given, opts, request, resolve, plan, work, roller, single)

@@ -142,7 +142,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
             out.before_write(context.save)
             roller = kept.roller if kept.roller is not None else context.roller(kept.opts)
             log = context.log_for(kept.opts, out)
-            if kept.what is None:
+            if not kept.single:
                 rolled: Iterable[Result] = kept.results(roller)
             else:  # one result (most requests): rolled here, not by a generator
                 try:
@@ -233,19 +233,14 @@ def _rolled(
                     tally.labels.update(outcome_labels(context, opts))
                 tally.add(result)
                 continue
-            if opts.json:  # (emit's first case, without the call: a batch's usual line)
-                line = result.json_text()
-                out.json_line(line)
-                printed += len(line) + 1
-            else:
-                printed += emit(
-                    result,
-                    opts,
-                    out,
-                    render_result,
-                    quiet_text,
-                    not results or results[0].request != result.request,
-                )
+            printed += emit(
+                result,
+                opts,
+                out,
+                render_result,
+                quiet_text,
+                not results or results[0].request != result.request,
+            )
             if printed > output_limit:
                 _check_output(printed, opts)
             if opts.exit_status:
