@@ -18,6 +18,7 @@ text the command line prints, written by the present layer (`Shown`, `show_as`).
 
 from __future__ import annotations
 
+import functools
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
@@ -141,6 +142,27 @@ class Die(JsonText):
             _optional_str(data.get("by")),
             tuple(int(f) for f in data.get("parts", ())),
         )
+
+
+SHARED_LABEL = 64  # the longest label a die made by `shared_die` may carry
+
+
+@functools.lru_cache(maxsize=4096)
+def shared_die(
+    sides: int, face: int, kept: bool, role: str, label: str | None, flags: tuple[str, ...]
+) -> Die:
+    """`Die(sides, face, kept, role, label, flags)`. A Die is immutable, so equal dice can
+    be one object: a roll's dice are made once each and their JSON written once (the
+    d20s of checks likewise, `rules.common.d20_die`). At most 4,096 are kept, and what is
+    kept stays small: a die whose label is longer than SHARED_LABEL characters is made
+    with `Die` itself (`dice_maker`)."""
+    return Die(sides, face, kept, role, label, flags)
+
+
+def dice_maker(label: str | None) -> Callable[..., Die]:
+    """What makes the dice of a term with this label: `shared_die`, or `Die` for a label
+    longer than SHARED_LABEL characters."""
+    return shared_die if label is None or len(label) <= SHARED_LABEL else Die
 
 
 @frozen(slots=True)

@@ -199,3 +199,28 @@ def test_winner_goes_with_sides(winner: int | None) -> None:
     assert keys.index("winner") == keys.index("sides") + 1
     assert Result.from_json(data) == result
     assert "winner" not in Result("check +1", "levelup", "check").to_json()
+
+
+def test_equal_dice_are_one_object_and_a_long_label_is_not_kept() -> None:
+    """A roll's dice come from `shared_die` (made and written in JSON once); a die whose
+    label is longer than SHARED_LABEL is made afresh, so the shared ones stay small."""
+    import random
+
+    from d20cli.dice.evaluate import evaluate
+    from d20cli.dice.roller import RandomRoller
+    from d20cli.language.dice_grammar import parse_expression
+    from d20cli.results import SHARED_LABEL, shared_die
+
+    def dice(text: str) -> list[Die]:
+        tree = evaluate(parse_expression(text), RandomRoller(random.Random(3)))
+        return [d for t in tree.terms() for d in t.term_dice()]
+
+    short, long = "fire", "x" * (SHARED_LABEL + 1)
+    first, again = dice(f"4d6kh3[{short}]"), dice(f"4d6kh3[{short}]")
+    assert all(a is b for a, b in zip(first, again, strict=True))
+    assert first[0] is shared_die(6, first[0].face, first[0].kept, "roll", short, ())
+    assert [d.kept for d in first].count(False) == 1
+    first, again = dice(f"4d6kh3[{long}]"), dice(f"4d6kh3[{long}]")
+    assert first == again and not any(a is b for a, b in zip(first, again, strict=True))
+    assert [d.json_text() for d in first] == [d.json_text() for d in again]
+    assert first[0].label == long

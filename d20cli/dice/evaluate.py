@@ -125,17 +125,16 @@ def unique_problem(e: Dice, n: int) -> str | None:
 def _expect_within_budget(e: Dice, n: int, point: Compare, roller: Roller) -> None:
     """Refuse exploding dice that would, on average, roll past the budget (`500000d2!`)
     before rolling any of them."""
-    from fractions import Fraction  # (exact arithmetic: imported where it is used)
-
     values = e.face_values()
-    p = Fraction(sum(1 for v in values if point.matches(v)), len(values))
-    expected = n / (1 - p)  # each chain rolls 1/(1-p) dice on average
-    left = roller.budget - roller.count
-    if expected >= left:
+    faces = len(values)
+    exploding = sum(1 for v in values if point.matches(v))  # fewer than faces: checked before
+    # each chain rolls 1/(1-p) dice on average, p = exploding/faces: in all, num/den exactly
+    num, den = n * faces, faces - exploding
+    if num >= (roller.budget - roller.count) * den:
         raise roller.over_budget(
-            e._what, f": with its explosions it rolls about {math.ceil(expected):,} on average"
+            e._what, f": with its explosions it rolls about {-(-num // den):,} on average"
         )
-    if roller.count + expected > MAX_ONE_BY_ONE:
+    if roller.count * den + num > MAX_ONE_BY_ONE * den:
         raise _one_by_one(e)
 
 
@@ -145,18 +144,20 @@ def _expect_rerolls_within_budget(e: Dice, n: int, roller: Roller) -> None:
     reroll = e.reroll
     if reroll is None:
         return
-    from fractions import Fraction  # (exact arithmetic: imported where it is used)
-
     lo, hi = e._range
     faces = hi - lo + 1
     matching = min(sum(p.count_in(lo, hi) for p in (reroll.point, *reroll.more)), faces - 1)
-    p = Fraction(matching, faces)
-    expected = n * (1 + p) if reroll.once else n / (1 - p)
-    if expected > roller.budget - roller.count:
+    # on average n(1+p) dice rolled once, n/(1-p) until none matches (p = matching/faces):
+    # num/den exactly, in integers
+    if reroll.once:
+        num, den = n * (faces + matching), faces
+    else:
+        num, den = n * faces, faces - matching
+    if num > (roller.budget - roller.count) * den:
         raise roller.over_budget(
-            e._what, f": with its rerolls it rolls about {math.ceil(expected):,} on average"
+            e._what, f": with its rerolls it rolls about {-(-num // den):,} on average"
         )
-    if roller.count + expected > MAX_ONE_BY_ONE:
+    if roller.count * den + num > MAX_ONE_BY_ONE * den:
         raise _one_by_one(e)
 
 
@@ -286,7 +287,7 @@ class _Evaluator:
         return EvalGroup(e, total, items, None if all(kept) else tuple(kept), marks)
 
     def dice(self, e: Dice) -> EvalDice:
-        ev = self._term(e) if e._plain or not e.computed else self._computed(e)
+        ev = self._term(e) if not e._computed else self._computed(e)
         if e.crit is not None or e.sort is not None:
             ev = marked(ev)
         return ev
@@ -318,7 +319,7 @@ class _Evaluator:
             if n < 0:
                 raise DiceError(f"'{e}' would roll {n} dice: the count must not be negative")
         lo, hi = e._range
-        custom = None if e._plain else e.custom  # `d{0,0,1,2}`: a position, then its value
+        custom = e._custom  # `d{0,0,1,2}`: a position, then its value
         if custom is not None:
             lo, hi = 1, len(custom)
         if not 1 <= hi <= MAX_SIDES:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from d20cli.dice.tree import Arithmetic, Call, Dice, Group, Neg, Number
 from d20cli.frozen import frozen
-from d20cli.results import DiceSummary, Die
+from d20cli.results import DiceSummary, Die, dice_maker
 
 
 class Evaluated:
@@ -103,17 +103,19 @@ class EvalDice(Evaluated):
         role, label = self.role, self.expr.label
         mark = "fudge" if self.expr.sides == "F" else "custom" if self.expr.custom else ""
         kept, flags, parts = self.kept, self.flags, self.parts
+        die = dice_maker(label)
         if kept is None and flags is None and not mark and parts is None:
-            return [Die(sides, f, True, role, label) for f in self.faces]
+            return [die(sides, f, True, role, label, ()) for f in self.faces]
         out = []
         for i, f in enumerate(self.faces):
             fl = () if flags is None else flags[i]
             if mark:
                 fl = (*fl, mark)
             keep = True if kept is None else kept[i]
-            out.append(
-                Die(sides, f, keep, role, label, fl, None, () if parts is None else parts[i])
-            )
+            if parts is None:
+                out.append(die(sides, f, keep, role, label, fl))
+            else:  # a compounded die (`!!`): the faces it adds up
+                out.append(Die(sides, f, keep, role, label, fl, None, parts[i]))
         return out
 
     @property

@@ -91,8 +91,8 @@ class Roller:
         return self._draw(lo, hi)
 
     def roll_many(self, lo: int, hi: int, n: int) -> list[int]:
-        """n faces in lo..hi (much faster than n calls for big pools)."""
-        self.charge(n)
+        """n faces in lo..hi (much faster than n calls for big pools), which the caller has
+        charged (`charge`, naming the term)."""
         self.count += n
         return self._draw_many(lo, hi, n)
 

@@ -97,10 +97,20 @@ class Dice(Bounded):
     _range: tuple[int, int] = field(
         init=False, repr=False, compare=False, hash=False, default=(1, 1)
     )
+    # and what `custom` and `computed` answer (read on every roll of a term with modifiers)
+    _custom: tuple[int, ...] | None = field(
+        init=False, repr=False, compare=False, hash=False, default=None
+    )
+    _computed: bool = field(init=False, repr=False, compare=False, hash=False, default=False)
 
     precedence: ClassVar[int] = _ATOM
 
     def __post_init__(self) -> None:
+        sides = self.sides
+        if isinstance(sides, tuple):
+            object.__setattr__(self, "_custom", sides)
+        elif not isinstance(sides, _PLAIN_SIDES):
+            object.__setattr__(self, "_computed", True)
         problem = self.unique_conflict()
         if problem is not None:
             raise ValueError(problem)
@@ -120,7 +130,6 @@ class Dice(Bounded):
             and self.sort is None
         )
         object.__setattr__(self, "_plain", plain)
-        sides = self.sides
         if isinstance(sides, tuple):
             if not sides:
                 raise ValueError("custom faces need at least one value")
@@ -147,12 +156,12 @@ class Dice(Bounded):
     @property
     def custom(self) -> tuple[int, ...] | None:
         """The faces of a custom die `d{0,0,1,2}`, else None."""
-        return self.sides if isinstance(self.sides, tuple) else None
+        return self._custom
 
     @property
     def computed(self) -> bool:
         """Sides given by an expression (`1d(1d4+2)`)."""
-        return not isinstance(self.sides, _SIDES)
+        return self._computed
 
     def with_sides(self, sides: int) -> Dice:
         """This term with computed sides replaced by the number rolled for them."""

@@ -21,7 +21,7 @@ from d20cli.dice import tree as dice
 from d20cli.errors import RulesError
 from d20cli.frozen import field, frozen
 from d20cli.language.requests import CHECK_WORD_KINDS, RollRequest
-from d20cli.results import Die, Result
+from d20cli.results import Die, Result, shared_die
 from d20cli.rules import roll
 from d20cli.rules.critical import critical_damage as critical_damage
 from d20cli.rules.critical import double_dice as double_dice
@@ -109,18 +109,9 @@ def _lucky_d20(faces: tuple[int, ...], count: int, net: int, role: str) -> D20Ro
 
 
 def d20_die(face: int, kept: bool, role: str = "d20") -> Die:
-    """`Die(20, face, kept, role)`. A Die is immutable, so the d20s of every roll share the
-    ones made once in `_D20_DICE` (building a Die costs as much as the rest of roll_d20)."""
-    die = _D20_DICE.get((face, kept, role))
-    return die if die is not None else Die(20, face, kept, role)
-
-
-_D20_DICE: Mapping[tuple[int, bool, str], Die] = {
-    (face, kept, role): Die(20, face, kept, role)
-    for face in range(1, 21)
-    for kept in (True, False)
-    for role in ("d20", "luck")
-}
+    """`Die(20, face, kept, role)`, shared (`shared_die`: building a Die costs as much as
+    the rest of roll_d20, and each is written in JSON once)."""
+    return shared_die(20, face, kept, role, None, ())
 
 
 class Evaluated(NamedTuple):
