@@ -84,12 +84,11 @@ def json_visible(text: str) -> str:
     """A JSON text with DEL, the C1 controls and the format controls written as `\\u`
     escapes (JSON escapes C0 itself): the same JSON values, nothing a terminal acts on.
     Only for JSON, where such characters can stand only inside strings."""
-    # Nothing to do, at C speed: in ASCII text the one such character is DEL (isascii
-    # reads a flag, `in` searches like memchr: ten times cheaper than isprintable, which
-    # looks up each character), and every one of them is unprintable.
-    # A line that is ASCII but for the program's own dash (the note `--odds` adds to
-    # every line) is read the same way: taking the dashes out is a search, not a look-up.
-    if text.isascii() or text.replace("\u2014", "").isascii():
+    # Nothing to do, at C speed: in ASCII text (all the program's JSON, which escapes
+    # every other character) the one such character is DEL (isascii reads a flag, `in`
+    # searches like memchr: ten times cheaper than isprintable, which looks up each
+    # character), and every one of them is unprintable.
+    if text.isascii():
         if "\x7f" not in text:
             return text
     elif text.isprintable():

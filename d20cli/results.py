@@ -5,9 +5,12 @@ follow the JSON contract described in the README's JSON section. Renderers never
 rules: every outcome, label and flag is filled in by a system.
 
 Each class is its own codec, the only one for its shape: `json_text` writes it (the same
-text `json.dumps(obj, ensure_ascii=False)` gives for its `to_json()` dict, with the keys in
-the same order, but written directly, which is several times faster than building the dict
-and encoding it: a batch of 100,000 lines on standard input spends most of its time here);
+text `json.dumps(obj)` gives for its `to_json()` dict, with the keys in the same order, but
+written directly, which is several times faster than building the dict and encoding it: a
+batch of 100,000 lines on standard input spends most of its time here). JSON is written in
+ASCII, every other character as a `\\u` escape, as `json.dumps` writes it: a JSON line
+means the same on a stream of any encoding (written raw, a label `Größe` came out as
+`Gr??e` on an ASCII terminal, and a note's dash as `--`), and is written at ASCII speed;
 `to_json()` reads that text back, and `from_json(data)` rebuilds the object from it, so
 `X.from_json(x.to_json())` writes the same JSON as `x` (the state database keeps the last
 roll this way). A Result's evaluated `tree` (for the renderer) is not part of its JSON.
@@ -22,12 +25,12 @@ import functools
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
-from json.encoder import encode_basestring as _string  # a JSON string; non-ASCII kept
+from json.encoder import encode_basestring_ascii as _string  # a JSON string, in ASCII
 from typing import Any, TypeVar
 
 from d20cli.frozen import field, frozen
 
-JSON_ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False)  # for JSON lines
+JSON_ENCODER = json.JSONEncoder(check_circular=False)  # for JSON lines (ASCII, as `_string`)
 
 #: The version of the JSON a result writes (its keys, their types and meaning) and of the
 #: Python API (the names in `d20cli.__all__` and their parameters). It goes up when a key

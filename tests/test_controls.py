@@ -205,14 +205,16 @@ def test_the_fast_paths_agree_with_the_patterns(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        '{"note": "Success \u2014 you had 70.0%"}',  # ASCII but the dash: nothing to do
+        '{"note": "Success \u2014 you had 70.0%"}',  # printable: nothing to do
         '{"note": "a \u2014 b\x7f"}',  # ... and DEL
         '{"note": "a \u2014 b\u202e"}',  # the dash and a format control
         '{"note": "a \u2014 b\x85 \u2014"}',  # the dash and a C1 control
         '{"note": "a \u2014 caf\u00e9"}',  # the dash and another printable letter
     ],
 )
-def test_the_dash_fast_path_agrees_with_the_pattern(text: str) -> None:
+def test_json_that_is_not_ascii_agrees_with_the_pattern(text: str) -> None:
+    """The program writes its JSON in ASCII; JSON that is not (a dash, a letter, a
+    control) is read by the slower path, which agrees with the pattern."""
     from d20cli.controls import _json_escape, _patterns
 
     assert controls.json_visible(text) == _patterns()[2].sub(_json_escape, text)

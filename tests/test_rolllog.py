@@ -478,3 +478,14 @@ def test_a_version_2_database_keeps_its_rolls_and_finds_them_by_character() -> N
     ).fetchall()
     assert "rolls_by_character" in str(plan)
     store.close()
+
+
+def test_a_label_outside_the_bmp_is_logged_as_typed() -> None:
+    """The dice column is JSON in ASCII: a character outside the BMP is a pair of `\\u`
+    escapes, which the log keeps (only a lone surrogate becomes U+FFFD)."""
+    out, err = output()
+    log = RollLog(None, "random", out, store=opened().rolls)
+    roll(log, "roll 1d1 [\U0001f600 café]")
+    log.close()
+    (row,) = opened().rolls.recent()
+    assert row.dice[0]["label"] == "\U0001f600 café" and err.getvalue() == ""

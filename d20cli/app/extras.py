@@ -70,7 +70,7 @@ def with_chance(result: Result, odds: Any) -> Result:
     """The result with the chance its outcome had (`--odds`), as a note and in JSON."""
     words = _chance_words()(result, odds)
     if words is None:
-        return _total_chance(result, odds)
+        return _no_chance(result)
     note, detail = words
     # `replace(result, notes=..., detail=...)`, ten times faster (a batch with --odds makes
     # one on every line): the same fields, two of them new (Result has no __post_init__),
@@ -97,26 +97,11 @@ def _chance_words() -> Callable[[Result, Any], tuple[str, dict[str, str]] | None
     return chance_words
 
 
-def _total_chance(result: Result, odds: Any) -> Result:
-    """`--odds` on a result without an outcome (`roll 2d6`): the chance of its total (and
-    of at most that total); else a note that there is no chance to show, never silence."""
-    from d20cli.figures import exact_fraction, percent
-
-    distribution = getattr(odds, "distribution", None) or {}
-    p = distribution.get(result.total) if result.total is not None else None
-    if p is None:
-        note = "--odds: this request has no outcome or total whose chance can be shown"
-        return replace(result, notes=(*result.notes, note))
-    at_most = sum((q for t, q in distribution.items() if t <= result.total), start=p * 0)
-    note = (
-        f"a total of {result.total} \u2014 you had {percent(p, 1)} ({percent(at_most, 1)} at most)"
-    )
-    detail = {
-        **result.detail,
-        "chance": exact_fraction(p),
-        "at_most_chance": exact_fraction(at_most),
-    }
-    return replace(result, notes=(*result.notes, note), detail=detail)
+def _no_chance(result: Result) -> Result:
+    """`--odds` on a result whose odds give neither its outcome's chance nor its total's
+    (`chance_words` gives those): a note that there is none to show, never silence."""
+    note = "--odds: this request has no outcome or total whose chance can be shown"
+    return replace(result, notes=(*result.notes, note))
 
 
 def outcome_labels(context: Context, opts: Options) -> dict[str | None, str | None]:

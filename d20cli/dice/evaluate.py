@@ -147,8 +147,7 @@ def _expect_rerolls_within_budget(e: Dice, n: int, roller: Roller) -> None:
     lo, hi = e._range
     faces = hi - lo + 1
     matching = min(sum(p.count_in(lo, hi) for p in (reroll.point, *reroll.more)), faces - 1)
-    # on average n(1+p) dice rolled once, n/(1-p) until none matches (p = matching/faces):
-    # num/den exactly, in integers
+    # on average n(1+p) dice rolled once, n/(1-p) until none matches: num/den exactly
     if reroll.once:
         num, den = n * (faces + matching), faces
     else:

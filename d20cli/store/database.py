@@ -22,6 +22,7 @@ d20cli.store.rolllog); `d20cli.store.state.State` holds one open database with t
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import time
@@ -388,6 +389,25 @@ def clean(text: str) -> str:
     except UnicodeEncodeError:
         return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
     return text
+
+
+def clean_json(text: str) -> str:
+    """JSON `text` whose strings hold no lone surrogate: the program writes JSON in ASCII
+    (d20cli.results), so one comes as a `\\udcxx` escape; each becomes U+FFFD, as
+    `clean` makes it in plain text."""
+    if "\\ud" not in text:  # (the usual case: one search)
+        return text
+    return json.dumps(_clean_value(json.loads(text)))
+
+
+def _clean_value(value: object) -> object:
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, list):
+        return [_clean_value(v) for v in value]
+    if isinstance(value, dict):
+        return {clean(k): _clean_value(v) for k, v in value.items()}
+    return value
 
 
 def _ignore(message: str) -> None:

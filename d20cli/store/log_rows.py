@@ -73,7 +73,7 @@ def summary_text(dice: list[Die]) -> str:
         },
         "labels": labels,
     }
-    return json.dumps([{"summary": summary}], ensure_ascii=False)
+    return json.dumps([{"summary": summary}])  # in ASCII, as the dice list (results.py)
 
 
 def _dice_of(result: Result) -> Iterator[Die]:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from d20cli.errors import D20Error
 from d20cli.frozen import frozen
-from d20cli.store.database import clean, int64
+from d20cli.store.database import clean, clean_json, int64
 from d20cli.store.log_rows import FLUSH_BYTES, MAX_RUN_BYTES, row_bytes, row_dice
 
 if TYPE_CHECKING:
@@ -248,6 +248,7 @@ class Rolls:
             at, who, sy, verb, text, dice, total, oc, src = row[:9] if more else row
             if not (text.isascii() and dice.isascii()):  # (the usual case reads two flags)
                 text, dice = clean(text), clean(dice)
+            dice = clean_json(dice)
             if who is not None and not who.isascii():
                 who = clean(who)
             values += (at, who, sy, verb, text, dice, int64(total), oc, src)
