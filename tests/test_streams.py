@@ -239,3 +239,31 @@ def test_held_lines_are_written_in_whole_lines_that_fit_the_pipe() -> None:
     assert [len(p.splitlines()) for p in stream.pieces] == [4, 4, 2, 1, 1, 5]
     assert stream.flushed[-1] == len(stream.pieces)  # the last piece is flushed too
     assert all(n in stream.flushed for n in range(1, len(stream.pieces)))  # and each one
+
+
+def test_the_process_ends_only_after_all_it_wrote(tmp_path: Path) -> None:
+    """The `d20` command ends the process with `os._exit` once `main` returns (no
+    interpreter teardown): every line of a long batch still reaches the pipe, the error
+    of a bad line and its status come through, and every roll is in the roll log."""
+    import sqlite3
+
+    lines = "roll 1d6\n" * 20_000 + "roll 1d0\n" + "check +5 vs 15\n" * 5
+    run = subprocess.run(
+        [sys.executable, "-m", "d20cli", "--json"],
+        input=lines,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**env(tmp_path), "D20_NO_LOG": ""},  # the roll log on, in tmp_path
+        timeout=TIMEOUT,
+    )
+    assert run.returncode == 2
+    out = run.stdout.splitlines()
+    assert len(out) == 20_006 and '"error"' in out[20_000] and out[-1].endswith("}")
+    assert run.stderr.startswith("d20: error at line 20001,") and "Traceback" not in run.stderr
+    db = sqlite3.connect(tmp_path / "d20cli" / "state.db")
+    try:
+        assert db.execute("SELECT count(*) FROM rolls").fetchone() == (20_005,)
+    finally:
+        db.close()
+    assert sorted(p.name for p in (tmp_path / "d20cli").iterdir()) == ["state.db"]
