@@ -35,9 +35,10 @@ ROW_OVERHEAD = 100  # bytes of a row besides its request and dice (time, ids, co
 def row_dice(result: Result, dice_text: Callable[[Result], str]) -> str:
     """The dice column of `result`'s row: the full list (`dice_text(result)`), made only
     when it fits in MAX_ROW_DICE characters, else a summary."""
-    dice = result.dice
-    if dice and len(dice) <= 8 and result.damage is None:  # a check or a small roll
-        text = result.dice_text()  # all it lists (eight labels: at most 80,000 characters)
+    dice, damage = result.dice, result.damage
+    # a check, an attack or a small roll: all it lists is its dice, then its damage's
+    if dice and len(dice) + (0 if damage is None else len(damage.dice)) <= 8:
+        text = dice_text(result)  # (eight labels: at most 80,000 characters)
         if len(text) <= MAX_ROW_DICE:
             return text
         return summary_text(list(_dice_of(result)))
