@@ -101,7 +101,7 @@ class EvalDice(Evaluated):
     def term_dice(self) -> list[Die]:
         sides = self.expr.die_sides
         role, label = self.role, self.expr.label
-        mark = "fudge" if self.expr.sides == "F" else "custom" if self.expr.custom else ""
+        mark = "fudge" if self.expr.sides == "F" else "custom" if self.expr._custom else ""
         kept, flags, parts = self.kept, self.flags, self.parts
         die = dice_maker(label)
         if kept is None and flags is None and not mark and parts is None:

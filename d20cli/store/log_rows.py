@@ -38,7 +38,7 @@ def row_dice(result: Result, dice_text: Callable[[Result], str]) -> str:
     dice, damage = result.dice, result.damage
     # a check, an attack or a small roll: all it lists is its dice, then its damage's
     if dice and len(dice) + (0 if damage is None else len(damage.dice)) <= 8:
-        text = dice_text(result)  # (eight labels: at most 80,000 characters)
+        text = dice_text(result)  # (at most eight labels, each within a line of input)
         if len(text) <= MAX_ROW_DICE:
             return text
         return summary_text(list(_dice_of(result)))
