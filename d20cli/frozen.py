@@ -393,9 +393,7 @@ def _init(
     env: dict[str, Any] = {"_NO_VALUE": _NO_VALUE}
     args: list[str] = []
     stores: list[tuple[str, str]] = []
-    for f in all_fields:
-        if f.kw_only:
-            raise TypeError(f"frozen: {cls.__name__}.{f.name} is keyword-only")
+    for f in all_fields:  # (keyword-only fields were refused in `_make`)
         has_factory = f.default_factory is not MISSING
         if has_factory:
             env[f"_factory_{f.name}"] = f.default_factory

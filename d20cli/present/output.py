@@ -151,9 +151,9 @@ class Output:
             self.save()
             held = self._held[:]
             self._held.clear()
-            # where each held line ends, in bytes of UTF-8 (an ASCII line's length; another
-            # line encoded, as the stream will encode it: counting 4 bytes a character
-            # wrote each line of a batch with --odds, whose note has a dash, on its own)
+            # where each held line ends, in bytes of UTF-8 (an ASCII line's length, as every
+            # JSON line is; another line, such as a text line with a dash or a bar, encoded
+            # as the stream will encode it: counting 4 bytes a character cut pieces short)
             ends = list(
                 accumulate(
                     len(p) if p.isascii() else len(p.encode("utf-8", "surrogatepass")) for p in held
