@@ -55,6 +55,7 @@ class Shown:
 
 
 S = TypeVar("S", bound=Shown)
+V = TypeVar("V")
 _SHOWN: dict[type, Callable[[Any], str]] = {}
 
 
@@ -317,7 +318,29 @@ class Result(JsonText, Shown):
             text = self.__dict__["_dice_text"] = _parts(self.dice)
         return text
 
+    def derived(self, key: str, make: Callable[[Result], V]) -> V:
+        """`make(self)`, made once and kept with the result (which is immutable) under
+        `key`: what a reader derives from each result, such as its roll log row, is made
+        once however often a batch gets the same Result (d20cli.app.dice_memo)."""
+        kept: dict[str, Any] | None = self.__dict__.get("_derived")
+        if kept is None:
+            kept = self.__dict__["_derived"] = {}
+        elif key in kept:
+            value: V = kept[key]
+            return value
+        value = kept[key] = make(self)
+        return value
+
     def json_text(self) -> str:
+        """The JSON line of the result, written once (kept as `dice_text` keeps its text: a
+        batch that rolls a line again may get the very Result it made before, from
+        d20cli.app.dice_memo)."""
+        text: str | None = self.__dict__.get("_json_text")
+        if text is None:
+            text = self.__dict__["_json_text"] = self._json()
+        return text
+
+    def _json(self) -> str:
         parts = [
             f'{{"request": {_string(self.request)}, "system": {_string(self.system)}, '
             f'"verb": {_string(self.verb)}, "dice": {self.dice_text()}, '

@@ -27,7 +27,7 @@ from d20cli.app.options import Options
 from d20cli.app.run import resolve
 from d20cli.present.output import Output
 from d20cli.results import Result
-from d20cli.store import rolllog, state
+from d20cli.store import log_rows, rolllog, state
 from d20cli.store.log_stats import Fairness, chi_square_p, fairness, regularized_gamma_q
 from d20cli.store.rolllog import RollLog, Rolls
 from d20cli.store.schema import MIGRATIONS
@@ -489,3 +489,54 @@ def test_a_label_outside_the_bmp_is_logged_as_typed() -> None:
     log.close()
     (row,) = opened().rolls.recent()
     assert row.dice[0]["label"] == "\U0001f600 café" and err.getvalue() == ""
+
+
+def test_nulls_and_the_text_zero_are_stored_as_they_are() -> None:
+    """A NULL of a text column is bound as the integer 0 (`NULLIF(?, 0)`, see
+    rolllog.NULL_TEXT): a character, outcome, house or replay of the text "0" stays "0",
+    and a missing one reads back None, in plain rows and in full ones."""
+    store = opened()
+    at = "2024-01-01T00:00:00.000+00:00"
+    store.rolls.add(
+        [
+            (at, None, "levelup", "roll", "roll 1", "[]", 1, None, "seed"),
+            (at, "0", "levelup", "check", "check 2", "[]", 0, "0", "seed"),
+            (at, None, "levelup", "roll", "roll 3", "[]", 3, None, "seed", None, 4, 5, None),
+            (at, "0", "levelup", "roll", "roll 4", "[]", 4, "0", "seed", "0", 6, 7, "0"),
+            (at, None, "levelup", "roll", "roll 5", "[]", 5, None, "seed", '{"crit": 19}'),
+        ]
+    )
+    with sqlite3.connect(state.db_path()) as conn:
+        rows = conn.execute(
+            "SELECT character, total, outcome, house, session, position, replay FROM rolls"
+            " ORDER BY id"
+        ).fetchall()
+    assert rows == [
+        (None, 1, None, None, None, None, None),
+        ("0", 0, "0", None, None, None, None),
+        (None, 3, None, None, 4, 5, None),
+        ("0", 4, "0", "0", 6, 7, "0"),
+        (None, 5, None, '{"crit": 19}', None, None, None),
+    ]
+
+
+def test_a_result_logged_again_makes_the_same_row() -> None:
+    """A batch's dice memo hands out the same Result for the same faces: its row's columns
+    are made once (`Result.derived`), and every row is what a new result would make."""
+    out, _ = output()
+    log = RollLog(None, "random", out, store=opened().rolls)
+    same = next(iter(resolve("roll 1d1", Options())))
+    check = next(iter(resolve("check +1 vs 10 crit 19", Options(dice=(7,)))))
+    for result in (same, same, check, same, *resolve("roll 2d1", Options()), same, check):
+        log.add(result)
+    assert same.derived("log_row", lambda r: pytest.fail("made again")) == (
+        same.dice_text(),
+        log_rows.ROW_OVERHEAD + len("roll 1d1") + len(same.dice_text()),
+        None,
+    )
+    log.close()
+    rows = [(r.request, r.dice, r.total, r.outcome, r.house) for r in opened().rolls.recent()]
+    one = ("roll 1d1", [{"sides": 1, "face": 1, "kept": True, "role": "roll"}], 1, None, None)
+    assert rows[:2] == [one, one] and rows[3] == rows[5] == one
+    assert rows[2] == rows[6] and rows[2][0] == "check +1 vs 10 crit 19" and rows[2][4]
+    assert rows[4][0] == "roll 2d1" and rows[4][2] == 2

@@ -9,6 +9,7 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
+from d20cli.app.dice_memo import Room
 from d20cli.app.options import Options
 from d20cli.app.rolling import Lane, Plan, plan
 from d20cli.dice.roller import RandomRoller, Roller, make_roller
@@ -40,13 +41,6 @@ def _keep(cache: dict[K, V], key: K, value: V) -> None:
     if len(cache) >= Context.CACHE_SIZE:
         cache.clear()
     cache[key] = value
-
-
-def request_text(words: list[str], opts: Options) -> str:
-    text = " ".join(w for w in words if w)
-    if opts.players is not None and words and words[0].lower() == "scores":
-        text += f" {opts.players}"
-    return text
 
 
 class Context:
@@ -85,6 +79,7 @@ class Context:
         self.lines: dict[str, tuple[list[str], Options, str, bool]] = {}
         self.logs: dict[tuple[str | None, bool, bool], RollLog | None] = {}
         self.lanes: dict[str, Lane] = {}  # plain requests made ready, by text (`lane`)
+        self.room: Room | None = Room()  # what their memos keep (dice_memo); None: nothing
         self.systems: dict[str, System] = {}
         self._rng: random.Random | None = None if seed is None else random.Random(seed)
         self._rollers: dict[int, RandomRoller] = {}
@@ -327,6 +322,8 @@ class Context:
         return lane
 
     def keep_lane(self, text: str, lane: Lane) -> None:
+        if len(self.lanes) >= self.CACHE_SIZE and self.room is not None:
+            self.room = Room()  # the lanes go, and with them their memos
         _keep(self.lanes, text, lane)
 
     def log_for(self, opts: Options, out: Output) -> RollLog | None:

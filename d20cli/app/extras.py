@@ -77,6 +77,8 @@ def with_chance(result: Result, odds: Any) -> Result:
     # in a copy of its dictionary (a copy is one memcpy; filling the new instance's own
     # made it grow on the way)
     fields = result.__dict__.copy()
+    fields.pop("_json_text", None)  # (written for the result without the chance)
+    fields.pop("_derived", None)
     fields["notes"] = (*result.notes, note)
     fields["detail"] = {**result.detail, **detail} if result.detail else detail.copy()
     noted = object.__new__(type(result))

@@ -387,6 +387,15 @@ def split_line(line: str) -> list[str]:
         return line.split()
 
 
+def request_text(words: list[str], opts: Options) -> str:
+    """The request's text from the words `split_options` left (`scores` takes its
+    --players as a word)."""
+    text = " ".join(w for w in words if w)
+    if opts.players is not None and words and words[0].lower() == "scores":
+        text += f" {opts.players}"
+    return text
+
+
 def split_options(tokens: Sequence[str]) -> tuple[list[str], Options]:
     """Separate option tokens from request words. Options may come anywhere; `--` ends them;
     a word starting with `#` begins a comment (everything after it is words). One-letter

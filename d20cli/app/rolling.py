@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
+from d20cli.app.dice_memo import MAX_TEXT, DiceMemo, Room
 from d20cli.app.options import MAX_ROLLED_RUNS, Options
 from d20cli.errors import BudgetError, D20Error, ParseError
 from d20cli.frozen import frozen, replace
@@ -177,6 +178,7 @@ class Lane:
     work: int
     roller: Roller | None  # the run's, which every request without a --seed rolls with
     single: bool = False  # it makes one result (not `1d20; 1d6`, not `3x 4d6`): `one`
+    memo: DiceMemo | None = None  # its results by their faces (with `single`)
 
     def results(self, roller: Roller) -> Iterator[Result]:
         """Its results, rolled with `roller` (`results`)."""
@@ -186,8 +188,14 @@ class Lane:
         """The result of a request of one result (`single`), rolled as `results` rolls it,
         without a generator (a batch rolls a line after another)."""
         least = self.plan.least
-        roller.start_command(self.work, least, 1, refused_as(self.request, 1, least))
-        result = self.resolve(self.request, roller)
+        roller.start_command(
+            self.work, least, 1, refused_as(self.request, 1, least) if least else ""
+        )
+        memo = self.memo
+        if memo is None:
+            result = self.resolve(self.request, roller)
+        else:  # the result kept for these faces, if any (d20cli.app.dice_memo)
+            result = memo.roll(self.request, self.resolve, roller)
         roller.finish()
         return result
 
@@ -200,7 +208,12 @@ def lane(
     plan: Plan,
     work: int,
     roller: Roller | None,
+    room: Room | None = None,
 ) -> Lane:
-    """The Lane of a plain request (`single` when it makes one result)."""
+    """The Lane of a plain request (`single` when it makes one result; then it remembers
+    its results by their faces in the `room` given, if any, when its text is short)."""
     single = plan.units == (request,) and request.repeat == 1 and plan.results <= MAX_ROLLED_RUNS
-    return Lane(given, opts, request, resolve, plan, work, roller, single)
+    memo = None
+    if single and room is not None and len(request.text) <= MAX_TEXT:
+        memo = DiceMemo(room)
+    return Lane(given, opts, request, resolve, plan, work, roller, single, memo)

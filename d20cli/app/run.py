@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from d20cli.app import fortune, rolling
-from d20cli.app.context import Context, request_text
+from d20cli.app.context import Context
 from d20cli.app.emit import emit
 from d20cli.app.extras import outcome_labels, print_tally, sampled_tally, with_chance
 from d20cli.app.options import (
@@ -18,6 +18,7 @@ from d20cli.app.options import (
     Options,
     check_rolled_runs,
     check_taken,
+    request_text,
     split_line,
     split_options,
     wants_help,
@@ -131,7 +132,7 @@ def _lane(text: str, given: Options, opts: Options, context: Context) -> Lane | 
     request = context.ready(text, system, opts)
     plan, work = context.plan(request), context.work_for(opts)
     roller = context.roller(opts) if opts.seed is None else None
-    return lane(given, opts, request, system.resolve, plan, work, roller)
+    return lane(given, opts, request, system.resolve, plan, work, roller, context.room)
 
 
 def run_request(text: str, opts: Options, out: Output, context: Context | None = None) -> Outcome:

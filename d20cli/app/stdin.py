@@ -9,8 +9,8 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from d20cli.app.context import Context, request_text
-from d20cli.app.options import Options, split_line
+from d20cli.app.context import Context
+from d20cli.app.options import Options, request_text, split_line
 from d20cli.app.rolling import MAX_LINE
 from d20cli.app.run import output_for, read_options, run_request, run_tokens, run_words
 from d20cli.errors import D20Error, ExitStatus, ParseError

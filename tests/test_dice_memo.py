@@ -1,0 +1,227 @@
+"""A lane's results remembered by their dice (d20cli.app.dice_memo): a batch that rolls a
+line again gets the result kept for the faces it drew, and that is exactly what the
+resolver would have made. Each batch runs in-process with the same run seed with the memo
+and without it (or without lanes at all), and the two must agree line for line: output,
+errors, status and roll log."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from d20cli.app import dice_memo
+from d20cli.app.context import Context
+from d20cli.app.dice_memo import DiceMemo, Room
+from d20cli.app.options import Options
+from d20cli.app.stdin import run_lines
+from d20cli.dice.roller import RandomRoller, Roller
+from d20cli.language.requests import Request
+from d20cli.present.output import Output
+from d20cli.results import Result
+from d20cli.store.state import db_path
+
+# Plain requests of every system with dice: single d20s, advantage, lucky rerolls, crit
+# ranges, damage rolled on a hit (twice on a critical), pools drawn at once, explosions,
+# rerolls, Fudge dice, sub-rolls, successes, constants, contests and groups; and lines
+# that a budget refuses now and then (an explosion past 3 dice).
+POOL = [
+    "check +5 vs 15 adv",
+    "check +5 vs 15 dis",
+    "save -1 vs 12",
+    "check +3 vs 12 crit 19 lucky",
+    "check +2 vs 10 min 10",
+    "attack +7 vs 15 dmg 1d8+4",
+    "attack +3 vs 12 dmg 2d6+1 adv",
+    "attack +6 vs 16 dmg 1d8+2 crit 19",
+    "group +3, +2, +5 vs 12",
+    "roll 4d6kh3",
+    "roll 2d20kl1",
+    "roll 1d4+1d6",
+    "roll 1d6!",
+    "roll 3d6r1",
+    "roll 4dF",
+    "roll d%",
+    "roll 6d6>=5",
+    "roll {3d6, 2d6}kh1",
+    "roll 5",
+    "roll 2d6! --budget 3",
+    "check +2 vs 14 -s reglamento",
+    "attack +4 vs 13 dmg 1d6 -s reglamento",
+    "contest +3 vs +2 -s reglamento",
+    "check +4 vs 10 --system mm",
+    "attack +8 vs 14 --system mm",
+    "resist +6 vs rank 8 --system mm",
+    "roll 2d6 --system mm",
+]
+
+
+def batch(lines: list[str], how: str, seed: int = 7) -> tuple[int, str, str, Context]:
+    """The lines as one standard-input run with the run seed `seed`, `how`: "memo" (the
+    usual run), "no memo" (lanes that keep no result) or "no lanes" (every line worked out
+    again): (status, stdout, stderr, the run's context, closed)."""
+    out, err = io.StringIO(), io.StringIO()
+    output = Output(out, err, color=False, flush_lines=False)
+    context = Context(seed=seed)
+    if how == "no memo":
+        context.room = None
+    if how == "no lanes":
+        context.lane = lambda text, opts: None  # type: ignore[method-assign]
+    try:
+        status = run_lines(lines, context.line_options(Options(json=True)), output, context)
+    finally:
+        output.flush()
+        context.close()
+    return status, out.getvalue(), err.getvalue(), context
+
+
+def logged(path: Path) -> list[tuple[object, ...]]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute(
+            "SELECT character, system, verb, request, dice, total, outcome, source, house"
+            " FROM rolls ORDER BY id"
+        ).fetchall()
+
+
+def memos(context: Context) -> list[DiceMemo]:
+    return [lane.memo for lane in context.lanes.values() if lane.memo is not None]
+
+
+def test_results_from_the_memo_are_the_resolvers(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """300 rounds of every line: the memo answers most rolls, and the output, the errors,
+    the status and the roll log are those of the run that works every line out."""
+    lines = POOL * 300
+    runs = []
+    monkeypatch.delenv("D20_NO_LOG", raising=False)
+    for how in ("memo", "no lanes"):
+        monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / how.replace(" ", "-")))
+        status, stdout, stderr, context = batch(lines, how)
+        runs.append((status, stdout.splitlines(), stderr.splitlines(), logged(db_path())))
+        if how == "memo":
+            kept = memos(context)
+            assert len(kept) >= 20  # every plain line of one result has its memo
+            hits = sum(memo.hits for memo in kept)
+            assert hits > len(lines) // 2  # most rolls came from the memo
+            assert context.room is not None
+            assert sum(memo.leaves for memo in kept) == dice_memo.ROOM - context.room.left
+    fast, full = runs
+    assert fast == full
+    answered = [json.loads(line) for line in fast[1]]
+    assert sum(1 for a in answered if "error" in a) > 0  # the explosions past the budget
+    assert len(fast[3]) == sum(1 for a in answered if "dice" in a)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    lines=st.lists(st.sampled_from(POOL), min_size=1, max_size=12),
+    rounds=st.integers(1, 40),
+)
+def test_any_batch_rolls_the_same_with_and_without_the_memo(
+    seed: int, lines: list[str], rounds: int
+) -> None:
+    """Whatever the lines and the seed: the memo changes nothing that is printed."""
+    with_memo = batch(lines * rounds, "memo", seed)
+    without = batch(lines * rounds, "no memo", seed)
+    assert with_memo[:3] == without[:3]
+    assert not memos(without[3])
+
+
+def test_a_result_rolled_again_is_the_one_kept() -> None:
+    """The same faces give the very Result made before, its JSON written once."""
+    status, stdout, _, context = batch(["check +5 vs 15"] * 400, "memo")
+    assert status == 0
+    (memo,) = memos(context)
+    assert memo.leaves == 20  # one result for each face of the d20
+    assert memo.hits == 399 - 20  # (the first line makes the lane: it rolls the usual way)
+    assert memo.misses == 0
+    lines = stdout.splitlines()
+    by_face = {}
+    for line in lines:
+        by_face.setdefault(json.loads(line)["natural"], set()).add(line)
+    assert all(len(same) == 1 for same in by_face.values())
+
+
+def test_the_memo_is_bounded_in_a_lane_and_in_a_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lane keeps at most MAX_LEAVES results, all lanes together the room's; a full
+    lane that keeps missing stops using its tree and gives its room back."""
+    monkeypatch.setattr(dice_memo, "MAX_LEAVES", 30)
+    monkeypatch.setattr(dice_memo, "MISSES", 50)
+    _, _, _, context = batch(["roll 3d6"] * 400 + ["check +1 vs 10"] * 100, "memo")
+    lanes = {text: lane.memo for text, lane in context.lanes.items()}
+    wide = lanes["roll 3d6"]
+    assert wide is not None and not wide.on  # 216 ways to fall, 30 kept: mostly misses
+    assert wide.leaves == 0 and wide.root is None
+    narrow = lanes["check +1 vs 10"]
+    assert narrow is not None and narrow.on and narrow.leaves == 20
+    assert context.room is not None and context.room.left == dice_memo.ROOM - 20
+
+    monkeypatch.setattr(dice_memo, "ROOM", 5)
+    _, _, _, context = batch(["check +1 vs 10"] * 50 + ["roll 1d8"] * 50, "memo")
+    assert sum(memo.leaves for memo in memos(context)) == 5
+    assert context.room is not None and context.room.left == 0
+
+
+class _Fickle:
+    """A resolver that is not a function of its dice: it asks for a d6 on its first call
+    and for a d8 on every other."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, request: Request, roller: Roller) -> Result:
+        self.calls += 1
+        sides = 6 if self.calls == 1 else 8
+        face = roller.roll(1, sides)
+        return Result(request=f"d{sides}: {face}", system="levelup", verb="roll")
+
+
+def test_a_resolver_that_is_not_a_function_of_its_dice_drops_the_memo() -> None:
+    """(No rule of d20cli does this.) Once the resolver asks for another draw than the
+    tree made, the memo drops its tree and the request is rolled as the resolver asks:
+    its faces are never handed to a draw of another kind."""
+    memo = DiceMemo(Room(100))
+    resolve = _Fickle()
+    roller = RandomRoller(random.Random(3))
+    request: Any = object()
+    first = memo.roll(request, resolve, roller)
+    assert first.request.startswith("d6: ") and memo.leaves == 1
+    for _ in range(200):  # hits until the d6 shows another face, then the d8 is asked
+        result = memo.roll(request, resolve, roller)
+        if not memo.on:
+            break
+        assert result.request == first.request
+    else:
+        pytest.fail("the memo never met the other draw")
+    assert result.request.startswith("d8: ")
+    assert memo.root is None and memo.leaves == 0
+    later = [memo.roll(request, resolve, roller) for _ in range(20)]
+    assert all(r.request.startswith("d8: ") for r in later)
+    assert {int(r.request[4:]) for r in later} > set(range(1, 7))  # a d8's faces
+
+
+def test_the_budget_in_force_is_part_of_what_the_memo_answers_for() -> None:
+    """A result is kept for the budget it was rolled under; another budget rolls afresh."""
+    memo = DiceMemo(Room(100))
+    calls = []
+
+    def resolve(request: Request, roller: Roller) -> Result:
+        calls.append(roller.budget)
+        return Result(request=str(roller.roll(1, 2)), system="levelup", verb="roll")
+
+    big, small = RandomRoller(random.Random(1), 100), RandomRoller(random.Random(1), 5)
+    request: Any = object()
+    for _ in range(20):
+        memo.roll(request, resolve, big)
+    assert len(calls) == 2 and memo.leaves == 2  # both faces, then only hits
+    memo.roll(request, resolve, small)
+    assert calls[-1] == 5 and memo.leaves == 2
