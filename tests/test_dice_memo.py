@@ -20,7 +20,9 @@ from hypothesis import strategies as st
 from d20cli.app import dice_memo
 from d20cli.app.context import Context
 from d20cli.app.dice_memo import DiceMemo, Room
+from d20cli.app.extras import with_chance
 from d20cli.app.options import Options
+from d20cli.app.run import resolve
 from d20cli.app.stdin import run_lines
 from d20cli.dice.roller import RandomRoller, Roller
 from d20cli.language.requests import Request
@@ -225,3 +227,22 @@ def test_the_budget_in_force_is_part_of_what_the_memo_answers_for() -> None:
     assert len(calls) == 2 and memo.leaves == 2  # both faces, then only hits
     memo.roll(request, resolve, small)
     assert calls[-1] == 5 and memo.leaves == 2
+
+
+def test_the_odds_note_of_a_result_kept_is_made_once_for_its_odds() -> None:
+    """`--odds` on a result the memo hands out again: the noted copy is made once for
+    those odds (its JSON with the chance, though the result's own JSON was written
+    first), and made anew for other odds."""
+    context = Context(seed=1)
+    result = next(iter(resolve("check +5 vs 15", Options())))
+    assert '"chance"' not in result.json_text()
+    odds = context.odds("check +5 vs 15", Options(odds=True))
+    noted = with_chance(result, odds)
+    assert with_chance(result, odds) is noted
+    written = json.loads(noted.json_text())
+    assert written["chance"] and written["notes"][-1] == noted.notes[-1]
+    assert result.json_text() != noted.json_text()
+    other = context.odds("check +5 vs 16", Options(odds=True))
+    assert with_chance(result, other) is not noted
+    again = with_chance(noted, odds)  # (a noted copy keeps nothing of its original's)
+    assert again is not noted and again.notes[-1] == noted.notes[-1]
