@@ -114,7 +114,7 @@ def test_results_from_the_memo_are_the_resolvers(
             hits = sum(memo.hits for memo in kept)
             assert hits > len(lines) // 2  # most rolls came from the memo
             assert context.room is not None
-            assert sum(memo.leaves for memo in kept) == dice_memo.ROOM - context.room.left
+            assert sum(memo.bytes for memo in kept) == dice_memo.ROOM - context.room.left
     fast, full = runs
     assert fast == full
     answered = [json.loads(line) for line in fast[1]]
@@ -154,8 +154,9 @@ def test_a_result_rolled_again_is_the_one_kept() -> None:
 
 
 def test_the_memo_is_bounded_in_a_lane_and_in_a_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A lane keeps at most MAX_LEAVES results, all lanes together the room's; a full
-    lane that keeps missing stops using its tree and gives its room back."""
+    """A lane keeps at most MAX_LEAVES results, all lanes together ROOM bytes of them
+    (LEAF_BYTES a character of each one's JSON); a full lane that keeps missing stops
+    using its tree and gives its room back."""
     monkeypatch.setattr(dice_memo, "MAX_LEAVES", 30)
     monkeypatch.setattr(dice_memo, "MISSES", 50)
     _, _, _, context = batch(["roll 3d6"] * 400 + ["check +1 vs 10"] * 100, "memo")
@@ -165,12 +166,18 @@ def test_the_memo_is_bounded_in_a_lane_and_in_a_run(monkeypatch: pytest.MonkeyPa
     assert wide.leaves == 0 and wide.root is None
     narrow = lanes["check +1 vs 10"]
     assert narrow is not None and narrow.on and narrow.leaves == 20
-    assert context.room is not None and context.room.left == dice_memo.ROOM - 20
+    assert context.room is not None and context.room.left == dice_memo.ROOM - narrow.bytes
+    assert narrow.bytes == sum(
+        dice_memo.LEAF_BYTES * len(leaf.json_text())  # type: ignore[union-attr]
+        for leaf in narrow.root.branches.values()  # type: ignore[union-attr]
+    )
 
-    monkeypatch.setattr(dice_memo, "ROOM", 5)
+    monkeypatch.setattr(dice_memo, "ROOM", 12_000)  # a few results (about 2,000 bytes each)
     _, _, _, context = batch(["check +1 vs 10"] * 50 + ["roll 1d8"] * 50, "memo")
-    assert sum(memo.leaves for memo in memos(context)) == 5
-    assert context.room is not None and context.room.left == 0
+    kept = memos(context)
+    assert 3 <= sum(memo.leaves for memo in kept) < 10
+    assert context.room is not None and 0 <= context.room.left < 3_000
+    assert sum(memo.bytes for memo in kept) == 12_000 - context.room.left
 
 
 class _Fickle:
@@ -191,7 +198,7 @@ def test_a_resolver_that_is_not_a_function_of_its_dice_drops_the_memo() -> None:
     """(No rule of d20cli does this.) Once the resolver asks for another draw than the
     tree made, the memo drops its tree and the request is rolled as the resolver asks:
     its faces are never handed to a draw of another kind."""
-    memo = DiceMemo(Room(100))
+    memo = DiceMemo(Room())
     resolve = _Fickle()
     roller = RandomRoller(random.Random(3))
     request: Any = object()
@@ -213,7 +220,7 @@ def test_a_resolver_that_is_not_a_function_of_its_dice_drops_the_memo() -> None:
 
 def test_the_budget_in_force_is_part_of_what_the_memo_answers_for() -> None:
     """A result is kept for the budget it was rolled under; another budget rolls afresh."""
-    memo = DiceMemo(Room(100))
+    memo = DiceMemo(Room())
     calls = []
 
     def resolve(request: Request, roller: Roller) -> Result:

@@ -20,7 +20,9 @@ request that goes over a budget is never kept: its error comes from the resolver
 
 Bounded: only a request of at most MAX_TEXT characters has a memo, and only a result of
 at most MAX_DICE dice is kept; MAX_LEAVES leaves in one lane, and a run's lanes share a
-`Room` of ROOM leaves. A lane that keeps missing once its tree is full (or its results
+`Room` of ROOM bytes (a leaf is counted as LEAF_BYTES for each character of its JSON
+line: measured, a kept result takes four to six times its JSON). A lane that keeps
+missing once its tree is full (or its results
 too big to keep: more than one roll in MISS_SHARE, after MISSES misses) stops using it:
 its tree is dropped and it rolls as before.
 """
@@ -37,7 +39,8 @@ if TYPE_CHECKING:
     from d20cli.results import Result
 
 MAX_LEAVES = 2048  # results one lane keeps (`roll 4d6kh3` has 1,296 ways to fall)
-ROOM = 4096  # results the lanes of one run keep together
+ROOM = 8_000_000  # bytes of results the lanes of one run keep together, about
+LEAF_BYTES = 6  # a kept result's bytes for each character of its JSON line, about
 MAX_TEXT = 120  # characters of a request whose results are kept (a result's size grows
 MAX_DICE = 12  # with its text and its dice: a kept result is at most a few kilobytes)
 MISSES = 256  # misses of a full tree before its share of misses is judged
@@ -76,7 +79,7 @@ class Draw:
 
 
 class Room:
-    """The leaves the memos of one run may still keep, together."""
+    """The bytes of leaves the memos of one run may still keep, together."""
 
     __slots__ = ("left",)
 
@@ -143,12 +146,13 @@ class Diverged(Exception):
 class DiceMemo:
     """The results of one lane by their faces (see the module's text)."""
 
-    __slots__ = ("budget", "hits", "leaves", "misses", "on", "room", "root")
+    __slots__ = ("budget", "bytes", "hits", "leaves", "misses", "on", "room", "root")
 
     def __init__(self, room: Room) -> None:
         self.root: Node | None = None
         self.budget = -1  # the roller's budget the results were made with
         self.leaves = 0
+        self.bytes = 0  # of the leaves, counted as the room counts them
         self.hits = 0
         self.misses = 0  # results not kept (the tree full, or the result too big)
         self.room = room
@@ -202,21 +206,24 @@ class DiceMemo:
         recorder.done()
         if len(recorder.calls) < len(taken):
             self._drop()  # the resolver used fewer faces than the tree made it draw
-        elif recorder.count <= MAX_DICE and self.leaves < MAX_LEAVES and self.room.left > 0:
-            self._keep(recorder.calls, result)
-        else:
-            self.misses += 1
-            if self.misses >= MISSES and self.misses * MISS_SHARE > self.hits + self.misses:
-                self._drop()
+            return result
+        if recorder.count <= MAX_DICE and self.leaves < MAX_LEAVES:
+            size = LEAF_BYTES * len(result.json_text())
+            if size <= self.room.left:
+                self._keep(recorder.calls, result, size)
+                return result
+        self.misses += 1
+        if self.misses >= MISSES and self.misses * MISS_SHARE > self.hits + self.misses:
+            self._drop()
         return result
 
-    def _keep(self, calls: list[Call], result: Result) -> None:
-        """A new leaf at the end of the path of `calls` (the tree is dropped if the path
-        disagrees with it)."""
+    def _keep(self, calls: list[Call], result: Result, size: int) -> None:
+        """A new leaf of `size` bytes at the end of the path of `calls` (the tree is
+        dropped if the path disagrees with it)."""
         if not calls:  # a roll of no dice: always this result
             if self.root is None:
                 self.root = result
-                self._count()
+                self._count(size)
             return
         node = self.root
         if node is None:
@@ -238,15 +245,16 @@ class DiceMemo:
                     lo, hi, n, _ = calls[i + 1]
                     found = node.branches[face] = Draw(lo, hi, n, node, face)
                 node = found
-        self._count()
+        self._count(size)
 
-    def _count(self) -> None:
+    def _count(self, size: int) -> None:
         self.leaves += 1
-        self.room.left -= 1
+        self.bytes += size
+        self.room.left -= size
 
     def _drop(self) -> None:
         """No tree from now on: its leaves go back to the room."""
-        self.room.left += self.leaves
-        self.leaves = 0
+        self.room.left += self.bytes
+        self.leaves = self.bytes = 0
         self.root = None
         self.on = False
