@@ -178,6 +178,10 @@ def test_the_memo_is_bounded_in_a_lane_and_in_a_run(monkeypatch: pytest.MonkeyPa
     assert 3 <= sum(memo.leaves for memo in kept) < 10
     assert context.room is not None and 0 <= context.room.left < 3_000
     assert sum(memo.bytes for memo in kept) == 12_000 - context.room.left
+    # the room was full before the d8 came: its rolls went straight to the resolver
+    assert context.room.full
+    late = context.lanes["roll 1d8"].memo
+    assert late is not None and late.root is None and late.misses == 0
 
 
 class _Fickle:

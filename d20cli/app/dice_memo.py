@@ -79,12 +79,14 @@ class Draw:
 
 
 class Room:
-    """The bytes of leaves the memos of one run may still keep, together."""
+    """The bytes of leaves the memos of one run may still keep, together; `full` once a
+    leaf did not fit, until a memo dropped gives bytes back."""
 
-    __slots__ = ("left",)
+    __slots__ = ("full", "left")
 
     def __init__(self, size: int | None = None) -> None:
         self.left = ROOM if size is None else size
+        self.full = False
 
 
 class Recorder(Roller):
@@ -165,7 +167,7 @@ class DiceMemo:
         faces drawn, else the resolver's (then kept)."""
         node = self.root
         if node is None or roller.budget != self.budget:
-            if not self.on:
+            if not self.on or (node is None and self.room.full):  # (nothing to keep)
                 return resolve(request, roller)
             return self._resolve(request, resolve, roller, [])
         while type(node) is Draw:
@@ -207,11 +209,13 @@ class DiceMemo:
         if len(recorder.calls) < len(taken):
             self._drop()  # the resolver used fewer faces than the tree made it draw
             return result
-        if recorder.count <= MAX_DICE and self.leaves < MAX_LEAVES:
+        room = self.room
+        if recorder.count <= MAX_DICE and self.leaves < MAX_LEAVES and not room.full:
             size = LEAF_BYTES * len(result.json_text())
-            if size <= self.room.left:
+            if size <= room.left:
                 self._keep(recorder.calls, result, size)
                 return result
+            room.full = True  # (no JSON is written again only to learn that)
         self.misses += 1
         if self.misses >= MISSES and self.misses * MISS_SHARE > self.hits + self.misses:
             self._drop()
@@ -255,6 +259,7 @@ class DiceMemo:
     def _drop(self) -> None:
         """No tree from now on: its leaves go back to the room."""
         self.room.left += self.bytes
+        self.room.full = False
         self.leaves = self.bytes = 0
         self.root = None
         self.on = False
