@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from d20cli.app.context import Context
+from d20cli.app.options import Options
+from d20cli.app.stdin import run_lines
 from d20cli.present.output import Output
 from d20cli.store.state import State
 
@@ -58,3 +61,25 @@ def logged_rows(path: Path) -> int:
         return 0
     finally:
         conn.close()
+
+
+def logged_columns(path: Path) -> list[tuple[object, ...]]:
+    """The roll log's rows at `path`, oldest first, without their id and time."""
+    with sqlite3.connect(path) as conn:
+        return conn.execute(
+            "SELECT character, system, verb, request, dice, total, outcome, source, house"
+            " FROM rolls ORDER BY id"
+        ).fetchall()
+
+
+def run_batch(lines: list[str], context: Context) -> tuple[int, str, str]:
+    """The lines as one standard-input run with --json, in `context` (closed at the end):
+    (status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    output = Output(out, err, color=False, flush_lines=False)
+    try:
+        status = run_lines(lines, context.line_options(Options(json=True)), output, context)
+    finally:
+        output.flush()
+        context.close()
+    return status, out.getvalue(), err.getvalue()

@@ -6,16 +6,15 @@ errors, status and roll log."""
 
 from __future__ import annotations
 
-import io
 import json
 import random
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from state_helpers import logged_columns, run_batch
 
 from d20cli.app import dice_memo
 from d20cli.app.context import Context
@@ -23,10 +22,8 @@ from d20cli.app.dice_memo import DiceMemo, Room
 from d20cli.app.extras import with_chance
 from d20cli.app.options import Options
 from d20cli.app.run import resolve
-from d20cli.app.stdin import run_lines
 from d20cli.dice.roller import RandomRoller, Roller
 from d20cli.language.requests import Request
-from d20cli.present.output import Output
 from d20cli.results import Result
 from d20cli.store.state import db_path
 
@@ -69,27 +66,12 @@ def batch(lines: list[str], how: str, seed: int = 7) -> tuple[int, str, str, Con
     """The lines as one standard-input run with the run seed `seed`, `how`: "memo" (the
     usual run), "no memo" (lanes that keep no result) or "no lanes" (every line worked out
     again): (status, stdout, stderr, the run's context, closed)."""
-    out, err = io.StringIO(), io.StringIO()
-    output = Output(out, err, color=False, flush_lines=False)
     context = Context(seed=seed)
     if how == "no memo":
         context.room = None
     if how == "no lanes":
         context.lane = lambda text, opts: None  # type: ignore[method-assign]
-    try:
-        status = run_lines(lines, context.line_options(Options(json=True)), output, context)
-    finally:
-        output.flush()
-        context.close()
-    return status, out.getvalue(), err.getvalue(), context
-
-
-def logged(path: Path) -> list[tuple[object, ...]]:
-    with sqlite3.connect(path) as conn:
-        return conn.execute(
-            "SELECT character, system, verb, request, dice, total, outcome, source, house"
-            " FROM rolls ORDER BY id"
-        ).fetchall()
+    return (*run_batch(lines, context), context)
 
 
 def memos(context: Context) -> list[DiceMemo]:
@@ -107,7 +89,7 @@ def test_results_from_the_memo_are_the_resolvers(
     for how in ("memo", "no lanes"):
         monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / how.replace(" ", "-")))
         status, stdout, stderr, context = batch(lines, how)
-        runs.append((status, stdout.splitlines(), stderr.splitlines(), logged(db_path())))
+        runs.append((status, stdout.splitlines(), stderr.splitlines(), logged_columns(db_path())))
         if how == "memo":
             kept = memos(context)
             assert len(kept) >= 20  # every plain line of one result has its memo

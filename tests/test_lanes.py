@@ -11,6 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from state_helpers import logged_columns, run_batch
 
 from d20cli.__main__ import main
 from d20cli.app.context import Context
@@ -55,24 +56,9 @@ def batch(
     with monkeypatch.context() as patch:
         if not lanes:
             patch.setattr(Context, "lane", lambda self, text, opts: None)
-        out, err = io.StringIO(), io.StringIO()
-        output = Output(out, err, color=False, flush_lines=False)
         context = Context(seed=7)
-        try:
-            status = run_lines(lines, context.line_options(Options(json=True)), output, context)
-            made = len(context.lanes)  # (made either way; used only with lanes)
-        finally:
-            output.flush()
-            context.close()
-    return status, out.getvalue(), err.getvalue(), made
-
-
-def logged(path: Path) -> list[tuple[object, ...]]:
-    with sqlite3.connect(path) as conn:
-        return conn.execute(
-            "SELECT character, system, verb, request, dice, total, outcome, source, house"
-            " FROM rolls ORDER BY id"
-        ).fetchall()
+        status, out, err = run_batch(lines, context)
+    return status, out, err, len(context.lanes)  # (made either way; used only with lanes)
 
 
 def test_a_lane_prints_logs_and_exits_as_the_full_path(
@@ -85,7 +71,7 @@ def test_a_lane_prints_logs_and_exits_as_the_full_path(
         monkeypatch.delenv("D20_NO_LOG", raising=False)
         status, stdout, stderr, made = batch(lines, lanes, monkeypatch)
         assert made >= 8
-        runs.append((status, stdout.splitlines(), stderr.splitlines(), logged(db_path())))
+        runs.append((status, stdout.splitlines(), stderr.splitlines(), logged_columns(db_path())))
     fast, full = runs
     assert fast[0] == full[0] == ExitStatus.BAD_INPUT  # the bad lines
     assert fast[1] == full[1]  # the JSON lines
