@@ -22,9 +22,9 @@ Bounded: only a request of at most MAX_TEXT characters has a memo, and only a re
 at most MAX_DICE dice is kept; MAX_LEAVES leaves in one lane, and a run's lanes share a
 `Room` of ROOM bytes (a leaf is counted as LEAF_BYTES for each character of its JSON
 line: measured, a kept result takes four to six times its JSON). A lane that keeps
-missing once its tree is full (or its results
-too big to keep: more than one roll in MISS_SHARE, after MISSES misses) stops using it:
-its tree is dropped and it rolls as before.
+missing once it can keep no more (more than one roll in MISS_SHARE, after MISSES
+misses) drops its tree and rolls as before; once the room is full, a lane with no tree
+rolls as before at once.
 """
 
 from __future__ import annotations
