@@ -21,6 +21,7 @@ from d20cli.app.context import Context
 from d20cli.app.dice_memo import DiceMemo, Room
 from d20cli.app.extras import with_chance
 from d20cli.app.options import Options
+from d20cli.app.rolling import Lanes
 from d20cli.app.run import resolve
 from d20cli.dice.roller import RandomRoller, Roller
 from d20cli.language.requests import Request
@@ -68,14 +69,18 @@ def batch(lines: list[str], how: str, seed: int = 7) -> tuple[int, str, str, Con
     again): (status, stdout, stderr, the run's context, closed)."""
     context = Context(seed=seed)
     if how == "no memo":
-        context.room = None
+        context.lanes.room = None
     if how == "no lanes":
         context.lane = lambda text, opts: None  # type: ignore[method-assign]
     return (*run_batch(lines, context), context)
 
 
+def lanes_by_text(context: Context) -> dict[str, DiceMemo | None]:
+    return {lane.request.text: lane.memo for lane in context.lanes.all()}
+
+
 def memos(context: Context) -> list[DiceMemo]:
-    return [lane.memo for lane in context.lanes.values() if lane.memo is not None]
+    return [lane.memo for lane in context.lanes.all() if lane.memo is not None]
 
 
 def test_results_from_the_memo_are_the_resolvers(
@@ -95,8 +100,8 @@ def test_results_from_the_memo_are_the_resolvers(
             assert len(kept) >= 20  # every plain line of one result has its memo
             hits = sum(memo.hits for memo in kept)
             assert hits > len(lines) // 2  # most rolls came from the memo
-            assert context.room is not None
-            assert sum(memo.bytes for memo in kept) == dice_memo.ROOM - context.room.left
+            assert context.lanes.room is not None
+            assert sum(memo.bytes for memo in kept) == dice_memo.ROOM - context.lanes.room.left
     fast, full = runs
     assert fast == full
     answered = [json.loads(line) for line in fast[1]]
@@ -126,7 +131,8 @@ def test_a_result_rolled_again_is_the_one_kept() -> None:
     assert status == 0
     (memo,) = memos(context)
     assert memo.leaves == 20  # one result for each face of the d20
-    assert memo.hits == 399 - 20  # (the first line makes the lane: it rolls the usual way)
+    # the first line makes the lane and rolls the usual way, then WAIT rolls go plainly
+    assert memo.hits == 399 - dice_memo.WAIT - 20
     assert memo.misses == 0
     lines = stdout.splitlines()
     by_face = {}
@@ -142,13 +148,15 @@ def test_the_memo_is_bounded_in_a_lane_and_in_a_run(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(dice_memo, "MAX_LEAVES", 30)
     monkeypatch.setattr(dice_memo, "MISSES", 50)
     _, _, _, context = batch(["roll 3d6"] * 400 + ["check +1 vs 10"] * 100, "memo")
-    lanes = {text: lane.memo for text, lane in context.lanes.items()}
+    lanes = lanes_by_text(context)
     wide = lanes["roll 3d6"]
     assert wide is not None and not wide.on  # 216 ways to fall, 30 kept: mostly misses
     assert wide.leaves == 0 and wide.root is None
     narrow = lanes["check +1 vs 10"]
     assert narrow is not None and narrow.on and narrow.leaves == 20
-    assert context.room is not None and context.room.left == dice_memo.ROOM - narrow.bytes
+    assert (
+        context.lanes.room is not None and context.lanes.room.left == dice_memo.ROOM - narrow.bytes
+    )
     assert narrow.bytes == sum(
         dice_memo.LEAF_BYTES * len(leaf.json_text())  # type: ignore[union-attr]
         for leaf in narrow.root.branches.values()  # type: ignore[union-attr]
@@ -158,11 +166,11 @@ def test_the_memo_is_bounded_in_a_lane_and_in_a_run(monkeypatch: pytest.MonkeyPa
     _, _, _, context = batch(["check +1 vs 10"] * 50 + ["roll 1d8"] * 50, "memo")
     kept = memos(context)
     assert 3 <= sum(memo.leaves for memo in kept) < 10
-    assert context.room is not None and 0 <= context.room.left < 3_000
-    assert sum(memo.bytes for memo in kept) == 12_000 - context.room.left
+    assert context.lanes.room is not None and 0 <= context.lanes.room.left < 3_000
+    assert sum(memo.bytes for memo in kept) == 12_000 - context.lanes.room.left
     # the room was full before the d8 came: its rolls went straight to the resolver
-    assert context.room.full
-    late = context.lanes["roll 1d8"].memo
+    assert context.lanes.room.full
+    late = lanes_by_text(context)["roll 1d8"]
     assert late is not None and late.root is None and late.misses == 0
 
 
@@ -185,6 +193,7 @@ def test_a_resolver_that_is_not_a_function_of_its_dice_drops_the_memo() -> None:
     tree made, the memo drops its tree and the request is rolled as the resolver asks:
     its faces are never handed to a draw of another kind."""
     memo = DiceMemo(Room())
+    memo.wait = 0
     resolve = _Fickle()
     roller = RandomRoller(random.Random(3))
     request: Any = object()
@@ -207,6 +216,7 @@ def test_a_resolver_that_is_not_a_function_of_its_dice_drops_the_memo() -> None:
 def test_the_budget_in_force_is_part_of_what_the_memo_answers_for() -> None:
     """A result is kept for the budget it was rolled under; another budget rolls afresh."""
     memo = DiceMemo(Room())
+    memo.wait = 0
     calls = []
 
     def resolve(request: Request, roller: Roller) -> Result:
@@ -239,3 +249,31 @@ def test_the_odds_note_of_a_result_kept_is_made_once_for_its_odds() -> None:
     assert with_chance(result, other) is not noted
     again = with_chance(noted, odds)  # (a noted copy keeps nothing of its original's)
     assert again is not noted and again.notes[-1] == noted.notes[-1]
+
+
+def test_a_text_rolled_with_other_options_keeps_a_lane_for_each() -> None:
+    """`check +5 vs 15` in three systems, on lines of their own: a lane (and memo) for
+    each, none made again; past Lanes.PER_TEXT option sets for one text, the oldest lane
+    is let go and its memo's room given back."""
+    systems = ["-s levelup", "-s reglamento", "--system mm"]
+    _, _, _, context = batch([f"check +5 vs 15 {s}" for s in systems] * 100, "memo")
+    kept = memos(context)
+    assert len(kept) == 3 and all(memo.hits > 30 for memo in kept)
+
+    variants = [*systems, "-s levelup --exit-status", "-s levelup -q", "--system mm -q"]
+    _, _, _, context = batch([f"check +5 vs 15 {v}" for v in variants] * 60, "memo")
+    lanes = context.lanes.all()
+    assert len(lanes) == Lanes.PER_TEXT
+    room = context.lanes.room
+    assert room is not None
+    assert room.left == dice_memo.ROOM - sum(memo.bytes for memo in memos(context))
+
+
+def test_a_line_rolled_a_few_times_keeps_nothing() -> None:
+    """A lane's first WAIT rolls go plainly to the resolver: a line rolled only a few
+    times (most lines of a long session of many different requests) fills no room."""
+    _, _, _, context = batch(["check +5 vs 15 adv"] * (dice_memo.WAIT + 1), "memo")
+    (memo,) = memos(context)
+    assert memo.root is None and memo.leaves == memo.hits == memo.misses == 0
+    assert memo.wait == 0 and context.lanes.room is not None
+    assert context.lanes.room.left == dice_memo.ROOM

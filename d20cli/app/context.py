@@ -9,9 +9,8 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from d20cli.app.dice_memo import Room
 from d20cli.app.options import Options
-from d20cli.app.rolling import Lane, Plan, plan
+from d20cli.app.rolling import Lane, Lanes, Plan, plan
 from d20cli.dice.roller import RandomRoller, Roller, make_roller
 from d20cli.errors import ParseError, StateError
 from d20cli.frozen import replace
@@ -78,8 +77,7 @@ class Context:
         # goes straight to run_request (d20cli.app.stdin)
         self.lines: dict[str, tuple[list[str], Options, str, bool]] = {}
         self.logs: dict[tuple[str | None, bool, bool], RollLog | None] = {}
-        self.lanes: dict[str, Lane] = {}  # plain requests made ready, by text (`lane`)
-        self.room: Room | None = Room()  # what their memos keep (dice_memo); None: nothing
+        self.lanes = Lanes(self.CACHE_SIZE)  # plain requests made ready (`lane`)
         self.systems: dict[str, System] = {}
         self._rng: random.Random | None = None if seed is None else random.Random(seed)
         self._rollers: dict[int, RandomRoller] = {}
@@ -314,17 +312,12 @@ class Context:
         return with_house(request, system, shared)
 
     def lane(self, text: str, opts: Options) -> Lane | None:
-        """The Lane kept for `text` with these very options (d20cli.app.rolling.Lane); None
-        when there is none, or a sealed session may have been opened or closed since."""
-        lane = self.lanes.get(text)
-        if lane is None or lane.given is not opts or self._seal_read != CHANGES[0]:
+        """The Lane kept for `text` with these very options (d20cli.app.rolling.Lanes);
+        None when there is none, or a sealed session may have been opened or closed since."""
+        lane = self.lanes.get(text, opts)
+        if lane is None or self._seal_read != CHANGES[0]:
             return None
         return lane
-
-    def keep_lane(self, text: str, lane: Lane) -> None:
-        if len(self.lanes) >= self.CACHE_SIZE and self.room is not None:
-            self.room = Room()  # the lanes go, and with them their memos
-        _keep(self.lanes, text, lane)
 
     def log_for(self, opts: Options, out: Output) -> RollLog | None:
         """The roll log for requests with these options (None when logging is off). One

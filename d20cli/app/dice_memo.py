@@ -18,6 +18,9 @@ counts the same dice. A face the tree has not seen hands the faces drawn so far 
 resolver, which rolls the rest live (`Recorder`); its result becomes a new leaf. A
 request that goes over a budget is never kept: its error comes from the resolver.
 
+A lane rolls its first WAIT rolls plainly: a line rolled a few times only would fill the
+room and gain nothing.
+
 Bounded: only a request of at most MAX_TEXT characters has a memo, and only a result of
 at most MAX_DICE dice is kept; MAX_LEAVES leaves in one lane, and a run's lanes share a
 `Room` of ROOM bytes (a leaf is counted as LEAF_BYTES for each character of its JSON
@@ -43,6 +46,7 @@ ROOM = 8_000_000  # bytes of results the lanes of one run keep together, about
 LEAF_BYTES = 6  # a kept result's bytes for each character of its JSON line, about
 MAX_TEXT = 120  # characters of a request whose results are kept (a result's size grows
 MAX_DICE = 12  # with its text and its dice: a kept result is at most a few kilobytes)
+WAIT = 32  # rolls of a lane before its memo starts
 MISSES = 256  # misses of a full tree before its share of misses is judged
 MISS_SHARE = 4  # ... and it is dropped when more than one roll in MISS_SHARE missed
 
@@ -148,7 +152,7 @@ class Diverged(Exception):
 class DiceMemo:
     """The results of one lane by their faces (see the module's text)."""
 
-    __slots__ = ("budget", "bytes", "hits", "leaves", "misses", "on", "room", "root")
+    __slots__ = ("budget", "bytes", "hits", "leaves", "misses", "on", "room", "root", "wait")
 
     def __init__(self, room: Room) -> None:
         self.root: Node | None = None
@@ -159,6 +163,7 @@ class DiceMemo:
         self.misses = 0  # results not kept (the tree full, or the result too big)
         self.room = room
         self.on = True
+        self.wait = WAIT  # rolls before the first result is kept
 
     def roll(
         self, request: Request, resolve: Callable[[Request, Roller], Result], roller: Roller
@@ -167,7 +172,7 @@ class DiceMemo:
         faces drawn, else the resolver's (then kept)."""
         node = self.root
         if node is None or roller.budget != self.budget:
-            if not self.on or (node is None and self.room.full):  # (nothing to keep)
+            if not self.on or (node is None and (self.room.full or self._waits())):
                 return resolve(request, roller)
             return self._resolve(request, resolve, roller, [])
         while type(node) is Draw:
@@ -182,6 +187,14 @@ class DiceMemo:
             node = found
         self.hits += 1
         return node  # type: ignore[return-value]  # (a leaf: not a Draw)
+
+    def _waits(self) -> bool:
+        """Whether the lane still rolls plainly: its first WAIT rolls do (a line rolled a
+        few times would only fill the room)."""
+        if self.wait:
+            self.wait -= 1
+            return True
+        return False
 
     def _resolve(
         self,
@@ -199,7 +212,7 @@ class DiceMemo:
         try:
             result = resolve(request, recorder)
         except Diverged:  # (the faces drawn are spent: the request is rolled afresh)
-            self._drop()
+            self.drop()
             roller.count = 0
             return resolve(request, roller)
         except BaseException:
@@ -207,7 +220,7 @@ class DiceMemo:
             raise
         recorder.done()
         if len(recorder.calls) < len(taken):
-            self._drop()  # the resolver used fewer faces than the tree made it draw
+            self.drop()  # the resolver used fewer faces than the tree made it draw
             return result
         room = self.room
         if recorder.count <= MAX_DICE and self.leaves < MAX_LEAVES and not room.full:
@@ -218,7 +231,7 @@ class DiceMemo:
             room.full = True  # (no JSON is written again only to learn that)
         self.misses += 1
         if self.misses >= MISSES and self.misses * MISS_SHARE > self.hits + self.misses:
-            self._drop()
+            self.drop()
         return result
 
     def _keep(self, calls: list[Call], result: Result, size: int) -> None:
@@ -236,12 +249,12 @@ class DiceMemo:
         last = len(calls) - 1
         for i, (lo, hi, n, face) in enumerate(calls):
             if type(node) is not Draw or node.lo != lo or node.hi != hi or node.n != n:
-                self._drop()
+                self.drop()
                 return
             found = node.branches.get(face)
             if i == last:
                 if found is not None:  # the tree had the path: it cannot be a miss
-                    self._drop()
+                    self.drop()
                     return
                 node.branches[face] = result
             else:
@@ -256,8 +269,9 @@ class DiceMemo:
         self.bytes += size
         self.room.left -= size
 
-    def _drop(self) -> None:
-        """No tree from now on: its leaves go back to the room."""
+    def drop(self) -> None:
+        """No tree from now on: its leaves go back to the room (also when its lane is let
+        go: rolling.Lanes.keep)."""
         self.room.left += self.bytes
         self.room.full = False
         self.leaves = self.bytes = 0

@@ -217,3 +217,42 @@ def lane(
     if single and room is not None and len(request.text) <= MAX_TEXT:
         memo = DiceMemo(room)
     return Lane(given, opts, request, resolve, plan, work, roller, single, memo)
+
+
+class Lanes:
+    """The lanes of one run (a batch, a shell session), by text and by the options they
+    were made for (`given`): at most PER_TEXT for one text (a batch may roll it in
+    several systems; the oldest is let go), and `size` texts (then all go); and the
+    `room` their memos share (d20cli.app.dice_memo; None: they keep no results). A lane
+    let go gives its memo's room back."""
+
+    PER_TEXT = 4
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.by_text: dict[str, dict[int, Lane]] = {}
+        self.room: Room | None = Room()
+
+    def get(self, text: str, given: Options) -> Lane | None:
+        kept = self.by_text.get(text)
+        lane = None if kept is None else kept.get(id(given))
+        return lane if lane is not None and lane.given is given else None
+
+    def keep(self, text: str, lane: Lane) -> None:
+        kept = self.by_text.get(text)
+        if kept is None:
+            if len(self.by_text) >= self.size:
+                self.by_text.clear()
+                if self.room is not None:
+                    self.room = Room()  # (the memos went with their lanes)
+            kept = self.by_text[text] = {}
+        gone = kept.pop(id(lane.given), None)
+        if gone is None and len(kept) >= self.PER_TEXT:
+            gone = kept.pop(next(iter(kept)))
+        if gone is not None and gone.memo is not None:
+            gone.memo.drop()
+        kept[id(lane.given)] = lane
+
+    def all(self) -> list[Lane]:
+        """Every lane kept."""
+        return [lane for kept in self.by_text.values() for lane in kept.values()]

@@ -132,7 +132,7 @@ def _lane(text: str, given: Options, opts: Options, context: Context) -> Lane | 
     request = context.ready(text, system, opts)
     plan, work = context.plan(request), context.work_for(opts)
     roller = context.roller(opts) if opts.seed is None else None
-    return lane(given, opts, request, system.resolve, plan, work, roller, context.room)
+    return lane(given, opts, request, system.resolve, plan, work, roller, context.lanes.room)
 
 
 def run_request(text: str, opts: Options, out: Output, context: Context | None = None) -> Outcome:
@@ -182,7 +182,7 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
                 check_rolled_runs(opts.repeat, "--repeat", _fewer_runs(opts))
             lane = None if own_context else _lane(text, given, opts, context)
             if lane is not None:
-                context.keep_lane(text, lane)
+                context.lanes.keep(text, lane)
                 results = lane.results(context.roller(opts))
             else:
                 results = resolve(text, opts, out, context)
