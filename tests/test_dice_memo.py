@@ -277,20 +277,3 @@ def test_a_line_rolled_a_few_times_keeps_nothing() -> None:
     assert memo.root is None and memo.leaves == memo.hits == memo.misses == 0
     assert memo.wait == 0 and context.lanes.room is not None
     assert context.lanes.room.left == dice_memo.ROOM
-
-
-def test_a_lane_with_odds_counts_its_noted_copies() -> None:
-    """With `--odds` the noted copy of each kept result (and its JSON) stays with it, so a
-    lane's leaves count ODDS_LEAF_BYTES a character of their JSON, not LEAF_BYTES."""
-    lines = ["check +1 vs 10 --odds"] * 200 + ["check +1 vs 10"] * 200
-    _, out, _, context = batch(lines, "memo")
-    assert out.count('"chance"') == 200
-    by_odds = {lane.opts.odds: lane.memo for lane in context.lanes.all()}
-    for odds, weight in ((True, dice_memo.ODDS_LEAF_BYTES), (False, dice_memo.LEAF_BYTES)):
-        memo = by_odds[odds]
-        assert memo is not None and memo.leaves == 20 and memo.weight == weight
-        assert memo.bytes == sum(
-            weight * len(leaf.json_text())  # type: ignore[union-attr]
-            for leaf in memo.root.branches.values()  # type: ignore[union-attr]
-        )
-    assert dice_memo.ODDS_LEAF_BYTES > dice_memo.LEAF_BYTES

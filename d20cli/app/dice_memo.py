@@ -24,9 +24,8 @@ room and gain nothing.
 Bounded: only a request of at most MAX_TEXT characters has a memo, and only a result of
 at most MAX_DICE dice is kept; MAX_LEAVES leaves in one lane, and a run's lanes share a
 `Room` of ROOM bytes (a leaf is counted as LEAF_BYTES for each character of its JSON
-line: measured, a kept result takes four to six times its JSON; ODDS_LEAF_BYTES with
-`--odds`, whose noted copy, JSON written, stays with the result and takes four to five
-times the JSON again). A lane that keeps
+line: measured, a kept result takes four to six times its JSON; with `--odds`, the noted
+copy kept with it, not counted, takes up to as much again). A lane that keeps
 missing once it can keep no more (more than one roll in MISS_SHARE, after MISSES
 misses) drops its tree and rolls as before; once the room is full, a lane with no tree
 rolls as before at once.
@@ -46,7 +45,6 @@ if TYPE_CHECKING:
 MAX_LEAVES = 2048  # results one lane keeps (`roll 4d6kh3` has 1,296 ways to fall)
 ROOM = 8_000_000  # bytes of results the lanes of one run keep together, about
 LEAF_BYTES = 6  # a kept result's bytes for each character of its JSON line, about
-ODDS_LEAF_BYTES = 12  # the same with `--odds`: the result and its noted copy
 MAX_TEXT = 120  # characters of a request whose results are kept (a result's size grows
 MAX_DICE = 12  # with its text and its dice: a kept result is at most a few kilobytes)
 WAIT = 32  # rolls of a lane before its memo starts
@@ -155,20 +153,9 @@ class Diverged(Exception):
 class DiceMemo:
     """The results of one lane by their faces (see the module's text)."""
 
-    __slots__ = (
-        "budget",
-        "bytes",
-        "hits",
-        "leaves",
-        "misses",
-        "on",
-        "room",
-        "root",
-        "wait",
-        "weight",
-    )
+    __slots__ = ("budget", "bytes", "hits", "leaves", "misses", "on", "room", "root", "wait")
 
-    def __init__(self, room: Room, weight: int = LEAF_BYTES) -> None:
+    def __init__(self, room: Room) -> None:
         self.root: Node | None = None
         self.budget = -1  # the roller's budget the results were made with
         self.leaves = 0
@@ -178,7 +165,6 @@ class DiceMemo:
         self.room = room
         self.on = True
         self.wait = WAIT  # rolls before the first result is kept
-        self.weight = weight  # a leaf's bytes for each character of its JSON line
 
     def roll(
         self, request: Request, resolve: Callable[[Request, Roller], Result], roller: Roller
@@ -239,7 +225,7 @@ class DiceMemo:
             return result
         room = self.room
         if recorder.count <= MAX_DICE and self.leaves < MAX_LEAVES and not room.full:
-            size = self.weight * len(result.json_text())
+            size = LEAF_BYTES * len(result.json_text())
             if size <= room.left:
                 self._keep(recorder.calls, result, size)
                 return result

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from d20cli.app.dice_memo import LEAF_BYTES, MAX_TEXT, ODDS_LEAF_BYTES, DiceMemo, Room
+from d20cli.app.dice_memo import MAX_TEXT, DiceMemo, Room
 from d20cli.app.options import MAX_ROLLED_RUNS, Options
 from d20cli.errors import BudgetError, D20Error, ParseError
 from d20cli.frozen import frozen, replace
@@ -215,7 +215,7 @@ def lane(
     single = plan.units == (request,) and request.repeat == 1 and plan.results <= MAX_ROLLED_RUNS
     memo = None
     if single and room is not None and len(request.text) <= MAX_TEXT:
-        memo = DiceMemo(room, ODDS_LEAF_BYTES if opts.odds else LEAF_BYTES)
+        memo = DiceMemo(room)
     return Lane(given, opts, request, resolve, plan, work, roller, single, memo)
 
 
