@@ -69,9 +69,9 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
 def with_chance(result: Result, odds: Any) -> Result:
     """The result with the chance its outcome had (`--odds`), as a note and in JSON. Made
     once for a result and these odds, and kept in the result's dictionary as
-    `Result.derived` keeps a value (but with one look-up, and for the last odds asked): a
-    batch's dice memo (d20cli.app.dice_memo) hands out the same result again, and its
-    noted copy, JSON written, comes with it."""
+    `Result.derived` keeps a value (but with one look-up, and for the last odds asked: a
+    line with --odds reads it every time): a batch's dice memo (d20cli.app.dice_memo)
+    hands out the same result again, and its noted copy, JSON written, comes with it."""
     kept = result.__dict__.get("_with_chance")
     if kept is not None and kept[0] is odds:  # (a line's odds are one object: Context.odds)
         noted: Result = kept[1]
@@ -85,23 +85,7 @@ def _noted(result: Result, odds: Any) -> Result:
     words = _chance_words()(result, odds)
     if words is None:
         return _no_chance(result)
-    note, detail = words
-    # `replace(result, notes=..., detail=...)`, ten times faster (a batch with --odds makes
-    # one on every line): the same fields, two of them new (Result has no __post_init__),
-    # in a copy of its dictionary (a copy is one memcpy; filling the new instance's own
-    # made it grow on the way)
-    fields = result.__dict__.copy()
-    fields.pop("_json_text", None)  # (written for the result without the chance)
-    fields.pop("_derived", None)
-    fields.pop("_with_chance", None)
-    fields["notes"] = (*result.notes, note)
-    fields["detail"] = {**result.detail, **detail} if result.detail else detail.copy()
-    noted = object.__new__(type(result))
-    _SET_DICT(noted, "__dict__", fields)
-    return noted
-
-
-_SET_DICT = object.__dict__["__setattr__"]
+    return result.noted(*words)
 
 
 @functools.cache
