@@ -16,13 +16,19 @@ import pytest
 from hypothesis import settings
 
 # CI (CI=true, as .ci/run is run) gets the same examples on every run, so a red run is
-# reproducible and a green one is not luck; a developer's run explores new examples.
+# reproducible and a green one is not luck; a developer's run explores new examples, and
+# HYPOTHESIS_PROFILE=long tries 1,000 examples in each property test that does not set its
+# own count (a long run, by hand).
 settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.register_profile("dev")
-settings.load_profile("ci" if os.environ.get("CI") else "dev")
+settings.register_profile("long", max_examples=1000, deadline=None)
+_PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+settings.load_profile(_PROFILE)
 
 _ISOLATED = ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME")
-_LEAKY = ("D20_SYSTEM", "D20_BUDGET", "FORCE_COLOR", "NO_COLOR")
+# COLUMNS and LINES: pytest-xdist's workers inherit the terminal's size, which a child on
+# a pseudo-terminal of another size (pexpect) would then believe
+_LEAKY = ("D20_SYSTEM", "D20_BUDGET", "FORCE_COLOR", "NO_COLOR", "COLUMNS", "LINES")
 
 
 @pytest.fixture(scope="session", autouse=True)

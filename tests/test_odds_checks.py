@@ -284,7 +284,8 @@ def test_pendagger_attempts_graded_are_walked(
     "text",
     [
         "group +3, +5 adv vs 12",
-        "group +1 expertise=d4, -1 lucky, +2 dis vs 11 at-least-half",
+        # expertise, lucky, disadvantage and at-least-half in two members (an even count)
+        "group +1 expertise=d4, -1 lucky dis vs 11 at-least-half",
         "group +0 crit 19, +4 min 10 vs 14",
     ],
 )
