@@ -10,6 +10,9 @@
   size, per character and per session (d20cli.store.log_stats).
 - `--export json|csv`: every row, streamed; `--clear`: delete, after a question on a
   terminal, or with `--yes`.
+- `--prune --before DATE` / `--prune --keep N`: delete the rows before then / all but the
+  newest N (never those of a sealed session that is open), asked as `--clear` is.
+  After a clear or a prune the database is vacuumed, so that its file shrinks.
 
 Errors are one line on standard error and exit status 2, never a traceback.
 """
@@ -79,7 +82,24 @@ def log_main(
         str | None, typer.Option("--export", help="Print every roll as json or csv.")
     ] = None,
     clear: Annotated[bool, typer.Option("--clear", help="Delete the logged rolls.")] = False,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="With --clear: do not ask.")] = False,
+    prune: Annotated[
+        bool,
+        typer.Option("--prune", help="Delete old rolls: with --before DATE and/or --keep N."),
+    ] = False,
+    before: Annotated[
+        str | None,
+        typer.Option(
+            "--before",
+            metavar="DATE",
+            help="With --prune: the rolls before then (2026-05-01, 30d).",
+        ),
+    ] = None,
+    keep: Annotated[
+        int | None, typer.Option("--keep", help="With --prune: keep only the newest N rolls.")
+    ] = None,
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="With --clear or --prune: do not ask.")
+    ] = False,
     tsv: Annotated[bool, typer.Option("--tsv", help="Tab-separated lines.")] = False,
     json: Annotated[bool, typer.Option("--json", help="JSON instead of a table.")] = False,
     no_color: Annotated[bool, typer.Option("--no-color", help="Plain text.")] = False,
@@ -93,8 +113,8 @@ def log_main(
     if character is not None:  # as the log keeps a name: bytes that were not UTF-8 as U+FFFD
         character = clean(character)
     with _errors(out):
-        if sum((stats, export is not None, clear)) > 1:
-            raise ParseError("use one of --stats, --export and --clear at a time")
+        if sum((stats, export is not None, clear, prune)) > 1:
+            raise ParseError("use one of --stats, --export, --clear and --prune at a time")
         if export is not None and export.lower() not in EXPORT_FORMATS:
             raise ParseError(f"--export takes json or csv, not {export!r}")
         now = datetime.now(UTC)
@@ -109,6 +129,9 @@ def log_main(
             raise ParseError("--clear deletes all rolls or one character's (-c NAME)")
         if clear and not yes and not interactive():
             raise ParseError("--clear asks before it deletes; not on a terminal, give --yes")
+        cut = _prune_args(prune, before, keep, now, (character, since, until, system, outcome))
+        if prune and not yes and not interactive():
+            raise ParseError("--prune asks before it deletes; not on a terminal, give --yes")
         state = State.open(None, out.warn)
         try:
             if state.db.unusable is not None:  # not "no rolls logged yet": it is not known
@@ -116,6 +139,8 @@ def log_main(
             store = state.rolls
             if clear:
                 _clear(store, character, yes, out)
+            elif prune:
+                _prune(store, cut, yes, out)
             elif export is not None:
                 _export(store, export.lower(), only, out)
             elif stats:
@@ -138,6 +163,60 @@ def _clear(store: Rolls, character: str | None, yes: bool, out: Output) -> None:
     if not yes and not typer.confirm(question, default=False):
         raise typer.Exit(int(ExitStatus.OK))
     out.text(f"deleted {store.clear(character):,} rolls")
+    _vacuum(store, out)
+
+
+def _prune_args(
+    prune: bool, before: str | None, keep: int | None, now: datetime, filters: tuple[Any, ...]
+) -> tuple[str | None, int | None]:
+    """What `--prune` deletes: the rows before a time (the log's time text) and those past
+    the newest N. ParseError for --before or --keep without --prune, for --prune with
+    neither, or with a filter (a prune is of the whole log)."""
+    from d20cli.store.config import log_problem
+
+    if not prune:
+        if (before, keep) != (None, None):
+            raise ParseError("--before and --keep go with --prune: d20 log --prune --keep 10000")
+        return None, None
+    if (before, keep) == (None, None):
+        raise ParseError(
+            "--prune takes --before DATE, --keep N or both: d20 log --prune --keep 10000"
+        )
+    if filters != (None,) * len(filters):
+        raise ParseError("--prune takes --before and --keep, no filters: it prunes the whole log")
+    problem = None if keep is None else log_problem("keep", keep)
+    if problem is not None:
+        raise ParseError(f"--keep {problem}")
+    return (None if before is None else when(before, now, "--before")), keep
+
+
+def _prune(store: Rolls, cut: tuple[str | None, int | None], yes: bool, out: Output) -> None:
+    """Delete what `cut` (before, keep) says, after a question unless `yes`; say how many
+    rows went and how many are left, and vacuum."""
+    from d20cli.store.sealing import Sessions
+
+    before, keep = cut
+    what = [f"before {before.replace('T', ' ')[:19]} UTC"] if before is not None else []
+    what += [f"older than the newest {keep:,}"] if keep is not None else []
+    n = store.prunable(before, keep)
+    question = f"delete {n:,} logged rolls ({' or '.join(what)})?"
+    if n and not yes and not typer.confirm(question, default=False):
+        raise typer.Exit(int(ExitStatus.OK))
+    gone = store.prune(before, keep)
+    sealed = Sessions(store.db).current() is not None
+    _vacuum(store, out)
+    note = "; the open sealed session's rolls are kept" if sealed else ""
+    left = store.count()
+    out.text(
+        f"deleted {gone:,} rolls; {left:,} left, {store.db.disk_bytes():,} bytes on disk{note}"
+    )
+
+
+def _vacuum(store: Rolls, out: Output) -> None:
+    """Shrink the file after rows were deleted; a warning when it cannot."""
+    why = store.db.vacuum()
+    if why is not None:
+        out.warn(f"the state database could not shrink ({why}); later rolls use its free room")
 
 
 # --- filters ----------------------------------------------------------------------------
@@ -371,10 +450,11 @@ def _export(store: Rolls, kind: str, only: LogFilter, out: Output) -> None:
 
 
 def _stats(store: Rolls, only: LogFilter, out: Output, json: bool, no_color: bool) -> None:
-    from d20cli.store.log_stats import SIDES, Fairness, fairness, naturals
+    from d20cli.store.log_stats import SIDES, Fairness, fairness, log_size, naturals
 
     found = fairness(store, only=only)
     seen = naturals(store, only=only)
+    size = log_size(store)
     have = {f.character for f in found}
     for who in seen.characters:  # rolled other dice, but no d20
         if who not in have:
@@ -383,6 +463,7 @@ def _stats(store: Rolls, only: LogFilter, out: Output, json: bool, no_color: boo
     if json:
         out.json([{**f.to_json(), **seen.to_json(f.character)} for f in found])
         return
+    out.text(f"roll log: {size.rows:,} rows, {size.bytes:,} bytes on disk")
     if not found:
         out.text("no d20s logged yet" + (f" for {only.character}" if only.character else ""))
         return
