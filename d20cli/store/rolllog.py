@@ -405,7 +405,8 @@ def keep_newest(rolls: Rolls, keep: int, warn: Callable[[str], None]) -> int:
     most = keep + max(keep * KEEP_SLACK // 100, 1)
 
     def over(conn: sqlite3.Connection) -> bool:
-        low, high = conn.execute("SELECT min(id), max(id) FROM rolls").fetchone()
+        ends = "SELECT (SELECT min(id) FROM rolls), (SELECT max(id) FROM rolls)"  # (each: a seek)
+        low, high = conn.execute(ends).fetchone()
         if low is None or high - low + 1 <= most:  # (distinct ids: no more rows than this)
             return False
         past = "SELECT 1 FROM rolls ORDER BY id DESC LIMIT 1 OFFSET ?"
