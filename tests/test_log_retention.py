@@ -18,7 +18,8 @@ from d20cli.__main__ import main
 from d20cli.app import log_cli
 from d20cli.app.log_cli import log_app
 from d20cli.store import config
-from d20cli.store.rolllog import keep_newest, stamp
+from d20cli.store.log_retention import keep_newest
+from d20cli.store.rolllog import stamp
 from d20cli.store.sealing import Sessions
 from d20cli.store.state import State, db_path
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 from d20cli.app.options import Options
 from d20cli.app.rolling import Lane, Lanes, Plan, plan
 from d20cli.dice.roller import RandomRoller, Roller, make_roller
-from d20cli.errors import D20Error, ParseError, StateError
+from d20cli.errors import ParseError, StateError
 from d20cli.frozen import replace
 from d20cli.language.requests import CheckRequest
 from d20cli.present.output import Output
@@ -397,7 +397,7 @@ class Context:
     def close(self) -> None:
         """Save what lasts beyond the run: the roll log's buffered rows, the last rolls,
         the parse cache; and close the state database. A run that logged rolls then
-        prunes the log to the config file's `log.keep` (d20cli.store.rolllog.keep_newest)."""
+        prunes the log to the config file's `log.keep` (d20cli.store.log_retention)."""
         try:
             logged = any(log is not None for log in self.logs.values())
             for log in self.logs.values():
@@ -411,7 +411,9 @@ class Context:
                 state, self._state = self._state, None
                 self._flush_last_rolls(state)
                 if logged:
-                    _keep_newest(state)
+                    from d20cli.store.log_retention import keep_configured
+
+                    keep_configured(state.rolls, state.db.warn)
                 state.close()
         finally:
             if self.disk is not None:
@@ -457,19 +459,6 @@ class Context:
             roller = self._rollers[budget] = RandomRoller(self._rng, budget)
         roller.count = 0
         return roller
-
-
-def _keep_newest(state: State) -> None:
-    """Prune the roll log to the config file's `log.keep`, when it gives one."""
-    from d20cli.store.config import load_config
-    from d20cli.store.rolllog import keep_newest
-
-    try:
-        keep = load_config().log_keep
-    except D20Error:  # (the rolls of the run have said what is wrong with the file)
-        return
-    if keep is not None:
-        keep_newest(state.rolls, keep, state.db.warn)
 
 
 def open_log(opts: Options, out: Output, context: Context | None = None) -> RollLog | None:

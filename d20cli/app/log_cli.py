@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from d20cli.app import log_prune
 from d20cli.app.char_cli import _cell, _console
 from d20cli.app.edge import command_errors as _errors
 from d20cli.controls import visible
@@ -129,7 +130,8 @@ def log_main(
             raise ParseError("--clear deletes all rolls or one character's (-c NAME)")
         if clear and not yes and not interactive():
             raise ParseError("--clear asks before it deletes; not on a terminal, give --yes")
-        cut = _prune_args(prune, before, keep, now, (character, since, until, system, outcome))
+        log_prune.check(prune, before, keep, (character, since, until, system, outcome))
+        cut = None if before is None else when(before, now, "--before")
         if prune and not yes and not interactive():
             raise ParseError("--prune asks before it deletes; not on a terminal, give --yes")
         state = State.open(None, out.warn)
@@ -140,7 +142,7 @@ def log_main(
             if clear:
                 _clear(store, character, yes, out)
             elif prune:
-                _prune(store, cut, yes, out)
+                log_prune.prune(store, cut, keep, yes, out)
             elif export is not None:
                 _export(store, export.lower(), only, out)
             elif stats:
@@ -163,60 +165,7 @@ def _clear(store: Rolls, character: str | None, yes: bool, out: Output) -> None:
     if not yes and not typer.confirm(question, default=False):
         raise typer.Exit(int(ExitStatus.OK))
     out.text(f"deleted {store.clear(character):,} rolls")
-    _vacuum(store, out)
-
-
-def _prune_args(
-    prune: bool, before: str | None, keep: int | None, now: datetime, filters: tuple[Any, ...]
-) -> tuple[str | None, int | None]:
-    """What `--prune` deletes: the rows before a time (the log's time text) and those past
-    the newest N. ParseError for --before or --keep without --prune, for --prune with
-    neither, or with a filter (a prune is of the whole log)."""
-    from d20cli.store.config import log_problem
-
-    if not prune:
-        if (before, keep) != (None, None):
-            raise ParseError("--before and --keep go with --prune: d20 log --prune --keep 10000")
-        return None, None
-    if (before, keep) == (None, None):
-        raise ParseError(
-            "--prune takes --before DATE, --keep N or both: d20 log --prune --keep 10000"
-        )
-    if filters != (None,) * len(filters):
-        raise ParseError("--prune takes --before and --keep, no filters: it prunes the whole log")
-    problem = None if keep is None else log_problem("keep", keep)
-    if problem is not None:
-        raise ParseError(f"--keep {problem}")
-    return (None if before is None else when(before, now, "--before")), keep
-
-
-def _prune(store: Rolls, cut: tuple[str | None, int | None], yes: bool, out: Output) -> None:
-    """Delete what `cut` (before, keep) says, after a question unless `yes`; say how many
-    rows went and how many are left, and vacuum."""
-    from d20cli.store.sealing import Sessions
-
-    before, keep = cut
-    what = [f"before {before.replace('T', ' ')[:19]} UTC"] if before is not None else []
-    what += [f"older than the newest {keep:,}"] if keep is not None else []
-    n = store.prunable(before, keep)
-    question = f"delete {n:,} logged rolls ({' or '.join(what)})?"
-    if n and not yes and not typer.confirm(question, default=False):
-        raise typer.Exit(int(ExitStatus.OK))
-    gone = store.prune(before, keep)
-    sealed = Sessions(store.db).current() is not None
-    _vacuum(store, out)
-    note = "; the open sealed session's rolls are kept" if sealed else ""
-    left = store.count()
-    out.text(
-        f"deleted {gone:,} rolls; {left:,} left, {store.db.disk_bytes():,} bytes on disk{note}"
-    )
-
-
-def _vacuum(store: Rolls, out: Output) -> None:
-    """Shrink the file after rows were deleted; a warning when it cannot."""
-    why = store.db.vacuum()
-    if why is not None:
-        out.warn(f"the state database could not shrink ({why}); later rolls use its free room")
+    log_prune.vacuum(store, out)
 
 
 # --- filters ----------------------------------------------------------------------------

@@ -303,32 +303,6 @@ class Rolls:
 
         return self.db.write(self.WHAT, change)
 
-    def prune(self, before: str | None = None, keep: int | None = None) -> int:
-        """Delete the rows logged before `before` (the log's time text, `stamp`) and those
-        older than the newest `keep`, but never a row of the sealed session that is open;
-        returns how many."""
-
-        def change(conn: sqlite3.Connection) -> int:
-            where = _pruned(conn, before, keep)
-            if where is None:
-                return 0
-            return int(conn.execute(f"DELETE FROM rolls WHERE {where[0]}", where[1]).rowcount)
-
-        return self.db.write(self.WHAT, change)
-
-    def prunable(self, before: str | None = None, keep: int | None = None) -> int:
-        """How many rows `prune` would delete now."""
-
-        def query(conn: sqlite3.Connection) -> int:
-            where = _pruned(conn, before, keep)
-            if where is None:
-                return 0
-            return int(
-                conn.execute(f"SELECT count(*) FROM rolls WHERE {where[0]}", where[1]).fetchone()[0]
-            )
-
-        return self.db.read(self.WHAT, query)
-
     def recent(
         self, limit: int = 20, character: str | None = None, only: LogFilter | None = None
     ) -> list[Row]:
@@ -365,63 +339,6 @@ class Rolls:
 
 
 _SELECTED = ", ".join((*COLUMNS, *SEALED_COLUMNS))
-#: A row of the sealed session that is open is never pruned (d20cli.store.sealing).
-_NOT_OPEN_SESSION = (
-    "(session IS NULL OR session NOT IN (SELECT id FROM sessions WHERE closed IS NULL))"
-)
-
-
-def _pruned(
-    conn: sqlite3.Connection, before: str | None, keep: int | None
-) -> tuple[str, tuple[Any, ...]] | None:
-    """The condition of the rows a prune deletes (None: none)."""
-    parts: list[str] = []
-    args: list[Any] = []
-    if before is not None:
-        parts.append("at < ?")
-        args.append(before)
-    if keep is not None:
-        query = "SELECT id FROM rolls ORDER BY id DESC LIMIT 1 OFFSET ?"
-        last = conn.execute(query, (keep,)).fetchone()  # the newest row past the kept ones
-        if last is not None:
-            parts.append("id <= ?")
-            args.append(int(last[0]))
-    if not parts:
-        return None
-    return f"({' OR '.join(parts)}) AND {_NOT_OPEN_SESSION}", tuple(args)
-
-
-#: `log.keep` lets the log grow this share past its rows before a run prunes it back:
-#: the prune (and its note) comes once every few thousand rolls, not at every run.
-KEEP_SLACK = 10  # percent
-
-
-def keep_newest(rolls: Rolls, keep: int, warn: Callable[[str], None]) -> int:
-    """The config file's `log.keep`, applied as a run ends (`Context.close`, after its
-    rows are written): when the log holds more than `keep` rows and a tenth, delete all
-    but the newest `keep` (never a row of an open sealed session) and say how many on
-    stderr. Cheap when there is nothing to do: one look at the ends of the table's key.
-    Returns how many rows went."""
-    most = keep + max(keep * KEEP_SLACK // 100, 1)
-
-    def over(conn: sqlite3.Connection) -> bool:
-        ends = "SELECT (SELECT min(id) FROM rolls), (SELECT max(id) FROM rolls)"  # (each: a seek)
-        low, high = conn.execute(ends).fetchone()
-        if low is None or high - low + 1 <= most:  # (distinct ids: no more rows than this)
-            return False
-        past = "SELECT 1 FROM rolls ORDER BY id DESC LIMIT 1 OFFSET ?"
-        return conn.execute(past, (most,)).fetchone() is not None
-
-    try:
-        if not rolls.db.read(Rolls.WHAT, over):
-            return 0
-        gone = rolls.prune(keep=keep)
-    except D20Error as err:
-        warn(f"cannot prune the roll log to log.keep = {keep:,}: {err.message}")
-        return 0
-    if gone:
-        warn(f"the roll log keeps the newest {keep:,} rolls (log.keep): {gone:,} older deleted")
-    return gone
 
 
 def _where(only: LogFilter) -> tuple[str, tuple[Any, ...]]:
