@@ -108,6 +108,7 @@ def test_set_show_unset_round_trip() -> None:
             "levelup": {"crit-dmg": "max", "lucky": True, "crit": 19, "group": "at-least-half"},
             "reglamento": {"min": 10},
         },
+        "log": {"keep": None},
     }
     r = runner.invoke(app, ["config", "show"])
     assert r.stdout.splitlines()[1:4] == ['system = "mm"', 'color = "never"', ""]

@@ -79,6 +79,19 @@ def test_a_natural_20_with_fortune_gains_a_die_up_to_two() -> None:
     assert held() == 2
 
 
+def test_a_die_not_added_is_not_counted_as_gained() -> None:
+    """The JSON's `fortune_gained` and the notes agree: no die added, none gained."""
+    for _ in range(2):
+        roll("attempt adept fortune", 20)
+        roll("luck fortune", 20)
+    for text in ("attempt adept fortune", "luck fortune"):
+        full = roll(text, 20)
+        assert full.detail["fortune_gained"] == 0 and full.detail["fortune"] == 2
+        assert not any("+1 fortune die" in n for n in full.notes)
+        assert full.notes[-1] == "already holding the most fortune dice (2): none added"
+    assert held() == 2
+
+
 def test_no_die_without_the_word_or_without_a_20() -> None:
     plain = roll("attempt adept", 20)
     assert "fortune" not in plain.detail
@@ -96,7 +109,7 @@ def test_boon_option_holds_up_to_four() -> None:
     for _ in range(5):
         roll("attempt adept fortune", 20, opts=boon)
     assert held(boon) == 4
-    assert held() == 4  # still held without --boon; the most is 2 only for gaining more
+    assert command("fortune").detail == {"fortune": 4, "fortune_max": 4}  # the boon stays on
 
 
 def test_fortune_boon_is_stored_as_a_setting() -> None:
@@ -197,6 +210,36 @@ def test_the_runner_records_and_handles_fortune(state_home: Path) -> None:
     bad = run_tokens(["fortune", "spend", "-s", "pd"], Options(), o)
     assert bad.status == 2
     assert "no fortune die held" in o.stderr.getvalue()  # type: ignore[attr-defined]
+
+
+def test_a_one_off_boon_stays_in_force(state_home: Path) -> None:
+    """`--boon` on a roll stores the boon setting: the dice it let a holder gain never stand
+    above the most in force ("4 of 2 fortune dice")."""
+    o = out()
+    gains = [
+        run_tokens(
+            ["attempt", "trained", "fortune", "--boon", "-s", "pd", "--dice", "20"], Options(), o
+        ).results[0]
+        for _ in range(4)
+    ]
+    assert [g.detail["fortune"] for g in gains] == [1, 2, 3, 4]
+    turned_on = [n for g in gains for n in g.notes if n.startswith("the boon is on")]
+    assert turned_on == ["the boon is on: up to 4 fortune dice held"]  # said once
+    shown = run_tokens(["fortune", "-s", "pd"], Options(), o).results[0]
+    assert shown.label == "4 of 4 fortune dice" and shown.notes == ()
+    off = run_tokens(["fortune", "no-boon", "-s", "pd"], Options(), o).results[0]
+    assert (
+        off.label == "2 of 2 fortune dice" and "2 fortune dice over the most let go" in off.notes[0]
+    )
+
+
+def test_dice_over_the_most_are_shown_with_the_way_out() -> None:
+    """A state holding more than the most in force (written by hand, or by an older d20)
+    is shown as it is, with the two commands that settle it."""
+    store().fortune.set(fortune.holder(PD), 4)
+    shown = command("fortune")
+    assert shown.detail == {"fortune": 4, "fortune_max": 2}
+    assert shown.notes == ("over the most: `fortune boon` keeps them, `fortune no-boon` lets 2 go",)
 
 
 def test_the_boon_setting_can_be_turned_off() -> None:

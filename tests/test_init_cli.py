@@ -224,3 +224,39 @@ def test_an_error_with_json_is_also_a_json_object(sheet: Path) -> None:
 def test_a_roll_of_too_many_dice_is_refused(sheet: Path) -> None:
     got = init("add", "ogre", "+200d6")
     assert got.exit_code == 2 and "at most 100 dice" in got.stderr
+
+
+def test_a_removed_character_leaves_the_order(
+    sheet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`d20 char rm` takes the character out of the initiative order too: the shell's
+    toolbar no longer names them, and on their turn the turn passes on."""
+    from d20cli.app.cli import completion_commands, run_app
+    from d20cli.app.shell import Commands
+    from d20cli.language.vocabulary import VERB_HELP
+
+    commands = Commands(run_app, lambda: completion_commands(VERB_HELP))
+    s = Session(Options(), Output(io.StringIO(), io.StringIO(), color=False), commands)
+    s.handle("init roll --dice 16,4,12,13,2")
+    assert main(["init", "add", "zed", "+0", "--dice", "1"]) == 0  # a monster called zed
+    assert "turn: aria (round 1)" in s.toolbar()
+    assert s.handle("char rm aria") == 0
+    assert "removed aria from the initiative order: cleo's turn" in capsys.readouterr().out
+    assert "turn: cleo (round 1)" in s.toolbar()
+    assert [c["name"] for c in order_of()["order"]] == ["cleo", "bob", "dana", "zed"]
+    write_sheet(SHEET.replace("[dana]", "[zed]\n\n[dana]"))  # a character zed, too
+    assert main(["char", "rm", "zed"]) == 0
+    assert "initiative" not in capsys.readouterr().out  # the monster zed stays
+    assert main(["char", "rm", "bob"]) == 0  # not on their turn: the turn stays
+    assert (
+        capsys.readouterr().out
+        == "removed bob\nremoved bob from the initiative order: cleo's turn\n"
+    )
+    for _ in range(2):
+        init("next")
+    assert order_of()["turn"] == "zed"
+    assert main(["char", "rm", "dana"]) == 0
+    assert (order_of()["round"], order_of()["turn"]) == (1, "zed")
+    init("rm", "zed")
+    assert main(["char", "rm", "cleo"]) == 0  # the last one: no turn left
+    assert order_of() == {"round": 2, "turn": None, "order": []}

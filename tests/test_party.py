@@ -44,6 +44,10 @@ def test_party_commands_keep_the_party_in_the_file(
     assert status == 2 and "'cleo' is not in the party" in err
     status, _, err = d20(["party", "add", "cleo"], capsys)
     assert status == 2 and "no character 'cleo'" in err
+    status, _, err = d20(["party", "add", "nobody"], capsys)  # the real characters only
+    assert status == 2 and err.endswith("no character 'nobody' (there are: aria, bob)\n")
+    status, _, err = d20(["char", "set", "party", "stealth", "+1"], capsys)
+    assert status == 2 and "no character 'party' (there are: aria, bob)" in err
     d20(["party", "add", "bob"], capsys)
     character_edits.remove("bob")  # a character removed leaves the party too
     assert characters.party() == ("aria",)

@@ -173,13 +173,33 @@ def _path() -> str:
 
 @char_app.command("rm")
 def char_rm(name: Annotated[str, typer.Argument(help="The character to remove.")]) -> None:
-    """Remove a character."""
+    """Remove a character (from the party and the initiative order too)."""
     from d20cli.store import character_edits
 
     out = Output()
     with _errors(out):
-        character_edits.remove(name)
-    out.text(f"removed {name}")
+        gone = character_edits.remove(name)
+    out.text(f"removed {visible(gone)}")
+    with _errors(out):
+        _leave_order(gone, out)
+
+
+def _leave_order(name: str, out: Output) -> None:
+    """Take a removed character out of the initiative order, when it is there (the turn
+    passes on if it was theirs)."""
+    from d20cli.store import initiative
+    from d20cli.store.state import State, db_path
+
+    if not db_path().exists():  # nothing kept yet: no order to leave
+        return
+    state = State.open(None, out.warn)
+    try:
+        left = initiative.remove_character(state, name)
+    finally:
+        state.close()
+    if left is not None:
+        turn = f": {visible(left.turn)}'s turn" if left.turn else ""
+        out.text(f"removed {visible(name)} from the initiative order{turn}")
 
 
 @char_app.command("use")

@@ -28,7 +28,7 @@ config_app = typer.Typer(
 KEYS_HELP = (
     "system (a system id), color (auto, always, never), SYSTEM.crit (2-20), SYSTEM.lucky "
     "(true, false), SYSTEM.min (2-20), SYSTEM.crit-dmg (dice, double, max), SYSTEM.group "
-    "(more-than-half, at-least-half)"
+    "(more-than-half, at-least-half), log.keep (the newest rows the roll log keeps)"
 )
 
 
@@ -62,6 +62,8 @@ def show_lines(config: Any) -> list[str]:
     for sid, keys in config.house.items():
         lines += ["", f"[{sid}]"]
         lines += [f"{key} = {_toml(value)}" for key, value in keys.items()]
+    if config.log_keep is not None:
+        lines += ["", "[log]", f"keep = {config.log_keep}"]
     return lines
 
 

@@ -396,8 +396,10 @@ class Context:
 
     def close(self) -> None:
         """Save what lasts beyond the run: the roll log's buffered rows, the last rolls,
-        the parse cache; and close the state database."""
+        the parse cache; and close the state database. A run that logged rolls then
+        prunes the log to the config file's `log.keep` (d20cli.store.log_retention)."""
         try:
+            logged = any(log is not None for log in self.logs.values())
             for log in self.logs.values():
                 if log is not None:
                     log.close()
@@ -408,6 +410,10 @@ class Context:
             if self._state is not None:
                 state, self._state = self._state, None
                 self._flush_last_rolls(state)
+                if logged:
+                    from d20cli.store.log_retention import keep_configured
+
+                    keep_configured(state.rolls, state.db.warn)
                 state.close()
         finally:
             if self.disk is not None:

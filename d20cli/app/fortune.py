@@ -7,7 +7,8 @@ the run's state database (`Context.state`, d20cli.store.state):
 - `record` runs after every pendagger attempt or luck roll: the roll becomes the holder's
   last roll, and a result that gained a fortune die (the word `fortune` on a natural 20,
   `detail["fortune_gained"]`) adds one die, up to the most a holder may keep: 2, or 4 with
-  the boon option (`--boon` on the roll, or the stored boon setting).
+  the boon option. When the holder already has the most, none is added and the result
+  says so (its `fortune_gained` is 0).
 - `handle` answers the `fortune` verb: `fortune` shows the count held; `fortune spend`
   (or `fortune spend reroll`) spends one die to reroll the last roll
   (`pendagger.spend_fortune`); `fortune spend hint`, `escape` and `value` spend one for the
@@ -18,7 +19,9 @@ first with `--dice`, so that a wrong number of faces is an error before any stat
 A spend that fails for any reason changes nothing.
 
 The holder is the `--as NAME` character when given, else one shared holder ("player").
-`fortune --boon` stores the boon setting, so later rolls keep up to 4 dice.
+`--boon` on any fortune roll or command stores the boon setting, as `fortune boon` does: it
+stays in force until `fortune no-boon` (which lets the dice over 2 go, and says so), so the
+dice gained under it never stand above the most in force.
 """
 
 from __future__ import annotations
@@ -98,21 +101,32 @@ def record(
     store = context.state(out)
     who = holder(opts)
     store.last_rolls.set(who, result.request, result.system, result.to_json(), defer=True)
-    if not result.detail.get("fortune_gained"):
-        return result
     rules = rules_of(result.system)
     assert rules is not None  # is_fortune_roll said so
+    notes = result.notes
+    if opts.boon and _boon_on(store):
+        notes = (*notes, f"the boon is on: up to {rules.most_boon} fortune dice held")
+    if not result.detail.get("fortune_gained"):
+        return replace(result, notes=notes) if notes != result.notes else result
     limit = most(rules, opts, store)
     held, added = store.fortune.add(who, limit)
+    detail = {**result.detail, "fortune": held, "fortune_max": limit}
     if added:
-        note = f"fortune dice held: {held} of {limit}"
-    else:
-        note = f"already holding the most fortune dice ({limit}): none added"
-    return replace(
-        result,
-        notes=(*result.notes, note),
-        detail={**result.detail, "fortune": held, "fortune_max": limit},
-    )
+        notes = (*notes, f"fortune dice held: {held} of {limit}")
+    else:  # the rules' note promised a die: say none was added, and count none
+        notes = tuple(n.removesuffix(rules.gained) for n in notes)
+        notes = (*notes, f"already holding the most fortune dice ({limit}): none added")
+        detail["fortune_gained"] = 0
+    return replace(result, notes=notes, detail=detail)
+
+
+def _boon_on(store: State) -> bool:
+    """Store the boon setting (`--boon` once keeps it in force: the dice it let a holder
+    gain stay within the most). True when it was off."""
+    if store.settings.get(BOON_KEY) == "on":
+        return False
+    store.settings.set(BOON_KEY, "on")
+    return True
 
 
 def handle(
@@ -137,8 +151,8 @@ def handle(
         )
     store = _readable(context.state(out), request)
     action = getattr(request, "action", "show")
-    if write and (opts.boon or action == "boon") and store.settings.get(BOON_KEY) != "on":
-        store.settings.set(BOON_KEY, "on")
+    if write and (opts.boon or action == "boon"):
+        _boon_on(store)
     notes: tuple[str, ...] = ()
     who = holder(opts)
     if action == "no-boon" and write:
@@ -155,7 +169,12 @@ def handle(
 
     if not isinstance(request, FortuneRequest):
         raise RulesError("`fortune` shows or spends fortune dice", request.text, 1)
-    result = rules.show(request, store.fortune.held(who), limit)
+    count = store.fortune.held(who)
+    if count > limit:  # a state written by hand or by an older d20 may hold more
+        notes = (
+            f"over the most: `fortune boon` keeps them, `fortune no-boon` lets {count - limit} go",
+        )
+    result = rules.show(request, count, limit)
     return replace(result, notes=(*result.notes, *notes)) if notes else result
 
 

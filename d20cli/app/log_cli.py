@@ -10,6 +10,9 @@
   size, per character and per session (d20cli.store.log_stats).
 - `--export json|csv`: every row, streamed; `--clear`: delete, after a question on a
   terminal, or with `--yes`.
+- `--prune --before DATE` / `--prune --keep N`: delete the rows before then / all but the
+  newest N (never those of a sealed session that is open), asked as `--clear` is.
+  After a clear or a prune the database is vacuumed, so that its file shrinks.
 
 Errors are one line on standard error and exit status 2, never a traceback.
 """
@@ -23,6 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from d20cli.app import log_prune
 from d20cli.app.char_cli import _cell, _console
 from d20cli.app.edge import command_errors as _errors
 from d20cli.controls import visible
@@ -79,7 +83,24 @@ def log_main(
         str | None, typer.Option("--export", help="Print every roll as json or csv.")
     ] = None,
     clear: Annotated[bool, typer.Option("--clear", help="Delete the logged rolls.")] = False,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="With --clear: do not ask.")] = False,
+    prune: Annotated[
+        bool,
+        typer.Option("--prune", help="Delete old rolls: with --before DATE and/or --keep N."),
+    ] = False,
+    before: Annotated[
+        str | None,
+        typer.Option(
+            "--before",
+            metavar="DATE",
+            help="With --prune: the rolls before then (2026-05-01, 30d).",
+        ),
+    ] = None,
+    keep: Annotated[
+        int | None, typer.Option("--keep", help="With --prune: keep only the newest N rolls.")
+    ] = None,
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="With --clear or --prune: do not ask.")
+    ] = False,
     tsv: Annotated[bool, typer.Option("--tsv", help="Tab-separated lines.")] = False,
     json: Annotated[bool, typer.Option("--json", help="JSON instead of a table.")] = False,
     no_color: Annotated[bool, typer.Option("--no-color", help="Plain text.")] = False,
@@ -93,8 +114,8 @@ def log_main(
     if character is not None:  # as the log keeps a name: bytes that were not UTF-8 as U+FFFD
         character = clean(character)
     with _errors(out):
-        if sum((stats, export is not None, clear)) > 1:
-            raise ParseError("use one of --stats, --export and --clear at a time")
+        if sum((stats, export is not None, clear, prune)) > 1:
+            raise ParseError("use one of --stats, --export, --clear and --prune at a time")
         if export is not None and export.lower() not in EXPORT_FORMATS:
             raise ParseError(f"--export takes json or csv, not {export!r}")
         now = datetime.now(UTC)
@@ -109,6 +130,10 @@ def log_main(
             raise ParseError("--clear deletes all rolls or one character's (-c NAME)")
         if clear and not yes and not interactive():
             raise ParseError("--clear asks before it deletes; not on a terminal, give --yes")
+        log_prune.check(prune, before, keep, (character, since, until, system, outcome))
+        cut = None if before is None else when(before, now, "--before")
+        if prune and not yes and not interactive():
+            raise ParseError("--prune asks before it deletes; not on a terminal, give --yes")
         state = State.open(None, out.warn)
         try:
             if state.db.unusable is not None:  # not "no rolls logged yet": it is not known
@@ -116,6 +141,8 @@ def log_main(
             store = state.rolls
             if clear:
                 _clear(store, character, yes, out)
+            elif prune:
+                log_prune.prune(store, cut, keep, yes, out)
             elif export is not None:
                 _export(store, export.lower(), only, out)
             elif stats:
@@ -138,6 +165,7 @@ def _clear(store: Rolls, character: str | None, yes: bool, out: Output) -> None:
     if not yes and not typer.confirm(question, default=False):
         raise typer.Exit(int(ExitStatus.OK))
     out.text(f"deleted {store.clear(character):,} rolls")
+    log_prune.vacuum(store, out)
 
 
 # --- filters ----------------------------------------------------------------------------
@@ -371,10 +399,11 @@ def _export(store: Rolls, kind: str, only: LogFilter, out: Output) -> None:
 
 
 def _stats(store: Rolls, only: LogFilter, out: Output, json: bool, no_color: bool) -> None:
-    from d20cli.store.log_stats import SIDES, Fairness, fairness, naturals
+    from d20cli.store.log_stats import SIDES, Fairness, fairness, log_size, naturals
 
     found = fairness(store, only=only)
     seen = naturals(store, only=only)
+    size = log_size(store)
     have = {f.character for f in found}
     for who in seen.characters:  # rolled other dice, but no d20
         if who not in have:
@@ -383,6 +412,7 @@ def _stats(store: Rolls, only: LogFilter, out: Output, json: bool, no_color: boo
     if json:
         out.json([{**f.to_json(), **seen.to_json(f.character)} for f in found])
         return
+    out.text(f"roll log: {size.rows:,} rows, {size.bytes:,} bytes on disk")
     if not found:
         out.text("no d20s logged yet" + (f" for {only.character}" if only.character else ""))
         return

@@ -255,7 +255,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "boon",
         ("--boon",),
-        "the boon option: hold up to 4 fortune dice",
+        "the boon option: hold up to 4 fortune dice (on until `fortune no-boon`)",
         group="system",
         verbs=_FORTUNE_VERBS,
         odds=False,

@@ -426,6 +426,8 @@ class Fortune:
     show(request, held, most): the result that shows the count.
     reroll(request, previous, roller): the reroll a spent die buys for `previous` (made
     from `request`); RulesError when it cannot help.
+    gained: how the note of a result that gained a die ends (": +1 fortune die"); the
+    caller drops it when the holder already has the most.
     """
 
     verbs: tuple[str, ...]
@@ -433,6 +435,7 @@ class Fortune:
     most_boon: int
     show: Callable[[FortuneRequest, int, int], Result]
     reroll: Callable[[CheckRequest | LuckRequest, Result, Roller], Result]
+    gained: str
 
 
 @frozen

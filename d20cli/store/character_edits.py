@@ -96,13 +96,15 @@ def _editing(path: Path | None = None) -> Iterator[Any]:
 
 
 def _key_of(doc: Any, name: str) -> str:
-    """The key of character `name` in the document (exact, else case-insensitive)."""
-    if name in doc:
+    """The key of character `name` in the document (exact, else case-insensitive); the
+    party's table is no character, and is not offered among the names."""
+    keys = [str(k) for k in doc if str(k).lower() != PARTY]
+    if name in keys:
         return name
-    for key in doc:
-        if str(key).lower() == name.lower():
-            return str(key)
-    raise ParseError(f"no character {name!r}{closest(name, [str(k) for k in doc])}")
+    for key in keys:
+        if key.lower() == name.lower():
+            return key
+    raise ParseError(f"no character {name!r}{closest(name, keys)}")
 
 
 def _table_of(doc: Any, name: str, path: Path | None = None) -> tuple[str, Any]:
@@ -148,13 +150,14 @@ def add(name: str, system: str | None = None, path: Path | None = None) -> Chara
     return load(name, path)
 
 
-def remove(name: str, path: Path | None = None) -> None:
+def remove(name: str, path: Path | None = None) -> str:
     """Remove a character (also one whose table is malformed: that is one way to fix it),
-    and from the party."""
+    and from the party. The name as the file spelled it."""
     with _editing(path) as doc:
         key = _key_of(doc, name)
         del doc[key]
         _set_party(doc, [m for m in _party_list(doc) if m != key])
+    return key
 
 
 def party_edit(
@@ -168,9 +171,9 @@ def party_edit(
     with _editing(path) as doc:
         members = [] if clear else _party_list(doc)
         for name in add:
-            key = _key_of(doc, name)
-            if key.lower() == PARTY:
+            if name.lower() == PARTY:
                 raise ParseError("name the party's characters: d20 party add aria bob")
+            key = _key_of(doc, name)
             _table_of(doc, key, path)
             if key not in members:
                 members.append(key)

@@ -14,6 +14,9 @@ config_edits: comments kept, atomic writes).
     crit = 19                # 2 to 20
     min = 10                 # 2 to 20
 
+    [log]
+    keep = 100000            # the roll log keeps the newest N rows (d20cli.store.rolllog)
+
 What beats what (the usual Unix order: the command line, then the environment, then the
 file): the system is `--system`, else a character's own system (`--as`), else
 `D20_SYSTEM`, else the file's `system`, else levelup. Colour: `--no-color`, then
@@ -49,6 +52,8 @@ TOP_KEYS: tuple[str, ...] = ("system", "color", "character")
 #: What `character` may hold: a character's name, `party`, or names with commas.
 CHARACTER_VALUE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*(,[A-Za-z0-9_][A-Za-z0-9_-]*)*")
 BOOL_WORDS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
+LOG_TABLE = "log"  # the roll log's table: `keep = N`
+LOG_KEEP = (1, 10**12)  # the rows `log.keep` (and `d20 log --prune --keep`) may keep
 
 
 def config_path() -> str:
@@ -66,6 +71,7 @@ class Config:
     color: str | None = None
     house: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     character: str | None = None
+    log_keep: int | None = None  # `[log] keep`: the newest rows the roll log keeps
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -75,6 +81,7 @@ class Config:
             "color": self.color,
             "character": self.character,
             "house": {sid: dict(keys) for sid, keys in self.house.items()},
+            "log": {"keep": self.log_keep},
         }
 
 
@@ -161,6 +168,7 @@ def _config(doc: Mapping[str, Any], text: str, target: str) -> Config:
     system: str | None = None
     color: str | None = None
     character: str | None = None
+    log_keep: int | None = None
     house: dict[str, dict[str, Any]] = {}
     seen: dict[str, str] = {}
     for raw_key, value in doc.items():
@@ -175,13 +183,39 @@ def _config(doc: Mapping[str, Any], text: str, target: str) -> Config:
             color = _checked_choice(value, COLOR_CHOICES, "color", fail)
         elif key == "character":
             character = checked_character(value, fail)
+        elif key == LOG_TABLE:
+            log_keep = _log_table(value, text, target)
         else:
             sid = _table_system(key, value, fail)
             if sid in seen:
                 raise fail(f"{sid}'s house rules are already in [{seen[sid]}]")
             seen[sid] = key
             house[sid] = _house_table(sid, key, value, text, target)
-    return Config(target, True, system, color, house, character)
+    return Config(target, True, system, color, house, character, log_keep)
+
+
+def _log_table(table: Any, text: str, target: str) -> int | None:
+    """The `[log]` table: `keep`, the newest rows the roll log keeps."""
+    if not isinstance(table, dict):
+        raise config_error(target, text, LOG_TABLE, f"must be a table ([log]), not {_shape(table)}")
+    for name, value in table.items():
+        problem = log_problem(str(name), value)
+        if problem is not None:
+            raise config_error(target, text, f"{LOG_TABLE}.{name}", problem)
+    keep = table.get("keep")
+    return keep if isinstance(keep, int) else None
+
+
+def log_problem(key: str, value: Any) -> str | None:
+    """What is wrong with `log.KEY` = `value` (None: it is right)."""
+    if key != "keep":
+        return "unknown key (the [log] table has keep, the newest rows the roll log keeps)"
+    lo, hi = LOG_KEEP
+    if isinstance(value, bool) or not isinstance(value, int):
+        return f"must be a whole number of rows, {lo} or more, not {_shape(value)}"
+    if not lo <= value <= hi:
+        return f"must be a whole number of rows from {lo:,} to {hi:,}, not {value:,}"
+    return None
 
 
 def checked_character(value: Any, fail: Any) -> str:
@@ -221,7 +255,10 @@ def _table_system(key: str, value: Any, fail: Any) -> str:
         sid = None
     if sid is None:
         tables = ", ".join(f"[{s}]" for s in SYSTEM_IDS)
-        raise fail(f"unknown key (the keys are system, color and a table per system: {tables})")
+        raise fail(
+            f"unknown key (the keys are system, color, character, [log] and a table per "
+            f"system: {tables})"
+        )
     if not isinstance(value, dict):
         raise fail(f"must be a table of house rules ([{sid}]), not {_shape(value)}")
     return sid
@@ -362,26 +399,27 @@ def color_choice() -> str | None:
 
 def config_keys() -> list[str]:
     """Every key `d20 config set` takes (for help and completion): system, color,
-    character, then SYSTEM.KEY for each house key that means something in that system."""
+    character, then SYSTEM.KEY for each house key that means something in that system,
+    then log.keep."""
     from d20cli.rules import SYSTEM_IDS, get_system
     from d20cli.rules.house import offered_keys
 
     keys = list(TOP_KEYS)
     for sid in SYSTEM_IDS:
         keys += [f"{sid}.{key}" for key in offered_keys(get_system(sid))]
-    return keys
+    return [*keys, f"{LOG_TABLE}.keep"]
 
 
 def parse_value(key: str, text: str) -> Any:
     """A value typed after `d20 config set KEY` as the TOML value it stands for: a whole
-    number for crit and min, true or false for lucky (also yes, no, on, off), else the
+    number for crit, min and log.keep, true or false for lucky (also yes, no, on, off), else the
     text (lower case)."""
     leaf = key.rsplit(".", 1)[-1]
     word = text.strip()
-    if leaf in ("crit", "min"):
+    if leaf in ("crit", "min", "keep"):
         from d20cli.errors import ASCII_DIGITS
 
-        if word and not word.strip(ASCII_DIGITS) and len(word) <= 3:
+        if word and not word.strip(ASCII_DIGITS) and len(word) <= (13 if leaf == "keep" else 3):
             return int(word)
         return word
     if leaf == "lucky":

@@ -6,26 +6,29 @@ d20cli.store.config."""
 from __future__ import annotations
 
 import os
+from functools import partial
 from typing import Any
 
 from d20cli.errors import D20Error, ParseError
 from d20cli.store.config import (
     COLOR_CHOICES,
+    LOG_TABLE,
     TOP_KEYS,
     check_text,
     checked_character,
     config_path,
     house_problem,
+    log_problem,
     parse_value,
     read_text,
 )
 
-_KEY_FORMS = "system, color, character or SYSTEM.KEY (levelup.crit-dmg)"
+_KEY_FORMS = "system, color, character, log.keep or SYSTEM.KEY (levelup.crit-dmg)"
 
 
 def _split(key: str) -> tuple[str, str | None]:
-    """(`system` | `color` | a system id, its house key or None); ParseError naming the
-    key when it is none of these."""
+    """(`system` | `color` | `character` | `log` | a system id, its key or None);
+    ParseError naming the key when it is none of these."""
     from d20cli.rules import system_id
 
     parts = key.strip().split(".")
@@ -34,7 +37,7 @@ def _split(key: str) -> tuple[str, str | None]:
     try:
         sid = system_id(parts[0]) if parts[0] else None
     except D20Error:
-        sid = None
+        sid = LOG_TABLE if parts[0].lower() == LOG_TABLE else None
     if sid is None or len(parts) > 2 or (len(parts) == 2 and not parts[1]):
         raise ParseError(f"{key[:60]!r}: unknown key (the keys are {_KEY_FORMS})")
     return sid, parts[1].lower() if len(parts) == 2 else None
@@ -71,10 +74,13 @@ def checked_value(key: str, text: str) -> tuple[tuple[str, ...], Any]:
         if value not in COLOR_CHOICES:
             raise ParseError(f"color: must be one of {', '.join(COLOR_CHOICES)}, not {text[:40]!r}")
         return ("color",), value
+    if leaf is None and head == LOG_TABLE:
+        raise ParseError(f"{key}: give the key: log.keep N (the newest rows the roll log keeps)")
     if leaf is None:
         raise ParseError(f"{key}: give a house key: {head}.KEY VALUE, e.g. {head}.lucky true")
     value = parse_value(leaf, text)
-    problem = house_problem(head, leaf, value)
+    check = log_problem if head == LOG_TABLE else partial(house_problem, head)
+    problem = check(leaf, value)
     if problem is not None:
         raise ParseError(f"{head}.{leaf}: {problem}")
     return (head, leaf), value

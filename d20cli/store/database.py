@@ -205,6 +205,32 @@ class Database:
     def persistent(self) -> bool:
         return self.path is not None
 
+    def vacuum(self) -> str | None:
+        """Give the pages that deleted rows left free back to the file system (`d20 log
+        --clear` and `--prune`): VACUUM, then a checkpoint that empties the write-ahead
+        log. None when it is done (or the database is in memory); else why not (no room
+        for the copy VACUUM writes, another program in the middle of a change): the rows
+        stay deleted and the file keeps its size, its free pages used by later rows."""
+        if not self.persistent:
+            return None
+        try:
+            self.conn.execute("VACUUM")
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.Error as err:
+            return _cause(err, self.path)
+        return None
+
+    def disk_bytes(self) -> int:
+        """The bytes of the database's files (the database and its write-ahead log); 0 in
+        memory."""
+        if self.path is None:
+            return 0
+        total = 0
+        for name in (str(self.path), str(self.path) + "-wal"):
+            with suppress(OSError):
+                total += os.stat(name).st_size
+        return total
+
     # -- transactions --------------------------------------------------------------------
 
     @contextmanager

@@ -255,13 +255,31 @@ def remove(state: State, name: str) -> tuple[Encounter, str]:
             if not names:
                 raise ParseError(f"no {name!r} in the initiative order: it is empty")
             raise ParseError(f"no {name!r} in the initiative order{closest(name, names)}")
-        gone = exact[0]
-        now = after_removal(found.order, gone, Turn(found.round, found.turn))
-        order = tuple(c for c in found.order if c.name != gone)
-        _write(conn, order, now)
-        return Encounter(now.round, now.turn, order), gone
+        return _take_out(conn, found, exact[0]), exact[0]
 
     return _change(state, change)
+
+
+def remove_character(state: State, name: str) -> Encounter | None:
+    """Take character `name` (any case) out of the order when it is there, as `remove`
+    does (a removed character leaves the order); None when it is not there (a monster of
+    that name stays)."""
+
+    def change(conn: sqlite3.Connection) -> Encounter | None:
+        found = _encounter(conn)
+        low = name.lower()
+        gone = [c.name for c in found.order if c.kind == "character" and c.name.lower() == low]
+        return _take_out(conn, found, gone[0]) if gone else None
+
+    return _change(state, change)
+
+
+def _take_out(conn: sqlite3.Connection, found: Encounter, gone: str) -> Encounter:
+    """`found` without `gone`, written: on its own turn, the turn passes on."""
+    now = after_removal(found.order, gone, Turn(found.round, found.turn))
+    order = tuple(c for c in found.order if c.name != gone)
+    _write(conn, order, now)
+    return Encounter(now.round, now.turn, order)
 
 
 def clear(state: State) -> int:
@@ -285,5 +303,6 @@ __all__ = [
     "monster_names",
     "next_turn",
     "remove",
+    "remove_character",
     "start",
 ]

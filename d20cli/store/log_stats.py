@@ -354,3 +354,19 @@ def _add_summary_naturals(found: Naturals, at: str, who: str | None, summary: ob
         good = {f: n for f, n in counts.items() if isinstance(n, int) and not isinstance(n, bool)}
         n = sum(v for v in good.values() if 0 < v <= 10**15)
         found.add(at, who, int(size), (n, good.get("1", 0), good.get(size, 0)))
+
+
+@frozen
+class LogSize:
+    """How big the roll log is: its rows, and the bytes of the state database's files on
+    disk (the log is most of them)."""
+
+    rows: int
+    bytes: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"rows": self.rows, "bytes": self.bytes}
+
+
+def log_size(rolls: Rolls) -> LogSize:
+    return LogSize(rolls.count(), rolls.db.disk_bytes())

@@ -57,6 +57,7 @@ from d20cli.rules.offers import offer
 from d20cli.rules.pendagger.attempts import (
     ATTEMPT_OFFER,
     ATTEMPT_VERBS,
+    FORTUNE_GAINED,
     LUCK_OFFER,
     OFFERED_ATTEMPT,
     attempt_level,
@@ -171,6 +172,7 @@ FORTUNE = Fortune(
     most_boon=FORTUNE_MAX_BOON,
     show=fortune_result,
     reroll=spend_fortune,
+    gained=FORTUNE_GAINED,
 )
 
 

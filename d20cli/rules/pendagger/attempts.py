@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 
 FORTUNE_LUCK_FACE = 10  # a luck roll's 20 taken for a fortune die counts as this
+FORTUNE_GAINED = ": +1 fortune die"  # how the note of a roll that gains a die ends
 
 
 ATTEMPT_VERBS = ("attempt", "check", "attack", "defend")
@@ -211,7 +212,7 @@ def attempt_result(
         notes.append("unreliable has no effect on a 20")
     if fortune and face == 20:
         detail["fortune_gained"] = 1
-        notes.append("natural 20 taken as a normal success: +1 fortune die")
+        notes.append(f"natural 20 taken as a normal success{FORTUNE_GAINED}")
     return Result(
         request=request.text,
         system=ID,
@@ -263,7 +264,7 @@ def luck_result(request: LuckRequest, face: int, dice: tuple[Die, ...], fortune:
     if fortune and face == 20:
         total = FORTUNE_LUCK_FACE
         detail["fortune_gained"] = 1
-        notes += ("20 taken as a 10: +1 fortune die",)
+        notes += (f"20 taken as a 10{FORTUNE_GAINED}",)
     return Result(
         request=request.text,
         system=ID,
