@@ -62,7 +62,8 @@ def test_a_sealed_roll_replays_exactly(
     session = Session(1, seed, nonce, commitment(seed, nonce), "", None, position)
     stream = SealedStream(session, None)  # type: ignore[arg-type] # no saving here
     result = stream.wrap(system.resolve)(ready, stream.roller(DEFAULT_BUDGET))
-    assert stream.take(result) == (1, position, replay_text(ready))
+    taken = stream.take(result, "2026-12-01T21:00:00.000+00:00", None)
+    assert taken is not None and taken[:3] == (1, position, replay_text(ready))
     assert stream.next == position + 1
     row: dict[str, Any] = {
         **logged_fields(result),

@@ -149,17 +149,31 @@ def verify_command(
             "--commitment", metavar="HEX", help="The commitment posted before play, to check."
         ),
     ] = None,
+    receipts: Annotated[
+        str | None,
+        typer.Option(
+            "--receipts",
+            metavar="FILE",
+            help="Receipts the table saw (sealed #P receipt HEX lines, or the saved output), "
+            "to check (- reads stdin).",
+        ),
+    ] = None,
+    rows: Annotated[
+        bool, typer.Option("--rows", help="A line for every row, not only the failed ones.")
+    ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
 ) -> None:
     """Check a sealed session's exported log against its seed."""
     from d20cli.app.verify import run_verify
 
-    raise typer.Exit(int(run_verify(log, seed, json_out, Output(), posted)))
+    raise typer.Exit(int(run_verify(log, seed, json_out, Output(), posted, receipts, rows)))
 
 
 VERIFY_EXIT = (
     "Exit status: 0 every roll verifies; 1 it does not (a roll edited, missing or out of "
-    "order, the hash chain broken, a seed that does not open the commitment); 2 bad input."
+    "order, the hash chain broken, a receipt that is not the one the table saw, a seed "
+    "that does not open the commitment); 2 bad input. Without --receipts, verify cannot "
+    "tell a request rewritten after play from the one rolled: see docs/sealed-sessions.md."
 )
 
 

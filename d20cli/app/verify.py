@@ -21,15 +21,25 @@ is rolled.
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import json
+import os
 import re
 import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from d20cli.controls import visible
-from d20cli.dice.sealed import commitment, position_random, read_secret
+from d20cli.dice.sealed import (
+    commitment,
+    next_receipt,
+    position_random,
+    read_secret,
+    receipt_body,
+    receipts_start,
+)
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.present.output import Output
 
@@ -37,6 +47,9 @@ if TYPE_CHECKING:
     from d20cli.results import Result
 
 MAX_BYTES = 64 * 1024 * 1024  # of the export read
+MAX_ROW_BYTES = 4 * 1024 * 1024  # of one row of it
+CHUNK = 1024 * 1024  # the export is read (and parsed) this much at a time
+MAX_RECEIPTS_BYTES = 4 * 1024 * 1024  # of a --receipts file
 MAX_POSITION = 2**63 - 1
 MAX_WORK = 20_000_000  # dice rolled again in all (the work budget of one command)
 SHOWN = 40  # characters of a value from the file that a message shows
@@ -55,13 +68,17 @@ FIELDS: dict[str, tuple[type, ...]] = {
     "position": (int, type(None)),
     "replay": (dict, type(None)),
     "commitment": (str, type(None)),
+    "at": (str,),
+    "character": (str, type(None)),
     "prev_hash": (str,),
     "hash": (str,),
 }
+#: Fields an export of an older d20cli does not have (a row without one reads null).
+LATER_FIELDS: dict[str, tuple[type, ...]] = {"receipt": (str, type(None))}
 COMPARED = ("system", "verb", "request", "dice", "total", "outcome", "house")
 
 
-@dataclass
+@dataclass(slots=True)
 class Verdict:
     """What verify found of one row (`row`: its place in the file, from 1)."""
 
@@ -98,35 +115,148 @@ def _shown(value: Any) -> str:
     return visible(text if len(text) <= SHOWN else text[: SHOWN - 3] + "...")
 
 
-def read_export(path: str) -> list[dict[str, Any]]:
-    """The rows of the export at `path` (`-`: standard input), their fields checked;
-    ParseError for anything that is not one."""
+def read_export(path: str) -> Iterator[dict[str, Any]]:
+    """The rows of the export at `path` (`-`: standard input), read and parsed a piece at
+    a time (a row is in memory while it is checked, never the whole file), each row's
+    fields checked for their types; ParseError for anything that is not one, when it is
+    reached."""
+    name = visible(path)
     try:
-        if path == "-":
-            data = sys.stdin.buffer.read(MAX_BYTES + 1)
-        else:
-            with open(path, "rb") as f:
-                data = f.read(MAX_BYTES + 1)
+        f = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115 (closed below)
     except OSError as err:
-        raise ParseError(f"cannot read {visible(path)}: {err.strerror or err}") from None
-    if len(data) > MAX_BYTES:
-        raise ParseError(
-            f"{visible(path)} is larger than {MAX_BYTES // 2**20} MiB, more than a roll log "
-            "export verify reads"
-        )
+        raise ParseError(f"cannot read {name}: {err.strerror or err}") from None
     try:
-        rows = json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as err:
-        raise ParseError(f"{visible(path)} is not UTF-8 text (byte {err.start + 1})") from None
-    except RecursionError:
-        raise ParseError(f"{visible(path)} is nested too deeply for a roll log export") from None
-    except ValueError as err:
-        raise ParseError(f"{visible(path)} is not JSON ({visible(str(err))[:80]})") from None
-    if not isinstance(rows, list):
-        raise ParseError(f"{visible(path)} is not a roll log export (d20 log --export json)")
-    for i, row in enumerate(rows, 1):
+        if path != "-" and os.fstat(f.fileno()).st_size > MAX_BYTES:
+            raise _too_large(name)  # refused before it is read
+        yield from _rows(_Text(_chunks(f, name)), name)
+    finally:
+        if path != "-":
+            f.close()
+
+
+def _too_large(name: str) -> ParseError:
+    return ParseError(
+        f"{name} is larger than {MAX_BYTES // 2**20} MiB, more than a roll log export "
+        "verify reads (d20 log --export json --session N exports one session)"
+    )
+
+
+def _chunks(f: BinaryIO, name: str) -> Iterator[str]:
+    """The text of `f`, CHUNK bytes at a time, at most MAX_BYTES."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    read = 0
+    while True:
+        try:
+            data = f.read(CHUNK)
+        except OSError as err:
+            raise ParseError(f"cannot read {name}: {err.strerror or err}") from None
+        try:
+            text = decoder.decode(data, final=not data)
+        except UnicodeDecodeError as err:
+            raise ParseError(f"{name} is not UTF-8 text (byte {read + err.start + 1})") from None
+        read += len(data)
+        if read > MAX_BYTES:
+            raise _too_large(name)
+        if text:
+            yield text
+        if not data:
+            return
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+class _Text:
+    """The export's text as it is read: what is left of the last piece, and the next."""
+
+    def __init__(self, chunks: Iterator[str]) -> None:
+        self.chunks = chunks
+        self.buf = ""
+        self.pos = 0
+        self.done = False
+
+    def more(self) -> bool:
+        """Read the next piece (False: the text has ended)."""
+        chunk = None if self.done else next(self.chunks, None)
+        if chunk is None:
+            self.done = True
+            return False
+        self.buf = self.buf[self.pos :] + chunk
+        self.pos = 0
+        return True
+
+    def peek(self) -> str:
+        """The next character that is not white space ("" at the end)."""
+        while True:
+            found = _SPACE.match(self.buf, self.pos)
+            self.pos = found.end() if found else self.pos
+            if self.pos < len(self.buf):
+                return self.buf[self.pos]
+            if not self.more():
+                return ""
+
+    def value(self, decoder: json.JSONDecoder) -> tuple[Any, bool]:
+        """The JSON value that starts here (True: read whole; False: longer than
+        MAX_ROW_BYTES). JSONDecodeError or RecursionError when it is not JSON."""
+        while True:
+            try:
+                value, end = decoder.raw_decode(self.buf, self.pos)
+            except json.JSONDecodeError:
+                if len(self.buf) - self.pos > MAX_ROW_BYTES:
+                    return None, False
+                if not self.more():
+                    raise
+                continue
+            if end == len(self.buf) and self.more():  # (a number may go on)
+                continue
+            self.pos = end
+            return value, True
+
+
+def _rows(text: _Text, name: str) -> Iterator[dict[str, Any]]:
+    decoder = json.JSONDecoder()
+    if text.peek() != "[":
+        try:
+            decoder.raw_decode(text.buf, text.pos)
+        except json.JSONDecodeError as err:
+            if err.pos < len(text.buf):
+                raise ParseError(f"{name} is not JSON ({visible(err.msg)[:80]})") from None
+        except RecursionError:
+            pass
+        raise ParseError(f"{name} is not a roll log export (d20 log --export json)")
+    text.pos += 1
+    i = 0
+    after = text.peek()
+    while after != "]":
+        i += 1
+        if i > 1:
+            if after != ",":
+                raise ParseError(f"{name} is not JSON: " + _after(i - 1, after))
+            text.pos += 1
+            text.peek()
+        try:
+            row, whole = text.value(decoder)
+        except RecursionError:
+            raise ParseError(f"{name} is nested too deeply for a roll log export") from None
+        except json.JSONDecodeError as err:
+            raise ParseError(f"{name} is not JSON: row {i}: {visible(err.msg)[:80]}") from None
+        if not whole:
+            raise ParseError(
+                f"row {i} of {name} is larger than {MAX_ROW_BYTES // 2**20} MiB, more than "
+                "a roll log's row holds"
+            )
         _check_row(i, row)
-    return rows
+        yield row
+        after = text.peek()
+    text.pos += 1
+    if text.peek():
+        raise ParseError(f"{name} is not JSON: something follows the closing ']'")
+
+
+def _after(i: int, found: str) -> str:
+    if not found:
+        return f"it ends after row {i}, before its closing ']'"
+    return f"row {i} is followed by {visible(found)!r}, not ',' or ']'"
 
 
 def _check_row(i: int, row: Any) -> None:
@@ -135,12 +265,18 @@ def _check_row(i: int, row: Any) -> None:
     for name, kinds in FIELDS.items():
         if name not in row:
             raise ParseError(f"row {i} of the export has no {name!r} (d20 log --export json)")
-        value = row[name]
-        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-            raise ParseError(f"row {i} of the export: {name!r} is {_shown(value)}")
+        _check_type(i, name, row[name], kinds)
+    for name, kinds in LATER_FIELDS.items():
+        if name in row:  # (not set when it is not there: the row's hash is of what it has)
+            _check_type(i, name, row[name], kinds)
     position = row["position"]
     if position is not None and not 0 <= position <= MAX_POSITION:
         raise ParseError(f"row {i} of the export: 'position' is {_shown(position)}")
+
+
+def _check_type(i: int, name: str, value: Any, kinds: tuple[type, ...]) -> None:
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        raise ParseError(f"row {i} of the export: {name!r} is {_shown(value)}")
 
 
 def replayed(row: dict[str, Any], seed: bytes, work: list[int]) -> dict[str, Any]:
@@ -213,10 +349,17 @@ class Report:
     session: int | None
     rolls: int
     posted: str | None = None  # the commitment posted before play (--commitment)
+    receipts: int = 0  # receipts seen at the table (--receipts) that match their row
+    unmatched: list[int] = field(default_factory=list)  # of those, positions with no row
 
     @property
     def posted_ok(self) -> bool | None:
         return None if self.posted is None else self.posted == self.promise
+
+    @property
+    def others(self) -> int:
+        """Rows that are not rolls of this session (not checked but for the chain)."""
+        return sum(1 for v in self.verdicts if not v.ours)
 
     @property
     def ok(self) -> bool:
@@ -225,24 +368,91 @@ class Report:
             and self.posted_ok is not False
             and not self.missing
             and self.chain_break is None
+            and not self.unmatched
             and not any(v.problems for v in self.verdicts)
         )
 
 
-def check(rows: list[dict[str, Any]], seed: bytes, nonce: bytes) -> Report:
-    """Everything verify checks of the rows (module doc)."""
+class _Receipts:
+    """The receipts of the session's rows (d20cli.dice.sealed), each checked against the
+    row before it and against the receipts the table saw (`seen`: position -> the hex
+    digits shown)."""
+
+    def __init__(self, promise: str, seen: dict[int, str]) -> None:
+        self.promise = promise
+        self.seen = seen
+        self.last: tuple[int, str | None] | None = None  # position and receipt of the last row
+        self.matched = 0
+        self.found: set[int] = set()
+
+    def check(self, verdict: Verdict, row: dict[str, Any], position: int) -> None:
+        receipt = row.get("receipt")
+        before = self.last
+        self.last = (position, receipt)
+        if receipt is None or not re.fullmatch(r"[0-9a-f]{64}", receipt):
+            verdict.problems.append(
+                "it has no receipt (64 hex digits): nothing binds its request to what was shown"
+            )
+        else:
+            prev = receipts_start(self.promise) if position == 0 else None
+            if before is not None and before[0] == position - 1 and before[1] is not None:
+                prev = before[1] if re.fullmatch(r"[0-9a-f]{64}", before[1]) else None
+            if prev is not None and next_receipt(prev, _body(row, self.promise)) != receipt:
+                verdict.problems.append(
+                    "its receipt is not that of its request, time, character and position "
+                    "after the roll before it (edited after it was rolled)"
+                )
+        shown = self.seen.get(position)
+        if shown is not None:
+            self.found.add(position)
+            if receipt is not None and receipt.startswith(shown):
+                self.matched += 1
+            else:
+                verdict.problems.append(
+                    f"the table saw receipt {shown} for #{position}, the row has "
+                    f"{_shown(receipt)} (changed after it was shown)"
+                )
+
+    def unmatched(self) -> list[int]:
+        return sorted(set(self.seen) - self.found)
+
+
+def _body(row: dict[str, Any], promise: str) -> bytes:
+    return receipt_body(
+        promise,
+        row["position"],
+        row["at"],
+        row["character"],
+        row["system"],
+        row["verb"],
+        row["request"],
+        row["replay"],
+    )
+
+
+def check(
+    rows: Iterable[dict[str, Any]],
+    seed: bytes,
+    nonce: bytes,
+    seen: dict[int, str] | None = None,
+) -> Report:
+    """Everything verify checks of the rows (module doc); `seen`: the receipts the table
+    saw, by position."""
     from d20cli.store.sealing import GENESIS, HASH, PREV_HASH, row_hash
 
     promise = commitment(seed, nonce)
-    ours = [row["commitment"] == promise for row in rows]
-    session = next((row["session"] for row, mine in zip(rows, ours, strict=True) if mine), None)
+    receipts = _Receipts(promise, seen or {})
+    session: int | None = None
     verdicts: list[Verdict] = []
     chain_break: int | None = None
     prev = GENESIS
-    seen: dict[int, int] = {}  # position -> row
+    seen_at: dict[int, int] = {}  # position -> row
     last = -1
     work = [MAX_WORK]
-    for i, (row, mine) in enumerate(zip(rows, ours, strict=True), 1):
+    for i, row in enumerate(rows, 1):
+        mine = row["commitment"] == promise
+        if mine and session is None:
+            session = row["session"]
         verdict = Verdict(i, row["id"], row["position"] if mine else None, mine)
         verdicts.append(verdict)
         if row[PREV_HASH] != prev:
@@ -263,14 +473,24 @@ def check(rows: list[dict[str, Any]], seed: bytes, nonce: bytes) -> Report:
         if position is None:
             verdict.problems.append("it has no position")
             continue
-        if position in seen:
-            verdict.problems.append(f"row {seen[position]} has the same position (a copy)")
+        if position in seen_at:
+            verdict.problems.append(f"row {seen_at[position]} has the same position (a copy)")
         elif position < last:
             verdict.problems.append(f"out of order: it comes after position {last}")
-        seen.setdefault(position, i)
+        seen_at.setdefault(position, i)
         last = max(last, position)
         _roll_again(verdict, row, seed, work)
-    return Report(promise, verdicts, _gaps(sorted(seen)), chain_break, session, len(seen))
+        receipts.check(verdict, row, position)
+    return Report(
+        promise,
+        verdicts,
+        _gaps(sorted(seen_at)),
+        chain_break,
+        session,
+        len(seen_at),
+        receipts=receipts.matched,
+        unmatched=receipts.unmatched(),
+    )
 
 
 def _gaps(positions: list[int]) -> list[tuple[int, int]]:
@@ -292,10 +512,87 @@ def _span(lo: int, hi: int) -> str:
     return f"position {lo}" if lo == hi else f"positions {lo}-{hi}"
 
 
+# --- the receipts the table saw ------------------------------------------------------------
+
+#: A receipt as a roll printed it (`sealed #12 receipt 3f2a9c01b4d7`), or noted by hand
+#: (`#12 3f2a9c01b4d7`, `12 3f2a9c01`): its position and at least 8 of its hex digits.
+_RECEIPT = re.compile(r"(?:sealed\s+)?#?([0-9]{1,19})\s*(?::|\s)\s*(?:receipt\s+)?([0-9a-f]{8,64})")
+_PRINTED = re.compile(r"sealed\s+#([0-9]{1,19})\s+receipt\s+([0-9a-f]{8,64})\b")
+
+
+def read_receipts(path: str) -> dict[int, str]:
+    """The receipts in the file at `path` (`-`: standard input), by position: lines as a
+    sealed roll printed them (any other text on the line, or other lines of the saved
+    output, are passed over), JSON lines of `--json` rolls, or `#P HEX` noted by hand.
+    ParseError for a file with none, or with two receipts for one position that differ."""
+    name = visible(path)
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read(MAX_RECEIPTS_BYTES + 1)
+        else:
+            with open(path, "rb") as f:
+                data = f.read(MAX_RECEIPTS_BYTES + 1)
+    except OSError as err:
+        raise ParseError(f"cannot read {name}: {err.strerror or err}") from None
+    if len(data) > MAX_RECEIPTS_BYTES:
+        raise ParseError(f"{name} is larger than {MAX_RECEIPTS_BYTES // 2**20} MiB of receipts")
+    found: dict[int, str] = {}
+    for n, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        for position, digits in _receipts_in(line.strip()):
+            had = found.setdefault(position, digits)
+            short = min(len(had), len(digits))
+            if had[:short] != digits[:short]:
+                raise ParseError(
+                    f"line {n} of {name}: receipt #{position} is {digits}, but an earlier line "
+                    f"gives {had}"
+                )
+            found[position] = max(had, digits, key=len)
+    if not found:
+        raise ParseError(
+            f"{name} holds no receipts: lines such as 'sealed #12 receipt 3f2a9c01b4d7' (as a "
+            "sealed roll prints them) or '#12 3f2a9c01'"
+        )
+    return found
+
+
+def _receipts_in(line: str) -> list[tuple[int, str]]:
+    if line.startswith("{"):
+        try:
+            data = json.loads(line)
+        except ValueError:
+            data = None
+        receipt = data.get("receipt") if isinstance(data, dict) else None
+        if isinstance(receipt, dict):
+            position, digits = receipt.get("position"), receipt.get("hash")
+            if (
+                isinstance(position, int)
+                and isinstance(digits, str)
+                and re.fullmatch(r"[0-9a-f]{8,64}", digits)
+                and 0 <= position <= MAX_POSITION
+            ):
+                return [(position, digits)]
+        return []
+    printed = [(int(p), h) for p, h in _PRINTED.findall(line.lower())]
+    if printed:
+        return printed
+    noted = _RECEIPT.fullmatch(line.lower())
+    return [] if noted is None else [(int(noted.group(1)), noted.group(2))]
+
+
+# --- the command ---------------------------------------------------------------------------
+
+
 def run_verify(
-    path: str, secret: str, as_json: bool, out: Output, posted: str | None = None
+    path: str,
+    secret: str,
+    as_json: bool,
+    out: Output,
+    posted: str | None = None,
+    receipts: str | None = None,
+    each: bool = False,
 ) -> ExitStatus:
-    """`d20 verify LOG.json SEED [--commitment HEX]`: the exit status (module doc)."""
+    """`d20 verify LOG.json SEED [--commitment HEX] [--receipts FILE] [--rows]`: the exit
+    status (module doc). `each`: a line for every row, not only for those that failed."""
     try:
         if posted is not None:
             posted = posted.strip().lower()
@@ -308,20 +605,23 @@ def run_verify(
             raise ParseError(
                 "SEED must be the seed as d20 unseal printed it: 64 hex digits, ':', 32 hex digits"
             )
-        rows = read_export(path)
+        if receipts == "-" and path == "-":
+            raise ParseError("LOG and --receipts cannot both read standard input")
+        seen = None if receipts is None else read_receipts(receipts)
+        seed, nonce = found
+        report = check(read_export(path), seed, nonce, seen)
     except D20Error as err:
         out.error(err, as_json)
         return ExitStatus.BAD_INPUT
-    seed, nonce = found
-    report = dataclasses.replace(check(rows, seed, nonce), posted=posted)
+    report = dataclasses.replace(report, posted=posted)
     if as_json:
-        out.json(_json(report))
+        out.json(_json(report, seen is not None))
     else:
-        out.text("\n".join(_lines(report)))
+        out.text("\n".join(_lines(report, each, seen is not None)))
     return ExitStatus.OK if report.ok else ExitStatus(1)
 
 
-def _json(report: Report) -> dict[str, Any]:
+def _json(report: Report, receipts: bool) -> dict[str, Any]:
     return {
         "verified": report.ok,
         "commitment": report.promise,
@@ -332,13 +632,25 @@ def _json(report: Report) -> dict[str, Any]:
         "missing": [list(gap) for gap in report.missing],
         "chain_ok": report.chain_break is None,
         "chain_break": report.chain_break,
+        "receipts_matched": report.receipts if receipts else None,
+        "receipts_without_row": report.unmatched,
+        "other_rows": report.others,
         "rows": [v.to_json() for v in report.verdicts],
     }
 
 
-def _lines(report: Report) -> list[str]:
-    lines = [v.line() for v in report.verdicts]
+def _lines(report: Report, each: bool, receipts: bool) -> list[str]:
+    lines = [v.line() for v in report.verdicts if each or v.problems]
     lines += [f"{_span(lo, hi)}: MISSING from the log" for lo, hi in report.missing]
+    lines += [
+        f"receipt #{p} (seen at the table): no row of the log has position {p}"
+        for p in report.unmatched
+    ]
+    if report.others and not each:
+        lines.append(
+            f"{_count(report.others, 'other row')} of the log (not rolls of this session): "
+            "not checked but for the hash chain"
+        )
     if report.session is None:
         lines.append(
             f"no row of the log carries the commitment of this seed ({report.promise}): "
@@ -355,7 +667,12 @@ def _lines(report: Report) -> list[str]:
             f"verified: {_count(report.rolls, 'roll')} of session {report.session}, every one "
             f"as the seed gives it; commitment {report.promise}"
             + (" (as posted)" if report.posted_ok else "")
-            + "; hash chain intact"
+            + "; hash chain intact; "
+            + (
+                f"{_count(report.receipts, 'receipt')} seen at the table match"
+                if receipts
+                else "no receipts from the table compared (--receipts)"
+            )
         )
         return lines
     why = []
@@ -366,6 +683,8 @@ def _lines(report: Report) -> list[str]:
         why.append(f"{count} roll{'s' if count != 1 else ''} missing")
     if report.chain_break is not None:
         why.append(f"the hash chain breaks at row {report.chain_break}")
+    if report.unmatched:
+        why.append(f"{_count(len(report.unmatched), 'receipt')} seen at the table with no row")
     if report.session is None:
         why.append("the seed does not match the log's commitment")
     if report.posted_ok is False:

@@ -1,0 +1,247 @@
+"""Receipts bind a sealed session's requests to what the table saw (issue 31, item 6): a
+request rewritten after play (its outcome recomputed, the export's hash chain and even
+its receipts made again), two rows' requests swapped, a character or a time changed, are
+all caught by `d20 verify --receipts` with the receipts printed with the rolls; without
+them verify says that it compared none."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from d20cli.app.cli import app
+from d20cli.app.verify import MAX_WORK, read_receipts, replayed
+from d20cli.dice.sealed import RECEIPT_SHOWN, next_receipt, receipt_body, receipts_start
+from d20cli.errors import ParseError
+from d20cli.language.grammar import parse_request
+from d20cli.language.parse_cache import encode
+from d20cli.store.sealing import GENESIS, row_hash
+from tests.cli_helpers import write_sheet
+from tests.state_helpers import logging_on
+
+pytestmark = pytest.mark.usefixtures(logging_on.__name__)
+runner = CliRunner()
+
+REQUESTS = (["check", "+5", "vs", "15"], ["check", "+2", "vs", "12"], ["roll", "1d6", "-n", "2"])
+
+
+def d20(args: list[str], stdin: str | None = None) -> Any:
+    return runner.invoke(app, args, input=stdin)
+
+
+@pytest.fixture
+def played(tmp_path: Path) -> tuple[list[dict[str, Any]], str, str, str]:
+    """A session of four rolls (one as a character): its export, its seed, its
+    commitment, and the file of what the table saw (every roll's output)."""
+    write_sheet('[aria]\nsystem = "levelup"\nstealth = "+7"\n')
+    promise = json.loads(d20(["seal", "--json"]).stdout)["commitment"]
+    shown = []
+    for args in (*REQUESTS, ["check", "stealth", "vs", "14", "--as", "aria"]):
+        result = d20(args)
+        assert result.exit_code == 0, result.output
+        shown.append(result.stdout)
+    seed = json.loads(d20(["unseal", "--json"]).stdout)["seed"]
+    exported = d20(["log", "--export", "json"])
+    assert exported.exit_code == 0
+    seen = tmp_path / "seen.txt"
+    seen.write_text("".join(shown), encoding="utf-8")
+    return json.loads(exported.stdout), seed, promise, str(seen)
+
+
+def write(tmp_path: Path, rows: Any) -> str:
+    path = tmp_path / "rolls.json"
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    return str(path)
+
+
+def verify(path: str, seed: str, *extra: str) -> Any:
+    return d20(["verify", path, seed, *extra])
+
+
+def rereceipt(
+    rows: list[dict[str, Any]], promise: str, receipts: bool = True
+) -> list[dict[str, Any]]:
+    """The rows with their receipts (unless not `receipts`) and hash chain made again, as
+    a forger would."""
+    head = receipts_start(promise)
+    prev = GENESIS
+    for row in rows:
+        if receipts and row["commitment"] == promise:
+            head = next_receipt(head, _body(row))
+            row["receipt"] = head
+        row["prev_hash"] = prev
+        row["hash"] = prev = row_hash(row)
+    return rows
+
+
+def _body(row: dict[str, Any]) -> bytes:
+    return receipt_body(
+        row["commitment"],
+        row["position"],
+        row["at"],
+        row["character"],
+        row["system"],
+        row["verb"],
+        row["request"],
+        row["replay"],
+    )
+
+
+def rewrite(row: dict[str, Any], text: str, seed: str) -> None:
+    """The row's request rewritten as `text`, its dice, total and outcome as the seed
+    gives them for it (a forger holds the seed once it is shown)."""
+    from d20cli.dice.sealed import read_secret
+
+    found = read_secret(seed)
+    assert found is not None
+    row["request"] = text
+    row["replay"] = encode(parse_request(text))
+    row.update(replayed(row, found[0], [MAX_WORK]))
+
+
+def test_every_sealed_roll_shows_its_receipt(
+    played: tuple[list[dict[str, Any]], str, str, str],
+) -> None:
+    rows, _, promise, seen = played
+    text = Path(seen).read_text(encoding="utf-8")
+    head = receipts_start(promise)
+    for row in rows:  # the documented derivation, from the commitment shown before play
+        head = next_receipt(head, _body(row))
+        assert row["receipt"] == head
+        assert f"sealed #{row['position']} receipt {head[:RECEIPT_SHOWN]}" in text
+    assert [r["position"] for r in rows] == [0, 1, 2, 3, 4]
+    d20(["seal"])
+    result = d20(["check", "+1", "vs", "10", "--json"])
+    d20(["unseal"])
+    receipt = json.loads(result.stdout)["receipt"]
+    assert receipt["position"] == 0 and len(receipt["hash"]) == RECEIPT_SHOWN
+
+
+def test_an_honest_session_verifies_with_the_tables_receipts(
+    played: tuple[list[dict[str, Any]], str, str, str], tmp_path: Path
+) -> None:
+    rows, seed, promise, seen = played
+    result = verify(write(tmp_path, rows), seed, "--receipts", seen, "--commitment", promise)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1].endswith(
+        "hash chain intact; 5 receipts seen at the table match"
+    )
+    report = json.loads(verify(write(tmp_path, rows), seed, "--receipts", seen, "--json").stdout)
+    assert report["verified"] is True and report["receipts_matched"] == 5
+
+
+def test_a_request_rewritten_after_play_is_caught(
+    played: tuple[list[dict[str, Any]], str, str, str], tmp_path: Path
+) -> None:
+    """`check +5 vs 15` rewritten as `check +5 vs 10`, its outcome recomputed."""
+    rows, seed, promise, seen = played
+    forged = copy.deepcopy(rows)
+    rewrite(forged[0], "check +5 vs 10", seed)
+    chained = rereceipt(copy.deepcopy(forged), promise)
+    # the receipts kept in the rows, not made again: the row's receipt is not its own
+    result = verify(write(tmp_path, rereceipt(forged, promise, receipts=False)), seed)
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[0].startswith("row 1 (id 1, position 0): FAILED: its receipt")
+    # every receipt made again: only what the table saw tells the two apart
+    result = verify(write(tmp_path, chained), seed)
+    assert result.exit_code == 0
+    assert "no receipts from the table compared (--receipts)" in result.stdout
+    result = verify(write(tmp_path, chained), seed, "--receipts", seen)
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("row 1 (id 1, position 0): FAILED: the table saw receipt ")
+    assert sum("FAILED" in line for line in lines) == 5  # each receipt holds those before
+    # the last receipt alone (noted by hand) holds the whole session
+    last = tmp_path / "last.txt"
+    last.write_text(f"#4 {rows[4]['receipt'][:8]}\n", encoding="utf-8")
+    assert verify(write(tmp_path, chained), seed, "--receipts", str(last)).exit_code == 1
+    assert verify(write(tmp_path, rows), seed, "--receipts", str(last)).exit_code == 0
+
+
+def test_swapped_requests_are_caught(
+    played: tuple[list[dict[str, Any]], str, str, str], tmp_path: Path
+) -> None:
+    rows, seed, promise, seen = played
+    forged = copy.deepcopy(rows)
+    first, second = forged[0]["request"], forged[1]["request"]
+    rewrite(forged[0], second, seed)
+    rewrite(forged[1], first, seed)
+    forged = rereceipt(forged, promise)
+    assert verify(write(tmp_path, forged), seed).exit_code == 0  # the seed alone: no
+    lines = verify(write(tmp_path, forged), seed, "--receipts", seen).stdout.splitlines()
+    assert lines[0].startswith("row 1 (id 1, position 0): FAILED: the table saw receipt")
+    assert lines[1].startswith("row 2 (id 2, position 1): FAILED: the table saw receipt")
+
+
+@pytest.mark.parametrize(
+    ("name", "value"), [("character", "bob"), ("at", "2026-12-24T20:00:00.000+00:00")]
+)
+def test_a_changed_character_or_time_is_caught(
+    played: tuple[list[dict[str, Any]], str, str, str], tmp_path: Path, name: str, value: str
+) -> None:
+    rows, seed, promise, seen = played
+    forged = copy.deepcopy(rows)
+    forged[4][name] = value
+    kept = rereceipt(copy.deepcopy(forged), promise, receipts=False)
+    lines = verify(write(tmp_path, kept), seed).stdout.splitlines()
+    assert lines[0].startswith("row 5 (id 5, position 4): FAILED: its receipt is not that of")
+    lines = verify(write(tmp_path, rereceipt(forged, promise)), seed, "--receipts", seen)
+    assert "row 5 (id 5, position 4): FAILED: the table saw receipt" in lines.stdout
+
+
+def test_receipts_are_read_as_printed_as_json_or_as_noted(
+    played: tuple[list[dict[str, Any]], str, str, str], tmp_path: Path
+) -> None:
+    rows, seed, _, _ = played
+    receipts = [r["receipt"] for r in rows]
+    noted = tmp_path / "noted.txt"
+    noted.write_text(
+        f"  sealed #0 receipt {receipts[0][:12]}\n"
+        f'{{"total": 3, "receipt": {{"position": 1, "hash": "{receipts[1][:12]}"}}}}\n'
+        f"#2 {receipts[2][:8]}\n3: {receipts[3]}\nsome other line of the evening\n",
+        encoding="utf-8",
+    )
+    assert read_receipts(str(noted)) == {
+        0: receipts[0][:12],
+        1: receipts[1][:12],
+        2: receipts[2][:8],
+        3: receipts[3],
+    }
+    assert verify(write(tmp_path, rows), seed, "--receipts", str(noted)).exit_code == 0
+    noted.write_text(f"#9 {receipts[0][:8]}\n", encoding="utf-8")  # a roll the log lacks
+    result = verify(write(tmp_path, rows), seed, "--receipts", str(noted))
+    assert result.exit_code == 1
+    assert "receipt #9 (seen at the table): no row of the log has position 9" in result.stdout
+    assert result.stdout.splitlines()[-1] == "NOT verified: 1 receipt seen at the table with no row"
+    noted.write_text("#1 0123456789ab\n#1 ffffffffffff\n", encoding="utf-8")
+    with pytest.raises(ParseError, match="receipt #1 is ffffffffffff, but an earlier line"):
+        read_receipts(str(noted))
+    noted.write_text("check +5 vs 15\n", encoding="utf-8")
+    result = verify(write(tmp_path, rows), seed, "--receipts", str(noted))
+    assert result.exit_code == 2 and "holds no receipts" in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+    result = d20(["verify", "-", seed, "--receipts", "-"], stdin="[]")
+    assert result.exit_code == 2 and "cannot both read standard input" in result.stderr
+
+
+def test_receipts_go_on_across_runs_and_a_cleared_log() -> None:
+    """The chain's head is kept with the session: a roll in a later run, after the log
+    was cleared, follows the receipt of the roll before it."""
+    d20(["seal"])
+    assert d20(["roll", "1d6"]).exit_code == 0
+    first = json.loads(d20(["log", "--export", "json"]).stdout)[0]
+    assert d20(["log", "--clear", "--yes"]).exit_code == 0
+    second = d20(["roll", "1d8", "--json"])
+    d20(["unseal"])
+    rows = json.loads(d20(["log", "--export", "json"]).stdout)
+    assert [r["position"] for r in rows] == [1]
+    assert rows[0]["receipt"] == next_receipt(first["receipt"], _body(rows[0]))
+    assert json.loads(second.stdout)["receipt"] == {
+        "position": 1,
+        "hash": rows[0]["receipt"][:RECEIPT_SHOWN],
+    }
