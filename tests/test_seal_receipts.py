@@ -245,3 +245,114 @@ def test_receipts_go_on_across_runs_and_a_cleared_log() -> None:
         "position": 1,
         "hash": rows[0]["receipt"][:RECEIPT_SHOWN],
     }
+
+
+# --- one session's export, and verify's summary (item 9) ---------------------------------
+
+
+def test_one_sessions_export_and_a_summary(
+    played: tuple[list[dict[str, Any]], str, str, str], tmp_path: Path
+) -> None:
+    """`log --export json --session N` holds that session's rows alone, with a hash
+    chain of its own; verify of the whole history prints a summary line for the other
+    rows, not one line each."""
+    rows, seed, _, seen = played
+    assert d20(["roll", "1d4"]).exit_code == 0  # after the session: not one of its rolls
+    d20(["seal"])
+    assert d20(["roll", "1d8"]).exit_code == 0
+    d20(["unseal"])
+    first = d20(["log", "--export", "json", "--session", "1"])
+    assert first.exit_code == 0
+    assert json.loads(first.stdout) == rows
+    second = json.loads(d20(["log", "--export", "json", "--session", "2"]).stdout)
+    assert [(r["session"], r["position"], r["prev_hash"]) for r in second] == [(2, 0, GENESIS)]
+    everything = json.loads(d20(["log", "--export", "json"]).stdout)
+    assert len(everything) == 7
+    result = verify(write(tmp_path, everything), seed, "--receipts", seen)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        "2 other rows of the log (not rolls of this session): not checked but for the hash chain",
+        result.stdout.splitlines()[-1],
+    ]
+    assert result.stdout.splitlines()[-1].startswith("verified: 5 rolls of session 1")
+    report = json.loads(verify(write(tmp_path, everything), seed, "--json").stdout)
+    assert report["other_rows"] == 2 and len(report["rows"]) == 7
+    every = verify(write(tmp_path, everything), seed, "--rows").stdout.splitlines()
+    assert every[0] == "row 1 (id 1, position 0): ok" and len(every) == 8
+    missing = d20(["log", "--export", "json", "--session", "3"])
+    assert missing.exit_code == 2
+    assert missing.stderr.startswith("d20: error: there is no sealed session 3")
+    assert d20(["log", "--clear", "--yes", "--session", "1"]).exit_code == 2
+
+
+# --- the export read a piece at a time (item 14) ------------------------------------------
+
+
+def test_the_export_is_read_in_pieces(
+    played: tuple[list[dict[str, Any]], str, str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Pieces of a few bytes, split anywhere in a row or a number: the same verdict; a row
+    larger than a row may be is refused, not read whole; a broken file is named."""
+    from d20cli.app import verify as verify_module
+
+    rows, seed, _, seen = played
+    text = json.dumps(rows, indent=1, ensure_ascii=False)
+    path = tmp_path / "pretty.json"
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(verify_module, "CHUNK", 7)
+    result = verify(str(path), seed, "--receipts", seen)
+    assert result.exit_code == 0, result.output
+    monkeypatch.setattr(verify_module, "MAX_ROW_BYTES", 200)
+    result = verify(str(path), seed)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"d20: error: row 1 of {path} is larger than")
+    monkeypatch.undo()
+    for content, message in (
+        (text[:-5], "is not JSON: "),
+        (text + "[]", "something follows the closing ']'"),
+        (text.replace("\n },\n {", "\n } x\n {", 1), "row 1 is followed by 'x', not ',' or ']'"),
+    ):
+        path.write_text(content, encoding="utf-8")
+        result = verify(str(path), seed)
+        assert result.exit_code == 2 and message in result.stderr, (message, result.stderr)
+
+
+def test_verify_holds_a_piece_of_the_export_not_all_of_it(tmp_path: Path) -> None:
+    """The memory verify takes for an export of many rows is well below the export's
+    size (parsing it whole took about six times its size: 60 MB for this one)."""
+    import tracemalloc
+
+    from d20cli.app.verify import check, read_export
+
+    row = {
+        "id": 0,
+        "at": "2026-12-01T21:00:00.000+00:00",
+        "character": None,
+        "system": "levelup",
+        "verb": "roll",
+        "request": "roll 1d6",
+        "dice": [{"sides": 6, "face": 3, "kept": True, "role": "roll"}],
+        "total": 3,
+        "outcome": None,
+        "source": "random",
+        "house": None,
+        "session": None,
+        "position": None,
+        "replay": None,
+        "commitment": None,
+        "receipt": None,
+    }
+    rows = rereceipt([dict(row, id=i) for i in range(1, 20_001)], GENESIS, receipts=False)
+    path = write(tmp_path, rows)
+    size = Path(path).stat().st_size
+    del rows
+    tracemalloc.start()
+    try:
+        report = check(read_export(path), bytes(32), bytes(16))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert report.others == 20_000 and report.chain_break is None
+    assert peak < size, (peak, size)

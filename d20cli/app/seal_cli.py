@@ -23,8 +23,8 @@ from d20cli.present.output import Output
 
 SHARE_BEFORE = "share this commitment with your group now, before you roll"
 SHARE_AFTER = (
-    "share the seed and the log (d20 log --export json > rolls.json); "
-    "anyone checks them with: d20 verify rolls.json SEED"
+    "share the seed and the session's log (d20 log --export json --session {id} > rolls.json); "
+    "anyone checks them with: d20 verify rolls.json SEED --receipts SEEN"
 )
 
 
@@ -114,7 +114,7 @@ def unseal(as_json: bool, out: Output) -> None:
     out.text(f"unsealed session {session.id} after {_rolls(session)}")
     out.text(f"commitment: {session.commitment}")
     out.text(f"seed: {seed}")
-    out.text(SHARE_AFTER)
+    out.text(SHARE_AFTER.format(id=session.id))
 
 
 def seal_command(

@@ -157,6 +157,7 @@ class LogFilter:
     until: str | None = None
     system: str | None = None
     outcomes: tuple[str, ...] | None = None  # outcome ids
+    session: int | None = None  # the rolls of this sealed session
 
     def where(self, prefix: str = "") -> tuple[str, tuple[Any, ...]]:
         """The SQL condition (columns named with `prefix`, "" when every row is kept) and
@@ -168,6 +169,7 @@ class LogFilter:
             ("at", ">=", self.since),
             ("at", "<", self.until),
             ("system", "=", self.system),
+            ("session", "=", self.session),
         ):
             if value is not None:
                 parts.append(f"{prefix}{column} {op} ?")
@@ -185,7 +187,7 @@ def combine(character: str | None, only: LogFilter | None) -> LogFilter:
         return LogFilter(character=character)
     if character is None:
         return only
-    return LogFilter(character, only.since, only.until, only.system, only.outcomes)
+    return LogFilter(character, only.since, only.until, only.system, only.outcomes, only.session)
 
 
 def _row(raw: tuple[Any, ...]) -> Row:
