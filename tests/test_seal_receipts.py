@@ -356,3 +356,78 @@ def test_verify_holds_a_piece_of_the_export_not_all_of_it(tmp_path: Path) -> Non
         tracemalloc.stop()
     assert report.others == 20_000 and report.chain_break is None
     assert peak < size, (peak, size)
+
+
+# --- the request's text against the request rolled (item 5) ---------------------------------
+
+
+def forge_replay(row: dict[str, Any], shown: str, rolled: str, seed: str) -> None:
+    """The row's replay made `rolled` while its text stays `shown`, its dice, total and
+    outcome as the seed gives them for `rolled`."""
+    from d20cli.dice.sealed import read_secret
+
+    found = read_secret(seed)
+    assert found is not None
+    row["replay"] = {**encode(parse_request(rolled)), "text": shown}
+    row.update(replayed(row, found[0], [MAX_WORK]))
+    assert row["request"] == shown
+
+
+@pytest.mark.parametrize(
+    ("shown", "rolled", "problem"),
+    [
+        ("check +5 vs 15", "check +15 vs 15", "is not the request rolled (they differ at modifier"),
+        ("check +5 vs 15", "check +5 vs 5", "is not the request rolled (they differ at target"),
+        ("check +5 vs 15 adv", "check +5 vs 15", "is not the request rolled (they differ at adv"),
+        ("roll 1d6", "roll 1d20", "is not the request rolled (they differ at expr.sides"),
+        ("check +5 vs 15 (the DM said +15)", "check +15 vs 15", "is not a request"),
+        ("check +5 vs 15 \u202e51+", "check +15 vs 15", "holds control or bidi characters"),
+    ],
+)
+def test_a_replay_its_text_does_not_spell_is_refused(
+    played: tuple[list[dict[str, Any]], str, str, str],
+    tmp_path: Path,
+    shown: str,
+    rolled: str,
+    problem: str,
+) -> None:
+    """`check +5 vs 15` that rolled +15 (d20 11, total 26, success): the seed gives those
+    dice, the receipts are made again, and still the row fails."""
+    rows, seed, promise, _ = played
+    forged = copy.deepcopy(rows)
+    forge_replay(forged[0], shown, rolled, seed)
+    result = verify(write(tmp_path, rereceipt(forged, promise)), seed)
+    assert result.exit_code == 1, result.output
+    line = result.stdout.splitlines()[0]
+    assert line.startswith("row 1 (id 1, position 0): FAILED: its request text") and problem in line
+    assert "\u202e" not in result.stdout
+
+
+def test_what_the_text_cannot_show_is_allowed(tmp_path: Path) -> None:
+    """House rules (named in the row's `house`) and a character's entries where the text
+    names them (`group stealth vs 12 --as aria,bob`, `roll 1d20+dex`) are not in the text:
+    an honest session with them verifies."""
+    write_sheet(
+        '[aria]\nsystem = "levelup"\nlucky = true\nstealth = "+7"\ndex = "+3"\n'
+        '[bob]\nsystem = "levelup"\nstealth = "+2"\n'
+    )
+    assert d20(["config", "set", "levelup.crit", "19"]).exit_code == 0
+    d20(["seal"])
+    for args in (
+        ["group", "stealth", "vs", "12", "--as", "aria,bob"],
+        ["roll", "1d20+dex", "--as", "aria"],
+        ["attack", "+5", "vs", "14"],
+    ):
+        assert d20(args).exit_code == 0, args
+    seed = json.loads(d20(["unseal", "--json"]).stdout)["seed"]
+    rows = json.loads(d20(["log", "--export", "json", "--session", "1"]).stdout)
+    assert rows[2]["house"] == {"crit": 19}
+    result = verify(write(tmp_path, rows), seed)
+    assert result.exit_code == 0, result.output
+    forged = copy.deepcopy(rows)
+    forged[1]["character"] = None  # no character: the name has no entry to stand for
+    prev = GENESIS
+    for row in forged:
+        row["prev_hash"] = prev
+        row["hash"] = prev = row_hash(row)
+    assert "its request text" in verify(write(tmp_path, forged), seed).stdout

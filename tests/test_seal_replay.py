@@ -1,6 +1,7 @@
 """The replay that `d20 verify` makes is the roll that was made: for any seed, position
 and request (of every system), a roll through the sealed stream and the verifier's
-replay from its logged fields give the same dice, total and outcome (Hypothesis)."""
+replay from its logged fields give the same dice, total and outcome, and the request's
+text parses into the request rolled (Hypothesis)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from d20cli.app.sealed import SealedStream, replay_text
-from d20cli.app.verify import MAX_WORK, logged_fields, replayed
+from d20cli.app.verify import MAX_WORK, _text_problem, logged_fields, replayed
 from d20cli.dice.roller import DEFAULT_BUDGET
 from d20cli.dice.sealed import commitment
 from d20cli.language.grammar import parse_request
@@ -72,3 +73,4 @@ def test_a_sealed_roll_replays_exactly(
     }
     again = replayed(row, seed, [MAX_WORK])
     assert again == {k: row[k] for k in again}
+    assert _text_problem({**row, "character": None}) is None  # its text spells it
