@@ -1,5 +1,6 @@
 """`d20 verify LOG.json SEED`: check the `d20 log --export json` of a sealed session
-against the seed `d20 unseal` printed (d20cli.app.seal_cli).
+against the seed `d20 unseal` printed (d20cli.app.seal_cli); docs/sealed-sessions.md
+says what it proves and what it cannot.
 
 - The commitment: SHA-256(nonce || seed) must be the commitment the log's rows carry,
   and the one the group was shown before play when it is given (`--commitment HEX`).
@@ -7,6 +8,15 @@ against the seed `d20 unseal` printed (d20cli.app.seal_cli).
   request as rolled that its row keeps (`replay`): its system, verb, request text, dice,
   total, outcome and house rules must be exactly what the seed gives. Nothing of the
   verifier's own config file, characters file or environment is read.
+- The request text must spell the request rolled: no control or bidi character, and
+  parsed (with no characters file or config) it must be the replay, but for what a text
+  cannot show (house rules, which the row's `house` names; a character's entries where
+  the text names them).
+- Receipts (d20cli.dice.sealed): each row's receipt must follow from its own fields and
+  the receipt of the row before it, and each receipt the table saw (`--receipts FILE`)
+  must be the start of the receipt of the row at its position. Without them, verify
+  cannot tell a request rewritten after play (and rolled again from the seed) from the
+  one rolled.
 - Positions: every position from 0 to the last must be there once, in order (a gap is
   a roll missing from the log; one out of order, a reordered row; one twice, a copy).
 - The hash chain (d20cli.store.sealing): each row's `hash` must be the hash of its
@@ -14,9 +24,10 @@ against the seed `d20 unseal` printed (d20cli.app.seal_cli).
   is named.
 
 Exit status: 0 when everything verifies, 1 when it does not (as cmp and diff), 2 for
-input that is not a roll log export or a seed (one line on standard error). The file is
-read up to MAX_BYTES; every row's fields are checked for their types before anything
-is rolled.
+input that is not a roll log export, a seed or a receipts file (one line on standard
+error). The export is read a piece at a time (CHUNK), up to MAX_BYTES, a row up to
+MAX_ROW_BYTES; every row's fields are checked for their types before it is rolled. The
+text output names the rows that fail and sums up the rest (`--rows`: every row).
 """
 
 from __future__ import annotations
