@@ -15,7 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from d20cli.app.cli import app
-from d20cli.app.verify import MAX_WORK, read_receipts, replayed
+from d20cli.app.verify import MAX_WORK, replayed
+from d20cli.app.verify_files import read_receipts
 from d20cli.dice.sealed import RECEIPT_SHOWN, next_receipt, receipt_body, receipts_start
 from d20cli.errors import ParseError
 from d20cli.language.grammar import parse_request
@@ -295,7 +296,7 @@ def test_the_export_is_read_in_pieces(
 ) -> None:
     """Pieces of a few bytes, split anywhere in a row or a number: the same verdict; a row
     larger than a row may be is refused, not read whole; a broken file is named."""
-    from d20cli.app import verify as verify_module
+    from d20cli.app import verify_files as verify_module
 
     rows, seed, _, seen = played
     text = json.dumps(rows, indent=1, ensure_ascii=False)
@@ -324,7 +325,8 @@ def test_verify_holds_a_piece_of_the_export_not_all_of_it(tmp_path: Path) -> Non
     size (parsing it whole took about six times its size: 60 MB for this one)."""
     import tracemalloc
 
-    from d20cli.app.verify import check, read_export
+    from d20cli.app.verify import check
+    from d20cli.app.verify_files import read_export
 
     row = {
         "id": 0,

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from d20cli.app.sealed import SealedStream, replay_text
-from d20cli.app.verify import MAX_WORK, _text_problem, logged_fields, replayed
+from d20cli.app.verify import MAX_WORK, logged_fields, replayed
+from d20cli.app.verify_text import text_problem
 from d20cli.dice.roller import DEFAULT_BUDGET
 from d20cli.dice.sealed import commitment
 from d20cli.language.grammar import parse_request
@@ -73,4 +74,4 @@ def test_a_sealed_roll_replays_exactly(
     }
     again = replayed(row, seed, [MAX_WORK])
     assert again == {k: row[k] for k in again}
-    assert _text_problem({**row, "character": None}) is None  # its text spells it
+    assert text_problem({**row, "character": None}) is None  # its text spells it

@@ -25,23 +25,22 @@ says what it proves and what it cannot.
 
 Exit status: 0 when everything verifies, 1 when it does not (as cmp and diff), 2 for
 input that is not a roll log export, a seed or a receipts file (one line on standard
-error). The export is read a piece at a time (CHUNK), up to MAX_BYTES, a row up to
-MAX_ROW_BYTES; every row's fields are checked for their types before it is rolled. The
+error). The export is read a piece at a time (d20cli.app.verify_files), up to 64 MiB, a
+row up to 4 MiB; every row's fields are checked for their types before it is rolled. The
 text output names the rows that fail and sums up the rest (`--rows`: every row).
 """
 
 from __future__ import annotations
 
-import codecs
 import dataclasses
 import json
-import os
 import re
-import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
+from d20cli.app.verify_files import read_export, read_receipts, shown
+from d20cli.app.verify_text import text_problem
 from d20cli.controls import visible
 from d20cli.dice.sealed import (
     commitment,
@@ -57,35 +56,7 @@ from d20cli.present.output import Output
 if TYPE_CHECKING:
     from d20cli.results import Result
 
-MAX_BYTES = 64 * 1024 * 1024  # of the export read
-MAX_ROW_BYTES = 4 * 1024 * 1024  # of one row of it
-CHUNK = 1024 * 1024  # the export is read (and parsed) this much at a time
-MAX_RECEIPTS_BYTES = 4 * 1024 * 1024  # of a --receipts file
-MAX_POSITION = 2**63 - 1
 MAX_WORK = 20_000_000  # dice rolled again in all (the work budget of one command)
-SHOWN = 40  # characters of a value from the file that a message shows
-
-#: The fields of an exported row that verify reads, and the JSON types each may hold.
-FIELDS: dict[str, tuple[type, ...]] = {
-    "id": (int,),
-    "system": (str,),
-    "verb": (str,),
-    "request": (str,),
-    "dice": (list,),
-    "total": (int, type(None)),
-    "outcome": (str, type(None)),
-    "house": (dict, type(None)),
-    "session": (int, type(None)),
-    "position": (int, type(None)),
-    "replay": (dict, type(None)),
-    "commitment": (str, type(None)),
-    "at": (str,),
-    "character": (str, type(None)),
-    "prev_hash": (str,),
-    "hash": (str,),
-}
-#: Fields an export of an older d20cli does not have (a row without one reads null).
-LATER_FIELDS: dict[str, tuple[type, ...]] = {"receipt": (str, type(None))}
 COMPARED = ("system", "verb", "request", "dice", "total", "outcome", "house")
 
 
@@ -119,175 +90,6 @@ class Verdict:
         if self.problems:
             return f"{where}: FAILED: {'; '.join(self.problems)}"
         return f"{where}: " + ("ok" if self.ours else "not a roll of this session, not checked")
-
-
-def _shown(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True)
-    return visible(text if len(text) <= SHOWN else text[: SHOWN - 3] + "...")
-
-
-def read_export(path: str) -> Iterator[dict[str, Any]]:
-    """The rows of the export at `path` (`-`: standard input), read and parsed a piece at
-    a time (a row is in memory while it is checked, never the whole file), each row's
-    fields checked for their types; ParseError for anything that is not one, when it is
-    reached."""
-    name = visible(path)
-    try:
-        f = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115 (closed below)
-    except OSError as err:
-        raise ParseError(f"cannot read {name}: {err.strerror or err}") from None
-    try:
-        if path != "-" and os.fstat(f.fileno()).st_size > MAX_BYTES:
-            raise _too_large(name)  # refused before it is read
-        yield from _rows(_Text(_chunks(f, name)), name)
-    finally:
-        if path != "-":
-            f.close()
-
-
-def _too_large(name: str) -> ParseError:
-    return ParseError(
-        f"{name} is larger than {MAX_BYTES // 2**20} MiB, more than a roll log export "
-        "verify reads (d20 log --export json --session N exports one session)"
-    )
-
-
-def _chunks(f: BinaryIO, name: str) -> Iterator[str]:
-    """The text of `f`, CHUNK bytes at a time, at most MAX_BYTES."""
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    read = 0
-    while True:
-        try:
-            data = f.read(CHUNK)
-        except OSError as err:
-            raise ParseError(f"cannot read {name}: {err.strerror or err}") from None
-        try:
-            text = decoder.decode(data, final=not data)
-        except UnicodeDecodeError as err:
-            raise ParseError(f"{name} is not UTF-8 text (byte {read + err.start + 1})") from None
-        read += len(data)
-        if read > MAX_BYTES:
-            raise _too_large(name)
-        if text:
-            yield text
-        if not data:
-            return
-
-
-_SPACE = re.compile(r"[ \t\n\r]*")
-
-
-class _Text:
-    """The export's text as it is read: what is left of the last piece, and the next."""
-
-    def __init__(self, chunks: Iterator[str]) -> None:
-        self.chunks = chunks
-        self.buf = ""
-        self.pos = 0
-        self.done = False
-
-    def more(self) -> bool:
-        """Read the next piece (False: the text has ended)."""
-        chunk = None if self.done else next(self.chunks, None)
-        if chunk is None:
-            self.done = True
-            return False
-        self.buf = self.buf[self.pos :] + chunk
-        self.pos = 0
-        return True
-
-    def peek(self) -> str:
-        """The next character that is not white space ("" at the end)."""
-        while True:
-            found = _SPACE.match(self.buf, self.pos)
-            self.pos = found.end() if found else self.pos
-            if self.pos < len(self.buf):
-                return self.buf[self.pos]
-            if not self.more():
-                return ""
-
-    def value(self, decoder: json.JSONDecoder) -> tuple[Any, bool]:
-        """The JSON value that starts here (True: read whole; False: longer than
-        MAX_ROW_BYTES). JSONDecodeError or RecursionError when it is not JSON."""
-        while True:
-            try:
-                value, end = decoder.raw_decode(self.buf, self.pos)
-            except json.JSONDecodeError:
-                if len(self.buf) - self.pos > MAX_ROW_BYTES:
-                    return None, False
-                if not self.more():
-                    raise
-                continue
-            if end == len(self.buf) and self.more():  # (a number may go on)
-                continue
-            self.pos = end
-            return value, True
-
-
-def _rows(text: _Text, name: str) -> Iterator[dict[str, Any]]:
-    decoder = json.JSONDecoder()
-    if text.peek() != "[":
-        try:
-            decoder.raw_decode(text.buf, text.pos)
-        except json.JSONDecodeError as err:
-            if err.pos < len(text.buf):
-                raise ParseError(f"{name} is not JSON ({visible(err.msg)[:80]})") from None
-        except RecursionError:
-            pass
-        raise ParseError(f"{name} is not a roll log export (d20 log --export json)")
-    text.pos += 1
-    i = 0
-    after = text.peek()
-    while after != "]":
-        i += 1
-        if i > 1:
-            if after != ",":
-                raise ParseError(f"{name} is not JSON: " + _after(i - 1, after))
-            text.pos += 1
-            text.peek()
-        try:
-            row, whole = text.value(decoder)
-        except RecursionError:
-            raise ParseError(f"{name} is nested too deeply for a roll log export") from None
-        except json.JSONDecodeError as err:
-            raise ParseError(f"{name} is not JSON: row {i}: {visible(err.msg)[:80]}") from None
-        if not whole:
-            raise ParseError(
-                f"row {i} of {name} is larger than {MAX_ROW_BYTES // 2**20} MiB, more than "
-                "a roll log's row holds"
-            )
-        _check_row(i, row)
-        yield row
-        after = text.peek()
-    text.pos += 1
-    if text.peek():
-        raise ParseError(f"{name} is not JSON: something follows the closing ']'")
-
-
-def _after(i: int, found: str) -> str:
-    if not found:
-        return f"it ends after row {i}, before its closing ']'"
-    return f"row {i} is followed by {visible(found)!r}, not ',' or ']'"
-
-
-def _check_row(i: int, row: Any) -> None:
-    if not isinstance(row, dict):
-        raise ParseError(f"row {i} of the export is not a JSON object")
-    for name, kinds in FIELDS.items():
-        if name not in row:
-            raise ParseError(f"row {i} of the export has no {name!r} (d20 log --export json)")
-        _check_type(i, name, row[name], kinds)
-    for name, kinds in LATER_FIELDS.items():
-        if name in row:  # (not set when it is not there: the row's hash is of what it has)
-            _check_type(i, name, row[name], kinds)
-    position = row["position"]
-    if position is not None and not 0 <= position <= MAX_POSITION:
-        raise ParseError(f"row {i} of the export: 'position' is {_shown(position)}")
-
-
-def _check_type(i: int, name: str, value: Any, kinds: tuple[type, ...]) -> None:
-    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-        raise ParseError(f"row {i} of the export: {name!r} is {_shown(value)}")
 
 
 def replayed(row: dict[str, Any], seed: bytes, work: list[int]) -> dict[str, Any]:
@@ -347,105 +149,11 @@ def _roll_again(verdict: Verdict, row: dict[str, Any], seed: bytes, work: list[i
     for name in COMPARED:
         if not _same(row[name], again[name]):
             verdict.problems.append(
-                f"edited: {name} is {_shown(row[name])}, the seed gives {_shown(again[name])}"
+                f"edited: {name} is {shown(row[name])}, the seed gives {shown(again[name])}"
             )
-    problem = _text_problem(row)
+    problem = text_problem(row)
     if problem is not None:
         verdict.problems.append(problem)
-
-
-# --- the request's text against the request rolled ------------------------------------------
-
-#: Fields a house rule may put into a request where its text gives none (d20cli.rules.house);
-#: the row's `house`, which the seed's roll is compared with, names them.
-HOUSE_FIELDS = frozenset(("crit", "lucky", "floor", "crit_dmg", "rule"))
-#: Fields of the request rolled that its text does not decide (where its words are; the
-#: text of a member, which is the request's own).
-NOT_TEXT = frozenset(("columns", "text"))
-#: What a typed label with no value of its own may be merged with: the character's entry
-#: (d20cli.language.names): these are the fields that say it has a value of its own.
-VALUES = ("modifier", "rank", "score")
-PARSED = 4096  # request texts whose parse verify keeps
-
-
-def _text_problem(row: dict[str, Any]) -> str | None:
-    """Why the row's request text is not a true spelling of the request rolled (None: it
-    is): the text must hold no control or bidi character and must parse, with no
-    character file or config, into the request rolled, but for what the text cannot
-    show: house rules (the row's `house` names them), and a character's entries where
-    the text names them (a label a party member rolled, a name in an expression)."""
-    from d20cli.controls import CONTROLS
-
-    text = row["request"]
-    if any(ord(c) in CONTROLS for c in text):
-        return f"its request text holds control or bidi characters ({_shown(text)}): refused"
-    typed = _parsed(text)
-    if isinstance(typed, str):
-        return f"its request text is not a request ({visible(typed)[:80]}): refused"
-    where = _disagree(typed, row["replay"], row["character"] is not None, "")
-    if where is None:
-        return None
-    return (
-        f"its request text {_shown(text)} is not the request rolled (they differ at "
-        f"{visible(where.lstrip('.'))[:60] or 'its kind'})"
-    )
-
-
-_PARSED: dict[str, Any] = {}
-
-
-def _parsed(text: str) -> Any:
-    """The parse cache's JSON of `text` parsed, or the parser's error message (str)."""
-    from d20cli.language.grammar import parse_request
-    from d20cli.language.parse_cache import encode
-
-    found = _PARSED.get(text)
-    if found is None:
-        try:
-            found = encode(parse_request(text))
-        except D20Error as err:
-            found = err.message
-        except RecursionError:
-            found = "nested too deeply"
-        if len(_PARSED) >= PARSED:
-            _PARSED.clear()
-        _PARSED[text] = found
-    return found
-
-
-def _disagree(typed: Any, rolled: Any, character: bool, path: str) -> str | None:
-    """Where the parsed text `typed` and the request `rolled` (parse cache JSON) differ
-    (None: nowhere, but for what _text_problem allows). `character`: rolled as one."""
-    if isinstance(typed, dict) and isinstance(rolled, dict):
-        if "@t" in typed and "@t" in rolled:
-            return _disagree_items(typed["@t"], rolled["@t"], character, path)
-        kind = typed.get("@")
-        if character and kind == "Ref":
-            return None  # a name in an expression: the character's entry gave its value
-        entry = character and kind == "CheckRequest" and not any(v in typed for v in VALUES)
-        if kind != rolled.get("@"):
-            return path
-        for key in typed.keys() | rolled.keys():
-            if key in NOT_TEXT or (key not in typed and (key in HOUSE_FIELDS or entry)):
-                continue
-            found = _disagree(typed.get(key), rolled.get(key), character, f"{path}.{key}")
-            if found is not None:
-                return found
-        return None
-    same = type(typed) is type(rolled) and typed == rolled
-    return None if same else path
-
-
-def _disagree_items(typed: list[Any], rolled: list[Any], character: bool, path: str) -> str | None:
-    if character and len(typed) == 1 and len(rolled) > 1 and path.endswith(".members"):
-        typed = typed * len(rolled)  # `group stealth vs 12 --as aria,bob`: one each
-    if len(typed) != len(rolled):
-        return path
-    for i, (a, b) in enumerate(zip(typed, rolled, strict=True)):
-        found = _disagree(a, b, character, f"{path}[{i}]")
-        if found is not None:
-            return found
-    return None
 
 
 @dataclass
@@ -510,15 +218,15 @@ class _Receipts:
                     "its receipt is not that of its request, time, character and position "
                     "after the roll before it (edited after it was rolled)"
                 )
-        shown = self.seen.get(position)
-        if shown is not None:
+        saw = self.seen.get(position)
+        if saw is not None:
             self.found.add(position)
-            if receipt is not None and receipt.startswith(shown):
+            if receipt is not None and receipt.startswith(saw):
                 self.matched += 1
             else:
                 verdict.problems.append(
-                    f"the table saw receipt {shown} for #{position}, the row has "
-                    f"{_shown(receipt)} (changed after it was shown)"
+                    f"the table saw receipt {saw} for #{position}, the row has "
+                    f"{shown(receipt)} (changed after it was shown)"
                 )
 
     def unmatched(self) -> list[int]:
@@ -577,7 +285,7 @@ def check(
             continue
         position = row["position"]
         if row["session"] != session:
-            verdict.problems.append(f"its session is {_shown(row['session'])}, not {session}")
+            verdict.problems.append(f"its session is {shown(row['session'])}, not {session}")
         if position is None:
             verdict.problems.append("it has no position")
             continue
@@ -618,73 +326,6 @@ def _count(n: int, what: str) -> str:
 
 def _span(lo: int, hi: int) -> str:
     return f"position {lo}" if lo == hi else f"positions {lo}-{hi}"
-
-
-# --- the receipts the table saw ------------------------------------------------------------
-
-#: A receipt as a roll printed it (`sealed #12 receipt 3f2a9c01b4d7`), or noted by hand
-#: (`#12 3f2a9c01b4d7`, `12 3f2a9c01`): its position and at least 8 of its hex digits.
-_RECEIPT = re.compile(r"(?:sealed\s+)?#?([0-9]{1,19})\s*(?::|\s)\s*(?:receipt\s+)?([0-9a-f]{8,64})")
-_PRINTED = re.compile(r"sealed\s+#([0-9]{1,19})\s+receipt\s+([0-9a-f]{8,64})\b")
-
-
-def read_receipts(path: str) -> dict[int, str]:
-    """The receipts in the file at `path` (`-`: standard input), by position: lines as a
-    sealed roll printed them (any other text on the line, or other lines of the saved
-    output, are passed over), JSON lines of `--json` rolls, or `#P HEX` noted by hand.
-    ParseError for a file with none, or with two receipts for one position that differ."""
-    name = visible(path)
-    try:
-        if path == "-":
-            data = sys.stdin.buffer.read(MAX_RECEIPTS_BYTES + 1)
-        else:
-            with open(path, "rb") as f:
-                data = f.read(MAX_RECEIPTS_BYTES + 1)
-    except OSError as err:
-        raise ParseError(f"cannot read {name}: {err.strerror or err}") from None
-    if len(data) > MAX_RECEIPTS_BYTES:
-        raise ParseError(f"{name} is larger than {MAX_RECEIPTS_BYTES // 2**20} MiB of receipts")
-    found: dict[int, str] = {}
-    for n, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-        for position, digits in _receipts_in(line.strip()):
-            had = found.setdefault(position, digits)
-            short = min(len(had), len(digits))
-            if had[:short] != digits[:short]:
-                raise ParseError(
-                    f"line {n} of {name}: receipt #{position} is {digits}, but an earlier line "
-                    f"gives {had}"
-                )
-            found[position] = max(had, digits, key=len)
-    if not found:
-        raise ParseError(
-            f"{name} holds no receipts: lines such as 'sealed #12 receipt 3f2a9c01b4d7' (as a "
-            "sealed roll prints them) or '#12 3f2a9c01'"
-        )
-    return found
-
-
-def _receipts_in(line: str) -> list[tuple[int, str]]:
-    if line.startswith("{"):
-        try:
-            data = json.loads(line)
-        except ValueError:
-            data = None
-        receipt = data.get("receipt") if isinstance(data, dict) else None
-        if isinstance(receipt, dict):
-            position, digits = receipt.get("position"), receipt.get("hash")
-            if (
-                isinstance(position, int)
-                and isinstance(digits, str)
-                and re.fullmatch(r"[0-9a-f]{8,64}", digits)
-                and 0 <= position <= MAX_POSITION
-            ):
-                return [(position, digits)]
-        return []
-    printed = [(int(p), h) for p, h in _PRINTED.findall(line.lower())]
-    if printed:
-        return printed
-    noted = _RECEIPT.fullmatch(line.lower())
-    return [] if noted is None else [(int(noted.group(1)), noted.group(2))]
 
 
 # --- the command ---------------------------------------------------------------------------
