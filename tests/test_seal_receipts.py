@@ -17,7 +17,13 @@ from typer.testing import CliRunner
 from d20cli.app.cli import app
 from d20cli.app.verify import MAX_WORK, replayed
 from d20cli.app.verify_files import read_receipts
-from d20cli.dice.sealed import RECEIPT_SHOWN, next_receipt, receipt_body, receipts_start
+from d20cli.dice.sealed import (
+    RECEIPT_SHOWN,
+    canonical,
+    next_receipt,
+    receipt_body,
+    receipts_start,
+)
 from d20cli.errors import ParseError
 from d20cli.language.grammar import parse_request
 from d20cli.language.parse_cache import encode
@@ -81,7 +87,10 @@ def rereceipt(
 
 
 def _body(row: dict[str, Any]) -> bytes:
-    return receipt_body(
+    """body_p as docs/sealed-sessions.md defines it (and as receipt_body writes it)."""
+    keys = ("at", "character", "commitment", "position", "replay", "request", "system", "verb")
+    body = json.dumps({k: row[k] for k in keys}, sort_keys=True, separators=(",", ":")).encode()
+    assert body == receipt_body(
         row["commitment"],
         row["position"],
         row["at"],
@@ -89,8 +98,9 @@ def _body(row: dict[str, Any]) -> bytes:
         row["system"],
         row["verb"],
         row["request"],
-        row["replay"],
+        canonical(row["replay"]),
     )
+    return body
 
 
 def rewrite(row: dict[str, Any], text: str, seed: str) -> None:

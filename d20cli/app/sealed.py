@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from d20cli.dice.roller import RandomRoller
 from d20cli.dice.sealed import (
     RECEIPT_SHOWN,
+    canonical,
     next_receipt,
     position_seed,
     receipt_body,
@@ -89,6 +90,7 @@ class SealedStream:
         # the receipt of the last roll logged, and of the logged results not yet shown
         self.head = session.head or receipts_start(session.commitment)
         self.receipts: dict[int, tuple[Result, int, str]] = {}
+        self._canonical: dict[str, str] = {}  # replay text -> its canonical JSON
 
     def replay(self, request: Request) -> str:
         """`replay_text(request)`, made once per request of the run."""
@@ -149,6 +151,11 @@ class SealedStream:
     ) -> bytes:
         from d20cli.store.database import clean
 
+        shown = self._canonical.get(replay)
+        if shown is None:
+            if len(self._canonical) >= REPLAYS:
+                self._canonical.clear()
+            shown = self._canonical[replay] = canonical(json.loads(replay))
         return receipt_body(
             self.session.commitment,
             position,
@@ -157,7 +164,7 @@ class SealedStream:
             result.system,
             result.verb,
             clean(result.request),
-            json.loads(replay),
+            shown,
         )
 
     def with_receipt(self, result: Result) -> Result:

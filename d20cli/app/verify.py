@@ -43,6 +43,7 @@ from d20cli.app.verify_files import read_export, read_receipts, shown
 from d20cli.app.verify_text import text_problem
 from d20cli.controls import visible
 from d20cli.dice.sealed import (
+    canonical,
     commitment,
     next_receipt,
     position_random,
@@ -242,7 +243,7 @@ def _body(row: dict[str, Any], promise: str) -> bytes:
         row["system"],
         row["verb"],
         row["request"],
-        row["replay"],
+        canonical(row["replay"]),
     )
 
 

@@ -11,9 +11,9 @@ Receipts bind each roll's request to what the table saw, before the seed is show
 receipt of the roll at position p is R_p = SHA-256(R_{p-1} || body_p) in hex, with R_{-1}
 = SHA-256("d20 sealed receipts " || commitment) (the commitment as its 64 hex digits) and
 R_{p-1} as its 32 bytes; body_p is `receipt_body` of the roll: the canonical JSON
-(`json.dumps(..., sort_keys=True, separators=(",", ":"))`, as UTF-8) of its time, character,
-system, verb, request text and request as rolled (`replay`), its position and the
-session's commitment. A receipt commits to every roll before it; its first RECEIPT_SHOWN
+(`json.dumps(..., sort_keys=True, separators=(",", ":"))`, as UTF-8) of its time,
+character, system, verb, request text and request as rolled (`replay`), its position and
+the session's commitment. A receipt commits to every roll before it; its first RECEIPT_SHOWN
 hex digits are printed with the roll.
 
 Pure: no I/O, no global state (the seed is drawn by the caller).
@@ -68,6 +68,11 @@ def receipts_start(promise: str) -> str:
     return hashlib.sha256(b"d20 sealed receipts " + promise.encode("ascii")).hexdigest()
 
 
+def canonical(value: Any) -> str:
+    """`value` as canonical JSON: keys sorted, separators `,` and `:`, non-ASCII escaped."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
 def receipt_body(
     promise: str,
     position: int,
@@ -76,21 +81,18 @@ def receipt_body(
     system: str,
     verb: str,
     request: str,
-    replay: Any,
+    replay: str,
 ) -> bytes:
     """The bytes of a roll that its receipt is taken of (`replay`: the request as rolled,
-    as JSON values)."""
-    body = {
-        "at": at,
-        "character": character,
-        "commitment": promise,
-        "position": position,
-        "replay": replay,
-        "request": request,
-        "system": system,
-        "verb": verb,
-    }
-    return json.dumps(body, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    as `canonical` JSON): the canonical JSON of {"at", "character", "commitment",
+    "position", "replay", "request", "system", "verb"}, written out here (the replay's
+    text is made once per request, not once per roll)."""
+    d = json.dumps
+    return (
+        f'{{"at":{d(at)},"character":{d(character)},"commitment":{d(promise)},'
+        f'"position":{int(position)},"replay":{replay},"request":{d(request)},'
+        f'"system":{d(system)},"verb":{d(verb)}}}'
+    ).encode()
 
 
 def next_receipt(prev: str, body: bytes) -> str:
