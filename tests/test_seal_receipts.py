@@ -421,7 +421,7 @@ def test_what_the_text_cannot_show_is_allowed(tmp_path: Path) -> None:
     an honest session with them verifies."""
     write_sheet(
         '[aria]\nsystem = "levelup"\nlucky = true\nstealth = "+7"\ndex = "+3"\n'
-        '[bob]\nsystem = "levelup"\nstealth = "+2"\n'
+        'perception = "+4 vs 12"\n[bob]\nsystem = "levelup"\nstealth = "+2"\n'
     )
     assert d20(["config", "set", "levelup.crit", "19"]).exit_code == 0
     d20(["seal"])
@@ -429,6 +429,8 @@ def test_what_the_text_cannot_show_is_allowed(tmp_path: Path) -> None:
         ["group", "stealth", "vs", "12", "--as", "aria,bob"],
         ["roll", "1d20+dex", "--as", "aria"],
         ["attack", "+5", "vs", "14"],
+        ["check", "perception", "vs", "15", "--as", "aria"],  # shown `+4 vs 12 vs 15`
+        ["group", "stealth,", "perception", "vs", "12", "--as", "aria"],
     ):
         assert d20(args).exit_code == 0, args
     seed = json.loads(d20(["unseal", "--json"]).stdout)["seed"]

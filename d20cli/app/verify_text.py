@@ -27,7 +27,12 @@ def text_problem(row: dict[str, Any]) -> str | None:
     is): the text must hold no control or bidi character and must parse, with no
     character file or config, into the request rolled, but for what the text cannot
     show: house rules (the row's `house` names them), and a character's entries where
-    the text names them (a label a party member rolled, a name in an expression)."""
+    the text names them (a label a party member rolled, a name in an expression).
+
+    A roll made as a character shows each entry's words after its label, and such a text
+    need not parse alone (`check stealth +7 vs 12 vs 15`: the entry's target loses to the
+    request's own; `group stealth +7 vs 12, ...`: members' targets). Its text is then
+    only held to having no control characters; its receipt binds it to what was shown."""
     from d20cli.controls import CONTROLS
 
     text = row["request"]
@@ -35,6 +40,8 @@ def text_problem(row: dict[str, Any]) -> str | None:
         return f"its request text holds control or bidi characters ({shown(text)}): refused"
     typed = _parsed(text)
     if isinstance(typed, str):
+        if row["character"] is not None:  # the entries' words shown in it (see the doc)
+            return None
         return f"its request text is not a request ({visible(typed)[:80]}): refused"
     where = _disagree(typed, row["replay"], row["character"] is not None, "")
     if where is None:
