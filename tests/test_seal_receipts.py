@@ -445,3 +445,22 @@ def test_what_the_text_cannot_show_is_allowed(tmp_path: Path) -> None:
         row["prev_hash"] = prev
         row["hash"] = prev = row_hash(row)
     assert "its request text" in verify(write(tmp_path, forged), seed).stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "is empty, not a roll log export"),
+        (b'{"a": 1', "is not JSON"),
+        (b"[", "is not JSON: row 1: "),
+        (b'[{"id": ' + b"9" * 5000 + b"}]", "row 1: Exceeds the limit"),
+        (b"[1 ", "row 1 of the export is not a JSON object"),
+    ],
+)
+def test_broken_exports_are_one_line_errors(content: bytes, message: str, tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    result = verify(str(path), "a" * 64 + ":" + "b" * 32)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("d20: error: ") and message in result.stderr, result.stderr
+    assert len(result.stderr.splitlines()) == 1

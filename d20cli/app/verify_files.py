@@ -151,13 +151,18 @@ class _Text:
 
 def _rows(text: _Text, name: str) -> Iterator[dict[str, Any]]:
     decoder = json.JSONDecoder()
-    if text.peek() != "[":
-        try:
+    first = text.peek()
+    if first != "[":
+        if not first:
+            raise ParseError(f"{name} is empty, not a roll log export (d20 log --export json)")
+        while len(text.buf) < MAX_ROW_BYTES and text.more():  # (the start of it, at most)
+            pass
+        try:  # a value that goes on past what was read is not an export either
             decoder.raw_decode(text.buf, text.pos)
         except json.JSONDecodeError as err:
-            if err.pos < len(text.buf):
+            if err.pos < len(text.buf) or text.done:
                 raise ParseError(f"{name} is not JSON ({visible(err.msg)[:80]})") from None
-        except RecursionError:
+        except (ValueError, RecursionError):
             pass
         raise ParseError(f"{name} is not a roll log export (d20 log --export json)")
     text.pos += 1
@@ -176,6 +181,8 @@ def _rows(text: _Text, name: str) -> Iterator[dict[str, Any]]:
             raise ParseError(f"{name} is nested too deeply for a roll log export") from None
         except json.JSONDecodeError as err:
             raise ParseError(f"{name} is not JSON: row {i}: {visible(err.msg)[:80]}") from None
+        except ValueError as err:  # a number of more digits than Python reads
+            raise ParseError(f"{name}: row {i}: {visible(str(err))[:80]}") from None
         if not whole:
             raise ParseError(
                 f"row {i} of {name} is larger than {MAX_ROW_BYTES // 2**20} MiB, more than "
