@@ -140,7 +140,8 @@ def unseal_command(
 
 def verify_command(
     log: Annotated[
-        str, typer.Argument(help="The session's d20 log --export json (- reads stdin).")
+        str,
+        typer.Argument(help="The session's d20 log --export json --session N (- reads stdin)."),
     ],
     seed: Annotated[str, typer.Argument(help="The seed as d20 unseal printed it.")],
     posted: Annotated[
