@@ -157,7 +157,7 @@ _d20_offer() {
     _d20_r=""
     case "$prev" in
         --system|-s) _d20_r='levelup reglamento mm pendagger'; return ;;
-        --color|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--players|--commitment|--limit|-l|--since|--until|--outcome|--before|--keep) _d20_r=''; return ;;
+        --color|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--players|--commitment|--receipts|--limit|-l|--since|--until|--outcome|--session|--before|--keep) _d20_r=''; return ;;
         --as|--character|-c) _d20_config; _d20_characters; return ;;
         --export) _d20_r='json csv'; return ;;
     esac
@@ -175,10 +175,10 @@ _d20_offer() {
                 help) _d20_r='--help -h' ;;
                 seal) _d20_r='--status --json --help -h' ;;
                 unseal) _d20_r='--json --help -h' ;;
-                verify) _d20_r='--commitment --json --help -h' ;;
+                verify) _d20_r='--commitment --receipts --rows --json --help -h' ;;
                 char) _d20_r='--help -h' ;;
                 party) _d20_r='--json --help -h' ;;
-                log) _d20_r='--limit -l --character -c --since --until --system -s --outcome --stats --export --clear --prune --before --keep --yes -y --tsv --json --no-color --help -h' ;;
+                log) _d20_r='--limit -l --character -c --since --until --system -s --outcome --session --stats --export --clear --prune --before --keep --yes -y --tsv --json --no-color --help -h' ;;
                 config) _d20_r='--help -h' ;;
                 init) _d20_r='--json --no-color --system -s --seed --dice --as --help -h' ;;
                 *) _d20_r='--system -s --json --quiet -q --csv --totals --odds --summary --exit-status --color --no-color --no-log --seed --dice --repeat -n --simulate --budget --work --as --players --boon --help -h' ;;
@@ -292,7 +292,7 @@ _d20() {
         case "$w" in
             --system=*) sys="${w#*=}" ;;
             --as=*) char="${w#*=}" ;;
-            --system|-s|--color|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--as|--players|--commitment|--limit|-l|--character|-c|--since|--until|--outcome|--export|--before|--keep) skip="$w" ;;
+            --system|-s|--color|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--as|--players|--commitment|--receipts|--limit|-l|--character|-c|--since|--until|--outcome|--session|--export|--before|--keep) skip="$w" ;;
             -s[!-]*) sys="${w#-s}" ;;
             -[!0-9]*) ;;
             *) if [[ -z "$cmd" ]]; then cmd="$w"; else args+=("$w"); fi ;;

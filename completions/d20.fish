@@ -150,7 +150,7 @@ function __d20_values --description 'the values of option $argv[1]'
     switch $argv[1]
         case '--system' '-s'
             printf '%s\n' 'levelup' 'reglamento' 'mm' 'pendagger'
-        case '--color' '--seed' '--dice' '--repeat' '-n' '--simulate' '--budget' '--work' '--players' '--commitment' '--limit' '-l' '--since' '--until' '--outcome' '--before' '--keep'
+        case '--color' '--seed' '--dice' '--repeat' '-n' '--simulate' '--budget' '--work' '--players' '--commitment' '--receipts' '--limit' '-l' '--since' '--until' '--outcome' '--session' '--before' '--keep'
             true
         case '--as' '--character' '-c'
             __d20_characters
@@ -180,13 +180,13 @@ function __d20_options --description 'the options after command $argv[1]'
         case 'unseal'
             printf '%s\t%s\n' '--json' 'As JSON.' '--help' 'Show help.' '-h' 'Show help.'
         case 'verify'
-            printf '%s\t%s\n' '--commitment' 'The commitment posted before play, to check.' '--json' 'As JSON.' '--help' 'Show help.' '-h' 'Show help.'
+            printf '%s\t%s\n' '--commitment' 'The commitment posted before play, to check.' '--receipts' 'Receipts the table saw (sealed #P receipt HEX lines, or the saved output), to check (- reads stdin).' '--rows' 'A line for every row, not only the failed ones.' '--json' 'As JSON.' '--help' 'Show help.' '-h' 'Show help.'
         case 'char'
             printf '%s\t%s\n' '--help' 'Show help.' '-h' 'Show help.'
         case 'party'
             printf '%s\t%s\n' '--json' 'The party as JSON.' '--help' 'Show help.' '-h' 'Show help.'
         case 'log'
-            printf '%s\t%s\n' '--limit' 'How many rolls.' '-l' 'How many rolls.' '--character' 'Only this character\'s rolls.' '-c' 'Only this character\'s rolls.' '--since' 'Rolls from then on: 2026-05-01, \'2026-05-01 18:00\', 2h.' '--until' 'Rolls before then (a date: up to its end).' '--system' 'Only rolls of this system.' '-s' 'Only rolls of this system.' '--outcome' 'Only these outcomes (ids or labels): success,critical_success.' '--stats' 'Fairness of the d20s; naturals of every die.' '--export' 'Print every roll as json or csv.' '--clear' 'Delete the logged rolls.' '--prune' 'Delete old rolls: with --before DATE and/or --keep N.' '--before' 'With --prune: the rolls before then (2026-05-01, 30d).' '--keep' 'With --prune: keep only the newest N rolls.' '--yes' 'With --clear or --prune: do not ask.' '-y' 'With --clear or --prune: do not ask.' '--tsv' 'Tab-separated lines.' '--json' 'JSON instead of a table.' '--no-color' 'Plain text.' '--help' 'Show help.' '-h' 'Show help.'
+            printf '%s\t%s\n' '--limit' 'How many rolls.' '-l' 'How many rolls.' '--character' 'Only this character\'s rolls.' '-c' 'Only this character\'s rolls.' '--since' 'Rolls from then on: 2026-05-01, \'2026-05-01 18:00\', 2h.' '--until' 'Rolls before then (a date: up to its end).' '--system' 'Only rolls of this system.' '-s' 'Only rolls of this system.' '--outcome' 'Only these outcomes (ids or labels): success,critical_success.' '--session' 'Only the rolls of this sealed session (for d20 verify).' '--stats' 'Fairness of the d20s; naturals of every die.' '--export' 'Print every roll as json or csv.' '--clear' 'Delete the logged rolls.' '--prune' 'Delete old rolls: with --before DATE and/or --keep N.' '--before' 'With --prune: the rolls before then (2026-05-01, 30d).' '--keep' 'With --prune: keep only the newest N rolls.' '--yes' 'With --clear or --prune: do not ask.' '-y' 'With --clear or --prune: do not ask.' '--tsv' 'Tab-separated lines.' '--json' 'JSON instead of a table.' '--no-color' 'Plain text.' '--help' 'Show help.' '-h' 'Show help.'
         case 'config'
             printf '%s\t%s\n' '--help' 'Show help.' '-h' 'Show help.'
         case 'init'
@@ -211,7 +211,7 @@ function __d20_complete --description 'what d20 takes at the cursor'
                 set sys (string replace -- --system= '' $w)
             case '--as=*'
                 set char (string replace -- --as= '' $w)
-            case '--system' '-s' '--color' '--seed' '--dice' '--repeat' '-n' '--simulate' '--budget' '--work' '--as' '--players' '--commitment' '--limit' '-l' '--character' '-c' '--since' '--until' '--outcome' '--export' '--before' '--keep'
+            case '--system' '-s' '--color' '--seed' '--dice' '--repeat' '-n' '--simulate' '--budget' '--work' '--as' '--players' '--commitment' '--receipts' '--limit' '-l' '--character' '-c' '--since' '--until' '--outcome' '--session' '--export' '--before' '--keep'
                 set skip $w
             case '-s?*'
                 string match -qr -- '^-s-' $w; or set sys (string sub -s 3 -- $w)

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from d20cli.__main__ import main
 from d20cli.app.cli import app
-from d20cli.app.verify import MAX_BYTES
+from d20cli.app.verify_files import MAX_BYTES
 from d20cli.dice.sealed import commitment, position_random, read_secret, secret_text
 from d20cli.store.sealing import GENESIS, canonical, row_hash
 from tests.cli_helpers import write_sheet
@@ -82,7 +82,8 @@ def write(tmp_path: Path, rows: Any, name: str = "rolls.json") -> str:
 
 
 def verify(path: str, seed: str, *extra: str) -> Any:
-    return d20(["verify", path, seed, *extra])
+    """`d20 verify` with a line for every row (--rows), as these tests read them."""
+    return d20(["verify", path, seed, "--rows", *extra])
 
 
 def rechain(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

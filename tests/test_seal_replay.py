@@ -1,6 +1,7 @@
 """The replay that `d20 verify` makes is the roll that was made: for any seed, position
 and request (of every system), a roll through the sealed stream and the verifier's
-replay from its logged fields give the same dice, total and outcome (Hypothesis)."""
+replay from its logged fields give the same dice, total and outcome, and the request's
+text parses into the request rolled (Hypothesis)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from d20cli.app.sealed import SealedStream, replay_text
 from d20cli.app.verify import MAX_WORK, logged_fields, replayed
+from d20cli.app.verify_text import text_problem
 from d20cli.dice.roller import DEFAULT_BUDGET
 from d20cli.dice.sealed import commitment
 from d20cli.language.grammar import parse_request
@@ -62,7 +64,8 @@ def test_a_sealed_roll_replays_exactly(
     session = Session(1, seed, nonce, commitment(seed, nonce), "", None, position)
     stream = SealedStream(session, None)  # type: ignore[arg-type] # no saving here
     result = stream.wrap(system.resolve)(ready, stream.roller(DEFAULT_BUDGET))
-    assert stream.take(result) == (1, position, replay_text(ready))
+    taken = stream.take(result, "2026-12-01T21:00:00.000+00:00", None)
+    assert taken is not None and taken[:3] == (1, position, replay_text(ready))
     assert stream.next == position + 1
     row: dict[str, Any] = {
         **logged_fields(result),
@@ -71,3 +74,4 @@ def test_a_sealed_roll_replays_exactly(
     }
     again = replayed(row, seed, [MAX_WORK])
     assert again == {k: row[k] for k in again}
+    assert text_problem({**row, "character": None}) is None  # its text spells it

@@ -8,6 +8,8 @@
   a time ago such as `2h`), `--system`, `--outcome`.
 - `--stats`: the fairness of the d20s, and the naturals (1 and the top face) of every die
   size, per character and per session (d20cli.store.log_stats).
+- `--session N`: only the rolls of sealed session N (`d20 seal`); `--export json
+  --session N` is the export of one session for `d20 verify`, with its own hash chain.
 - `--export json|csv`: every row, streamed; `--clear`: delete, after a question on a
   terminal, or with `--yes`.
 - `--prune --before DATE` / `--prune --keep N`: delete the rows before then / all but the
@@ -76,6 +78,12 @@ def log_main(
             "--outcome", help="Only these outcomes (ids or labels): success,critical_success."
         ),
     ] = None,
+    session: Annotated[
+        int | None,
+        typer.Option(
+            "--session", min=1, help="Only the rolls of this sealed session (for d20 verify)."
+        ),
+    ] = None,
     stats: Annotated[
         bool, typer.Option("--stats", help="Fairness of the d20s; naturals of every die.")
     ] = False,
@@ -125,8 +133,9 @@ def log_main(
             None if until is None else when(until, now, "--until", end=True),
             None if system is None else _system(system),
             None if outcome is None else outcome_ids(outcome),
+            session,
         )
-        if clear and (since, until, system, outcome) != (None,) * 4:
+        if clear and (since, until, system, outcome, session) != (None,) * 5:
             raise ParseError("--clear deletes all rolls or one character's (-c NAME)")
         if clear and not yes and not interactive():
             raise ParseError("--clear asks before it deletes; not on a terminal, give --yes")
@@ -139,6 +148,8 @@ def log_main(
             if state.db.unusable is not None:  # not "no rolls logged yet": it is not known
                 raise StateError(f"the roll log could not be read: {state.db.unusable}")
             store = state.rolls
+            if session is not None:
+                _known_session(store, session)
             if clear:
                 _clear(store, character, yes, out)
             elif prune:
@@ -151,6 +162,17 @@ def log_main(
                 _recent(store, limit, only, out, json, tsv, no_color)
         finally:
             state.close()
+
+
+def _known_session(store: Rolls, session: int) -> None:
+    """ParseError when the state database holds no sealed session `session`."""
+    from d20cli.store.sealing import Sessions
+
+    if session not in Sessions(store.db).commitments():
+        raise ParseError(
+            f"there is no sealed session {session} in this roll log (d20 log shows each "
+            "sealed roll's session: `sealed N`)"
+        )
 
 
 def interactive() -> bool:
@@ -316,7 +338,9 @@ def _recent(
         return
     if not found:
         if not tsv:  # (a script reading tab-separated lines gets none)
-            filtered = (only.since, only.until, only.system, only.outcomes) != (None,) * 4
+            filtered = (only.since, only.until, only.system, only.outcomes, only.session) != (
+                None,
+            ) * 5
             said = "no logged rolls match" if filtered else "no rolls logged yet"
             out.text(said + (f" for {visible(only.character)}" if only.character else ""))
         return

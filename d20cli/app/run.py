@@ -222,6 +222,8 @@ def _rolled(
         for result in rolled:
             if log is not None:
                 log.add(result)
+                if context.sealing is not None:  # its receipt, once logged
+                    result = context.sealing.with_receipt(result)
             if opts.odds:
                 if chances is None:
                     chances = context.odds(text, opts)

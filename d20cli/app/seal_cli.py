@@ -23,8 +23,8 @@ from d20cli.present.output import Output
 
 SHARE_BEFORE = "share this commitment with your group now, before you roll"
 SHARE_AFTER = (
-    "share the seed and the log (d20 log --export json > rolls.json); "
-    "anyone checks them with: d20 verify rolls.json SEED"
+    "share the seed and the session's log (d20 log --export json --session {id} > rolls.json); "
+    "anyone checks them with: d20 verify rolls.json SEED --receipts SEEN"
 )
 
 
@@ -114,7 +114,7 @@ def unseal(as_json: bool, out: Output) -> None:
     out.text(f"unsealed session {session.id} after {_rolls(session)}")
     out.text(f"commitment: {session.commitment}")
     out.text(f"seed: {seed}")
-    out.text(SHARE_AFTER)
+    out.text(SHARE_AFTER.format(id=session.id))
 
 
 def seal_command(
@@ -140,7 +140,8 @@ def unseal_command(
 
 def verify_command(
     log: Annotated[
-        str, typer.Argument(help="The session's d20 log --export json (- reads stdin).")
+        str,
+        typer.Argument(help="The session's d20 log --export json --session N (- reads stdin)."),
     ],
     seed: Annotated[str, typer.Argument(help="The seed as d20 unseal printed it.")],
     posted: Annotated[
@@ -149,17 +150,31 @@ def verify_command(
             "--commitment", metavar="HEX", help="The commitment posted before play, to check."
         ),
     ] = None,
+    receipts: Annotated[
+        str | None,
+        typer.Option(
+            "--receipts",
+            metavar="FILE",
+            help="Receipts the table saw (sealed #P receipt HEX lines, or the saved output), "
+            "to check (- reads stdin).",
+        ),
+    ] = None,
+    rows: Annotated[
+        bool, typer.Option("--rows", help="A line for every row, not only the failed ones.")
+    ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
 ) -> None:
     """Check a sealed session's exported log against its seed."""
     from d20cli.app.verify import run_verify
 
-    raise typer.Exit(int(run_verify(log, seed, json_out, Output(), posted)))
+    raise typer.Exit(int(run_verify(log, seed, json_out, Output(), posted, receipts, rows)))
 
 
 VERIFY_EXIT = (
     "Exit status: 0 every roll verifies; 1 it does not (a roll edited, missing or out of "
-    "order, the hash chain broken, a seed that does not open the commitment); 2 bad input."
+    "order, the hash chain broken, a receipt that is not the one the table saw, a seed "
+    "that does not open the commitment); 2 bad input. Without --receipts, verify cannot "
+    "tell a request rewritten after play from the one rolled: see docs/sealed-sessions.md."
 )
 
 

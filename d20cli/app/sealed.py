@@ -9,6 +9,11 @@ request as rolled (after `--as`, its macros and entries, with the house rules in
 the JSON of d20cli.language.parse_cache). A roll that fails takes no position: its dice
 were never shown, and the next roll uses them.
 
+Each logged roll also gets its receipt (d20cli.dice.sealed.next_receipt: a hash chain of
+the session's rolls, from its commitment), kept in its row and shown with the roll
+(`with_receipt`: `sealed #P receipt R`, and "receipt" {"position", "hash"} in JSON), so
+that the table can hold the export to what it saw (`d20 verify --receipts`).
+
 What would make a roll unverifiable is refused with a one-line error that says to
 `d20 unseal` first: `--seed`, `--dice`, the roll log off (`--no-log`, D20_NO_LOG), and
 the rolls that the log cannot replay (tables, initiative, a fortune reroll).
@@ -22,7 +27,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from d20cli.dice.roller import RandomRoller
-from d20cli.dice.sealed import position_seed
+from d20cli.dice.sealed import (
+    RECEIPT_SHOWN,
+    canonical,
+    next_receipt,
+    position_seed,
+    receipt_body,
+    receipts_start,
+)
 from d20cli.errors import ParseError, StateError
 from d20cli.language.parse_cache import encode
 from d20cli.store.seal_marker import marked
@@ -75,6 +87,10 @@ class SealedStream:
         self.pending: dict[int, tuple[Result, int, str]] = {}
         # the replay text of the requests of this run (a batch repeats them), by id
         self._replays: dict[int, tuple[Request, str]] = {}
+        # the receipt of the last roll logged, and of the logged results not yet shown
+        self.head = session.head or receipts_start(session.commitment)
+        self.receipts: dict[int, tuple[Result, int, str]] = {}
+        self._canonical: dict[str, str] = {}  # replay text -> its canonical JSON
 
     def replay(self, request: Request) -> str:
         """`replay_text(request)`, made once per request of the run."""
@@ -116,21 +132,62 @@ class SealedStream:
 
         return sealed
 
-    def take(self, result: Result) -> tuple[int, int, str] | None:
-        """What the roll log keeps of a result of this stream: session, position, replay
-        (None: a result that took no position)."""
+    def take(
+        self, result: Result, at: str, character: str | None
+    ) -> tuple[int, int, str, str] | None:
+        """What the roll log keeps of a result of this stream, logged at `at` for
+        `character`: session, position, replay and receipt (None: a result that took no
+        position)."""
         found = self.pending.pop(id(result), None)
         if found is None or found[0] is not result:
             return None
-        return self.session.id, found[1], found[2]
+        _, position, replay = found
+        self.head = next_receipt(self.head, self._body(result, position, at, character, replay))
+        self.receipts[id(result)] = (result, position, self.head)
+        return self.session.id, position, replay, self.head
+
+    def _body(
+        self, result: Result, position: int, at: str, character: str | None, replay: str
+    ) -> bytes:
+        from d20cli.store.database import clean
+
+        shown = self._canonical.get(replay)
+        if shown is None:
+            if len(self._canonical) >= REPLAYS:
+                self._canonical.clear()
+            shown = self._canonical[replay] = canonical(json.loads(replay))
+        return receipt_body(
+            self.session.commitment,
+            position,
+            at,
+            None if character is None else clean(character),  # as the log keeps them
+            result.system,
+            result.verb,
+            clean(result.request),
+            shown,
+        )
+
+    def with_receipt(self, result: Result) -> Result:
+        """`result` with its receipt shown (`sealed #P receipt R`; JSON: "receipt"
+        {"position": P, "hash": R}), once it is logged; itself when it took none."""
+        found = self.receipts.pop(id(result), None)
+        if found is None or found[0] is not result:
+            return result
+        _, position, receipt = found
+        shown = receipt[:RECEIPT_SHOWN]
+        return result.noted(
+            f"sealed #{position} receipt {shown}",
+            {"receipt": {"position": position, "hash": shown}},
+        )
 
     def save(self, warn: Callable[[str], None]) -> None:
         """Keep the next position in the session table (after the log's rows)."""
         self.pending.clear()
+        self.receipts.clear()
         if self.next == self.saved:
             return
         try:
-            self.sessions.advance(self.session.id, self.next)
+            self.sessions.advance(self.session.id, self.next, self.head)
             self.saved = self.next
         except StateError as err:
             warn(f"cannot save the sealed session's position: {err.message}")

@@ -1,5 +1,6 @@
 """`d20 verify LOG.json SEED`: check the `d20 log --export json` of a sealed session
-against the seed `d20 unseal` printed (d20cli.app.seal_cli).
+against the seed `d20 unseal` printed (d20cli.app.seal_cli); docs/sealed-sessions.md
+says what it proves and what it cannot.
 
 - The commitment: SHA-256(nonce || seed) must be the commitment the log's rows carry,
   and the one the group was shown before play when it is given (`--commitment HEX`).
@@ -7,6 +8,15 @@ against the seed `d20 unseal` printed (d20cli.app.seal_cli).
   request as rolled that its row keeps (`replay`): its system, verb, request text, dice,
   total, outcome and house rules must be exactly what the seed gives. Nothing of the
   verifier's own config file, characters file or environment is read.
+- The request text must spell the request rolled: no control or bidi character, and
+  parsed (with no characters file or config) it must be the replay, but for what a text
+  cannot show (house rules, which the row's `house` names; a character's entries where
+  the text names them).
+- Receipts (d20cli.dice.sealed): each row's receipt must follow from its own fields and
+  the receipt of the row before it, and each receipt the table saw (`--receipts FILE`)
+  must be the start of the receipt of the row at its position. Without them, verify
+  cannot tell a request rewritten after play (and rolled again from the seed) from the
+  one rolled.
 - Positions: every position from 0 to the last must be there once, in order (a gap is
   a roll missing from the log; one out of order, a reordered row; one twice, a copy).
 - The hash chain (d20cli.store.sealing): each row's `hash` must be the hash of its
@@ -14,9 +24,10 @@ against the seed `d20 unseal` printed (d20cli.app.seal_cli).
   is named.
 
 Exit status: 0 when everything verifies, 1 when it does not (as cmp and diff), 2 for
-input that is not a roll log export or a seed (one line on standard error). The file is
-read up to MAX_BYTES; every row's fields are checked for their types before anything
-is rolled.
+input that is not a roll log export, a seed or a receipts file (one line on standard
+error). The export is read a piece at a time (d20cli.app.verify_files), up to 64 MiB, a
+row up to 4 MiB; every row's fields are checked for their types before it is rolled. The
+text output names the rows that fail and sums up the rest (`--rows`: every row).
 """
 
 from __future__ import annotations
@@ -24,44 +35,33 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from d20cli.app.verify_files import read_export, read_receipts, shown
+from d20cli.app.verify_text import text_problem
 from d20cli.controls import visible
-from d20cli.dice.sealed import commitment, position_random, read_secret
+from d20cli.dice.sealed import (
+    canonical,
+    commitment,
+    next_receipt,
+    position_random,
+    read_secret,
+    receipt_body,
+    receipts_start,
+)
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.present.output import Output
 
 if TYPE_CHECKING:
     from d20cli.results import Result
 
-MAX_BYTES = 64 * 1024 * 1024  # of the export read
-MAX_POSITION = 2**63 - 1
 MAX_WORK = 20_000_000  # dice rolled again in all (the work budget of one command)
-SHOWN = 40  # characters of a value from the file that a message shows
-
-#: The fields of an exported row that verify reads, and the JSON types each may hold.
-FIELDS: dict[str, tuple[type, ...]] = {
-    "id": (int,),
-    "system": (str,),
-    "verb": (str,),
-    "request": (str,),
-    "dice": (list,),
-    "total": (int, type(None)),
-    "outcome": (str, type(None)),
-    "house": (dict, type(None)),
-    "session": (int, type(None)),
-    "position": (int, type(None)),
-    "replay": (dict, type(None)),
-    "commitment": (str, type(None)),
-    "prev_hash": (str,),
-    "hash": (str,),
-}
 COMPARED = ("system", "verb", "request", "dice", "total", "outcome", "house")
 
 
-@dataclass
+@dataclass(slots=True)
 class Verdict:
     """What verify found of one row (`row`: its place in the file, from 1)."""
 
@@ -91,56 +91,6 @@ class Verdict:
         if self.problems:
             return f"{where}: FAILED: {'; '.join(self.problems)}"
         return f"{where}: " + ("ok" if self.ours else "not a roll of this session, not checked")
-
-
-def _shown(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True)
-    return visible(text if len(text) <= SHOWN else text[: SHOWN - 3] + "...")
-
-
-def read_export(path: str) -> list[dict[str, Any]]:
-    """The rows of the export at `path` (`-`: standard input), their fields checked;
-    ParseError for anything that is not one."""
-    try:
-        if path == "-":
-            data = sys.stdin.buffer.read(MAX_BYTES + 1)
-        else:
-            with open(path, "rb") as f:
-                data = f.read(MAX_BYTES + 1)
-    except OSError as err:
-        raise ParseError(f"cannot read {visible(path)}: {err.strerror or err}") from None
-    if len(data) > MAX_BYTES:
-        raise ParseError(
-            f"{visible(path)} is larger than {MAX_BYTES // 2**20} MiB, more than a roll log "
-            "export verify reads"
-        )
-    try:
-        rows = json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as err:
-        raise ParseError(f"{visible(path)} is not UTF-8 text (byte {err.start + 1})") from None
-    except RecursionError:
-        raise ParseError(f"{visible(path)} is nested too deeply for a roll log export") from None
-    except ValueError as err:
-        raise ParseError(f"{visible(path)} is not JSON ({visible(str(err))[:80]})") from None
-    if not isinstance(rows, list):
-        raise ParseError(f"{visible(path)} is not a roll log export (d20 log --export json)")
-    for i, row in enumerate(rows, 1):
-        _check_row(i, row)
-    return rows
-
-
-def _check_row(i: int, row: Any) -> None:
-    if not isinstance(row, dict):
-        raise ParseError(f"row {i} of the export is not a JSON object")
-    for name, kinds in FIELDS.items():
-        if name not in row:
-            raise ParseError(f"row {i} of the export has no {name!r} (d20 log --export json)")
-        value = row[name]
-        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-            raise ParseError(f"row {i} of the export: {name!r} is {_shown(value)}")
-    position = row["position"]
-    if position is not None and not 0 <= position <= MAX_POSITION:
-        raise ParseError(f"row {i} of the export: 'position' is {_shown(position)}")
 
 
 def replayed(row: dict[str, Any], seed: bytes, work: list[int]) -> dict[str, Any]:
@@ -200,8 +150,11 @@ def _roll_again(verdict: Verdict, row: dict[str, Any], seed: bytes, work: list[i
     for name in COMPARED:
         if not _same(row[name], again[name]):
             verdict.problems.append(
-                f"edited: {name} is {_shown(row[name])}, the seed gives {_shown(again[name])}"
+                f"edited: {name} is {shown(row[name])}, the seed gives {shown(again[name])}"
             )
+    problem = text_problem(row)
+    if problem is not None:
+        verdict.problems.append(problem)
 
 
 @dataclass
@@ -213,10 +166,17 @@ class Report:
     session: int | None
     rolls: int
     posted: str | None = None  # the commitment posted before play (--commitment)
+    receipts: int = 0  # receipts seen at the table (--receipts) that match their row
+    unmatched: list[int] = field(default_factory=list)  # of those, positions with no row
 
     @property
     def posted_ok(self) -> bool | None:
         return None if self.posted is None else self.posted == self.promise
+
+    @property
+    def others(self) -> int:
+        """Rows that are not rolls of this session (not checked but for the chain)."""
+        return sum(1 for v in self.verdicts if not v.ours)
 
     @property
     def ok(self) -> bool:
@@ -225,24 +185,91 @@ class Report:
             and self.posted_ok is not False
             and not self.missing
             and self.chain_break is None
+            and not self.unmatched
             and not any(v.problems for v in self.verdicts)
         )
 
 
-def check(rows: list[dict[str, Any]], seed: bytes, nonce: bytes) -> Report:
-    """Everything verify checks of the rows (module doc)."""
+class _Receipts:
+    """The receipts of the session's rows (d20cli.dice.sealed), each checked against the
+    row before it and against the receipts the table saw (`seen`: position -> the hex
+    digits shown)."""
+
+    def __init__(self, promise: str, seen: dict[int, str]) -> None:
+        self.promise = promise
+        self.seen = seen
+        self.last: tuple[int, str | None] | None = None  # position and receipt of the last row
+        self.matched = 0
+        self.found: set[int] = set()
+
+    def check(self, verdict: Verdict, row: dict[str, Any], position: int) -> None:
+        receipt = row.get("receipt")
+        before = self.last
+        self.last = (position, receipt)
+        if receipt is None or not re.fullmatch(r"[0-9a-f]{64}", receipt):
+            verdict.problems.append(
+                "it has no receipt (64 hex digits): nothing binds its request to what was shown"
+            )
+        else:
+            prev = receipts_start(self.promise) if position == 0 else None
+            if before is not None and before[0] == position - 1 and before[1] is not None:
+                prev = before[1] if re.fullmatch(r"[0-9a-f]{64}", before[1]) else None
+            if prev is not None and next_receipt(prev, _body(row, self.promise)) != receipt:
+                verdict.problems.append(
+                    "its receipt is not that of its request, time, character and position "
+                    "after the roll before it (edited after it was rolled)"
+                )
+        saw = self.seen.get(position)
+        if saw is not None:
+            self.found.add(position)
+            if receipt is not None and receipt.startswith(saw):
+                self.matched += 1
+            else:
+                verdict.problems.append(
+                    f"the table saw receipt {saw} for #{position}, the row has "
+                    f"{shown(receipt)} (changed after it was shown)"
+                )
+
+    def unmatched(self) -> list[int]:
+        return sorted(set(self.seen) - self.found)
+
+
+def _body(row: dict[str, Any], promise: str) -> bytes:
+    return receipt_body(
+        promise,
+        row["position"],
+        row["at"],
+        row["character"],
+        row["system"],
+        row["verb"],
+        row["request"],
+        canonical(row["replay"]),
+    )
+
+
+def check(
+    rows: Iterable[dict[str, Any]],
+    seed: bytes,
+    nonce: bytes,
+    seen: dict[int, str] | None = None,
+) -> Report:
+    """Everything verify checks of the rows (module doc); `seen`: the receipts the table
+    saw, by position."""
     from d20cli.store.sealing import GENESIS, HASH, PREV_HASH, row_hash
 
     promise = commitment(seed, nonce)
-    ours = [row["commitment"] == promise for row in rows]
-    session = next((row["session"] for row, mine in zip(rows, ours, strict=True) if mine), None)
+    receipts = _Receipts(promise, seen or {})
+    session: int | None = None
     verdicts: list[Verdict] = []
     chain_break: int | None = None
     prev = GENESIS
-    seen: dict[int, int] = {}  # position -> row
+    seen_at: dict[int, int] = {}  # position -> row
     last = -1
     work = [MAX_WORK]
-    for i, (row, mine) in enumerate(zip(rows, ours, strict=True), 1):
+    for i, row in enumerate(rows, 1):
+        mine = row["commitment"] == promise
+        if mine and session is None:
+            session = row["session"]
         verdict = Verdict(i, row["id"], row["position"] if mine else None, mine)
         verdicts.append(verdict)
         if row[PREV_HASH] != prev:
@@ -259,18 +286,28 @@ def check(rows: list[dict[str, Any]], seed: bytes, nonce: bytes) -> Report:
             continue
         position = row["position"]
         if row["session"] != session:
-            verdict.problems.append(f"its session is {_shown(row['session'])}, not {session}")
+            verdict.problems.append(f"its session is {shown(row['session'])}, not {session}")
         if position is None:
             verdict.problems.append("it has no position")
             continue
-        if position in seen:
-            verdict.problems.append(f"row {seen[position]} has the same position (a copy)")
+        if position in seen_at:
+            verdict.problems.append(f"row {seen_at[position]} has the same position (a copy)")
         elif position < last:
             verdict.problems.append(f"out of order: it comes after position {last}")
-        seen.setdefault(position, i)
+        seen_at.setdefault(position, i)
         last = max(last, position)
         _roll_again(verdict, row, seed, work)
-    return Report(promise, verdicts, _gaps(sorted(seen)), chain_break, session, len(seen))
+        receipts.check(verdict, row, position)
+    return Report(
+        promise,
+        verdicts,
+        _gaps(sorted(seen_at)),
+        chain_break,
+        session,
+        len(seen_at),
+        receipts=receipts.matched,
+        unmatched=receipts.unmatched(),
+    )
 
 
 def _gaps(positions: list[int]) -> list[tuple[int, int]]:
@@ -292,10 +329,20 @@ def _span(lo: int, hi: int) -> str:
     return f"position {lo}" if lo == hi else f"positions {lo}-{hi}"
 
 
+# --- the command ---------------------------------------------------------------------------
+
+
 def run_verify(
-    path: str, secret: str, as_json: bool, out: Output, posted: str | None = None
+    path: str,
+    secret: str,
+    as_json: bool,
+    out: Output,
+    posted: str | None = None,
+    receipts: str | None = None,
+    each: bool = False,
 ) -> ExitStatus:
-    """`d20 verify LOG.json SEED [--commitment HEX]`: the exit status (module doc)."""
+    """`d20 verify LOG.json SEED [--commitment HEX] [--receipts FILE] [--rows]`: the exit
+    status (module doc). `each`: a line for every row, not only for those that failed."""
     try:
         if posted is not None:
             posted = posted.strip().lower()
@@ -308,20 +355,23 @@ def run_verify(
             raise ParseError(
                 "SEED must be the seed as d20 unseal printed it: 64 hex digits, ':', 32 hex digits"
             )
-        rows = read_export(path)
+        if receipts == "-" and path == "-":
+            raise ParseError("LOG and --receipts cannot both read standard input")
+        seen = None if receipts is None else read_receipts(receipts)
+        seed, nonce = found
+        report = check(read_export(path), seed, nonce, seen)
     except D20Error as err:
         out.error(err, as_json)
         return ExitStatus.BAD_INPUT
-    seed, nonce = found
-    report = dataclasses.replace(check(rows, seed, nonce), posted=posted)
+    report = dataclasses.replace(report, posted=posted)
     if as_json:
-        out.json(_json(report))
+        out.json(_json(report, seen is not None))
     else:
-        out.text("\n".join(_lines(report)))
+        out.text("\n".join(_lines(report, each, seen is not None)))
     return ExitStatus.OK if report.ok else ExitStatus(1)
 
 
-def _json(report: Report) -> dict[str, Any]:
+def _json(report: Report, receipts: bool) -> dict[str, Any]:
     return {
         "verified": report.ok,
         "commitment": report.promise,
@@ -332,13 +382,25 @@ def _json(report: Report) -> dict[str, Any]:
         "missing": [list(gap) for gap in report.missing],
         "chain_ok": report.chain_break is None,
         "chain_break": report.chain_break,
+        "receipts_matched": report.receipts if receipts else None,
+        "receipts_without_row": report.unmatched,
+        "other_rows": report.others,
         "rows": [v.to_json() for v in report.verdicts],
     }
 
 
-def _lines(report: Report) -> list[str]:
-    lines = [v.line() for v in report.verdicts]
+def _lines(report: Report, each: bool, receipts: bool) -> list[str]:
+    lines = [v.line() for v in report.verdicts if each or v.problems]
     lines += [f"{_span(lo, hi)}: MISSING from the log" for lo, hi in report.missing]
+    lines += [
+        f"receipt #{p} (seen at the table): no row of the log has position {p}"
+        for p in report.unmatched
+    ]
+    if report.others and not each:
+        lines.append(
+            f"{_count(report.others, 'other row')} of the log (not rolls of this session): "
+            "not checked but for the hash chain"
+        )
     if report.session is None:
         lines.append(
             f"no row of the log carries the commitment of this seed ({report.promise}): "
@@ -355,7 +417,12 @@ def _lines(report: Report) -> list[str]:
             f"verified: {_count(report.rolls, 'roll')} of session {report.session}, every one "
             f"as the seed gives it; commitment {report.promise}"
             + (" (as posted)" if report.posted_ok else "")
-            + "; hash chain intact"
+            + "; hash chain intact; "
+            + (
+                f"{_count(report.receipts, 'receipt')} seen at the table match"
+                if receipts
+                else "no receipts from the table compared (--receipts)"
+            )
         )
         return lines
     why = []
@@ -366,6 +433,8 @@ def _lines(report: Report) -> list[str]:
         why.append(f"{count} roll{'s' if count != 1 else ''} missing")
     if report.chain_break is not None:
         why.append(f"the hash chain breaks at row {report.chain_break}")
+    if report.unmatched:
+        why.append(f"{_count(len(report.unmatched), 'receipt')} seen at the table with no row")
     if report.session is None:
         why.append("the seed does not match the log's commitment")
     if report.posted_ok is False:

@@ -7,18 +7,31 @@ seeded with the integer whose big-endian bytes are SHA-256(seed || p as 8 big-en
 bytes); the roller draws from it as for any roll (d20cli.dice.roller.RandomRoller). So
 anyone with the seed can roll each logged request again and get the same faces.
 
+Receipts bind each roll's request to what the table saw, before the seed is shown. The
+receipt of the roll at position p is R_p = SHA-256(R_{p-1} || body_p) in hex, with R_{-1}
+= SHA-256("d20 sealed receipts " || commitment) (the commitment as its 64 hex digits) and
+R_{p-1} as its 32 bytes; body_p is `receipt_body` of the roll: the canonical JSON
+(`json.dumps(..., sort_keys=True, separators=(",", ":"))`, as UTF-8) of its time,
+character, system, verb, request text and request as rolled (`replay`), its position and
+the session's commitment. A receipt commits to every roll before it; its first RECEIPT_SHOWN
+hex digits are printed with the roll.
+
 Pure: no I/O, no global state (the seed is drawn by the caller).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import re
+from json.encoder import encode_basestring_ascii
+from typing import Any
 
 SEED_BYTES = 32
 NONCE_BYTES = 16
 #: The secret as `d20 unseal` prints it and `d20 verify` reads it: seed and nonce in hex.
+RECEIPT_SHOWN = 12  # hex digits of a receipt printed with each roll
 SECRET = re.compile(r"([0-9a-f]{64}):([0-9a-f]{32})")
 
 
@@ -49,3 +62,41 @@ def read_secret(text: str) -> tuple[bytes, bytes] | None:
     if found is None:
         return None
     return bytes.fromhex(found.group(1)), bytes.fromhex(found.group(2))
+
+
+def receipts_start(promise: str) -> str:
+    """R_{-1}: the receipt before a session's first roll, from its commitment."""
+    return hashlib.sha256(b"d20 sealed receipts " + promise.encode("ascii")).hexdigest()
+
+
+def canonical(value: Any) -> str:
+    """`value` as canonical JSON: keys sorted, separators `,` and `:`, non-ASCII escaped."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def receipt_body(
+    promise: str,
+    position: int,
+    at: str,
+    character: str | None,
+    system: str,
+    verb: str,
+    request: str,
+    replay: str,
+) -> bytes:
+    """The bytes of a roll that its receipt is taken of (`replay`: the request as rolled,
+    as `canonical` JSON): the canonical JSON of {"at", "character", "commitment",
+    "position", "replay", "request", "system", "verb"}, written out here (the replay's
+    text is made once per request, not once per roll)."""
+    q = encode_basestring_ascii  # a string as json.dumps writes it (a fifth of the time)
+    who = "null" if character is None else q(character)
+    return (
+        f'{{"at":{q(at)},"character":{who},"commitment":{q(promise)},'
+        f'"position":{int(position)},"replay":{replay},"request":{q(request)},'
+        f'"system":{q(system)},"verb":{q(verb)}}}'
+    ).encode()
+
+
+def next_receipt(prev: str, body: bytes) -> str:
+    """R_p from R_{p-1} (hex) and the roll's `receipt_body`."""
+    return hashlib.sha256(bytes.fromhex(prev) + body).hexdigest()

@@ -51,9 +51,10 @@ COLUMNS = (
 )
 #: The columns of a roll of a sealed session (d20cli.store.sealing; NULL for any other
 #: roll): the session's id, the roll's position in its stream, and the request as rolled
-#: (the JSON of d20cli.language.parse_cache) that `d20 verify` rolls again. Read with the
-#: others; `log --export json` writes them (CSV keeps COLUMNS).
-SEALED_COLUMNS = ("session", "position", "replay")
+#: (the JSON of d20cli.language.parse_cache) that `d20 verify` rolls again, and its
+#: receipt (d20cli.dice.sealed). Read with the others; `log --export json` writes them
+#: (CSV keeps COLUMNS).
+SEALED_COLUMNS = ("session", "position", "replay", "receipt")
 
 
 #: Columns that hold whole numbers: written to CSV as they are (`-1` is a total, not a
@@ -140,6 +141,7 @@ class Row:
     session: int | None = None  # a sealed session's roll: SEALED_COLUMNS
     position: int | None = None
     replay: str | None = None
+    receipt: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {c: getattr(self, c) for c in COLUMNS}
@@ -155,6 +157,7 @@ class LogFilter:
     until: str | None = None
     system: str | None = None
     outcomes: tuple[str, ...] | None = None  # outcome ids
+    session: int | None = None  # the rolls of this sealed session
 
     def where(self, prefix: str = "") -> tuple[str, tuple[Any, ...]]:
         """The SQL condition (columns named with `prefix`, "" when every row is kept) and
@@ -166,6 +169,7 @@ class LogFilter:
             ("at", ">=", self.since),
             ("at", "<", self.until),
             ("system", "=", self.system),
+            ("session", "=", self.session),
         ):
             if value is not None:
                 parts.append(f"{prefix}{column} {op} ?")
@@ -183,7 +187,7 @@ def combine(character: str | None, only: LogFilter | None) -> LogFilter:
         return LogFilter(character=character)
     if character is None:
         return only
-    return LogFilter(character, only.since, only.until, only.system, only.outcomes)
+    return LogFilter(character, only.since, only.until, only.system, only.outcomes, only.session)
 
 
 def _row(raw: tuple[Any, ...]) -> Row:
@@ -207,7 +211,7 @@ def _row(raw: tuple[Any, ...]) -> Row:
         raw[8],
         str(raw[9]),
         house if isinstance(house, dict) else None,
-        *raw[11:14],
+        *raw[11:15],
     )
 
 
@@ -220,7 +224,7 @@ _FULL_COLUMNS = (*COLUMNS[1:], *SEALED_COLUMNS)  # a row with house rules or a s
 #: INSERT writes them as `NULLIF(?, 0)` and the row binds the integer 0 for a NULL, which
 #: no text equals. Binding None costs sqlite3 a search for an adapter each time: a
 #: batch's writes took a third longer.
-NULL_TEXT = frozenset({"character", "outcome", "house", "replay"})
+NULL_TEXT = frozenset({"character", "outcome", "house", "replay", "receipt"})
 
 
 def _insert_rolls(columns: Sequence[str], n: int) -> str:
@@ -240,8 +244,8 @@ class Rolls:
 
     def add(self, rows: Sequence[tuple[Any, ...]]) -> None:
         """Append rows (at, character, system, verb, request, dice, total, outcome, source,
-        and the house rules' JSON, which may be left out, then the session, position and
-        replay of a sealed session's roll) in one transaction."""
+        and the house rules' JSON, which may be left out, then the session, position,
+        replay and receipt of a sealed session's roll) in one transaction."""
         if not rows:
             return
         # SQLite holds 64-bit integers; a larger total (which the dice never give, see
@@ -255,7 +259,7 @@ class Rolls:
         last: bool | None = None  # whether the run being filled is of full rows
         for row in rows:
             more = row[9:]  # () for the usual row of nine values
-            full = bool(more) and (more[0] is not None or len(more) == 4)
+            full = bool(more) and (more[0] is not None or len(more) > 1)
             if full is not last:
                 values = []
                 runs.append((full, values))
@@ -270,12 +274,13 @@ class Rolls:
                 who = clean(who)
             values += (at, who, sy, verb, text, dice, int64(total), 0 if oc is None else oc, src)
             if full:
-                house, session, position, replay = (*more, None, None, None)[:4]
+                house, session, position, replay, receipt = (*more, None, None, None, None)[:5]
                 values += (
                     0 if house is None else house,
                     session,
                     position,
                     0 if replay is None else replay,
+                    0 if receipt is None else receipt,
                 )
 
         def change(conn: sqlite3.Connection) -> None:
@@ -379,8 +384,11 @@ class RollLog:
         self._bytes = 0  # of the buffered rows, and of every row of the run
         self._run_bytes = 0
         self._full = False  # the run has added MAX_RUN_BYTES: the rest is not logged
-        # a sealed session's rolls: the session, position and replay of each result
-        self.seal: Callable[[Result], tuple[int, int, str] | None] | None = None
+        # a sealed session's rolls: the session, position, replay and receipt of each
+        # result (given the row's time and character: d20cli.app.sealed.SealedStream.take)
+        self.seal: Callable[[Result, str, str | None], tuple[int, int, str, str] | None] | None = (
+            None
+        )
 
     def add(self, result: Result) -> None:
         if self._failed or self._full:
@@ -410,9 +418,10 @@ class RollLog:
             result.outcome,
             self.source,
         )
-        # then the house rules' JSON, and a sealed session's session, position and replay:
-        # nothing for a row of neither (most rows, which the table writes in fewer columns)
-        sealed = None if self.seal is None else self.seal(result)
+        # then the house rules' JSON, and a sealed session's session, position, replay and
+        # receipt: nothing for a row of neither (most rows, which the table writes in fewer
+        # columns)
+        sealed = None if self.seal is None else self.seal(result, self._stamp, self.character)
         if house is not None or sealed:
             row = (*row, house, *(sealed or ()))
         self._rows.append(row)

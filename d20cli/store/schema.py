@@ -5,7 +5,7 @@ migrated down."""
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 #: MIGRATIONS[n] takes the schema from version n to n + 1.
 MIGRATIONS: tuple[str, ...] = (
@@ -95,6 +95,12 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE rolls ADD COLUMN replay TEXT;
     CREATE INDEX IF NOT EXISTS rolls_by_session ON rolls (session, position)
         WHERE session IS NOT NULL;
+    """,
+    # 6 -> 7: receipts (d20cli.dice.sealed): each roll of a sealed session keeps its
+    # receipt (64 hex digits), and the session the receipt of its last roll (`head`).
+    """
+    ALTER TABLE rolls ADD COLUMN receipt TEXT;
+    ALTER TABLE sessions ADD COLUMN head TEXT;
     """,
 )
 

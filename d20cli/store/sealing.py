@@ -41,7 +41,7 @@ GENESIS = "0" * 64  # the `prev_hash` of an export's first row
 HASH = "hash"
 PREV_HASH = "prev_hash"
 #: What `log --export json` adds to each row after the roll log's columns.
-EXPORT_FIELDS = ("session", "position", "replay", "commitment", PREV_HASH, HASH)
+EXPORT_FIELDS = ("session", "position", "replay", "commitment", "receipt", PREV_HASH, HASH)
 
 
 @frozen
@@ -53,13 +53,14 @@ class Session:
     opened: str
     closed: str | None
     next: int  # the position of the session's next roll
+    head: str | None = None  # the receipt of its last roll (None: no roll yet)
 
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-_COLUMNS = "id, seed, nonce, commitment, opened, closed, next"
+_COLUMNS = "id, seed, nonce, commitment, opened, closed, next, head"
 
 
 def _session(raw: tuple[Any, ...]) -> Session:
@@ -71,6 +72,7 @@ def _session(raw: tuple[Any, ...]) -> Session:
         str(raw[4]),
         raw[5],
         int(raw[6]),
+        raw[7],
     )
 
 
@@ -99,10 +101,12 @@ class Sessions:
                 return None
             session = _session(raw)
             last = conn.execute(
-                "SELECT max(position) FROM rolls WHERE session = ?", (session.id,)
-            ).fetchone()[0]
-            if last is not None and int(last) >= session.next:
-                session = replace(session, next=int(last) + 1)
+                "SELECT position, receipt FROM rolls WHERE session = ? "
+                "ORDER BY position DESC LIMIT 1",
+                (session.id,),
+            ).fetchone()
+            if last is not None and int(last[0]) >= session.next:
+                session = replace(session, next=int(last[0]) + 1, head=last[1])
             return session
 
         return self.db.read(self.WHAT, query)
@@ -135,12 +139,14 @@ class Sessions:
             raise
         return Session(sid, seed, nonce, promise, opened, None, 0)
 
-    def advance(self, sid: int, position: int) -> None:
-        """The session's next roll is at `position` (never moved back)."""
+    def advance(self, sid: int, position: int, head: str | None = None) -> None:
+        """The session's next roll is at `position` (never moved back), after the roll
+        whose receipt is `head`."""
         self.db.write(
             self.WHAT,
             lambda conn: conn.execute(
-                "UPDATE sessions SET next = ? WHERE id = ? AND next < ?", (position, sid, position)
+                "UPDATE sessions SET next = ?, head = ? WHERE id = ? AND next < ?",
+                (position, head, sid, position),
             ),
         )
 
@@ -175,8 +181,8 @@ class Sessions:
 
 def export_row(row: Row, commitments: dict[int, str]) -> dict[str, Any]:
     """A row of `log --export json`: its fields, then a sealed roll's session, position,
-    request as rolled (`replay`) and the session's commitment (null for any other roll);
-    `chained` adds the hashes."""
+    request as rolled (`replay`), the session's commitment and the roll's receipt (null
+    for any other roll); `chained` adds the hashes."""
     data = row.to_json()
     replay = None
     if row.replay is not None:
@@ -188,6 +194,7 @@ def export_row(row: Row, commitments: dict[int, str]) -> dict[str, Any]:
     data["position"] = row.position
     data["replay"] = replay
     data["commitment"] = None if row.session is None else commitments.get(row.session)
+    data["receipt"] = row.receipt
     return data
 
 

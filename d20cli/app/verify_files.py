@@ -1,0 +1,289 @@
+"""What `d20 verify` reads (d20cli.app.verify): the `d20 log --export json` of a sealed
+session, a piece at a time, each row's fields checked for their types; and the receipts
+the table saw (`--receipts FILE`). Anything that is not one is a ParseError with one
+line that says what and where."""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import re
+import sys
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+from d20cli.controls import visible
+from d20cli.errors import ParseError
+
+MAX_BYTES = 64 * 1024 * 1024  # of the export read
+MAX_ROW_BYTES = 4 * 1024 * 1024  # of one row of it
+CHUNK = 1024 * 1024  # the export is read (and parsed) this much at a time
+MAX_RECEIPTS_BYTES = 4 * 1024 * 1024  # of a --receipts file
+MAX_POSITION = 2**63 - 1
+SHOWN = 40  # characters of a value from the file that a message shows
+
+#: The fields of an exported row that verify reads, and the JSON types each may hold.
+FIELDS: dict[str, tuple[type, ...]] = {
+    "id": (int,),
+    "system": (str,),
+    "verb": (str,),
+    "request": (str,),
+    "dice": (list,),
+    "total": (int, type(None)),
+    "outcome": (str, type(None)),
+    "house": (dict, type(None)),
+    "session": (int, type(None)),
+    "position": (int, type(None)),
+    "replay": (dict, type(None)),
+    "commitment": (str, type(None)),
+    "at": (str,),
+    "character": (str, type(None)),
+    "prev_hash": (str,),
+    "hash": (str,),
+}
+#: Fields an export of an older d20cli does not have (a row without one reads null).
+LATER_FIELDS: dict[str, tuple[type, ...]] = {"receipt": (str, type(None))}
+
+
+def shown(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return visible(text if len(text) <= SHOWN else text[: SHOWN - 3] + "...")
+
+
+def read_export(path: str) -> Iterator[dict[str, Any]]:
+    """The rows of the export at `path` (`-`: standard input), read and parsed a piece at
+    a time (a row is in memory while it is checked, never the whole file), each row's
+    fields checked for their types; ParseError for anything that is not one, when it is
+    reached."""
+    name = visible(path)
+    try:
+        f = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115 (closed below)
+    except OSError as err:
+        raise ParseError(f"cannot read {name}: {err.strerror or err}") from None
+    try:
+        if path != "-" and os.fstat(f.fileno()).st_size > MAX_BYTES:
+            raise _too_large(name)  # refused before it is read
+        yield from _rows(_Text(_chunks(f, name)), name)
+    finally:
+        if path != "-":
+            f.close()
+
+
+def _too_large(name: str) -> ParseError:
+    return ParseError(
+        f"{name} is larger than {MAX_BYTES // 2**20} MiB, more than a roll log export "
+        "verify reads (d20 log --export json --session N exports one session)"
+    )
+
+
+def _chunks(f: BinaryIO, name: str) -> Iterator[str]:
+    """The text of `f`, CHUNK bytes at a time, at most MAX_BYTES."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    read = 0
+    while True:
+        try:
+            data = f.read(CHUNK)
+        except OSError as err:
+            raise ParseError(f"cannot read {name}: {err.strerror or err}") from None
+        try:
+            text = decoder.decode(data, final=not data)
+        except UnicodeDecodeError as err:
+            raise ParseError(f"{name} is not UTF-8 text (byte {read + err.start + 1})") from None
+        read += len(data)
+        if read > MAX_BYTES:
+            raise _too_large(name)
+        if text:
+            yield text
+        if not data:
+            return
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+class _Text:
+    """The export's text as it is read: what is left of the last piece, and the next."""
+
+    def __init__(self, chunks: Iterator[str]) -> None:
+        self.chunks = chunks
+        self.buf = ""
+        self.pos = 0
+        self.done = False
+
+    def more(self) -> bool:
+        """Read the next piece (False: the text has ended)."""
+        chunk = None if self.done else next(self.chunks, None)
+        if chunk is None:
+            self.done = True
+            return False
+        self.buf = self.buf[self.pos :] + chunk
+        self.pos = 0
+        return True
+
+    def peek(self) -> str:
+        """The next character that is not white space ("" at the end)."""
+        while True:
+            found = _SPACE.match(self.buf, self.pos)
+            self.pos = found.end() if found else self.pos
+            if self.pos < len(self.buf):
+                return self.buf[self.pos]
+            if not self.more():
+                return ""
+
+    def value(self, decoder: json.JSONDecoder) -> tuple[Any, bool]:
+        """The JSON value that starts here (True: read whole; False: longer than
+        MAX_ROW_BYTES). JSONDecodeError or RecursionError when it is not JSON."""
+        while True:
+            try:
+                value, end = decoder.raw_decode(self.buf, self.pos)
+            except json.JSONDecodeError:
+                if len(self.buf) - self.pos > MAX_ROW_BYTES:
+                    return None, False
+                if not self.more():
+                    raise
+                continue
+            if end == len(self.buf) and self.more():  # (a number may go on)
+                continue
+            self.pos = end
+            return value, True
+
+
+def _rows(text: _Text, name: str) -> Iterator[dict[str, Any]]:
+    decoder = json.JSONDecoder()
+    first = text.peek()
+    if first != "[":
+        if not first:
+            raise ParseError(f"{name} is empty, not a roll log export (d20 log --export json)")
+        while len(text.buf) < MAX_ROW_BYTES and text.more():  # (the start of it, at most)
+            pass
+        try:  # a value that goes on past what was read is not an export either
+            decoder.raw_decode(text.buf, text.pos)
+        except json.JSONDecodeError as err:
+            if err.pos < len(text.buf) or text.done:
+                raise ParseError(f"{name} is not JSON ({visible(err.msg)[:80]})") from None
+        except (ValueError, RecursionError):
+            pass
+        raise ParseError(f"{name} is not a roll log export (d20 log --export json)")
+    text.pos += 1
+    i = 0
+    after = text.peek()
+    while after != "]":
+        i += 1
+        if i > 1:
+            if after != ",":
+                raise ParseError(f"{name} is not JSON: " + _after(i - 1, after))
+            text.pos += 1
+            text.peek()
+        try:
+            row, whole = text.value(decoder)
+        except RecursionError:
+            raise ParseError(f"{name} is nested too deeply for a roll log export") from None
+        except json.JSONDecodeError as err:
+            raise ParseError(f"{name} is not JSON: row {i}: {visible(err.msg)[:80]}") from None
+        except ValueError as err:  # a number of more digits than Python reads
+            raise ParseError(f"{name}: row {i}: {visible(str(err))[:80]}") from None
+        if not whole:
+            raise ParseError(
+                f"row {i} of {name} is larger than {MAX_ROW_BYTES // 2**20} MiB, more than "
+                "a roll log's row holds"
+            )
+        _check_row(i, row)
+        yield row
+        after = text.peek()
+    text.pos += 1
+    if text.peek():
+        raise ParseError(f"{name} is not JSON: something follows the closing ']'")
+
+
+def _after(i: int, found: str) -> str:
+    if not found:
+        return f"it ends after row {i}, before its closing ']'"
+    return f"row {i} is followed by {visible(found)!r}, not ',' or ']'"
+
+
+def _check_row(i: int, row: Any) -> None:
+    if not isinstance(row, dict):
+        raise ParseError(f"row {i} of the export is not a JSON object")
+    for name, kinds in FIELDS.items():
+        if name not in row:
+            raise ParseError(f"row {i} of the export has no {name!r} (d20 log --export json)")
+        _check_type(i, name, row[name], kinds)
+    for name, kinds in LATER_FIELDS.items():
+        if name in row:  # (not set when it is not there: the row's hash is of what it has)
+            _check_type(i, name, row[name], kinds)
+    position = row["position"]
+    if position is not None and not 0 <= position <= MAX_POSITION:
+        raise ParseError(f"row {i} of the export: 'position' is {shown(position)}")
+
+
+def _check_type(i: int, name: str, value: Any, kinds: tuple[type, ...]) -> None:
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        raise ParseError(f"row {i} of the export: {name!r} is {shown(value)}")
+
+
+# --- the receipts the table saw ------------------------------------------------------------
+
+#: A receipt as a roll printed it (`sealed #12 receipt 3f2a9c01b4d7`), or noted by hand
+#: (`#12 3f2a9c01b4d7`, `12 3f2a9c01`): its position and at least 8 of its hex digits.
+_RECEIPT = re.compile(r"(?:sealed\s+)?#?([0-9]{1,19})\s*(?::|\s)\s*(?:receipt\s+)?([0-9a-f]{8,64})")
+_PRINTED = re.compile(r"sealed\s+#([0-9]{1,19})\s+receipt\s+([0-9a-f]{8,64})\b")
+
+
+def read_receipts(path: str) -> dict[int, str]:
+    """The receipts in the file at `path` (`-`: standard input), by position: lines as a
+    sealed roll printed them (any other text on the line, or other lines of the saved
+    output, are passed over), JSON lines of `--json` rolls, or `#P HEX` noted by hand.
+    ParseError for a file with none, or with two receipts for one position that differ."""
+    name = visible(path)
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read(MAX_RECEIPTS_BYTES + 1)
+        else:
+            with open(path, "rb") as f:
+                data = f.read(MAX_RECEIPTS_BYTES + 1)
+    except OSError as err:
+        raise ParseError(f"cannot read {name}: {err.strerror or err}") from None
+    if len(data) > MAX_RECEIPTS_BYTES:
+        raise ParseError(f"{name} is larger than {MAX_RECEIPTS_BYTES // 2**20} MiB of receipts")
+    found: dict[int, str] = {}
+    for n, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        for position, digits in _receipts_in(line.strip()):
+            had = found.setdefault(position, digits)
+            short = min(len(had), len(digits))
+            if had[:short] != digits[:short]:
+                raise ParseError(
+                    f"line {n} of {name}: receipt #{position} is {digits}, but an earlier line "
+                    f"gives {had}"
+                )
+            found[position] = max(had, digits, key=len)
+    if not found:
+        raise ParseError(
+            f"{name} holds no receipts: lines such as 'sealed #12 receipt 3f2a9c01b4d7' (as a "
+            "sealed roll prints them) or '#12 3f2a9c01'"
+        )
+    return found
+
+
+def _receipts_in(line: str) -> list[tuple[int, str]]:
+    if line.startswith("{"):
+        try:
+            data = json.loads(line)
+        except ValueError:
+            data = None
+        receipt = data.get("receipt") if isinstance(data, dict) else None
+        if isinstance(receipt, dict):
+            position, digits = receipt.get("position"), receipt.get("hash")
+            if (
+                isinstance(position, int)
+                and isinstance(digits, str)
+                and re.fullmatch(r"[0-9a-f]{8,64}", digits)
+                and 0 <= position <= MAX_POSITION
+            ):
+                return [(position, digits)]
+        return []
+    printed = [(int(p), h) for p, h in _PRINTED.findall(line.lower())]
+    if printed:
+        return printed
+    noted = _RECEIPT.fullmatch(line.lower())
+    return [] if noted is None else [(int(noted.group(1)), noted.group(2))]

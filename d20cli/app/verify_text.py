@@ -1,0 +1,109 @@
+"""Whether a sealed row's request text spells the request it rolled (`d20 verify`,
+d20cli.app.verify): no control or bidi character, and parsed with no characters file or
+config it is the row's `replay`, but for what a text cannot show."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from d20cli.app.verify_files import shown
+from d20cli.controls import visible
+from d20cli.errors import D20Error
+
+#: Fields a house rule may put into a request where its text gives none (d20cli.rules.house);
+#: the row's `house`, which the seed's roll is compared with, names them.
+HOUSE_FIELDS = frozenset(("crit", "lucky", "floor", "crit_dmg", "rule"))
+#: Fields of the request rolled that its text does not decide (where its words are; the
+#: text of a member, which is the request's own).
+NOT_TEXT = frozenset(("columns", "text"))
+#: What a typed label with no value of its own may be merged with: the character's entry
+#: (d20cli.language.names): these are the fields that say it has a value of its own.
+VALUES = ("modifier", "rank", "score")
+PARSED = 4096  # request texts whose parse verify keeps
+
+
+def text_problem(row: dict[str, Any]) -> str | None:
+    """Why the row's request text is not a true spelling of the request rolled (None: it
+    is): the text must hold no control or bidi character and must parse, with no
+    character file or config, into the request rolled, but for what the text cannot
+    show: house rules (the row's `house` names them), and a character's entries where
+    the text names them (a label a party member rolled, a name in an expression).
+
+    A roll made as a character shows each entry's words after its label, and such a text
+    need not parse alone (`check stealth +7 vs 12 vs 15`: the entry's target loses to the
+    request's own; `group stealth +7 vs 12, ...`: members' targets). Its text is then
+    only held to having no control characters; its receipt binds it to what was shown."""
+    from d20cli.controls import CONTROLS
+
+    text = row["request"]
+    if any(ord(c) in CONTROLS for c in text):
+        return f"its request text holds control or bidi characters ({shown(text)}): refused"
+    typed = _parsed(text)
+    if isinstance(typed, str):
+        if row["character"] is not None:  # the entries' words shown in it (see the doc)
+            return None
+        return f"its request text is not a request ({visible(typed)[:80]}): refused"
+    where = _disagree(typed, row["replay"], row["character"] is not None, "")
+    if where is None:
+        return None
+    return (
+        f"its request text {shown(text)} is not the request rolled (they differ at "
+        f"{visible(where.lstrip('.'))[:60] or 'its kind'})"
+    )
+
+
+_PARSED: dict[str, Any] = {}
+
+
+def _parsed(text: str) -> Any:
+    """The parse cache's JSON of `text` parsed, or the parser's error message (str)."""
+    from d20cli.language.grammar import parse_request
+    from d20cli.language.parse_cache import encode
+
+    found = _PARSED.get(text)
+    if found is None:
+        try:
+            found = encode(parse_request(text))
+        except D20Error as err:
+            found = err.message
+        except RecursionError:
+            found = "nested too deeply"
+        if len(_PARSED) >= PARSED:
+            _PARSED.clear()
+        _PARSED[text] = found
+    return found
+
+
+def _disagree(typed: Any, rolled: Any, character: bool, path: str) -> str | None:
+    """Where the parsed text `typed` and the request `rolled` (parse cache JSON) differ
+    (None: nowhere, but for what _text_problem allows). `character`: rolled as one."""
+    if isinstance(typed, dict) and isinstance(rolled, dict):
+        if "@t" in typed and "@t" in rolled:
+            return _disagree_items(typed["@t"], rolled["@t"], character, path)
+        kind = typed.get("@")
+        if character and kind == "Ref":
+            return None  # a name in an expression: the character's entry gave its value
+        entry = character and kind == "CheckRequest" and not any(v in typed for v in VALUES)
+        if kind != rolled.get("@"):
+            return path
+        for key in typed.keys() | rolled.keys():
+            if key in NOT_TEXT or (key not in typed and (key in HOUSE_FIELDS or entry)):
+                continue
+            found = _disagree(typed.get(key), rolled.get(key), character, f"{path}.{key}")
+            if found is not None:
+                return found
+        return None
+    same = type(typed) is type(rolled) and typed == rolled
+    return None if same else path
+
+
+def _disagree_items(typed: list[Any], rolled: list[Any], character: bool, path: str) -> str | None:
+    if character and len(typed) == 1 and len(rolled) > 1 and path.endswith(".members"):
+        typed = typed * len(rolled)  # `group stealth vs 12 --as aria,bob`: one each
+    if len(typed) != len(rolled):
+        return path
+    for i, (a, b) in enumerate(zip(typed, rolled, strict=True)):
+        found = _disagree(a, b, character, f"{path}[{i}]")
+        if found is not None:
+            return found
+    return None

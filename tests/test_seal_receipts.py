@@ -1,0 +1,466 @@
+"""Receipts bind a sealed session's requests to what the table saw (issue 31, item 6): a
+request rewritten after play (its outcome recomputed, the export's hash chain and even
+its receipts made again), two rows' requests swapped, a character or a time changed, are
+all caught by `d20 verify --receipts` with the receipts printed with the rolls; without
+them verify says that it compared none."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from d20cli.app.cli import app
+from d20cli.app.verify import MAX_WORK, replayed
+from d20cli.app.verify_files import read_receipts
+from d20cli.dice.sealed import (
+    RECEIPT_SHOWN,
+    canonical,
+    next_receipt,
+    receipt_body,
+    receipts_start,
+)
+from d20cli.errors import ParseError
+from d20cli.language.grammar import parse_request
+from d20cli.language.parse_cache import encode
+from d20cli.store.sealing import GENESIS, row_hash
+from tests.cli_helpers import write_sheet
+from tests.state_helpers import logging_on
+
+pytestmark = pytest.mark.usefixtures(logging_on.__name__)
+runner = CliRunner()
+
+REQUESTS = (["check", "+5", "vs", "15"], ["check", "+2", "vs", "12"], ["roll", "1d6", "-n", "2"])
+
+
+def d20(args: list[str], stdin: str | None = None) -> Any:
+    return runner.invoke(app, args, input=stdin)
+
+
+@pytest.fixture
+def played(tmp_path: Path) -> tuple[list[dict[str, Any]], str, str, str]:
+    """A session of four rolls (one as a character): its export, its seed, its
+    commitment, and the file of what the table saw (every roll's output)."""
+    write_sheet('[aria]\nsystem = "levelup"\nstealth = "+7"\n')
+    promise = json.loads(d20(["seal", "--json"]).stdout)["commitment"]
+    shown = []
+    for args in (*REQUESTS, ["check", "stealth", "vs", "14", "--as", "aria"]):
+        result = d20(args)
+        assert result.exit_code == 0, result.output
+        shown.append(result.stdout)
+    seed = json.loads(d20(["unseal", "--json"]).stdout)["seed"]
+    exported = d20(["log", "--export", "json"])
+    assert exported.exit_code == 0
+    seen = tmp_path / "seen.txt"
+    seen.write_text("".join(shown), encoding="utf-8")
+    return json.loads(exported.stdout), seed, promise, str(seen)
+
+
+def write(tmp_path: Path, rows: Any) -> str:
+    path = tmp_path / "rolls.json"
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    return str(path)
+
+
+def verify(path: str, seed: str, *extra: str) -> Any:
+    return d20(["verify", path, seed, *extra])
+
+
+def rereceipt(
+    rows: list[dict[str, Any]], promise: str, receipts: bool = True
+) -> list[dict[str, Any]]:
+    """The rows with their receipts (unless not `receipts`) and hash chain made again, as
+    a forger would."""
+    head = receipts_start(promise)
+    prev = GENESIS
+    for row in rows:
+        if receipts and row["commitment"] == promise:
+            head = next_receipt(head, _body(row))
+            row["receipt"] = head
+        row["prev_hash"] = prev
+        row["hash"] = prev = row_hash(row)
+    return rows
+
+
+def _body(row: dict[str, Any]) -> bytes:
+    """body_p as docs/sealed-sessions.md defines it (and as receipt_body writes it)."""
+    keys = ("at", "character", "commitment", "position", "replay", "request", "system", "verb")
+    body = json.dumps({k: row[k] for k in keys}, sort_keys=True, separators=(",", ":")).encode()
+    assert body == receipt_body(
+        row["commitment"],
+        row["position"],
+        row["at"],
+        row["character"],
+        row["system"],
+        row["verb"],
+        row["request"],
+        canonical(row["replay"]),
+    )
+    return body
+
+
+def rewrite(row: dict[str, Any], text: str, seed: str) -> None:
+    """The row's request rewritten as `text`, its dice, total and outcome as the seed
+    gives them for it (a forger holds the seed once it is shown)."""
+    from d20cli.dice.sealed import read_secret
+
+    found = read_secret(seed)
+    assert found is not None
+    row["request"] = text
+    row["replay"] = encode(parse_request(text))
+    row.update(replayed(row, found[0], [MAX_WORK]))
+
+
+def test_every_sealed_roll_shows_its_receipt(
+    played: tuple[list[dict[str, Any]], str, str, str],
+) -> None:
+    rows, _, promise, seen = played
+    text = Path(seen).read_text(encoding="utf-8")
+    head = receipts_start(promise)
+    for row in rows:  # the documented derivation, from the commitment shown before play
+        head = next_receipt(head, _body(row))
+        assert row["receipt"] == head
+        assert f"sealed #{row['position']} receipt {head[:RECEIPT_SHOWN]}" in text
+    assert [r["position"] for r in rows] == [0, 1, 2, 3, 4]
+    d20(["seal"])
+    result = d20(["check", "+1", "vs", "10", "--json"])
+    d20(["unseal"])
+    receipt = json.loads(result.stdout)["receipt"]
+    assert receipt["position"] == 0 and len(receipt["hash"]) == RECEIPT_SHOWN
+
+
+def test_an_honest_session_verifies_with_the_tables_receipts(
+    played: tuple[list[dict[str, Any]], str, str, str], tmp_path: Path
+) -> None:
+    rows, seed, promise, seen = played
+    result = verify(write(tmp_path, rows), seed, "--receipts", seen, "--commitment", promise)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1].endswith(
+        "hash chain intact; 5 receipts seen at the table match"
+    )
+    report = json.loads(verify(write(tmp_path, rows), seed, "--receipts", seen, "--json").stdout)
+    assert report["verified"] is True and report["receipts_matched"] == 5
+
+
+def test_a_request_rewritten_after_play_is_caught(
+    played: tuple[list[dict[str, Any]], str, str, str], tmp_path: Path
+) -> None:
+    """`check +5 vs 15` rewritten as `check +5 vs 10`, its outcome recomputed."""
+    rows, seed, promise, seen = played
+    forged = copy.deepcopy(rows)
+    rewrite(forged[0], "check +5 vs 10", seed)
+    chained = rereceipt(copy.deepcopy(forged), promise)
+    # the receipts kept in the rows, not made again: the row's receipt is not its own
+    result = verify(write(tmp_path, rereceipt(forged, promise, receipts=False)), seed)
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[0].startswith("row 1 (id 1, position 0): FAILED: its receipt")
+    # every receipt made again: only what the table saw tells the two apart
+    result = verify(write(tmp_path, chained), seed)
+    assert result.exit_code == 0
+    assert "no receipts from the table compared (--receipts)" in result.stdout
+    result = verify(write(tmp_path, chained), seed, "--receipts", seen)
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("row 1 (id 1, position 0): FAILED: the table saw receipt ")
+    assert sum("FAILED" in line for line in lines) == 5  # each receipt holds those before
+    # the last receipt alone (noted by hand) holds the whole session
+    last = tmp_path / "last.txt"
+    last.write_text(f"#4 {rows[4]['receipt'][:8]}\n", encoding="utf-8")
+    assert verify(write(tmp_path, chained), seed, "--receipts", str(last)).exit_code == 1
+    assert verify(write(tmp_path, rows), seed, "--receipts", str(last)).exit_code == 0
+
+
+def test_swapped_requests_are_caught(
+    played: tuple[list[dict[str, Any]], str, str, str], tmp_path: Path
+) -> None:
+    rows, seed, promise, seen = played
+    forged = copy.deepcopy(rows)
+    first, second = forged[0]["request"], forged[1]["request"]
+    rewrite(forged[0], second, seed)
+    rewrite(forged[1], first, seed)
+    forged = rereceipt(forged, promise)
+    assert verify(write(tmp_path, forged), seed).exit_code == 0  # the seed alone: no
+    lines = verify(write(tmp_path, forged), seed, "--receipts", seen).stdout.splitlines()
+    assert lines[0].startswith("row 1 (id 1, position 0): FAILED: the table saw receipt")
+    assert lines[1].startswith("row 2 (id 2, position 1): FAILED: the table saw receipt")
+
+
+@pytest.mark.parametrize(
+    ("name", "value"), [("character", "bob"), ("at", "2026-12-24T20:00:00.000+00:00")]
+)
+def test_a_changed_character_or_time_is_caught(
+    played: tuple[list[dict[str, Any]], str, str, str], tmp_path: Path, name: str, value: str
+) -> None:
+    rows, seed, promise, seen = played
+    forged = copy.deepcopy(rows)
+    forged[4][name] = value
+    kept = rereceipt(copy.deepcopy(forged), promise, receipts=False)
+    lines = verify(write(tmp_path, kept), seed).stdout.splitlines()
+    assert lines[0].startswith("row 5 (id 5, position 4): FAILED: its receipt is not that of")
+    lines = verify(write(tmp_path, rereceipt(forged, promise)), seed, "--receipts", seen)
+    assert "row 5 (id 5, position 4): FAILED: the table saw receipt" in lines.stdout
+
+
+def test_receipts_are_read_as_printed_as_json_or_as_noted(
+    played: tuple[list[dict[str, Any]], str, str, str], tmp_path: Path
+) -> None:
+    rows, seed, _, _ = played
+    receipts = [r["receipt"] for r in rows]
+    noted = tmp_path / "noted.txt"
+    noted.write_text(
+        f"  sealed #0 receipt {receipts[0][:12]}\n"
+        f'{{"total": 3, "receipt": {{"position": 1, "hash": "{receipts[1][:12]}"}}}}\n'
+        f"#2 {receipts[2][:8]}\n3: {receipts[3]}\nsome other line of the evening\n",
+        encoding="utf-8",
+    )
+    assert read_receipts(str(noted)) == {
+        0: receipts[0][:12],
+        1: receipts[1][:12],
+        2: receipts[2][:8],
+        3: receipts[3],
+    }
+    assert verify(write(tmp_path, rows), seed, "--receipts", str(noted)).exit_code == 0
+    noted.write_text(f"#9 {receipts[0][:8]}\n", encoding="utf-8")  # a roll the log lacks
+    result = verify(write(tmp_path, rows), seed, "--receipts", str(noted))
+    assert result.exit_code == 1
+    assert "receipt #9 (seen at the table): no row of the log has position 9" in result.stdout
+    assert result.stdout.splitlines()[-1] == "NOT verified: 1 receipt seen at the table with no row"
+    noted.write_text("#1 0123456789ab\n#1 ffffffffffff\n", encoding="utf-8")
+    with pytest.raises(ParseError, match="receipt #1 is ffffffffffff, but an earlier line"):
+        read_receipts(str(noted))
+    noted.write_text("check +5 vs 15\n", encoding="utf-8")
+    result = verify(write(tmp_path, rows), seed, "--receipts", str(noted))
+    assert result.exit_code == 2 and "holds no receipts" in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+    result = d20(["verify", "-", seed, "--receipts", "-"], stdin="[]")
+    assert result.exit_code == 2 and "cannot both read standard input" in result.stderr
+
+
+def test_receipts_go_on_across_runs_and_a_cleared_log() -> None:
+    """The chain's head is kept with the session: a roll in a later run, after the log
+    was cleared, follows the receipt of the roll before it."""
+    d20(["seal"])
+    assert d20(["roll", "1d6"]).exit_code == 0
+    first = json.loads(d20(["log", "--export", "json"]).stdout)[0]
+    assert d20(["log", "--clear", "--yes"]).exit_code == 0
+    second = d20(["roll", "1d8", "--json"])
+    d20(["unseal"])
+    rows = json.loads(d20(["log", "--export", "json"]).stdout)
+    assert [r["position"] for r in rows] == [1]
+    assert rows[0]["receipt"] == next_receipt(first["receipt"], _body(rows[0]))
+    assert json.loads(second.stdout)["receipt"] == {
+        "position": 1,
+        "hash": rows[0]["receipt"][:RECEIPT_SHOWN],
+    }
+
+
+# --- one session's export, and verify's summary (item 9) ---------------------------------
+
+
+def test_one_sessions_export_and_a_summary(
+    played: tuple[list[dict[str, Any]], str, str, str], tmp_path: Path
+) -> None:
+    """`log --export json --session N` holds that session's rows alone, with a hash
+    chain of its own; verify of the whole history prints a summary line for the other
+    rows, not one line each."""
+    rows, seed, _, seen = played
+    assert d20(["roll", "1d4"]).exit_code == 0  # after the session: not one of its rolls
+    d20(["seal"])
+    assert d20(["roll", "1d8"]).exit_code == 0
+    d20(["unseal"])
+    first = d20(["log", "--export", "json", "--session", "1"])
+    assert first.exit_code == 0
+    assert json.loads(first.stdout) == rows
+    second = json.loads(d20(["log", "--export", "json", "--session", "2"]).stdout)
+    assert [(r["session"], r["position"], r["prev_hash"]) for r in second] == [(2, 0, GENESIS)]
+    everything = json.loads(d20(["log", "--export", "json"]).stdout)
+    assert len(everything) == 7
+    result = verify(write(tmp_path, everything), seed, "--receipts", seen)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        "2 other rows of the log (not rolls of this session): not checked but for the hash chain",
+        result.stdout.splitlines()[-1],
+    ]
+    assert result.stdout.splitlines()[-1].startswith("verified: 5 rolls of session 1")
+    report = json.loads(verify(write(tmp_path, everything), seed, "--json").stdout)
+    assert report["other_rows"] == 2 and len(report["rows"]) == 7
+    every = verify(write(tmp_path, everything), seed, "--rows").stdout.splitlines()
+    assert every[0] == "row 1 (id 1, position 0): ok" and len(every) == 8
+    missing = d20(["log", "--export", "json", "--session", "3"])
+    assert missing.exit_code == 2
+    assert missing.stderr.startswith("d20: error: there is no sealed session 3")
+    assert d20(["log", "--clear", "--yes", "--session", "1"]).exit_code == 2
+
+
+# --- the export read a piece at a time (item 14) ------------------------------------------
+
+
+def test_the_export_is_read_in_pieces(
+    played: tuple[list[dict[str, Any]], str, str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Pieces of a few bytes, split anywhere in a row or a number: the same verdict; a row
+    larger than a row may be is refused, not read whole; a broken file is named."""
+    from d20cli.app import verify_files as verify_module
+
+    rows, seed, _, seen = played
+    text = json.dumps(rows, indent=1, ensure_ascii=False)
+    path = tmp_path / "pretty.json"
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(verify_module, "CHUNK", 7)
+    result = verify(str(path), seed, "--receipts", seen)
+    assert result.exit_code == 0, result.output
+    monkeypatch.setattr(verify_module, "MAX_ROW_BYTES", 200)
+    result = verify(str(path), seed)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"d20: error: row 1 of {path} is larger than")
+    monkeypatch.undo()
+    for content, message in (
+        (text[:-5], "is not JSON: "),
+        (text + "[]", "something follows the closing ']'"),
+        (text.replace("\n },\n {", "\n } x\n {", 1), "row 1 is followed by 'x', not ',' or ']'"),
+    ):
+        path.write_text(content, encoding="utf-8")
+        result = verify(str(path), seed)
+        assert result.exit_code == 2 and message in result.stderr, (message, result.stderr)
+
+
+def test_verify_holds_a_piece_of_the_export_not_all_of_it(tmp_path: Path) -> None:
+    """The memory verify takes for an export of many rows is well below the export's
+    size (parsing it whole took about six times its size: 60 MB for this one)."""
+    import tracemalloc
+
+    from d20cli.app.verify import check
+    from d20cli.app.verify_files import read_export
+
+    row = {
+        "id": 0,
+        "at": "2026-12-01T21:00:00.000+00:00",
+        "character": None,
+        "system": "levelup",
+        "verb": "roll",
+        "request": "roll 1d6",
+        "dice": [{"sides": 6, "face": 3, "kept": True, "role": "roll"}],
+        "total": 3,
+        "outcome": None,
+        "source": "random",
+        "house": None,
+        "session": None,
+        "position": None,
+        "replay": None,
+        "commitment": None,
+        "receipt": None,
+    }
+    rows = rereceipt([dict(row, id=i) for i in range(1, 20_001)], GENESIS, receipts=False)
+    path = write(tmp_path, rows)
+    size = Path(path).stat().st_size
+    del rows
+    tracemalloc.start()
+    try:
+        report = check(read_export(path), bytes(32), bytes(16))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert report.others == 20_000 and report.chain_break is None
+    assert peak < size, (peak, size)
+
+
+# --- the request's text against the request rolled (item 5) ---------------------------------
+
+
+def forge_replay(row: dict[str, Any], shown: str, rolled: str, seed: str) -> None:
+    """The row's replay made `rolled` while its text stays `shown`, its dice, total and
+    outcome as the seed gives them for `rolled`."""
+    from d20cli.dice.sealed import read_secret
+
+    found = read_secret(seed)
+    assert found is not None
+    row["replay"] = {**encode(parse_request(rolled)), "text": shown}
+    row.update(replayed(row, found[0], [MAX_WORK]))
+    assert row["request"] == shown
+
+
+@pytest.mark.parametrize(
+    ("shown", "rolled", "problem"),
+    [
+        ("check +5 vs 15", "check +15 vs 15", "is not the request rolled (they differ at modifier"),
+        ("check +5 vs 15", "check +5 vs 5", "is not the request rolled (they differ at target"),
+        ("check +5 vs 15 adv", "check +5 vs 15", "is not the request rolled (they differ at adv"),
+        ("roll 1d6", "roll 1d20", "is not the request rolled (they differ at expr.sides"),
+        ("check +5 vs 15 (the DM said +15)", "check +15 vs 15", "is not a request"),
+        ("check +5 vs 15 \u202e51+", "check +15 vs 15", "holds control or bidi characters"),
+    ],
+)
+def test_a_replay_its_text_does_not_spell_is_refused(
+    played: tuple[list[dict[str, Any]], str, str, str],
+    tmp_path: Path,
+    shown: str,
+    rolled: str,
+    problem: str,
+) -> None:
+    """`check +5 vs 15` that rolled +15 (d20 11, total 26, success): the seed gives those
+    dice, the receipts are made again, and still the row fails."""
+    rows, seed, promise, _ = played
+    forged = copy.deepcopy(rows)
+    forge_replay(forged[0], shown, rolled, seed)
+    result = verify(write(tmp_path, rereceipt(forged, promise)), seed)
+    assert result.exit_code == 1, result.output
+    line = result.stdout.splitlines()[0]
+    assert line.startswith("row 1 (id 1, position 0): FAILED: its request text") and problem in line
+    assert "\u202e" not in result.stdout
+
+
+def test_what_the_text_cannot_show_is_allowed(tmp_path: Path) -> None:
+    """House rules (named in the row's `house`) and a character's entries where the text
+    names them (`group stealth vs 12 --as aria,bob`, `roll 1d20+dex`) are not in the text:
+    an honest session with them verifies."""
+    write_sheet(
+        '[aria]\nsystem = "levelup"\nlucky = true\nstealth = "+7"\ndex = "+3"\n'
+        'perception = "+4 vs 12"\n[bob]\nsystem = "levelup"\nstealth = "+2"\n'
+    )
+    assert d20(["config", "set", "levelup.crit", "19"]).exit_code == 0
+    d20(["seal"])
+    for args in (
+        ["group", "stealth", "vs", "12", "--as", "aria,bob"],
+        ["roll", "1d20+dex", "--as", "aria"],
+        ["attack", "+5", "vs", "14"],
+        ["check", "perception", "vs", "15", "--as", "aria"],  # shown `+4 vs 12 vs 15`
+        ["group", "stealth,", "perception", "vs", "12", "--as", "aria"],
+    ):
+        assert d20(args).exit_code == 0, args
+    seed = json.loads(d20(["unseal", "--json"]).stdout)["seed"]
+    rows = json.loads(d20(["log", "--export", "json", "--session", "1"]).stdout)
+    assert rows[2]["house"] == {"crit": 19}
+    result = verify(write(tmp_path, rows), seed)
+    assert result.exit_code == 0, result.output
+    forged = copy.deepcopy(rows)
+    forged[1]["character"] = None  # no character: the name has no entry to stand for
+    prev = GENESIS
+    for row in forged:
+        row["prev_hash"] = prev
+        row["hash"] = prev = row_hash(row)
+    assert "its request text" in verify(write(tmp_path, forged), seed).stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "is empty, not a roll log export"),
+        (b'{"a": 1', "is not JSON"),
+        (b"[", "is not JSON: row 1: "),
+        (b'[{"id": ' + b"9" * 5000 + b"}]", "row 1: Exceeds the limit"),
+        (b"[1 ", "row 1 of the export is not a JSON object"),
+    ],
+)
+def test_broken_exports_are_one_line_errors(content: bytes, message: str, tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    result = verify(str(path), "a" * 64 + ":" + "b" * 32)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("d20: error: ") and message in result.stderr, result.stderr
+    assert len(result.stderr.splitlines()) == 1
