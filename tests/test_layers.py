@@ -121,20 +121,6 @@ def test_no_import_cycles() -> None:
     assert cycles == []
 
 
-#: Modules still over MAX_LINES, each at most the size it has now: a module may only
-#: shrink off this list, and no other module may join it.
-OVERSIZE: dict[str, int] = {}
-MAX_LINES = 500
-
-
-def test_no_module_is_over_500_lines() -> None:
-    sizes = {m: len(p.read_text(encoding="utf-8").splitlines()) for m, p in modules().items()}
-    too_long = {m: n for m, n in sizes.items() if n > MAX_LINES and n > OVERSIZE.get(m, MAX_LINES)}
-    assert too_long == {}
-    shrunk = [m for m, cap in OVERSIZE.items() if sizes.get(m, 0) <= MAX_LINES]
-    assert shrunk == [], "take these off OVERSIZE: they fit now"
-
-
 def test_every_outcome_tier_has_a_tone() -> None:
     """Presentation styles badges by tone (d20cli.rules.tones), never by outcome id."""
     from d20cli.rules import SYSTEMS
