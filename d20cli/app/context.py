@@ -133,9 +133,24 @@ class Context:
 
     def recheck_seal(self) -> None:
         """Read the sealed session again at the next request when the marker says one was
-        opened or closed meanwhile by another process (the shell asks after each line)."""
-        if self._seal_read != -1 and (self.sealing is not None) != marked():
+        opened or closed meanwhile by another process, or this run's stream ended (the
+        shell asks after each line, a batch at each group commit: one look at the disk)."""
+        if self._seal_read == -1:
+            return
+        sealing = self.sealing
+        if (sealing is not None) != marked():
             self._seal_read = -1
+            if sealing is not None and sealing.ended is None:
+                from d20cli.app.sealed import closed_message
+
+                sealing.ended = closed_message(sealing.session.id)
+        elif sealing is not None and sealing.ended is not None:
+            self._seal_read = -1
+
+    @property
+    def seal_ended(self) -> str | None:
+        """Why this run's sealed session ended while it ran (a batch stops then)."""
+        return None if self.sealing is None else self.sealing.ended
 
     def _read_seal(self, out: Output) -> SealedStream | None:
         if self._seal_read != CHANGES[0]:
@@ -315,7 +330,7 @@ class Context:
         """The Lane kept for `text` with these very options (d20cli.app.rolling.Lanes);
         None when there is none, or a sealed session may have been opened or closed since."""
         lane = self.lanes.get(text, opts)
-        if lane is None or self._seal_read != CHANGES[0]:
+        if lane is None or self._seal_read != CHANGES[0] or self.sealing is not None:
             return None
         return lane
 
@@ -382,10 +397,13 @@ class Context:
         """Save what the output about to be written shows (group commit, registered with
         `Output.before_write`): the roll log's buffered rows, then the deferred last rolls
         (fortune dice gained are written at once). The state database is not opened for
-        this: a run that has not opened it has nothing to save."""
+        this: a run that has not opened it has nothing to save. Then the marker is looked
+        at again (`recheck_seal`): a session opened or closed by another process since
+        applies from the next request on."""
         self.flush()
         if self._state is not None:
             self._flush_last_rolls(self._state)
+        self.recheck_seal()
 
     @staticmethod
     def _flush_last_rolls(state: State) -> None:

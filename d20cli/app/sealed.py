@@ -6,8 +6,15 @@ open: a run with no session pays one look at the disk). Each roll then takes the
 position p of the session's stream: its dice come from the generator of that position
 (d20cli.dice.sealed.position_random), and the roll log keeps the session, p and the
 request as rolled (after `--as`, its macros and entries, with the house rules in force:
-the JSON of d20cli.language.parse_cache). A roll that fails takes no position: its dice
-were never shown, and the next roll uses them.
+the JSON of d20cli.language.parse_cache). Positions are taken from the session table
+before any die is drawn (StateError, and no roll, when that cannot be saved): a request
+that fails after drawing a die (`roll 1d(1d20-20)`), or a roll whose row cannot be
+saved, keeps its position, which no other roll gets; verify reports it missing. A request
+that fails before drawing (bad words, a refused option) takes none.
+
+A run holds the session (a lease, d20cli.store.seal_marker) from the positions it takes
+to its next group commit: `d20 unseal` waits for it, and the run's next roll finds the
+session closed and stops (a batch on standard input stops there).
 
 What would make a roll unverifiable is refused with a one-line error that says to
 `d20 unseal` first: `--seed`, `--dice`, the roll log off (`--no-log`, D20_NO_LOG), and
@@ -25,7 +32,7 @@ from d20cli.dice.roller import RandomRoller
 from d20cli.dice.sealed import position_seed
 from d20cli.errors import ParseError, StateError
 from d20cli.language.parse_cache import encode
-from d20cli.store.seal_marker import marked
+from d20cli.store.seal_marker import Lease, marked
 from d20cli.store.sealing import Session, Sessions
 
 if TYPE_CHECKING:
@@ -61,14 +68,42 @@ def replay_text(request: Request) -> str:
     return json.dumps(encode(request), separators=(",", ":"))
 
 
+MAX_BLOCK = 1024  # positions a run takes at once (a batch: doubling from 1 up to this)
+
+
+def closed_message(sid: int) -> str:
+    return (
+        f"the sealed session {sid} was closed (d20 unseal) while this run was rolling; "
+        "no roll is made from it"
+    )
+
+
+def mark_sealed(result: Result, sid: int, position: int) -> Result:
+    """A sealed roll says so: `"sealed": {"session", "position"}` in its JSON and a note
+    under its text (d20cli.present.render.sealed_lines)."""
+    from d20cli.frozen import replace
+
+    return replace(
+        result, detail={**result.detail, "sealed": {"session": sid, "position": position}}
+    )
+
+
 class SealedStream:
-    """The open session's stream of dice for this run."""
+    """The open session's stream of dice for this run. Each roll takes the next position:
+    the run takes them from the session table before drawing (`Sessions.take`, a block
+    at a time, holding a `Lease` that keeps the session from being closed meanwhile) and
+    gives back the ones it did not draw from at each group commit (`save`)."""
 
     def __init__(self, session: Session, sessions: Sessions) -> None:
         self.session = session
         self.sessions = sessions
         self.next = session.next  # the position of the next roll
-        self.saved = session.next  # the next position as the session table has it
+        self.end = session.next  # the positions before this one are taken for this run
+        self.block = 1  # how many positions the next `take` asks for
+        self.lease = Lease()
+        # why no more rolls are made from this stream (the session was closed, or its
+        # positions cannot be saved): a batch stops, a shell reads the session again
+        self.ended: str | None = None
         self.rng = random.Random()
         self._rollers: dict[int, RandomRoller] = {}
         # rolled and not yet logged: result id -> (result, position, replay)
@@ -95,10 +130,32 @@ class SealedStream:
         roller.count = 0
         return roller
 
+    def position(self) -> int:
+        """The position of the next roll, taken from the session table first when this run
+        holds no more (StateError: none can be taken, and no roll is made)."""
+        if self.next < self.end:
+            return self.next
+        if self.ended is not None:
+            raise StateError(self.ended)
+        try:
+            self.lease.hold()
+            start = self.sessions.take(self.session.id, self.block)
+        except StateError as err:
+            self.ended = f"{err.message}; no roll is made in the sealed session"
+            raise StateError(self.ended) from None
+        if start is None:
+            self.ended = closed_message(self.session.id)
+            raise StateError(self.ended)
+        self.next, self.end = start, start + self.block
+        self.block = min(self.block * 2, MAX_BLOCK)
+        return start
+
     def wrap(
         self, resolve: Callable[[Request, Roller], Result]
     ) -> Callable[[Request, Roller], Result]:
-        """`resolve` with each roll at the next position of the stream."""
+        """`resolve` with each roll at the next position of the stream. A request that
+        fails after drawing a die uses its position (its dice are never drawn again: the
+        log has no roll there, which verify reports); one that drew none uses none."""
 
         def sealed(request: Request, roller: Roller) -> Result:
             if request.verb == "fortune":  # shows or spends dice: rolls none but a reroll
@@ -107,10 +164,17 @@ class SealedStream:
                 ):
                     raise refused("a fortune reroll")
                 return resolve(request, roller)
-            position = self.next
+            position = self.position()
             self.rng.seed(position_seed(self.session.seed, position))
-            result = resolve(request, roller)
+            drawn = roller.count
+            try:
+                result = resolve(request, roller)
+            except BaseException:
+                if roller.count != drawn:
+                    self.next = position + 1
+                raise
             self.next = position + 1
+            result = mark_sealed(result, self.session.id, position)
             self.pending[id(result)] = (result, position, self.replay(request))
             return result
 
@@ -125,15 +189,18 @@ class SealedStream:
         return self.session.id, found[1], found[2]
 
     def save(self, warn: Callable[[str], None]) -> None:
-        """Keep the next position in the session table (after the log's rows)."""
+        """At a group commit (after the log's rows): give back the positions taken and not
+        drawn from, and let the session be closed again (the lease)."""
         self.pending.clear()
-        if self.next == self.saved:
-            return
         try:
-            self.sessions.advance(self.session.id, self.next)
-            self.saved = self.next
+            if self.end > self.next:
+                end, self.end = self.end, self.next
+                self.sessions.give_back(self.session.id, end, self.next)
         except StateError as err:
-            warn(f"cannot save the sealed session's position: {err.message}")
+            warn(f"{err.message}: verify reports them missing")
+        finally:
+            self.block = 1
+            self.lease.release()
 
 
 def open_stream(state: Callable[[], State]) -> SealedStream | None:

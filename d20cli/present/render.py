@@ -398,7 +398,17 @@ def render_result(r: Result, header: bool = True) -> list[Line]:
         lines.append(_damage_line(r.damage, r.detail.get("house", {}).get("crit-dmg")))
     lines += _detail_lines(r)
     lines += [[(f"  {note}", "italic dim")] for note in r.notes]
+    lines += sealed_lines(r)
     return lines
+
+
+def sealed_lines(r: Result) -> list[Line]:
+    """The marker of a roll made in a sealed session (`detail["sealed"]`, put there by
+    d20cli.app.sealed.mark_sealed): `sealed #12 (session 3)`, its position and session."""
+    sealed = r.detail.get("sealed")
+    if not isinstance(sealed, dict):
+        return []
+    return [[(f"  sealed #{sealed.get('position')} (session {sealed.get('session')})", "dim")]]
 
 
 def quiet_text(r: Result) -> str:
