@@ -79,13 +79,9 @@ def closed_message(sid: int) -> str:
 
 
 def mark_sealed(result: Result, sid: int, position: int) -> Result:
-    """A sealed roll says so: `"sealed": {"session", "position"}` in its JSON and a note
+    """A sealed roll says so: `"sealed": {"session", "position"}` in its JSON and a line
     under its text (d20cli.present.render.sealed_lines)."""
-    from d20cli.frozen import replace
-
-    return replace(
-        result, detail={**result.detail, "sealed": {"session": sid, "position": position}}
-    )
+    return result.with_detail({"sealed": {"session": sid, "position": position}})
 
 
 class SealedStream:
