@@ -291,3 +291,46 @@ def test_every_sealed_roll_says_so_and_keeps_its_json_fields() -> None:
     ]
     unseal()
     assert "sealed" not in ok(["check", "+5", "vs", "15"]).stdout
+
+
+def test_a_table_roll_is_sealed_and_verify_rolls_it_again(tmp_path: Path) -> None:
+    """`d20 table road` (which reaches `satchel`) in a sealed session: it rolls from the
+    session's stream, says so, and verify rolls it again from the tables' text its row
+    keeps, with no table file; an edited table text is caught."""
+    import copy
+    import shutil
+
+    from d20cli.store.sealing import GENESIS, row_hash
+    from d20cli.store.tables import tables_dir
+
+    examples = Path(__file__).parent.parent / "examples" / "tables"
+    Path(tables_dir()).mkdir(parents=True)
+    for name in ("road.toml", "satchel.toml"):
+        shutil.copy(examples / name, Path(tables_dir()) / name)
+    ok(["seal"])
+    text = ok(["table", "road"]).stdout.splitlines()
+    assert text[-1] == "  sealed #0 (session 1)"
+    rolled = [
+        json.loads(line) for line in ok(["table", "road", "-n", "5", "--json"]).stdout.splitlines()
+    ]
+    assert [r["sealed"]["position"] for r in rolled] == [1, 2, 3, 4, 5]
+    assert d20(["table", "road", "--dice", "6,6"]).exit_code == 2  # still refused
+    done = unseal()
+    shutil.rmtree(tables_dir())  # the verifier has no table files
+    status, lines = verify_lines(tmp_path, done["seed"])
+    assert status == 0, lines
+    assert lines[-1].startswith("verified: 6 rolls of session 1")
+    rows = json.loads(ok(["log", "--export", "json"]).stdout)
+    assert rows[0]["replay"]["files"]["satchel"].startswith("#")
+    edited = copy.deepcopy(rows)
+    files = edited[0]["replay"]["files"]
+    files["road"] = 'system = "mm"\n' + files["road"]  # its requests rolled elsewhere
+    prev = GENESIS
+    for row in edited:
+        row["prev_hash"] = prev
+        row["hash"] = prev = row_hash(row)
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(edited), encoding="utf-8")
+    result = d20(["verify", str(path), done["seed"]])
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[0].startswith("row 1 (id 1, position 0): FAILED: edited")

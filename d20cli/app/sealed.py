@@ -18,7 +18,8 @@ session closed and stops (a batch on standard input stops there).
 
 What would make a roll unverifiable is refused with a one-line error that says to
 `d20 unseal` first: `--seed`, `--dice`, the roll log off (`--no-log`, D20_NO_LOG), and
-the rolls that the log cannot replay (tables, initiative, a fortune reroll).
+the rolls that the log cannot replay (initiative, a fortune reroll). A table roll keeps
+its tables' text for verify (`sealed_tables`, `replay_table`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from d20cli.app.options import Options
     from d20cli.dice.roller import Roller
     from d20cli.language.requests import Request
+    from d20cli.language.tables import Table
     from d20cli.results import Result
     from d20cli.store.state import State
 
@@ -146,12 +148,29 @@ class SealedStream:
         self.block = min(self.block * 2, MAX_BLOCK)
         return start
 
+    def roll(self, make: Callable[[], Result], roller: Roller, replay: Callable[[], str]) -> Result:
+        """`make()`, rolled by `roller` (this stream's) at the next position; `replay()`:
+        what the log keeps for verify to roll it again. A request that fails after
+        drawing a die uses its position (its dice are never drawn again: the log has no
+        roll there, which verify reports); one that drew none uses none."""
+        position = self.position()
+        self.rng.seed(position_seed(self.session.seed, position))
+        drawn = roller.count
+        try:
+            result = make()
+        except BaseException:
+            if roller.count != drawn:
+                self.next = position + 1
+            raise
+        self.next = position + 1
+        result = mark_sealed(result, self.session.id, position)
+        self.pending[id(result)] = (result, position, replay())
+        return result
+
     def wrap(
         self, resolve: Callable[[Request, Roller], Result]
     ) -> Callable[[Request, Roller], Result]:
-        """`resolve` with each roll at the next position of the stream. A request that
-        fails after drawing a die uses its position (its dice are never drawn again: the
-        log has no roll there, which verify reports); one that drew none uses none."""
+        """`resolve` with each roll at the next position of the stream (`roll`)."""
 
         def sealed(request: Request, roller: Roller) -> Result:
             if request.verb == "fortune":  # shows or spends dice: rolls none but a reroll
@@ -160,19 +179,7 @@ class SealedStream:
                 ):
                     raise refused("a fortune reroll")
                 return resolve(request, roller)
-            position = self.position()
-            self.rng.seed(position_seed(self.session.seed, position))
-            drawn = roller.count
-            try:
-                result = resolve(request, roller)
-            except BaseException:
-                if roller.count != drawn:
-                    self.next = position + 1
-                raise
-            self.next = position + 1
-            result = mark_sealed(result, self.session.id, position)
-            self.pending[id(result)] = (result, position, self.replay(request))
-            return result
+            return self.roll(lambda: resolve(request, roller), roller, lambda: self.replay(request))
 
         return sealed
 
@@ -199,6 +206,69 @@ class SealedStream:
             self.lease.release()
 
 
+# --- tables -------------------------------------------------------------------------------
+#
+# A table roll's replay keeps the text of every table file it may reach, so that verify
+# rolls it again without the files: {"@": "TableRoll", "text": "table road", "table":
+# "road", "system": the run's system (a table that names none rolls its requests there),
+# "files": {name: the file's TOML text}}. The files together may hold MAX_TABLE_TEXT
+# characters (each roll's row keeps them).
+
+TABLE_REPLAY = "TableRoll"
+MAX_TABLE_TEXT = 64 * 1024
+
+
+def sealed_tables(word: str, text: str, system: str) -> tuple[str, dict[str, Table], str]:
+    """The table `word` names and those it reaches, read from their files' text, and the
+    replay of a roll of it (ParseError when they cannot be sealed)."""
+    from d20cli.store.tables import load, read_text
+
+    root, found = load(word)
+    files = {name: read_text(table.source) for name, table in found.items()}
+    if sum(len(t) for t in files.values()) > MAX_TABLE_TEXT:
+        raise refused(f"a table whose files hold more than {MAX_TABLE_TEXT:,} characters")
+    tables = _tables(root, files, {name: table.source for name, table in found.items()})
+    replay = {"@": TABLE_REPLAY, "text": text, "table": root, "system": system, "files": files}
+    return root, tables, json.dumps(replay, separators=(",", ":"))
+
+
+def _tables(root: str, files: dict[str, str], sources: dict[str, str]) -> dict[str, Table]:
+    from d20cli.language.tables import graph_problem, read_table
+
+    tables: dict[str, Table] = {}
+    for name, text in files.items():
+        table, problems = read_table(text, name, sources.get(name, name))
+        if table is None or problems:
+            raise problems[0].error() if problems else ParseError(f"{name} is not a table")
+        tables[name] = table
+    problem = graph_problem(root, tables)
+    if problem is not None:
+        raise problem.error()
+    return tables
+
+
+def replay_table(replay: dict[str, object], roller: Roller) -> Result:
+    """A table roll rolled again from its replay (verify); ParseError (or ValueError) for
+    a replay that is not one."""
+    from d20cli.rules import get_system
+    from d20cli.rules.tables import roll_table
+
+    files, root, text, system = (replay.get(k) for k in ("files", "table", "text", "system"))
+    if not (
+        isinstance(files, dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in files.items())
+        and isinstance(root, str)
+        and root in files
+        and isinstance(text, str)
+        and isinstance(system, str)
+    ):
+        raise ValueError("not a table roll's replay")
+    if sum(len(t) for t in files.values()) > MAX_TABLE_TEXT:
+        raise ValueError("its tables are larger than a sealed table roll keeps")
+    tables = _tables(root, files, {})
+    return roll_table(root, tables, roller, lambda key: get_system(key or system), text)
+
+
 def open_stream(state: Callable[[], State]) -> SealedStream | None:
     """The open session's stream (None: no session is open). `state` opens the run's
     state database, which is only done when the marker file is there."""
@@ -221,4 +291,12 @@ def open_stream(state: Callable[[], State]) -> SealedStream | None:
     return SealedStream(session, sessions)
 
 
-__all__ = ["SealedStream", "check_options", "open_stream", "refused"]
+__all__ = [
+    "SealedStream",
+    "check_options",
+    "mark_sealed",
+    "open_stream",
+    "refused",
+    "replay_table",
+    "sealed_tables",
+]
