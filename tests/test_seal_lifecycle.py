@@ -334,3 +334,29 @@ def test_a_table_roll_is_sealed_and_verify_rolls_it_again(tmp_path: Path) -> Non
     result = d20(["verify", str(path), done["seed"]])
     assert result.exit_code == 1
     assert result.stdout.splitlines()[0].startswith("row 1 (id 1, position 0): FAILED: edited")
+
+
+def test_a_run_keeps_a_bounded_amount_of_table_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each sealed table roll keeps its tables' text in the log: a run that would keep
+    more than MAX_TABLE_BYTES is refused before the roll over it draws a die."""
+    import shutil
+
+    from d20cli.app import sealed
+    from d20cli.store.tables import tables_dir
+
+    examples = Path(__file__).parent.parent / "examples" / "tables"
+    Path(tables_dir()).mkdir(parents=True)
+    shutil.copy(examples / "satchel.toml", Path(tables_dir()) / "satchel.toml")
+    size = len((examples / "satchel.toml").read_text(encoding="utf-8"))
+    monkeypatch.setattr(sealed, "MAX_TABLE_BYTES", 2 * size + 500)
+    ok(["seal"])
+    result = d20(["table", "satchel", "-n", "3", "--json"])
+    assert result.exit_code == 2
+    assert "a sealed run keeps at most" in result.stderr
+    shown = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [r.get("sealed") for r in shown[:2]] == [
+        {"session": 1, "position": 0},
+        {"session": 1, "position": 1},
+    ]
+    assert "a sealed run keeps at most" in shown[2]["error"]
+    assert unseal()["rolls"] == 2  # the refused roll took no position

@@ -70,7 +70,8 @@ def replay_text(request: Request) -> str:
     return json.dumps(encode(request), separators=(",", ":"))
 
 
-MAX_BLOCK = 1024  # positions a run takes at once (a batch: doubling from 1 up to this)
+MAX_BLOCK = 64  # positions a run takes at once (a batch: doubling from 1 up to this)
+MAX_TABLE_BYTES = 256_000_000  # of tables' text one run's table rolls keep in the log
 
 
 def closed_message(sid: int) -> str:
@@ -98,6 +99,7 @@ class SealedStream:
         self.next = session.next  # the position of the next roll
         self.end = session.next  # the positions before this one are taken for this run
         self.block = 1  # how many positions the next `take` asks for
+        self.table_bytes = 0  # of the tables' text this run's table rolls keep
         self.lease = Lease()
         # why no more rolls are made from this stream (the session was closed, or its
         # positions cannot be saved): a batch stops, a shell reads the session again
@@ -148,11 +150,22 @@ class SealedStream:
         self.block = min(self.block * 2, MAX_BLOCK)
         return start
 
-    def roll(self, make: Callable[[], Result], roller: Roller, replay: Callable[[], str]) -> Result:
+    def roll(
+        self, make: Callable[[], Result], roller: Roller, replay: Callable[[], str], size: int = 0
+    ) -> Result:
         """`make()`, rolled by `roller` (this stream's) at the next position; `replay()`:
-        what the log keeps for verify to roll it again. A request that fails after
-        drawing a die uses its position (its dice are never drawn again: the log has no
-        roll there, which verify reports); one that drew none uses none."""
+        what the log keeps for verify to roll it again (`size`: the characters of tables'
+        text in it, bounded by MAX_TABLE_BYTES a run). A request that fails after drawing
+        a die uses its position (its dice are never drawn again: the log has no roll
+        there, which verify reports); one that drew none uses none."""
+        if size:
+            if self.table_bytes + size > MAX_TABLE_BYTES:
+                raise ParseError(
+                    f"a sealed run keeps at most {MAX_TABLE_BYTES:,} characters of tables' "
+                    "text in the roll log (each table roll keeps its tables); roll the rest "
+                    "in another run"
+                )
+            self.table_bytes += size
         position = self.position()
         self.rng.seed(position_seed(self.session.seed, position))
         drawn = roller.count

@@ -130,7 +130,10 @@ def _rolls(word: str, opts: Options, out: Output, context: Context) -> Iterator[
         for run in range(opts.repeat):
             if run:
                 roller.next_run()
-            yield one() if sealing is None else sealing.roll(one, roller, lambda: replay)
+            if sealing is None:
+                yield one()
+            else:
+                yield sealing.roll(one, roller, lambda: replay, len(replay))
         roller.finish()
 
     rolled = each() if opts.dice is None else iter(list(each()))
