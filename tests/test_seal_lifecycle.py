@@ -360,3 +360,51 @@ def test_a_run_keeps_a_bounded_amount_of_table_text(monkeypatch: pytest.MonkeyPa
     ]
     assert "a sealed run keeps at most" in shown[2]["error"]
     assert unseal()["rolls"] == 2  # the refused roll took no position
+
+
+def test_initiative_is_sealed_and_verify_rolls_it_again(tmp_path: Path) -> None:
+    """`init add` and `init roll` in a sealed session: each is one roll of the stream,
+    roll-offs included (40 goblins on a d20 must tie), logged and verified without the
+    characters file or the order in the state database."""
+    import copy
+
+    from d20cli.store.sealing import GENESIS, row_hash
+    from tests.cli_helpers import write_sheet
+
+    write_sheet('[aria]\nsystem = "levelup"\ninit = "+2"\n\n[bob]\nsystem = "levelup"\n')
+    plain = json.loads(ok(["init", "add", "troll", "+1", "--json"]).stdout)
+    ok(["init", "clear"])
+    ok(["seal"])
+    text = ok(["init", "add", "goblin", "+3", "x40"]).stdout.splitlines()
+    assert text[-1] == "  sealed #0 (session 1)"
+    ok(["init", "roll"])  # against the 40 goblins kept
+    shown = json.loads(ok(["init", "add", "orc", "+3", "x21", "--json"]).stdout)
+    assert shown["sealed"] == {"session": 1, "position": 2}
+    assert list(shown)[: len(plain)] == list(plain) and len(shown["order"]) == 63
+    assert d20(["init", "add", "ogre", "--dice", "4"]).exit_code == 2  # still refused
+    done = unseal()
+    rows = sealed_rows()
+    assert [r["verb"] for r in rows] == ["init"] * 3
+    assert any(d["role"] == "rolloff" for d in rows[0]["dice"])
+    assert [r["request"] for r in rows] == [
+        "init add goblin +3 x40",
+        "init roll",
+        "init add orc +3 x21",
+    ]
+    write_sheet("")  # the verifier knows no characters
+    ok(["init", "clear"])
+    status, lines = verify_lines(tmp_path, done["seed"])
+    assert status == 0, lines
+    assert lines[-1].startswith("verified: 3 rolls of session 1")
+    edited = json.loads(ok(["log", "--export", "json"]).stdout)
+    edited = copy.deepcopy(edited)
+    edited[1]["dice"][0]["face"] = 21 - edited[1]["dice"][0]["face"]
+    prev = GENESIS
+    for row in edited:
+        row["prev_hash"] = prev
+        row["hash"] = prev = row_hash(row)
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(edited), encoding="utf-8")
+    result = d20(["verify", str(path), done["seed"]])
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[1].startswith("row 2 (id 2, position 1): FAILED: edited")

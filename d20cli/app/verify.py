@@ -149,6 +149,7 @@ def replayed(row: dict[str, Any], seed: bytes, work: list[int]) -> dict[str, Any
     for a request that is not one) when it cannot be. `work`: the dice the whole
     verification may still roll (one roll at most DEFAULT_BUDGET), counted down."""
     from d20cli.app.sealed import TABLE_REPLAY, replay_table
+    from d20cli.app.sealed_init import INIT_REPLAY, replay_init
     from d20cli.dice.roller import DEFAULT_BUDGET, RandomRoller
     from d20cli.language.parse_cache import classes, decode
     from d20cli.rules import get_system
@@ -160,6 +161,8 @@ def replayed(row: dict[str, Any], seed: bytes, work: list[int]) -> dict[str, Any
     try:
         if replay.get("@") == TABLE_REPLAY:  # a table roll, with its tables' text
             result = replay_table(replay, roller)
+        elif replay.get("@") == INIT_REPLAY:  # init roll or add, with the order it met
+            result = replay_init(replay, roller)
         else:
             request = decode(replay, classes(), replay.get("text"))
             result = get_system(row["system"]).resolve(request, roller)
