@@ -209,8 +209,8 @@ VERIFY_EXIT = (
 SEAL_NOTE = (
     "Post the commitment where the group sees it before you roll. Until d20 unseal, every "
     "roll comes from the session's seed, in order, says so in its output (sealed #P, "
-    'JSON "sealed"), and the roll log keeps each one (a table roll with its tables\' '
-    "text); --seed, --dice, --no-log, init roll/add and a fortune reroll are refused. A "
+    'JSON "sealed"), and the roll log keeps each one (tables and init roll/add too); '
+    "--seed, --dice, --no-log and a fortune reroll are refused. A "
     "request that fails after drawing a die, or a roll that cannot be saved, keeps its "
     "position (verify reports it missing). A batch on standard input stops when the "
     "session is closed. d20 seal while a session is open is an error; --status shows it "
