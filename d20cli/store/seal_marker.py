@@ -5,8 +5,8 @@ the state database for it only then. Light on purpose: every run reads it.
 `CHANGES` counts the sessions opened and closed in this process (`d20 seal` and
 `d20 unseal` run from the shell): a run that lasts across them reads the marker again.
 A run that lasts across a seal or unseal made by another process reads the marker again
-at each group commit (d20cli.app.context). The locks below keep the session's changes and
-the runs rolling in it apart."""
+at its first request after each group commit (d20cli.app.context). The locks below keep
+the session's changes and the runs rolling in it apart."""
 
 from __future__ import annotations
 
