@@ -235,7 +235,7 @@ def test_a_batch_stops_when_its_session_is_closed_elsewhere() -> None:
     status, err = batch(["roll 1d20", "roll 1d20", None, *["roll 1d20"] * 5], unseal)
     assert status == 2
     assert "the sealed session 1 was closed (d20 unseal) while this run was rolling" in err
-    assert "line 3: " in err and "the rest of standard input is not read" in err
+    assert "line 3: the sealed session has ended: the rest of standard input is not read" in err
     assert [r["position"] for r in sealed_rows()] == [0, 1]  # none into the closed session
     assert json.loads(ok(["unseal", "--show", "1", "--json"]).stdout)["rolls"] == 2
 

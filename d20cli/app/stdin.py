@@ -63,7 +63,9 @@ def run_lines(
             worst = outcome.status
         ended = None if context.sealing is None else context.sealing.ended
         if ended is not None:  # the sealed session was closed (or cannot be kept): stop
-            out.error(ParseError(f"line {number}: {ended}; the rest of standard input is not read"))
+            out.error(
+                ParseError("the sealed session has ended: the rest of standard input is not read")
+            )
             worst = ExitStatus.BAD_INPUT
             break
     out.line = None
