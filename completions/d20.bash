@@ -157,7 +157,7 @@ _d20_offer() {
     _d20_r=""
     case "$prev" in
         --system|-s) _d20_r='levelup reglamento mm pendagger'; return ;;
-        --color|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--players|--commitment|--receipts|--limit|-l|--since|--until|--outcome|--session|--before|--keep) _d20_r=''; return ;;
+        --color|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--players|--show|--commitment|--receipts|--limit|-l|--since|--until|--outcome|--session|--before|--keep) _d20_r=''; return ;;
         --as|--character|-c) _d20_config; _d20_characters; return ;;
         --export) _d20_r='json csv'; return ;;
     esac
@@ -174,7 +174,7 @@ _d20_offer() {
                 completion) _d20_r='--install --help -h' ;;
                 help) _d20_r='--help -h' ;;
                 seal) _d20_r='--status --json --help -h' ;;
-                unseal) _d20_r='--json --help -h' ;;
+                unseal) _d20_r='--show --json --help -h' ;;
                 verify) _d20_r='--commitment --receipts --rows --json --help -h' ;;
                 char) _d20_r='--help -h' ;;
                 party) _d20_r='--json --help -h' ;;
@@ -292,7 +292,7 @@ _d20() {
         case "$w" in
             --system=*) sys="${w#*=}" ;;
             --as=*) char="${w#*=}" ;;
-            --system|-s|--color|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--as|--players|--commitment|--receipts|--limit|-l|--character|-c|--since|--until|--outcome|--session|--export|--before|--keep) skip="$w" ;;
+            --system|-s|--color|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--as|--players|--show|--commitment|--receipts|--limit|-l|--character|-c|--since|--until|--outcome|--session|--export|--before|--keep) skip="$w" ;;
             -s[!-]*) sys="${w#-s}" ;;
             -[!0-9]*) ;;
             *) if [[ -z "$cmd" ]]; then cmd="$w"; else args+=("$w"); fi ;;

@@ -343,14 +343,22 @@ class Result(JsonText, Shown):
         __post_init__), in a copy of its dictionary (one memcpy; filling the new
         instance's own made it grow on the way), without what was made from the old
         fields (MADE); the dice's JSON text stays, the dice being the same."""
+        return self._copied((*self.notes, note), detail)
+
+    def with_detail(self, detail: dict[str, Any]) -> Result:
+        """A copy with `detail`'s entries added to its detail (as `noted`, without a note):
+        a sealed session's roll gets its position so (d20cli.app.sealed.mark_sealed)."""
+        return self._copied(self.notes, detail)
+
+    def _copied(self, notes: tuple[str, ...], detail: dict[str, Any]) -> Result:
         fields = self.__dict__.copy()
         for key in MADE:
             fields.pop(key, None)
-        fields["notes"] = (*self.notes, note)
+        fields["notes"] = notes
         fields["detail"] = {**self.detail, **detail} if self.detail else detail.copy()
-        noted = object.__new__(type(self))
-        _SET_DICT(noted, "__dict__", fields)
-        return noted
+        copy = object.__new__(type(self))
+        _SET_DICT(copy, "__dict__", fields)
+        return copy
 
     def json_text(self) -> str:
         """The JSON line of the result, written once (kept as `dice_text` keeps its text: a

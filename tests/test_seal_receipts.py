@@ -124,7 +124,7 @@ def test_every_sealed_roll_shows_its_receipt(
     for row in rows:  # the documented derivation, from the commitment shown before play
         head = next_receipt(head, _body(row))
         assert row["receipt"] == head
-        assert f"sealed #{row['position']} receipt {head[:RECEIPT_SHOWN]}" in text
+        assert f"sealed #{row['position']} (session 1) receipt {head[:RECEIPT_SHOWN]}" in text
     assert [r["position"] for r in rows] == [0, 1, 2, 3, 4]
     d20(["seal"])
     result = d20(["check", "+1", "vs", "10", "--json"])

@@ -95,6 +95,7 @@ class Context:
         # when `seal` or `unseal` ran since: -1 is never read)
         self.sealing: SealedStream | None = None
         self._seal_read = -1
+        self._look = False  # a group commit since the last request: `recheck_seal`
 
     def state(self, out: Output) -> State:
         """The state database of this run (d20cli.store.state), opened at the first call
@@ -131,13 +132,19 @@ class Context:
 
             raise refused(what)
 
-    def recheck_seal(self) -> None:
+    def recheck_seal(self, opened_only: bool = False) -> None:
         """Read the sealed session again at the next request when the marker says one was
-        opened or closed meanwhile by another process (the shell asks after each line)."""
-        if self._seal_read != -1 and (self.sealing is not None) != marked():
+        opened or closed by another process, or this run's stream ended: the shell asks
+        after each line, a batch at its first request after each group commit (`save`)
+        about a session opened only (its next roll finds one closed: SealedStream)."""
+        self._look, sealing = False, self.sealing
+        look = self._seal_read != -1 and (sealing is None or not opened_only)
+        if look and ((sealing is not None) != marked() or bool(sealing and sealing.ended)):
             self._seal_read = -1
 
     def _read_seal(self, out: Output) -> SealedStream | None:
+        if self._look:
+            self.recheck_seal(opened_only=True)
         if self._seal_read != CHANGES[0]:
             self._seal_read = CHANGES[0]
             sealing = None
@@ -314,8 +321,10 @@ class Context:
     def lane(self, text: str, opts: Options) -> Lane | None:
         """The Lane kept for `text` with these very options (d20cli.app.rolling.Lanes);
         None when there is none, or a sealed session may have been opened or closed since."""
+        if self._look:
+            self.recheck_seal(opened_only=True)
         lane = self.lanes.get(text, opts)
-        if lane is None or self._seal_read != CHANGES[0]:
+        if lane is None or self._seal_read != CHANGES[0] or self.sealing is not None:
             return None
         return lane
 
@@ -386,6 +395,7 @@ class Context:
         self.flush()
         if self._state is not None:
             self._flush_last_rolls(self._state)
+        self._look = True  # the next request looks at the marker again (recheck_seal)
 
     @staticmethod
     def _flush_last_rolls(state: State) -> None:

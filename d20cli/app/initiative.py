@@ -30,8 +30,9 @@ from d20cli.present.output import Output
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
+    from d20cli.results import Result
     from d20cli.rules import System
-    from d20cli.rules.initiative import InitiativeRoll, InitiativeRule
+    from d20cli.rules.initiative import Combatant, InitiativeRoll, InitiativeRule
     from d20cli.store.characters import Character
     from d20cli.store.initiative import Encounter
 
@@ -52,6 +53,10 @@ INIT_OPTIONS = frozenset(("system", "json", "seed", "dice", "as_", "no_color", "
 MAX_COUNT = 100  # `xN`: monsters added at once
 MAX_DICE = 100  # dice in one initiative roll (they are kept with the order)
 _NAME = re.compile(r"[^\W\d_][\w'-]{0,39}")
+#: What a sealed session's initiative roll records of each roll: its system and request;
+#: and of each newcomer: its name, kind and roll (d20cli.app.sealed_init).
+Record = list[tuple[str, CheckRequest]]
+Joined = tuple[str, str, "InitiativeRoll"]
 _COUNT = re.compile(r"[x×]([0-9]{1,4})", re.IGNORECASE)
 
 
@@ -77,10 +82,16 @@ def _rule(system: System) -> InitiativeRule:
 
 
 def character_roll(
-    character: Character, system: System, context: Context, roller: Roller, out: Output
+    character: Character,
+    system: System,
+    context: Context,
+    roller: Roller,
+    out: Output,
+    record: Record | None = None,
 ) -> InitiativeRoll:
     """One character's initiative: its `init` entry, else its system's entry (dex, ...),
-    else +0 (with a warning)."""
+    else +0 (with a warning). `record` gets the system and the request rolled (a sealed
+    session's replay, d20cli.app.sealed_init)."""
     from d20cli.store.resolving import resolve
 
     rule = _rule(system)
@@ -99,6 +110,8 @@ def character_roll(
             request = resolve(f"check {entry}", character, context.parse)[0]
         if not isinstance(request, CheckRequest):
             raise ParseError(f"the entry {entry!r} is not a check's words")
+        if record is not None:
+            record.append((system.id, request))
         return _bounded(rule.roll(request, roller))
     except D20Error as err:
         what = f"{character.name}'s {entry} entry" if entry else character.name
@@ -106,9 +119,14 @@ def character_roll(
 
 
 def monster_rolls(
-    words: list[str], system: System, context: Context, roller: Roller
+    words: list[str],
+    system: System,
+    context: Context,
+    roller: Roller,
+    record: Record | None = None,
 ) -> tuple[str, list[InitiativeRoll]]:
-    """`NAME [WORDS] [xN]`: the name and one roll per monster."""
+    """`NAME [WORDS] [xN]`: the name and one roll per monster (`record`: as
+    `character_roll`'s)."""
     if not words:
         raise ParseError("init add needs a name: d20 init add goblin +2 x3")
     name, rest = words[0], words[1:]
@@ -132,6 +150,8 @@ def monster_rolls(
     if not isinstance(request, CheckRequest):
         raise ParseError(f"{' '.join(rest)!r} is not a modifier with words like adv or dis")
     rule = _rule(system)
+    if record is not None:
+        record += [(system.id, request)] * count
     return name, [_bounded(rule.roll(request, roller)) for _ in range(count)]
 
 
@@ -161,15 +181,23 @@ def run_init(
     """`init ...` given as the tokens after `init` (options anywhere). Errors are one line
     on stderr and BAD_INPUT."""
     as_json = base.json or "--json" in tokens
+    mine = context is None
+    context = context or Context()
+    out.before_write(context.save)  # a sealed roll's row is saved before it is shown
     try:
         words, opts, own = _options(tokens, base)
         as_json = opts.json
         if opts.no_color and out.color:
             out = out.without_color()
-        _run(words, opts, own, out, context or Context())
+        _run(words, opts, own, out, context)
     except D20Error as err:
         out.error(err, as_json)
         return ExitStatus.BAD_INPUT
+    finally:
+        if mine:
+            out.save()
+            out.forget(context.save)
+            context.close()
     return ExitStatus.OK
 
 
@@ -199,26 +227,49 @@ def _run(words: list[str], opts: Options, own: Options, out: Output, context: Co
         if not opts.json:
             out.text(f"cleared the initiative order ({held} combatants)")
             return
+    elif sub == "roll" and rest:
+        raise ParseError(
+            f"init roll takes no words, not {rest[0][:40]!r} "
+            "(name the characters with --as aria,bob)"
+        )
+    elif context.sealed_for(opts, out) is not None:  # one roll of the session's stream
+        from d20cli.app.sealed_init import sealed_roll
+
+        roller = context.roller(opts)
+        system = context.system_for(opts)
+
+        def roll_it(record: Record, seen: list[Combatant]) -> tuple[Encounter, list[Joined]]:
+            if sub == "add":
+                name, rolls = monster_rolls(rest, system, context, roller, record)
+                found, names = initiative.add(store, name, rolls, roller, seen)
+                return found, [(n, "monster", r) for n, r in zip(names, rolls, strict=True)]
+            party = _party_rolls(own, opts, context, roller, out, record)
+            found = initiative.start(store, party, roller, seen)
+            return found, [(n, "character", r) for n, r in party]
+
+        text = " ".join(["init", *words])
+        encounter, result = sealed_roll(text, system.id, roll_it, roller, context, opts, out)
+        _show(encounter, opts, out, result)
+        return
     else:
-        context.refuse_sealed(f"init {sub}", out)  # its rolls are not in the roll log
         roller = context.roller(opts)
         system = context.system_for(opts)
         if sub == "add":
             name, rolls = monster_rolls(rest, system, context, roller)
             encounter, _ = initiative.add(store, name, rolls, roller)
         else:
-            if rest:
-                raise ParseError(
-                    f"init roll takes no words, not {rest[0][:40]!r} "
-                    "(name the characters with --as aria,bob)"
-                )
             rolled = _party_rolls(own, opts, context, roller, out)
             encounter = initiative.start(store, rolled, roller)
     _show(encounter, opts, out)
 
 
 def _party_rolls(
-    own: Options, opts: Options, context: Context, roller: Roller, out: Output
+    own: Options,
+    opts: Options,
+    context: Context,
+    roller: Roller,
+    out: Output,
+    record: Record | None = None,
 ) -> list[tuple[str, InitiativeRoll]]:
     members = party(own.as_)
     if not members:
@@ -232,15 +283,25 @@ def _party_rolls(
             system = context.system(c.system) if c.system else context.system_for(opts)
         except D20Error as err:
             raise type(err)(f"{c.name}: {err.message}", err.text, err.column) from None
-        rolled.append((c.name, character_roll(c, system, context, roller, out)))
+        rolled.append((c.name, character_roll(c, system, context, roller, out, record)))
     return rolled
 
 
-def _show(encounter: Encounter, opts: Options, out: Output) -> None:
+def _show(encounter: Encounter, opts: Options, out: Output, sealed: Result | None = None) -> None:
+    """The order; after a sealed session's roll, with its marker (`sealed`: its result)."""
     if opts.json:
-        out.json(encounter.to_json())
+        shown = encounter.to_json()
+        if sealed is not None:
+            shown["sealed"] = sealed.detail["sealed"]
+            if "receipt" in sealed.detail:
+                shown["receipt"] = sealed.detail["receipt"]
+        out.json(shown)
     else:
         out.text("\n".join(order_lines(encounter.round, encounter.turn, encounter.order)))
+        if sealed is not None:
+            from d20cli.present.render import sealed_lines
+
+            out.lines(sealed_lines(sealed))
 
 
 def turn_text(out: Output, context: Context) -> str | None:

@@ -7,7 +7,8 @@
   by accident as a new one); `d20 seal --status` shows the open session.
 - `d20 unseal` closes it and prints its seed (with the nonce) and how many rolls it made,
   which the group compares with the exported log (a log cut short at its end keeps a
-  hash chain that holds).
+  hash chain that holds). The seed stays in the state database: `d20 unseal --show N`
+  prints a closed session's again (`d20 unseal | head -1` loses nothing).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def seal(status: bool, as_json: bool, out: Output) -> None:
     try:
         session = sessions.current()
         if status:
-            _status(session, as_json, out)
+            _status(session, sessions.last_closed() if session is None else None, as_json, out)
             return
         if session is not None:
             raise ParseError(
@@ -69,7 +70,7 @@ def seal(status: bool, as_json: bool, out: Output) -> None:
     out.text(SHARE_BEFORE)
 
 
-def _status(session: Any, as_json: bool, out: Output) -> None:
+def _status(session: Any, last: Any, as_json: bool, out: Output) -> None:
     if as_json:
         found = None
         if session is not None:
@@ -79,41 +80,74 @@ def _status(session: Any, as_json: bool, out: Output) -> None:
                 "opened": session.opened,
                 "rolls": session.next,
             }
-        out.json({"sealed": found})
+        shown: dict[str, Any] = {"sealed": found}
+        if last is not None:  # the session closed last, with its seed
+            shown["last"] = _closed_json(last)
+        out.json(shown)
     elif session is None:
         out.text("no sealed session is open (d20 seal opens one)")
+        if last is not None:
+            out.text(
+                f"session {last.id} was closed {last.closed} after {_rolls(last)}: "
+                f"d20 unseal --show {last.id} prints its seed"
+            )
     else:
         out.text(f"sealed session {session.id}, opened {session.opened}, {_rolls(session)}")
         out.text(f"commitment: {session.commitment}")
 
 
-def unseal(as_json: bool, out: Output) -> None:
-    """`d20 unseal`."""
+def _closed_json(session: Any, logged: int | None = None) -> dict[str, Any]:
     from d20cli.dice.sealed import secret_text
 
+    shown = {
+        "session": session.id,
+        "commitment": session.commitment,
+        "seed": secret_text(session.seed, session.nonce),
+        "rolls": session.next,
+        "opened": session.opened,
+        "closed": session.closed,
+    }
+    if logged is not None:
+        shown["logged"] = logged
+    return shown
+
+
+def unseal(as_json: bool, out: Output, show: int | None = None) -> None:
+    """`d20 unseal`, and `d20 unseal --show N` (the seed of closed session N, again)."""
     state, sessions = _sessions(out.warn)
     try:
-        session = sessions.close()
+        if show is None:
+            session = sessions.close()
+            if session is None:
+                raise ParseError("no sealed session is open (d20 seal opens one)")
+        else:
+            session = sessions.get(show)
+            if session is None:
+                raise ParseError(f"there is no sealed session {show} (d20 seal --status)")
+            if session.closed is None:
+                raise ParseError(
+                    f"sealed session {show} is open: its seed is secret until d20 unseal ends it"
+                )
+        logged = sessions.logged(session.id)
     finally:
         state.close()
-    if session is None:
-        raise ParseError("no sealed session is open (d20 seal opens one)")
-    seed = secret_text(session.seed, session.nonce)
+    shown = _closed_json(session, logged)
     if as_json:
-        out.json(
-            {
-                "session": session.id,
-                "commitment": session.commitment,
-                "seed": seed,
-                "rolls": session.next,
-                "opened": session.opened,
-                "closed": session.closed,
-            }
-        )
+        out.json(shown)
         return
-    out.text(f"unsealed session {session.id} after {_rolls(session)}")
+    if show is None:
+        out.text(f"unsealed session {session.id} after {_rolls(session)}")
+    else:
+        out.text(f"session {session.id}, closed {session.closed}, after {_rolls(session)}")
     out.text(f"commitment: {session.commitment}")
-    out.text(f"seed: {seed}")
+    out.text(f"seed: {shown['seed']}")
+    if logged < session.next:
+        gaps = session.next - logged
+        out.text(
+            f"{gaps} of its positions {'has' if gaps == 1 else 'have'} no roll in the log "
+            "(a request that failed after drawing a die, or a roll that could not be saved): "
+            "verify reports them missing"
+        )
     out.text(SHARE_AFTER.format(id=session.id))
 
 
@@ -130,12 +164,21 @@ def seal_command(
 
 
 def unseal_command(
+    show: Annotated[
+        int | None,
+        typer.Option(
+            "--show",
+            metavar="N",
+            min=1,
+            help="Print the seed of closed session N again (it stays in the state database).",
+        ),
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
 ) -> None:
     """End the sealed session and print its seed."""
     out = Output()
     with command_errors(out):
-        unseal(json_out, out)
+        unseal(json_out, out, show)
 
 
 def verify_command(
@@ -180,13 +223,19 @@ VERIFY_EXIT = (
 
 SEAL_NOTE = (
     "Post the commitment where the group sees it before you roll. Until d20 unseal, every "
-    "roll comes from the session's seed, in order, and the roll log keeps each one; "
-    "--seed, --dice, --no-log, table rolls, init roll/add and a fortune reroll are "
-    "refused. d20 seal while a session is open is an error; --status shows it."
+    "roll comes from the session's seed, in order, says so in its output (sealed #P, "
+    'JSON "sealed"), and the roll log keeps each one (tables and init roll/add too); '
+    "--seed, --dice, --no-log and a fortune reroll are refused. A "
+    "request that fails after drawing a die, or a roll that cannot be saved, keeps its "
+    "position (verify reports it missing). A batch on standard input stops when the "
+    "session is closed. d20 seal while a session is open is an error; --status shows it "
+    "(with none open, --status --json also shows the last closed one and its seed)."
 )
 UNSEAL_NOTE = (
     "Then share the seed and d20 log --export json; anyone checks them with "
-    "d20 verify LOG SEED --commitment HEX. Compare the number of rolls with verify's."
+    "d20 verify LOG SEED --commitment HEX. Compare the number of rolls with verify's. "
+    "unseal waits for a run that is rolling in the session. The seed stays in the state "
+    "database: d20 unseal --show N prints it again."
 )
 
 

@@ -6,8 +6,15 @@ open: a run with no session pays one look at the disk). Each roll then takes the
 position p of the session's stream: its dice come from the generator of that position
 (d20cli.dice.sealed.position_random), and the roll log keeps the session, p and the
 request as rolled (after `--as`, its macros and entries, with the house rules in force:
-the JSON of d20cli.language.parse_cache). A roll that fails takes no position: its dice
-were never shown, and the next roll uses them.
+the JSON of d20cli.language.parse_cache). Positions are taken from the session table
+before any die is drawn (StateError, and no roll, when that cannot be saved): a request
+that fails after drawing a die (`roll 1d(1d20-20)`), or a roll whose row cannot be
+saved, keeps its position, which no other roll gets; verify reports it missing. A request
+that fails before drawing (bad words, a refused option) takes none.
+
+A run holds the session (a lease, d20cli.store.seal_marker) from the positions it takes
+to its next group commit: `d20 unseal` waits for it, and the run's next roll finds the
+session closed and stops (a batch on standard input stops there).
 
 Each logged roll also gets its receipt (d20cli.dice.sealed.next_receipt: a hash chain of
 the session's rolls, from its commitment), kept in its row and shown with the roll
@@ -16,7 +23,8 @@ that the table can hold the export to what it saw (`d20 verify --receipts`).
 
 What would make a roll unverifiable is refused with a one-line error that says to
 `d20 unseal` first: `--seed`, `--dice`, the roll log off (`--no-log`, D20_NO_LOG), and
-the rolls that the log cannot replay (tables, initiative, a fortune reroll).
+the rolls that the log cannot replay (initiative, a fortune reroll). A table roll keeps
+its tables' text for verify (`sealed_tables`, `replay_table`).
 """
 
 from __future__ import annotations
@@ -37,13 +45,14 @@ from d20cli.dice.sealed import (
 )
 from d20cli.errors import ParseError, StateError
 from d20cli.language.parse_cache import encode
-from d20cli.store.seal_marker import marked
+from d20cli.store.seal_marker import Lease, marked
 from d20cli.store.sealing import Session, Sessions
 
 if TYPE_CHECKING:
     from d20cli.app.options import Options
     from d20cli.dice.roller import Roller
     from d20cli.language.requests import Request
+    from d20cli.language.tables import Table
     from d20cli.results import Result
     from d20cli.store.state import State
 
@@ -73,14 +82,40 @@ def replay_text(request: Request) -> str:
     return json.dumps(encode(request), separators=(",", ":"))
 
 
+MAX_BLOCK = 64  # positions a run takes at once (a batch: doubling from 1 up to this)
+MAX_TABLE_BYTES = 256_000_000  # of tables' text one run's table rolls keep in the log
+
+
+def closed_message(sid: int) -> str:
+    return (
+        f"the sealed session {sid} was closed (d20 unseal) while this run was rolling; "
+        "no roll is made from it"
+    )
+
+
+def mark_sealed(result: Result, sid: int, position: int) -> Result:
+    """A sealed roll says so: `"sealed": {"session", "position"}` in its JSON and a line
+    under its text (d20cli.present.render.sealed_lines)."""
+    return result.with_detail({"sealed": {"session": sid, "position": position}})
+
+
 class SealedStream:
-    """The open session's stream of dice for this run."""
+    """The open session's stream of dice for this run. Each roll takes the next position:
+    the run takes them from the session table before drawing (`Sessions.take`, a block
+    at a time, holding a `Lease` that keeps the session from being closed meanwhile) and
+    gives back the ones it did not draw from at each group commit (`save`)."""
 
     def __init__(self, session: Session, sessions: Sessions) -> None:
         self.session = session
         self.sessions = sessions
         self.next = session.next  # the position of the next roll
-        self.saved = session.next  # the next position as the session table has it
+        self.end = session.next  # the positions before this one are taken for this run
+        self.block = 1  # how many positions the next `take` asks for
+        self.table_bytes = 0  # of the tables' text this run's table rolls keep
+        self.lease = Lease()
+        # why no more rolls are made from this stream (the session was closed, or its
+        # positions cannot be saved): a batch stops, a shell reads the session again
+        self.ended: str | None = None
         self.rng = random.Random()
         self._rollers: dict[int, RandomRoller] = {}
         # rolled and not yet logged: result id -> (result, position, replay)
@@ -111,10 +146,64 @@ class SealedStream:
         roller.count = 0
         return roller
 
+    def position(self) -> int:
+        """The position of the next roll, taken from the session table first when this run
+        holds no more (StateError: none can be taken, and no roll is made)."""
+        if self.next < self.end:
+            return self.next
+        if self.ended is not None:
+            raise StateError(self.ended)
+        first = not self.lease.held  # the first take since the last group commit
+        try:
+            self.lease.hold()
+            taken = self.sessions.take(self.session.id, self.block)
+        except StateError as err:
+            self.ended = f"{err.message}; no roll is made in the sealed session"
+            raise StateError(self.ended) from None
+        if taken is None:
+            self.ended = closed_message(self.session.id)
+            raise StateError(self.ended)
+        start, head = taken
+        if first:  # the chain goes on from the last row written, perhaps by another run
+            self.head = head or receipts_start(self.session.commitment)
+        self.next, self.end = start, start + self.block
+        self.block = min(self.block * 2, MAX_BLOCK)
+        return start
+
+    def roll(
+        self, make: Callable[[], Result], roller: Roller, replay: Callable[[], str], size: int = 0
+    ) -> Result:
+        """`make()`, rolled by `roller` (this stream's) at the next position; `replay()`:
+        what the log keeps for verify to roll it again (`size`: the characters of tables'
+        text in it, bounded by MAX_TABLE_BYTES a run). A request that fails after drawing
+        a die uses its position (its dice are never drawn again: the log has no roll
+        there, which verify reports); one that drew none uses none."""
+        if size:
+            if self.table_bytes + size > MAX_TABLE_BYTES:
+                raise ParseError(
+                    f"a sealed run keeps at most {MAX_TABLE_BYTES:,} characters of tables' "
+                    "text in the roll log (each table roll keeps its tables); roll the rest "
+                    "in another run"
+                )
+            self.table_bytes += size
+        position = self.position()
+        self.rng.seed(position_seed(self.session.seed, position))
+        drawn = roller.count
+        try:
+            result = make()
+        except BaseException:
+            if roller.count != drawn:
+                self.next = position + 1
+            raise
+        self.next = position + 1
+        result = mark_sealed(result, self.session.id, position)
+        self.pending[id(result)] = (result, position, replay())
+        return result
+
     def wrap(
         self, resolve: Callable[[Request, Roller], Result]
     ) -> Callable[[Request, Roller], Result]:
-        """`resolve` with each roll at the next position of the stream."""
+        """`resolve` with each roll at the next position of the stream (`roll`)."""
 
         def sealed(request: Request, roller: Roller) -> Result:
             if request.verb == "fortune":  # shows or spends dice: rolls none but a reroll
@@ -123,12 +212,7 @@ class SealedStream:
                 ):
                     raise refused("a fortune reroll")
                 return resolve(request, roller)
-            position = self.next
-            self.rng.seed(position_seed(self.session.seed, position))
-            result = resolve(request, roller)
-            self.next = position + 1
-            self.pending[id(result)] = (result, position, self.replay(request))
-            return result
+            return self.roll(lambda: resolve(request, roller), roller, lambda: self.replay(request))
 
         return sealed
 
@@ -168,29 +252,94 @@ class SealedStream:
         )
 
     def with_receipt(self, result: Result) -> Result:
-        """`result` with its receipt shown (`sealed #P receipt R`; JSON: "receipt"
-        {"position": P, "hash": R}), once it is logged; itself when it took none."""
+        """`result` with its receipt (JSON: "receipt" {"position": P, "hash": R}; shown on
+        the marker line, d20cli.present.render.sealed_lines), once it is logged; itself
+        when it took none."""
         found = self.receipts.pop(id(result), None)
         if found is None or found[0] is not result:
             return result
         _, position, receipt = found
-        shown = receipt[:RECEIPT_SHOWN]
-        return result.noted(
-            f"sealed #{position} receipt {shown}",
-            {"receipt": {"position": position, "hash": shown}},
+        return result.with_detail(
+            {"receipt": {"position": position, "hash": receipt[:RECEIPT_SHOWN]}}
         )
 
     def save(self, warn: Callable[[str], None]) -> None:
-        """Keep the next position in the session table (after the log's rows)."""
+        """At a group commit (after the log's rows): give back the positions taken and not
+        drawn from, and let the session be closed again (the lease)."""
         self.pending.clear()
         self.receipts.clear()
-        if self.next == self.saved:
-            return
         try:
-            self.sessions.advance(self.session.id, self.next, self.head)
-            self.saved = self.next
+            if self.end > self.next:
+                end, self.end = self.end, self.next
+                self.sessions.give_back(self.session.id, end, self.next)
         except StateError as err:
-            warn(f"cannot save the sealed session's position: {err.message}")
+            warn(f"{err.message}: verify reports them missing")
+        finally:
+            self.block = 1
+            self.lease.release()
+
+
+# --- tables -------------------------------------------------------------------------------
+#
+# A table roll's replay keeps the text of every table file it may reach, so that verify
+# rolls it again without the files: {"@": "TableRoll", "text": "table road", "table":
+# "road", "system": the run's system (a table that names none rolls its requests there),
+# "files": {name: the file's TOML text}}. The files together may hold MAX_TABLE_TEXT
+# characters (each roll's row keeps them).
+
+TABLE_REPLAY = "TableRoll"
+MAX_TABLE_TEXT = 64 * 1024
+
+
+def sealed_tables(word: str, text: str, system: str) -> tuple[str, dict[str, Table], str]:
+    """The table `word` names and those it reaches, read from their files' text, and the
+    replay of a roll of it (ParseError when they cannot be sealed)."""
+    from d20cli.store.tables import load, read_text
+
+    root, found = load(word)
+    files = {name: read_text(table.source) for name, table in found.items()}
+    if sum(len(t) for t in files.values()) > MAX_TABLE_TEXT:
+        raise refused(f"a table whose files hold more than {MAX_TABLE_TEXT:,} characters")
+    tables = _tables(root, files, {name: table.source for name, table in found.items()})
+    replay = {"@": TABLE_REPLAY, "text": text, "table": root, "system": system, "files": files}
+    return root, tables, json.dumps(replay, separators=(",", ":"))
+
+
+def _tables(root: str, files: dict[str, str], sources: dict[str, str]) -> dict[str, Table]:
+    from d20cli.language.tables import graph_problem, read_table
+
+    tables: dict[str, Table] = {}
+    for name, text in files.items():
+        table, problems = read_table(text, name, sources.get(name, name))
+        if table is None or problems:
+            raise problems[0].error() if problems else ParseError(f"{name} is not a table")
+        tables[name] = table
+    problem = graph_problem(root, tables)
+    if problem is not None:
+        raise problem.error()
+    return tables
+
+
+def replay_table(replay: dict[str, object], roller: Roller) -> Result:
+    """A table roll rolled again from its replay (verify); ParseError (or ValueError) for
+    a replay that is not one."""
+    from d20cli.rules import get_system
+    from d20cli.rules.tables import roll_table
+
+    files, root, text, system = (replay.get(k) for k in ("files", "table", "text", "system"))
+    if not (
+        isinstance(files, dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in files.items())
+        and isinstance(root, str)
+        and root in files
+        and isinstance(text, str)
+        and isinstance(system, str)
+    ):
+        raise ValueError("not a table roll's replay")
+    if sum(len(t) for t in files.values()) > MAX_TABLE_TEXT:
+        raise ValueError("its tables are larger than a sealed table roll keeps")
+    tables = _tables(root, files, {})
+    return roll_table(root, tables, roller, lambda key: get_system(key or system), text)
 
 
 def open_stream(state: Callable[[], State]) -> SealedStream | None:
@@ -215,4 +364,12 @@ def open_stream(state: Callable[[], State]) -> SealedStream | None:
     return SealedStream(session, sessions)
 
 
-__all__ = ["SealedStream", "check_options", "open_stream", "refused"]
+__all__ = [
+    "SealedStream",
+    "check_options",
+    "mark_sealed",
+    "open_stream",
+    "refused",
+    "replay_table",
+    "sealed_tables",
+]

@@ -61,6 +61,13 @@ def run_lines(
             outcome = run_words(words, opts, out, context, text)
         if outcome.status > worst:
             worst = outcome.status
+        ended = None if context.sealing is None else context.sealing.ended
+        if ended is not None:  # the sealed session was closed (or cannot be kept): stop
+            out.error(
+                ParseError("the sealed session has ended: the rest of standard input is not read")
+            )
+            worst = ExitStatus.BAD_INPUT
+            break
     out.line = None
     return worst
 

@@ -104,16 +104,25 @@ def _rolls(word: str, opts: Options, out: Output, context: Context) -> Iterator[
     from d20cli.rules.tables import roll_table
     from d20cli.store.tables import load
 
-    context.refuse_sealed("a table roll", out)  # a verifier would need the table files
-    root, tables = load(word)
+    text = f"{TABLE} {word}"
+    sealing = context.sealed_for(opts, out)  # refuses --seed, --dice, --no-log
+    replay = ""
+    if sealing is None:
+        root, tables = load(word)
+    else:  # each roll at its position, keeping the tables' text for verify
+        from d20cli.app.sealed import sealed_tables
+
+        root, tables, replay = sealed_tables(word, text, context.system_for(opts).id)
 
     def system_for(key: str | None) -> System:
         return context.system(key) if key is not None else context.system_for(opts)
 
     check_rolled_runs(opts.repeat, "--repeat", "run it in parts")
     roller = context.roller(opts)
-    text = f"{TABLE} {word}"
     log = context.log_for(opts, out)
+
+    def one() -> Result:
+        return roll_table(root, tables, roller, system_for, text)
 
     def each() -> Iterator[Result]:
         what = f"'{text}'" + (f" --repeat {opts.repeat:,}" if opts.repeat > 1 else "")
@@ -121,13 +130,18 @@ def _rolls(word: str, opts: Options, out: Output, context: Context) -> Iterator[
         for run in range(opts.repeat):
             if run:
                 roller.next_run()
-            yield roll_table(root, tables, roller, system_for, text)
+            if sealing is None:
+                yield one()
+            else:
+                yield sealing.roll(one, roller, lambda: replay, len(replay))
         roller.finish()
 
     rolled = each() if opts.dice is None else iter(list(each()))
     for result in rolled:
         if log is not None:
             log.add(result)
+            if sealing is not None:  # its receipt, once logged
+                result = sealing.with_receipt(result)
         yield result
 
 

@@ -98,6 +98,8 @@ def replayed(row: dict[str, Any], seed: bytes, work: list[int]) -> dict[str, Any
     seed and the row's request as rolled; D20Error (or ValueError, KeyError, TypeError
     for a request that is not one) when it cannot be. `work`: the dice the whole
     verification may still roll (one roll at most DEFAULT_BUDGET), counted down."""
+    from d20cli.app.sealed import TABLE_REPLAY, replay_table
+    from d20cli.app.sealed_init import INIT_REPLAY, replay_init
     from d20cli.dice.roller import DEFAULT_BUDGET, RandomRoller
     from d20cli.language.parse_cache import classes, decode
     from d20cli.rules import get_system
@@ -105,11 +107,15 @@ def replayed(row: dict[str, Any], seed: bytes, work: list[int]) -> dict[str, Any
     replay = row["replay"]
     if replay is None:
         raise ValueError("the row keeps no request to roll again")
-    request = decode(replay, classes(), replay.get("text"))
-    system = get_system(row["system"])
     roller = RandomRoller(position_random(seed, row["position"]), min(DEFAULT_BUDGET, work[0]))
     try:
-        result = system.resolve(request, roller)
+        if replay.get("@") == TABLE_REPLAY:  # a table roll, with its tables' text
+            result = replay_table(replay, roller)
+        elif replay.get("@") == INIT_REPLAY:  # init roll or add, with the order it met
+            result = replay_init(replay, roller)
+        else:
+            request = decode(replay, classes(), replay.get("text"))
+            result = get_system(row["system"]).resolve(request, roller)
     finally:
         work[0] -= roller.count
     return logged_fields(result)

@@ -224,10 +224,13 @@ def _check_type(i: int, name: str, value: Any, kinds: tuple[type, ...]) -> None:
 
 # --- the receipts the table saw ------------------------------------------------------------
 
-#: A receipt as a roll printed it (`sealed #12 receipt 3f2a9c01b4d7`), or noted by hand
-#: (`#12 3f2a9c01b4d7`, `12 3f2a9c01`): its position and at least 8 of its hex digits.
+#: A receipt as a roll printed it (`sealed #12 (session 3) receipt 3f2a9c01b4d7`), or
+#: noted by hand (`#12 3f2a9c01b4d7`, `12 3f2a9c01`): its position and at least 8 of its
+#: hex digits.
 _RECEIPT = re.compile(r"(?:sealed\s+)?#?([0-9]{1,19})\s*(?::|\s)\s*(?:receipt\s+)?([0-9a-f]{8,64})")
-_PRINTED = re.compile(r"sealed\s+#([0-9]{1,19})\s+receipt\s+([0-9a-f]{8,64})\b")
+_PRINTED = re.compile(
+    r"sealed\s+#([0-9]{1,19})\s+(?:\(session\s+[0-9]+\)\s+)?receipt\s+([0-9a-f]{8,64})\b"
+)
 
 
 def read_receipts(path: str) -> dict[int, str]:

@@ -32,12 +32,21 @@ def text_problem(row: dict[str, Any]) -> str | None:
     A roll made as a character shows each entry's words after its label, and such a text
     need not parse alone (`check stealth +7 vs 12 vs 15`: the entry's target loses to the
     request's own; `group stealth +7 vs 12, ...`: members' targets). Its text is then
-    only held to having no control characters; its receipt binds it to what was shown."""
+    only held to having no control characters; its receipt binds it to what was shown.
+    A table or initiative roll's replay keeps its text, which must be the row's."""
     from d20cli.controls import CONTROLS
 
     text = row["request"]
     if any(ord(c) in CONTROLS for c in text):
         return f"its request text holds control or bidi characters ({shown(text)}): refused"
+    from d20cli.app.sealed import TABLE_REPLAY
+    from d20cli.app.sealed_init import INIT_REPLAY
+
+    replay = row["replay"]
+    if isinstance(replay, dict) and replay.get("@") in (TABLE_REPLAY, INIT_REPLAY):  # its text
+        if replay.get("text") == text:  # (in its replay, which verify rolls again)
+            return None
+        return f"its request text {shown(text)} is not the request rolled ({replay['@']})"
     typed = _parsed(text)
     if isinstance(typed, str):
         if row["character"] is not None:  # the entries' words shown in it (see the doc)

@@ -398,7 +398,22 @@ def render_result(r: Result, header: bool = True) -> list[Line]:
         lines.append(_damage_line(r.damage, r.detail.get("house", {}).get("crit-dmg")))
     lines += _detail_lines(r)
     lines += [[(f"  {note}", "italic dim")] for note in r.notes]
+    lines += sealed_lines(r)
     return lines
+
+
+def sealed_lines(r: Result) -> list[Line]:
+    """The marker of a roll made in a sealed session (`detail["sealed"]`, put there by
+    d20cli.app.sealed.mark_sealed, and its `receipt` once logged): `sealed #12 (session 3)
+    receipt 3f2a9c01b4d7`."""
+    sealed = r.detail.get("sealed")
+    if not isinstance(sealed, dict):
+        return []
+    text = f"  sealed #{sealed.get('position')} (session {sealed.get('session')})"
+    receipt = r.detail.get("receipt")
+    if isinstance(receipt, dict):
+        text += f" receipt {receipt.get('hash')}"
+    return [[(text, "dim")]]
 
 
 def quiet_text(r: Result) -> str:

@@ -12,7 +12,14 @@ from typing import Any
 
 from d20cli.figures import percent
 from d20cli.language.tables import Table
-from d20cli.present.render import Line, badge, dice_segments, render_result, summary_segments
+from d20cli.present.render import (
+    Line,
+    badge,
+    dice_segments,
+    render_result,
+    sealed_lines,
+    summary_segments,
+)
 from d20cli.probability.tables import RollOdds, TableOdds
 from d20cli.results import DiceSummary, Die, Result
 
@@ -33,6 +40,7 @@ def table_lines(result: Result, header: bool = True) -> list[Line]:
     lines.append([("  ", ""), (str(detail.get("text", "")), "bold")])
     lines += _rolled(detail, 1)
     lines += [[(f"  {note}", "italic dim")] for note in result.notes]
+    lines += sealed_lines(result)
     return lines
 
 

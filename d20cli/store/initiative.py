@@ -154,7 +154,7 @@ def _checked(name: str, roll: InitiativeRoll) -> None:
             raise ParseError(f"{name}'s initiative {what} is too large to keep ({value:.3e})")
 
 
-def _joined(
+def joined(
     kept: Sequence[Combatant],
     new: Sequence[tuple[str, str, InitiativeRoll]],
     roller: Roller,
@@ -166,24 +166,32 @@ def _joined(
             f"(it has {len(kept)}; `d20 init rm NAME` or `d20 init clear` make room)"
         )
     seq = max((c.seq for c in kept), default=0)
-    joined = list(kept)
+    everyone = list(kept)
     for i, (name, kind, roll) in enumerate(new, 1):
         _checked(name, roll)
-        joined.append(Combatant(name, kind, roll.total, roll.modifier, roll.dice, (), seq + i))
-    settled = settle(joined, roller)
+        everyone.append(Combatant(name, kind, roll.total, roll.modifier, roll.dice, (), seq + i))
+    settled = settle(everyone, roller)
     roller.finish()  # --dice: every face used, before anything is written
     return settled
 
 
-def start(state: State, party: Sequence[tuple[str, InitiativeRoll]], roller: Roller) -> Encounter:
+def start(
+    state: State,
+    party: Sequence[tuple[str, InitiativeRoll]],
+    roller: Roller,
+    seen: list[Combatant] | None = None,
+) -> Encounter:
     """A new encounter: the party's rolls replace every character's place (monsters already
-    added keep theirs), round 1, the first in the order to act."""
+    added keep theirs), round 1, the first in the order to act. `seen` gets the combatants
+    kept (a sealed session's replay rolls the roll-offs against them)."""
     names = {name.lower() for name, _ in party}
 
     def change(conn: sqlite3.Connection) -> Encounter:
         kept = [c for c in _rows(conn) if c.kind != "character" and c.name.lower() not in names]
+        if seen is not None:
+            seen[:] = kept
         new = [(name, "character", roll) for name, roll in party]
-        order = _joined(kept, new, roller)
+        order = joined(kept, new, roller)
         now = Turn(1, order[0].name if order else None)
         _write(conn, order, now)
         return Encounter(now.round, now.turn, tuple(order))
@@ -209,17 +217,23 @@ def monster_names(base: str, count: int, taken: Sequence[str]) -> list[str]:
 
 
 def add(
-    state: State, base: str, rolls: Sequence[InitiativeRoll], roller: Roller
+    state: State,
+    base: str,
+    rolls: Sequence[InitiativeRoll],
+    roller: Roller,
+    seen: list[Combatant] | None = None,
 ) -> tuple[Encounter, list[str]]:
     """Add combatants named after `base` (`monster_names`), one per roll, to the order;
     the round and whose turn it is stay (with no order yet: round 1, the first's turn).
-    Returns the order and the names given."""
+    Returns the order and the names given (`seen`: as `start`'s)."""
 
     def change(conn: sqlite3.Connection) -> tuple[Encounter, list[str]]:
         kept = _rows(conn)
+        if seen is not None:
+            seen[:] = kept
         names = monster_names(base, len(rolls), [c.name for c in kept])
         new = [(n, "monster", r) for n, r in zip(names, rolls, strict=True)]
-        order = _joined(kept, new, roller)
+        order = joined(kept, new, roller)
         now = _turn(conn)
         if now.turn is None:
             now = Turn(max(now.round, 1), order[0].name)

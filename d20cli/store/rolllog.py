@@ -233,6 +233,16 @@ def _insert_rolls(columns: Sequence[str], n: int) -> str:
     return f"INSERT INTO rolls ({', '.join(columns)}) VALUES {', '.join([row] * n)}"
 
 
+def _keep_heads(conn: sqlite3.Connection) -> None:
+    """Before the roll log's rows are deleted: the open session keeps its last receipt,
+    so that its chain goes on after them."""
+    conn.execute(
+        "UPDATE sessions SET head = coalesce((SELECT receipt FROM rolls "
+        "WHERE rolls.session = sessions.id ORDER BY rolls.id DESC LIMIT 1), head) "
+        "WHERE closed IS NULL"
+    )
+
+
 class Rolls:
     """The `rolls` table: appending rows, reading them back, deleting them. Reads take a
     `character` and a `LogFilter`; a read the database cannot answer is a StateError."""
@@ -302,6 +312,7 @@ class Rolls:
         """Delete the logged rolls (of one character, if given); returns how many."""
 
         def change(conn: sqlite3.Connection) -> int:
+            _keep_heads(conn)
             if character is None:
                 return int(conn.execute("DELETE FROM rolls").rowcount)
             return int(conn.execute("DELETE FROM rolls WHERE character = ?", (character,)).rowcount)

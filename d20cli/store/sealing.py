@@ -3,13 +3,19 @@ the marker file that says a session is open, and the hash chain of `log --export
 
 A session row keeps the secret seed and nonce (hex), the commitment shown before play,
 when it was opened and closed (closed is NULL while it is open: one at a time), and the
-next position of its stream. The rolls of a session keep its id, their position and the
-request as rolled in the roll log (d20cli.store.rolllog.SEALED_COLUMNS).
+next position of its stream: a run takes its positions here, durably, before it draws
+their dice (`take`), and gives back at its group commit those it drew nothing from. A
+position whose roll was never logged (a request that failed after drawing, a row that
+could not be saved) stays taken: `d20 verify` reports it missing, `d20 unseal` counts it.
+The seed stays in the table after the session is closed (`d20 unseal --show N`). The
+rolls of a session keep its id, their position and the request as rolled in the roll
+log (d20cli.store.rolllog.SEALED_COLUMNS).
 
 The marker file (d20cli.store.seal_marker) is there while a session is open (put there
-before the session is written, taken away after it is closed). A marker with no open
-session behind it (a database moved aside) stops every roll until `d20 unseal` takes
-it away: a session's rolls are never made unsealed.
+before the session is written, taken away after it is closed, both under the lock that
+keeps seal and unseal one at a time and waits for the runs rolling in the session). A
+marker with no open session behind it (a database moved aside) stops every roll until
+`d20 unseal` takes it away: a session's rolls are never made unsealed.
 
 The hash chain: each row of `log --export json` carries `prev_hash`, the `hash` of the
 row before it (64 zeros for the first), and `hash`, the SHA-256 in hex of the row's
@@ -29,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from d20cli.dice.sealed import NONCE_BYTES, SEED_BYTES, commitment
 from d20cli.errors import StateError
 from d20cli.frozen import frozen, replace
-from d20cli.store.seal_marker import mark
+from d20cli.store.seal_marker import changing, mark
 
 if TYPE_CHECKING:
     import sqlite3
@@ -63,6 +69,18 @@ def _now() -> str:
 _COLUMNS = "id, seed, nonce, commitment, opened, closed, next, head"
 
 
+def _head(conn: sqlite3.Connection, sid: int) -> str | None:
+    """The receipt of session `sid`'s last roll: its last row's (the rows are written in
+    the order of the chain), else what the session kept when its rows were cleared."""
+    last = conn.execute(
+        "SELECT receipt FROM rolls WHERE session = ? ORDER BY id DESC LIMIT 1", (sid,)
+    ).fetchone()
+    if last is not None:
+        return None if last[0] is None else str(last[0])
+    kept = conn.execute("SELECT head FROM sessions WHERE id = ?", (sid,)).fetchone()
+    return None if kept is None or kept[0] is None else str(kept[0])
+
+
 def _session(raw: tuple[Any, ...]) -> Session:
     return Session(
         int(raw[0]),
@@ -92,8 +110,8 @@ class Sessions:
             raise StateError(f"the state database cannot keep a sealed session ({why})")
 
     def current(self) -> Session | None:
-        """The open session (None: none), with its next position: after every roll of it
-        that the log holds, whatever the table says."""
+        """The open session (None: none), with its next position (after every roll of it
+        that the log holds, whatever the table says) and its last receipt."""
 
         def query(conn: sqlite3.Connection) -> Session | None:
             raw = conn.execute(f"SELECT {_COLUMNS} FROM sessions WHERE closed IS NULL").fetchone()
@@ -101,13 +119,11 @@ class Sessions:
                 return None
             session = _session(raw)
             last = conn.execute(
-                "SELECT position, receipt FROM rolls WHERE session = ? "
-                "ORDER BY position DESC LIMIT 1",
-                (session.id,),
-            ).fetchone()
-            if last is not None and int(last[0]) >= session.next:
-                session = replace(session, next=int(last[0]) + 1, head=last[1])
-            return session
+                "SELECT max(position) FROM rolls WHERE session = ?", (session.id,)
+            ).fetchone()[0]
+            if last is not None and int(last) >= session.next:
+                session = replace(session, next=int(last) + 1)
+            return replace(session, head=_head(conn, session.id))
 
         return self.db.read(self.WHAT, query)
 
@@ -130,43 +146,111 @@ class Sessions:
             )
             return int(cursor.lastrowid or 0)
 
-        mark(True)  # first: a run that sees no marker never rolls in an open session
-        try:
-            sid = self.db.write(self.WHAT, change)
-            self._persistent()  # a write that fell back to memory did not keep it
-        except BaseException:
-            mark(False)
-            raise
+        with changing():  # never half-way through an unseal (module doc)
+            mark(True)  # first: a run that sees no marker never rolls in an open session
+            try:
+                sid = self.db.write(self.WHAT, change)
+                self._persistent()  # a write that fell back to memory did not keep it
+            except BaseException:
+                mark(False)
+                raise
         return Session(sid, seed, nonce, promise, opened, None, 0)
 
-    def advance(self, sid: int, position: int, head: str | None = None) -> None:
-        """The session's next roll is at `position` (never moved back), after the roll
-        whose receipt is `head`."""
-        self.db.write(
-            self.WHAT,
-            lambda conn: conn.execute(
-                "UPDATE sessions SET next = ?, head = ? WHERE id = ? AND next < ?",
-                (position, head, sid, position),
-            ),
-        )
+    def take(self, sid: int, count: int) -> tuple[int, str | None] | None:
+        """Take the next `count` positions of session `sid` for a run's rolls, durably,
+        before their dice are drawn: the first of them, and the receipt the next roll's
+        chains on (`head`; None: the session is closed). A position taken is never given to
+        another roll, whatever becomes of this one. The run holds the session's lease
+        (d20cli.store.seal_marker.Lease) while it takes and logs, so no other run's rows
+        come between: the receipts chain in the order the rows are written.
+        StateError when the database cannot keep it (locked, in memory): no roll is made."""
+        import sqlite3
+
+        self._persistent()
+        try:
+            with self.db.transaction() as conn:
+                raw = conn.execute("SELECT next, closed FROM sessions WHERE id = ?", (sid,))
+                found = raw.fetchone()
+                if found is None or found[1] is not None:
+                    return None
+                last = conn.execute(
+                    "SELECT max(position) FROM rolls WHERE session = ?", (sid,)
+                ).fetchone()[0]
+                start = max(int(found[0]), -1 if last is None else int(last) + 1)
+                conn.execute("UPDATE sessions SET next = ? WHERE id = ?", (start + count, sid))
+                return start, _head(conn, sid)
+        except sqlite3.Error as err:
+            raise StateError(
+                f"the sealed session's next position cannot be saved ({err})"
+            ) from None
+
+    def give_back(self, sid: int, end: int, to: int) -> None:
+        """Give back the positions `to`..`end`-1 that a run took and drew no die from,
+        unless another run took more since (StateError: they stay taken, as gaps)."""
+        import sqlite3
+
+        self._persistent()
+        try:
+            with self.db.transaction() as conn:
+                conn.execute(
+                    "UPDATE sessions SET next = ? WHERE id = ? AND next = ? AND closed IS NULL",
+                    (to, sid, end),
+                )
+        except sqlite3.Error as err:
+            raise StateError(f"cannot give back unused positions ({err})") from None
 
     def close(self) -> Session | None:
-        """Close the open session (None: none was open); it comes back closed."""
-        session = self.current()
-        if session is None:
+        """Close the open session (None: none was open); it comes back closed. It waits
+        for the runs rolling in it (`changing`): their rolls are the session's."""
+        with changing():
+            session = self.current()
+            if session is None:
+                mark(False)
+                return None
+            closed = _now()
+
+            def change(conn: sqlite3.Connection) -> None:
+                conn.execute(
+                    "UPDATE sessions SET closed = ?, next = max(next, ?) WHERE id = ?",
+                    (closed, session.next, session.id),
+                )
+
+            self._persistent()
+            self.db.write(self.WHAT, change)
+            self._persistent()  # a close kept only in memory would leave it open
             mark(False)
-            return None
-        closed = _now()
-
-        def change(conn: sqlite3.Connection) -> None:
-            conn.execute(
-                "UPDATE sessions SET closed = ?, next = max(next, ?) WHERE id = ?",
-                (closed, session.next, session.id),
-            )
-
-        self.db.write(self.WHAT, change)
-        mark(False)
         return replace(session, closed=closed)
+
+    def get(self, sid: int) -> Session | None:
+        """Session `sid` (None: there is none), open or closed."""
+        raw = self.db.read(
+            self.WHAT,
+            lambda conn: conn.execute(
+                f"SELECT {_COLUMNS} FROM sessions WHERE id = ?", (sid,)
+            ).fetchone(),
+        )
+        return None if raw is None else _session(raw)
+
+    def last_closed(self) -> Session | None:
+        """The session closed last (None: none was)."""
+        raw = self.db.read(
+            self.WHAT,
+            lambda conn: conn.execute(
+                f"SELECT {_COLUMNS} FROM sessions WHERE closed IS NOT NULL ORDER BY id DESC LIMIT 1"
+            ).fetchone(),
+        )
+        return None if raw is None else _session(raw)
+
+    def logged(self, sid: int) -> int:
+        """How many rolls of session `sid` the roll log holds."""
+        return int(
+            self.db.read(
+                self.WHAT,
+                lambda conn: conn.execute(
+                    "SELECT count(*) FROM rolls WHERE session = ?", (sid,)
+                ).fetchone()[0],
+            )
+        )
 
     def commitments(self) -> dict[int, str]:
         """Every session's commitment, by id."""
