@@ -263,10 +263,8 @@ def test_rolls_of_two_runs_between_each_others_commits_verify(tmp_path: Path) ->
     assert done["rolls"] == 7
     (tmp_path / "seen.txt").write_text("".join(seen), encoding="utf-8")
     (tmp_path / "rolls.json").write_text(ok(["log", "--export", "json"]).stdout, "utf-8")
-    result = d20(
-        ["verify", str(tmp_path / "rolls.json"), done["seed"], "--receipts"]
-        + [str(tmp_path / "seen.txt")]
-    )
+    rolls, receipts = str(tmp_path / "rolls.json"), str(tmp_path / "seen.txt")
+    result = d20(["verify", rolls, done["seed"], "--receipts", receipts])
     assert result.exit_code == 0, result.stdout
     assert "3 receipts seen at the table match" in result.stdout
 
