@@ -425,7 +425,7 @@ def test_rows_with_wrong_types_and_a_huge_file(
     with big.open("wb") as f:
         f.truncate(MAX_BYTES + 1)
     result = verify(str(big), seed)  # refused by its size, before it is read
-    assert result.exit_code == 2 and "larger than 64 MiB" in result.stderr
+    assert result.exit_code == 2 and "an export is at most 67,108,864 bytes" in result.stderr
     assert verify(str(tmp_path / "absent.json"), seed).stderr.startswith("d20: error: cannot read")
     assert verify(write(tmp_path, rows), "not-a-seed").exit_code == 2
 

@@ -15,8 +15,8 @@ against the seed `d20 unseal` printed (d20cli.app.seal_cli).
 
 Exit status: 0 when everything verifies, 1 when it does not (as cmp and diff), 2 for
 input that is not a roll log export or a seed (one line on standard error). The file is
-read up to MAX_BYTES; every row's fields are checked for their types before anything
-is rolled.
+read up to MAX_BYTES (a regular file, or `-`: standard input); every row's fields are
+checked for their types and nesting before anything is rolled.
 """
 
 from __future__ import annotations
@@ -31,7 +31,10 @@ from typing import TYPE_CHECKING, Any
 from d20cli.controls import visible
 from d20cli.dice.sealed import commitment, position_random, read_secret
 from d20cli.errors import D20Error, ExitStatus, ParseError
+from d20cli.language.parse_cache import MAX_JSON_DEPTH
 from d20cli.present.output import Output
+from d20cli.store.files import deeper_than, read_bytes
+from d20cli.store.log_rows import MAX_ROW_DEPTH
 
 if TYPE_CHECKING:
     from d20cli.results import Result
@@ -104,18 +107,14 @@ def read_export(path: str) -> list[dict[str, Any]]:
     try:
         if path == "-":
             data = sys.stdin.buffer.read(MAX_BYTES + 1)
+            if len(data) > MAX_BYTES:
+                raise OSError(f"an export is at most {MAX_BYTES:,} bytes")
         else:
-            with open(path, "rb") as f:
-                data = f.read(MAX_BYTES + 1)
+            data = read_bytes(path, MAX_BYTES, "an export")
     except OSError as err:
         raise ParseError(f"cannot read {visible(path)}: {err.strerror or err}") from None
-    if len(data) > MAX_BYTES:
-        raise ParseError(
-            f"{visible(path)} is larger than {MAX_BYTES // 2**20} MiB, more than a roll log "
-            "export verify reads"
-        )
     try:
-        rows = json.loads(data.decode("utf-8"))
+        rows = json.loads(data.decode("utf-8").removeprefix("\ufeff"))
     except UnicodeDecodeError as err:
         raise ParseError(f"{visible(path)} is not UTF-8 text (byte {err.start + 1})") from None
     except RecursionError:
@@ -138,6 +137,10 @@ def _check_row(i: int, row: Any) -> None:
         value = row[name]
         if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
             raise ParseError(f"row {i} of the export: {name!r} is {_shown(value)}")
+    depths = (("dice", MAX_ROW_DEPTH), ("house", MAX_ROW_DEPTH), ("replay", MAX_JSON_DEPTH))
+    for name, most in depths:
+        if deeper_than(row[name], most):
+            raise ParseError(f"row {i} of the export: {name!r} nests more than {most} levels deep")
     position = row["position"]
     if position is not None and not 0 <= position <= MAX_POSITION:
         raise ParseError(f"row {i} of the export: 'position' is {_shown(position)}")

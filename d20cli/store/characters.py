@@ -65,13 +65,14 @@ from d20cli.errors import D20Error, ParseError, closest
 from d20cli.frozen import field, frozen
 from d20cli.language.vocabulary import CHECK_VERBS, KEYWORDS, VERBS
 from d20cli.rules.house import HOUSE_KEYS, NO_HOUSE, HouseDefaults
-from d20cli.store.files import xdg_dir
+from d20cli.store.files import read_text, xdg_dir
 
 if TYPE_CHECKING:
     pass
 
 #: Groups that belong to one verb (`saves` for save); the other groups serve every verb.
 VERB_GROUPS = frozenset(f"{v}s" for v in CHECK_VERBS)
+MAX_BYTES = 256 * 1024  # a characters file (about 250 characters of 40 entries each)
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 _LABEL = re.compile(r"[a-z][\w'-]*", re.IGNORECASE)
 
@@ -149,17 +150,19 @@ def _parse(text: str, path: Path) -> Any:
         ) from None
     except (TOMLKitError, ValueError) as err:  # a table twice (`[a.b]` ... `[a.b]`), ...
         raise ParseError(f"cannot read {path}: {err} (fix the file; it was not changed)") from None
+    except RecursionError:
+        raise ParseError(_TOO_DEEP.format(path=path)) from None
+
+
+_TOO_DEEP = "cannot read {path}: its TOML is nested too deeply (fix the file; it was not changed)"
 
 
 def _read_text(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    """The file's text (None: there is none): at most MAX_BYTES of UTF-8 in a regular
+    file, else ParseError naming the file (d20cli.store.files.read_text)."""
+    if not path.exists():  # (a link to nothing yet is no file: an edit writes its target)
         return None
-    except UnicodeDecodeError as err:
-        raise ParseError(f"cannot read {path}: not UTF-8 text (byte {err.start + 1})") from None
-    except OSError as err:
-        raise ParseError(f"cannot read {path}: {err.strerror or err}") from None
+    return read_text(str(path), MAX_BYTES, "a characters file")
 
 
 def _shape(value: Any) -> str:
@@ -238,6 +241,8 @@ def _read_only(text: str, path: Path) -> Any:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         return _parse(text, path)  # raises ParseError with tomlkit's line and column
+    except RecursionError:
+        raise ParseError(_TOO_DEEP.format(path=path)) from None
 
 
 def load_all(path: Path | None = None) -> dict[str, Character]:
