@@ -149,7 +149,7 @@ def fairness(
             return _by_sql(conn)
         except sqlite3.OperationalError as err:
             if "no such" not in str(err):  # function or table-valued function
-                raise
+                raise _stored(err) from err
             return False
 
     def _by_sql(conn: sqlite3.Connection) -> bool:
@@ -188,6 +188,17 @@ def fairness(
                     _add_summary(counts, row.character, die["summary"].get("faces", {}).get("20"))
     order = sorted(counts, key=lambda c: (c is not None, c or ""))
     return [Fairness(who, tuple(counts[who])) for who in order]
+
+
+def _stored(err: sqlite3.OperationalError) -> sqlite3.Error:
+    """The error of a query over the rows' JSON: a column that is not JSON (SQLite:
+    "malformed JSON", also for JSON nested over 1,000 deep) is a value d20 does not
+    write (BadValue: the file is moved aside); any other is raised as it is."""
+    from d20cli.store.database import BadValue
+
+    if "malformed JSON" in str(err):
+        return BadValue("rolls.dice holds text that is not the JSON of a list of dice")
+    return err
 
 
 def _filter(only: LogFilter) -> tuple[str, tuple[Any, ...]]:
@@ -305,7 +316,7 @@ def naturals(rolls: Rolls, character: str | None = None, only: LogFilter | None 
                     found.add(str(at), who, sides, (int(n), int(ones or 0), int(tops or 0)))
         except sqlite3.OperationalError as err:
             if "no such" not in str(err):
-                raise
+                raise _stored(err) from err
             return False
         return True
 
