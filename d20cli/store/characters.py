@@ -72,7 +72,7 @@ if TYPE_CHECKING:
 
 #: Groups that belong to one verb (`saves` for save); the other groups serve every verb.
 VERB_GROUPS = frozenset(f"{v}s" for v in CHECK_VERBS)
-MAX_BYTES = 256 * 1024  # a characters file (about 250 characters of 40 entries each)
+MAX_BYTES = 65_536  # a characters file, as a config file (90 characters of 25 entries)
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 _LABEL = re.compile(r"[a-z][\w'-]*", re.IGNORECASE)
 
@@ -233,16 +233,12 @@ def _house_value(name: str, key: str, value: Any, path: Path) -> Any:
 
 def _read_only(text: str, path: Path) -> Any:
     """The file's data for reading alone: the standard library's tomllib, ten times faster
-    than tomlkit on a big file (0.4 s against 4-10 s for 0.9 MB); tomlkit, which keeps
-    the comments and layout, is for edits (`_parse`) and for the message of a bad file."""
-    import tomllib
+    than tomlkit (which keeps the comments and layout, for edits: `_parse`), and its line
+    and column for a bad file (d20cli.store.config.parse_text: a 64 KiB file of the
+    costliest shape took tomlkit 1.6 s just to find the error)."""
+    from d20cli.store.config import parse_text
 
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        return _parse(text, path)  # raises ParseError with tomlkit's line and column
-    except RecursionError:
-        raise ParseError(_TOO_DEEP.format(path=path)) from None
+    return parse_text(text, str(path))
 
 
 def load_all(path: Path | None = None) -> dict[str, Character]:
