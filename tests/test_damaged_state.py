@@ -285,6 +285,7 @@ def test_a_full_disk_is_reported_as_such(monkeypatch: pytest.MonkeyPatch) -> Non
 DEEP = "[" * 5000 + "]" * 5000  # JSON that json.loads (or the export after it) recursed on
 SESSION = ("seal", "roll 1d20")
 SPEND = ("fortune", "spend", "-s", "pd")
+ROLL = ("roll 1d20",)  # a roll that `log --stats` counts (not one of --dice)
 
 
 @pytest.mark.parametrize(
@@ -307,6 +308,8 @@ SPEND = ("fortune", "spend", "-s", "pd")
         ((), "UPDATE rolls SET dice = 'not json'", ("log", "--stats"), "rolls.dice"),
         ((), "UPDATE rolls SET total = 'x'", ("log", "--export", "csv"), "rolls.total"),
         ((), "UPDATE rolls SET character = x'ff'", ("log",), "rolls.character"),
+        (ROLL, "UPDATE rolls SET character = x'ff'", ("log", "--stats", "--json"), "character"),
+        (ROLL, "UPDATE rolls SET at = x'00'", ("log", "--stats"), "rolls.at"),
         ((), "UPDATE fortune SET count = 'x'", ("fortune", "-s", "pd"), "fortune.count"),
         ((), "UPDATE settings SET value = x'00'", ("fortune", "-s", "pd"), "settings.value"),
         ((), "UPDATE last_roll SET result = '{\"dice\": 5}'", SPEND, "last_roll"),
@@ -339,7 +342,7 @@ def test_a_value_d20_did_not_write_moves_the_state_aside(
     assert len(said) == 1 and "is damaged" in said[0] and says in said[0], said
     (aside,) = moved_aside(state)
     assert str(aside) in said[0]
-    if not setup:  # (a sealed session's marker stops rolls until `d20 unseal`)
+    if setup != SESSION:  # (a sealed session's marker stops rolls until `d20 unseal`)
         assert status in (0, 2)
         again = d20(*args, state=state)
         assert again[2] == [] and len(moved_aside(state)) == 1

@@ -416,6 +416,11 @@ def stored_text(value: object, where: str) -> str:
     raise _bad(where, value, "text")
 
 
+def stored_text_or_none(value: object, where: str) -> str | None:
+    """`value` when it is text or NULL; else BadValue."""
+    return None if value is None else stored_text(value, where)
+
+
 def stored_json(value: object, where: str, kind: type, most: int = MAX_STORED_DEPTH) -> Any:
     """The JSON text `value` decoded, when it is text, decodes to a `kind` (list, dict)
     and nests at most `most` levels; else BadValue."""

@@ -34,6 +34,7 @@ from d20cli.store.database import (
     stored_int,
     stored_json,
     stored_text,
+    stored_text_or_none,
 )
 from d20cli.store.log_rows import FLUSH_BYTES, MAX_ROW_DEPTH, MAX_RUN_BYTES, row_bytes, row_dice
 
@@ -200,23 +201,19 @@ def _row(raw: tuple[Any, ...]) -> Row:
     return Row(
         stored_int(raw[0], "rolls.id"),
         stored_text(raw[1], "rolls.at"),
-        _text_or_none(raw[2], "rolls.character"),
+        stored_text_or_none(raw[2], "rolls.character"),
         stored_text(raw[3], "rolls.system"),
         stored_text(raw[4], "rolls.verb"),
         stored_text(raw[5], "rolls.request"),
         stored_json(raw[6], "rolls.dice", list, MAX_ROW_DEPTH),
         None if raw[7] is None else stored_int(raw[7], "rolls.total"),
-        _text_or_none(raw[8], "rolls.outcome"),
+        stored_text_or_none(raw[8], "rolls.outcome"),
         stored_text(raw[9], "rolls.source"),
         stored_json(house, "rolls.house", dict, MAX_ROW_DEPTH) if house else None,
         None if raw[11] is None else stored_int(raw[11], "rolls.session"),
         None if raw[12] is None else stored_int(raw[12], "rolls.position", 0),
         None if raw[13] is None else _replay(raw[13]),
     )
-
-
-def _text_or_none(value: Any, where: str) -> str | None:
-    return None if value is None else stored_text(value, where)
 
 
 def _replay(value: Any) -> str:
