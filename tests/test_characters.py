@@ -518,3 +518,94 @@ def test_macros_take_parameters(sheet: Path, capsys: pytest.CaptureFixture[str])
     assert status == 2 and "needs ac: hit ac=N" in err
     status, out, _ = d20(["sneaky", "18", "--as", "aria", "--json", "--dice", "10,3,2"], capsys)
     assert status == 0 and json.loads(out)["target"] == 18
+
+
+# --- hostile files (issue 31, items 15, 16 and 18) ---------------------------------------
+
+#: The commands that read the characters file: a list, the party, a roll as a character,
+#: the party's initiative.
+READERS = [["char", "list"], ["party"], ["check", "+1", "--as", "aria"], ["init", "roll"]]
+
+
+def _hostile_sheet(kind: str) -> Path:
+    """The characters file as one of the hostile kinds of `test_a_hostile_file_...`."""
+    path = characters.characters_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "deep":  # tomllib recursed until RecursionError
+        path.write_text("x = " + "[" * 600 + "]" * 600 + "\n", encoding="utf-8")
+    else:  # 5.9 MB with a syntax error at the end: 62 s and 633 MB in tomlkit
+        path.write_text('[a]\nb = "+1"\n' * 450_000 + "x = = 1\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("kind", "message"),
+    [
+        ("zero", "not a regular file"),
+        ("folder", "it is a directory, not a file"),
+        ("deep", "not TOML: nested too deeply"),
+        (
+            "big",
+            "cannot read {path}: a characters file is at most 65,536 bytes, "
+            "and this one is 5,850,008",
+        ),
+    ],
+)
+def test_a_hostile_characters_file_is_one_line_and_exit_2(
+    kind: str, message: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A link to /dev/zero was read until MemoryError, a TOML array 600 deep was a
+    RecursionError, and a 5.9 MB file with a syntax error took a minute: each is now
+    refused with one line naming the file, before it is read (or parsed) whole."""
+    path = _hostile_sheet(kind)
+    for args in READERS:
+        status, out, err = d20(args, capsys)
+        assert status == 2 and out == "", (args, out)
+        assert err.startswith(f"d20: error: {'' if kind == 'deep' else 'cannot read '}{path}")
+        assert message.format(path=path) in err and err.count("\n") == 1, (args, err)
+    monkeypatch.setenv("D20_CHARACTER", "aria")
+    status, _, err = d20(["roll", "d20"], capsys)
+    assert status == 2 and message.format(path=path) in err
+
+
+def test_a_fifo_as_the_characters_file_does_not_hang(tmp_path: Path) -> None:
+    """A FIFO at the file's place hung `char list` and every roll with D20_CHARACTER set
+    (opening it waited for a writer): it is refused as not a regular file. Run as its
+    own process, so that a hang fails here instead of hanging the suite."""
+    import os
+    import subprocess
+    import sys
+
+    path = characters.characters_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)
+    env = {**os.environ, "D20_CHARACTER": "aria"}
+    for args in (["char", "list"], ["roll", "d20"]):
+        run = subprocess.run(
+            [sys.executable, "-m", "d20cli", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert run.returncode == 2 and run.stdout == "", run.stderr
+        assert run.stderr == f"d20: error: cannot read {path}: not a regular file\n"
+
+
+def test_a_byte_order_mark_at_the_start_is_accepted(capsys: pytest.CaptureFixture[str]) -> None:
+    """A file saved with a UTF-8 byte order mark (Windows' Notepad) read as TOML was an
+    error ("Empty key"); it is read as the same file without the mark, and an edit keeps
+    every entry."""
+    path = write_sheet("")
+    path.write_bytes(b"\xef\xbb\xbf" + SHEET.encode("utf-8"))
+    args = ["check", "stealth", "vs", "10", "--as", "aria", "--dice", "9,4"]
+    status, out, err = d20(args, capsys)
+    assert status == 0 and err == "" and "stealth" in out
+    assert [c.name for c in characters.list_characters()] == ["aria", "bruno"]
+    assert runner.invoke(char_app, ["set", "bruno", "fists", "+9"]).exit_code == 0
+    assert characters.load("aria").lookup("stealth", "check") == "+7 expertise=d6"
+    assert characters.load("bruno").lookup("fists", "check") == "+9"

@@ -262,6 +262,33 @@ def test_a_bad_file_names_the_file_line_and_key(
         assert err.count("\n") == 1 and "Traceback" not in err
 
 
+def test_a_byte_order_mark_at_the_start_is_accepted(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 31, item 18: a config file saved with a UTF-8 byte order mark was "invalid
+    statement"; it is read as the same file without the mark (`config set` too)."""
+    write_config(b'\xef\xbb\xbfsystem = "mm"\n[levelup]\ncrit = 19\n')
+    assert load_config().system == "mm"
+    assert load_config().house == {"levelup": {"crit": 19}}
+    status, _, err = run_main(["config", "set", "levelup.min", "10"], capsys)
+    assert status == 0 and err == "", err
+    config_module._cache.clear()
+    assert load_config().house == {"levelup": {"crit": 19, "min": 10}}
+
+
+def test_a_device_or_a_deep_file_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """A link to /dev/zero is refused as not a regular file (never read), and TOML nested
+    600 deep is an error naming the file, not a RecursionError."""
+    path = Path(config_path())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to("/dev/zero")
+    for text, message in ((None, "not a regular file"), ("x = " + "[" * 600, "nested too deeply")):
+        if text is not None:
+            path.unlink()
+            write_config(text + "]" * 600 + "\n")
+        status, out, err = run_main(["roll", "d20"], capsys)
+        assert status == 2 and out == "" and str(path) in err and message in err, err
+        assert err.count("\n") == 1
+
+
 def test_a_directory_in_the_files_place_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
     Path(config_path()).mkdir(parents=True)
     status, _, err = run_main(["check", "+5", "vs", "15", "--dice", "10"], capsys)

@@ -278,3 +278,73 @@ def test_a_full_disk_is_reported_as_such(monkeypatch: pytest.MonkeyPatch) -> Non
     assert "disk is full" in said[0] and "no space left on its device (0 bytes free)" in said[0]
     assert store.fortune.held("player") == 1  # what the file held was carried over
     store.close()
+
+
+# -- values d20 did not write (issue 31, items 16 and 17) ---------------------------------
+
+DEEP = "[" * 5000 + "]" * 5000  # JSON that json.loads (or the export after it) recursed on
+SESSION = ("seal", "roll 1d20")
+SPEND = ("fortune", "spend", "-s", "pd")
+ROLL = ("roll 1d20",)  # a roll that `log --stats` counts (not one of --dice)
+
+
+@pytest.mark.parametrize(
+    ("setup", "change", "args", "says"),
+    [
+        (SESSION, "UPDATE sessions SET seed = 'not hex'", ("roll", "d20"), "sessions.seed"),
+        (SESSION, "UPDATE sessions SET nonce = 'ab'", ("roll", "d20"), "sessions.nonce"),
+        (SESSION, "UPDATE sessions SET next = 'abc'", ("roll", "d20"), "sessions.next"),
+        (SESSION, "UPDATE sessions SET next = 9223372036854775807", ("roll", "d20"), "sessions"),
+        (SESSION, "UPDATE rolls SET position = 'x'", ("roll", "d20"), "rolls.position"),
+        (SESSION, "UPDATE rolls SET replay = '[]'", ("log", "--export", "json"), "rolls.replay"),
+        ((), "UPDATE initiative_turn SET round = 'x'", ("init",), "initiative_turn.round"),
+        ((), "UPDATE initiative SET total = 'x'", ("init", "next"), "initiative.total"),
+        ((), "UPDATE initiative SET kind = 'dragon'", ("init",), "initiative.kind"),
+        ((), f"UPDATE initiative SET dice = '{DEEP}'", ("init",), "initiative.dice"),
+        ((), "UPDATE initiative SET dice = '[[1]]'", ("init",), "initiative.dice"),
+        ((), "UPDATE initiative SET rolloff = '[99]'", ("init",), "initiative.rolloff"),
+        ((), f"UPDATE rolls SET dice = '{DEEP}'", ("log", "--export", "json"), "rolls.dice"),
+        ((), f"UPDATE rolls SET house = '{DEEP}'", ("log",), "rolls.house"),
+        ((), "UPDATE rolls SET dice = 'not json'", ("log", "--stats"), "rolls.dice"),
+        ((), "UPDATE rolls SET total = 'x'", ("log", "--export", "csv"), "rolls.total"),
+        ((), "UPDATE rolls SET character = x'ff'", ("log",), "rolls.character"),
+        (ROLL, "UPDATE rolls SET character = x'ff'", ("log", "--stats", "--json"), "character"),
+        (ROLL, "UPDATE rolls SET at = x'00'", ("log", "--stats"), "rolls.at"),
+        ((), "UPDATE fortune SET count = 'x'", ("fortune", "-s", "pd"), "fortune.count"),
+        ((), "UPDATE settings SET value = x'00'", ("fortune", "-s", "pd"), "settings.value"),
+        ((), "UPDATE last_roll SET result = '{\"dice\": 5}'", SPEND, "last_roll"),
+        ((), "UPDATE last_roll SET at = 'x'", SPEND, "last_roll.at"),
+    ],
+    ids=lambda v: v.split(" SET ")[1][:30] if isinstance(v, str) and " SET " in v else None,
+)
+def test_a_value_d20_did_not_write_moves_the_state_aside(
+    tmp_path: Path, setup: tuple[str, ...], change: str, args: tuple[str, ...], says: str
+) -> None:
+    """A session seed that is not hex (ValueError on every roll), `next = 'abc'`, `next`
+    at the 64-bit maximum (OverflowError on every roll), `round = 'x'`, dice nested 5,000
+    deep (RecursionError): every value read from state.db is checked, and one that d20
+    does not write moves the file aside with one warning naming the column, as a damaged
+    page does; the next run starts afresh, quietly."""
+    state = tmp_path / "state"
+    lines = (
+        "init add goblin --dice 12",
+        "attempt adept fortune -s pd --dice 20",
+        "fortune --boon -s pd",
+        *setup,
+    )
+    for line in lines:
+        assert d20(*line.split(), state=state)[0] == 0, line
+    db = state / "d20cli" / "state.db"
+    with sqlite3.connect(db) as conn:
+        assert conn.execute(change).rowcount >= 1
+    conn.close()
+    status, out, said = d20(*args, state=state)
+    assert len(said) == 1 and "is damaged" in said[0] and says in said[0], said
+    (aside,) = moved_aside(state)
+    assert str(aside) in said[0]
+    if setup != SESSION:  # (a sealed session's marker stops rolls until `d20 unseal`)
+        assert status in (0, 2)
+        again = d20(*args, state=state)
+        assert again[2] == [] and len(moved_aside(state)) == 1
+    if args[-1] == "json":
+        json.loads(out)

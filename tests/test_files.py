@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,9 +14,10 @@ import pytest
 
 from d20cli.app import completion_install
 from d20cli.app.cli import completion_script
-from d20cli.store import characters, state
+from d20cli.errors import ParseError
+from d20cli.store import characters, history, state
 from d20cli.store import request_cache as parse_cache
-from d20cli.store.files import atomic_write, home_dir, xdg_dir
+from d20cli.store.files import atomic_write, deeper_than, home_dir, read_text, xdg_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -225,3 +227,136 @@ def test_every_writer_uses_the_one_helper() -> None:
         assert "mkstemp" not in text and ".tmp" not in text, module
         if module.name != "state.py":
             assert "os.replace" not in text, module
+
+
+# --- reading (issue 31, items 15, 16 and 18) ---------------------------------------------
+
+
+def test_every_reader_uses_the_one_helper() -> None:
+    """Every file d20 reads goes through files.read_bytes (regular files only, a limit of
+    bytes) or, for what verify reads a piece at a time, files.open_named: no other module
+    opens a file to read it or reads a Path whole."""
+    opens = re.compile(r"(?<![.\w])(?<!def )open\((?!os\.devnull)")  # the built-in open, to read
+    for module in sorted((ROOT / "d20cli").rglob("*.py")):
+        if module.name == "files.py":
+            continue
+        text = module.read_text(encoding="utf-8")
+        assert ".read_text(" not in text and ".read_bytes(" not in text, module
+        assert "FileHistory(" not in text or module.name == "history.py", module
+        assert opens.search(text) is None, module
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero", "folder", "big"])
+def test_the_reader_refuses_what_is_not_a_small_regular_file(tmp_path: Path, kind: str) -> None:
+    """A FIFO (opening it does not wait for a writer), a device behind a link, a folder
+    and a file over the limit are refused before they are read."""
+    path = tmp_path / "file"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path.write_bytes(b"x" * 101)
+    with pytest.raises(ParseError) as caught:
+        read_text(str(path), 100, "a test file")
+    message = {
+        "fifo": "not a regular file",
+        "zero": "not a regular file",
+        "folder": "it is a directory, not a file",
+        "big": "a test file is at most 100 bytes, and this one is 101",
+    }[kind]
+    assert caught.value.message == f"cannot read {path}: {message}"
+
+
+def test_the_reader_takes_utf8_with_or_without_a_byte_order_mark(tmp_path: Path) -> None:
+    path = tmp_path / "file"
+    for data in (b"caf\xc3\xa9\n", b"\xef\xbb\xbfcaf\xc3\xa9\n"):
+        path.write_bytes(data)
+        assert read_text(str(path), 100) == "café\n"
+    path.write_bytes(b"\xef\xbb\xbfa\n\xff\n")
+    with pytest.raises(ParseError, match=r", line 2: not UTF-8 text \(byte 6\)"):
+        read_text(str(path), 100)
+
+
+def test_nesting_is_measured_without_recursion() -> None:
+    deep: list[object] = []
+    for _ in range(100_000):
+        deep = [deep]
+    assert deeper_than(deep, 99_999) and not deeper_than(deep, 100_001)
+    assert not deeper_than(5, 0) and deeper_than([], 0) and not deeper_than([], 1)
+    assert deeper_than({"a": [1]}, 1) and not deeper_than({"a": [1], "b": {}}, 2)
+
+
+def test_the_shell_history_is_read_from_its_end_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """prompt_toolkit's FileHistory read the whole file (a line of a gigabyte, a FIFO
+    that hung): the shell loads the last history.MAX_BYTES of a regular file."""
+    path = tmp_path / "history"
+    text = "".join(f"\n# 2026-01-01 00:00:{i:02}\n+roll {i}d6\n" for i in range(50))
+    path.write_text(text + "\n# 2026\n+check +5\n+vs 15\n", encoding="utf-8")
+    assert history.entries(str(path))[:3] == ["check +5\nvs 15", "roll 49d6", "roll 48d6"]
+    assert len(history.entries(str(path))) == 51
+    monkeypatch.setattr(history, "MAX_BYTES", 200)
+    assert 0 < len(history.entries(str(path))) < 10
+    assert history.entries(str(path))[-1] != "oll 40d6"  # no entry cut at its start
+    path.write_bytes(b"+" + b"x" * 10_000)  # one line of no end: its last 200 bytes, cut
+    assert history.entries(str(path)) == []
+    path.unlink()
+    os.mkfifo(path)
+    assert history.entries(str(path)) == []
+    assert type(history.file_history(str(path))).__name__ == "BoundedHistory"
+
+
+def test_a_fifo_as_the_parse_cache_is_dropped_not_waited_for(tmp_path: Path) -> None:
+    path = tmp_path / "requests.json"
+    os.mkfifo(path)
+    warnings: list[str] = []
+    assert parse_cache.ParseCache(str(path), warn=warnings.append).get("roll 1d6") is None
+    assert len(warnings) == 1 and "not a regular file" in warnings[0]
+
+
+def _export_row(**fields: object) -> dict[str, object]:
+    row: dict[str, object] = {
+        "id": 1,
+        "system": "levelup",
+        "verb": "roll",
+        "request": "roll 1d6",
+        "dice": [{"sides": 6, "face": 3}],
+        "total": 3,
+        "outcome": None,
+        "house": None,
+        "session": 1,
+        "position": 0,
+        "replay": None,
+        "commitment": "0" * 64,
+        "at": "2026-12-01T20:00:00.000+00:00",
+        "character": None,
+        "prev_hash": "0" * 64,
+        "hash": "0" * 64,
+    }
+    return {**row, **fields}
+
+
+@pytest.mark.parametrize("field", ["house", "dice", "replay"])
+def test_a_deeply_nested_export_row_is_one_line(tmp_path: Path, field: str) -> None:
+    """`house` or `dice` nested about 980 deep in a roll log export was read, then a
+    RecursionError when the row was hashed, rolled again or shown: a field nesting deeper
+    than d20 ever writes it (a request as rolled: 700 levels) is refused when the export is
+    read, naming the row and the field."""
+    opening, closing = ('{"x": ', "}") if field != "dice" else ("[", "]")
+    deep = opening * 750 + '{"crit": 19}' + closing * 750  # (too deep for json.dumps here)
+    text = json.dumps([_export_row(**{field: "DEEP"})]).replace('"DEEP"', deep)
+    path = tmp_path / "rolls.json"
+    path.write_text(text, encoding="utf-8")
+    run = subprocess.run(  # a process of its own: the stack of the command line, not pytest's
+        [sys.executable, "-m", "d20cli", "verify", str(path), "a" * 64 + ":" + "b" * 32],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.startswith(f"d20: error: row 1 of the export: '{field}' nests more")
+    assert len(run.stderr.splitlines()) == 1

@@ -409,10 +409,11 @@ def run_shell(opts: Options, commands: Commands | None = None) -> int:
 
 
 def _history(out: Output) -> Any:
-    from prompt_toolkit.history import FileHistory, InMemoryHistory
+    from prompt_toolkit.history import InMemoryHistory
 
     from d20cli.store.database import history_path
     from d20cli.store.files import private_file
+    from d20cli.store.history import file_history
 
     path = history_path()
     try:  # created 0600, and a symbolic link planted there is not followed
@@ -421,7 +422,7 @@ def _history(out: Output) -> Any:
     except OSError as err:
         out.warn(f"cannot keep the shell history in {path} ({err.strerror or err})")
         return InMemoryHistory()
-    return FileHistory(str(path))
+    return file_history(str(path))
 
 
 def _interactive(session: Session) -> int:

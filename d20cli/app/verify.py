@@ -26,8 +26,9 @@ says what it proves and what it cannot.
 Exit status: 0 when everything verifies, 1 when it does not (as cmp and diff), 2 for
 input that is not a roll log export, a seed or a receipts file (one line on standard
 error). The export is read a piece at a time (d20cli.app.verify_files), up to 64 MiB, a
-row up to 4 MiB; every row's fields are checked for their types before it is rolled. The
-text output names the rows that fail and sums up the rest (`--rows`: every row).
+row up to 4 MiB; every row's fields are checked for their types and nesting before it is
+rolled. The text output names the rows that fail and sums up the rest (`--rows`: every
+row).
 """
 
 from __future__ import annotations

@@ -9,12 +9,14 @@ import codecs
 import json
 import os
 import re
-import sys
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from d20cli.controls import visible
 from d20cli.errors import ParseError
+from d20cli.language.parse_cache import MAX_JSON_DEPTH
+from d20cli.store.files import deeper_than, open_named
+from d20cli.store.log_rows import MAX_ROW_DEPTH
 
 MAX_BYTES = 64 * 1024 * 1024  # of the export read
 MAX_ROW_BYTES = 4 * 1024 * 1024  # of one row of it
@@ -58,7 +60,7 @@ def read_export(path: str) -> Iterator[dict[str, Any]]:
     reached."""
     name = visible(path)
     try:
-        f = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115 (closed below)
+        f = open_named(path)
     except OSError as err:
         raise ParseError(f"cannot read {name}: {err.strerror or err}") from None
     try:
@@ -81,6 +83,7 @@ def _chunks(f: BinaryIO, name: str) -> Iterator[str]:
     """The text of `f`, CHUNK bytes at a time, at most MAX_BYTES."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     read = 0
+    start = True  # no text decoded yet
     while True:
         try:
             data = f.read(CHUNK)
@@ -90,6 +93,8 @@ def _chunks(f: BinaryIO, name: str) -> Iterator[str]:
             text = decoder.decode(data, final=not data)
         except UnicodeDecodeError as err:
             raise ParseError(f"{name} is not UTF-8 text (byte {read + err.start + 1})") from None
+        if start and text:
+            text, start = text.removeprefix("\ufeff"), False  # a byte order mark is allowed
         read += len(data)
         if read > MAX_BYTES:
             raise _too_large(name)
@@ -212,6 +217,10 @@ def _check_row(i: int, row: Any) -> None:
     for name, kinds in LATER_FIELDS.items():
         if name in row:  # (not set when it is not there: the row's hash is of what it has)
             _check_type(i, name, row[name], kinds)
+    depths = (("dice", MAX_ROW_DEPTH), ("house", MAX_ROW_DEPTH), ("replay", MAX_JSON_DEPTH))
+    for name, most in depths:
+        if deeper_than(row[name], most):
+            raise ParseError(f"row {i} of the export: {name!r} nests more than {most} levels deep")
     position = row["position"]
     if position is not None and not 0 <= position <= MAX_POSITION:
         raise ParseError(f"row {i} of the export: 'position' is {shown(position)}")
@@ -240,11 +249,12 @@ def read_receipts(path: str) -> dict[int, str]:
     ParseError for a file with none, or with two receipts for one position that differ."""
     name = visible(path)
     try:
-        if path == "-":
-            data = sys.stdin.buffer.read(MAX_RECEIPTS_BYTES + 1)
-        else:
-            with open(path, "rb") as f:
-                data = f.read(MAX_RECEIPTS_BYTES + 1)
+        f = open_named(path)
+        try:
+            data = f.read(MAX_RECEIPTS_BYTES + 1)
+        finally:
+            if path != "-":
+                f.close()
     except OSError as err:
         raise ParseError(f"cannot read {name}: {err.strerror or err}") from None
     if len(data) > MAX_RECEIPTS_BYTES:

@@ -49,7 +49,9 @@ and not a word of the request language (`vs`, `adv`, a verb, a rank, ...). Write
 the user's comments and layout (tomlkit) and are atomic (a temporary file in the same
 directory, fsync, rename), under a lock file so two writers do not lose each other's
 change. A symbolic link at the file's place is written through (its target is replaced,
-the link stays). A file that cannot be parsed is reported with its line and never
+the link stays). The file is read bounded (d20cli.store.files.read_text): a regular file
+of at most MAX_BYTES of UTF-8 (a byte order mark allowed); TOML nested too deeply is an
+error naming the file. A file that cannot be parsed is reported with its line and never
 overwritten; one whose shape is not characters (`[[aria]]`, `aria = "+7"`, a group that
 is not a table) is reported with the file and the key, and a change that would leave the
 file so is not written.
@@ -65,13 +67,14 @@ from d20cli.errors import D20Error, ParseError, closest
 from d20cli.frozen import field, frozen
 from d20cli.language.vocabulary import CHECK_VERBS, KEYWORDS, VERBS
 from d20cli.rules.house import HOUSE_KEYS, NO_HOUSE, HouseDefaults
-from d20cli.store.files import xdg_dir
+from d20cli.store.files import read_text, xdg_dir
 
 if TYPE_CHECKING:
     pass
 
 #: Groups that belong to one verb (`saves` for save); the other groups serve every verb.
 VERB_GROUPS = frozenset(f"{v}s" for v in CHECK_VERBS)
+MAX_BYTES = 65_536  # a characters file, as a config file (90 characters of 25 entries)
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 _LABEL = re.compile(r"[a-z][\w'-]*", re.IGNORECASE)
 
@@ -149,17 +152,19 @@ def _parse(text: str, path: Path) -> Any:
         ) from None
     except (TOMLKitError, ValueError) as err:  # a table twice (`[a.b]` ... `[a.b]`), ...
         raise ParseError(f"cannot read {path}: {err} (fix the file; it was not changed)") from None
+    except RecursionError:
+        raise ParseError(_TOO_DEEP.format(path=path)) from None
+
+
+_TOO_DEEP = "cannot read {path}: its TOML is nested too deeply (fix the file; it was not changed)"
 
 
 def _read_text(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    """The file's text (None: there is none): at most MAX_BYTES of UTF-8 in a regular
+    file, else ParseError naming the file (d20cli.store.files.read_text)."""
+    if not path.exists():  # (a link to nothing yet is no file: an edit writes its target)
         return None
-    except UnicodeDecodeError as err:
-        raise ParseError(f"cannot read {path}: not UTF-8 text (byte {err.start + 1})") from None
-    except OSError as err:
-        raise ParseError(f"cannot read {path}: {err.strerror or err}") from None
+    return read_text(str(path), MAX_BYTES, "a characters file")
 
 
 def _shape(value: Any) -> str:
@@ -230,14 +235,12 @@ def _house_value(name: str, key: str, value: Any, path: Path) -> Any:
 
 def _read_only(text: str, path: Path) -> Any:
     """The file's data for reading alone: the standard library's tomllib, ten times faster
-    than tomlkit on a big file (0.4 s against 4-10 s for 0.9 MB); tomlkit, which keeps
-    the comments and layout, is for edits (`_parse`) and for the message of a bad file."""
-    import tomllib
+    than tomlkit (which keeps the comments and layout, for edits: `_parse`), and its line
+    and column for a bad file (d20cli.store.config.parse_text: a 64 KiB file of the
+    costliest shape took tomlkit 1.6 s just to find the error)."""
+    from d20cli.store.config import parse_text
 
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        return _parse(text, path)  # raises ParseError with tomlkit's line and column
+    return parse_text(text, str(path))
 
 
 def load_all(path: Path | None = None) -> dict[str, Character]:

@@ -28,7 +28,8 @@ the word (d20cli.rules.house).
 
 A file that is not right (bad TOML, bad UTF-8, an unknown key, a value of the wrong type
 or out of range, a key that means nothing in that system, a file over MAX_BYTES) is a
-ParseError that names the file, the line and the key: every roll reports it, it is never
+ParseError that names the file, the line and the key (a byte order mark at its start is
+allowed; TOML nested too deeply is an error): every roll reports it, it is never
 ignored. Reading is cheap when there is no file: one `stat`, and neither tomllib nor
 tomlkit is imported; a file that is there is read with the standard library's tomllib,
 once per change (its time and size).
@@ -38,12 +39,12 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from collections.abc import Mapping
 from typing import Any
 
 from d20cli.errors import D20Error, ParseError
 from d20cli.frozen import field, frozen
+from d20cli.store.files import read_text as read_file_text
 from d20cli.store.files import xdg_dir
 
 MAX_BYTES = 65_536  # a config file is a few lines; a bigger one is a mistake
@@ -102,36 +103,15 @@ def load_config(path: str | None = None) -> Config:
     hit = _cache.get(target)
     if hit is not None and hit[0] == key:
         return hit[1]
-    config = check_text(read_text(target, st), target)
+    config = check_text(read_text(target), target)
     _cache[target] = (key, config)
     return config
 
 
-def read_text(target: str, st: os.stat_result | None = None) -> str:
-    """The file's text: ParseError for a file that is not a regular file, is over
-    MAX_BYTES, or is not UTF-8 (naming the line of the bad byte)."""
-    try:
-        st = st or os.stat(target)
-        if stat.S_ISDIR(st.st_mode):
-            raise ParseError(f"cannot read {target}: it is a directory, not a file")
-        if not stat.S_ISREG(st.st_mode):
-            raise ParseError(f"cannot read {target}: not a regular file")
-        with open(target, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
-    except OSError as err:
-        raise ParseError(f"cannot read {target}: {err.strerror or err}") from None
-    if len(data) > MAX_BYTES:
-        raise ParseError(
-            f"cannot read {target}: a config file is at most {MAX_BYTES:,} bytes, "
-            f"and this one is {max(st.st_size, len(data)):,}"
-        )
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        raise ParseError(
-            f"{target}, line {line}: not UTF-8 text (byte {err.start + 1}); save the file as UTF-8"
-        ) from None
+def read_text(target: str) -> str:
+    """The file's text (d20cli.store.files.read_text): ParseError for a file that is not a
+    regular file, is over MAX_BYTES, or is not UTF-8 (naming the line of the bad byte)."""
+    return read_file_text(target, MAX_BYTES, "a config file")
 
 
 _TOML_WHERE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")

@@ -13,6 +13,8 @@ d20cli.store.rolllog); `d20cli.store.state.State` holds one open database with t
 - A database that cannot be read (corrupt, not a database), at open or at any later read
   or write (a damaged page in the middle of the file), is moved aside as
   `state.db.corrupt-<time>` with one warning, never silently replaced, and a new one begins.
+  So is one that holds a value d20 does not write (text for a number, a seed that is not
+  hex, JSON nested too deeply: `BadValue`), found when it is read.
 - A directory that cannot be written (read-only, full, missing permissions), a database
   another process holds past the timeout, or one from a newer d20cli gives a warning, and
   the state lives in memory for this run: the roll still happens. What the file held is
@@ -29,10 +31,10 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from d20cli.errors import StateError
-from d20cli.store.files import move_aside, no_link, private_file, xdg_dir
+from d20cli.store.files import deeper_than, move_aside, no_link, private_file, xdg_dir
 from d20cli.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 Warn = Callable[[str], None]
@@ -64,8 +66,18 @@ def history_path() -> Path:
     return state_dir() / "history"
 
 
+class BadValue(sqlite3.DatabaseError):
+    """A value in the database that d20 does not write (by hand, by another program, a
+    file of another tool): it is handled as a damaged page is (the file moved aside with
+    one warning, and a new one started), never a traceback on every run. Raised by the
+    checks below, which each reader applies to every value it reads."""
+
+
 def is_corrupt(err: sqlite3.DatabaseError) -> bool:
-    """Whether `err` says the file is damaged or not a database."""
+    """Whether `err` says the file is damaged, is not a database, or holds a value d20
+    does not write (`BadValue`)."""
+    if isinstance(err, BadValue):
+        return True
     code = getattr(err, "sqlite_errorcode", None)
     if code is not None:
         return (code & 0xFF) in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
@@ -399,6 +411,55 @@ INT64 = 2**63
 def int64(value: int | None) -> int | None:
     """`value` as SQLite can store it: an int outside 64 bits becomes NULL."""
     return value if value is None or -INT64 <= value < INT64 else None
+
+
+# --- the values read back: each is what d20 writes there, else BadValue ----------------
+
+#: How deeply a JSON value d20 keeps in a column nests at most (a row's dice or house
+#: rules: d20cli.store.log_rows.MAX_ROW_DEPTH; a last roll's result, a few more).
+MAX_STORED_DEPTH = 32
+
+
+def _bad(where: str, value: object, should: str) -> BadValue:
+    shown = repr(value)
+    if len(shown) > 40:
+        shown = shown[:37] + "..."
+    return BadValue(f"{where} holds {shown}, not {should}")
+
+
+def stored_int(value: object, where: str, lo: int = -INT64, hi: int = INT64 - 1) -> int:
+    """`value` (the column `where`, "sessions.next") when it is a whole number from `lo`
+    to `hi`; else BadValue."""
+    if isinstance(value, int) and lo <= value <= hi:
+        return value
+    raise _bad(where, value, f"a whole number from {lo:,} to {hi:,}")
+
+
+def stored_text(value: object, where: str) -> str:
+    """`value` when it is text; else BadValue."""
+    if isinstance(value, str):
+        return value
+    raise _bad(where, value, "text")
+
+
+def stored_text_or_none(value: object, where: str) -> str | None:
+    """`value` when it is text or NULL; else BadValue."""
+    return None if value is None else stored_text(value, where)
+
+
+def stored_json(value: object, where: str, kind: type, most: int = MAX_STORED_DEPTH) -> Any:
+    """The JSON text `value` decoded, when it is text, decodes to a `kind` (list, dict)
+    and nests at most `most` levels; else BadValue."""
+    if isinstance(value, str):
+        try:
+            data = json.loads(value)
+        except (ValueError, RecursionError):
+            data = None
+        # (no more brackets than levels: it cannot nest deeper; the usual row, and cheap)
+        shallow = value.count("[") + value.count("{") <= most
+        if isinstance(data, kind) and (shallow or not deeper_than(data, most)):
+            return data
+    raise _bad(where, value, f"the JSON of a {kind.__name__} at most {most} levels deep")
 
 
 def clean_or_none(text: str | None) -> str | None:

@@ -6,6 +6,12 @@ specification says) and the default under the home directory is used, so a relat
 `XDG_CACHE_HOME` never writes into the current directory. The home directory is `$HOME`
 when that is absolute, else the one the password database gives.
 
+Reading (`read_bytes`, `read_text`): every file d20 reads goes through here, bounded: a
+regular file only (a FIFO or a device such as /dev/zero, even behind a link, is refused
+before a byte is read, and opening never waits for a FIFO's writer), at most a limit of
+bytes set by its reader, UTF-8 text with a byte order mark allowed at its start.
+`deeper_than` bounds how deeply a value read from a file or the state database nests.
+
 Writing (`atomic_write`, `open_lock`): every file d20 writes is replaced atomically
 through a temporary made with O_EXCL, and no symbolic link is followed at a temporary's or
 a lock's name.
@@ -18,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -46,6 +52,94 @@ def xdg_dir(variable: str, default: str) -> str:
     if os.path.isabs(value):
         return value
     return os.path.join(home_dir(), default)
+
+
+def read_bytes(path: str, most: int, what: str = "a file", *, tail: bool = False) -> bytes:
+    """The bytes of the regular file at `path`: OSError for anything else (FileNotFoundError
+    when there is none; a FIFO or a device is refused without waiting or reading), and
+    for a file over `most` bytes (`what` names it in the message: "a config file").
+    tail: a longer file gives its last `most` bytes instead (the shell's history)."""
+    import errno
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise OSError(errno.EISDIR, "it is a directory, not a file", path)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", path)
+        data = b""
+        if tail and st.st_size > most:
+            os.lseek(fd, st.st_size - most, os.SEEK_SET)
+        if tail or st.st_size <= most:  # (it may have grown since: read one byte more)
+            with os.fdopen(fd, "rb", closefd=False) as f:
+                data = f.read(most + 1)
+    finally:
+        os.close(fd)
+    if tail:
+        return data[-most:] if most else b""
+    if len(data) > most or st.st_size > most:
+        size = max(st.st_size, len(data))
+        raise OSError(
+            errno.EFBIG, f"{what} is at most {most:,} bytes, and this one is {size:,}", path
+        )
+    return data
+
+
+def open_named(path: str) -> BinaryIO:
+    """The file a user named on the command line for d20 to read a piece at a time, up
+    to a limit of its own (`d20 verify`'s export and receipts): a regular file, a pipe
+    (`<(d20 log --export json)`), or `-` for standard input. OSError when it cannot be
+    opened (a directory among them); a device reads as what it gives, which the reader's
+    limit bounds."""
+    import sys
+
+    if path == "-":
+        return sys.stdin.buffer
+    return open(path, "rb")
+
+
+def read_text(path: str, most: int, what: str = "a file") -> str:
+    """The UTF-8 text of the regular file at `path` (`read_bytes`), a byte order mark at
+    its start left out. ParseError naming the file for anything it cannot be: no such
+    file, not a regular file, over `most` bytes, not UTF-8 (with the line of the bad byte)."""
+    from d20cli.errors import ParseError
+
+    try:
+        data = read_bytes(path, most, what)
+    except OSError as err:
+        raise ParseError(f"cannot read {path}: {err.strerror or err}") from None
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise ParseError(
+            f"{path}, line {line}: not UTF-8 text (byte {err.start + 1}); save the file as UTF-8"
+        ) from None
+
+
+def deeper_than(value: object, most: int) -> bool:
+    """Whether `value` (read from JSON or TOML) nests more than `most` lists and tables
+    deep: checked level by level, never recursively, so no depth is too much for it."""
+    level = [value]
+    depth = 0
+    while True:
+        inner: list[object] = []
+        containers = False
+        for item in level:
+            if isinstance(item, dict):
+                inner.extend(item.values())
+                containers = True
+            elif isinstance(item, list | tuple):
+                inner.extend(item)
+                containers = True
+        if not containers:
+            return False
+        depth += 1
+        if depth > most:
+            return True
+        level = inner
 
 
 def atomic_write(path: str, text: str, *, follow_link: bool = False, durable: bool = False) -> None:

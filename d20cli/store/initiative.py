@@ -28,6 +28,8 @@ from d20cli.rules.initiative import (
     ordered,
     settle,
 )
+from d20cli.store.database import BadValue, stored_int, stored_json, stored_text
+from d20cli.store.log_rows import MAX_ROW_DEPTH
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 MAX_COMBATANTS = 200  # one order holds at most this many
+KINDS = ("character", "monster")
 _INT64 = 2**63
 
 
@@ -70,37 +73,45 @@ class Encounter:
 
 
 def _rows(conn: sqlite3.Connection) -> list[Combatant]:
+    """The combatants, each value checked: BadValue (the file is then moved aside,
+    d20cli.store.database) for one that d20 does not write."""
     found = []
     for name, kind, total, modifier, dice, rolloff, seq in conn.execute(
         "SELECT name, kind, total, modifier, dice, rolloff, seq FROM initiative"
     ):
+        if kind not in KINDS:
+            raise BadValue(f"initiative.kind holds {str(kind)[:40]!r}, not one of {KINDS}")
         found.append(
             Combatant(
-                str(name),
-                str(kind),
-                int(total),
-                int(modifier),
-                tuple(Die.from_json(d) for d in _json_list(dice)),
-                tuple(int(f) for f in _json_list(rolloff)),
-                int(seq),
+                stored_text(name, "initiative.name"),
+                kind,
+                stored_int(total, "initiative.total"),
+                stored_int(modifier, "initiative.modifier"),
+                _dice(stored_json(dice, "initiative.dice", list, MAX_ROW_DEPTH)),
+                _faces(stored_json(rolloff, "initiative.rolloff", list, 1)),
+                stored_int(seq, "initiative.seq"),
             )
         )
     return ordered(found)
 
 
-def _json_list(text: Any) -> list[Any]:
+def _dice(data: list[Any]) -> tuple[Die, ...]:
     try:
-        value = json.loads(str(text))
-    except ValueError:
-        return []
-    return value if isinstance(value, list) else []
+        return tuple(Die.from_json(d) for d in data)
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        raise BadValue(f"initiative.dice holds a die d20 does not write ({err})") from None
+
+
+def _faces(data: list[Any]) -> tuple[int, ...]:
+    return tuple(stored_int(f, "initiative.rolloff", 1, 20) for f in data)
 
 
 def _turn(conn: sqlite3.Connection) -> Turn:
     row = conn.execute("SELECT round, turn FROM initiative_turn WHERE id = 1").fetchone()
     if row is None:
         return Turn(0, None)
-    return Turn(int(row[0]), None if row[1] is None else str(row[1]))
+    turn = None if row[1] is None else stored_text(row[1], "initiative_turn.turn")
+    return Turn(stored_int(row[0], "initiative_turn.round", 0), turn)
 
 
 def _encounter(conn: sqlite3.Connection) -> Encounter:

@@ -13,7 +13,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from d20cli.frozen import frozen
-from d20cli.store.database import clean
+from d20cli.store.database import BadValue, clean, stored_json, stored_text
 
 if TYPE_CHECKING:
     import sqlite3
@@ -31,6 +31,26 @@ class LastRoll:
     at: float
 
 
+def _last_roll(row: tuple[Any, ...]) -> LastRoll:
+    """A row of the table, each value checked: BadValue (the file is then moved aside,
+    d20cli.store.database) for one that d20 does not write, such as a result that is not
+    one (`fortune spend` rolls it again)."""
+    from d20cli.results import Result
+
+    result = stored_json(row[2], "last_roll.result", dict)
+    try:
+        Result.from_json(result)
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        raise BadValue(f"last_roll.result holds a result d20 does not write ({err})") from None
+    at = row[3]
+    if isinstance(at, int):
+        at = float(at)
+    if not isinstance(at, float):
+        raise BadValue(f"last_roll.at holds {str(at)[:40]!r}, not a time")
+    request = stored_text(row[0], "last_roll.request")
+    return LastRoll(request, stored_text(row[1], "last_roll.system"), result, at)
+
+
 class LastRolls:
     """The `last_roll` table, with the rows deferred until `flush`."""
 
@@ -42,22 +62,14 @@ class LastRolls:
     def get(self, holder: str) -> LastRoll | None:
         holder = clean(holder)
         self.flush()
-        row = self.db.read(
-            "the last roll",
-            lambda conn: conn.execute(
+
+        def query(conn: sqlite3.Connection) -> LastRoll | None:
+            row = conn.execute(
                 "SELECT request, system, result, at FROM last_roll WHERE holder = ?", (holder,)
-            ).fetchone(),
-        )
-        if row is None:
-            return None
-        try:
-            result = json.loads(row[2])
-        except ValueError:
-            self.db.warn("the saved last roll could not be read; it was ignored")
-            return None
-        if not isinstance(result, dict):
-            return None
-        return LastRoll(str(row[0]), str(row[1]), result, float(row[3]))
+            ).fetchone()
+            return None if row is None else _last_roll(row)
+
+        return self.db.read("the last roll", query)
 
     def set(
         self,

@@ -29,6 +29,7 @@ MAX_LABELS = 20  # labels a summary keeps
 FACES_UP_TO = 100  # a summary counts each face of dice with at most this many sides
 FLUSH_BYTES = 8_000_000  # buffered row bytes that make the log write
 MAX_RUN_BYTES = 256_000_000  # row bytes one run may add to the log
+MAX_ROW_DEPTH = 8  # levels a row's dice or house rules nest (a summary's face counts: 5)
 ROW_OVERHEAD = 100  # bytes of a row besides its request and dice (time, ids, columns)
 
 

@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from d20cli.frozen import frozen
+from d20cli.store.database import BadValue, stored_text, stored_text_or_none
 from d20cli.store.log_rows import summary_d20
 from d20cli.store.rolllog import combine
 
@@ -149,7 +150,7 @@ def fairness(
             return _by_sql(conn)
         except sqlite3.OperationalError as err:
             if "no such" not in str(err):  # function or table-valued function
-                raise
+                raise _stored(err) from err
             return False
 
     def _by_sql(conn: sqlite3.Connection) -> bool:
@@ -164,7 +165,7 @@ def fairness(
         ).fetchall()
         for who, face, n in found:
             if isinstance(face, int) and 1 <= face <= SIDES:
-                counts.setdefault(who, [0] * SIDES)[face - 1] += int(n)
+                counts.setdefault(_who(who), [0] * SIDES)[face - 1] += int(n)
         summaries = conn.execute(  # rows that hold a summary (store/log_rows.py)
             "SELECT r.character, json_extract(r.dice, '$[0].summary.faces.\"20\"') "
             "FROM rolls AS r WHERE r.source != 'dice' "
@@ -172,7 +173,7 @@ def fairness(
             args,
         ).fetchall()
         for who, faces in summaries:
-            _add_summary(counts, who, faces)
+            _add_summary(counts, _who(who), faces)
         return True
 
     if not rolls.db.read("the roll log", query):  # an SQLite without JSON functions
@@ -188,6 +189,20 @@ def fairness(
                     _add_summary(counts, row.character, die["summary"].get("faces", {}).get("20"))
     order = sorted(counts, key=lambda c: (c is not None, c or ""))
     return [Fairness(who, tuple(counts[who])) for who in order]
+
+
+def _who(value: object) -> str | None:
+    """The character of a row read by SQL, checked (BadValue: not text)."""
+    return stored_text_or_none(value, "rolls.character")
+
+
+def _stored(err: sqlite3.OperationalError) -> sqlite3.Error:
+    """The error of a query over the rows' JSON: a column that is not JSON (SQLite:
+    "malformed JSON", also for JSON nested over 1,000 deep) is a value d20 does not
+    write (BadValue: the file is moved aside); any other is raised as it is."""
+    if "malformed JSON" in str(err):
+        return BadValue("rolls.dice holds text that is not the JSON of a list of dice")
+    return err
 
 
 def _filter(only: LogFilter) -> tuple[str, tuple[Any, ...]]:
@@ -298,14 +313,15 @@ def naturals(rolls: Rolls, character: str | None = None, only: LogFilter | None 
                 f"{where} GROUP BY r.id, s ORDER BY r.id",
                 args,
             )
-            for at, who, sides, n, ones, tops, summary in cursor:
+            for raw_at, who, sides, n, ones, tops, summary in cursor:
+                at = stored_text(raw_at, "rolls.at")
                 if summary is not None:
-                    _add_summary_naturals(found, str(at), who, summary)
+                    _add_summary_naturals(found, at, _who(who), summary)
                 elif isinstance(sides, int):
-                    found.add(str(at), who, sides, (int(n), int(ones or 0), int(tops or 0)))
+                    found.add(at, _who(who), sides, (int(n), int(ones or 0), int(tops or 0)))
         except sqlite3.OperationalError as err:
             if "no such" not in str(err):
-                raise
+                raise _stored(err) from err
             return False
         return True
 

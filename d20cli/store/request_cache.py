@@ -23,6 +23,7 @@ is a cache, it holds nothing the user saved.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import sys
@@ -30,7 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from d20cli.language.parse_cache import classes, decode, encode
-from d20cli.store.files import atomic_write, env_flag, xdg_dir
+from d20cli.store.files import atomic_write, env_flag, read_bytes, xdg_dir
 
 MAX_ENTRIES = 256
 MAX_FILE_BYTES = 1_000_000  # about 8 ms to read at start-up
@@ -104,14 +105,15 @@ class CacheFile:
 
     def _read(self, path: str) -> dict[str, Any]:
         try:
-            with open(path, "rb") as f:
-                raw_bytes = f.read(MAX_FILE_BYTES + 1)
-        except OSError:
-            return {}  # none yet (or unreadable: then it cannot be replaced either)
-        if len(raw_bytes) > MAX_FILE_BYTES:
-            return self._drop(f"it is larger than {MAX_FILE_BYTES:,} bytes")
+            raw_bytes = read_bytes(path, MAX_FILE_BYTES, "a cache file")
+        except FileNotFoundError:
+            return {}  # none yet
+        except OSError as err:
+            if err.errno in (errno.EFBIG, errno.EINVAL):  # too big, or not a regular file
+                return self._drop(err.strerror or str(err))
+            return {}  # unreadable: then it cannot be replaced either
         try:
-            raw = json.loads(raw_bytes.decode("utf-8"))
+            raw = json.loads(raw_bytes.decode("utf-8").removeprefix("\ufeff"))
         except (ValueError, RecursionError):
             return self._drop("it is not JSON")
         if not isinstance(raw, dict):

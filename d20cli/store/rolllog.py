@@ -27,8 +27,16 @@ from typing import TYPE_CHECKING, Any
 
 from d20cli.errors import D20Error
 from d20cli.frozen import frozen
-from d20cli.store.database import clean, clean_json, int64
-from d20cli.store.log_rows import FLUSH_BYTES, MAX_RUN_BYTES, row_bytes, row_dice
+from d20cli.store.database import (
+    clean,
+    clean_json,
+    int64,
+    stored_int,
+    stored_json,
+    stored_text,
+    stored_text_or_none,
+)
+from d20cli.store.log_rows import FLUSH_BYTES, MAX_ROW_DEPTH, MAX_RUN_BYTES, row_bytes, row_dice
 
 if TYPE_CHECKING:
     from d20cli.present.output import Output
@@ -191,28 +199,35 @@ def combine(character: str | None, only: LogFilter | None) -> LogFilter:
 
 
 def _row(raw: tuple[Any, ...]) -> Row:
-    try:
-        dice = json.loads(raw[6])
-    except ValueError:
-        dice = []
-    try:
-        house = json.loads(raw[10]) if raw[10] else None
-    except ValueError:
-        house = None
+    """A row of the table (`_SELECTED`), each value checked: BadValue (the file is then
+    moved aside, d20cli.store.database) for one that d20 does not write."""
+    house = raw[10]
     return Row(
-        int(raw[0]),
-        str(raw[1]),
-        raw[2],
-        str(raw[3]),
-        str(raw[4]),
-        str(raw[5]),
-        dice if isinstance(dice, list) else [],
-        raw[7],
-        raw[8],
-        str(raw[9]),
-        house if isinstance(house, dict) else None,
-        *raw[11:15],
+        stored_int(raw[0], "rolls.id"),
+        stored_text(raw[1], "rolls.at"),
+        stored_text_or_none(raw[2], "rolls.character"),
+        stored_text(raw[3], "rolls.system"),
+        stored_text(raw[4], "rolls.verb"),
+        stored_text(raw[5], "rolls.request"),
+        stored_json(raw[6], "rolls.dice", list, MAX_ROW_DEPTH),
+        None if raw[7] is None else stored_int(raw[7], "rolls.total"),
+        stored_text_or_none(raw[8], "rolls.outcome"),
+        stored_text(raw[9], "rolls.source"),
+        stored_json(house, "rolls.house", dict, MAX_ROW_DEPTH) if house else None,
+        None if raw[11] is None else stored_int(raw[11], "rolls.session"),
+        None if raw[12] is None else stored_int(raw[12], "rolls.position", 0),
+        None if raw[13] is None else _replay(raw[13]),
+        stored_text_or_none(raw[14], "rolls.receipt"),
     )
+
+
+def _replay(value: Any) -> str:
+    """A sealed roll's request as rolled: JSON text of an object nested no deeper than
+    the request cache's entries (d20cli.language.parse_cache.MAX_JSON_DEPTH)."""
+    from d20cli.language.parse_cache import MAX_JSON_DEPTH
+
+    stored_json(value, "rolls.replay", dict, MAX_JSON_DEPTH)
+    return str(value)
 
 
 ROWS_PER_INSERT = 100
@@ -324,14 +339,12 @@ class Rolls:
     ) -> list[Row]:
         """The last `limit` rolls, oldest first."""
         where, args = _where(combine(character, only))
+        select = f"SELECT {_SELECTED} FROM rolls{where} ORDER BY id DESC LIMIT ?"
         raws = self.db.read(
             self.WHAT,
-            lambda conn: conn.execute(
-                f"SELECT {_SELECTED} FROM rolls{where} ORDER BY id DESC LIMIT ?",
-                (*args, limit),
-            ).fetchall(),
+            lambda conn: [_row(r) for r in conn.execute(select, (*args, limit)).fetchall()],
         )
-        return [_row(r) for r in reversed(raws)]
+        return raws[::-1]
 
     def rows(self, character: str | None = None, only: LogFilter | None = None) -> Iterator[Row]:
         """Every logged roll, oldest first (streamed; a damaged page ends the stream)."""

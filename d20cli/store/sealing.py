@@ -75,23 +75,50 @@ def _head(conn: sqlite3.Connection, sid: int) -> str | None:
     last = conn.execute(
         "SELECT receipt FROM rolls WHERE session = ? ORDER BY id DESC LIMIT 1", (sid,)
     ).fetchone()
-    if last is not None:
-        return None if last[0] is None else str(last[0])
-    kept = conn.execute("SELECT head FROM sessions WHERE id = ?", (sid,)).fetchone()
-    return None if kept is None or kept[0] is None else str(kept[0])
+    if last is None:
+        last = conn.execute("SELECT head FROM sessions WHERE id = ?", (sid,)).fetchone()
+    if last is None or last[0] is None:
+        return None
+    return _hex(last[0], "the last receipt", 32).hex()
+
+
+#: The highest `next` a session keeps: a roll at it, and the `next` after that, still fit
+#: in SQLite's 64 bits (one at 2**63 - 1 failed every roll with OverflowError).
+MAX_POSITION = 2**63 - 2
 
 
 def _session(raw: tuple[Any, ...]) -> Session:
-    return Session(
-        int(raw[0]),
-        bytes.fromhex(raw[1]),
-        bytes.fromhex(raw[2]),
-        str(raw[3]),
-        str(raw[4]),
-        raw[5],
-        int(raw[6]),
-        raw[7],
-    )
+    """A row of the table, each value checked (BadValue, d20cli.store.database, for one
+    that d20 does not write: the file is then moved aside)."""
+    from d20cli.store.database import stored_int, stored_text
+
+    sid = stored_int(raw[0], "sessions.id")
+    seed = _hex(raw[1], "sessions.seed", SEED_BYTES)
+    nonce = _hex(raw[2], "sessions.nonce", NONCE_BYTES)
+    promise = stored_text(raw[3], "sessions.commitment")
+    _hex(promise, "sessions.commitment", 32)
+    closed = None if raw[5] is None else stored_text(raw[5], "sessions.closed")
+    nxt = stored_int(raw[6], "sessions.next", 0, MAX_POSITION)
+    head = None if raw[7] is None else _hex(raw[7], "sessions.head", 32).hex()
+    opened = stored_text(raw[4], "sessions.opened")
+    return Session(sid, seed, nonce, promise, opened, closed, nxt, head)
+
+
+def stored_position(value: Any, where: str = "rolls.position") -> int:
+    """A position kept in the state database, checked (BadValue when d20 did not write it)."""
+    from d20cli.store.database import stored_int
+
+    return stored_int(value, where, 0, MAX_POSITION - 1)
+
+
+def _hex(value: Any, where: str, size: int) -> bytes:
+    """The `size` bytes that the text `value` writes in lower-case hex (BadValue else)."""
+    from d20cli.store.database import BadValue, stored_text
+
+    text = stored_text(value, where)
+    if len(text) == 2 * size and not text.strip("0123456789abcdef"):
+        return bytes.fromhex(text)
+    raise BadValue(f"{where} holds {text[:40]!r}, not {size} bytes in hex")
 
 
 class Sessions:
@@ -121,8 +148,8 @@ class Sessions:
             last = conn.execute(
                 "SELECT max(position) FROM rolls WHERE session = ?", (session.id,)
             ).fetchone()[0]
-            if last is not None and int(last) >= session.next:
-                session = replace(session, next=int(last) + 1)
+            if last is not None and stored_position(last) >= session.next:
+                session = replace(session, next=stored_position(last) + 1)
             return replace(session, head=_head(conn, session.id))
 
         return self.db.read(self.WHAT, query)
@@ -166,6 +193,8 @@ class Sessions:
         StateError when the database cannot keep it (locked, in memory): no roll is made."""
         import sqlite3
 
+        from d20cli.store.database import stored_int
+
         self._persistent()
         try:
             with self.db.transaction() as conn:
@@ -176,7 +205,10 @@ class Sessions:
                 last = conn.execute(
                     "SELECT max(position) FROM rolls WHERE session = ?", (sid,)
                 ).fetchone()[0]
-                start = max(int(found[0]), -1 if last is None else int(last) + 1)
+                start = max(
+                    stored_int(found[0], "sessions.next", 0, MAX_POSITION),
+                    -1 if last is None else stored_position(last) + 1,
+                )
                 conn.execute("UPDATE sessions SET next = ? WHERE id = ?", (start + count, sid))
                 return start, _head(conn, sid)
         except sqlite3.Error as err:
@@ -254,10 +286,16 @@ class Sessions:
 
     def commitments(self) -> dict[int, str]:
         """Every session's commitment, by id."""
-        raws = self.db.read(
-            self.WHAT, lambda conn: conn.execute("SELECT id, commitment FROM sessions").fetchall()
-        )
-        return {int(sid): str(promise) for sid, promise in raws}
+        from d20cli.store.database import stored_int, stored_text
+
+        def query(conn: sqlite3.Connection) -> dict[int, str]:
+            raws = conn.execute("SELECT id, commitment FROM sessions").fetchall()
+            return {
+                stored_int(sid, "sessions.id"): stored_text(promise, "sessions.commitment")
+                for sid, promise in raws
+            }
+
+        return self.db.read(self.WHAT, query)
 
 
 # --- the hash chain of an export ---------------------------------------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from d20cli.errors import StateError
-from d20cli.store.database import clean
+from d20cli.store.database import clean, stored_int, stored_text
 
 if TYPE_CHECKING:
     import sqlite3
@@ -24,9 +24,8 @@ class Settings:
         self.db = db
 
     def get(self, key: str, default: str | None = None) -> str | None:
-        query = "SELECT value FROM settings WHERE key = ?"
-        row = self.db.read("the settings", lambda conn: conn.execute(query, (key,)).fetchone())
-        return str(row[0]) if row is not None else default
+        found = self.db.read("the settings", lambda conn: _value(conn, key))
+        return default if found is None else found
 
     def set(self, key: str, value: str | None) -> None:
         key, value = clean(key), None if value is None else clean(value)
@@ -36,12 +35,17 @@ class Settings:
         """Read-modify-write one setting atomically; returns the new value."""
 
         def change(conn: sqlite3.Connection) -> str | None:
-            row = conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
-            new = fn(str(row[0]) if row is not None else None)
+            new = fn(_value(conn, key))
             _put(conn, key, new)
             return new
 
         return self.db.write(f"the setting {key!r}", change)
+
+
+def _value(conn: sqlite3.Connection, key: str) -> str | None:
+    """The setting's value (None: none), checked (BadValue: not text)."""
+    row = conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+    return None if row is None else stored_text(row[0], "settings.value")
 
 
 def _put(conn: sqlite3.Connection, key: str, value: str | None) -> None:
@@ -102,7 +106,7 @@ class FortuneDice:
 
 def _held(conn: sqlite3.Connection, holder: str) -> int:
     row = conn.execute("SELECT count FROM fortune WHERE holder = ?", (holder,)).fetchone()
-    return int(row[0]) if row is not None else 0
+    return 0 if row is None else stored_int(row[0], "fortune.count", 0)
 
 
 def _set(conn: sqlite3.Connection, holder: str, count: int) -> None:

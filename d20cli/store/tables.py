@@ -3,15 +3,15 @@ XDG rule), or a file named on the command line (a word with a `/` or ending in `
 
 A reference `{table:NAME}` in a file is looked up beside that file first, then in the
 tables directory, so a folder of tables that name each other works from anywhere.
-Reading is bounded: a file over MAX_FILE_BYTES, anything but a regular file, text that is
-not UTF-8, and more than MAX_TABLES files reached from one table are errors that name the
-file. A table read once is kept (by its path, size and time) for the rest of the run.
+Reading is bounded (d20cli.store.files.read_text): a file over MAX_FILE_BYTES, anything
+but a regular file, text that is not UTF-8, and more than MAX_TABLES files reached from
+one table are errors that name the file. A table read once is kept (by its path, size
+and time) for the rest of the run.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 
 from d20cli.errors import D20Error, ParseError
 from d20cli.frozen import frozen
@@ -23,7 +23,7 @@ from d20cli.language.tables import (
     graph_problem,
     read_table,
 )
-from d20cli.store.files import xdg_dir
+from d20cli.store.files import read_text, xdg_dir
 
 MAX_TABLES = 32  # files one table may reach through its references
 MAX_LISTED = 1000  # files `d20 table list` reads
@@ -55,30 +55,6 @@ def table_path(name: str, near: str | None = None) -> str | None:
     return None
 
 
-def read_text(path: str) -> str:
-    """A table file's text (ParseError naming the file for anything unreadable)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as err:
-        raise ParseError(f"cannot read {path}: {err.strerror or err}") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ParseError(f"cannot read {path}: not a regular file")
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(MAX_FILE_BYTES + 1)
-    except OSError as err:
-        raise ParseError(f"cannot read {path}: {err.strerror or err}") from None
-    finally:
-        os.close(fd)
-    if len(data) > MAX_FILE_BYTES:
-        raise ParseError(f"{path}: the file is over {MAX_FILE_BYTES // 1024} KB")
-    try:
-        return data.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        raise ParseError(f"{path} line {line}: not UTF-8 text (byte {err.start + 1})") from None
-
-
 @frozen
 class Read:
     table: Table | None
@@ -98,7 +74,7 @@ def read_file(path: str, name: str | None = None) -> Read:
     cached = _cache.get(path)
     if cached is not None and cached[0] == key and key[1] >= 0:
         return cached[1]
-    text = read_text(path)
+    text = read_text(path, MAX_FILE_BYTES, "a table file")
     stem = name or os.path.basename(path).removesuffix(".toml")
     table, problems = read_table(text, stem, path)
     read = Read(table, tuple(problems))
