@@ -42,7 +42,7 @@ from d20cli.app.context import Context
 from d20cli.app.options import Options, split_line
 from d20cli.app.run import run_tokens
 from d20cli.controls import visible
-from d20cli.errors import D20Error, ExitStatus, ParseError
+from d20cli.errors import D20Error, ExitStatus, NotSaved, ParseError, StateError
 from d20cli.frozen import frozen, replace
 from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS, SYSTEM_IDS, TABLE
 from d20cli.present.output import Output
@@ -227,7 +227,16 @@ class Session:
     # -- one line -----------------------------------------------------------------------
 
     def handle(self, line: str) -> ExitStatus:
-        """Run one line; sets `done` on quit. Never raises for a bad line."""
+        """Run one line; sets `done` on quit. Never raises for a bad line. A roll log that
+        cannot be written is said, and the results it lacks are not shown (NotSaved); the
+        session goes on, and the next line tries the log again."""
+        try:
+            return self._handle(line)
+        except NotSaved as failed:
+            self.out.error(StateError(str(failed)), self.opts.json)
+            return self._status(ExitStatus.NOT_SAVED)
+
+    def _handle(self, line: str) -> ExitStatus:
         text = line.strip().lstrip("\ufeff")
         if not text or text.startswith("#"):
             return ExitStatus.OK
