@@ -17,7 +17,10 @@ d20cli.store.rolllog); `d20cli.store.state.State` holds one open database with t
   another process holds past the timeout, or one from a newer d20cli gives a warning, and
   the state lives in memory for this run: the roll still happens. What the file held is
   then unknown (`unusable` says why), and the commands that show it say so rather than
-  show an empty log or no fortune dice.
+  show an empty log or no fortune dice. The roll log's writes are durable instead
+  (`write(durable=True)`): once the file was opened they never go on in memory, and
+  fail (d20cli.store.rolllog).
+- A lock is waited for in slices of SLICE seconds, so Ctrl-C stops the wait at once.
 """
 
 from __future__ import annotations
