@@ -13,6 +13,7 @@ would wait two minutes, and the test would time out if Ctrl-C waited as long.
 
 from __future__ import annotations
 
+import io
 import os
 import random
 import re
@@ -31,12 +32,19 @@ from state_helpers import (
     d20_waiting,
     held,
     logged_rows,
+    logging_on,  # noqa: F401 (a fixture)
     spawn_shell,
     start_long_roll,
     totals,
 )
 
-from d20cli.store.state import State
+from d20cli.app.context import Context
+from d20cli.app.options import Options
+from d20cli.app.stdin import run_lines
+from d20cli.errors import NotSaved, StateError
+from d20cli.present.output import Output
+from d20cli.store.rolllog import Rolls
+from d20cli.store.state import State, db_path
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -176,6 +184,46 @@ def test_a_batch_stopped_while_the_log_is_locked(tmp_path: Path, stop: str) -> N
     else:
         assert status == EXPECTED[stop]
         assert NOT_SAVED not in said
+
+
+# -- in the process: a commit interrupted or failing -------------------------------------
+
+
+@pytest.mark.usefixtures("logging_on")
+@pytest.mark.parametrize("stop", ["Ctrl-C", "locked"])
+def test_a_batch_shows_nothing_whose_commit_did_not_happen(
+    monkeypatch: pytest.MonkeyPatch, stop: str
+) -> None:
+    """The roll log's first commit is interrupted (Ctrl-C while it waits for a lock) or
+    fails (locked past the busy timeout): the 1,024 held lines are never written; the
+    rows go back to the buffer, and the close writes them without waiting."""
+    waits: list[bool] = []
+    add = Rolls.add
+
+    def first_fails(self: Rolls, rows: Any, wait: bool = True) -> None:
+        waits.append(wait)
+        if len(waits) == 1:
+            if stop == "Ctrl-C":
+                raise KeyboardInterrupt
+            raise StateError("database is locked")
+        add(self, rows, wait)
+
+    monkeypatch.setattr(Rolls, "add", first_fails)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    out = Output(stdout, stderr, color=False, flush_lines=False)
+    context = Context()
+    with pytest.raises((KeyboardInterrupt, NotSaved)) as stopped:
+        try:
+            run_lines(iter(["check +5 vs 15 --json\n"] * 3000), Options(), out, context)
+        finally:  # as run_stdin ends
+            out.flush()
+            context.close()
+    assert stdout.getvalue() == "" and stderr.getvalue() == ""
+    assert logged_rows(db_path()) == 1024 and waits == [True, False]
+    if stop == "locked":
+        assert str(stopped.value).startswith(
+            "cannot write the roll log (database is locked): the last 1,024 results were not shown"
+        )
 
 
 # -- the shell ---------------------------------------------------------------------------
