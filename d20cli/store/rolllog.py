@@ -456,7 +456,10 @@ class RollLog:
             return
         self._rows, self._bytes = [], 0
         try:
-            self._table().add(rows, wait)
+            if wait:
+                self._table().add(rows)
+            else:
+                self._table().add(rows, wait=False)
         except BaseException as err:
             self._rows[:0] = rows
             self._bytes += size
