@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from d20cli.app.commands import COMMANDS
 from d20cli.app.streams import OutputFailed, guarded_streams, report
-from d20cli.errors import D20Error, ExitStatus, ParseError
+from d20cli.errors import D20Error, ExitStatus, NotSaved, ParseError, StateError
 from d20cli.language.vocabulary import TABLE, VERBS
 
 if TYPE_CHECKING:
@@ -142,7 +142,8 @@ def _open_closed_streams() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run d20 on `argv`; the exit status. A failed write on standard output ends the run
     (quietly with 0 for a closed pipe, with one line and 1 for a full disk); a failed
-    write on standard error is ignored (d20cli.app.streams)."""
+    write on standard error is ignored (d20cli.app.streams); a roll log that cannot be
+    written ends it with one line and NOT_SAVED (d20cli.errors.NotSaved)."""
     args = list(sys.argv[1:] if argv is None else argv)
     _open_closed_streams()
     with guarded_streams():
@@ -159,6 +160,11 @@ def main(argv: list[str] | None = None) -> int:
             with contextlib.suppress(OutputFailed, ValueError, OSError):
                 sys.stdout.flush()
             return int(ExitStatus.INTERRUPTED)
+        except NotSaved as failed:  # the results it could not log were not shown
+            from d20cli.present.output import Output
+
+            Output().error(StateError(str(failed)))
+            return int(ExitStatus.NOT_SAVED)
     return status
 
 

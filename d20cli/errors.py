@@ -33,7 +33,27 @@ class ExitStatus(IntEnum):
     OK = 0
     FAILED_OUTCOME = 1  # with --exit-status: the roll's outcome was a failure
     BAD_INPUT = 2
+    NOT_SAVED = 3  # the roll log could not be written: the rolls it lacks were not shown
     INTERRUPTED = 130
+
+
+class NotSaved(Exception):
+    """The roll log could not write the rows of results about to be shown (a database
+    locked past the busy timeout, an I/O error): what shows them is never written, and the
+    run stops with NOT_SAVED (the shell says so and goes on). Deliberately not a D20Error,
+    which a request's runner reports as bad input and then rolls on."""
+
+    def __init__(self, why: str, count: int) -> None:
+        super().__init__(why)
+        self.why = why
+        self.count = count  # the results rolled whose rows are not in the log
+
+    def __str__(self) -> str:
+        shown = "result was" if self.count == 1 else "results were"
+        return (
+            f"cannot write the roll log ({self.why}): the last {self.count:,} {shown} "
+            "not shown; try again, or roll with --no-log"
+        )
 
 
 class D20Error(Exception):

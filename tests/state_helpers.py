@@ -5,9 +5,15 @@ fixture calls `close_opened()` when the test ends."""
 from __future__ import annotations
 
 import io
+import os
+import re
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,6 +22,8 @@ from d20cli.app.options import Options
 from d20cli.app.stdin import run_lines
 from d20cli.present.output import Output
 from d20cli.store.state import State
+
+ROOT = Path(__file__).resolve().parent.parent
 
 #: The state databases a test opened (`opened`), closed when it ends.
 OPENED: list[State] = []
@@ -83,3 +91,90 @@ def run_batch(lines: list[str], context: Context) -> tuple[int, str, str]:
         output.flush()
         context.close()
     return status, out.getvalue(), err.getvalue()
+
+
+#: The shell's prompt on a terminal (TERM=xterm, NO_COLOR), as pexpect sees it.
+PROMPT = re.escape("d20 levelup>") + r"[^\n]*?\x1b\[\?25h"
+ROLL = re.compile(r"^\s*(?:\x1b\[[0-9;?]*[A-Za-z])*\s*([0-9]{1,2})\s*$")
+
+
+def totals(text: str) -> int:
+    """How many roll totals (a `-q` line each) a piece of terminal output shows."""
+    return sum(1 for line in text.replace("\r", "\n").split("\n") if ROLL.match(line))
+
+
+def d20_waiting(busy: float, note: float = 0.1) -> list[str]:
+    """The command line of `d20` (add its arguments) whose state database waits `busy`
+    seconds for another process's lock, saying so after `note` seconds."""
+    code = (
+        "import d20cli.store.database as d\n"
+        f"d.BUSY_TIMEOUT, d.NOTE_AFTER = {busy!r}, {note!r}\n"
+        "from d20cli.__main__ import entry\n"
+        "entry()\n"
+    )
+    return [sys.executable, "-c", code]
+
+
+HOLDER = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=60)
+conn.execute("BEGIN EXCLUSIVE")
+print("holding", flush=True)
+time.sleep(600)
+"""
+
+
+@contextmanager
+def held(path: Path) -> Iterator[None]:
+    """The database at `path` locked (BEGIN EXCLUSIVE) by another process for the block."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "holding\n"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()
+        if holder.stdout is not None:
+            holder.stdout.close()
+
+
+def spawn_shell(state: Path, command: list[str] | None = None, timeout: float = 60) -> Any:
+    """`d20 shell` on a terminal (pexpect), its state in `state`, the roll log on;
+    `command`: the program to run instead of `python -m d20cli` (`d20_waiting`)."""
+    import pexpect
+
+    env = {k: v for k, v in os.environ.items() if k not in ("D20_NO_LOG", "D20_SYSTEM")}
+    env.update(
+        XDG_STATE_HOME=str(state),
+        TERM="xterm",
+        NO_COLOR="1",
+        PROMPT_TOOLKIT_NO_CPR="1",
+        PYTHONPATH=str(ROOT),
+    )
+    program, *args = command or [sys.executable, "-m", "d20cli"]
+    return pexpect.spawn(
+        program,
+        [*args, "shell"],
+        env=env,
+        cwd=str(ROOT),
+        dimensions=(30, 140),
+        encoding="utf-8",
+        timeout=timeout,
+    )
+
+
+LONG_ROLL = "roll 1d20 --repeat 1000000 -q"
+
+
+def start_long_roll(child: Any) -> str:
+    """Start a long roll in the shell and read a few screens of it: what was shown."""
+    child.expect(PROMPT)
+    child.sendline(LONG_ROLL)
+    child.expect(r"\n\s*[0-9]{1,2}\s*\r?\n")  # it is rolling and showing
+    seen = child.before + child.after
+    for _ in range(3):  # a few screens more
+        child.expect(r"\n\s*[0-9]{1,2}\s*\r?\n")
+        seen += child.before + child.after
+    return str(seen)

@@ -19,6 +19,7 @@ import pytest
 from d20cli.app.context import Context
 from d20cli.app.options import Options
 from d20cli.app.run import run_tokens
+from d20cli.errors import NotSaved
 from d20cli.present.output import Output
 from d20cli.store import database
 from d20cli.store.schema import MIGRATIONS, SCHEMA_VERSION
@@ -141,13 +142,16 @@ def test_a_disk_that_fills_during_a_batch(tmp_path: Path) -> None:
     size = db.stat().st_size
     batch = b"roll 1d20\ncheck +5 vs 15 adv\n" * 10_000
     run = d20("-q", environ=environ, stdin=batch, fsize=size + 64 * 1024)
-    assert run.returncode == 0
-    assert run.stdout.count(b"\n") == 20_000  # every roll printed
-    said = warnings(run.stderr)
-    assert len(said) == 1 and "roll log" in said[0], said
+    # the run stops where the log could not be written: what it lacks is not shown
+    assert run.returncode == 3
+    assert not warnings(run.stderr)
+    said = run.stderr.decode().splitlines()
+    assert len(said) == 1 and said[0].startswith("d20: error: cannot write the roll log ("), said
+    assert "results were not shown; try again, or roll with --no-log" in said[0]
     assert not leftovers(tmp_path)
     logged = rows(db)  # whole transactions only, and the database still opens
-    assert 1 <= logged < 20_001
+    shown = run.stdout.count(b"\n")
+    assert 1 <= logged < 20_001 and logged - 1 >= shown
 
 
 # -- a database held by another process ---------------------------------------------------
@@ -162,6 +166,7 @@ time.sleep(600)
 
 
 def test_a_database_locked_past_the_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A roll whose row cannot be logged is not shown (NotSaved); the run stops there."""
     monkeypatch.delenv("D20_NO_LOG")
     monkeypatch.setattr(database, "BUSY_TIMEOUT", 1.0)
     monkeypatch.setattr(database, "NOTE_AFTER", 0.2)
@@ -174,18 +179,17 @@ def test_a_database_locked_past_the_busy_timeout(monkeypatch: pytest.MonkeyPatch
         stdout, stderr = io.StringIO(), io.StringIO()
         out = Output(stdout, stderr, color=False)
         context = Context()  # one run, as one `d20 < batch` is
-        for _ in range(3):
-            outcome = run_tokens(["roll", "1d20", "-q"], Options(), out, context)
-            assert outcome.status == 0
-        context.close()
+        with pytest.raises(NotSaved) as failed:
+            run_tokens(["roll", "1d20", "-q"], Options(), out, context)
+        context.close()  # without waiting again
     finally:
         holder.kill()
         holder.wait()
-    assert stdout.getvalue().count("\n") == 3  # every roll shown
+    assert stdout.getvalue() == ""  # the roll is not shown
     said = stderr.getvalue().splitlines()
-    assert "in use by another program; waiting up to 1 seconds" in said[0]
-    assert "cannot save the roll log" in said[1] and "locked" in said[1]
-    assert len(said) == 2  # then on without the log, and without waiting again
+    assert len(said) == 1 and "in use by another program; waiting up to 1 seconds" in said[0]
+    assert str(failed.value).startswith("cannot write the roll log (database is locked)")
+    assert rows(db_path()) == 0
 
 
 # -- many writers at once ----------------------------------------------------------------

@@ -5,62 +5,18 @@ terminal that closes (SIGHUP) loses no roll that was already shown."""
 from __future__ import annotations
 
 import os
-import re
 import signal
-import sys
 from pathlib import Path
 
 import pytest
-from state_helpers import logged_rows
+from state_helpers import PROMPT, logged_rows, start_long_roll, totals
+from state_helpers import spawn_shell as spawn
 
 pexpect = pytest.importorskip("pexpect")
-
-ROOT = Path(__file__).resolve().parent.parent
-TIMEOUT = 60
-PROMPT = re.escape("d20 levelup>") + r"[^\n]*?\x1b\[\?25h"
-
-
-def spawn(state: Path) -> pexpect.spawn:
-    env = {k: v for k, v in os.environ.items() if k not in ("D20_NO_LOG", "D20_SYSTEM")}
-    env.update(
-        XDG_STATE_HOME=str(state),
-        TERM="xterm",
-        NO_COLOR="1",
-        PROMPT_TOOLKIT_NO_CPR="1",
-        PYTHONPATH=str(ROOT),
-    )
-    return pexpect.spawn(
-        sys.executable,
-        ["-m", "d20cli", "shell"],
-        env=env,
-        cwd=str(ROOT),
-        dimensions=(30, 140),
-        encoding="utf-8",
-        timeout=TIMEOUT,
-    )
 
 
 def logged(state: Path) -> int:
     return logged_rows(state / "d20cli" / "state.db")
-
-
-ROLL = re.compile(r"^\s*(?:\x1b\[[0-9;?]*[A-Za-z])*\s*([0-9]{1,2})\s*$")
-
-
-def totals(text: str) -> int:
-    """How many roll totals (a `-q` line each) a piece of terminal output shows."""
-    return sum(1 for line in text.replace("\r", "\n").split("\n") if ROLL.match(line))
-
-
-def start_long_roll(child: pexpect.spawn) -> str:
-    child.expect(PROMPT)
-    child.sendline("roll 1d20 --repeat 1000000 -q")
-    child.expect(r"\n\s*[0-9]{1,2}\s*\r?\n")  # it is rolling and showing
-    seen = child.before + child.after
-    for _ in range(3):  # a few screens more
-        child.expect(r"\n\s*[0-9]{1,2}\s*\r?\n")
-        seen += child.before + child.after
-    return str(seen)
 
 
 def test_ctrl_c_in_the_shell_keeps_and_logs_what_was_shown(tmp_path: Path) -> None:

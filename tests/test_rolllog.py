@@ -25,6 +25,7 @@ from d20cli.app.context import open_log
 from d20cli.app.log_cli import log_app
 from d20cli.app.options import Options
 from d20cli.app.run import resolve
+from d20cli.errors import NotSaved
 from d20cli.present.output import Output
 from d20cli.results import Result
 from d20cli.store import log_rows, rolllog, state
@@ -126,9 +127,9 @@ def test_a_long_repeat_writes_in_batches(monkeypatch: pytest.MonkeyPatch) -> Non
     calls: list[int] = []
     add_rolls = Rolls.add
 
-    def counting(self: Rolls, rows: Any) -> None:
+    def counting(self: Rolls, rows: Any, wait: bool = True) -> None:
         calls.append(len(rows))
-        add_rolls(self, rows)
+        add_rolls(self, rows, wait)
 
     monkeypatch.setattr(Rolls, "add", counting)
     out, _ = output()
@@ -152,8 +153,26 @@ def test_rolls_of_text_that_is_not_utf8_are_logged() -> None:
 
 
 class Broken:
-    def add(self, rows: Any) -> None:
+    def __init__(self) -> None:
+        self.waits: list[bool] = []
+
+    def add(self, rows: Any, wait: bool = True) -> None:
+        self.waits.append(wait)
         raise sqlite3.OperationalError("disk I/O error")
+
+
+class Interrupted:
+    """A table whose first write is interrupted (Ctrl-C), and whose next ones succeed."""
+
+    def __init__(self) -> None:
+        self.waits: list[bool] = []
+        self.rows: list[Any] = []
+
+    def add(self, rows: Any, wait: bool = True) -> None:
+        self.waits.append(wait)
+        if len(self.waits) == 1:
+            raise KeyboardInterrupt
+        self.rows += rows
 
 
 @pytest.mark.parametrize("n", [1, 99, 100, 250])
@@ -179,12 +198,35 @@ def test_text_that_is_not_utf8_and_huge_totals_are_stored_safely() -> None:
     assert logged.dice == [{"label": "caf\ufffd"}] and logged.total is None
 
 
-def test_a_failing_write_warns_once_and_the_rolls_go_on() -> None:
+def test_a_failing_write_keeps_its_rows_and_stops_the_rolls() -> None:
+    """A write that fails puts its rows back and raises NotSaved, so the output that would
+    show them is never written (tests/test_interrupt_matrix.py); the rolls do not go on
+    unlogged. `close` tries once more without waiting, and drops what it cannot write."""
     out, err = output()
-    log = RollLog(None, "random", out, store=Broken(), flush_rows=2)  # type: ignore[arg-type]
-    roll(log, "roll 1d20", repeat=7)
+    store = Broken()
+    log = RollLog(None, "random", out, store=store, flush_rows=2)  # type: ignore[arg-type]
+    with pytest.raises(NotSaved) as failed:
+        roll(log, "roll 1d20", repeat=7)
+    assert str(failed.value) == (
+        "cannot write the roll log (disk I/O error): the last 2 results were not shown; "
+        "try again, or roll with --no-log"
+    )
+    assert failed.value.count == 2 and log.pending == 2 and log.troubled
     log.close()
-    assert err.getvalue().count("warning: cannot write the roll log (disk I/O error)") == 1
+    assert store.waits == [True, False] and log.pending == 0 and err.getvalue() == ""
+
+
+def test_an_interrupted_write_puts_its_rows_back() -> None:
+    """Ctrl-C while a write waits (for another process's lock) leaves its rows in the
+    buffer; the close writes them, without waiting for the lock again."""
+    out, _ = output()
+    store = Interrupted()
+    log = RollLog(None, "random", out, store=store, flush_rows=3)  # type: ignore[arg-type]
+    with pytest.raises(KeyboardInterrupt):
+        roll(log, "roll 1d20", repeat=3)
+    assert log.pending == 3 and not store.rows
+    log.close()
+    assert len(store.rows) == 3 and store.waits == [True, False] and log.pending == 0
 
 
 # --- the fairness test ----------------------------------------------------------------------

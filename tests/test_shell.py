@@ -380,3 +380,59 @@ def test_a_table_is_a_request_again_repeats(state_home: Path, tmp_path: Path) ->
     assert s.handle("table list") == 0
     assert stdout.getvalue().count("nothing but rain") == 2, stderr.getvalue()
     assert "satchel" in stdout.getvalue()
+
+
+# -- an over-long line (issue 31, item 13) -------------------------------------------------
+
+
+def _ones(count: int) -> str:
+    """`roll 1+1+...+1`: `count` ones (2 * count + 4 characters), whose total is `count`."""
+    return "roll " + "+".join("1" * count)
+
+
+@pytest.mark.parametrize("bracketed", [False, True], ids=["key-by-key", "bracketed"])
+def test_a_pasted_line_past_the_limit_is_refused_and_the_shell_goes_on(
+    state_home: Path, bracketed: bool
+) -> None:
+    """100,000 characters pasted: one error at the limit, in linear time (key by key,
+    as a terminal without bracketed paste sends them, this took minutes), then the next
+    line runs; a pasted line within the limit runs as typed."""
+    child = spawn(state_home)
+    wait_prompt(child)
+    line = _ones(50_000)
+    if bracketed:
+        child.send("\x1b[200~" + line + "\x1b[201~")
+        child.send("\r")
+    else:
+        child.sendline(line)
+    child.expect(r"d20: error: the line is longer than 10,000 characters; it was skipped")
+    wait_prompt(child)
+    child.sendline(_ones(4_000) + " -q")  # (key by key, and within the limit)
+    child.expect(r"(?<![0-9])4000\r?\n")
+    wait_prompt(child)
+    assert leave(child) == 0
+
+
+def test_the_line_limit_inserts_what_is_read_together_and_keeps_meta_keys() -> None:
+    """In the process, on prompt_toolkit's own pipe input: characters read together are
+    one insert (a paste), Meta-b (Escape, b) still moves back a word, and a line past the
+    limit cancels the prompt and drops the rest of itself up to its Enter."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from d20cli.app.shell import line_limit
+
+    with create_pipe_input() as pipe:
+        typed = line_limit(lambda: 10_000 - len(prompt.default_buffer.text), pipe)
+        prompt: PromptSession[str] = PromptSession(input=typed, output=DummyOutput())
+        pipe.send_text("roll 1d20\x1bbx\r")
+        assert prompt.prompt("> ") == "roll x1d20"
+        line = _ones(6_000)
+        for start in range(0, len(line), 1024):
+            pipe.send_text(line[start : start + 1024])
+        pipe.send_text("\rroll 1d6\r")
+        with pytest.raises(KeyboardInterrupt):
+            prompt.prompt("> ")
+        assert typed.refused
+        assert prompt.prompt("> ") == "roll 1d6" and not typed.skipping

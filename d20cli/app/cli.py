@@ -36,7 +36,8 @@ app = typer.Typer(
     ),
     epilog=(
         "Exit status: 0 done; 1 a failed outcome with --exit-status; 2 bad input "
-        "(one line on stderr says what and where); 130 interrupted."
+        "(one line on stderr says what and where); 3 the roll log could not be written; "
+        "130 interrupted."
     ),
     no_args_is_help=False,
     add_completion=False,

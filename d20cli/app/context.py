@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 from d20cli.app.options import Options
 from d20cli.app.rolling import Lane, Lanes, Plan, plan
 from d20cli.dice.roller import RandomRoller, Roller, make_roller
-from d20cli.errors import ParseError, StateError
+from d20cli.errors import NotSaved, ParseError, StateError
 from d20cli.frozen import replace
 from d20cli.language.requests import CheckRequest
 from d20cli.present.output import Output
@@ -380,10 +380,18 @@ class Context:
         return base if self.seed is None or base.seed is None else replace(base, seed=None)
 
     def flush(self) -> None:
-        """Write the roll log's buffered rows now (the shell does after every line)."""
-        for log in self.logs.values():
-            if log is not None:
+        """Write the roll log's buffered rows now (the shell does after every line).
+        NotSaved when they cannot be written: it counts the rows of every log, and no log
+        waits for the database again when the run closes."""
+        logs = [log for log in self.logs.values() if log is not None]
+        try:
+            for log in logs:
                 log.flush()
+        except NotSaved as failed:
+            failed.count = sum(log.pending for log in logs)
+            for log in logs:
+                log.troubled = True
+            raise
         if self.sealing is not None and self._state is not None:
             self.sealing.save(self._state.db.warn)
 

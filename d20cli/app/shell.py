@@ -40,9 +40,10 @@ from d20cli.app.commands import COMMANDS
 from d20cli.app.completion import Command, Names, Table, candidates, scan
 from d20cli.app.context import Context
 from d20cli.app.options import Options, split_line
+from d20cli.app.rolling import MAX_LINE
 from d20cli.app.run import run_tokens
 from d20cli.controls import visible
-from d20cli.errors import D20Error, ExitStatus, ParseError
+from d20cli.errors import D20Error, ExitStatus, NotSaved, ParseError, StateError
 from d20cli.frozen import frozen, replace
 from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS, SYSTEM_IDS, TABLE
 from d20cli.present.output import Output
@@ -227,7 +228,16 @@ class Session:
     # -- one line -----------------------------------------------------------------------
 
     def handle(self, line: str) -> ExitStatus:
-        """Run one line; sets `done` on quit. Never raises for a bad line."""
+        """Run one line; sets `done` on quit. Never raises for a bad line. A roll log that
+        cannot be written is said, and the results it lacks are not shown (NotSaved); the
+        session goes on, and the next line tries the log again."""
+        try:
+            return self._handle(line)
+        except NotSaved as failed:
+            self.out.error(StateError(str(failed)), self.opts.json)
+            return self._status(ExitStatus.NOT_SAVED)
+
+    def _handle(self, line: str) -> ExitStatus:
         text = line.strip().lstrip("\ufeff")
         if not text or text.startswith("#"):
             return ExitStatus.OK
@@ -468,7 +478,9 @@ def _interactive(session: Session) -> int:
                 yield Completion(word, start_position=-len(cur))
 
     out = session.out
+    typed = line_limit(lambda: MAX_LINE - len(prompt.default_buffer.text))
     prompt: Any = PromptSession(
+        input=typed,
         history=_history(out),
         completer=ShellCompleter(),
         complete_while_typing=False,
@@ -477,12 +489,132 @@ def _interactive(session: Session) -> int:
     )
     session.warm()
     out.text("d20 shell: one request per line (`help`, TAB completes, Ctrl-D quits)")
+
+    def message() -> str:
+        if typed.skipping:
+            return f"(the rest of a line longer than {MAX_LINE:,} characters: Enter) "
+        return session.prompt()
+
     while not session.done:
         try:
-            line = prompt.prompt(session.prompt)
+            line = prompt.prompt(message)
             session.handle(line)
         except KeyboardInterrupt:
+            if typed.refused:  # (the prompt was cancelled for it)
+                typed.refused = False
+                out.error(ParseError(TOO_LONG), session.opts.json)
+                session._status(ExitStatus.BAD_INPUT)
             continue  # Ctrl-C clears the line or stops a long roll; the session goes on
         except EOFError:
             break
     return int(ExitStatus.OK)
+
+
+TOO_LONG = f"the line is longer than {MAX_LINE:,} characters; it was skipped"
+
+
+def line_limit(room: Callable[[], int], inner: Any = None) -> Any:
+    """The terminal's input for the shell's prompt (`inner`: prompt_toolkit's own), with
+    a line bounded as standard input bounds it, in time linear in what is typed.
+
+    prompt_toolkit handles a key at a time, and each costs the same walk of its layout:
+    a line pasted without bracketed paste (a terminal that has none) took 3 s for 20,000
+    characters and minutes for 100,000. Here each piece of characters read together goes
+    to the prompt as one insert (as a bracketed paste does); a character after Escape
+    stays a key of its own (Meta-b). `room()` is how many characters the line being
+    typed may still take: a piece that does not fit cancels the prompt (a Ctrl-C, with
+    `refused` set, and the shell says the line is too long), and the rest of the line,
+    up to its Enter, is dropped as it comes (`skipping`, which the prompt says)."""
+    from prompt_toolkit.application import get_app
+    from prompt_toolkit.input import Input, create_input
+    from prompt_toolkit.key_binding import KeyPress
+    from prompt_toolkit.keys import Keys
+
+    enter = (Keys.ControlM, Keys.ControlJ)
+
+    class LineLimit(Input):
+        def __init__(self, inner: Input) -> None:
+            self.inner = inner
+            self.refused = False  # the prompt was cancelled: its line is too long
+            self.skipping = False  # the rest of that line is dropped, up to its Enter
+
+        def read_keys(self) -> list[KeyPress]:
+            return self.bounded(self.inner.read_keys())
+
+        def flush_keys(self) -> list[KeyPress]:
+            return self.bounded(self.inner.flush_keys())
+
+        def bounded(self, keys: list[KeyPress]) -> list[KeyPress]:
+            out: list[KeyPress] = []
+            piece: list[str] = []  # characters read together, inserted as one
+            left = room()
+            skipping = self.skipping
+
+            def insert() -> None:
+                if piece:
+                    text = "".join(piece)
+                    one = len(text) == 1
+                    out.append(KeyPress(text if one else Keys.BracketedPaste, text))
+                    piece.clear()
+
+            for key in keys:
+                if self.skipping:
+                    if key.key in enter or key.key == Keys.ControlC:
+                        self.skipping = False
+                    continue
+                pasted = key.key == Keys.BracketedPaste
+                if pasted or not isinstance(key.key, Keys):  # characters
+                    left -= len(key.data)
+                    if left < 0:
+                        piece.clear()
+                        out.append(KeyPress(Keys.ControlC, "\x03"))
+                        self.refused = True
+                        self.skipping = not pasted  # (a paste is all there)
+                        left = MAX_LINE  # (the next prompt's line)
+                        continue
+                    if not pasted and not (out and out[-1].key == Keys.Escape and not piece):
+                        piece.append(key.data)
+                        continue
+                insert()
+                out.append(key)
+                if key.key in enter:
+                    left = MAX_LINE  # (the next prompt's line)
+            insert()
+            if skipping != self.skipping:
+                get_app().invalidate()  # the prompt says whether a line is skipped
+            return out
+
+        # the rest is the terminal's input's own
+        def fileno(self) -> int:
+            return self.inner.fileno()
+
+        def typeahead_hash(self) -> str:
+            return self.inner.typeahead_hash()
+
+        @property
+        def closed(self) -> bool:
+            return self.inner.closed
+
+        @property
+        def responds_to_cpr(self) -> bool:
+            return bool(getattr(self.inner, "responds_to_cpr", False))
+
+        def flush(self) -> None:
+            self.inner.flush()
+
+        def raw_mode(self) -> Any:
+            return self.inner.raw_mode()
+
+        def cooked_mode(self) -> Any:
+            return self.inner.cooked_mode()
+
+        def attach(self, input_ready_callback: Callable[[], None]) -> Any:
+            return self.inner.attach(input_ready_callback)
+
+        def detach(self) -> Any:
+            return self.inner.detach()
+
+        def close(self) -> None:
+            self.inner.close()
+
+    return LineLimit(inner if inner is not None else create_input())

@@ -12,7 +12,8 @@ Group commit: what a piece of output shows is saved before the piece is written.
 edge registers `before_write` callbacks (the roll log's rows, the last roll: see
 d20cli.app.context), and every write on stdout (a flush of held lines, a line written at
 once, rich's lines) calls them first, so a roll that was shown is a roll that was
-logged, even after a kill -9, at the cost of one transaction per piece of output.
+logged, even after a kill -9, at the cost of one transaction per piece of output. When
+saving fails or is interrupted, the held lines are dropped, never written.
 """
 
 from __future__ import annotations
@@ -142,6 +143,9 @@ class Output:
         try:
             for save in self._before:
                 save()
+        except BaseException:
+            self._held.clear()  # they show what was not saved (NotSaved, Ctrl-C): never written
+            raise
         finally:
             self._saving[0] = False
 

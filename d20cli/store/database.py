@@ -19,7 +19,10 @@ d20cli.store.rolllog); `d20cli.store.state.State` holds one open database with t
   another process holds past the timeout, or one from a newer d20cli gives a warning, and
   the state lives in memory for this run: the roll still happens. What the file held is
   then unknown (`unusable` says why), and the commands that show it say so rather than
-  show an empty log or no fortune dice.
+  show an empty log or no fortune dice. The roll log's writes are durable instead
+  (`write(durable=True)`): once the file was opened they never go on in memory, and
+  fail (d20cli.store.rolllog).
+- A lock is waited for in slices of SLICE seconds, so Ctrl-C stops the wait at once.
 """
 
 from __future__ import annotations
@@ -42,6 +45,9 @@ T = TypeVar("T")
 
 BUSY_TIMEOUT = 10.0  # seconds a writer waits for another process's transaction
 NOTE_AFTER = 1.0  # seconds of that wait after which it says so on stderr
+#: The longest SQLite waits for a lock at a time before Python runs again: a signal
+#: (Ctrl-C) met during a long wait is acted on within this time.
+SLICE = 0.05
 NOT_SAVED = "fortune dice and the roll log are not saved this time"
 
 # SQLite result codes that mean "this file is not a readable database".
@@ -98,6 +104,9 @@ class Database:
         # Why the database at its path could not be used (None: it could, or there was
         # none to read): the state in memory then knows nothing of what the file holds.
         self.unusable: str | None = None
+        # Why the state went on in memory after the file was opened (a write that could
+        # not be saved there): a durable write (`write(durable=True)`) then fails.
+        self.moved: str | None = None
         self.on_close: list[Callable[[], None]] = []  # saves deferred writes first
 
     # -- opening -------------------------------------------------------------------------
@@ -176,7 +185,8 @@ class Database:
             str(path), timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
         )
         try:
-            conn.execute(f"PRAGMA busy_timeout = {_ms(min(NOTE_AFTER, BUSY_TIMEOUT))}")
+            # a lock met while setting up is waited for in slices (_connect_waiting)
+            conn.execute(f"PRAGMA busy_timeout = {_ms(SLICE)}")
             # Reading the schema fails here, not later, when the file is not a database.
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
             _not_newer(path, int(conn.execute("PRAGMA user_version").fetchone()[0]))
@@ -186,6 +196,7 @@ class Database:
             conn.execute("PRAGMA synchronous = NORMAL")
             db = cls(conn, path, warn)
             db.migrate()
+            conn.execute(f"PRAGMA busy_timeout = {_ms(min(NOTE_AFTER, BUSY_TIMEOUT))}")
             return db
         except BaseException:
             conn.close()
@@ -246,14 +257,16 @@ class Database:
     # -- transactions --------------------------------------------------------------------
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self, wait: bool = True) -> Iterator[sqlite3.Connection]:
         """One atomic change: `BEGIN IMMEDIATE` takes the write lock at once (waiting up to
-        the busy timeout for another process), COMMIT on success, ROLLBACK on any error.
-        The error raised is the one that ended the change: SQLite rolls back by itself on
-        some (a full disk), and the ROLLBACK that then fails is not what went wrong."""
-        self._begin()
+        the busy timeout for another process; `wait=False`: hardly at all), COMMIT on
+        success, ROLLBACK on any error, an interrupt too, even one that comes just after
+        the BEGIN. The error raised is the one that ended the change: SQLite rolls back by
+        itself on some (a full disk), and the ROLLBACK that then fails is not what went
+        wrong."""
         conn = self.conn
         try:
+            self._begin(wait)
             yield conn
             conn.execute("COMMIT")
         except BaseException:
@@ -262,35 +275,58 @@ class Database:
                     conn.execute("ROLLBACK")
             raise
 
-    def _begin(self) -> None:
-        """BEGIN IMMEDIATE, waiting up to BUSY_TIMEOUT for another process's lock: after
-        NOTE_AFTER seconds a note says so, and past the timeout "database is locked" is
-        raised (the caller then goes on without saving, with a warning)."""
+    def _begin(self, wait: bool = True) -> None:
+        """BEGIN IMMEDIATE, waiting up to BUSY_TIMEOUT (`wait=False`: one SLICE) for
+        another process's lock: after NOTE_AFTER seconds a note says so, and past the
+        timeout "database is locked" is raised (the caller then goes on without saving,
+        with a warning). SQLite waits a SLICE at a time, so Ctrl-C stops the wait at once
+        rather than at its end."""
+        conn = self.conn
+        conn.execute(f"PRAGMA busy_timeout = {_ms(SLICE)}")
         try:
-            self.conn.execute("BEGIN IMMEDIATE")
-            return
-        except sqlite3.OperationalError as err:
-            if "locked" not in str(err) and "busy" not in str(err):
-                raise
-        self.warn(
-            f"the state database {self.path} is in use by another program; "
-            f"waiting up to {BUSY_TIMEOUT:g} seconds"
-        )
-        self.conn.execute(f"PRAGMA busy_timeout = {_ms(max(BUSY_TIMEOUT - NOTE_AFTER, 0))}")
-        try:
-            self.conn.execute("BEGIN IMMEDIATE")
+            start = time.monotonic()
+            noted = False
+            while True:
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                    return
+                except sqlite3.OperationalError as err:
+                    waited = time.monotonic() - start
+                    busy = "locked" in str(err) or "busy" in str(err)
+                    if not busy or not wait or waited >= BUSY_TIMEOUT:
+                        raise
+                if not noted and waited >= min(NOTE_AFTER, BUSY_TIMEOUT) - SLICE:
+                    noted = True
+                    self.warn(
+                        f"the state database {self.path} is in use by another program; "
+                        f"waiting up to {BUSY_TIMEOUT:g} seconds"
+                    )
         finally:
-            self.conn.execute(f"PRAGMA busy_timeout = {_ms(min(NOTE_AFTER, BUSY_TIMEOUT))}")
+            conn.execute(f"PRAGMA busy_timeout = {_ms(min(NOTE_AFTER, BUSY_TIMEOUT))}")
 
-    def write(self, what: str, change: Callable[[sqlite3.Connection], T]) -> T:
+    def write(
+        self,
+        what: str,
+        change: Callable[[sqlite3.Connection], T],
+        durable: bool = False,
+        wait: bool = True,
+    ) -> T:
         """Run `change` in a transaction. A damaged file is moved aside and the change made
         in a new one; a full disk, a read-only file or a lock held too long is a warning,
         and the state goes on in memory (with what it held copied over) so the run
-        continues."""
+        continues.
+
+        durable: the change must reach the file (the roll log's rows, before the output
+        that shows them): instead of going on in memory, a StateError whose message is the
+        cause ("database is locked"), also when an earlier write already went on in
+        memory; a database in memory from the start (warned about when it was opened)
+        takes it. wait: False to wait for another process's lock only a moment."""
         failed: sqlite3.DatabaseError | None = None
         for _ in range(2):  # the file, then the new one that replaced a damaged file
+            if durable and self.moved is not None:
+                raise StateError(self.moved)
             try:
-                with self.transaction() as conn:
+                with self.transaction(wait) as conn:
                     return change(conn)
             except sqlite3.DatabaseError as err:
                 if not self.persistent:
@@ -300,12 +336,15 @@ class Database:
                     break
                 self.damaged(err)
         assert failed is not None
+        cause = _cause(failed, self.path)
+        if durable:
+            raise StateError(cause) from failed
         # the state changes before the warning is written: writing it saves what the
         # output shows (group commit), through this database
         message = (
-            f"cannot save {what} in {self.path} ({_cause(failed, self.path)}); "
-            "it is kept only until this program ends"
+            f"cannot save {what} in {self.path} ({cause}); it is kept only until this program ends"
         )
+        self.moved = cause
         self._to_memory()
         self.warn(message)
         with self.transaction() as conn:
@@ -358,7 +397,7 @@ class Database:
             return
         why = f"the state database {path} is damaged ({err})"
         memory = Database.memory(self.warn)
-        self.conn, self.path, self.unusable = memory.conn, None, why
+        self.conn, self.path, self.unusable, self.moved = memory.conn, None, why, why
         self.warn(f"{why}; {NOT_SAVED}" + (f" ({said[0]})" if said else ""))
 
     def _to_memory(self) -> None:

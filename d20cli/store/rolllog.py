@@ -11,7 +11,14 @@ written (group commit: `Context.save`, called by `Output` before every write on 
 when the run ends (`RollLog.close`), or every `FLUSH_ROWS` rows: a batch on standard input
 costs a transaction per piece of output, not one per line, and a roll that was shown is
 a roll that was logged, even after a kill -9. `--no-log` or `D20_NO_LOG=1` (`true`,
-`yes`) turns the log off. A log that cannot be written gives one warning and the rolls go on.
+`yes`) turns the log off.
+
+A write that fails (the database locked past the busy timeout, an I/O error) or is
+interrupted (Ctrl-C while it waits for a lock) puts its rows back in the buffer; a failure
+raises NotSaved, so the output that would show them is never written (d20cli.errors).
+`close` tries once more, without waiting when a write failed before. A state database
+that could not be opened at all is warned about before anything is shown, and the rolls
+are then kept in memory.
 
 What `d20 log --stats` computes from the rows is in d20cli.store.log_stats.
 """
@@ -25,7 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from d20cli.errors import D20Error
+from d20cli.errors import D20Error, NotSaved
 from d20cli.frozen import frozen
 from d20cli.store.database import (
     clean,
@@ -267,10 +274,12 @@ class Rolls:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def add(self, rows: Sequence[tuple[Any, ...]]) -> None:
+    def add(self, rows: Sequence[tuple[Any, ...]], wait: bool = True) -> None:
         """Append rows (at, character, system, verb, request, dice, total, outcome, source,
         and the house rules' JSON, which may be left out, then the session, position,
-        replay and receipt of a sealed session's roll) in one transaction."""
+        replay and receipt of a sealed session's roll) in one transaction, in the file: a
+        StateError when they cannot be (never kept in memory instead, see Database.write's
+        `durable`); wait=False: without waiting for another process's lock."""
         if not rows:
             return
         # SQLite holds 64-bit integers; a larger total (which the dice never give, see
@@ -321,7 +330,7 @@ class Rolls:
                     rest = values[whole:]
                     conn.execute(_insert_rolls(columns, len(rest) // len(columns)), rest)
 
-        self.db.write(self.WHAT, change)
+        self.db.write(self.WHAT, change, durable=True, wait=wait)
 
     def clear(self, character: str | None = None) -> int:
         """Delete the logged rolls (of one character, if given); returns how many."""
@@ -402,7 +411,9 @@ class RollLog:
         self._store = store
         self._owned: Database | None = None  # opened here (store=None), closed here
         self._rows: list[tuple[Any, ...]] = []
-        self._failed = False
+        # a write failed or was interrupted: the rows stay buffered, and `close` does not
+        # wait for a lock again
+        self.troubled = False
         self._ms = -1  # the time of the last row, and its text (a batch rolls many per ms)
         self._stamp = ""
         self._bytes = 0  # of the buffered rows, and of every row of the run
@@ -415,7 +426,7 @@ class RollLog:
         )
 
     def add(self, result: Result) -> None:
-        if self._failed or self._full:
+        if self._full:
             return
         dice, size, house = result.derived("log_row", row_columns)
         self._run_bytes += size
@@ -464,22 +475,47 @@ class RollLog:
         self._store = store
         return store
 
-    def flush(self) -> None:
-        """Write the buffered rows in one transaction."""
-        rows, self._rows = self._rows, []
-        self._bytes = 0
-        if not rows or self._failed:
+    @property
+    def pending(self) -> int:
+        """The rows waiting to be written."""
+        return len(self._rows)
+
+    def flush(self, wait: bool = True) -> None:
+        """Write the buffered rows in one transaction (`wait=False`: without waiting for
+        another process's lock). They leave the buffer only once written: a failure puts
+        them back and raises NotSaved, an interrupt puts them back and goes on."""
+        rows, size = self._rows, self._bytes
+        if not rows:
             return
+        self._rows, self._bytes = [], 0
         try:
-            self._table().add(rows)
-        except (sqlite3.Error, D20Error, OSError) as err:
-            self._failed = True
-            message = err.message if isinstance(err, D20Error) else str(err)
-            self.out.warn(f"cannot write the roll log ({message}); these rolls are not logged")
+            if wait:
+                self._table().add(rows)
+            else:
+                self._table().add(rows, wait=False)
+        except BaseException as err:
+            self._rows[:0] = rows
+            self._bytes += size
+            self.troubled = True
+            if isinstance(err, (sqlite3.Error, D20Error, OSError)):
+                why = err.message if isinstance(err, D20Error) else str(err)
+                raise NotSaved(why, len(self._rows)) from err
+            raise
+
+    def drop(self) -> None:
+        """Forget the buffered rows (shown nowhere: a run that stopped)."""
+        self._rows, self._bytes = [], 0
 
     def close(self) -> None:
+        """Write what is left; after a failed or interrupted write, once more without
+        waiting, and what still cannot be written (never shown) is dropped quietly."""
+        troubled = self.troubled
         try:
-            self.flush()
+            self.flush(wait=not troubled)
+        except NotSaved:
+            if not troubled:
+                raise
+            self.drop()
         finally:
             if self._owned is not None:
                 self._owned.close()
