@@ -148,6 +148,8 @@ class Context:
         if self._seal_read != CHANGES[0]:
             self._seal_read = CHANGES[0]
             sealing = None
+            if self.sealing is not None:  # a stream that ended lets the session go
+                self.sealing.lease.release()
             if marked():  # one look at the disk; the database only when it is there
                 from d20cli.app.sealed import open_stream
 
@@ -434,6 +436,8 @@ class Context:
                     keep_configured(state.rolls, state.db.warn)
                 state.close()
         finally:
+            if self.sealing is not None:  # (saved above, unless that raised)
+                self.sealing.lease.release()
             if self.disk is not None:
                 self.disk.save()
             if self.shapes is not None:

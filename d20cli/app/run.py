@@ -191,13 +191,16 @@ def run_request(text: str, opts: Options, out: Output, context: Context | None =
         log = context.log_for(opts, out)
         return _rolled(text, opts, out, context, results, log, context.work_for(opts))
     finally:
-        if holding:
-            out.flush_lines = True
-            out.flush()
-        if own_context:
-            out.save()
-            out.forget(context.save)
-            context.close()
+        try:
+            if holding:
+                out.flush_lines = True
+                out.flush()
+            if own_context:
+                out.save()
+        finally:
+            if own_context:  # closed whatever the saving raised (NotSaved, an interrupt)
+                out.forget(context.save)
+                context.close()
 
 
 def _rolled(

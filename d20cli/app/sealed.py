@@ -154,15 +154,18 @@ class SealedStream:
         if self.ended is not None:
             raise StateError(self.ended)
         first = not self.lease.held  # the first take since the last group commit
+        self.lease.hold()  # (StateError: another run holds it too long; this roll is refused)
         try:
-            self.lease.hold()
             taken = self.sessions.take(self.session.id, self.block)
         except StateError as err:
-            self.ended = f"{err.message}; no roll is made in the sealed session"
-            raise StateError(self.ended) from None
+            taken, why = None, f"{err.message}; no roll is made in the sealed session"
+        else:
+            why = closed_message(self.session.id)
         if taken is None:
-            self.ended = closed_message(self.session.id)
-            raise StateError(self.ended)
+            self.ended = why
+            if first:  # nothing of this run's is waiting to be written: let the session go
+                self.lease.release()
+            raise StateError(why)
         start, head = taken
         if first:  # the chain goes on from the last row written, perhaps by another run
             self.head = head or receipts_start(self.session.commitment)
