@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_helpers import d20
 
 from d20cli.dice import distribution
 from d20cli.dice.evaluated import EvalDice
@@ -23,7 +24,6 @@ from d20cli.probability.engine import odds_of
 from d20cli.probability.tables import table_odds
 from d20cli.rules import get_system
 from d20cli.rules.tables import roll_table
-from cli_helpers import d20
 
 SQUARES = "{" + ",".join(str(i * i) for i in range(1, 1001)) + "}"  # 1,000 spread faces
 
