@@ -17,7 +17,8 @@ There is one way to roll. A call here takes the command line's path: the text is
 and parsed by the same grammar, read through a character by the same code as `--as`, and
 each result is resolved by the system's rules with a roller made the way `--seed` and
 `--dice` make one (d20cli.app.rolling). So `seed=7` rolls the dice `d20 ... --seed 7` rolls,
-`dice=[17, 4]` is `--dice 17,4`, `budget=N` is `--budget N`, and the odds are the ones
+`dice=[17, 4]` is `--dice 17,4`, `budget=N` is `--budget N` (`work=N`, `--work N`: both
+default to the command line's limits), and the odds are the ones
 `d20 odds` computes.
 
 What the library leaves to the command line: it reads no environment variable (D20_SYSTEM,

@@ -39,6 +39,11 @@ Decisions:
   count (`(1d4-2)d6`): the odds of a request that can fail are not a distribution.
 - Cost: every step estimates its work before doing it and charges a budget of `max_states`
   (about a second of work); going over raises `TooCostly`, which suggests `--simulate N`.
+  The work includes what the weights cost once made (`weights.digits_cost`: how many
+  totals x how many digits; `1000000d6kh1` is six totals of 2.6 million bits, whose
+  fractions would take minutes), checked for each term before it is computed and charged
+  for the whole distribution at the end. A custom die is costed by the span of its
+  values (`d{1,1000000}` packs a million slots), not by its number of faces.
 - `branches(expr)` is `distribution(expr)` as (total, weight) pairs with the weights reduced
   by their gcd, the same cap; None when the exact distribution is too costly (the caller
   then rolls die by die or simulates) and for objects that are not dice expressions.
