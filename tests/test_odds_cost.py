@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_helpers import d20
@@ -139,3 +140,21 @@ def test_a_table_die_has_the_dice_budget_of_a_roll(
     system = get_system("levelup")
     with pytest.raises(BudgetError, match="1,000,000 dice"):
         roll_table("t", tables, make_roller(1), lambda key: system, "t")  # type: ignore[arg-type]
+
+
+def test_odds_compare_shares_one_deadline(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from d20cli.probability import engine
+
+    given: list[float | None] = []
+    real = engine.odds_of
+
+    def spy(*args: Any, deadline: float | None = None, **kwargs: Any) -> Any:
+        given.append(deadline)
+        return real(*args, deadline=deadline, **kwargs)
+
+    monkeypatch.setattr(engine, "odds_of", spy)
+    code, _, _ = d20(["odds", "compare", "check +1 vs 10", "check +2 vs 10 adv"], capsys)
+    assert code == 0
+    assert len(given) == 2 and given[0] is not None and given[0] == given[1]
