@@ -57,9 +57,10 @@ class Budget:
     def check(self, steps: int, what: str) -> None:
         """Raise TooCostly if `steps` more would go over the limit (charges nothing)."""
         if self.spent + steps > self.limit:
+            before = f" after the {self.spent:,} spent" if self.spent else ""
             raise TooCostly(
                 f"the exact odds of '{self.text}' are too costly to compute "
-                f"('{what}' alone needs about {steps:,} steps, the limit is {self.limit:,}); "
+                f"('{what}' needs about {steps:,} steps{before}, the limit is {self.limit:,}); "
                 "estimate them with --simulate N"
             )
 
