@@ -98,7 +98,8 @@ def _table(text: str, name: str = "t") -> dict[str, object]:
 
 
 def test_the_odds_of_a_table_share_one_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
-    tables = _table('die = "1d2"\n[entries]\n"1" = "{check +1 vs 10}"\n"2" = "{save +2 vs 12}"\n')
+    # dice rolls only: their distributions share the table's budget and its deadline
+    tables = _table('die = "1d2"\n[entries]\n"1" = "{1d4} rats"\n"2" = "{2d6} bats"\n')
     assert table_odds("t", tables, lambda key: "levelup").entries  # type: ignore[arg-type]
     monkeypatch.setattr(walk, "ODDS_DEADLINE", -1.0)
     with pytest.raises(TooCostly, match="deadline"):
