@@ -17,7 +17,8 @@ There is one way to roll. A call here takes the command line's path: the text is
 and parsed by the same grammar, read through a character by the same code as `--as`, and
 each result is resolved by the system's rules with a roller made the way `--seed` and
 `--dice` make one (d20cli.app.rolling). So `seed=7` rolls the dice `d20 ... --seed 7` rolls,
-`dice=[17, 4]` is `--dice 17,4`, `budget=N` is `--budget N`, and the odds are the ones
+`dice=[17, 4]` is `--dice 17,4`, `budget=N` is `--budget N` (`work=N`, `--work N`: both
+default to the command line's limits), and the odds are the ones
 `d20 odds` computes.
 
 What the library leaves to the command line: it reads no environment variable (D20_SYSTEM,
@@ -47,8 +48,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
 from d20cli.app import rolling
-from d20cli.app.options import MAX_BUDGET, MAX_REPEAT
-from d20cli.dice.roller import DEFAULT_BUDGET, RandomRoller, Roller, make_roller
+from d20cli.app.options import MAX_BUDGET, MAX_REPEAT, MAX_WORK
+from d20cli.dice.roller import DEFAULT_BUDGET, DEFAULT_WORK, RandomRoller, Roller, make_roller
 from d20cli.errors import BudgetError, D20Error, DiceError, ParseError, RulesError, StateError
 from d20cli.frozen import frozen
 from d20cli.language.vocabulary import VERBS
@@ -56,7 +57,7 @@ from d20cli.present.output import result_text  # noqa: F401 (it makes str(result
 from d20cli.probability.model import Odds
 from d20cli.results import SCHEMA_VERSION, Damage, DiceSummary, Die, Result, Score
 from d20cli.rules import SYSTEM_IDS, get_system
-from d20cli.rules.house import with_house
+from d20cli.rules.house import HouseDefaults, with_house
 from d20cli.store.characters import Character
 from d20cli.store.characters import load as load_character
 from d20cli.store.resolving import resolve as resolve_character
@@ -111,6 +112,7 @@ def roll(
     character: str | Character | None = None,
     rng: random.Random | Roller | None = None,
     budget: int = DEFAULT_BUDGET,
+    work: int = DEFAULT_WORK,
 ) -> Result:
     """Roll one request and grade it by the system's rules.
 
@@ -124,7 +126,10 @@ def roll(
     you seeded) or a `Roller`. Give at most one of the three; none: fresh random dice.
     character: label words and macros read through a character, by name from the
     characters file (`--as NAME`) or a `Character` you make.
-    budget: the most dice the request may roll (explosions, rerolls and `Nx` count).
+    budget: the most dice the request may roll (explosions, rerolls and `Nx` count);
+    work: the most dice the call may roll in all (`roll_all`'s `repeat` runs together).
+    Both default to the command line's limits (`--budget`, `--work`); a larger number
+    raises them (at most 10,000,000 and 1,000,000,000). Past them, a BudgetError.
 
     A request that makes several results (`6x 4d6kh3`) is a ParseError here: use
     `roll_all`.
@@ -138,7 +143,7 @@ def roll(
     True
     """
     roller = _roller(seed, dice, rng, budget)
-    return _rolled(request, system, character, roller, 1, one=True)[0]
+    return _rolled(request, system, character, roller, 1, _work(work), one=True)[0]
 
 
 def roll_all(
@@ -150,11 +155,12 @@ def roll_all(
     character: str | Character | None = None,
     rng: random.Random | Roller | None = None,
     budget: int = DEFAULT_BUDGET,
+    work: int = DEFAULT_WORK,
     repeat: int = 1,
 ) -> tuple[Result, ...]:
     """Every result of a request (`6x 4d6kh3` makes six), the whole request `repeat`
-    times over (the command line's `--repeat N`; each time has the whole dice budget).
-    The other arguments are `roll`'s.
+    times over (the command line's `--repeat N`; each time has the whole dice budget,
+    and all of them together the `work` budget). The other arguments are `roll`'s.
 
     >>> import d20cli
     >>> [r.total for r in d20cli.roll_all("3x 2d6", dice=[1, 2, 3, 4, 5, 6])]
@@ -164,7 +170,7 @@ def roll_all(
     """
     _check_whole("repeat", repeat, MAX_REPEAT)
     roller = _roller(seed, dice, rng, budget)
-    return _rolled(request, system, character, roller, repeat, one=False)
+    return _rolled(request, system, character, roller, repeat, _work(work), one=False)
 
 
 def odds(
@@ -307,6 +313,7 @@ def _rolled(
     character: str | Character | None,
     roller: Roller,
     repeat: int,
+    work: int,
     one: bool,
 ) -> tuple[Result, ...]:
     line = _request_line(request)
@@ -322,7 +329,7 @@ def _rolled(
                 at.start() + 1 if at else None,
             )
         resolve = rules.resolve if who is None else rolling.through(rules.resolve, (who,))
-        return tuple(rolling.results(parsed, resolve, roller, repeat))
+        return tuple(rolling.results(parsed, resolve, roller, repeat, work))
 
 
 class _Read(NamedTuple):
@@ -347,7 +354,7 @@ def _read(given: str, line: str, system: str | None, character: str | Character 
     if character is not None:
         if not isinstance(character, str | Character):
             raise TypeError(f"character must be a name or a Character, not {character!r}")
-        who = load_character(character) if isinstance(character, str) else character
+        who = load_character(character) if isinstance(character, str) else _checked(character)
         parsed, plays = resolve_character(line, who, _parse)
         if system is None or system is DEFAULT_SYSTEM:
             system = plays or DEFAULT_SYSTEM
@@ -360,6 +367,32 @@ def _read(given: str, line: str, system: str | None, character: str | Character 
         return _Read(rules, house_parsed, parsed.text, parse, who.name)
     rules = get_system(system or DEFAULT_SYSTEM)
     return _Read(rules, _parse(line), line, _parse, None)
+
+
+def _checked(who: Character) -> Character:
+    """A `Character` made in a program, its fields checked (the file's are when read): a
+    name, a system id or None, entries and macros that map words to words, groups that
+    map a word to such a table, and house keys. TypeError for a field of the wrong type."""
+
+    def words(table: object, what: str) -> None:
+        if not isinstance(table, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in table.items()
+        ):
+            raise TypeError(f"a Character's {what} map words to words, not {table!r:.80}")
+
+    if not isinstance(who.name, str):
+        raise TypeError(f"a Character's name is text, not {who.name!r:.80}")
+    if who.system is not None and not isinstance(who.system, str):
+        raise TypeError(f"a Character's system is a system's id or None, not {who.system!r:.80}")
+    words(who.entries, "entries")
+    words(who.macros, "macros")
+    if not isinstance(who.groups, dict):
+        raise TypeError(f"a Character's groups map a word to entries, not {who.groups!r:.80}")
+    for name, group in who.groups.items():
+        words(group, f"groups ({name!r:.40})")
+    if not isinstance(who.house, HouseDefaults):
+        raise TypeError(f"a Character's house is a HouseDefaults, not {who.house!r:.80}")
+    return who
 
 
 _BARE = re.compile(r"[+-]?(?:[0-9(]|d[0-9%f(])", re.IGNORECASE)
@@ -441,6 +474,12 @@ def _roller(
             if isinstance(face, bool) or not isinstance(face, int):
                 raise TypeError(f"dice are faces (whole numbers), not {face!r}")
     return make_roller(seed, faces, budget)
+
+
+def _work(work: int) -> int:
+    """The work budget of a call, checked as `--work N` is."""
+    _check_whole("work", work, MAX_WORK)
+    return work
 
 
 def _check_whole(name: str, value: int, most: int | None, least: int = 1) -> None:

@@ -55,8 +55,8 @@ PUBLIC = {
 
 #: The keyword-only parameters of each function (the issue's contract, and ours).
 PARAMETERS = {
-    "roll": ["system", "seed", "dice", "character", "rng", "budget"],
-    "roll_all": ["system", "seed", "dice", "character", "rng", "budget", "repeat"],
+    "roll": ["system", "seed", "dice", "character", "rng", "budget", "work"],
+    "roll_all": ["system", "seed", "dice", "character", "rng", "budget", "work", "repeat"],
     "odds": ["system", "character"],
     "parse": ["system", "character", "budget"],
     "systems": [],

@@ -6,6 +6,7 @@ The command line, each line of standard input and each line of the shell come th
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -354,9 +355,11 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
 
         return odds_table(words[1:], opts, out)
     from d20cli.present.odds_view import compare_lines, csv_text, odds_lines, quiet_odds_text
+    from d20cli.probability import walk
     from d20cli.probability.engine import odds_of, simulate
 
     context = Context()
+    deadline = time.monotonic() + walk.ODDS_DEADLINE  # one for all of `odds compare`
 
     def one(text: str) -> Any:
         nonlocal opts
@@ -373,7 +376,7 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
                 opts.work_budget(),
                 parse=parse,
             )
-        return odds_of(text, opts.system_id(), parse=parse)
+        return odds_of(text, opts.system_id(), parse=parse, deadline=deadline)
 
     texts: list[str]
     # `odds compare "A" "B" ...` compares quoted requests; `odds compare 8 vs 6` (no word

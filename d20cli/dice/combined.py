@@ -143,4 +143,4 @@ def group_weights(self: Calculator, e: Group) -> tuple[Weights, Fraction]:
     sizes = [count for count, _ in parts]
     self.budget.charge(keep_cost(len(values), sizes, k, span, bits), str(e))
     highest = e.keep.kind in ("kh", "dl")
-    return reduced(keep(parts, k, highest, score)), truncated
+    return reduced(keep(parts, k, highest, score, self.budget)), truncated

@@ -39,6 +39,11 @@ Decisions:
   count (`(1d4-2)d6`): the odds of a request that can fail are not a distribution.
 - Cost: every step estimates its work before doing it and charges a budget of `max_states`
   (about a second of work); going over raises `TooCostly`, which suggests `--simulate N`.
+  The work includes what the weights cost once made (`weights.digits_cost`: how many
+  totals x how many digits; `1000000d6kh1` is six totals of 2.6 million bits, whose
+  fractions would take minutes), checked for each term before it is computed and charged
+  for the whole distribution at the end. A custom die is costed by the span of its
+  values (`d{1,1000000}` packs a million slots), not by its number of faces.
 - `branches(expr)` is `distribution(expr)` as (total, weight) pairs with the weights reduced
   by their gcd, the same cap; None when the exact distribution is too costly (the caller
   then rolls die by die or simulates) and for objects that are not dice expressions.
@@ -72,12 +77,15 @@ from d20cli.dice.weights import (
     add_into,
     convolution_cost,
     convolve,
+    digits_cost,
     keep,
     keep_cost,
     mapped,
+    mixing_cost,
     power,
     power_cost,
     reduced,
+    uniform_power_cost,
     union,
 )
 from d20cli.errors import DiceError
@@ -154,6 +162,8 @@ def distribution(
         raise ValueError("explode_depth must be >= 0")
     calc = _Calculator(explode_depth, budget or Budget(max_states, str(expr)))
     weights, truncated = calc.eval(expr)
+    bits = sum(weights.values()).bit_length()
+    calc.budget.charge(digits_cost(len(weights), bits), str(expr))  # the caller's fractions
     return _make_dist(weights, truncated)
 
 
@@ -295,7 +305,8 @@ class _Calculator:
             weights, truncated = self.term(e, next(iter(counts)))
             return weights, union(count_truncated, truncated)
         # the whole mixture's cost, before any of it is done
-        self.budget.charge(sum(self.term_cost(e, n) for n in counts), str(e))
+        estimates = [self._term_estimate(e, n) for n in counts]
+        self.budget.charge(sum(w + mixing_cost(v, b) for w, v, b in estimates), str(e))
         parts = {n: self.compute_term(e, n) for n in counts}
         return mixture(counts, parts, count_truncated)
 
@@ -320,31 +331,49 @@ class _Calculator:
         For non-compound explosions with keep/drop this is the cost of the first stage;
         `exploded_keep` charges the keep DPs once it knows how many it needs.
         """
+        return self._term_estimate(e, n)[0]
+
+    def _term_estimate(self, e: Dice, n: int) -> tuple[int, int, int]:
+        """(`term_cost`, about how many values its weights have, how many bits they
+        total): what the weights cost to carry on (as fractions, in `distribution`;
+        into a mixture, in `dice`) is measured from the last two."""
         faces = len(_faces(e))
+        custom = e.custom
+        # the values' span (not the faces': `d{1,1000}` packs 1,000 slots) and how many differ
+        span = faces - 1 if custom is None else max(custom) - min(custom)
+        values = span + 1 if custom is None else len(set(custom))  # before any explosion
         if e.unique:
             k = n if e.keep is None else e.keep.kept_count(n)
-            span = 2 if e.pool is not None else faces
-            return faces * (n + 1) * (k * span + 1)
+            width = 2 if e.pool is not None else faces
+            work = faces * (n + 1) * (k * width + 1)
+            return work, k * span + 1, n * faces.bit_length()
         unit_bits = faces.bit_length() * (2 if e.reroll is not None and e.reroll.once else 1)
-        span = faces - 1
         work = 3 * faces  # building, clamping and sorting the face table
+        kept = n if e.keep is None else e.keep.kept_count(n)
         if e.explode is not None:
             d = self.depth
             work += d * faces * (span * (d + 1) + 1)  # the chain, level by level
             span *= d + 1
+            values = span + 1
             unit_bits *= d + 1
             if e.keep is not None and not e.explode.compound:
-                return work + n * (n * (d + 1) + 1) * (n + 1) * (d + 2) // 2
+                work += n * (n * (d + 1) + 1) * (n + 1) * (d + 2) // 2
+                return work, kept * span + 1, n * unit_bits
         if e.pool is not None:
             span = min(span, 2)
-        kept = n if e.keep is None else e.keep.kept_count(n)
-        if kept >= n:
-            return work + power_cost(span, unit_bits, n)
-        return work + keep_cost(span + 1, [n], kept, span, unit_bits)
+        shape = kept * span + 1, n * unit_bits
+        if kept < n:
+            return work + keep_cost(values, [n], kept, span, unit_bits), *shape
+        if (custom, e.reroll, e.minimum, e.maximum, e.explode, e.pool) == (None,) * 6:
+            return work + uniform_power_cost(faces, n), *shape  # `power` takes the recurrence
+        return work + power_cost(span, unit_bits, n), *shape
 
     def term(self, e: Dice, n: int) -> tuple[Weights, Fraction]:
-        """(weights, truncated) of `e` rolled with `n` dice."""
-        self.budget.charge(self.term_cost(e, n), str(e))
+        """(weights, truncated) of `e` rolled with `n` dice; refused before any work
+        when its weights alone would cost too much as fractions."""
+        work, values, bits = self._term_estimate(e, n)
+        self.budget.charge(work, str(e))
+        self.budget.check(digits_cost(values, bits), str(e))
         return self.compute_term(e, n)
 
     def compute_term(self, e: Dice, n: int) -> tuple[Weights, Fraction]:
@@ -384,4 +413,4 @@ class _Calculator:
         """n independent dice of value weights `unit`, kept and scored per `e`."""
         if e.keep is None or e.keep.kept_count(n) >= n:
             return power(mapped(unit, score), n)
-        return keep([(n, unit)], e.keep.kept_count(n), highest, score)
+        return keep([(n, unit)], e.keep.kept_count(n), highest, score, self.budget)

@@ -102,7 +102,7 @@ def exploded_keep(
     for sizes, ways in splits.items():
         kept = e.keep.kept_count(sum(sizes))
         parts = list(zip(sizes, groups, strict=True))
-        for v, w in keep(parts, kept, highest, score).items():
+        for v, w in keep(parts, kept, highest, score, budget).items():
             add_into(out, v, w * ways)
     return out
 

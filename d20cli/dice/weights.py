@@ -43,6 +43,11 @@ class Budget:
     def charge(self, steps: int, what: str) -> None:
         self.check(steps, what)
         self.spent += steps
+        self.on_time()
+
+    def on_time(self) -> None:
+        """Raise TooCostly once the deadline has passed (the loops of the arithmetic call
+        it as they go, so a wrong estimate still stops there)."""
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise TooCostly(
                 f"the exact odds of '{self.text}' took too long to compute (stopped at "
@@ -52,9 +57,10 @@ class Budget:
     def check(self, steps: int, what: str) -> None:
         """Raise TooCostly if `steps` more would go over the limit (charges nothing)."""
         if self.spent + steps > self.limit:
+            before = f" after the {self.spent:,} spent" if self.spent else ""
             raise TooCostly(
                 f"the exact odds of '{self.text}' are too costly to compute "
-                f"('{what}' alone needs about {steps:,} steps, the limit is {self.limit:,}); "
+                f"('{what}' needs about {steps:,} steps{before}, the limit is {self.limit:,}); "
                 "estimate them with --simulate N"
             )
 
@@ -62,6 +68,26 @@ class Budget:
 def bigint_cost(bits: int) -> int:
     """Steps for one product of two `bits`-bit integers (Karatsuba, measured)."""
     return int((bits / 30) ** 1.585 / 130)
+
+
+def digits_cost(values: int, bits: int) -> int:
+    """Steps for `values` exact weights of `bits` bits in all made into fractions and
+    shown: each reduced, compared and printed (about linear in its length), and the sums
+    of the mean and spread over them (products and gcds of `bits`-bit integers, a power
+    1.8 of it). Measured: `2d{300 faces}`, 45,150 values of 17 bits, 0.9 s; `2000d6`,
+    10,001 of 5,170 bits, 3.3 s; `20000d20kh1`, 20 of 86,439 bits, 7.5 s."""
+    return values * (40 + bits // 8) + 40 * int(bits**1.8) // 1000
+
+
+def mixing_cost(values: int, bits: int) -> int:
+    """Steps for weighing `values` weights of `bits` bits into a mixture (`(1d6)d6`)."""
+    return values * (2 + bits // 500)
+
+
+def uniform_power_cost(faces: int, n: int) -> int:
+    """Steps for `uniform_power(faces, n)`: half the totals, each a few products of
+    integers of n * log2(faces) bits (measured)."""
+    return n * (faces - 1) // 2 * (4 + n * faces.bit_length() // 500) + 1
 
 
 def power_cost(span: int, unit_bits: int, n: int) -> int:
@@ -215,6 +241,7 @@ def keep(
     keep: int,
     highest: bool,
     score: Callable[[int], int],
+    budget: Budget | None = None,
 ) -> Weights:
     """The sum of `score(value)` over the `keep` highest (or lowest) of a multiset of dice.
 
@@ -224,6 +251,7 @@ def keep(
     Placing a[i] dice of group i on value v weighs C(r[i], a[i]) * w_i(v) ** a[i]; when the
     kept count is reached, the other dice can be anywhere worse, which is one closed-form
     term: prod((w_i(v) + below_i) ** r_i) minus the placements that do not reach it.
+    `budget`: its deadline is watched at every state.
     """
     ns = tuple(n for n, _ in groups)
     totals = [sum(d.values()) for _, d in groups]
@@ -240,6 +268,8 @@ def keep(
         g = score(v)
         new: dict[tuple[int, ...], Weights] = {}
         for placed, sums in states.items():
+            if budget is not None:
+                budget.on_time()
             need = keep - sum(placed)
             rem = [n - p for n, p in zip(ns, placed, strict=True)]
             full = math.prod((w + b) ** r for w, b, r in zip(ws, below, rem, strict=True))

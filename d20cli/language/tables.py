@@ -266,7 +266,9 @@ def _start(entry: Entry) -> tuple[int, int]:
 
 
 def _support(expr: Expr, die_text: str, line: int | None) -> list[int]:
-    """The totals the die can show, lowest first."""
+    """The totals the die can show, lowest first: those of its exact distribution, or,
+    when that is too costly (`1000000d6kh1`, which rolls as a `roll` of it does), every
+    total from its lowest to its highest."""
     from d20cli.dice.distribution import distribution
     from d20cli.dice.weights import TooCostly
 
@@ -276,7 +278,7 @@ def _support(expr: Expr, die_text: str, line: int | None) -> list[int]:
     try:
         dist = distribution(expr, max_states=200_000)
     except TooCostly:
-        raise _Bad(f"die {die_text!r} is too costly to work out", line) from None
+        return list(range(int(lo), int(hi) + 1))
     except D20Error as err:
         raise _Bad(f"die {die_text!r}: {err.message}", line) from None
     if dist.truncated:

@@ -49,7 +49,11 @@ def _die_line(detail: Mapping[str, Any], indent: str, name: str | None = None) -
     if name is not None:
         line.append((f"table {name}: ", "bold"))
     line += [(str(detail.get("die", "")), "cyan"), (" (", "dim")]
-    line += dice_segments(_dice(detail.get("roll_dice", ())))
+    many = detail.get("roll_dice_summary")
+    if isinstance(many, Mapping):
+        line += summary_segments(DiceSummary.from_json(dict(many)))
+    else:
+        line += dice_segments(_dice(detail.get("roll_dice", ())))
     line += [(")", "dim"), ("  = ", ""), (str(detail.get("roll", "")), "bold yellow")]
     line += [(ARROW, "dim"), (f"entry {detail.get('entry', '')}", "")]
     return line

@@ -10,11 +10,14 @@ from the top of the roll, so `{1d4+2} goblins` says how likely 6 goblins are in 
 
 Bounded: the odds of one table list at most MAX_LINES rolls and entries in all (nested
 tables are repeated where they are reached), and every distribution has the odds'
-usual step budget (TooCostly suggests nothing better: tables are not simulated).
+usual step budget (TooCostly suggests nothing better: tables are not simulated), and
+all of them together, requests included, one odds deadline (`walk.ODDS_DEADLINE`).
 """
 
 from __future__ import annotations
 
+import functools
+import time
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
@@ -26,6 +29,7 @@ from d20cli.errors import D20Error
 from d20cli.frozen import field, frozen
 from d20cli.language.table_parts import Part, parsed
 from d20cli.language.tables import Entry, Table
+from d20cli.probability import walk
 from d20cli.probability.model import ratio
 
 MAX_LINES = 5000  # entries and rolls listed in one table's odds
@@ -120,8 +124,10 @@ def table_odds(
             f"the odds of table {name!r} would list {size:,} entries and rolls "
             f"(at most {MAX_LINES:,})"
         )
-    budget = Budget(MAX_STEPS, f"table {name}")
-    return _Odds(tables, system_for, request_odds or _engine_odds, budget).table(name, Fraction(1))
+    budget = Budget(MAX_STEPS, f"table {name}", time.monotonic() + walk.ODDS_DEADLINE)
+    if request_odds is None:
+        request_odds = functools.partial(_engine_odds, deadline=budget.deadline)
+    return _Odds(tables, system_for, request_odds, budget).table(name, Fraction(1))
 
 
 def _size(name: str, tables: Mapping[str, Table], seen: dict[str, int]) -> int:
@@ -133,11 +139,18 @@ def _size(name: str, tables: Mapping[str, Table], seen: dict[str, int]) -> int:
     return seen[name]
 
 
-def _engine_odds(part: Part, system: str | None) -> tuple[dict[str, Fraction], dict[str, str]]:
+def _engine_odds(
+    part: Part, system: str | None, deadline: float | None = None
+) -> tuple[dict[str, Fraction], dict[str, str]]:
     from d20cli.probability.engine import odds_of
 
     request = parsed(part)
-    odds = odds_of(part.body, system or "levelup", parse=lambda _text: request)  # type: ignore[arg-type,return-value]
+    odds = odds_of(
+        part.body,
+        system or "levelup",
+        parse=lambda _text: request,  # type: ignore[arg-type,return-value]
+        deadline=deadline,
+    )
     return dict(odds.ordered_outcomes()), dict(odds.labels)
 
 
@@ -174,6 +187,7 @@ class _Odds:
         return TableOdds(name, table.die, self.system_for(table.system), overall, tuple(entries))
 
     def roll(self, part: Part, table: Table, entry: Entry, overall: Fraction) -> RollOdds:
+        self.budget.on_time()
         try:
             if part.kind == "table":
                 return RollOdds("table", part.body, table=self.table(part.body, overall))

@@ -37,9 +37,12 @@ ODDS_DEADLINE = 10.0  # seconds
 MAX_PATH_DICE = 10_000  # dice one replayed case may roll (a reroll walk never ends)
 
 
-def odds_budget(text: str) -> Budget:
-    """The budget one odds request shares between its distributions and its walk."""
-    return Budget(ODDS_STEPS, text, deadline=time.monotonic() + ODDS_DEADLINE)
+def odds_budget(text: str, deadline: float | None = None) -> Budget:
+    """The budget one odds request shares between its distributions and its walk; its
+    deadline is ODDS_DEADLINE from now unless the caller gives an earlier one (the odds
+    of a table, all of its requests together)."""
+    own = time.monotonic() + ODDS_DEADLINE
+    return Budget(ODDS_STEPS, text, deadline=own if deadline is None else min(own, deadline))
 
 
 def _too_costly(detail: str) -> TooCostly:

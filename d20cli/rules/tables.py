@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from d20cli.dice.evaluate import evaluate
+from d20cli.dice.evaluated import Evaluated, summarise
 from d20cli.dice.roller import Roller
 from d20cli.dice.tree import LIST_LIMIT
 from d20cli.errors import D20Error
@@ -43,32 +44,63 @@ def roll_table(
 ) -> Result:
     """One roll of table `name` (which, with every table it reaches, is in `tables`)."""
     table = tables[name]
-    dice: list[Die] = []
+    dice = _Dice()
     detail = _roll(table, tables, roller, system_for, dice)
-    many = len(dice) > LIST_LIMIT  # as a `roll` of many dice: a summary instead
+    many = dice.count > LIST_LIMIT  # as a `roll` of many dice: a summary instead
     return Result(
         request=request,
         system=system_for(table.system).id,
         verb="table",
-        dice=() if many else tuple(dice),
+        dice=() if many else tuple(dice.listed()),
         total=detail["roll"],
-        dice_summary=summary(dice) if many else None,
+        dice_summary=dice.summary() if many else None,
         detail=detail,
     )
 
 
-def summary(dice: list[Die]) -> DiceSummary:
-    """Count, kept count, face histogram and sizes of `dice`."""
-    faces = Counter(d.face for d in dice)
-    kept = sum(d.kept for d in dice)
-    sides = tuple(sorted({d.sides for d in dice}))
-    return DiceSummary(count=len(dice), kept=kept, faces=dict(faces), sides=sides)
+class _Dice:
+    """The dice of one table roll, in roll order: a rolled expression's are kept as its
+    evaluation (its faces), made into `Die`s only when the roll lists them (at most
+    LIST_LIMIT), so a die of a million dice costs what a `roll` of it costs."""
+
+    def __init__(self) -> None:
+        self.parts: list[Evaluated | list[Die]] = []
+        self.count = 0
+
+    def add(self, part: Evaluated | list[Die]) -> None:
+        self.parts.append(part)
+        self.count += len(part) if isinstance(part, list) else part.die_count
+
+    def listed(self) -> list[Die]:
+        out: list[Die] = []
+        for part in self.parts:
+            out.extend(part if isinstance(part, list) else part.dice())
+        return out
+
+    def summary(self) -> DiceSummary:
+        """Count, kept count, face histogram and sizes of every die."""
+        faces: Counter[int] = Counter()
+        kept = 0
+        sides: set[int] = set()
+        for part in self.parts:
+            if isinstance(part, list):
+                faces.update(d.face for d in part)
+                kept += sum(d.kept for d in part)
+                sides.update(d.sides for d in part)
+                continue
+            one = summarise(part)
+            faces.update(one.faces)
+            kept += one.kept
+            sides.update(one.sides)
+        return DiceSummary(self.count, kept, dict(faces), tuple(sorted(sides)))
 
 
-def _dice_json(dice: list[Die]) -> dict[str, Any]:
-    if len(dice) > LIST_LIMIT:
-        return {"dice": [], "dice_summary": summary(dice).to_json()}
-    return {"dice": [d.to_json() for d in dice]}
+def _dice_json(tree: Evaluated, key: str = "dice") -> dict[str, Any]:
+    """The dice of one rolled expression: listed, or past LIST_LIMIT their summary under
+    `{key}_summary` (and `key` empty)."""
+    if tree.die_count > LIST_LIMIT:
+        return {key: [], f"{key}_summary": summarise(tree).to_json()}
+    return {key: [d.to_json() for d in tree.dice()]}
 
 
 def _roll(
@@ -76,11 +108,10 @@ def _roll(
     tables: Mapping[str, Table],
     roller: Roller,
     system_for: SystemFor,
-    dice: list[Die],
+    dice: _Dice,
 ) -> dict[str, Any]:
     evaluated = evaluate(table.expr, roller, role="table")
-    own = evaluated.dice()
-    dice.extend(own)
+    dice.add(evaluated)
     entry = table.entry_for(evaluated.total)
     if entry is None:  # a checked table has no gap: only a hand-made Table gets here
         raise D20Error(f"{table.source}: no entry for {evaluated.total}")
@@ -105,7 +136,7 @@ def _roll(
         "roll": evaluated.total,
         "entry": entry.key,
         "text": "".join(text).strip(),
-        "roll_dice": [d.to_json() for d in own],
+        **_dice_json(evaluated, "roll_dice"),
         "nested": nested,
     }
 
@@ -121,7 +152,7 @@ def _part(
     tables: Mapping[str, Table],
     roller: Roller,
     system_for: SystemFor,
-    dice: list[Die],
+    dice: _Dice,
 ) -> dict[str, Any]:
     if part.kind == "table":
         inner = _roll(tables[part.body], tables, roller, system_for, dice)
@@ -129,20 +160,19 @@ def _part(
     what = parsed(part)
     if part.kind == "dice":
         evaluated = evaluate(what, roller)  # type: ignore[arg-type]
-        own = evaluated.dice()
-        dice.extend(own)
+        dice.add(evaluated)
         return {
             "kind": "dice",
             "expression": part.body,
             "total": evaluated.total,
             "text": str(evaluated.total),
-            **_dice_json(own),
+            **_dice_json(evaluated),
         }
     request: Any = what
     if getattr(request, "repeat", 1) != 1 or getattr(request, "parts", ()):
         raise D20Error(f"{{{part.body[:60]}}}: one roll in a pair of braces")
     result = system_for(table.system).resolve(request, roller)
-    dice.extend(result_dice(result))
+    dice.add(result_dice(result))
     return {
         "kind": "request",
         "request": part.body,

@@ -1,0 +1,161 @@
+"""The cost of exact odds (issue 31, items 10 and 11): the big fractions a distribution's
+weights become are estimated before the work (support size x digits), the deadline is
+watched inside the arithmetic, the odds of a table share one deadline, and a table's die
+is rolled with the budgets and the memory of a plain roll."""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import d20
+
+from d20cli.dice import distribution
+from d20cli.dice.evaluated import EvalDice
+from d20cli.dice.roller import make_roller
+from d20cli.dice.weights import Budget, TooCostly, keep
+from d20cli.errors import BudgetError
+from d20cli.language.dice_grammar import parse_expression
+from d20cli.language.tables import read_table
+from d20cli.probability import walk
+from d20cli.probability.engine import odds_of
+from d20cli.probability.tables import table_odds
+from d20cli.rules import get_system
+from d20cli.rules.tables import roll_table
+
+SQUARES = "{" + ",".join(str(i * i) for i in range(1, 1001)) + "}"  # 1,000 spread faces
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1000000d6kh1",  # six totals, 2.6 million bits each
+        "100000d20kl1",
+        "20000d20kh1",
+        f"3d{SQUARES}",  # the values span 1,000,000, not 1,000 faces
+        f"10d{SQUARES}",
+        "2000d6",
+        "(1d100)d100",  # a mixture of a hundred sums
+    ],
+)
+def test_big_weights_are_refused_before_the_work(text: str) -> None:
+    budget = Budget(distribution.DEFAULT_MAX_STATES, text)
+    with pytest.raises(TooCostly, match="--simulate N"):
+        distribution.distribution(parse_expression(text), budget=budget)
+    assert budget.spent < budget.limit // 10  # refused by the estimate, not midway
+
+
+def test_the_weights_of_a_sum_are_charged_as_they_are_made() -> None:
+    # each term alone is cheap; their sum's weights (34,576 bits) are not
+    text = "+".join(["2000d20kh1"] * 4)
+    assert distribution.distribution(parse_expression("2000d20kh1")).denominator == 20**2000
+    with pytest.raises(TooCostly, match="too costly"):
+        distribution.distribution(parse_expression(text))
+
+
+@pytest.mark.parametrize("text", ["100d100", "300d20", "1000d20kh1", "4d6kh3", "(2d6)d20"])
+def test_what_is_quick_is_still_exact(text: str) -> None:
+    dist = distribution.distribution(parse_expression(text))
+    assert sum(dist.counts.values()) == dist.denominator
+    assert math.gcd(*dist.counts.values()) == 1
+
+
+def test_odds_roll_refuses_big_fractions_at_once(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(TooCostly, match="--simulate N"):
+        odds_of("roll 100000d20kl1", "levelup")
+    code, _, err = d20(["roll", f"3d{SQUARES}", "--odds", "--seed", "1"], capsys)
+    assert code == 2 and "too costly to compute" in err
+
+
+def test_the_deadline_is_watched_inside_the_keep_loop() -> None:
+    late = Budget(10**12, "30d6kh10", deadline=time.monotonic() - 1)
+    with pytest.raises(TooCostly, match="deadline"):
+        keep([(30, {f: 1 for f in range(1, 7)})], 10, True, lambda v: v, late)
+    assert keep([(2, {1: 1, 2: 1})], 1, True, lambda v: v, Budget(10**6, "2d2kh1")) == {
+        1: 1,
+        2: 3,
+    }
+
+
+def test_odds_roll_has_the_odds_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(walk, "ODDS_DEADLINE", -1.0)
+    with pytest.raises(TooCostly, match="deadline"):
+        odds_of("roll 4d6kh3", "levelup")
+
+
+def test_a_request_keeps_an_earlier_deadline_it_is_given() -> None:
+    with pytest.raises(TooCostly, match="deadline"):
+        odds_of("check +4 vs 13 adv", "levelup", deadline=time.monotonic() - 1)
+
+
+def _table(text: str, name: str = "t") -> dict[str, object]:
+    table, problems = read_table(text, name, f"{name}.toml")
+    assert table is not None and not problems, problems
+    return {name: table}
+
+
+def test_the_odds_of_a_table_share_one_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    # dice rolls only: their distributions share the table's budget and its deadline
+    tables = _table('die = "1d2"\n[entries]\n"1" = "{1d4} rats"\n"2" = "{2d6} bats"\n')
+    assert table_odds("t", tables, lambda key: "levelup").entries  # type: ignore[arg-type]
+    monkeypatch.setattr(walk, "ODDS_DEADLINE", -1.0)
+    with pytest.raises(TooCostly, match="deadline"):
+        table_odds("t", tables, lambda key: "levelup")  # type: ignore[arg-type]
+
+
+HUGE = 'die = "1000000d6kh1"\n[entries]\n"1-5" = "a rat"\n"6" = "an owlbear"\n'
+
+
+def test_a_table_whose_die_is_too_costly_to_work_out_still_reads() -> None:
+    # its totals are those of its range (its exact distribution is refused at once)
+    tables = _table(HUGE)
+    assert [e.key for e in tables["t"].entries] == ["1-5", "6"]  # type: ignore[attr-defined]
+
+
+def test_a_table_of_many_dice_keeps_their_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    tables = _table(HUGE.replace("1000000d6kh1", "5000d6kh1"))
+    # no die of them is made into a Die: the roll keeps their faces, as a `roll` does
+    monkeypatch.setattr(EvalDice, "term_dice", lambda self: pytest.fail("Dice were made"))
+    system = get_system("levelup")
+    result = roll_table("t", tables, make_roller(1), lambda key: system, "table t")  # type: ignore[arg-type]
+    assert result.dice == ()
+    assert result.dice_summary is not None and result.dice_summary.count == 5000
+    assert result.detail["roll_dice"] == []
+    assert result.detail["roll_dice_summary"]["count"] == 5000
+
+
+def test_a_table_die_has_the_dice_budget_of_a_roll(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "huge.toml"
+    path.write_text(HUGE.replace("1000000", "2000000"), encoding="utf-8")
+    code, _, table_err = d20(["table", str(path), "--seed", "1"], capsys)
+    assert code == 2
+    code, _, roll_err = d20(["roll", "2000000d6kh1", "--seed", "1"], capsys)
+    assert code == 2
+    assert "the dice budget" in table_err and table_err == roll_err
+    tables = _table(HUGE.replace("1000000", "2000000"))
+    system = get_system("levelup")
+    with pytest.raises(BudgetError, match="1,000,000 dice"):
+        roll_table("t", tables, make_roller(1), lambda key: system, "t")  # type: ignore[arg-type]
+
+
+def test_odds_compare_shares_one_deadline(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from d20cli.probability import engine
+
+    given: list[float | None] = []
+    real = engine.odds_of
+
+    def spy(*args: Any, deadline: float | None = None, **kwargs: Any) -> Any:
+        given.append(deadline)
+        return real(*args, deadline=deadline, **kwargs)
+
+    monkeypatch.setattr(engine, "odds_of", spy)
+    code, _, _ = d20(["odds", "compare", "check +1 vs 10", "check +2 vs 10 adv"], capsys)
+    assert code == 0
+    assert len(given) == 2 and given[0] is not None and given[0] == given[1]
