@@ -69,7 +69,7 @@ def test_rolls_as_a_character_are_logged_under_its_name(env: dict[str, str]) -> 
     assert rows[-1]["character"] == "aria" and rows[-1]["total"] == 16
     # faces forced with --dice are not evidence about the dice: --stats leaves them out
     said = d20(["log", "--stats"], env).stdout.splitlines()  # after the log's size
-    assert said[0].startswith("roll log: 1 rows, ") and said[1:] == ["no d20s logged yet"]
+    assert said[0].startswith("roll log: 1 row, ") and said[1:] == ["no d20s logged yet"]
     assert d20(["check", "stealth", "vs", "15", "--as", "aria", "-n", "50"], env).returncode == 0
     stats = d20(["log", "--stats"], env)
     assert stats.returncode == 0 and "aria: 50 d20s" in stats.stdout

@@ -58,7 +58,7 @@ def test_prune_before_a_date_says_how_many_it_deleted() -> None:
     assert r.exit_code == 0, r.stderr
     assert r.stdout.startswith("deleted 2 rolls; 2 left, ")
     assert requests() == ["roll c", "roll d"]
-    assert log("--prune", "--before", "1d", "--yes").stdout.startswith("deleted 1 rolls; 1 left")
+    assert log("--prune", "--before", "1d", "--yes").stdout.startswith("deleted 1 roll; 1 left")
     assert requests() == ["roll d"]
 
 
@@ -127,7 +127,7 @@ def test_a_prune_never_deletes_the_open_sealed_sessions_rows() -> None:
     )
     assert requests() == ["roll sealed 0", "roll sealed 1", "roll newest"]
     r = log("--prune", "--before", "1d", "--yes")
-    assert "deleted 1 rolls; 2 left" in r.stdout
+    assert "deleted 1 roll; 2 left" in r.stdout
     assert requests() == ["roll sealed 0", "roll sealed 1"]
 
 

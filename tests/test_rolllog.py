@@ -390,7 +390,7 @@ def test_log_errors_and_clear(monkeypatch: pytest.MonkeyPatch) -> None:
     r = runner.invoke(log_app, ["--clear", "-c", "aria"], input="n\n")
     assert opened().rolls.count() == 2
     r = runner.invoke(log_app, ["--clear", "-c", "aria", "--yes"])
-    assert "deleted 1 rolls" in r.stdout and opened().rolls.count() == 1
+    assert "deleted 1 roll" in r.stdout and opened().rolls.count() == 1
     runner.invoke(log_app, ["--clear"], input="y\n")
     assert opened().rolls.count() == 0
 

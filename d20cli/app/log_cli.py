@@ -186,7 +186,8 @@ def _clear(store: Rolls, character: str | None, yes: bool, out: Output) -> None:
     question = visible(f"delete {who} {n:,} logged rolls?")
     if not yes and not typer.confirm(question, default=False):
         raise typer.Exit(int(ExitStatus.OK))
-    out.text(f"deleted {store.clear(character):,} rolls")
+    gone = store.clear(character)
+    out.text(f"deleted {gone:,} roll{'s' if gone != 1 else ''}")
     log_prune.vacuum(store, out)
 
 
@@ -436,7 +437,8 @@ def _stats(store: Rolls, only: LogFilter, out: Output, json: bool, no_color: boo
     if json:
         out.json([{**f.to_json(), **seen.to_json(f.character)} for f in found])
         return
-    out.text(f"roll log: {size.rows:,} rows, {size.bytes:,} bytes on disk")
+    rows = f"{size.rows:,} row{'s' if size.rows != 1 else ''}"
+    out.text(f"roll log: {rows}, {size.bytes:,} bytes on disk")
     if not found:
         out.text("no d20s logged yet" + (f" for {only.character}" if only.character else ""))
         return

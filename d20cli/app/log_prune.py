@@ -54,7 +54,8 @@ def prune(store: Rolls, before: str | None, keep: int | None, yes: bool, out: Ou
     note = "; the open sealed session's rolls are kept" if sealed else ""
     left = store.count()
     out.text(
-        f"deleted {gone:,} rolls; {left:,} left, {store.db.disk_bytes():,} bytes on disk{note}"
+        f"deleted {gone:,} roll{'s' if gone != 1 else ''}; {left:,} left, "
+        f"{store.db.disk_bytes():,} bytes on disk{note}"
     )
 
 
