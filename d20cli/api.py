@@ -329,7 +329,25 @@ def _rolled(
                 at.start() + 1 if at else None,
             )
         resolve = rules.resolve if who is None else rolling.through(rules.resolve, (who,))
-        return tuple(rolling.results(parsed, resolve, roller, repeat, work))
+        try:
+            return tuple(rolling.results(parsed, resolve, roller, repeat, work))
+        except BudgetError as err:  # the roller's words are the command line's
+            raise BudgetError(_api_words(err.message), err.text, err.column) from None
+
+
+#: How a budget error names its way out on the command line, and in the API.
+_WAYS_OUT = (
+    ("raise it with --work N or D20_WORK", "raise it with work=N"),
+    ("raise it with --budget N or D20_BUDGET", "raise it with budget=N"),
+    ("this command", "this call"),
+    ("of one command", "of one call"),
+)
+
+
+def _api_words(message: str) -> str:
+    for command_line, api in _WAYS_OUT:
+        message = message.replace(command_line, api)
+    return re.sub(r"' --repeat ([0-9,]+) ", r"' with repeat=\1 ", message)
 
 
 class _Read(NamedTuple):

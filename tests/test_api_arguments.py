@@ -124,8 +124,15 @@ def test_a_character_of_the_wrong_shape_is_a_type_error() -> None:
 
 def test_the_api_has_the_work_budget_of_the_command_line() -> None:
     # 60 runs of a million dice: refused before a die is rolled (no results are made)
-    with pytest.raises(d20cli.BudgetError, match="20,000,000"):
+    with pytest.raises(d20cli.BudgetError, match="20,000,000") as caught:
         d20cli.roll_all("1000x1000d6", repeat=60, seed=1)
+    # the way out is the API's, not the command line's
+    assert caught.value.message.endswith(
+        "with repeat=60 rolls at least 60,000,000 dice in "
+        "all, more than 20,000,000 (the work budget of one call); raise it with work=N"
+    )
+    with pytest.raises(d20cli.BudgetError, match=r"raise it with budget=N$"):
+        d20cli.roll("1000000d6", budget=10)
     assert len(d20cli.roll_all("3x 2d6", repeat=2, seed=1, work=12)) == 6
     with pytest.raises(d20cli.BudgetError, match="more than 11"):
         d20cli.roll_all("3x 2d6", repeat=2, seed=1, work=11)
