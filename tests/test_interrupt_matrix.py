@@ -1,7 +1,8 @@
 """Killed, interrupted, locked (issue 31, item 1): whatever stops a run, it never shows a
 line whose roll is not in the log (rows logged >= lines shown).
 
-The matrix, on the real program: a standard-input batch and the shell on a terminal;
+The matrix, on the real program: a standard-input batch (also in a sealed session, whose
+export then verifies every roll shown) and the shell on a terminal;
 stopped by SIGINT (Ctrl-C), SIGTERM, SIGHUP, kill -9, or the reader going away (a closed
 pipe, without a lock; for the shell, a closed terminal is SIGHUP); with no lock, or with
 another process holding the state database (BEGIN EXCLUSIVE) from the middle of the run
@@ -14,11 +15,13 @@ would wait two minutes, and the test would time out if Ctrl-C waited as long.
 from __future__ import annotations
 
 import io
+import json
 import os
 import random
 import re
 import signal
 import subprocess
+import sys
 import threading
 import time
 from contextlib import ExitStack
@@ -109,12 +112,15 @@ class Reader(threading.Thread):
 
 
 def _batch(
-    tmp_path: Path, stop: str, locked: bool, target: int
+    tmp_path: Path, stop: str, locked: bool, target: int, sealed: bool = False
 ) -> tuple[int | None, bytes, str, int]:
     """`d20 < batch` of `check +5 vs 15 --json` lines, stopped by `stop` once `target`
-    lines were shown (locked: once it waits for the lock another process took then):
-    its status, what it showed, its stderr, and the rows logged."""
+    lines were shown (locked: once it waits for the lock another process took then;
+    sealed: in a sealed session): its status, what it showed, its stderr, and the rows
+    logged."""
     state, db = _database(tmp_path)
+    if sealed:
+        _d20(state, "seal")
     batch = tmp_path / "batch"
     batch.write_bytes(b"check +5 vs 15 --json\n" * 60_000)
     errors = tmp_path / "stderr"
@@ -150,6 +156,53 @@ def _batch(
 
 
 EXPECTED = {"SIGINT": 130, "SIGTERM": -15, "SIGHUP": -1, "SIGKILL": -9, "pipe": 0}
+
+
+def _d20(state: Path, *args: str) -> str:
+    run = subprocess.run(
+        [sys.executable, "-m", "d20cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=_env(state),
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert "Traceback" not in run.stderr, run.stderr
+    return run.stdout
+
+
+@pytest.mark.parametrize(
+    ("stop", "locked"), [("SIGINT", False), ("SIGKILL", False), ("SIGINT", True)]
+)
+def test_a_sealed_batch_stopped_shows_only_what_verify_finds(
+    tmp_path: Path, stop: str, locked: bool
+) -> None:
+    """In a sealed session: every roll shown is in the session's export and verifies as
+    shown; what verify reports beyond that is only positions no shown roll had (taken by
+    the stopped run and never rolled)."""
+    target = random.randrange(1, 3000)
+    status, shown, _, logged = _batch(tmp_path, stop, locked, target, sealed=True)
+    results = [json.loads(line) for line in shown.splitlines()]
+    assert logged >= len(results) >= (0 if locked else target), (target, status)
+    state = tmp_path / "state"
+    _d20(state, "unseal")
+    seed = json.loads(_d20(state, "unseal", "--show", "1", "--json"))["seed"]
+    export = tmp_path / "rolls.json"
+    export.write_text(_d20(state, "log", "--export", "json", "--session", "1"), "utf-8")
+    rows = {row["position"]: row for row in json.loads(export.read_text("utf-8"))}
+    for result in results:  # each shown roll is its session's row, as shown
+        row = rows[result["sealed"]["position"]]
+        assert row["total"] == result["total"] and row["receipt"][:12] == result["receipt"]["hash"]
+    receipts = tmp_path / "seen.txt"
+    receipts.write_bytes(shown)
+    seen = ["--receipts", str(receipts)] if results else []
+    lines = _d20(state, "verify", str(export), seed, "--rows", *seen).splitlines()
+    assert not [line for line in lines if "FAILED" in line], lines[-3:]
+    missing: set[int] = set()
+    for lo, hi in re.findall(r"positions? ([0-9]+)(?:-([0-9]+))?: MISSING", "\n".join(lines)):
+        missing.update(range(int(lo), int(hi or lo) + 1))
+    assert not missing & {r["sealed"]["position"] for r in results}
 
 
 @pytest.mark.parametrize("stop", [*STOPS, "pipe"])
