@@ -28,6 +28,7 @@ from d20cli.errors import NotSaved, StateError
 from d20cli.store import database, seal_marker, sealing
 from d20cli.store.database import Database, db_path
 from tests.state_helpers import close_opened, output
+from tests.test_seal import rechain
 
 runner = CliRunner()
 
@@ -64,6 +65,13 @@ def verify_lines(tmp_path: Path, seed: str) -> tuple[int, list[str]]:
     path.write_text(ok(["log", "--export", "json"]).stdout, encoding="utf-8")
     result = d20(["verify", str(path), seed])
     return result.exit_code, result.stdout.splitlines()
+
+
+def verify_rechained(rows: list[dict[str, Any]], seed: str, tmp_path: Path) -> Any:
+    """`d20 verify` of edited rows whose hash chain was made again (as a forger would)."""
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(rechain(rows)), encoding="utf-8")
+    return d20(["verify", str(path), seed])
 
 
 def first_d20(seed: str, position: int) -> int:
@@ -318,7 +326,6 @@ def test_a_table_roll_is_sealed_and_verify_rolls_it_again(tmp_path: Path) -> Non
     import copy
     import shutil
 
-    from d20cli.store.sealing import GENESIS, row_hash
     from d20cli.store.tables import tables_dir
 
     examples = Path(__file__).parent.parent / "examples" / "tables"
@@ -343,13 +350,7 @@ def test_a_table_roll_is_sealed_and_verify_rolls_it_again(tmp_path: Path) -> Non
     edited = copy.deepcopy(rows)
     files = edited[0]["replay"]["files"]
     files["road"] = 'system = "mm"\n' + files["road"]  # its requests rolled elsewhere
-    prev = GENESIS
-    for row in edited:
-        row["prev_hash"] = prev
-        row["hash"] = prev = row_hash(row)
-    path = tmp_path / "edited.json"
-    path.write_text(json.dumps(edited), encoding="utf-8")
-    result = d20(["verify", str(path), done["seed"]])
+    result = verify_rechained(edited, done["seed"], tmp_path)
     assert result.exit_code == 1
     assert result.stdout.splitlines()[0].startswith("row 1 (id 1, position 0): FAILED: edited")
 
@@ -386,7 +387,6 @@ def test_initiative_is_sealed_and_verify_rolls_it_again(tmp_path: Path) -> None:
     characters file or the order in the state database."""
     import copy
 
-    from d20cli.store.sealing import GENESIS, row_hash
     from tests.cli_helpers import write_sheet
 
     write_sheet('[aria]\nsystem = "levelup"\ninit = "+2"\n\n[bob]\nsystem = "levelup"\n')
@@ -417,13 +417,7 @@ def test_initiative_is_sealed_and_verify_rolls_it_again(tmp_path: Path) -> None:
     edited = json.loads(ok(["log", "--export", "json"]).stdout)
     edited = copy.deepcopy(edited)
     edited[1]["dice"][0]["face"] = 21 - edited[1]["dice"][0]["face"]
-    prev = GENESIS
-    for row in edited:
-        row["prev_hash"] = prev
-        row["hash"] = prev = row_hash(row)
-    path = tmp_path / "edited.json"
-    path.write_text(json.dumps(edited), encoding="utf-8")
-    result = d20(["verify", str(path), done["seed"]])
+    result = verify_rechained(edited, done["seed"], tmp_path)
     assert result.exit_code == 1
     assert any(  # (verify names the rows that fail, then its summary)
         line.startswith("row 2 (id 2, position 1): FAILED: edited")
