@@ -1,0 +1,212 @@
+"""The documentation is true: every `$ d20 ...` example of every page (README.md and
+docs/) runs and prints what the page shows (exactly where it fixes its dice with `--dice`
+or `--seed`, by shape elsewhere), the Python examples run, every shell line quotes what a
+shell would read, every command and option has a mention, and mkdocs.yml lists every page."""
+
+from __future__ import annotations
+
+import doctest
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from d20cli.app.cli import completion_commands
+from d20cli.app.options import OPTIONS
+from d20cli.language.vocabulary import ALIASES, SYSTEM_IDS, VERBS
+from tests.docs_pages import (
+    DOCS,
+    ROOT,
+    code_blocks,
+    env,
+    examples,
+    forced,
+    matches,
+    page_name,
+    pages,
+    shell_lines,
+)
+
+
+def _cases() -> list[tuple[str, int, str, list[str]]]:
+    found = []
+    for page in pages():
+        for n, (command, expected) in enumerate(examples(page.read_text(encoding="utf-8"))):
+            found.append((page_name(page), n, command, expected))
+    return found
+
+
+CASES = _cases()
+
+
+@pytest.fixture(scope="module")
+def homes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One home per page, its examples run in order: later ones use what earlier ones
+    made (a character, the roll log), as a reader following the page would."""
+    return {}
+
+
+def test_every_page_has_examples() -> None:
+    shown = {page for page, *_ in CASES}
+    assert "README.md" in shown and "docs/notation.md" in shown
+    assert len(CASES) >= 100
+
+
+@pytest.mark.parametrize(
+    ("page", "n", "command", "expected"), CASES, ids=[f"{c[0]}:{c[1]}" for c in CASES]
+)
+def test_example_runs_as_shown(
+    page: str,
+    n: int,
+    command: str,
+    expected: list[str],
+    homes: dict[str, Path],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    if page not in homes:
+        homes[page] = tmp_path_factory.mktemp("docs-home")
+    if not (Path(sys.executable).parent / "d20").exists():
+        command = re.sub(r"\bd20\b(?= )", f"{sys.executable} -m d20cli", command)
+    proc = subprocess.run(
+        ["bash", "-c", command],
+        capture_output=True,
+        text=True,
+        env=env(homes[page]),
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
+    assert "Traceback" not in proc.stderr
+    if any(line.startswith("d20: error") for line in expected):
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.splitlines() == expected
+        return
+    assert proc.returncode == 0, proc.stderr
+    if not expected:
+        return
+    if forced(command):
+        assert proc.stdout.splitlines() == expected
+    else:
+        assert matches(expected, proc.stdout.splitlines()), proc.stdout
+
+
+def test_output_is_matched_by_shape() -> None:
+    assert matches(["a ... c", "...", "z"], ["a b c", "x", "y", "z"])
+    assert matches(["...", "z"], ["z"])
+    assert not matches(["a ... c"], ["a b d"])
+    assert not matches(["a"], ["a", "b"])
+
+
+def test_the_python_examples_run() -> None:
+    """Each page's ```python blocks, in order, as one doctest session (later blocks use
+    what earlier ones made): every output as shown."""
+    parser = doctest.DocTestParser()
+    count = 0
+    for page in pages():
+        text = "\n".join(code_blocks(page.read_text(encoding="utf-8"), "python"))
+        if ">>>" not in text:
+            continue
+        test = parser.get_doctest(text, {}, page_name(page), str(page), 0)
+        runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+        runner.run(test)
+        assert runner.summarize(verbose=False).failed == 0, page
+        count += len(test.examples)
+    assert count >= 20
+
+
+#: Words a shell line may hold unquoted with a character the shell reads: its operators
+#: and redirections of the examples.
+SHELL_WORDS = {"&&", "||", "|", ";", ">", "2>", ">>", "<", ">&-", "2>&1", "2>/dev/null"}
+
+
+def unquoted_words(line: str) -> list[str]:
+    """The words of a shell line, each with its quoted parts left out."""
+    words: list[str] = []
+    word, quote, any_char = "", "", False
+    for ch in line:
+        if quote:
+            if ch == quote:
+                quote = ""
+            continue
+        if ch in "'\"":
+            quote, any_char = ch, True
+        elif ch.isspace():
+            if word or any_char:
+                words.append(word)
+            word, any_char = "", False
+        else:
+            word, any_char = word + ch, True
+    if word or any_char:
+        words.append(word)
+    return words
+
+
+def needs_quotes(line: str) -> list[str]:
+    """The words of a `d20` line that a shell would read as more than a word."""
+    bad = []
+    for word in unquoted_words(line.split(" # ")[0]):
+        if word in SHELL_WORDS or re.fullmatch(r"\$\(.*|.*\)|<\(.*", word):
+            continue
+        if re.search(r"[<>*(!&]", word.rstrip(";")):
+            bad.append(word)
+    return bad
+
+
+def test_needs_quotes_finds_what_a_shell_would_read() -> None:
+    assert needs_quotes("d20 roll 10d6 >= 5") == [">="]
+    assert needs_quotes("d20 roll 1d6! -s m&m") == ["1d6!", "m&m"]
+    assert needs_quotes("d20 roll '1d100 <= 45' -s 'm&m' > /dev/null && echo ok") == []
+
+
+@pytest.mark.parametrize("page", pages(), ids=page_name)
+def test_every_shell_line_is_quoted(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    bad = {line: needs_quotes(line) for line in shell_lines(text) if needs_quotes(line)}
+    assert not bad, f"quote these in {page_name(page)}: {bad}"
+
+
+def _docs_text() -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in sorted(DOCS.rglob("*.md")))
+
+
+def test_every_command_and_subcommand_has_a_mention() -> None:
+    """As sqlite-utils' test_docs.py: a command the docs pages never name fails."""
+    text = _docs_text()
+    missing = [f"d20 {verb}" for verb in VERBS if f"`{verb}" not in text]
+    for command in completion_commands(VERBS):
+        if f"d20 {command.name}" not in text:
+            missing.append(f"d20 {command.name}")
+        for sub in command.subcommands:
+            if not re.search(rf"\b{command.name} {sub}\b", text):
+                missing.append(f"d20 {command.name} {sub}")
+    assert not missing, f"no page mentions {missing}"
+
+
+def test_every_option_has_a_mention() -> None:
+    text = _docs_text()
+    names = {n for spec in OPTIONS for n in spec.names}
+    names |= {n for c in completion_commands(VERBS) for o in c.options for n in o.names}
+    missing = sorted(n for n in names if not re.search(rf"(?<![\w-]){n}(?![\w-])", text))
+    assert not missing, f"no page mentions {missing}"
+
+
+def test_mkdocs_lists_every_page() -> None:
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    listed = set(re.findall(r"([\w/-]+\.md)", nav))
+    on_disk = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")}
+    assert on_disk <= listed, on_disk - listed
+
+
+def test_the_systems_table_is_the_systems_data() -> None:
+    """docs/systems/index.md's table: every id with every alias `d20 systems` names."""
+    from d20cli.api import systems
+
+    page = (DOCS / "systems" / "index.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| [^|]+ \| `(\w+)` \(([^)]*)\) \|", page, flags=re.M)
+    assert [sid for sid, _ in rows] == list(SYSTEM_IDS)
+    for info, (sid, aliases) in zip(systems(), rows, strict=True):
+        assert sid == info.id
+        assert re.findall(r"`([^`]+)`", aliases) == list(info.aliases)
+        assert all(ALIASES[a] == sid for a in info.aliases)
