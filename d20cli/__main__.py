@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from d20cli.app.commands import COMMANDS
 from d20cli.app.streams import OutputFailed, guarded_streams, report
@@ -70,7 +70,7 @@ def dispatch(args: list[str]) -> int:
         from d20cli.app.help import run_help
         from d20cli.present.output import Output
 
-        return int(run_help(args[1:], Output()))
+        return int(run_help(args[1:], Output(), _command_group))
     if args and args[0].startswith("-") and not any(a in _VERSION for a in args):
         from d20cli.present.output import Output
 
@@ -87,7 +87,7 @@ def dispatch(args: list[str]) -> int:
         if words and words[0] == "help":
             from d20cli.app.help import run_help
 
-            return int(run_help([a for a in args if a != "help"], Output()))
+            return int(run_help([a for a in args if a != "help"], Output(), _command_group))
         if not words and not helping and opts is not None:
             if not sys.stdin.isatty():
                 from d20cli.app.stdin import run_stdin
@@ -137,6 +137,13 @@ def _open_closed_streams() -> None:
     for name, mode in (("stdin", "r"), ("stdout", "w"), ("stderr", "w")):
         if getattr(sys, name) is None:
             setattr(sys, name, open(os.devnull, mode, encoding="utf-8"))  # noqa: SIM115
+
+
+def _command_group() -> Any:
+    """The typer app's click group, for `d20 help COMMAND` (imported only then)."""
+    from d20cli.app.cli import command_group
+
+    return command_group()
 
 
 def main(argv: list[str] | None = None) -> int:

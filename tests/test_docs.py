@@ -6,10 +6,13 @@ shell would read, every command and option has a mention, and mkdocs.yml lists e
 from __future__ import annotations
 
 import doctest
+import importlib.util
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -210,3 +213,37 @@ def test_the_systems_table_is_the_systems_data() -> None:
         assert sid == info.id
         assert re.findall(r"`([^`]+)`", aliases) == list(info.aliases)
         assert all(ALIASES[a] == sid for a in info.aliases)
+
+
+def _make_docs() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("make_docs", ROOT / "scripts" / "make_docs.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_manual_page_and_the_notation_table_are_current() -> None:
+    """man/d20.1 and docs/notation.md's table are what scripts/make_docs.py makes from the
+    help data (run it after changing a verb, the notation, an option or a command)."""
+    make_docs = _make_docs()
+    assert (ROOT / "man" / "d20.1").read_text(encoding="utf-8") == make_docs.man_page()
+    page = (DOCS / "notation.md").read_text(encoding="utf-8")
+    assert make_docs.notation_page(page) == page
+
+
+def test_the_manual_page_names_every_verb_command_option_and_form() -> None:
+    from d20cli.app.commands import COMMANDS
+    from d20cli.language.vocabulary import DICE_NOTATION
+
+    page = (ROOT / "man" / "d20.1").read_text(encoding="utf-8").replace("\\-", "-")
+    assert all(f"\\fB{verb}\\fR" in page for verb in VERBS)
+    assert all(f".SS d20 {name}" in page for name in COMMANDS)
+    assert all(name in page for spec in OPTIONS for name in spec.names)
+    assert all(f"\\fB{form}\\fR" in page for form, _, _ in DICE_NOTATION)
+
+
+def test_the_wheel_ships_the_manual_page() -> None:
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    shared = pyproject["tool"]["hatch"]["build"]["targets"]["wheel"]["shared-data"]
+    assert shared["man/d20.1"] == "share/man/man1/d20.1"

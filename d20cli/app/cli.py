@@ -344,7 +344,15 @@ def help_command(ctx: typer.Context) -> None:
     """The words each verb takes, per system, with examples: d20 help [VERB]."""
     from d20cli.app.help import run_help
 
-    raise typer.Exit(int(run_help(list(ctx.args), Output())))
+    raise typer.Exit(int(run_help(list(ctx.args), Output(), command_group)))
+
+
+def command_group() -> Any:
+    """The app's click group: its commands' subcommands, arguments and options, as
+    `d20 COMMAND --help` shows them (`d20 help COMMAND` and the manual page read it)."""
+    import typer.main
+
+    return typer.main.get_command(app)
 
 
 def _add_seal_commands() -> None:

@@ -6,8 +6,10 @@ pipe), every wrapped line keeping its indent.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
+from d20cli.app.command_guide import GUIDE
 from d20cli.app.commands import COMMANDS
 from d20cli.app.options import HELP_FLAGS, OPTION_GROUPS, OPTIONS, OptionSpec, split_options
 from d20cli.errors import D20Error, ExitStatus, ParseError
@@ -24,13 +26,7 @@ from d20cli.present.help_view import (
 from d20cli.present.output import Output
 
 ODDS_SUMMARY = COMMANDS["odds"]
-ODDS_EXAMPLES: tuple[str, ...] = (
-    "odds check +5 vs 15 adv expertise=d6",
-    "odds roll 4d6dl1",
-    "odds attack +7 vs 15 dmg 1d8+4",
-    'odds compare "check +5 vs 15 adv" "check +5 vs 15 expertise=d8"',
-    "odds group +3, +5, -1, +2, +0, +4 vs 12 --simulate 100000",
-)
+ODDS_EXAMPLES: tuple[str, ...] = GUIDE["odds"].examples
 
 
 def option_name(spec: OptionSpec) -> str:
@@ -80,6 +76,80 @@ def verb_usage_lines(verb: str, width: int) -> list[str]:
     return lines
 
 
+class CommandInfo(NamedTuple):
+    """A command that is not a verb, as `d20 help COMMAND` and the manual page show it: its
+    line and usage, its subcommands, arguments and options (name, help), from the typer
+    app that `d20 COMMAND --help` reads, and the guide's paragraph and examples."""
+
+    name: str
+    summary: str
+    usage: str
+    about: str
+    subcommands: tuple[tuple[str, str], ...]
+    arguments: tuple[tuple[str, str], ...]
+    options: tuple[tuple[str, str], ...]
+    examples: tuple[str, ...]
+
+
+def _first_paragraph(text: str | None) -> str:
+    return " ".join((text or "").split("\n\n")[0].split())
+
+
+def command_info(name: str, group: Any = None) -> CommandInfo:
+    """What the guide and the typer app say about the command `name` (in COMMANDS).
+    `group`: the app's click group (d20cli.app.cli.command_group()), which the callers above
+    the app pass in; without it, the guide alone (the shell's help)."""
+    cmd = group.commands[name] if group is not None else None
+    subcommands = tuple(
+        (sub, _first_paragraph(c.help)) for sub, c in getattr(cmd, "commands", {}).items()
+    )
+    arguments: list[tuple[str, str]] = []
+    options: list[tuple[str, str]] = []
+    for p in cmd.params if cmd is not None else ():
+        if p.param_type_name == "argument":
+            arguments.append((p.name.upper(), _first_paragraph(getattr(p, "help", ""))))
+            continue
+        names = ", ".join(sorted((*p.opts, *p.secondary_opts), key=len))
+        value = "" if getattr(p, "is_flag", False) else f" {p.metavar or p.name.upper()}"
+        options.append((names + value, _first_paragraph(p.help)))
+    if name == "shell":  # it takes the options of a request
+        options = [(option_name(s), s.help) for s in OPTIONS if s.taken_by("check")]
+    words = " ".join(a for a, _ in arguments)
+    usage = (
+        f"d20 {name}"
+        + (" COMMAND [ARGS]..." if subcommands else "")
+        + (f" {words}" if words else "")
+    )
+    guide = GUIDE[name]
+    return CommandInfo(
+        name,
+        COMMANDS[name],
+        guide.usage or f"{usage} [OPTIONS]",
+        guide.about,
+        subcommands,
+        tuple(arguments),
+        tuple(options),
+        guide.examples,
+    )
+
+
+def command_lines(name: str, width: int, group: Any = None) -> list[str]:
+    """`d20 help COMMAND`: what the command is for, its usage, subcommands, arguments,
+    options and examples."""
+    info = command_info(name, group)
+    lines = [*paragraph(f"d20 {name}: {info.summary}", width, 0, 2), ""]
+    lines += [*paragraph(info.about, width), "", f"Usage: {info.usage}"]
+    for title, pairs in (
+        ("Commands", info.subcommands),
+        ("Arguments", info.arguments),
+        ("Options", info.options),
+    ):
+        if pairs:
+            lines += ["", f"{title}:", *rows(pairs, width)]
+    lines += ["", "Examples:", *example_lines(info.examples, width)]
+    return [*lines, "", f"More: d20 {name} --help"]
+
+
 def show_verb_help(tokens: Sequence[str], out: Output) -> ExitStatus:
     """`d20 VERB ... --help`: the verb's usage and options (the first token is the verb,
     or `odds`); an unknown first word is an error."""
@@ -96,9 +166,17 @@ def show_verb_help(tokens: Sequence[str], out: Output) -> ExitStatus:
     return ExitStatus.OK
 
 
-def help_lines(topic: str | None, system: str | None = None) -> list[str]:
+def help_lines(
+    topic: str | None,
+    system: str | None = None,
+    *,
+    only: bool = False,
+    group: Callable[[], Any] | None = None,
+) -> list[str]:
     """`d20 help [TOPIC]`: the overview, a verb's words in every system (the given system
-    first), `odds`'s usage, or where a command's help is. ParseError for anything else."""
+    only, or with `only` False first, as the shell's help shows them), `odds`'s usage and
+    options, or what a command is for (command_lines; `group` gives the typer app's click
+    group, for its subcommands and options). ParseError for anything else."""
     width = help_width()
     if topic is None:
         return overview_lines(width)
@@ -107,28 +185,38 @@ def help_lines(topic: str | None, system: str | None = None) -> list[str]:
         from d20cli.language.vocabulary import SYSTEM_IDS
 
         order = list(SYSTEM_IDS)
-        if system is not None:
+        if system is not None:  # that system only, or first (the shell's)
             from d20cli.rules import system_id
 
             first = system_id(system)
-            order = [first, *(s for s in order if s != first)]
+            order = [first] if only else [first, *(s for s in order if s != first)]
         return verb_lines(word, width, order)
     if word == "odds":
-        return verb_usage_lines("odds", width)
-    if word in COMMANDS or word == "help":
-        text = COMMANDS.get(word, "the words each verb takes, per system, with examples")
-        return [*paragraph(f"d20 {word}: {text}", width, 0, 2), f"More: d20 {word} --help"]
+        about = paragraph(GUIDE["odds"].about, width)
+        return [
+            *paragraph(f"d20 odds: {ODDS_SUMMARY}", width, 0, 2),
+            "",
+            *about,
+            "",
+            *verb_usage_lines("odds", width),
+        ]
+    if word in COMMANDS:
+        return command_lines(word, width, group() if group is not None else None)
     raise ParseError(unknown_topic(topic, [*VERBS, *COMMANDS]))
 
 
-def run_help(args: Sequence[str], out: Output) -> ExitStatus:
-    """`d20 help [TOPIC] [-s ID]`: print the help; an unknown topic is an error (exit 2)."""
+def run_help(
+    args: Sequence[str], out: Output, group: Callable[[], Any] | None = None
+) -> ExitStatus:
+    """`d20 help [TOPIC] [-s ID]`: print the help; an unknown topic is an error (exit 2).
+    `group`: what gives the typer app's click group, for a command's subcommands and
+    options (typer is imported only for a command's help)."""
     try:
         words, opts = split_options(list(args))
         if len(words) > 1:
             raise ParseError(f"help takes one verb or command, not {' '.join(words)[:60]!r}")
         system = opts.system or None
-        out.text("\n".join(help_lines(words[0] if words else None, system)))
+        out.text("\n".join(help_lines(words[0] if words else None, system, only=True, group=group)))
     except D20Error as err:
         out.error(err)
         return ExitStatus.BAD_INPUT

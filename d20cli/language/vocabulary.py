@@ -290,13 +290,66 @@ ALIASES: dict[str, str] = {
 }
 
 
-#: The dice notation in brief, for `d20 help roll` (the README has all of it).
-DICE_NOTATION: tuple[tuple[str, str], ...] = (
-    ("NdS", "N dice of S sides: 3d6, d20, 1d100 (d% too), dF (fate)"),
-    ("kh / kl / dh / dl", "keep highest / lowest, drop highest / lowest: 4d6kh3, 2d20kl1"),
-    ("! / !!", "explode on the highest face / compound: 1d6!, 1d10!>=9"),
-    ("r / ro", "reroll while the face matches / once: 2d6r1, 2d6ro<3"),
-    ("Nx EXPR", "N separate results: 6x 4d6kh3"),
-    ("[label]", "name a part: 1d8[slashing] + 2d6[fire]"),
-    ("adv / dis", "on a lone 1d20: two d20s, keep the higher / lower"),
+#: Every form of the dice notation: (form, meaning, examples). `d20 help roll`, the notation
+#: table of docs/notation.md and the manual page are made from it; tests roll every example.
+DICE_NOTATION: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    (
+        "NdS",
+        "N dice of S sides (d% is 1-100, dF a Fudge die: -1, 0, +1)",
+        ("2d6", "d20", "d%", "dF"),
+    ),
+    ("(EXPR)dS", "a computed number of dice", ("(1+1)d6",)),
+    (
+        "kh / kl / dh / dl",
+        "keep highest / lowest, drop highest / lowest",
+        ("4d6kh3", "2d20kl1", "4d6dl1"),
+    ),
+    ("k / d", "keep highest / drop lowest; without a count, 1", ("4d6k3", "4d6d1", "2d20kh")),
+    ("!", "explode on the highest face, or on a compare point", ("1d6!", "1d10!>=9")),
+    ("!!", "compound: the extra dice add into one die", ("1d6!!",)),
+    ("!p / !!p", "penetrate: every extra die counts one less", ("1d6!p", "1d10!p>=9")),
+    ("r / ro", "reroll while the face matches / reroll once", ("2d6r1", "2d6r<=2", "2d6ro<3")),
+    ("r1r2", "chained rerolls: reroll on any of the points", ("2d6r1r2", "2d6ro1ro2")),
+    ("u", "unique: a face another die shows is rolled again", ("6d6u", "4d6ukh3")),
+    ("s / sa / sd", "sort the dice shown (the total is unchanged)", ("4d6s", "4d6sd")),
+    (
+        "cs / cf",
+        "mark critical successes / failures (no effect on the total)",
+        ("1d20cs>19", "1d20cs20cf1"),
+    ),
+    ("mi / ma", "each die at least / at most a value", ("4d6mi2", "4d6ma5")),
+    (
+        "NdS>=T fF",
+        "a dice pool: count the dice that meet T, minus failures",
+        ("6d10>=7", "6d10>=7f1"),
+    ),
+    ("+ - * / ( )", "arithmetic on whole numbers; / rounds down", ("2d6+3", "(1d6+2)*2")),
+    ("max min abs", "functions over expressions", ("max(1d6,1d8)", "min(2d6,8)", "abs(1d6-4)")),
+    (
+        "floor ceil round",
+        "rounding: inside them / divides exactly",
+        ("floor(1d6/2)", "round(1d6/4)"),
+    ),
+    (
+        "{A,B}",
+        "groups: keep/drop whole expressions, or count those that meet a target",
+        ("{4d6,3d8}kh1", "{1d20+5,1d20+2}>=15"),
+    ),
+    ("d{F,F,...}", "custom faces, each equally likely", ("d{0,0,1,2}", "3d{1,3,5}kh2")),
+    ("Nd(EXPR)", "computed sides: the sides are rolled first", ("1d(1d4+2)",)),
+    ("Nx EXPR", "N separate results", ("6x 4d6kh3",)),
+    ("[label]", "name a part, shown in the output and JSON", ("1d8[slashing] + 2d6[fire] + 3",)),
+    ("adv / dis", "on a lone 1d20: two d20s, keep the higher / lower", ("1d20+5 adv",)),
+    ("# comment", "a comment, kept with the result", ("1d20 # initiative",)),
+    (
+        "vs T, <= T, > T",
+        "a target for the total (vs means >=)",
+        ("3d6 vs 12", "1d100 <= 45", "2d6 > 7"),
+    ),
+    ("A; B", "several rolls on one line", ("1d20+5 adv vs 15; 2d6+3",)),
+    (
+        "[[EXPR]]",
+        "inline rolls in text, each total filled in",
+        ("I hit for [[1d8+3]] and [[1d6]] fire",),
+    ),
 )

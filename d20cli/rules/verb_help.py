@@ -35,7 +35,7 @@ class VerbHelp(NamedTuple):
 _HOUSE = ("crit N", "lucky", "min N")
 _ROLL = VerbHelp(
     (),
-    DICE_NOTATION,
+    tuple((form, f"{meaning}: {', '.join(examples)}") for form, meaning, examples in DICE_NOTATION),
     (),
     ("roll 4d6kh3", "roll 6x 4d6kh3", "roll 1d20+5 adv", "roll 1d8[slashing] + 2d6[fire] + 3"),
 )
