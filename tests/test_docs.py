@@ -247,3 +247,14 @@ def test_the_wheel_ships_the_manual_page() -> None:
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     shared = pyproject["tool"]["hatch"]["build"]["targets"]["wheel"]["shared-data"]
     assert shared["man/d20.1"] == "share/man/man1/d20.1"
+
+
+def test_the_changelog_starts_at_the_current_version() -> None:
+    """CHANGELOG.md is in the Keep a Changelog form: Unreleased first, then each version,
+    the project's own among them."""
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    log = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^## \[([^\]]+)\]", log, flags=re.M)
+    assert headings[0] == "Unreleased"
+    assert version["version"] in headings
+    assert "keepachangelog.com" in log
