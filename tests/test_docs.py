@@ -203,16 +203,23 @@ def test_mkdocs_lists_every_page() -> None:
 
 
 def test_the_systems_table_is_the_systems_data() -> None:
-    """docs/systems/index.md's table: every id with every alias `d20 systems` names."""
+    """docs/systems/index.md's table: every id with every alias and verb `d20 systems`
+    names; the README's list: every id, with verbs of that system."""
     from d20cli.api import systems
 
     page = (DOCS / "systems" / "index.md").read_text(encoding="utf-8")
-    rows = re.findall(r"^\| [^|]+ \| `(\w+)` \(([^)]*)\) \|", page, flags=re.M)
-    assert [sid for sid, _ in rows] == list(SYSTEM_IDS)
-    for info, (sid, aliases) in zip(systems(), rows, strict=True):
+    rows = re.findall(r"^\| [^|]+ \| `(\w+)` \(([^)]*)\) \| ([^|]+) \|", page, flags=re.M)
+    assert [sid for sid, _, _ in rows] == list(SYSTEM_IDS)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    listed = dict(re.findall(r"^- `(\w+)`: [^:]+: (.+)$", readme, flags=re.M))
+    assert list(listed) == list(SYSTEM_IDS)
+    for info, (sid, aliases, verbs) in zip(systems(), rows, strict=True):
         assert sid == info.id
         assert re.findall(r"`([^`]+)`", aliases) == list(info.aliases)
         assert all(ALIASES[a] == sid for a in info.aliases)
+        names = {v.name for v in info.verbs}
+        assert set(re.findall(r"[a-z]+", verbs)) == names
+        assert set(re.findall(r"[a-z]+", listed[sid])) <= names
 
 
 def _make_docs() -> ModuleType:

@@ -115,6 +115,7 @@ def overview_lines(width: int) -> list[str]:
     lines += rows(
         (
             ("d20 help VERB", "the words a verb takes in each system, with examples"),
+            ("d20 help COMMAND", "what a command is for: char, party, table, init, seal, ..."),
             ("d20 VERB --help", "the options a verb takes"),
             ("d20 systems", "the systems, their outcome tiers and words"),
             ("d20 odds VERB ...", "the exact odds of a request instead of a roll"),
