@@ -265,3 +265,12 @@ def test_the_changelog_starts_at_the_current_version() -> None:
     assert headings[0] == "Unreleased"
     assert version["version"] in headings
     assert "keepachangelog.com" in log
+
+
+def test_the_quiet_table_names_every_verb() -> None:
+    """docs/scripting.md says what `-q` prints for each verb."""
+    page = (DOCS / "scripting.md").read_text(encoding="utf-8")
+    table = page.split("| verb | `-q` prints |", 1)[1].split("\n\n", 1)[0]
+    rows = [row.split("|")[1] for row in table.splitlines() if row.startswith("|")]
+    named = {verb for row in rows for verb in re.findall(r"`(\w+)`", row)}
+    assert set(VERBS) <= named, set(VERBS) - named
