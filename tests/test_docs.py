@@ -18,7 +18,7 @@ import pytest
 
 from d20cli.app.cli import completion_commands
 from d20cli.app.options import OPTIONS
-from d20cli.language.vocabulary import ALIASES, SYSTEM_IDS, VERBS
+from d20cli.language.vocabulary import ALIASES, SYSTEM_IDS, VERB_HELP, VERBS
 from tests.docs_pages import (
     DOCS,
     ROOT,
@@ -161,6 +161,18 @@ def test_needs_quotes_finds_what_a_shell_would_read() -> None:
     assert needs_quotes("d20 roll 10d6 >= 5") == [">="]
     assert needs_quotes("d20 roll 1d6! -s m&m") == ["1d6!", "m&m"]
     assert needs_quotes("d20 roll '1d100 <= 45' -s 'm&m' > /dev/null && echo ok") == []
+
+
+def test_every_example_help_shows_is_quoted() -> None:
+    """`d20 help`, `d20 help VERB` and `d20 help COMMAND` (and so the manual page) show
+    examples a reader types as shown."""
+    from d20cli.app.command_guide import GUIDE
+    from d20cli.present.help_view import overview_examples, verb_examples
+
+    shown = [*overview_examples(), *(e for verb in VERBS for e in verb_examples(verb))]
+    shown += [e for _, examples in VERB_HELP.values() for e in examples]
+    shown += [e for guide in GUIDE.values() for e in guide.examples]
+    assert not [e for e in shown if needs_quotes(f"d20 {e}")]
 
 
 @pytest.mark.parametrize("page", pages(), ids=page_name)
