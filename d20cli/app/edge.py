@@ -111,7 +111,7 @@ def typer_line(group: Any, line: CommandLine) -> tuple[list[str], Options]:
     args = [*line.asked, *([line.command] if line.command else []), *rest]
     path = command_path(group, args)
     declares = _takes_words(path[-1]) or "--json" in _declared(path)
-    if opts.json and not line.asked and not declares:
+    if opts.json and not line.asked and not declares and not getattr(path[-1], "commands", None):
         command = " ".join(c.name for c in path[1:] if getattr(c, "name", None))
         raise ParseError(f"--json: `d20 {command}` has no JSON output")
     return args, opts
