@@ -261,3 +261,13 @@ def test_char_list_counts_agree_with_their_nouns(capsys: pytest.CaptureFixture[s
     )
     out = d20(["char", "list"], capsys)[1]
     assert "1 entry, 1 macro" in out and "2 entries, 0 macros" in out
+
+
+def test_a_request_option_before_a_command_that_takes_none_is_an_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, _, err = d20(["--seed", "3", "char", "list"], capsys)
+    assert status == 2 and "--seed is not an option of `d20 char list`" in err
+    write_sheet('[aria]\nsystem = "levelup"\ninit = "+2"\n')
+    status, out, err = d20(["--seed", "3", "init", "roll"], capsys)  # init takes it
+    assert status == 0 and "aria" in out, err

@@ -27,6 +27,7 @@ from typing import Any
 from d20cli.app.option_values import int_value
 from d20cli.app.options import (
     NO_OPTIONS,
+    OPTIONS,
     CommandLine,
     Options,
     OptionSpec,
@@ -110,10 +111,16 @@ def typer_line(group: Any, line: CommandLine) -> tuple[list[str], Options]:
     opts = line.opts.merged(more)
     args = [*line.asked, *([line.command] if line.command else []), *rest]
     path = command_path(group, args)
-    declares = _takes_words(path[-1]) or "--json" in _declared(path)
-    if opts.json and not line.asked and not declares and not getattr(path[-1], "commands", None):
-        command = " ".join(c.name for c in path[1:] if getattr(c, "name", None))
+    if line.asked or _takes_words(path[-1]) or getattr(path[-1], "commands", None):
+        return args, opts  # help; a command that reads its words; typer's unknown command
+    command = " ".join(c.name for c in path[1:] if getattr(c, "name", None))
+    if opts.json and "--json" not in _declared(path):
         raise ParseError(f"--json: `d20 {command}` has no JSON output")
+    for spec in OPTIONS:  # a request's option typed before the command: never ignored
+        if spec.field not in GLOBAL_FIELDS and getattr(opts, spec.field) != getattr(
+            NO_OPTIONS, spec.field
+        ):
+            raise ParseError(f"{spec.names[0]} is not an option of `d20 {command}`")
     return args, opts
 
 
