@@ -44,6 +44,13 @@ def test_help_and_version_are_noted_not_options() -> None:
     assert line.asked == () and line.words == ("check", "--help")
 
 
+def test_double_dash_before_the_command_ends_the_options() -> None:
+    line = read_command_line(["--seed", "1", "--", "check", "-1", "--json"], _typer_reads)
+    assert line.words == ("check", "-1", "--json") and line.opts == Options(seed=1)
+    line = read_command_line(["--", "char", "list"], _typer_reads)
+    assert (line.command, line.rest) == ("char", ("list",))
+
+
 def test_a_bad_option_is_kept_with_the_line_not_raised() -> None:
     line = read_command_line(["-Z", "check"], _typer_reads)
     assert line.error is not None and line.opts == NO_OPTIONS

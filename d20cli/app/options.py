@@ -531,8 +531,12 @@ def read_command_line(
     if not head.words:
         return CommandLine(line, opts=opts, asked=head.asked)
     command = head.words[0]
+    ended = len(head.words) > 1  # `d20 -- check -1`: `--` ended the options before it
     if typer_reads(command, bool(head.asked)):
-        return CommandLine(line, command, rest=head.rest, opts=opts, asked=head.asked)
+        rest = head.words[1:] if ended else head.rest
+        return CommandLine(line, command, rest=rest, opts=opts, asked=head.asked)
+    if ended:
+        return CommandLine(line, command, words=head.words, opts=opts, asked=head.asked)
     try:
         body = _read([command, *head.rest])
     except ParseError as err:
