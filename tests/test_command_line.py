@@ -179,6 +179,22 @@ def test_a_column_is_given_with_its_caret(capsys: pytest.CaptureFixture[str]) ->
     )
 
 
+def test_a_typer_command_keeps_its_own_options_and_gives_up_the_programs() -> None:
+    from d20cli.app.options import read_command
+
+    def takes(spec: Any, name: str, words: Any) -> bool:
+        return spec.field in ("no_log", "system") and name != "-s"
+
+    words, opts = read_command(["--limit", "3", "--no-log", "-s", "mm", "--", "--no-log"], takes)
+    assert words == ["--limit", "3", "-s", "mm", "--", "--no-log"]
+    assert opts == Options(no_log=True)
+
+
+def test_a_joined_short_value_gets_its_caret(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = d20(["log", "-l0"], capsys)
+    assert status == 2 and err.splitlines()[1:] == ["  d20 log -l0", " " * 10 + "^"], err
+
+
 # -- C: help and errors in the program's own words -------------------------------------------
 
 

@@ -165,7 +165,8 @@ def _located(message: str, argv: Sequence[str], word: str | None) -> D20Error:
     if word:
         column = 5
         for token in argv:
-            if token == word or token.split("=", 1)[0] == word:
+            joined = len(word) == 2 and token[:2] == word and not token.startswith("--")
+            if token == word or token.split("=", 1)[0] == word or joined:  # `-l0` too
                 return ParseError(message, line, column)
             column += len(token) + 1
     return ParseError(message)
@@ -263,7 +264,8 @@ def plain_metavars(command: Any) -> None:
     for param in getattr(command, "params", ()):
         if getattr(param, "is_flag", False) or getattr(param, "metavar", None):
             continue
-        spec = next((option_spec(n) for n in getattr(param, "opts", ()) if option_spec(n)), None)
+        specs = [option_spec(n) for n in getattr(param, "opts", ())]
+        spec = next((s for s in specs if s is not None), None)
         if spec is not None and spec.metavar:  # `--as NAME`, `--system ID`: as requests say
             name = spec.metavar
         elif "int" in _type_text(param):
