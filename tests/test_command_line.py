@@ -294,3 +294,20 @@ def test_a_request_option_before_a_command_that_takes_none_is_an_error(
     write_sheet('[aria]\nsystem = "levelup"\ninit = "+2"\n')
     status, out, err = d20(["--seed", "3", "init", "roll"], capsys)  # init takes it
     assert status == 0 and "aria" in out, err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["char", "list", "extra"], "d20 char list: unexpected 'extra'"),
+        (["log", "--json=1"], "--json takes no value"),
+        (["log", "--since"], "--since needs a value"),
+        (["char", "add"], "d20 char add: missing argument NAME"),
+    ],
+)
+def test_typer_usage_errors_in_the_programs_words(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, _, err = d20(args, capsys)
+    assert status == 2 and message in err.splitlines()[0], err
+    assert "(s)" not in err and "Got " not in err and "'name'" not in err

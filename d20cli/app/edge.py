@@ -200,6 +200,13 @@ def usage_error(err: Any, argv: Sequence[str]) -> D20Error:
     needs = re.fullmatch(r"Option '(\S+)' requires an argument", message)
     if needs:
         return _located(f"{needs[1]} needs a value", argv, needs[1])
+    flag = re.fullmatch(r"Option '(\S+)' does not take a value", message)
+    if flag:  # as the option table says it
+        return _located(f"{flag[1]} takes no value", argv, flag[1])
+    extra = re.fullmatch(r"Got unexpected extra argument(?:s|\(s\))? \((.*)\)", message)
+    if extra:  # the words after the command's own
+        more = f"{where[:-2]} --help shows what it takes" if where else "see --help"
+        return _located(f"{where}unexpected {extra[1][:40]!r} ({more})", argv, extra[1].split()[0])
     missing = re.fullmatch(r"Missing argument '(\S+)'", message)
     if missing:
         return ParseError(f"{where}missing argument {missing[1].upper()}")  # as --help names it
