@@ -1,8 +1,12 @@
 """The `d20` entry point.
 
-Plain requests (`d20 check +5 vs 15`) go straight to the runner, without building the
-typer app, so a roll starts fast. Standard input that is not a terminal is read as one
-request per line. Everything else (help, `systems`, `shell`, `odds`, ...) goes to typer.
+The command line is read once (d20cli.app.options.read_command_line): its options, and
+its first word, which says where it goes. Plain requests (`d20 check +5 vs 15`) go
+straight to the runner, without building the typer app, so a roll starts fast; so do
+`odds`, `table NAME`, `help` and `shell`. With no word, standard input that is not a
+terminal is read as one request per line, and a terminal opens the shell. Every other
+command (`char`, `log`, `systems`, ...) goes to the typer app with the options read
+(d20cli.app.cli.run_command).
 """
 
 from __future__ import annotations
@@ -19,40 +23,81 @@ from d20cli.language.vocabulary import TABLE, VERBS
 
 if TYPE_CHECKING:
     from d20cli.app.completion import Command
-
-_HELP_FLAGS = ("--help", "-h", "--version")
-_VERSION = ("--version",)
+    from d20cli.app.options import CommandLine, Options
 
 
-def _unknown_command(word: str) -> int:
-    import difflib
-
+def _unknown_command(word: str, as_json: bool) -> int:
+    from d20cli.app.help import command_hint
     from d20cli.present.output import Output
 
-    known = [*VERBS, *COMMANDS]
-    close = difflib.get_close_matches(word.lower(), known, n=3)
-    hint = f"; did you mean {' or '.join(close)}?" if close else f" (commands: {', '.join(known)})"
-    Output().error(ParseError(f"unknown command {word!r}{hint}"))
+    Output().error(ParseError(f"unknown command {word[:40]!r}{command_hint(word)}"), as_json)
     return int(ExitStatus.BAD_INPUT)
 
 
-def _run(args: list[str]) -> int:
-    """One request (or `odds ...`) from the command line, options anywhere in it."""
-    from d20cli.app.context import Context
-    from d20cli.app.options import Options
-    from d20cli.app.run import run_tokens
+def _typer_reads(command: str, helping: bool) -> bool:
+    """Whether the typer app reads the line of `command`; else the runner reads it, as a
+    request's line (a verb, `odds`, `table NAME`, `help`, `shell`, a word that is no
+    command), without importing typer."""
+    if command in (TABLE, "shell"):
+        return helping  # `d20 table --help`, `d20 shell --help`: typer's
+    return command in COMMANDS and command not in ("help", "odds")
+
+
+def _failed(line: CommandLine) -> int:
     from d20cli.present.output import Output
 
+    assert line.error is not None
+    Output().error(line.error, line.json())
+    return int(ExitStatus.BAD_INPUT)
+
+
+def _run(line: CommandLine) -> int:
+    """One request (or `odds ...`, `table NAME`) from the command line, options anywhere
+    in it; with --help, the verb's own help (d20cli.app.help)."""
+    from d20cli.app.context import Context
+    from d20cli.app.options import HELP_FLAGS, check_taken
+    from d20cli.app.run import run_words
+    from d20cli.present.output import Output
+
+    if line.error is not None:
+        return _failed(line)
+    out = Output()
+    words = list(line.words)
+    if any(a in HELP_FLAGS for a in line.asked):
+        from d20cli.app.help import verb_help
+
+        return int(verb_help(words[0], out))
+    try:
+        check_taken(words[0].lower(), line.opts, line.tokens)
+    except D20Error as err:
+        out.error(err, line.json())
+        return int(ExitStatus.BAD_INPUT)
     context = Context.for_command_line()
     try:
-        return int(run_tokens(args, Options(), Output(), context).status)
+        return int(run_words(words, line.opts, out, context).status)
     finally:
         context.close()
 
 
-def dispatch(args: list[str]) -> int:
-    from d20cli.app.options import split_options
+def _without_words(opts: Options) -> int:
+    """`d20` with options only: standard input, one request per line, or the shell on a
+    terminal (else typer's help)."""
+    if not sys.stdin.isatty():
+        from d20cli.app.stdin import run_stdin
 
+        return int(run_stdin(opts))
+    if sys.stdout.isatty():
+        from d20cli.app.shell import Commands, run_shell
+
+        return int(run_shell(opts, Commands(_run_command, _describe_commands)))
+    from d20cli.app.cli import run_app
+
+    return run_app([])
+
+
+def dispatch(args: list[str]) -> int:
+    """Read the command line once (d20cli.app.options) and send it where its first word
+    says: the runner for a request, or the typer app for any other command."""
     if args and args[0] in ("--install-completion", "--show-completion"):
         # typer's names for it: install (or print) the static completion script
         shell = args[1] if len(args) > 1 else os.path.basename(os.environ.get("SHELL", "bash"))
@@ -60,60 +105,46 @@ def dispatch(args: list[str]) -> int:
         from d20cli.app.cli import run_app
 
         return run_app(["completion", shell, *extra])
+    from d20cli.app.options import read_command_line
 
-    requests = (*VERBS, "odds")  # what the runner reads without typer (--help too)
-    if args and args[0] in requests and not any(a in _VERSION for a in args):
-        return _run(args)  # `--help` too: the verb's own help (d20cli.app.help)
-    if args and args[0] == TABLE and not any(a in _HELP_FLAGS for a in args):
-        return _run(args)  # `d20 table NAME` rolls; its --help is typer's
-    if args and args[0] == "help":
+    line = read_command_line(args, _typer_reads)
+    command = line.command
+    if "--version" in line.asked:
+        from d20cli import version
+
+        sys.stdout.write(f"d20 {version()}\n")
+        return int(ExitStatus.OK)
+    if (command and _typer_reads(command, bool(line.asked))) or (not command and line.asked):
+        from d20cli.app.cli import run_command
+
+        return run_command(line)  # `d20 char list`, `d20 --help`
+    if line.error is not None and (command in VERBS or command in COMMANDS or not command):
+        return _failed(line)
+    if not command:
+        return _without_words(line.opts)
+    if command == "help":
         from d20cli.app.help import run_help
         from d20cli.present.output import Output
 
-        return int(run_help(args[1:], Output(), _command_group))
-    if args and args[0].startswith("-") and not any(a in _VERSION for a in args):
+        return int(run_help(line.words[1:], line.opts, Output(), _command_group))
+    if command == "shell":
+        return _shell(line)
+    if command in VERBS or command in ("odds", TABLE) or line.opts.as_:
+        return _run(line)  # `--as`: a character's macro in the verb's place
+    return _unknown_command(command, line.json())
+
+
+def _shell(line: CommandLine) -> int:
+    """`d20 shell [OPTIONS]`: the shell, with the options of a request for the session."""
+    if len(line.words) > 1:
         from d20cli.present.output import Output
 
-        helping = any(a in _HELP_FLAGS for a in args)
-        try:
-            words, opts = split_options([a for a in args if a not in _HELP_FLAGS])
-        except D20Error as err:
-            if not any(a in COMMANDS for a in args):  # `d20 --no-log log --limit 3`: typer's
-                Output().error(err)
-                return int(ExitStatus.BAD_INPUT)
-            words, opts = [], None
-        if words and (words[0] in requests or (words[0] == TABLE and not helping)):
-            return _run(args)  # options before the verb: `d20 -s mm check +5 vs 15`
-        if words and words[0] == "help":
-            from d20cli.app.help import run_help
+        rest = " ".join(line.words[1:])[:40]
+        Output().error(ParseError(f"shell takes options only, not {rest!r}"), line.json())
+        return int(ExitStatus.BAD_INPUT)
+    from d20cli.app.shell import Commands, run_shell
 
-            return int(run_help([a for a in args if a != "help"], Output(), _command_group))
-        if not words and not helping and opts is not None:
-            if not sys.stdin.isatty():
-                from d20cli.app.stdin import run_stdin
-
-                return int(run_stdin(opts))
-            if sys.stdout.isatty():
-                from d20cli.app.shell import Commands, run_shell
-
-                return int(run_shell(opts, Commands(_run_command, _describe_commands)))
-    elif not args and not sys.stdin.isatty():
-        from d20cli.app.options import Options
-        from d20cli.app.stdin import run_stdin
-
-        return int(run_stdin(Options()))
-    elif not args and sys.stdout.isatty():
-        from d20cli.app.options import Options
-        from d20cli.app.shell import Commands, run_shell
-
-        return int(run_shell(Options(), Commands(_run_command, _describe_commands)))
-    elif args and args[0] not in VERBS and args[0] not in COMMANDS and not args[0].startswith("-"):
-        if any(a == "--as" or a.startswith("--as=") for a in args):
-            return _run(args)  # a character's macro in the verb's place: `d20 sneak --as aria`
-        return _unknown_command(args[0])
-    from d20cli.app.cli import run_app
-
-    return run_app(args)
+    return int(run_shell(line.opts, Commands(_run_command, _describe_commands)))
 
 
 def _run_command(argv: list[str]) -> int:

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from d20cli.app.edge import command_errors as _errors
+from d20cli.app.edge import command_options, command_output
 from d20cli.controls import visible
 from d20cli.present.output import Output
 
@@ -52,9 +53,9 @@ def char_add(
     """Add a character: `d20 char add aria --system levelup`."""
     from d20cli.store import character_edits
 
-    out = Output()
+    out = command_output()
     with _errors(out):
-        c = character_edits.add(name, system)
+        c = character_edits.add(name, command_options().system)  # `d20 -s mm char add` too
     out.text(f"added {c.name}" + (f" ({c.system})" if c.system else ""))
 
 
@@ -81,7 +82,7 @@ def char_set(
     check stealth vs 15 adv`, `d20 char set aria lucky`, `d20 char set aria crit 19`."""
     from d20cli.store import character_edits
 
-    out = Output()
+    out = command_output()
     value = value or []  # `char set aria lucky`: a house key alone
     if value[:1] == ["--"]:  # `char set aria saves.dex -- -1`, as before no `--` was needed
         value = value[1:]
@@ -103,7 +104,7 @@ def char_unset(
     `d20 char unset aria lucky`."""
     from d20cli.store import character_edits
 
-    out = Output()
+    out = command_output()
     with _errors(out):
         character_edits.unset_entry(name, key)
     out.text(f"{name}: removed {key}")
@@ -118,10 +119,10 @@ def char_show(
     """Show a character's entries and macros."""
     from d20cli.store import characters
 
-    out = Output()
+    out = command_output()
     with _errors(out):
         data = characters.show(name)
-    if json:
+    if command_options().json:
         out.json(data)
         return
     from rich.table import Table
@@ -151,10 +152,10 @@ def char_list(
     """List the characters."""
     from d20cli.store import characters
 
-    out = Output()
+    out = command_output()
     with _errors(out):
         found = characters.list_characters()
-    if json:
+    if command_options().json:
         out.json([c.to_json() for c in found])
         return
     if not found:
@@ -162,7 +163,9 @@ def char_list(
         return
     for c in found:
         entries, macros = len(c.entry_names()), len(c.macros)
-        out.text(f"{c.name:<16} {c.system or '-':<10} {entries} entries, {macros} macros")
+        counts = f"{entries} {'entry' if entries == 1 else 'entries'}, "
+        counts += f"{macros} macro{'' if macros == 1 else 's'}"
+        out.text(f"{c.name:<16} {c.system or '-':<10} {counts}")
 
 
 def _path() -> str:
@@ -176,7 +179,7 @@ def char_rm(name: Annotated[str, typer.Argument(help="The character to remove.")
     """Remove a character (from the party and the initiative order too)."""
     from d20cli.store import character_edits
 
-    out = Output()
+    out = command_output()
     with _errors(out):
         gone = character_edits.remove(name)
     out.text(f"removed {visible(gone)}")
@@ -213,7 +216,7 @@ def char_use(
     request); `d20 char use none` stops; with no name, say who it is."""
     from d20cli.store import config, config_edits
 
-    out = Output()
+    out = command_output()
     with _errors(out):
         if name is None:
             who = config.default_character()
@@ -233,4 +236,4 @@ def char_use(
 @char_app.command("path")
 def char_path() -> None:
     """Print where the characters file is (edit it by hand if you like)."""
-    Output().text(_path())
+    command_output().text(_path())

@@ -13,17 +13,43 @@ from collections.abc import Iterable
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from d20cli.app import completion_install
 from d20cli.app.commands import COMMANDS
 from d20cli.app.completion import CHARACTERS, SHELLS, TABLES, Command, Option, request_options
-from d20cli.app.options import Options
+from d20cli.app.edge import command_options, command_output
+from d20cli.app.options import CommandLine
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.language.vocabulary import TABLE, TABLE_ACTIONS, VERB_HELP
 from d20cli.present.output import Output
 
+
+class _Panels(TyperGroup):
+    """The app's group: `d20 --help` lists its commands in their panels (their
+    rich_help_panel, set by d20cli.app.edge.tidy_help), the request verbs first and the
+    others in the order d20cli.app.commands.PANELS gives."""
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        from d20cli.app.commands import PANELS
+
+        panels: dict[str, list[tuple[str, str]]] = {title: [] for title in PANELS}
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                title = getattr(command, "rich_help_panel", None) or "Commands"
+                panels.setdefault(title, []).append((name, command.get_short_help_str(10**6)))
+        for title, rows in panels.items():
+            if rows:
+                listed = PANELS.get(title, ())
+                rows.sort(key=lambda row: listed.index(row[0]) if row[0] in listed else -1)
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
 app = typer.Typer(
     name="d20",
+    cls=_Panels,
     help=(
         "A dice roller for d20 tabletop games.\n\n"
         "d20 VERB WORDS... [OPTIONS] rolls one request, e.g. `d20 check +5 vs 15 adv "
@@ -50,7 +76,7 @@ def _make_verb(verb: str, summary: str, examples: tuple[str, ...]) -> None:
     def command(ctx: typer.Context) -> None:
         from d20cli.app.run import run_tokens
 
-        outcome = run_tokens([verb, *ctx.args], Options(), Output())
+        outcome = run_tokens([verb, *ctx.args], command_options(), Output())
         raise typer.Exit(int(outcome.status))
 
     command.__doc__ = summary
@@ -89,7 +115,7 @@ def main_callback(
         if sys.stdin.isatty():
             typer.echo(ctx.get_help())
             raise typer.Exit()
-        raise typer.Exit(int(run_stdin(Options())))
+        raise typer.Exit(int(run_stdin(command_options())))
 
 
 def _add_sub_apps() -> None:
@@ -112,23 +138,21 @@ _add_sub_apps()
 
 @app.command("systems", help=COMMANDS["systems"])
 def systems_command(
-    json_out: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
+    json: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
     system: Annotated[
         str | None,
         typer.Option("--system", "-s", metavar="ID", help="Show only this system."),
     ] = None,
 ) -> None:
     """List the rule systems with their verbs, outcome tiers and an example per verb."""
+    from d20cli.app.edge import command_errors
     from d20cli.present.systems_view import show_systems
     from d20cli.rules import system_id
 
-    out = Output()
-    try:
-        only = system_id(system) if system is not None else None
-    except D20Error as err:
-        out.error(err, json_out)
-        raise typer.Exit(int(ExitStatus.BAD_INPUT)) from None
-    show_systems(out, json_out, only)
+    out, opts = command_output(), command_options()  # `d20 -s mm systems` too
+    with command_errors(out):
+        only = system_id(opts.system) if opts.system is not None else None
+    show_systems(out, opts.json, only)
 
 
 def _table_options() -> str:
@@ -175,38 +199,47 @@ def table_command(ctx: typer.Context) -> None:
     """
     from d20cli.app.run import run_tokens
 
-    outcome = run_tokens(["table", *ctx.args], Options(), Output())
+    outcome = run_tokens(["table", *ctx.args], command_options(), Output())
     raise typer.Exit(int(outcome.status))
 
 
 def run_app(argv: list[str]) -> int:
-    """Run the typer app on argv (without the program name); return the exit status. The
-    global options every command takes, and errors in the program's own style, are
+    """Run the typer app on argv (without the program name); return the exit status."""
+    from d20cli.app.options import read_command_line
+
+    return run_command(read_command_line(argv, lambda command, helping: True))
+
+
+def run_command(line: CommandLine) -> int:
+    """Run the typer app on a command line read by d20cli.app.options; return the exit
+    status. The options every command takes, and errors in the program's own style, are
     d20cli.app.edge's."""
     import typer.main
     from typer import Abort
     from typer._click.exceptions import ClickException, UsageError
 
-    from d20cli.app.edge import global_environment, plain_metavars, take_globals, usage_error
+    from d20cli.app.edge import tidy_help, typer_line, usage_error
 
     out = Output()
+    argv = list(line.tokens)
     try:
+        if line.error is not None:
+            raise line.error
         group: Any = typer.main.get_command(app)
-        plain_metavars(group)
-        args, values = take_globals(group, argv)
-        with global_environment(values):
-            code = group.main(args=args, prog_name="d20", standalone_mode=False)
+        tidy_help(group)
+        args, opts = typer_line(group, line)
+        code = group.main(args=args, prog_name="d20", standalone_mode=False, obj=opts)
     except UsageError as err:
         if type(err).__name__ == "NoArgsIsHelpError" and err.ctx is not None:
             typer.echo(err.ctx.get_help())  # `d20 char`: its help, as with --help
             return 0
-        out.error(usage_error(err, argv))
+        out.error(usage_error(err, argv), line.json())
         return int(ExitStatus.BAD_INPUT)
     except ClickException as err:
-        out.error(D20Error(err.format_message()))
+        out.error(D20Error(err.format_message()), line.json())
         return int(ExitStatus.BAD_INPUT)
     except D20Error as err:
-        out.error(err)
+        out.error(err, line.json())
         return int(ExitStatus.BAD_INPUT)
     except Abort:
         return 1
@@ -228,15 +261,16 @@ def shell_command(ctx: typer.Context) -> None:
     from d20cli.app.options import split_options
     from d20cli.app.shell import Commands, run_shell
 
+    base = command_options()
     try:
         words, opts = split_options(list(ctx.args))
         if words:
             raise ParseError(f"shell takes options only, not {' '.join(words)[:40]!r}")
     except D20Error as err:
-        Output().error(err)
+        Output().error(err, base.json or "--json" in ctx.args)
         raise typer.Exit(int(ExitStatus.BAD_INPUT)) from None
     commands = Commands(run_app, lambda: completion_commands(VERB_HELP))
-    raise typer.Exit(run_shell(opts, commands))
+    raise typer.Exit(run_shell(base.merged(opts), commands))
 
 
 def completion_commands(verbs: Iterable[str]) -> tuple[Command, ...]:
@@ -331,7 +365,7 @@ def odds_command(ctx: typer.Context) -> None:
     """The exact probability of every outcome of a request, instead of a roll."""
     from d20cli.app.run import run_tokens
 
-    raise typer.Exit(int(run_tokens(["odds", *ctx.args], Options(), Output()).status))
+    raise typer.Exit(int(run_tokens(["odds", *ctx.args], command_options(), Output()).status))
 
 
 @app.command(
@@ -343,8 +377,15 @@ def odds_command(ctx: typer.Context) -> None:
 def help_command(ctx: typer.Context) -> None:
     """The words each verb takes, per system, with examples: d20 help [VERB]."""
     from d20cli.app.help import run_help
+    from d20cli.app.options import split_options
 
-    raise typer.Exit(int(run_help(list(ctx.args), Output(), command_group)))
+    out = Output()
+    try:
+        words, opts = split_options(list(ctx.args))
+    except D20Error as err:
+        out.error(err, command_options().json)
+        raise typer.Exit(int(ExitStatus.BAD_INPUT)) from None
+    raise typer.Exit(int(run_help(words, command_options().merged(opts), out, command_group)))
 
 
 def command_group() -> Any:

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from d20cli.app.edge import command_errors as _errors
+from d20cli.app.edge import command_options, command_output
 from d20cli.present.output import Output
 
 config_app = typer.Typer(
@@ -80,10 +81,10 @@ def config_show(
     """Show the settings of the config file (and the defaults where it says nothing)."""
     from d20cli.store.config import load_config
 
-    out = Output()
+    out = command_output()
     with _errors(out):
         config = load_config()
-    if json:
+    if command_options().json:
         out.json(config.to_json())
         return
     out.text("\n".join(show_lines(config)))
@@ -98,7 +99,7 @@ def config_set(
     `d20 config set color never`, `d20 config set levelup.lucky true`."""
     from d20cli.store import config_edits
 
-    out = Output()
+    out = command_output()
     with _errors(out):
         written, shown, left = config_edits.set_key(key, " ".join(value))
     out.text(f"{written} = {_toml(shown)}")
@@ -113,7 +114,7 @@ def config_unset(
     (`d20 config unset levelup`)."""
     from d20cli.store import config_edits
 
-    out = Output()
+    out = command_output()
     with _errors(out):
         removed, left = config_edits.unset_key(key)
     out.text(f"removed {removed}")
@@ -125,4 +126,4 @@ def config_path_command() -> None:
     """Print where the config file is (edit it by hand if you like)."""
     from d20cli.store.config import config_path
 
-    Output().text(config_path())
+    command_output().text(config_path())

@@ -3,11 +3,13 @@ command added later): one set of global options and one error style for all of t
 
 Global options. `--no-log`, `--no-color`, `--color=WHEN` and `--system/-s ID` (and
 `--json`, where the command has JSON output) are accepted anywhere on the line of every
-command, read from the one option table (d20cli.app.options). A command that declares
-the option itself (`char add --system`, `systems --json`) gets it as declared; a command
-that takes its words through (`shell`) reads them with `split_options`; for any other the
-option is taken off the line and applied for the length of the run through the setting
-the whole program reads: D20_NO_LOG, NO_COLOR / FORCE_COLOR, D20_SYSTEM. So a new command
+command, read by the one reader of options (d20cli.app.options, which reads the command
+line once). Those before the command's name, and those after it that the command does
+not declare itself, become the Options the command is given (ctx.obj, read with
+`command_options` and `command_output`); a command that declares one (`char add
+--system`, `systems --json`) gets it as declared, and one that takes its words through
+(`shell`, `init`) reads them itself. No option travels through the environment: the
+environment holds only what the user set (D20_SYSTEM, NO_COLOR, ...). So a new command
 gets them with no code of its own.
 
 Errors. What typer would print as "Usage: ... Error: No such option" is written in the
@@ -17,13 +19,24 @@ or command, the command line with a caret under the bad word, exit status 2.
 
 from __future__ import annotations
 
-import os
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from d20cli.app.options import OPTIONS, OptionSpec, did_you_mean
+from d20cli.app.option_values import int_value
+from d20cli.app.options import (
+    NO_OPTIONS,
+    OPTIONS,
+    CommandLine,
+    Options,
+    OptionSpec,
+    did_you_mean,
+    option_spec,
+    read_command,
+)
 from d20cli.errors import D20Error, ExitStatus, ParseError
+from d20cli.frozen import replace
 from d20cli.present.output import Output
 
 
@@ -34,7 +47,7 @@ def command_errors(out: Output) -> Iterator[None]:
     try:
         yield
     except D20Error as err:
-        out.error(err)
+        out.error(err, command_options().json)
         import typer
 
         raise typer.Exit(int(ExitStatus.BAD_INPUT)) from None
@@ -42,24 +55,12 @@ def command_errors(out: Output) -> Iterator[None]:
 
 #: The Options fields every command accepts.
 GLOBAL_FIELDS: tuple[str, ...] = ("no_log", "no_color", "color", "system", "json")
-_GLOBAL: dict[str, OptionSpec] = {
-    name: spec for spec in OPTIONS if spec.field in GLOBAL_FIELDS for name in spec.names
-}
-
-
-def _option_spec(token: str) -> tuple[OptionSpec | None, bool]:
-    """The global option `token` is (None if none), and whether its value is in the token
-    (`--system=mm`, `-smm`)."""
-    name, eq, _ = token.partition("=")
-    if len(name) > 2 and not name.startswith("--") and name[:2] in _GLOBAL:
-        return _GLOBAL[name[:2]], True
-    return _GLOBAL.get(name), bool(eq)
 
 
 def command_path(group: Any, argv: Sequence[str]) -> list[Any]:
     """The click commands `argv` names, outermost first (`char show` -> [app, char, show]):
-    each word that names a subcommand of the one before it (global options and their
-    values may come between)."""
+    each word that names a subcommand of the one before it (options and the values of
+    the option table's options may come between)."""
     path = [group]
     tokens = iter(argv)
     for token in tokens:
@@ -67,8 +68,8 @@ def command_path(group: Any, argv: Sequence[str]) -> list[Any]:
             break
         commands = getattr(path[-1], "commands", None)
         if token.startswith("-"):
-            spec, joined = _option_spec(token)
-            if spec is not None and spec.value is not None and not joined:
+            spec = option_spec(token)
+            if spec is not None and spec.value is not None and token in spec.names:
                 next(tokens, None)  # its value
             continue
         if not commands or token not in commands:
@@ -91,79 +92,71 @@ def _takes_words(command: Any) -> bool:
     return bool(settings.get("allow_extra_args") and settings.get("ignore_unknown_options"))
 
 
-def take_globals(group: Any, argv: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
-    """`argv` without the global options its command does not declare itself, and the
-    values of those taken off (by Options field). ParseError for a bad value."""
-    path = command_path(group, argv)
-    # a command that takes its words through (`shell`) reads every option itself
-    declared = set(_GLOBAL) if _takes_words(path[-1]) else _declared(path)
-    kept: list[str] = []
-    moved: list[str] = []  # options the command declares, put after its name
-    values: dict[str, Any] = {}
-    tokens = iter(argv)
-    for token in tokens:
-        if token == "--":
-            rest = [token, *tokens]
-            break
-        spec, joined = _option_spec(token)
-        if spec is None:
-            kept.append(token)
-            continue
-        name = token.partition("=")[0] if not joined or token.startswith("--") else token[:2]
-        raw = None if spec.value is None or joined else next(tokens, None)
-        if name in declared:
-            moved += [token] if raw is None else [token, raw]
-            continue
-        if spec.value is None:
-            if "=" in token:
-                raise ParseError(f"{name} takes no value")
-            values[spec.field] = True
-            continue
-        if joined:
-            raw = token.partition("=")[2] if token.startswith("--") else token[2:]
-            raw = raw.removeprefix("=")
-        if raw is None:
-            raise ParseError(f"{name} needs a value ({spec.metavar})")
-        values[spec.field] = spec.value(name, raw)
-    else:
-        rest = []
-    if values.get("json"):
-        command = " ".join(c.name for c in path[1:] if getattr(c, "name", None))
+def typer_line(group: Any, line: CommandLine) -> tuple[list[str], Options]:
+    """What typer reads of `line` (a command of the typer app), and the Options its
+    commands are given (ctx.obj): the program's options (--no-log, --no-color, --color,
+    --system, --json) typed before the command's name, and those after it that the
+    command does not declare itself; a command that declares one (`char add --system`,
+    `char show --json`) reads it as its own, and one that takes its words through
+    (`shell`, `init`) reads them all. ParseError for a bad value, or --json on a command
+    with no JSON output."""
+
+    def takes(spec: OptionSpec, name: str, words: Sequence[str]) -> bool:
+        if spec.field not in GLOBAL_FIELDS:
+            return False
+        command = command_path(group, [line.command, *words])[-1]
+        return not _takes_words(command) and name not in _declared([command])
+
+    rest, more = read_command(line.rest, takes)
+    opts = line.opts.merged(more)
+    args = [*line.asked, *([line.command] if line.command else []), *rest]
+    path = command_path(group, args)
+    if line.asked or _takes_words(path[-1]) or getattr(path[-1], "commands", None):
+        return args, opts  # help; a command that reads its words; typer's unknown command
+    command = " ".join(c.name for c in path[1:] if getattr(c, "name", None))
+    if opts.json and "--json" not in _declared(path):
         raise ParseError(f"--json: `d20 {command}` has no JSON output")
-    return [*kept, *moved, *rest], values
+    for spec in OPTIONS:  # a request's option typed before the command: never ignored
+        if spec.field not in GLOBAL_FIELDS and getattr(opts, spec.field) != getattr(
+            NO_OPTIONS, spec.field
+        ):
+            raise ParseError(f"{spec.names[0]} is not an option of `d20 {command}`")
+    return args, opts
 
 
-@contextmanager
-def global_environment(values: dict[str, Any]) -> Iterator[None]:
-    """The environment the taken-off global options stand for, for the length of a run
-    (restored afterwards: a test that calls main() leaks nothing)."""
-    changes: dict[str, str | None] = {}
-    if values.get("no_log"):
-        changes["D20_NO_LOG"] = "1"
-    color = "never" if values.get("no_color") else values.get("color")
-    if color == "never":
-        changes.update({"NO_COLOR": "1", "FORCE_COLOR": None})
-    elif color == "always":
-        changes.update({"FORCE_COLOR": "1", "NO_COLOR": None})
-    if values.get("system"):
-        from d20cli.rules import system_id
+def command_options() -> Options:
+    """The Options of the typer command that runs: the program's options read off the
+    line (ctx.obj), with the ones the command declares itself (--json, --system,
+    --no-color: its parameters of those names) over them."""
+    from typer._click.globals import get_current_context
 
-        changes["D20_SYSTEM"] = system_id(values["system"])
-    saved = {name: os.environ.get(name) for name in changes}
-    try:
-        for name, value in changes.items():
-            _set(name, value)
-        yield
-    finally:
-        for name, value in saved.items():
-            _set(name, value)
+    ctx = get_current_context(silent=True)
+    if ctx is None:
+        return NO_OPTIONS
+    root = ctx.find_root().obj
+    opts = root if isinstance(root, Options) else NO_OPTIONS
+    given = {
+        name: value
+        for c in _contexts(ctx)
+        for name, value in c.params.items()
+        if name in ("json", "system", "no_color") and value not in (None, False)
+    }
+    return replace(opts, **given) if given else opts
 
 
-def _set(name: str, value: str | None) -> None:
-    if value is None:
-        os.environ.pop(name, None)
-    else:
-        os.environ[name] = value
+def _contexts(ctx: Any) -> list[Any]:
+    found = []
+    while ctx is not None:
+        found.append(ctx)
+        ctx = ctx.parent
+    return found[::-1]
+
+
+def command_output() -> Output:
+    """The output of the typer command that runs, in colour or not as its options say
+    (--color, --no-color; else NO_COLOR, FORCE_COLOR, the config file, the terminal)."""
+    choice = command_options().color_choice()
+    return Output(color=None if choice == "auto" else choice == "always")
 
 
 def _located(message: str, argv: Sequence[str], word: str | None) -> D20Error:
@@ -172,7 +165,8 @@ def _located(message: str, argv: Sequence[str], word: str | None) -> D20Error:
     if word:
         column = 5
         for token in argv:
-            if token == word or token.split("=", 1)[0] == word:
+            joined = len(word) == 2 and token[:2] == word and not token.startswith("--")
+            if token == word or token.split("=", 1)[0] == word or joined:  # `-l0` too
                 return ParseError(message, line, column)
             column += len(token) + 1
     return ParseError(message)
@@ -188,7 +182,7 @@ def usage_error(err: Any, argv: Sequence[str]) -> D20Error:
         name = str(err.option_name)
         known = sorted(_declared([command])) if command is not None else []
         hint = did_you_mean(name, known) or (
-            f" (d20 {ctx.command_path.removeprefix('d20').strip()} --help lists them)"
+            f" (d20 {ctx.command_path.removeprefix('d20').strip()} --help lists the options)"
             if ctx is not None
             else ""
         )
@@ -199,9 +193,76 @@ def usage_error(err: Any, argv: Sequence[str]) -> D20Error:
         known = list(getattr(command, "commands", {}) or {})
         hint = did_you_mean(word, known) or (f" (commands: {', '.join(known)})" if known else "")
         return _located(f"unknown command {word[:40]!r}{hint}", argv, word)
+    param = getattr(err, "param", None)
+    if kind == "BadParameter" and param is not None:
+        return _bad_value(param, argv)
     where = f"d20 {ctx.command_path.removeprefix('d20').strip()}: " if ctx is not None else ""
+    needs = re.fullmatch(r"Option '(\S+)' requires an argument", message)
+    if needs:
+        return _located(f"{needs[1]} needs a value", argv, needs[1])
+    flag = re.fullmatch(r"Option '(\S+)' does not take a value", message)
+    if flag:  # as the option table says it
+        return _located(f"{flag[1]} takes no value", argv, flag[1])
+    extra = re.fullmatch(r"Got unexpected extra argument(?:s|\(s\))? \((.*)\)", message)
+    if extra:  # the words after the command's own
+        more = f"{where[:-2]} --help shows what it takes" if where else "see --help"
+        return _located(f"{where}unexpected {extra[1][:40]!r} ({more})", argv, extra[1].split()[0])
+    missing = re.fullmatch(r"Missing argument '(\S+)'", message)
+    if missing:
+        return ParseError(f"{where}missing argument {missing[1].upper()}")  # as --help names it
     first = message[:1].lower() + message[1:]
     return ParseError(f"{where}{first}".replace("d20 : ", ""))
+
+
+def _bad_value(param: Any, argv: Sequence[str]) -> D20Error:
+    """The program's own message for a value typer refused ("Input should be a valid
+    integer"): the option, what it takes, what was typed, a caret under it."""
+    names = [*getattr(param, "opts", ()), *getattr(param, "secondary_opts", ())]
+    typed, value = _typed_value(names, argv)
+    shown = typed or (param.name or "value").upper()
+    lo, hi = getattr(param, "min", None), getattr(param, "max", None)
+    message = f"{shown} takes {param.metavar or 'a value'}, not {value[:40]!r}"
+    if "int" in _type_text(param) or "int" in str(getattr(param, "type_descriptor", "")):
+        message = f"{shown} takes a whole number, not {value[:40]!r}"
+        if lo is not None:  # the reader of the option table's numbers says it
+            try:
+                int_value(lo, hi)(shown, value)
+            except ParseError as err:
+                message = err.message
+    return _located(message, argv, typed)
+
+
+def _typed_value(names: Sequence[str], argv: Sequence[str]) -> tuple[str, str]:
+    """The option of `names` as typed in `argv` and its value ("" for none found)."""
+    tokens = list(argv)
+    for i, token in enumerate(tokens):
+        name, eq, inline = token.partition("=")
+        if name in names:
+            return name, inline if eq else (tokens[i + 1] if i + 1 < len(tokens) else "")
+        if len(token) > 2 and token[:2] in names and not token.startswith("--"):
+            return token[:2], token[2:]
+    return "", ""
+
+
+def tidy_help(group: Any) -> None:
+    """The help pages of the typer app as the rest of the program writes them: every
+    value with a plain metavar (`plain_metavars`), every command's summary whole in its
+    group's list (never cut short with "..."), and the commands of `d20 --help` in their
+    panels (d20cli.app.commands.PANELS; the request verbs under "Rolling")."""
+    from d20cli.app.commands import PANELS
+
+    plain_metavars(group)
+    panel_of = {name: title for title, names in PANELS.items() for name in names}
+    for name, command in (getattr(group, "commands", None) or {}).items():
+        command.rich_help_panel = panel_of.get(name, next(iter(PANELS)))
+    _whole_summaries(group)
+
+
+def _whole_summaries(group: Any) -> None:
+    for command in (getattr(group, "commands", None) or {}).values():
+        if not command.short_help:
+            command.short_help = command.get_short_help_str(10**6)  # its first sentence
+        _whole_summaries(command)
 
 
 def plain_metavars(command: Any) -> None:
@@ -210,7 +271,14 @@ def plain_metavars(command: Any) -> None:
     for param in getattr(command, "params", ()):
         if getattr(param, "is_flag", False) or getattr(param, "metavar", None):
             continue
-        name = "N" if "int" in _type_text(param) else (param.name or "value").upper()
+        specs = [option_spec(n) for n in getattr(param, "opts", ())]
+        spec = next((s for s in specs if s is not None), None)
+        if spec is not None and spec.metavar:  # `--as NAME`, `--system ID`: as requests say
+            name = spec.metavar
+        elif "int" in _type_text(param):
+            name = "N"
+        else:
+            name = (param.name or "value").rstrip("_").upper()
         if param.param_type_name == "argument":
             _plain_argument(param, name)
         else:

@@ -11,7 +11,14 @@ from typing import Any, NamedTuple
 
 from d20cli.app.command_guide import GUIDE
 from d20cli.app.commands import COMMANDS
-from d20cli.app.options import HELP_FLAGS, OPTION_GROUPS, OPTIONS, OptionSpec, split_options
+from d20cli.app.options import (
+    HELP_FLAGS,
+    OPTION_GROUPS,
+    OPTIONS,
+    Options,
+    OptionSpec,
+    split_options,
+)
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.language.vocabulary import VERB_HELP, VERBS
 from d20cli.present.help_view import (
@@ -158,7 +165,13 @@ def show_verb_help(tokens: Sequence[str], out: Output) -> ExitStatus:
         words, _ = split_options(plain)
     except D20Error:
         words = [t for t in plain if not t.startswith("-")]
-    verb = words[0].lower() if words else ""
+    return verb_help(words[0] if words else "", out)
+
+
+def verb_help(verb: str, out: Output) -> ExitStatus:
+    """`d20 VERB --help` for the verb (or `odds`) a command line names; an unknown word is
+    an error."""
+    verb = verb.lower()
     if verb not in VERB_HELP and verb != "odds":
         out.error(ParseError(unknown_topic(verb, [*VERBS, *COMMANDS])))
         return ExitStatus.BAD_INPUT
@@ -206,18 +219,41 @@ def help_lines(
 
 
 def run_help(
-    args: Sequence[str], out: Output, group: Callable[[], Any] | None = None
+    words: Sequence[str],
+    opts: Options,
+    out: Output,
+    group: Callable[[], Any] | None = None,
 ) -> ExitStatus:
-    """`d20 help [TOPIC] [-s ID]`: print the help; an unknown topic is an error (exit 2).
-    `group`: what gives the typer app's click group, for a command's subcommands and
-    options (typer is imported only for a command's help)."""
+    """`d20 help [TOPIC] [-s ID]` (the words after `help`, the options read): print the
+    help; an unknown topic is an error (exit 2). `group`: what gives the typer app's click
+    group, for a command's subcommands and options (typer is imported only for a
+    command's help)."""
     try:
-        words, opts = split_options(list(args))
         if len(words) > 1:
             raise ParseError(f"help takes one verb or command, not {' '.join(words)[:60]!r}")
         system = opts.system or None
         out.text("\n".join(help_lines(words[0] if words else None, system, only=True, group=group)))
     except D20Error as err:
-        out.error(err)
+        out.error(err, opts.json)
         return ExitStatus.BAD_INPUT
     return ExitStatus.OK
+
+
+#: Commands people type for an option of the program.
+_OPTION_COMMANDS: dict[str, str] = {"version": "--version"}
+
+
+def command_hint(word: str) -> str:
+    """What to say after "unknown command WORD": "; did you mean init?" (a command or
+    verb it is close to, or one it starts with: `initiative`), else the commands."""
+    import difflib
+
+    known = [*VERBS, *COMMANDS]
+    typed = word.lower()
+    if typed.lstrip("-") in _OPTION_COMMANDS:
+        return f"; did you mean {_OPTION_COMMANDS[typed.lstrip('-')]}?"
+    close = [k for k in known if len(k) >= 4 and typed.startswith(k)]
+    close = close or difflib.get_close_matches(typed, known, n=3)
+    if close:
+        return f"; did you mean {' or '.join(close)}?"
+    return f" (commands: {', '.join(known)})"

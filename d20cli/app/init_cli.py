@@ -9,9 +9,8 @@ from typing import Annotated
 
 import typer
 
+from d20cli.app.edge import command_options, command_output
 from d20cli.app.initiative import SUBCOMMANDS, run_init
-from d20cli.app.options import Options
-from d20cli.present.output import Output
 
 _SETTINGS = {
     "allow_extra_args": True,
@@ -41,7 +40,7 @@ init_app = typer.Typer(
 
 
 def _run(words: list[str]) -> None:
-    raise typer.Exit(int(run_init(words, Options(), Output())))
+    raise typer.Exit(int(run_init(words, command_options(), command_output())))
 
 
 @init_app.callback(invoke_without_command=True)

@@ -31,6 +31,7 @@ import typer
 from d20cli.app import log_prune
 from d20cli.app.char_cli import _cell, _console
 from d20cli.app.edge import command_errors as _errors
+from d20cli.app.edge import command_options, command_output
 from d20cli.controls import visible
 from d20cli.errors import ExitStatus, ParseError, StateError
 from d20cli.language.vocabulary import SYSTEM_IDS
@@ -118,7 +119,7 @@ def log_main(
     from d20cli.store.rolllog import LogFilter
     from d20cli.store.state import State
 
-    out = Output()
+    out = command_output()
     if character is not None:  # as the log keeps a name: bytes that were not UTF-8 as U+FFFD
         character = clean(character)
     with _errors(out):
@@ -157,9 +158,9 @@ def log_main(
             elif export is not None:
                 _export(store, export.lower(), only, out)
             elif stats:
-                _stats(store, only, out, json, no_color)
+                _stats(store, only, out, command_options().json, no_color)
             else:
-                _recent(store, limit, only, out, json, tsv, no_color)
+                _recent(store, limit, only, out, command_options().json, tsv, no_color)
         finally:
             state.close()
 

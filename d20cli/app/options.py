@@ -304,23 +304,31 @@ def did_you_mean(name: str, known: Sequence[str]) -> str:
     return f"; did you mean {' or '.join(close)}?" if close else ""
 
 
-def unknown_option(name: str) -> ParseError:
-    """The error for an option no table has, with a "did you mean" when one is close."""
-    hint = did_you_mean(name, list(_BY_NAME))
+def unknown_option(name: str, command: str = "") -> ParseError:
+    """The error for an option no table has, with a "did you mean" when one is close and
+    else where the options are listed (`command`: the verb or command it followed)."""
+    known = list(_BY_NAME) if command else [*_BY_NAME, *ASKS]
+    hint = did_you_mean(name, known)
+    if len(name) == 2 and not hint:  # `-V`: the long names of that letter
+        letter = name[1].lower()
+        close = [n for n in known if n.startswith(f"--{letter}")]
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
     if not hint:
-        hint = " (options: `d20 VERB --help`)"
+        where = f"d20 {command} --help" if command else "d20 --help"
+        hint = f" ({where} lists the options)"
     return ParseError(f"unknown option {name[:40]}{hint}")
 
 
 class _Tokens:
-    """The tokens of one line, read left to right, knowing each one's column."""
+    """The tokens of one line, read left to right, knowing each one's column (`prefix`:
+    what the line shown under an error starts with, e.g. the program's name)."""
 
-    def __init__(self, tokens: Sequence[str]) -> None:
+    def __init__(self, tokens: Sequence[str], prefix: str = "") -> None:
         self.tokens = tokens
         self.i = 0
-        self.text = " ".join(tokens)
+        self.text = prefix + " ".join(tokens)
         self.columns: list[int] = []
-        col = 1
+        col = 1 + len(prefix)
         for token in tokens:
             self.columns.append(col)
             col += len(token) + 1
@@ -330,6 +338,11 @@ class _Tokens:
             return None
         self.i += 1
         return self.tokens[self.i - 1]
+
+    def rest(self) -> list[str]:
+        """The tokens not read yet (and reads them)."""
+        rest, self.i = list(self.tokens[self.i :]), len(self.tokens)
+        return rest
 
     def located(self, err: ParseError, index: int) -> ParseError:
         """`err` placed at token `index` of the line (the caret under it)."""
@@ -396,6 +409,75 @@ def request_text(words: list[str], opts: Options) -> str:
     return text
 
 
+#: What asks for help or the version instead of a request (read by `read_command_line`).
+ASKS: tuple[str, ...] = (*HELP_FLAGS, "--version")
+
+#: Whether a token the typer app reads is an option the program takes off the line (the
+#: option's spec, the name as typed, the words kept before it): see `read_command`.
+Takes = Callable[[OptionSpec, str, Sequence[str]], bool]
+
+
+@frozen
+class _Read:
+    words: tuple[str, ...]
+    values: dict[str, Any]
+    asked: tuple[str, ...]  # --help, -h, --version, as typed
+    rest: tuple[str, ...]  # what a stop left unread
+
+
+def _read(
+    tokens: Sequence[str], first_only: bool = False, takes: Takes | None = None, prefix: str = ""
+) -> _Read:
+    """The one reader of options. Left to right: an option of the table (and its value)
+    goes into `values`; anything else is a word. A request's line (`takes` None): `--`
+    ends the options, a word starting with `#` begins a comment (all after it is words),
+    `--help`, `-h` and `--version` are noted, and an option the table lacks is an error.
+    `first_only`: stop at the first word, leaving the rest unread. A typer command's line
+    (`takes` given): only the options `takes` says are the program's are taken off; every
+    other token, `--` and what follows it stay as they are, for typer."""
+    words: list[str] = []
+    values: dict[str, Any] = {}
+    asked: list[str] = []
+    reader = _Tokens(tokens, prefix)
+    while (token := reader.next()) is not None:
+        if token == "--" and takes is None:
+            words += reader.rest()
+            break
+        if token == "--" or (takes is None and token.startswith("#")):
+            words += [token, *reader.rest()]
+            break
+        if token in ASKS and takes is None:
+            asked.append(token)
+            continue
+        if not looks_like_option(token):
+            words.append(token)
+            if first_only:
+                return _Read(tuple(words), values, tuple(asked), tuple(reader.rest()))
+            continue
+        if takes is not None:
+            spec = option_spec(token)
+            name = token.partition("=")[0] if token.startswith("--") else token[:2]
+            if spec is None or not takes(spec, name, words):
+                words.append(token)
+                continue
+        at = reader.i - 1
+        try:
+            _read_option(token, reader, values, words[0] if words else "")
+        except ParseError as err:
+            raise reader.located(err, at) from None
+    return _Read(tuple(words), values, tuple(asked), ())
+
+
+def option_spec(token: str) -> OptionSpec | None:
+    """The option `token` names whole (`--system`, `--system=mm`, `-s`, `-smm`), or None (a
+    bundle of letters, a name the table lacks)."""
+    spec = _BY_NAME.get(token.partition("=")[0])
+    if spec is None and not token.startswith("--"):
+        short = _SHORT.get(token[:2])
+        return short if short is not None and short.value is not None else None
+    return spec
+
+
 def split_options(tokens: Sequence[str]) -> tuple[list[str], Options]:
     """Separate option tokens from request words. Options may come anywhere; `--` ends them;
     a word starting with `#` begins a comment (everything after it is words). One-letter
@@ -403,42 +485,93 @@ def split_options(tokens: Sequence[str]) -> tuple[list[str], Options]:
     option, with a caret under it."""
     if not any(t.startswith("-") for t in tokens):  # the common case: words only
         return list(tokens), NO_OPTIONS
-    words: list[str] = []
-    values: dict[str, Any] = {}
-    reader = _Tokens(tokens)
-    only_words = False
-    while (token := reader.next()) is not None:
-        if only_words or token.startswith("#"):
-            only_words = only_words or token.startswith("#")
-            words.append(token)
-            continue
-        if token == "--":
-            only_words = True
-            continue
-        if not looks_like_option(token):
-            words.append(token)
-            continue
-        at = reader.i - 1
-        try:
-            _read_option(token, reader, values)
-        except ParseError as err:
-            raise reader.located(err, at) from None
-    return words, Options(**values) if values else NO_OPTIONS
+    read = _read(tokens)
+    if read.asked:  # the runner asks `wants_help` first: here they are no options
+        at = list(tokens).index(read.asked[0])
+        verb = read.words[0] if read.words else ""
+        raise _Tokens(tokens).located(unknown_option(read.asked[0], verb), at)
+    return list(read.words), Options(**read.values) if read.values else NO_OPTIONS
 
 
-def _read_option(token: str, reader: _Tokens, values: dict[str, Any]) -> None:
-    """Read one option token (and its value, from the token or the next one) into values."""
+@frozen
+class CommandLine:
+    """The command line, read once (`read_command_line`). `command`: its first word ("" for
+    none). A request's line (a verb, `odds`, `table NAME`, `help`, `shell`, a word that is
+    no command): `words`, from the command on, with every option taken off. A command of
+    the typer app: `rest`, the tokens after its name, left for it to read
+    (`read_command`). `opts`: the options read; `asked`: --help, -h, --version as typed;
+    `error`: what was wrong with an option (the rest of the line then unread)."""
+
+    tokens: tuple[str, ...]
+    command: str = ""
+    words: tuple[str, ...] = ()
+    rest: tuple[str, ...] = ()
+    opts: Options = NO_OPTIONS
+    asked: tuple[str, ...] = ()
+    error: ParseError | None = None
+
+    def json(self) -> bool:
+        """Whether errors go out as JSON too (--json read, or typed before a bad option)."""
+        return self.opts.json or "--json" in self.tokens
+
+
+def read_command_line(
+    tokens: Sequence[str], typer_reads: Callable[[str, bool], bool]
+) -> CommandLine:
+    """Read the command line once. The options before the first word are the program's
+    (shown under an error as `d20 ...`); the first word is the command, and
+    `typer_reads(command, asks_help)` says whether the typer app reads the rest, or the
+    runner reads it here as a request's line (options anywhere, as on standard input)."""
+    line = tuple(tokens)
+    try:
+        head = _read(line, first_only=True, prefix="d20 ")
+    except ParseError as err:
+        return CommandLine(line, error=err)
+    opts = Options(**head.values) if head.values else NO_OPTIONS
+    if not head.words:
+        return CommandLine(line, opts=opts, asked=head.asked)
+    command = head.words[0]
+    ended = len(head.words) > 1  # `d20 -- check -1`: `--` ended the options before it
+    if typer_reads(command, bool(head.asked)):
+        rest = head.words[1:] if ended else head.rest
+        return CommandLine(line, command, rest=rest, opts=opts, asked=head.asked)
+    if ended:
+        return CommandLine(line, command, words=head.words, opts=opts, asked=head.asked)
+    try:
+        body = _read([command, *head.rest])
+    except ParseError as err:
+        return CommandLine(line, command, opts=opts, asked=head.asked, error=err)
+    values = {**head.values, **body.values}
+    return CommandLine(
+        line,
+        command,
+        words=body.words,
+        opts=Options(**values) if values else NO_OPTIONS,
+        asked=(*head.asked, *body.asked),
+    )
+
+
+def read_command(tokens: Sequence[str], takes: Takes) -> tuple[list[str], Options]:
+    """What a command of the typer app is given after its name: the tokens for typer,
+    without the program's options that `takes` picks out, and those options."""
+    read = _read(tokens, takes=takes)
+    return list(read.words), Options(**read.values) if read.values else NO_OPTIONS
+
+
+def _read_option(token: str, reader: _Tokens, values: dict[str, Any], command: str = "") -> None:
+    """Read one option token (and its value, from the token or the next one) into values
+    (`command`: the word it follows, for the message of an unknown one)."""
     if (
         not token.startswith("--")
         and token[:2] in _SHORT
         and token.split("=", 1)[0] not in _BY_NAME
     ):
-        _read_short(token, reader, values)
+        _read_short(token, reader, values, command)
         return
     name, eq, inline = token.partition("=")
     spec = _BY_NAME.get(name)
     if spec is None:
-        raise unknown_option(name)
+        raise unknown_option(name, command)
     if spec.value is None:
         if eq:
             raise ParseError(f"{name} takes no value")
@@ -450,14 +583,14 @@ def _read_option(token: str, reader: _Tokens, values: dict[str, Any]) -> None:
     values[spec.field] = spec.value(name, raw)
 
 
-def _read_short(token: str, reader: _Tokens, values: dict[str, Any]) -> None:
+def _read_short(token: str, reader: _Tokens, values: dict[str, Any], command: str) -> None:
     """`-qn 2`, `-n3`, `-smm`, `-s=mm`: flags bundled, the last letter may take a value."""
     rest = token[1:]
     while rest:
         name = "-" + rest[0]
         spec = _SHORT.get(name)
         if spec is None:
-            raise unknown_option(name if rest == token[1:] else token)
+            raise unknown_option(name if rest == token[1:] else token, command)
         rest = rest[1:]
         if spec.value is None:
             values[spec.field] = True

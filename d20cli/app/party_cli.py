@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from d20cli.app.edge import command_errors as _errors
+from d20cli.app.edge import command_options, command_output
 from d20cli.controls import visible
 from d20cli.present.output import Output
 
@@ -45,10 +46,10 @@ def party_main(
         return
     from d20cli.store import characters
 
-    out = Output()
+    out = command_output()
     with _errors(out):
         members = characters.party()
-    _show(members, json, out)
+    _show(members, command_options().json, out)
 
 
 @party_app.command("add")
@@ -58,7 +59,7 @@ def party_add(
     """Add characters to the party: `d20 party add aria bob cleo`."""
     from d20cli.store import character_edits
 
-    out = Output()
+    out = command_output()
     with _errors(out):
         members = character_edits.party_edit(add=names)
     _show(members, False, out)
@@ -71,7 +72,7 @@ def party_rm(
     """Take characters out of the party (they stay characters)."""
     from d20cli.store import character_edits
 
-    out = Output()
+    out = command_output()
     with _errors(out):
         members = character_edits.party_edit(remove=names)
     _show(members, False, out)
@@ -82,7 +83,7 @@ def party_clear() -> None:
     """Empty the party."""
     from d20cli.store import character_edits
 
-    out = Output()
+    out = command_output()
     with _errors(out):
         members = character_edits.party_edit(clear=True)
     _show(members, False, out)

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 import typer
 
 from d20cli.app.commands import COMMANDS
-from d20cli.app.edge import command_errors
+from d20cli.app.edge import command_errors, command_options, command_output
 from d20cli.errors import ParseError, StateError
 from d20cli.present.output import Output
 
@@ -155,12 +155,12 @@ def seal_command(
     status: Annotated[
         bool, typer.Option("--status", help="Show the open session's commitment.")
     ] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
+    json: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
 ) -> None:
     """Start a sealed session: print a commitment to share before play."""
-    out = Output()
+    out = command_output()
     with command_errors(out):
-        seal(status, json_out, out)
+        seal(status, command_options().json, out)
 
 
 def unseal_command(
@@ -173,12 +173,12 @@ def unseal_command(
             help="Print the seed of closed session N again (it stays in the state database).",
         ),
     ] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
+    json: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
 ) -> None:
     """End the sealed session and print its seed."""
-    out = Output()
+    out = command_output()
     with command_errors(out):
-        unseal(json_out, out, show)
+        unseal(command_options().json, out, show)
 
 
 def verify_command(
@@ -205,12 +205,14 @@ def verify_command(
     rows: Annotated[
         bool, typer.Option("--rows", help="A line for every row, not only the failed ones.")
     ] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
+    json: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
 ) -> None:
     """Check a sealed session's exported log against its seed."""
     from d20cli.app.verify import run_verify
 
-    raise typer.Exit(int(run_verify(log, seed, json_out, Output(), posted, receipts, rows)))
+    raise typer.Exit(
+        int(run_verify(log, seed, command_options().json, command_output(), posted, receipts, rows))
+    )
 
 
 VERIFY_EXIT = (
