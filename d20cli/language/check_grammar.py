@@ -187,11 +187,10 @@ def _house_number(word: str) -> pp.ParserElement:
         return Item(word, value, loc + 1)
 
     equals = pp.Suppress(pp.Literal("=").leave_whitespace()) - integer.copy().leave_whitespace()
-    return (
-        (_kw(word) - (equals | (pp.White(" \t").suppress() - integer)))
-        .set_name(f"'{word} N'")
-        .set_parse_action(check)
+    value = (equals | (pp.White(" \t").suppress() - integer)).set_name(
+        f"a number after '{word}' ({word} N or {word}=N, N from {lo} to {hi})"
     )
+    return (_kw(word) - value).set_name(f"'{word} N'").set_parse_action(check)
 
 
 house = (

@@ -85,6 +85,7 @@ from d20cli.language.dice_modifiers import (
     label,
     modifier,
 )
+from d20cli.language.grammar_checks import expected, plain
 from d20cli.language.requests import RollRequest
 from d20cli.language.vocabulary import COMPLETION_WORDS, VERBS
 
@@ -446,10 +447,12 @@ def _message(exc: pp.ParseBaseException, text: str) -> str:
             return "unbalanced parenthesis: expected ')'"
         if msg.startswith("expected {") or msg.startswith("expected an expression"):
             msg = "expected a number, dice or '('"
+        else:
+            msg = "expected " + expected(exc, roll_line)
         if not found:
             return f"{msg}, found the end"
         return f"{msg}, found '{found[:20]}'"
-    return msg
+    return plain(msg)
 
 
 def _error(exc: pp.ParseBaseException, text: str) -> ParseError:
