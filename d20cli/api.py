@@ -384,7 +384,13 @@ def _read(given: str, line: str, system: str | None, character: str | Character 
         house_parsed = with_house(parsed, rules, who.house)
         return _Read(rules, house_parsed, parsed.text, parse, who.name)
     rules = get_system(system or DEFAULT_SYSTEM)
-    return _Read(rules, _parse(line), line, _parse, None)
+    try:
+        parsed = _parse(line)
+    except ParseError as err:  # what the system takes, not what every system takes
+        from d20cli.rules.offers import in_system_terms
+
+        raise in_system_terms(err, rules.id, rules.offers) from None
+    return _Read(rules, parsed, line, _parse, None)
 
 
 def _checked(who: Character) -> Character:

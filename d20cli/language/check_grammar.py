@@ -41,6 +41,7 @@ from d20cli.language.vocabulary import (
     MIN,
     PLAYERS,
     RANK_WORDS,
+    TARGET_NAME,
     TARGET_NAMES,
     VERBS,
     VS,
@@ -163,7 +164,7 @@ _routine = (pp.Suppress(_kw("routine")) - any_integer).set_parse_action(
 )
 _number = integer.copy().add_parse_action(lambda t: Target("number", t[0]))
 target = (_defense | _named_defense | _rank_target | _routine | _named_dc | _number).set_name(
-    "a target: a number, a DC name, defense N, rank N or routine +N"
+    TARGET_NAME
 )
 _target_name = (
     _kw(*TARGET_NAMES)

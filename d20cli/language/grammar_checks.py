@@ -43,10 +43,15 @@ def message(exc: Any, text: str, root: Any = None) -> str:
     msg = str(exc.msg)
     rest = text[exc.loc :]
     found = rest.split(None, 1)[0] if rest.strip() else ""
+    typed = _TARGET_TYPED.match(rest)
     if msg.startswith("Expected end of text"):
+        if typed is not None:  # `check +5 DC 15`: the target without its `vs`
+            return f"unexpected {found[:30]!r}: a target follows {VS!r}: {_target(typed)}"
         return f"unexpected {found[:30]!r}" if found else "unexpected end"
     if msg.startswith("Expected "):
         msg = "expected " + expected(exc, root)
+        if typed is not None and typed[2] and not typed[0][2:3].isspace():  # `vs dc15`
+            msg += f" ({_target(typed)}, with a space)"
         return f"{msg}, found {found[:30]!r}" if found else f"{msg}, found the end"
     return plain(msg)
 
@@ -80,6 +85,14 @@ def check_side_count(line: str, verb: str) -> None:
             column = match.end() + len(rest) - len(rest.lstrip()) + 1
             what = "a contest" if verb == "contest" else "an opposed check"
             raise ParseError(f"{what} has at most {MAX_SIDES:,} sides", line, column)
+
+
+#: A target typed where it cannot stand: `DC 15` without `vs`, `dc15` without a space.
+_TARGET_TYPED = re.compile(r"(dc|ac)[ \t]*([0-9]+)?(?![\w-])", _I)
+
+
+def _target(typed: re.Match[str]) -> str:
+    return f"{VS} {typed[1].upper()} {typed[2] or 15}"
 
 
 # --- pyparsing's names in words ----------------------------------------------------------
