@@ -42,6 +42,16 @@ def test_a_system_without_targets_says_so(capsys: pytest.CaptureFixture[str]) ->
     assert first == "d20: error at column 13: a pendagger check takes no target (vs ...)"
 
 
+def test_a_target_of_a_verb_the_system_lacks_names_its_verbs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    first = _error(["group", "+1,", "+2", "vs", "hard", "-s", "mm"], capsys)[0]
+    assert first == (
+        "d20: error at column 1: mm has no 'group'; its verbs are check, attack, resist, "
+        "routine, opposed, compare, percent, roll"
+    )
+
+
 def test_the_api_and_standard_input_list_the_same_targets() -> None:
     with pytest.raises(D20Error) as info:
         d20cli.roll("check +5 vs hard", system="levelup")

@@ -65,8 +65,10 @@ def in_system_terms(err: D20Error, system: str, offers: Mapping[str, Offer]) -> 
         return err
     verb = err.text.split(None, 1)[0].lower() if err.text.strip() else ""
     found = offers.get(verb)
-    if found is None:
-        return err
+    if found is None:  # not a verb of the system: that is what to say
+        return type(err)(
+            f"{system} has no {verb!r}; its verbs are {', '.join(offers)}", err.text, 1
+        )
     kinds = dict(found.after).get(VS, ())
     words = [_TARGET_WORDS[k] for k in kinds if k in _TARGET_WORDS]
     if not words:
