@@ -13,7 +13,7 @@ import pytest
 
 from d20cli.language.grammar_checks import INTERNAL, elements, in_words, message
 from d20cli.language.vocabulary import SYSTEM_IDS, VERBS
-from tests.cli_helpers import d20
+from tests.cli_helpers import d20, run_line
 
 #: A request of each verb that the mutations below spoil.
 BASES: dict[str, str] = {
@@ -163,3 +163,14 @@ def test_an_element_nobody_named_is_named_by_what_it_reads() -> None:
     with pytest.raises(pp.ParseBaseException) as info:
         sign.parse_string("x", parse_all=True)
     assert message(info.value, "x", sign) == "expected '+' or '-', found the end"
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_a_bad_line_of_the_shell_or_standard_input_is_in_words(verb: str) -> None:
+    for words in corpus(verb):
+        status, out, err, _ = run_line(" ".join(words))
+        assert status == 2, (words, out, err)
+        first = err.splitlines()[0]
+        assert first.startswith("d20: error"), first
+        found = INTERNALS.search(first)
+        assert found is None, f"{found.group()!r} in {first!r}"
