@@ -66,6 +66,10 @@ def test_the_api_and_standard_input_list_the_same_targets() -> None:
         ("check +5 DC 15", "unexpected 'DC': a target follows 'vs': vs DC 15", "DC"),
         ("attack +7 ac 12", "unexpected 'ac': a target follows 'vs': vs AC 12", "ac"),
         ("check +5 vs dc15", "a number or DC N (vs DC 15, with a space), found 'dc15'", "dc15"),
+        ("attack +5 vs 15 DC 15", "unexpected 'DC'", "DC"),  # it has its target
+        ("roll 1d20+5 DC 15", "unexpected 'DC': a roll's target has no DC: vs 15", "DC"),
+        ("roll 1d20 vs dc 12", "found 'dc' (a roll's target has no DC: vs 12)", "dc"),
+        ("roll 1d20+dc", "expected a number, dice or '(', found 'dc'", "dc"),
     ],
 )
 def test_a_target_typed_without_vs_is_shown_with_it(

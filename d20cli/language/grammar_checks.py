@@ -45,7 +45,7 @@ def message(exc: Any, text: str, root: Any = None) -> str:
     found = rest.split(None, 1)[0] if rest.strip() else ""
     typed = _TARGET_TYPED.match(rest)
     if msg.startswith("Expected end of text"):
-        if typed is not None:  # `check +5 DC 15`: the target without its `vs`
+        if typed is not None and not _VS_WORD.search(text[: exc.loc]):  # `check +5 DC 15`
             return f"unexpected {found[:30]!r}: a target follows {VS!r}: {_target(typed)}"
         return f"unexpected {found[:30]!r}" if found else "unexpected end"
     if msg.startswith("Expected "):
@@ -89,6 +89,15 @@ def check_side_count(line: str, verb: str) -> None:
 
 #: A target typed where it cannot stand: `DC 15` without `vs`, `dc15` without a space.
 _TARGET_TYPED = re.compile(r"(dc|ac)[ \t]*([0-9]+)?(?![\w-])", _I)
+
+
+def roll_target(text: str, loc: int) -> str | None:
+    """A roll's target written as a check's (`DC 15`, `vs DC 15`) at `loc` of `text`: the
+    way a roll writes it, `vs 15`, for the error; None when no word starts so there."""
+    typed = _TARGET_TYPED.match(text, loc)
+    if typed is None or not text[:loc][-1:].isspace():
+        return None
+    return f"a roll's target has no {typed[1].upper()}: {VS} {typed[2] or 15}"
 
 
 def _target(typed: re.Match[str]) -> str:
