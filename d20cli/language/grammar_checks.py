@@ -114,9 +114,14 @@ INTERNAL = re.compile(
 )
 
 
+#: How pyparsing's own messages other than `Expected X` begin (a lookahead's, a stop's).
+_PYPARSING_SAYS = ("Found unwanted token", "No match found for", "not preceded by", "Unmatchable")
+
+
 def plain(msg: str) -> str:
-    """`msg`, unless it holds pyparsing's picture of an element: then words that say so."""
-    return msg if not INTERNAL.search(msg) else "these words do not read here"
+    """`msg` (the grammar's own words, which may quote the request: `4d{1,2,3}u cannot
+    ...`), unless it is one of pyparsing's: then words that say so."""
+    return "these words do not read here" if msg.startswith(_PYPARSING_SAYS) else msg
 
 
 def expected(exc: Any, root: Any = None) -> str:
