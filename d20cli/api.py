@@ -384,7 +384,13 @@ def _read(given: str, line: str, system: str | None, character: str | Character 
         house_parsed = with_house(parsed, rules, who.house)
         return _Read(rules, house_parsed, parsed.text, parse, who.name)
     rules = get_system(system or DEFAULT_SYSTEM)
-    return _Read(rules, _parse(line), line, _parse, None)
+    try:
+        parsed = _parse(line)
+    except ParseError as err:  # what the system takes, not what every system takes
+        from d20cli.rules.offers import in_system_terms
+
+        raise in_system_terms(err, rules.id, rules.offers) from None
+    return _Read(rules, parsed, line, _parse, None)
 
 
 def _checked(who: Character) -> Character:
@@ -414,16 +420,21 @@ def _checked(who: Character) -> Character:
 
 
 _BARE = re.compile(r"[+-]?(?:[0-9(]|d[0-9%f(])", re.IGNORECASE)
+_WORD = re.compile(r"[a-z][\w'-]*", re.IGNORECASE)
 
 
 def _request_line(request: str) -> str:
-    """The request line for `request`: a bare dice expression (`4d6kh3`, `d20+5`) gets the
-    verb `roll` in front; anything else is the line as given."""
+    """The request line for `request`: a bare dice expression (`4d6kh3`, `d20+5`,
+    `max(1d6,1d8)`, `{4d6,3d8}kh1`, `--1`) gets the verb `roll` in front; a line that
+    starts with a verb or a plain word (a macro, or an unknown verb: its error names the
+    verbs) is the line as given."""
     if not isinstance(request, str):
         raise TypeError(f"a request is text, such as 'check +5 vs 15', not {request!r}")
     stripped = request.lstrip()
-    first = re.split(r"[\s,]", stripped, maxsplit=1)[0].lower()
-    if first in VERBS or not _BARE.match(stripped):
+    first = re.split(r"[\s,]", stripped, maxsplit=1)[0]
+    if not stripped or first.lower() in VERBS:
+        return request
+    if _WORD.fullmatch(first) and not _BARE.match(stripped):
         return request
     return "roll " + stripped
 

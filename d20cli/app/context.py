@@ -17,6 +17,7 @@ from d20cli.frozen import replace
 from d20cli.language.requests import CheckRequest
 from d20cli.present.output import Output
 from d20cli.rules.house import HouseDefaults, with_house
+from d20cli.rules.offers import in_system_terms
 from d20cli.store.seal_marker import CHANGES, marked
 
 K = TypeVar("K")
@@ -310,7 +311,10 @@ class Context:
         return found
 
     def _ready(self, text: str, system: System, opts: Options) -> Request:
-        request = self.parser(opts)(text)
+        try:
+            request = self.parser(opts)(text)
+        except ParseError as err:  # what the system takes, not what every system takes
+            raise in_system_terms(err, system.id, system.offers) from None
         shared = self.house_for(system, opts)
         if opts.as_ and _names_a_party(opts.as_):
             from d20cli.rules.house import with_house_each

@@ -27,6 +27,7 @@ from d20cli.frozen import fields
 from d20cli.language.requests import CheckRequest
 from d20cli.present.initiative_view import order_lines
 from d20cli.present.output import Output
+from d20cli.rules.offers import in_system_terms
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -144,15 +145,40 @@ def monster_rolls(
         count = int(match.group(1)) if match else 1
         if not 1 <= count <= MAX_COUNT:
             raise ParseError(f"init add adds 1 to {MAX_COUNT} at once, not {count}")
-        rest = [w for w in rest if w != counts[0]]
-    text = "check " + (" ".join(rest) if rest else "+0")
-    request = context.parse(text)
-    if not isinstance(request, CheckRequest):
-        raise ParseError(f"{' '.join(rest)!r} is not a modifier with words like adv or dis")
-    rule = _rule(system)
+    kept = [i for i, w in enumerate(words) if i and not (counts and w == counts[0])]
+    text = "check " + (" ".join(words[i] for i in kept) if kept else "+0")
+    try:
+        request = context.parse(text)
+        if not isinstance(request, CheckRequest):
+            said = " ".join(words[i] for i in kept)
+            raise ParseError(f"{said!r} is not a modifier with words like adv or dis")
+        rule = _rule(system)
+        rolls = [_bounded(rule.roll(request, roller)) for _ in range(count)]
+    except ParseError as err:  # the targets of this system, in what was typed
+        raise _as_typed(in_system_terms(err, system.id, system.offers), words, kept) from None
+    except D20Error as err:
+        raise _as_typed(err, words, kept) from None
     if record is not None:
         record += [(system.id, request)] * count
-    return name, [_bounded(rule.roll(request, roller)) for _ in range(count)]
+    return name, rolls
+
+
+def _as_typed(err: D20Error, words: list[str], kept: list[int]) -> D20Error:
+    """An error in `check WORDS` (the request made of the words at `kept`) placed in
+    what was typed, `init add NAME WORDS`: its caret under the same character."""
+    typed = " ".join(["init", "add", *words])
+    if err.column is None or err.text is None:
+        return type(err)(err.message)
+    starts = [len("init add ") + sum(len(w) + 1 for w in words[:i]) for i in range(len(words))]
+    column, at = len(typed) + 1, len("check ")
+    if err.column <= at:  # the verb the request was given: the words after the name
+        column = starts[kept[0]] + 1 if kept else starts[0] + 1
+    for i in kept:
+        if at < err.column <= at + len(words[i]) + 1:
+            column = starts[i] + err.column - at
+            break
+        at += len(words[i]) + 1
+    return type(err)(err.message, typed, column)
 
 
 def _bounded(roll: InitiativeRoll) -> InitiativeRoll:

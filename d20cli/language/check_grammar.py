@@ -41,6 +41,7 @@ from d20cli.language.vocabulary import (
     MIN,
     PLAYERS,
     RANK_WORDS,
+    TARGET_NAME,
     TARGET_NAMES,
     VERBS,
     VS,
@@ -163,7 +164,7 @@ _routine = (pp.Suppress(_kw("routine")) - any_integer).set_parse_action(
 )
 _number = integer.copy().add_parse_action(lambda t: Target("number", t[0]))
 target = (_defense | _named_defense | _rank_target | _routine | _named_dc | _number).set_name(
-    "a target: a number, a DC name, defense N, rank N or routine +N"
+    TARGET_NAME
 )
 _target_name = (
     _kw(*TARGET_NAMES)
@@ -187,11 +188,10 @@ def _house_number(word: str) -> pp.ParserElement:
         return Item(word, value, loc + 1)
 
     equals = pp.Suppress(pp.Literal("=").leave_whitespace()) - integer.copy().leave_whitespace()
-    return (
-        (_kw(word) - (equals | (pp.White(" \t").suppress() - integer)))
-        .set_name(f"'{word} N'")
-        .set_parse_action(check)
+    value = (equals | (pp.White(" \t").suppress() - integer)).set_name(
+        f"a number after '{word}' ({word} N or {word}=N, N from {lo} to {hi})"
     )
+    return (_kw(word) - value).set_name(f"'{word} N'").set_parse_action(check)
 
 
 house = (

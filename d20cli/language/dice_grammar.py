@@ -85,6 +85,7 @@ from d20cli.language.dice_modifiers import (
     label,
     modifier,
 )
+from d20cli.language.grammar_checks import expected, plain, roll_target
 from d20cli.language.requests import RollRequest
 from d20cli.language.vocabulary import COMPLETION_WORDS, VERBS
 
@@ -439,17 +440,21 @@ def _message(exc: pp.ParseBaseException, text: str) -> str:
             return "numbers must be whole (integers only)"
         if found.startswith(")"):
             return "unbalanced parenthesis: ')' without a matching '('"
-        return f"unexpected '{found}'"
+        target = roll_target(text, loc)
+        return f"unexpected '{found}'" + (f": {target}" if target else "")
     if msg.startswith("Expected "):
         msg = "expected " + msg[len("Expected ") :]
         if "')' (unbalanced parenthesis)" in msg:
             return "unbalanced parenthesis: expected ')'"
         if msg.startswith("expected {") or msg.startswith("expected an expression"):
             msg = "expected a number, dice or '('"
+        else:
+            msg = "expected " + expected(exc, roll_line)
         if not found:
             return f"{msg}, found the end"
-        return f"{msg}, found '{found[:20]}'"
-    return msg
+        target = roll_target(text, loc)
+        return f"{msg}, found '{found[:20]}'" + (f" ({target})" if target else "")
+    return plain(msg)
 
 
 def _error(exc: pp.ParseBaseException, text: str) -> ParseError:

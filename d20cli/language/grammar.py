@@ -237,10 +237,11 @@ def parse_request(line: str) -> Request:
         check_group_size(line)
     elif verb in CONTEST_VERBS:
         check_side_count(line, verb)
+    element = lines()[verb]
     try:
         with dice_grammar.parse_guard(line):
-            toks = lines()[verb].parse_string(line, parse_all=True)
+            toks = element.parse_string(line, parse_all=True)
     except pp.ParseBaseException as exc:
         loc = min(max(exc.loc, 0), len(line))
-        raise ParseError(message(exc, line), line, loc + 1) from None
+        raise ParseError(message(exc, line, element), line, loc + 1) from None
     return _build(verb, line, toks, verb_column)

@@ -1,10 +1,12 @@
 """The checks the request grammar makes on a whole line, before or after pyparsing reads
 it: group and contest sizes, a comma forgotten between group members, and the words of a
-pyparsing error (kept apart from grammar.py, which builds the grammar)."""
+pyparsing error (kept apart from grammar.py, which builds the grammar): what pyparsing
+expects, named in words even where an element has no name of its own."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from d20cli.errors import ParseError
@@ -36,16 +38,22 @@ def check_member_commas(text: str) -> None:
         )
 
 
-def message(exc: Any, text: str) -> str:
+def message(exc: Any, text: str, root: Any = None) -> str:
+    """pyparsing's error on `text` in words (`root`: the grammar parsed)."""
     msg = str(exc.msg)
     rest = text[exc.loc :]
     found = rest.split(None, 1)[0] if rest.strip() else ""
+    typed = _TARGET_TYPED.match(rest)
     if msg.startswith("Expected end of text"):
+        if typed is not None and not _VS_WORD.search(text[: exc.loc]):  # `check +5 DC 15`
+            return f"unexpected {found[:30]!r}: a target follows {VS!r}: {_target(typed)}"
         return f"unexpected {found[:30]!r}" if found else "unexpected end"
     if msg.startswith("Expected "):
-        msg = "expected " + msg[len("Expected ") :]
+        msg = "expected " + expected(exc, root)
+        if typed is not None and typed[2] and not typed[0][2:3].isspace():  # `vs dc15`
+            msg += f" ({_target(typed)}, with a space)"
         return f"{msg}, found {found[:30]!r}" if found else f"{msg}, found the end"
-    return msg
+    return plain(msg)
 
 
 def check_group_size(line: str) -> None:
@@ -77,3 +85,123 @@ def check_side_count(line: str, verb: str) -> None:
             column = match.end() + len(rest) - len(rest.lstrip()) + 1
             what = "a contest" if verb == "contest" else "an opposed check"
             raise ParseError(f"{what} has at most {MAX_SIDES:,} sides", line, column)
+
+
+#: A target typed where it cannot stand: `DC 15` without `vs`, `dc15` without a space.
+_TARGET_TYPED = re.compile(r"(dc|ac)[ \t]*([0-9]+)?(?![\w-])", _I)
+
+
+def roll_target(text: str, loc: int) -> str | None:
+    """A roll's target written as a check's (`DC 15`, `vs DC 15`) at `loc` of `text`: the
+    way a roll writes it, `vs 15`, for the error; None when no word starts so there."""
+    typed = _TARGET_TYPED.match(text, loc)
+    if typed is None or not text[:loc][-1:].isspace():
+        return None
+    return f"a roll's target has no {typed[1].upper()}: {VS} {typed[2] or 15}"
+
+
+def _target(typed: re.Match[str]) -> str:
+    return f"{VS} {typed[1].upper()} {typed[2] or 15}"
+
+
+# --- pyparsing's names in words ----------------------------------------------------------
+
+#: What pyparsing writes for an element nobody named: `{a b}`, `[a]...`, `Suppress:(...)`,
+#: `<SP><TAB>`, `Re:(...)`, `W:(...)`. A name a person reads never holds these.
+INTERNAL = re.compile(
+    r"(?<!')[\[{}](?!')|\]\.\.\.|Suppress|Combine|Forward|Group:|FollowedBy|NotAny|Empty|<SP>|<TAB>"
+    r"|Re:\(|W:\(|Literal|ZeroOrMore|OneOrMore|Opt\b|\.\.\.\Z"
+)
+
+
+#: How pyparsing's own messages other than `Expected X` begin (a lookahead's, a stop's).
+_PYPARSING_SAYS = ("Found unwanted token", "No match found for", "not preceded by", "Unmatchable")
+
+
+def plain(msg: str) -> str:
+    """`msg` (the grammar's own words, which may quote the request: `4d{1,2,3}u cannot
+    ...`), unless it is one of pyparsing's: then words that say so."""
+    return "these words do not read here" if msg.startswith(_PYPARSING_SAYS) else msg
+
+
+def expected(exc: Any, root: Any = None) -> str:
+    """What pyparsing's `Expected X` expects, in words. X is the name of the element
+    that failed: a name given with set_name, or pyparsing's own picture of an unnamed
+    one (`{{Suppress:('=') - a number} | ...}`). That element is looked for under the one
+    the exception names and under `root` (the grammar parsed), and named by the first
+    thing it reads (`'=' or a space`)."""
+    said = str(exc.msg).removeprefix("Expected ")
+    if not INTERNAL.search(said):
+        return said
+    for top in (getattr(exc, "parser_element", None), root):
+        for element in elements(top) if top is not None else ():
+            if str(element) == said:
+                return in_words(element)
+    return "a word that fits here"
+
+
+def _children(element: Any) -> list[Any]:
+    inner = getattr(element, "expr", None)
+    return [*(getattr(element, "exprs", None) or ()), *([inner] if inner is not None else [])]
+
+
+def elements(root: Any) -> Iterator[Any]:
+    """`root` and every element under it, each once."""
+    seen: set[int] = set()
+    todo = [root]
+    while todo:
+        element = todo.pop()
+        if id(element) not in seen:
+            seen.add(id(element))
+            yield element
+            todo.extend(_children(element))
+
+
+def in_words(element: Any, seen: frozenset[int] = frozenset()) -> str:
+    """An element named by what it reads first: its own name if a person reads it, the
+    first piece of a sequence, the alternatives of a choice ("a, b or c")."""
+    import pyparsing as pp
+
+    name = element.customName
+    if name and not INTERNAL.search(name):
+        return str(name)
+    if id(element) in seen:
+        return "a word"
+    seen |= {id(element)}
+    if isinstance(element, pp.And):
+        firsts = (in_words(e, seen) for e in element.exprs if not isinstance(e, pp.Empty))
+        return next((w for w in firsts if w), "a word")
+    if isinstance(element, pp.MatchFirst | pp.Or | pp.Each):
+        choices: list[str] = []
+        for e in element.exprs:
+            for word in re.split(r", | or ", in_words(e, seen)):
+                if word and word not in choices:
+                    choices.append(word)
+        if len(choices) > 1:
+            return ", ".join(choices[:-1]) + " or " + choices[-1]
+        return "".join(choices) or "a word"
+    if isinstance(element, pp.White):
+        return "a space"
+    if isinstance(element, pp.Token) and hasattr(element, "match"):
+        return f"'{getattr(element, 'returnString', None) or element.match}'"
+    if isinstance(element, pp.Regex):
+        return _regex_in_words(str(element.pattern))
+    if isinstance(element, pp.ParseElementEnhance):
+        return in_words(element.expr, seen) if element.expr is not None else "a word"
+    return "a word"
+
+
+def _regex_in_words(pattern: str) -> str:
+    """A pattern nobody named, in words: its words (`crit-dmg(?![\\w-])`: 'crit-dmg'), its
+    characters (`[+-]`: '+' or '-'), a number, a comment or a word."""
+    pattern = re.sub(r"\(\?<?[!=][^)]*\)", "", pattern)  # lookarounds read nothing
+    words = pattern.split("|")
+    if all(re.fullmatch(r"[\w!=<>-]+", w) for w in words):
+        return " or ".join(f"'{w}'" for w in words)
+    if re.fullmatch(r"\[[^\w\]]+\]", pattern):
+        return " or ".join(f"'{ch}'" for ch in pattern[1:-1])
+    if re.fullmatch(r"(\\d|\[0-9\])\+", pattern):
+        return "a number"
+    if pattern.startswith("#"):
+        return "'#' and a comment"
+    return "a word"

@@ -171,6 +171,10 @@ FLAG_WORDS: tuple[str, ...] = ("reliable", "unreliable", "fortune")
 
 TARGET_PREFIXES: tuple[str, ...] = ("defense", "rank", "routine")
 
+#: What the grammar says a target (after `vs`) may be, in every system; an error in a
+#: system names only that system's targets (d20cli.rules.offers.in_system_terms).
+TARGET_NAME = "a target: a number, a DC name, defense N, rank N or routine +N"
+
 
 VS = "vs"
 

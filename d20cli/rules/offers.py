@@ -10,12 +10,13 @@ a score) offers nothing.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
+from d20cli.errors import D20Error
 from d20cli.frozen import frozen
-from d20cli.language.vocabulary import KIND_WORDS
+from d20cli.language.vocabulary import DC_WORDS, DEFENSE_WORDS, KIND_WORDS, TARGET_NAME, VS
 
-__all__ = ["Offer", "offer"]
+__all__ = ["Offer", "in_system_terms", "offer"]
 
 
 def _ordered(kinds: Collection[str]) -> tuple[str, ...]:
@@ -44,3 +45,35 @@ def offer(kinds: Collection[str], **after: Collection[str]) -> Offer:
     """An Offer of these kinds (any order); `after`: word -> the kinds after it
     (`vs=("dc", "ac")`)."""
     return Offer(_ordered(kinds), tuple((word, _ordered(k)) for word, k in after.items()))
+
+
+#: A kind of target (after `vs`) in words.
+_TARGET_WORDS: dict[str, str] = {
+    "dc": "a number or DC N",
+    "ac": "AC N",
+    "named-dc": "a DC name (" + ", ".join(DC_WORDS) + ")",
+    "defense": "defense N (or " + ", ".join(DEFENSE_WORDS) + " N)",
+    "rank-target": "rank N",
+    "routine-target": "routine +N",
+}
+
+
+def in_system_terms(err: D20Error, system: str, offers: Mapping[str, Offer]) -> D20Error:
+    """A parse error that lists every target of every system (`expected a target: ...`),
+    listing only what the verb of `system` takes after `vs` (`offers`: the system's)."""
+    if TARGET_NAME not in err.message or err.text is None:
+        return err
+    verb = err.text.split(None, 1)[0].lower() if err.text.strip() else ""
+    found = offers.get(verb)
+    if found is None:  # not a verb of the system: that is what to say
+        return type(err)(
+            f"{system} has no {verb!r}; its verbs are {', '.join(offers)}", err.text, 1
+        )
+    kinds = dict(found.after).get(VS, ())
+    words = [_TARGET_WORDS[k] for k in kinds if k in _TARGET_WORDS]
+    if not words:
+        message = f"a {system} {verb} takes no target (vs ...)"
+    else:
+        listed = ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]
+        message = err.message.replace(TARGET_NAME, f"a target: {listed}")
+    return type(err)(message, err.text, err.column)

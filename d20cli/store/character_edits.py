@@ -244,7 +244,12 @@ def set_entry(
     words = " ".join(words.split())
     if key.lower() in HOUSE_KEYS:
         return _set_house(name, key.lower(), words, path)
+    near = closest(key, ("system", *HOUSE_KEYS)) if "." not in key else ""
+    if not near.startswith("; did you mean"):
+        near = ""
     if not words:
+        if near:
+            raise ParseError(f"{key!r} is not a key of a character{near}")
         raise ParseError(f"give the words for {key!r}, e.g. d20 char set {name} {key} +5")
     parts = key.split(".")
     if len(parts) > 2 or not all(parts):
@@ -265,7 +270,12 @@ def set_entry(
         if parts[0] == "system":
             raise ParseError("`system` is not a group")
         _check_name(parts[-1], "an entry")
-        _check_value(parts[-1], words)
+        try:
+            _check_value(parts[-1], words)
+        except ParseError:
+            if near:  # `sytem levelup`: a key mistyped, not an entry's words
+                raise ParseError(f"{key!r} is not a key of a character{near}") from None
+            raise
     with _editing(path) as doc:
         _, table = _table_of(doc, name, path)
         if len(parts) == 1 and parts[0] != "system" and parts[0] not in table:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
+from d20cli.controls import visible
 from d20cli.errors import RulesError
 from d20cli.frozen import replace
 from d20cli.language.requests import CheckRequest, LuckRequest, Request
@@ -131,6 +132,13 @@ def attempt_rank(request: CheckRequest) -> tuple[str, dict[str, object]]:
         except RulesError as err:
             raise located(request, err.message, "score") from None
         detail["score"] = request.score
+    elif request.name is not None:  # a word that is not a rank: the ranks there are
+        raise located(
+            request,
+            f"{visible(request.name[:30])!r} is not a rank; an attempt names a rank "
+            f"({', '.join(RANKS)}) or an ability score: attempt adept, attempt 14",
+            "label",
+        )
     else:
         raise located(
             request,

@@ -1,0 +1,91 @@
+"""The Python API reads a bare expression as the command line's `roll` reads it: every
+expression of the README's notation table and of tests/peer_notation_corpus, rolled with
+one seed through `d20 roll EXPR` and through `d20cli.roll_all(EXPR)`, gives the same
+results, or is refused by both."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+import d20cli
+from d20cli.errors import D20Error
+from tests.cli_helpers import d20
+
+ROOT = Path(__file__).parent.parent
+CORPUS = Path(__file__).parent / "peer_notation_corpus" / "corpus.txt"
+SEED = 11
+
+
+def _readme_requests() -> list[str]:
+    """The notation table's requests: a bare expression, or a whole `roll ...` line."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Dice notation: `d20 roll`\n", 1)[1].split("\n#", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ")]
+    out = []
+    for row in rows[2:]:
+        first = row.split(" | ", 1)[0].removeprefix("| ")
+        cells = re.findall(r"`([^`]+)`", first)
+        out += [" ".join(shlex.split(c)) for c in cells if re.search(r"[0-9a-z%]", c, re.I)]
+    return out
+
+
+def _corpus_requests() -> list[str]:
+    out = []
+    for line in CORPUS.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            out.append(line.split(" | ", 2)[1].strip())
+    return out
+
+
+def _api_request(request: str) -> str:
+    """What a program passes: the expression bare, or the roll line as written. Text with
+    inline rolls that starts with a word (`I hit for [[1d8+3]]`) is a roll line only with
+    its verb: bare, its first word reads as a verb or a macro."""
+    if request.startswith("roll ") or re.match(r"[a-z]+\s", request, re.IGNORECASE):
+        return request if request.startswith("roll ") else "roll " + request
+    return request
+
+
+REQUESTS = sorted(set(_readme_requests() + _corpus_requests()))
+
+
+def test_the_lists_are_read() -> None:
+    assert "max(1d6,1d8)" in REQUESTS and "{4d6,3d8}kh1" in REQUESTS
+    assert "d{0,0,1,2}" in REQUESTS and "roll 1d20+5 adv vs 15; 2d6+3" in REQUESTS
+    assert len(REQUESTS) > 100
+
+
+@pytest.mark.parametrize(
+    "expression", ["max(1d6,1d8)", "{4d6,3d8}kh1", "d{0,0,1,2}", "abs(1d6-4)", "--1"]
+)
+def test_the_api_reads_a_bare_expression(expression: str) -> None:
+    assert d20cli.roll(expression, seed=SEED) == d20cli.roll("roll " + expression, seed=SEED)
+    assert d20cli.odds(expression) == d20cli.odds("roll " + expression)
+
+
+def test_a_plain_word_still_reads_as_a_verb() -> None:
+    with pytest.raises(D20Error, match="unknown verb 'chekc'"):
+        d20cli.roll("chekc +5 vs 15")
+
+
+@pytest.mark.parametrize("request_text", REQUESTS)
+def test_the_command_line_and_the_api_agree(
+    request_text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    words = shlex.split(request_text) if request_text.startswith("roll ") else [request_text]
+    if words[0] == "roll":
+        words = words[1:]
+    args = ["roll", "--seed", str(SEED), "--json", "--no-log", "--", *words]
+    status, out, _ = d20(args, capsys)
+    try:
+        api = [r.to_json() for r in d20cli.roll_all(_api_request(request_text), seed=SEED)]
+    except D20Error as err:
+        assert status == 2, f"the API refuses ({err.message}); the command line rolls"
+        return
+    assert status == 0, f"the command line refuses: {out}"
+    assert [json.loads(line) for line in out.splitlines()] == api
