@@ -22,16 +22,18 @@ SEED = 11
 
 
 def _readme_requests() -> list[str]:
-    """The notation table's requests: a bare expression, or a whole `roll ...` line."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Dice notation: `d20 roll`\n", 1)[1].split("\n#", 1)[0]
-    rows = [line for line in section.splitlines() if line.startswith("| ")]
-    out = []
-    for row in rows[2:]:
-        first = row.split(" | ", 1)[0].removeprefix("| ")
-        cells = re.findall(r"`([^`]+)`", first)
-        out += [" ".join(shlex.split(c)) for c in cells if re.search(r"[0-9a-z%]", c, re.I)]
-    return out
+    """The notation reference's requests (docs/notation.md, where the README's notation
+    table lives): every example of "Every form", and the requests of "In detail" (a bare
+    expression, or a whole `roll ...` line)."""
+    page = (ROOT / "docs" / "notation.md").read_text(encoding="utf-8")
+    forms = page.split("## Every form\n", 1)[1].split("\n#", 1)[0]
+    detail = page.split("## In detail\n", 1)[1].split("\n#", 1)[0]
+    cells = []
+    for row in [r for r in forms.splitlines() if r.startswith("| ")][2:]:
+        cells += re.findall(r"`([^`]+)`", row.rsplit(" | ", 1)[1])
+    for row in [r for r in detail.splitlines() if r.startswith("| ")][2:]:
+        cells += re.findall(r"`([^`]+)`", row.split(" | ", 1)[0].removeprefix("| "))
+    return [" ".join(shlex.split(c)) for c in cells if re.search(r"[0-9a-z%]", c, re.I)]
 
 
 def _corpus_requests() -> list[str]:
