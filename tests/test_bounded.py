@@ -52,3 +52,21 @@ def test_a_memo_keeps_at_most_its_size() -> None:
     for n in range(50):
         square(n)
     assert square.cache_info().currsize == 4  # type: ignore[attr-defined]
+
+
+def test_a_weight_bound_holds_too() -> None:
+    kept: Bounded[str, list[int]] = Bounded(100, most=10, weigh=len)
+    for n in range(50):
+        kept[f"k{n}"] = [0] * (n % 4)
+        assert kept.weight == sum(map(len, kept.values())) <= 10
+    kept["k1"] = [0] * 3  # replacing an entry weighs it again
+    assert kept.weight == sum(map(len, kept.values()))
+    kept["huge"] = [0] * 11  # heavier than the bound alone: not kept
+    assert "huge" not in kept and kept.weight <= 10
+    del kept["k1"]
+    assert kept.pop("k2", None) is not None or "k2" not in kept
+    assert kept.weight == sum(map(len, kept.values()))
+    kept.clear()
+    assert kept.weight == 0
+    with pytest.raises(ValueError):
+        Bounded(10, most=5)  # a weight bound with nothing to weigh by

@@ -1,0 +1,148 @@
+"""What each memo of a run buys (docs/performance.md): a batch on standard input run in
+process with every memo on, then with one memo at a time turned off (it forgets what it
+is given), interleaved over several rounds so a busy machine weighs on every figure alike.
+
+Run by hand: `python benchmarks/bench_caches.py` (BENCH_ROUNDS, BENCH_LINES change the
+defaults). Each figure is the median wall time of one batch, and its ratio to the batch
+with every memo on: a memo whose ratio stays at 1.00 buys nothing in a batch (its use
+elsewhere is measured by hand: docs/performance.md says how). Nothing here is a test.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+_HOME = tempfile.mkdtemp()
+for _name in ("XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"):
+    os.environ[_name] = _HOME
+os.environ["D20_NO_LOG"] = "1"
+
+from d20cli import results  # noqa: E402
+from d20cli.app import context as context_module  # noqa: E402
+from d20cli.app.context import Context  # noqa: E402
+from d20cli.app.options import Options  # noqa: E402
+from d20cli.app.stdin import run_lines  # noqa: E402
+from d20cli.bounded import Bounded  # noqa: E402
+from d20cli.present.output import Output  # noqa: E402
+from d20cli.rules import common, critical, levelup, roll  # noqa: E402
+
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "7"))
+LINES = int(os.environ.get("BENCH_LINES", "20000"))
+
+
+class Forget(Bounded[Any, Any]):
+    """A memo that keeps nothing."""
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        pass
+
+
+def batch() -> list[str]:
+    """A table's batch: the four lines of bench_startup's, and as many again drawn from
+    a few hundred texts of the same shapes (a label word among them)."""
+    rng = random.Random(7)
+    fixed = ["check +5 vs 15 adv", "roll 4d6kh3", "attack +7 vs 15 dmg 1d8+4", "save -1 vs 12 dis"]
+    texts = (
+        [f"check +{rng.randint(0, 9)} vs {rng.randint(8, 20)}" for _ in range(100)]
+        + [
+            f"attack +{rng.randint(0, 9)} vs {rng.randint(10, 20)} crit 19 "
+            f"dmg 1d{rng.choice((6, 8, 10))}+{rng.randint(0, 5)}"
+            for _ in range(100)
+        ]
+        + [f"roll {rng.randint(1, 6)}d6+{rng.randint(0, 5)}" for _ in range(100)]
+    )
+    texts.append("check stealth vs 15")
+    return [fixed[i % 4] if i % 2 else rng.choice(texts) for i in range(LINES)]
+
+
+def run(lines: list[str], made: Callable[[Context], None]) -> float:
+    context = Context(seed=1)
+    made(context)
+    out = Output(stdout=io.StringIO(), stderr=io.StringIO(), flush_lines=False)
+    start = time.perf_counter()
+    run_lines(lines, Options(json=True, no_log=True), out, context)
+    out.flush()
+    took = time.perf_counter() - start
+    context.close()
+    return took
+
+
+def forget(*names: str) -> Callable[[Context], None]:
+    def made(context: Context) -> None:
+        for name in names:
+            setattr(context, name, Forget())
+
+    return made
+
+
+def no_lane(context: Context) -> None:
+    context.lane = lambda text, opts: None  # type: ignore[method-assign]
+
+
+def unwrapped(module: Any, name: str, *also: Any) -> tuple[Callable[[], None], Callable[[], None]]:
+    kept = getattr(module, name)
+
+    def off() -> None:
+        for where in (module, *also):
+            setattr(where, name, kept.__wrapped__)
+
+    def on() -> None:
+        for where in (module, *also):
+            setattr(where, name, kept)
+
+    return off, on
+
+
+def main() -> None:
+    lines = batch()
+    nothing: Callable[[Context], None] = lambda context: None  # noqa: E731
+    words = levelup._words
+    variants: dict[str, tuple[Callable[[Context], None], Callable[[], None], Callable[[], None]]]
+    idle = lambda: None  # noqa: E731
+    variants = {
+        "every memo on": (nothing, idle, idle),
+        "Context.lanes (lane)": (no_lane, idle, idle),
+        "Context.lines": (forget("lines"), idle, idle),
+        "Context.readied": (forget("readied"), idle, idle),
+        "Context.parsed": (forget("parsed"), idle, idle),
+        "Context.plans": (forget("plans"), idle, idle),
+        "Context.valued": (forget("valued"), idle, idle),
+        "Context._house": (forget("_house"), idle, idle),
+        "results.shared_die": (nothing, *unwrapped(results, "shared_die", common)),
+        "critical.critical_damage": (nothing, *unwrapped(critical, "critical_damage")),
+        "roll._read": (nothing, *unwrapped(roll, "_read")),
+        "levelup._words": (
+            nothing,
+            lambda: setattr(levelup, "_words", levelup._read_words),
+            lambda: setattr(levelup, "_words", words),
+        ),
+    }
+    assert context_module  # (the module the memos live in)
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    run(lines, nothing)  # warm-up: the grammar imported, the systems made
+    for _ in range(ROUNDS):
+        for name, (made, off, on) in variants.items():
+            off()
+            try:
+                times[name].append(run(lines, made))
+            finally:
+                on()
+    base = statistics.median(times["every memo on"])
+    print(f"{LINES:,} lines, {ROUNDS} rounds interleaved; median ms, ratio to every memo on")
+    for name, seen in times.items():
+        ms = statistics.median(seen) * 1000
+        print(f"{name:<30} {ms:9.1f} ms  x{ms / 1000 / base:5.2f}")
+
+
+if __name__ == "__main__":
+    main()
