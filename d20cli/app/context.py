@@ -61,7 +61,7 @@ class Lookups:
         # goes straight to run_request (d20cli.app.stdin)
         self.lines: Bounded[str, tuple[list[str], Options, str, bool]] = Bounded()
         self.lanes = Lanes(SIZE)  # plain requests made ready (`Context.lane`)
-        self.systems: dict[str, System] = {}  # (one per system id: a handful)
+        self.systems: Bounded[str, System] = Bounded()  # by the name given (a handful)
         self.valued: Bounded[str, bool] = Bounded()  # requests with no unvalued word
         # (character or None) -> its house defaults; a few characters a run
         self._house: Bounded[tuple[str, str | None], HouseDefaults] = Bounded()
@@ -284,9 +284,10 @@ class Context(Lookups):
         that line alone."""
         super().__init__(disk, shapes)
         self.seed = seed
-        self.logs: dict[tuple[str | None, bool, bool], RollLog | None] = {}  # (a few keys)
+        self.logs: dict[tuple[str | None, bool, bool], RollLog | None] = {}  # not a memo:
+        # one per character and dice source, each holding rows not yet written
         self._rng: random.Random | None = None if seed is None else random.Random(seed)
-        self._rollers: dict[int, RandomRoller] = {}  # by budget: one or two a run
+        self._rollers: Bounded[int, RandomRoller] = Bounded()  # by budget: one or two a run
         self._last_log: tuple[Options, RollLog | None] | None = None  # log_for's last answer
         # label words already warned about (warn_unvalued): a word warned about again
         # once the memo was emptied says its warning again

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from d20cli.bounded import Bounded, memo
+from d20cli.bounded import Bounded
 from d20cli.dice import modifiers, tree
 from d20cli.frozen import MISSING, Field, fields, is_frozen
 from d20cli.language import requests
@@ -250,7 +250,6 @@ def _check_fields(cls: type, kwargs: dict[str, Any]) -> None:
             raise ValueError(f"{cls.__name__}.{name} cannot be {type(value).__name__}")
 
 
-@memo()
 def _split(annotation: str, sep: str) -> tuple[str, ...]:
     """`A | B[C | D] | None` split at "|" -> ["A", "B[C | D]", "None"]: top level only."""
     parts, depth, start = [], 0, 0
