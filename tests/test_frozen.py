@@ -160,7 +160,7 @@ def test_refused_where_dataclasses_own_rules_apply() -> None:
 
     with pytest.raises(TypeError, match="dataclass base"):
         frozen(type("Derived", (Base,), {"__annotations__": {"b": "int"}}))
-    with pytest.raises(TypeError, match="use d20cli.frozen.field"):  # (its own options only)
+    with pytest.raises(TypeError, match=r"use d20cli\.frozen\.field"):  # (its own options only)
         frozen(type("Foreign", (), {"__annotations__": {"a": "int"}, "a": field(default=1)}))
 
 
