@@ -490,7 +490,9 @@ class Context(Lookups):
         return cls(ParseCache(cache_path()), seed, ShapeCache(shape_path()))
 
     def roller(self, opts: Options) -> Roller:
-        budget = self.budget_for(opts)
+        budget = opts.budget if opts.budget is not None else self._default_budget
+        if budget is None:  # (the call only once a run: this is asked on every line)
+            budget = self.budget_for(opts)
         if self.sealing is not None:  # a sealed session's stream (d20cli.app.sealed)
             return self.sealing.roller(budget)
         if opts.seed is not None or opts.dice is not None:
