@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from d20cli.app import rolling
 from d20cli.app.options import MAX_BUDGET, MAX_REPEAT, MAX_WORK
+from d20cli.bounded import SIZE, Bounded
 from d20cli.dice.roller import DEFAULT_BUDGET, DEFAULT_WORK, RandomRoller, Roller, make_roller
 from d20cli.errors import BudgetError, D20Error, DiceError, ParseError, RulesError, StateError
 from d20cli.frozen import frozen
@@ -455,8 +456,8 @@ def _placed_in(given: str, line: str) -> Iterator[None]:
 
 
 _PARSE_LOCK = threading.RLock()
-_PARSED: dict[str, Parsed] = {}
-PARSE_CACHE_SIZE = 4096
+PARSE_CACHE_SIZE = SIZE
+_PARSED: Bounded[str, Parsed] = Bounded(PARSE_CACHE_SIZE)
 
 
 def _parse(line: str) -> Parsed:
@@ -471,8 +472,6 @@ def _parse(line: str) -> Parsed:
             request = _PARSED.get(line)
             if request is None:
                 request = parse_request(line)
-                if len(_PARSED) >= PARSE_CACHE_SIZE:
-                    _PARSED.clear()
                 _PARSED[line] = request
     return request
 

@@ -12,9 +12,10 @@ JSON's own `\\u` escapes, which decode to the very same text.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable
+
+from d20cli.bounded import memo
 
 #: What is made visible: C0, DEL, C1, and the format controls that reorder text.
 CONTROLS = frozenset(
@@ -43,7 +44,7 @@ def _class(codes: Iterable[int]) -> re.Pattern[str]:
 _VISIBLE = {chr(code): _escape(code) for code in CONTROLS}
 
 
-@functools.cache
+@memo(1)
 def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     """Every control; every control but the newline; what JSON leaves unescaped. Compiled
     at the first text that may hold one (a run of plain text never compiles them)."""

@@ -30,7 +30,6 @@ subclass rules are `dataclasses`' own): declare it with `@dataclass(frozen=True)
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Callable, Iterable, Iterator
 from operator import attrgetter
 from typing import Any, TypeVar, dataclass_transform, overload
@@ -59,8 +58,6 @@ class Field:
         "default_factory",
         "hash",
         "init",
-        "kw_only",
-        "metadata",
         "name",
         "repr",
         "type",
@@ -73,8 +70,6 @@ class Field:
     repr: bool
     hash: bool | None
     compare: bool
-    metadata: Any
-    kw_only: bool
 
     def __repr__(self) -> str:
         return f"Field(name={self.name!r}, default={self.default!r}, init={self.init})"
@@ -88,17 +83,15 @@ def field(
     repr: bool = True,
     hash: bool | None = None,
     compare: bool = True,
-    metadata: Any = None,
-    kw_only: bool = False,
 ) -> Any:
-    """A field's options, as `dataclasses.field` takes them."""
+    """A field's options, as `dataclasses.field` takes them (those the package uses: no
+    `metadata`, no `kw_only`)."""
     if default is not MISSING and default_factory is not MISSING:
         raise ValueError("cannot specify both default and default_factory")
     made = Field()
     made.name, made.type = "", None
     made.default, made.default_factory = default, default_factory
     made.init, made.repr, made.hash, made.compare = init, repr, hash, compare
-    made.metadata, made.kw_only = metadata, kw_only
     return made
 
 
@@ -164,7 +157,8 @@ def _is_dataclass_class(cls: type) -> bool:
 
 def _read_fields(cls: type) -> tuple[Field, ...]:
     """The class's fields from its annotations and class attributes, as dataclasses
-    reads them (ClassVar annotations are not fields; a `dataclasses.Field` is read too)."""
+    reads them (ClassVar annotations are not fields; a field's options are this module's
+    `field`: a `dataclasses.field` in the body would be read as a default, and refused)."""
     # (as dataclasses reads them: inspect.get_annotations would import inspect, 8 ms)
     annotations: dict[str, Any] = cls.__dict__.get("__annotations__", {})  # noqa: RUF063
     found: list[Field] = []
@@ -172,7 +166,9 @@ def _read_fields(cls: type) -> tuple[Field, ...]:
         if isinstance(annotation, str) and _CLASSVAR.match(annotation):
             continue
         value = cls.__dict__.get(name, MISSING)
-        spec = value if isinstance(value, Field) else _foreign(value)
+        if type(value).__name__ == "Field" and not isinstance(value, Field):
+            raise TypeError(f"frozen: {cls.__name__}.{name}: use d20cli.frozen.field")
+        spec = value if isinstance(value, Field) else None
         f: Field = field(default=value) if spec is None else spec
         f.name, f.type = name, annotation
         if f.default is not MISSING and type(f.default).__hash__ is None:
@@ -187,28 +183,6 @@ def _read_fields(cls: type) -> tuple[Field, ...]:
                 setattr(cls, name, f.default)
         found.append(f)
     return tuple(found)
-
-
-def _foreign(value: Any) -> Field | None:
-    """A `dataclasses.Field` (`field(...)` from dataclasses, in a class body) as a Field."""
-    dc = sys.modules.get("dataclasses")
-    if dc is None or not isinstance(value, dc.Field):
-        return None
-
-    def own(v: Any) -> Any:
-        return MISSING if v is dc.MISSING else v
-
-    made: Field = field(
-        default=own(value.default),
-        default_factory=own(value.default_factory),
-        init=value.init,
-        repr=value.repr,
-        hash=value.hash,
-        compare=value.compare,
-        metadata=value.metadata,
-        kw_only=value.kw_only is True,
-    )
-    return made
 
 
 def _slots_of(cls: type) -> Iterator[str]:
@@ -260,8 +234,6 @@ class _DataclassView:
                 repr=f.repr,
                 hash=f.hash,
                 compare=f.compare,
-                metadata=f.metadata,
-                kw_only=f.kw_only,
                 **kw,
             )
             df.name, df.type = f.name, f.type
@@ -282,8 +254,6 @@ def _make(cls: type[T], slots: bool, sparse: bool = False) -> type[T]:
     all_fields = _read_fields(cls)
     seen_default = False
     for f in all_fields:
-        if f.kw_only:
-            raise TypeError(f"frozen: {cls.__name__}.{f.name} is keyword-only")
         if not f.init:
             continue
         if f.default is not MISSING or f.default_factory is not MISSING:
@@ -393,7 +363,7 @@ def _init(
     env: dict[str, Any] = {"_NO_VALUE": _NO_VALUE}
     args: list[str] = []
     stores: list[tuple[str, str]] = []
-    for f in all_fields:  # (keyword-only fields were refused in `_make`)
+    for f in all_fields:
         has_factory = f.default_factory is not MISSING
         if has_factory:
             env[f"_factory_{f.name}"] = f.default_factory

@@ -21,13 +21,13 @@ text the command line prints, written by the present layer (`Shown`, `show_as`).
 
 from __future__ import annotations
 
-import functools
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from json.encoder import encode_basestring_ascii as _string  # a JSON string, in ASCII
 from typing import Any, TypeVar
 
+from d20cli.bounded import SIZE, memo
 from d20cli.frozen import field, frozen
 
 JSON_ENCODER = json.JSONEncoder(check_circular=False)  # for JSON lines (ASCII, as `_string`)
@@ -156,7 +156,7 @@ class Die(JsonText):
 SHARED_LABEL = 64  # the longest label a die made by `shared_die` may carry
 
 
-@functools.lru_cache(maxsize=4096)
+@memo(SIZE)
 def shared_die(
     sides: int, face: int, kept: bool, role: str, label: str | None, flags: tuple[str, ...]
 ) -> Die:

@@ -3,8 +3,8 @@ modules import each other, however indirectly. Imports inside functions and unde
 TYPE_CHECKING count like any other (a lazy import is still a dependency).
 
 Layers, lowest first (docs/architecture.md explains each):
-    foundation  errors, results, frozen, figures: the values, errors and number formats
-                every layer shares
+    foundation  errors, results, frozen, bounded, figures: the values, errors, number
+                formats and the bounded memo every layer shares
     dice        the pure dice engine
     language    text -> Request
     rules       the rule systems: every rule and nothing else
@@ -24,7 +24,14 @@ PACKAGE = Path(__file__).resolve().parent.parent / "d20cli"
 LAYERS = (
     (
         "foundation",
-        ("d20cli.controls", "d20cli.errors", "d20cli.results", "d20cli.frozen", "d20cli.figures"),
+        (
+            "d20cli.bounded",
+            "d20cli.controls",
+            "d20cli.errors",
+            "d20cli.results",
+            "d20cli.frozen",
+            "d20cli.figures",
+        ),
     ),
     ("dice", ("d20cli.dice",)),
     ("language", ("d20cli.language",)),

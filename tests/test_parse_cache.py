@@ -39,6 +39,19 @@ def test_round_trip_gives_an_equal_request(text: str) -> None:
     assert decode(data, classes()) == request
 
 
+@pytest.mark.parametrize("text", REQUESTS)
+def test_every_field_is_the_one_codec_with_the_defaults_written(text: str) -> None:
+    """The shape cache's probes read this codec with every field written (one codec for
+    both disk caches): the same request back, checked as an entry is."""
+    from d20cli.language import shape_probes
+
+    request = parse_request(text)
+    full = encode(request, text, every_field=True)
+    assert shape_probes._encode(request, text) == full
+    assert len(json.dumps(full)) >= len(json.dumps(encode(request, text)))
+    assert decode(json.loads(json.dumps(full)), classes(), text) == request
+
+
 def test_contest_sides_are_stored_in_order() -> None:
     request = parse_request("opposed +8 vs +6 bonus vs villain +4")
     data = json.loads(json.dumps(encode(request)))

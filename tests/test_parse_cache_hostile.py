@@ -210,3 +210,19 @@ def test_a_cli_run_with_a_hostile_cache_rolls_and_warns_once(tmp_path: Path) -> 
         assert proc.returncode == 0, proc.stderr
         assert "Traceback" not in proc.stderr
     assert proc.stderr == ""  # the second run found the replaced file
+
+
+def test_the_limits_are_stated_once_in_the_vocabulary() -> None:
+    """The grammar, the codec and the shapes read one statement of each number limit
+    (d20cli.language.vocabulary): the very objects, not numbers written again."""
+    from d20cli.language import dice_grammar, dice_modifiers, shapes, vocabulary
+    from d20cli.language.grammar_checks import MAX_DIGITS, MAX_GROUP
+
+    assert parse_cache.MAX_NUMBER is vocabulary.MAX_NUMBER
+    assert parse_cache.MAX_WORD_NUMBER is vocabulary.MAX_WORD_NUMBER
+    assert dice_modifiers.MAX_DIGITS is vocabulary.DICE_DIGITS
+    assert MAX_DIGITS is vocabulary.WORD_DIGITS and MAX_GROUP is vocabulary.MAX_PARTS
+    assert dice_grammar.MAX_LENGTH is parse_cache.MAX_TEXT is vocabulary.MAX_TEXT
+    assert shapes.RULES["Number", "value"][1] is vocabulary.MAX_NUMBER
+    assert shapes.RULES["Dice", "minimum"][2] is vocabulary.MAX_SIGNED
+    assert shapes.RULES["Target", "value"][1] is vocabulary.MAX_WORD_NUMBER

@@ -1,16 +1,19 @@
-"""What lasts across the requests of one run (a batch on standard input, a shell session):
-parsed requests, the systems, the roll logs, the open state database, and the generator
-the dice come from."""
+"""What lasts across the requests of one run (a batch on standard input, a shell session),
+in two parts: what the run reads (`Lookups`: parsed requests, requests made ready, odds,
+the systems, the house defaults and the settings read once, each memo bounded by
+d20cli.bounded) and what it holds (`Context`, a Lookups: the open state database, the
+roll logs, the generator the dice come from, the sealed session's stream)."""
 
 from __future__ import annotations
 
 import os
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from d20cli.app.options import Options
 from d20cli.app.rolling import Lane, Lanes, Plan, plan
+from d20cli.bounded import SIZE, Bounded
 from d20cli.dice.roller import RandomRoller, Roller, make_roller
 from d20cli.errors import NotSaved, ParseError, StateError
 from d20cli.frozen import replace
@@ -19,9 +22,6 @@ from d20cli.present.output import Output
 from d20cli.rules.house import HouseDefaults, with_house
 from d20cli.rules.offers import in_system_terms
 from d20cli.store.seal_marker import CHANGES, marked
-
-K = TypeVar("K")
-V = TypeVar("V")
 
 if TYPE_CHECKING:
     from d20cli.app.sealed import SealedStream
@@ -35,22 +35,246 @@ if TYPE_CHECKING:
     from d20cli.store.state import State
 
 
-def _keep(cache: dict[K, V], key: K, value: V) -> None:
-    """`cache[key] = value`, the cache emptied first when it holds Context.CACHE_SIZE
-    entries (every cache of a run is bounded so)."""
-    if len(cache) >= Context.CACHE_SIZE:
-        cache.clear()
-    cache[key] = value
+class Lookups:
+    """What one run reads and keeps for its next requests: parsed requests by text (from
+    the disk caches when they have them), requests made ready, their plans and odds, the
+    systems, the house defaults, and the settings read once per run (D20_SYSTEM,
+    D20_BUDGET, D20_WORK, the default character, whether to log). Every memo is a
+    d20cli.bounded.Bounded of SIZE entries: a run of any length holds at most that many
+    of each. Nothing here is saved but the two disk caches (`save_caches`)."""
+
+    CACHE_SIZE = SIZE
+
+    def __init__(self, disk: ParseCache | None = None, shapes: ShapeCache | None = None) -> None:
+        """`disk`: a cache of parsed requests on disk (the command line and standard input
+        use one, so a repeated request starts without pyparsing), and `shapes` one of
+        request shapes (so does a new request of a known shape)."""
+        self.disk = disk
+        self.shapes = shapes
+        self.parsed: Bounded[str, Request] = Bounded()
+        self.readied: Bounded[tuple[str, str], Request] = Bounded()  # (text, system): `ready`'s
+        self.plans: Bounded[int, tuple[Request, Plan]] = Bounded()  # by the request's id: `plan`'s
+        self.odds_kept: Bounded[tuple[str, str], Odds] = Bounded()  # (text, system): `odds`'
+        self.odds_asked: Bounded[str, tuple[Options, Odds]] = Bounded()  # by text, these options
+        # requests through a character (--as): by character and text, with its system
+        self.as_parsed: Bounded[tuple[str, str], AsRead] = Bounded()
+        # a batch's lines, split and read: words, options, request text, and whether it
+        # goes straight to run_request (d20cli.app.stdin)
+        self.lines: Bounded[str, tuple[list[str], Options, str, bool]] = Bounded()
+        self.lanes = Lanes(SIZE)  # plain requests made ready (`Context.lane`)
+        self.systems: Bounded[str, System] = Bounded()  # by the name given (a handful)
+        self.valued: Bounded[str, bool] = Bounded()  # requests with no unvalued word
+        # (character or None) -> its house defaults; a few characters a run
+        self._house: Bounded[tuple[str, str | None], HouseDefaults] = Bounded()
+        self._logging: bool | None = None
+        self._default_system: str | None = None
+        self._default_budget: int | None = None
+        self._default_work: int | None = None
+        self._default_character: str | None = None  # "" once read and there is none
+
+    def system(self, name: str) -> System:
+        system = self.systems.get(name)
+        if system is None:
+            from d20cli.rules import get_system
+
+            system = self.systems[name] = get_system(name)
+        return system
+
+    def parse(self, text: str) -> Request:
+        request = self.parsed.get(text)
+        if request is None:
+            request = self.disk.get(text) if self.disk is not None else None
+            if request is None and self.shapes is not None:
+                request = self.shapes.get(text)
+            if request is None:
+                from d20cli.language.grammar import parse_request
+
+                request = parse_request(text)
+                if self.disk is not None:
+                    self.disk.put(text, request)
+                if self.shapes is not None:
+                    self.shapes.put(text, request, parse_request)
+            self.parsed[text] = request
+        return request
+
+    def with_character(self, opts: Options) -> Options:
+        """`opts` with the character a request is rolled as: its `--as` (`--as none`:
+        none), else `D20_CHARACTER`, else the config file's `character` (read once per
+        run; d20cli.store.config.default_character)."""
+        if opts.as_ is not None:
+            return replace(opts, as_=None) if opts.as_.strip().lower() == "none" else opts
+        if self._default_character is None:
+            from d20cli.store.config import default_character
+
+            self._default_character = default_character() or ""
+        return replace(opts, as_=self._default_character) if self._default_character else opts
+
+    def parse_as(self, text: str, name: str) -> AsRead:
+        """`text` parsed and resolved through `--as name`: one character (a macro in the
+        verb's place, its entries merged into the parsed request) or a party, with the
+        systems they play and who rolls (store.resolving.resolve_as)."""
+        key = (name, text)
+        found = self.as_parsed.get(key)
+        if found is None:
+            from d20cli.store.resolving import resolve_as
+
+            found = resolve_as(text, name, self.parse)
+            self.as_parsed[key] = found
+        return found
+
+    def as_options(self, text: str, opts: Options) -> Options:
+        """`opts` with the system the character or party of `--as` plays, unless one is
+        given (a party whose members play different systems needs one)."""
+        if opts.as_ is None or opts.system is not None:
+            return opts
+        plays = self.parse_as(text, opts.as_).systems
+        if len(plays) > 1:
+            raise ParseError(f"the party plays {', '.join(plays)}: say which system with --system")
+        return replace(opts, system=plays[0]) if plays else opts
+
+    def macro_line(self, text: str, name: str) -> str:
+        """`text` with a macro of the character `name` in the verb's place replaced by
+        the macro's line (store.resolving.macro_line)."""
+        from d20cli.store.characters import is_party
+        from d20cli.store.resolving import macro_line
+
+        return text if is_party(name) else macro_line(text, name)  # a party has no macros
+
+    def character_names(self, text: str, spec: str) -> tuple[str, ...]:
+        """Who rolls `text` through `--as spec`, as the file spells them (`--as BRUNO`:
+        bruno; a party's members; `contest athletics vs bob --as aria`: aria, bob)."""
+        return self.parse_as(text, spec).names
+
+    def parser(self, opts: Options) -> Callable[[str], Request]:
+        """How the request text of a line with these options is parsed: through its
+        character with --as, as typed otherwise."""
+        name = opts.as_
+        if name is None:
+            return self.parse
+        return lambda text: self.parse_as(text, name).request
+
+    def house_for(self, system: System, opts: Options) -> HouseDefaults:
+        """The house defaults of a request in `system` with these options: the character's
+        (`--as`) over the config file's table for the system (each read once per run).
+        ParseError for a config file that is not right."""
+        key = (system.id, opts.as_)
+        found = self._house.get(key)
+        if found is None:
+            from d20cli.store.config import load_config
+
+            found = HouseDefaults.from_keys(dict(load_config().house.get(system.id, {})))
+            if opts.as_:
+                from d20cli.store.characters import is_party, load
+
+                if not is_party(opts.as_):
+                    found = load(opts.as_).house.over(found)
+            self._house[key] = found
+        return found
+
+    def ready(self, text: str, system: System, opts: Options) -> Request:
+        """The request `text` parsed (through its character with --as), with the house
+        defaults put in (d20cli.rules.house): a party's members each get their own. A
+        request without --as is kept by text and system (the config file's defaults are
+        read once per run): a batch's repeated lines are made ready once."""
+        if opts.as_:
+            return self._ready(text, system, opts)
+        key = (text, system.id)
+        request = self.readied.get(key)
+        if request is None:
+            request = self._ready(text, system, opts)
+            self.readied[key] = request
+        return request
+
+    def odds(self, text: str, opts: Options) -> Odds:
+        """The exact odds of `text` rolled with these options (`--odds`), shared: the
+        caller only reads them. Kept by text and system without --as, as `ready` keeps
+        the request (the engine remembers them by request too, for every caller)."""
+        last = self.odds_asked.get(text)  # a batch's line asked again, same options
+        if last is not None and last[0] is opts:
+            return last[1]
+        system = self.system_for(opts)
+        key = None if opts.as_ else (text, system.id)
+        found = self.odds_kept.get(key) if key is not None else None
+        if found is None:
+            from d20cli.probability.engine import odds_of
+
+            found = odds_of(
+                text, system.id, parse=lambda t: self.ready(t, system, opts), shared=True
+            )
+            if key is not None:
+                self.odds_kept[key] = found
+        if key is not None:
+            self.odds_asked[text] = (opts, found)
+        return found
+
+    def plan(self, request: Request) -> Plan:
+        """`rolling.plan(request)`, kept for a request made ready before (by its identity:
+        the request is kept with it, so its id is not another's)."""
+        kept = self.plans.get(id(request))
+        if kept is not None and kept[0] is request:
+            return kept[1]
+        found = plan(request)
+        self.plans[id(request)] = (request, found)
+        return found
+
+    def _ready(self, text: str, system: System, opts: Options) -> Request:
+        try:
+            request = self.parser(opts)(text)
+        except ParseError as err:  # what the system takes, not what every system takes
+            raise in_system_terms(err, system.id, system.offers) from None
+        shared = self.house_for(system, opts)
+        if opts.as_ and _names_a_party(opts.as_):
+            from d20cli.rules.house import with_house_each
+            from d20cli.store.characters import party_of
+
+            each = [c.house.over(shared) for c in party_of(opts.as_)]
+            request = with_house_each(request, system, each)
+        return with_house(request, system, shared)
+
+    def system_for(self, opts: Options) -> System:
+        if opts.system is None and self._default_system is None:
+            self._default_system = opts.system_id()  # D20_SYSTEM, read once per run
+        return self.system(opts.system or self._default_system or "levelup")
+
+    def work_for(self, opts: Options) -> int:
+        """The work budget of a command with these options (D20_WORK read once per run)."""
+        if opts.work is not None:
+            return opts.work
+        if self._default_work is None:
+            self._default_work = opts.work_budget()
+        return self._default_work
+
+    def budget_for(self, opts: Options) -> int:
+        """The dice budget of a request with these options (D20_BUDGET read once per run)."""
+        if opts.budget is not None:
+            return opts.budget
+        if self._default_budget is None:
+            self._default_budget = opts.dice_budget()
+        return self._default_budget
+
+    def logging(self, opts: Options) -> bool:
+        """Whether rolls with these options are logged (D20_NO_LOG read once per run)."""
+        if opts.no_log:
+            return False
+        if self._logging is None:
+            self._logging = opts.logging()
+        return self._logging
+
+    def save_caches(self) -> None:
+        """Write the disk caches (each its own bounded file)."""
+        if self.disk is not None:
+            self.disk.save()
+        if self.shapes is not None:
+            self.shapes.save()
 
 
-class Context:
+class Context(Lookups):
     """What lasts across the requests of one run (a batch on standard input, a shell
-    session): parsed requests by text, and one generator for the requests that give no
+    session): what it reads (`Lookups`), and what it holds: the state database, the roll
+    logs, the sealed session's stream, and one generator for the requests that give no
     --seed of their own: seeded from the OS, or from the run's --seed (`d20 --seed 7 <
     batch`), so the whole run is one reproducible stream of dice. It lives at the edge;
     the core holds no state."""
-
-    CACHE_SIZE = 4096
 
     def __init__(
         self,
@@ -58,39 +282,20 @@ class Context:
         seed: int | None = None,
         shapes: ShapeCache | None = None,
     ) -> None:
-        """`disk`: a cache of parsed requests on disk (the command line and standard input
-        use one, so a repeated request starts without pyparsing), and `shapes` one of
-        request shapes (so does a new request of a known shape). `seed`: the run's
-        --seed; the lines of the run then roll from one generator seeded with it (give
-        them options without that seed: `line_options`), and a line's own --seed
-        restarts the dice for that line alone."""
-        self.disk = disk
-        self.shapes = shapes
+        """`disk`, `shapes`: the disk caches (`Lookups`). `seed`: the run's --seed; the
+        lines of the run then roll from one generator seeded with it (give them options
+        without that seed: `line_options`), and a line's own --seed restarts the dice for
+        that line alone."""
+        super().__init__(disk, shapes)
         self.seed = seed
-        self.parsed: dict[str, Request] = {}
-        self.readied: dict[tuple[str, str], Request] = {}  # (text, system): `ready`'s
-        self.plans: dict[int, tuple[Request, Plan]] = {}  # by the request's id: `plan`'s
-        self.odds_kept: dict[tuple[str, str], Odds] = {}  # (text, system): `odds`'
-        self.odds_asked: dict[str, tuple[Options, Odds]] = {}  # by text, for these options
-        # requests through a character (--as): by character and text, with its system
-        self.as_parsed: dict[tuple[str, str], AsRead] = {}
-        # a batch's lines, split and read: words, options, request text, and whether it
-        # goes straight to run_request (d20cli.app.stdin)
-        self.lines: dict[str, tuple[list[str], Options, str, bool]] = {}
-        self.logs: dict[tuple[str | None, bool, bool], RollLog | None] = {}
-        self.lanes = Lanes(self.CACHE_SIZE)  # plain requests made ready (`lane`)
-        self.systems: dict[str, System] = {}
+        self.logs: dict[tuple[str | None, bool, bool], RollLog | None] = {}  # not a memo:
+        # one per character and dice source, each holding rows not yet written
         self._rng: random.Random | None = None if seed is None else random.Random(seed)
-        self._rollers: dict[int, RandomRoller] = {}
-        self._logging: bool | None = None
+        self._rollers: Bounded[int, RandomRoller] = Bounded()  # by budget: one or two a run
         self._last_log: tuple[Options, RollLog | None] | None = None  # log_for's last answer
-        self._default_system: str | None = None
-        self._default_budget: int | None = None
-        self._default_work: int | None = None
-        self._default_character: str | None = None  # "" once read and there is none
-        self._house: dict[tuple[str, str | None], HouseDefaults] = {}
-        self.warned: set[str] = set()  # label words already warned about (warn_unvalued)
-        self.valued: set[str] = set()  # requests with no unvalued word (warn_unvalued)
+        # label words already warned about (warn_unvalued): a word warned about again
+        # once the memo was emptied says its warning again
+        self.warned: Bounded[str, bool] = Bounded()
         self._state: State | None = None  # opened by the first request that needs it
         # the open sealed session's stream (d20cli.app.sealed), read once per run (again
         # when `seal` or `unseal` ran since: -1 is never read)
@@ -165,165 +370,6 @@ class Context:
         """The roll log's table in this run's state database."""
         return self.state(out).rolls
 
-    def system(self, name: str) -> System:
-        system = self.systems.get(name)
-        if system is None:
-            from d20cli.rules import get_system
-
-            system = self.systems[name] = get_system(name)
-        return system
-
-    def parse(self, text: str) -> Request:
-        request = self.parsed.get(text)
-        if request is None:
-            request = self.disk.get(text) if self.disk is not None else None
-            if request is None and self.shapes is not None:
-                request = self.shapes.get(text)
-            if request is None:
-                from d20cli.language.grammar import parse_request
-
-                request = parse_request(text)
-                if self.disk is not None:
-                    self.disk.put(text, request)
-                if self.shapes is not None:
-                    self.shapes.put(text, request, parse_request)
-            _keep(self.parsed, text, request)
-        return request
-
-    def with_character(self, opts: Options) -> Options:
-        """`opts` with the character a request is rolled as: its `--as` (`--as none`:
-        none), else `D20_CHARACTER`, else the config file's `character` (read once per
-        run; d20cli.store.config.default_character)."""
-        if opts.as_ is not None:
-            return replace(opts, as_=None) if opts.as_.strip().lower() == "none" else opts
-        if self._default_character is None:
-            from d20cli.store.config import default_character
-
-            self._default_character = default_character() or ""
-        return replace(opts, as_=self._default_character) if self._default_character else opts
-
-    def parse_as(self, text: str, name: str) -> AsRead:
-        """`text` parsed and resolved through `--as name`: one character (a macro in the
-        verb's place, its entries merged into the parsed request) or a party, with the
-        systems they play and who rolls (store.resolving.resolve_as)."""
-        key = (name, text)
-        found = self.as_parsed.get(key)
-        if found is None:
-            from d20cli.store.resolving import resolve_as
-
-            found = resolve_as(text, name, self.parse)
-            _keep(self.as_parsed, key, found)
-        return found
-
-    def as_options(self, text: str, opts: Options) -> Options:
-        """`opts` with the system the character or party of `--as` plays, unless one is
-        given (a party whose members play different systems needs one)."""
-        if opts.as_ is None or opts.system is not None:
-            return opts
-        plays = self.parse_as(text, opts.as_).systems
-        if len(plays) > 1:
-            raise ParseError(f"the party plays {', '.join(plays)}: say which system with --system")
-        return replace(opts, system=plays[0]) if plays else opts
-
-    def macro_line(self, text: str, name: str) -> str:
-        """`text` with a macro of the character `name` in the verb's place replaced by
-        the macro's line (store.resolving.macro_line)."""
-        from d20cli.store.characters import is_party
-        from d20cli.store.resolving import macro_line
-
-        return text if is_party(name) else macro_line(text, name)  # a party has no macros
-
-    def character_names(self, text: str, spec: str) -> tuple[str, ...]:
-        """Who rolls `text` through `--as spec`, as the file spells them (`--as BRUNO`:
-        bruno; a party's members; `contest athletics vs bob --as aria`: aria, bob)."""
-        return self.parse_as(text, spec).names
-
-    def parser(self, opts: Options) -> Callable[[str], Request]:
-        """How the request text of a line with these options is parsed: through its
-        character with --as, as typed otherwise."""
-        name = opts.as_
-        if name is None:
-            return self.parse
-        return lambda text: self.parse_as(text, name).request
-
-    def house_for(self, system: System, opts: Options) -> HouseDefaults:
-        """The house defaults of a request in `system` with these options: the character's
-        (`--as`) over the config file's table for the system (each read once per run).
-        ParseError for a config file that is not right."""
-        key = (system.id, opts.as_)
-        found = self._house.get(key)
-        if found is None:
-            from d20cli.store.config import load_config
-
-            found = HouseDefaults.from_keys(dict(load_config().house.get(system.id, {})))
-            if opts.as_:
-                from d20cli.store.characters import is_party, load
-
-                if not is_party(opts.as_):
-                    found = load(opts.as_).house.over(found)
-            self._house[key] = found
-        return found
-
-    def ready(self, text: str, system: System, opts: Options) -> Request:
-        """The request `text` parsed (through its character with --as), with the house
-        defaults put in (d20cli.rules.house): a party's members each get their own. A
-        request without --as is kept by text and system (the config file's defaults are
-        read once per run): a batch's repeated lines are made ready once."""
-        if opts.as_:
-            return self._ready(text, system, opts)
-        key = (text, system.id)
-        request = self.readied.get(key)
-        if request is None:
-            request = self._ready(text, system, opts)
-            _keep(self.readied, key, request)
-        return request
-
-    def odds(self, text: str, opts: Options) -> Odds:
-        """The exact odds of `text` rolled with these options (`--odds`), shared: the
-        caller only reads them. Kept by text and system without --as, as `ready` keeps
-        the request (the engine remembers them by request too, for every caller)."""
-        last = self.odds_asked.get(text)  # a batch's line asked again, same options
-        if last is not None and last[0] is opts:
-            return last[1]
-        system = self.system_for(opts)
-        key = None if opts.as_ else (text, system.id)
-        found = self.odds_kept.get(key) if key is not None else None
-        if found is None:
-            from d20cli.probability.engine import odds_of
-
-            found = odds_of(
-                text, system.id, parse=lambda t: self.ready(t, system, opts), shared=True
-            )
-            if key is not None:
-                _keep(self.odds_kept, key, found)
-        if key is not None:
-            _keep(self.odds_asked, text, (opts, found))
-        return found
-
-    def plan(self, request: Request) -> Plan:
-        """`rolling.plan(request)`, kept for a request made ready before (by its identity:
-        the request is kept with it, so its id is not another's)."""
-        kept = self.plans.get(id(request))
-        if kept is not None and kept[0] is request:
-            return kept[1]
-        found = plan(request)
-        _keep(self.plans, id(request), (request, found))
-        return found
-
-    def _ready(self, text: str, system: System, opts: Options) -> Request:
-        try:
-            request = self.parser(opts)(text)
-        except ParseError as err:  # what the system takes, not what every system takes
-            raise in_system_terms(err, system.id, system.offers) from None
-        shared = self.house_for(system, opts)
-        if opts.as_ and _names_a_party(opts.as_):
-            from d20cli.rules.house import with_house_each
-            from d20cli.store.characters import party_of
-
-            each = [c.house.over(shared) for c in party_of(opts.as_)]
-            request = with_house_each(request, system, each)
-        return with_house(request, system, shared)
-
     def lane(self, text: str, opts: Options) -> Lane | None:
         """The Lane kept for `text` with these very options (d20cli.app.rolling.Lanes);
         None when there is none, or a sealed session may have been opened or closed since."""
@@ -344,11 +390,7 @@ class Context:
         return last[1]
 
     def _log_for(self, opts: Options, out: Output) -> RollLog | None:
-        if opts.no_log:
-            return None
-        if self._logging is None:
-            self._logging = opts.logging()  # D20_NO_LOG, read once per run
-        if not self._logging:
+        if not self.logging(opts):
             return None
         run_seeded = opts.seed is None and opts.dice is None and self.seed is not None
         key = (opts.as_, opts.dice is not None, opts.seed is not None or run_seeded)
@@ -367,12 +409,12 @@ class Context:
         if text in self.valued:  # a request seen before, with nothing to say
             return
         words = unvalued_words(self.parse(text))
-        if not words and len(self.valued) < self.CACHE_SIZE:
-            self.valued.add(text)
+        if not words:
+            self.valued[text] = True
         for word in words:
             if word in self.warned:
                 continue
-            self.warned.add(word)
+            self.warned[word] = True
             how = "type its modifier (+N)"
             from d20cli.store.characters import character_names
 
@@ -442,10 +484,7 @@ class Context:
         finally:
             if self.sealing is not None:  # (saved above, unless that raised)
                 self.sealing.lease.release()
-            if self.disk is not None:
-                self.disk.save()
-            if self.shapes is not None:
-                self.shapes.save()
+            self.save_caches()
 
     @classmethod
     def for_command_line(cls, seed: int | None = None) -> Context:
@@ -454,26 +493,10 @@ class Context:
 
         return cls(ParseCache(cache_path()), seed, ShapeCache(shape_path()))
 
-    def system_for(self, opts: Options) -> System:
-        if opts.system is None and self._default_system is None:
-            self._default_system = opts.system_id()  # D20_SYSTEM, read once per run
-        return self.system(opts.system or self._default_system or "levelup")
-
-    def work_for(self, opts: Options) -> int:
-        """The work budget of a command with these options (D20_WORK read once per run)."""
-        if opts.work is not None:
-            return opts.work
-        if self._default_work is None:
-            self._default_work = opts.work_budget()
-        return self._default_work
-
     def roller(self, opts: Options) -> Roller:
-        if opts.budget is not None:
-            budget = opts.budget
-        else:
-            if self._default_budget is None:
-                self._default_budget = opts.dice_budget()  # D20_BUDGET, read once per run
-            budget = self._default_budget
+        budget = opts.budget if opts.budget is not None else self._default_budget
+        if budget is None:  # (the call only once a run: this is asked on every line)
+            budget = self.budget_for(opts)
         if self.sealing is not None:  # a sealed session's stream (d20cli.app.sealed)
             return self.sealing.roller(budget)
         if opts.seed is not None or opts.dice is not None:

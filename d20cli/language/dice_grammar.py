@@ -87,14 +87,18 @@ from d20cli.language.dice_modifiers import (
 )
 from d20cli.language.grammar_checks import expected, plain, roll_target
 from d20cli.language.requests import RollRequest
-from d20cli.language.vocabulary import COMPLETION_WORDS, VERBS
+from d20cli.language.vocabulary import (
+    COMPLETION_WORDS,
+    MAX_NX,
+    MAX_TEXT,
+    MAX_TREE_DEPTH,
+    VERBS,
+)
 
 pp.ParserElement.enable_packrat()
 
-MAX_LENGTH = 10_000
+MAX_LENGTH = MAX_TEXT
 MAX_PAREN_DEPTH = 100
-MAX_TREE_DEPTH = 200
-MAX_NX = 1000  # `Nx` repeats inside one roll expression (`6x 4d6kh3`)
 MAX_ITEMS = 100  # the most arguments of a function or expressions in a group
 MAX_FACES = LIST_LIMIT  # the most faces of a custom die
 

@@ -15,8 +15,9 @@ from typing import Any
 import pyparsing as pp
 
 from d20cli.dice.tree import Compare, Explode, Keep, KeepKind, Pool, Reroll
+from d20cli.language.vocabulary import DICE_DIGITS
 
-MAX_DIGITS = 12
+MAX_DIGITS = DICE_DIGITS
 
 _I = re.IGNORECASE
 

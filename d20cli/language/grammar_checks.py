@@ -10,13 +10,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from d20cli.errors import ParseError
-from d20cli.language.vocabulary import VS
+from d20cli.language.vocabulary import MAX_PARTS, VS, WORD_DIGITS
 
 _I = re.IGNORECASE
 
-MAX_DIGITS = 9  # a number in a request (not in its dice) has at most this many digits
-MAX_GROUP = 1000  # members of one group check
-MAX_SIDES = MAX_GROUP  # sides of one contest or opposed check
+MAX_DIGITS = WORD_DIGITS  # a number in a request (not in its dice) has at most this many digits
+MAX_GROUP = MAX_PARTS  # members of one group check
+MAX_SIDES = MAX_PARTS  # sides of one contest or opposed check
 
 
 # A signed number right after a number, with a space between and none after the sign:

@@ -20,12 +20,20 @@ text; and the result must be a request whose text is the entry's key. Anything e
 
 from __future__ import annotations
 
-import functools
 from typing import Any, get_args
 
+from d20cli.bounded import Bounded
 from d20cli.dice import modifiers, tree
-from d20cli.frozen import MISSING, fields, is_frozen
+from d20cli.frozen import MISSING, Field, fields, is_frozen
 from d20cli.language import requests
+from d20cli.language.vocabulary import (  # the grammar's limits, as the grammar reads them
+    MAX_NUMBER,
+    MAX_NX,
+    MAX_PARTS,
+    MAX_TEXT,
+    MAX_TREE_DEPTH,
+    MAX_WORD_NUMBER,
+)
 
 #: The classes a cached request may be built of: the explicit registry.
 CLASSES: tuple[type, ...] = (
@@ -64,14 +72,6 @@ EXPRESSIONS: tuple[type, ...] = (
     tree.Ref,
 )
 
-# The grammar's limits (d20cli.language.grammar, dice_grammar and dice_modifiers; a test
-# checks they agree: importing those here would import pyparsing).
-MAX_TEXT = 10_000  # characters of a request
-MAX_NUMBER = 10**12 - 1  # 12 digits in a dice expression
-MAX_WORD_NUMBER = 10**9 - 1  # 9 digits in a request's own words (DCs, scores)
-MAX_NX = 1000  # `Nx` repeats in a roll expression
-MAX_PARTS = 1000  # members of a group, sides of a contest
-MAX_TREE_DEPTH = 200  # levels of an expression
 MAX_JSON_DEPTH = 700  # levels of an entry's JSON (a 200-level expression takes ~600)
 NODES_PER_CHARACTER = 8
 COUNTS = frozenset({"adv", "dis", "reliable", "unreliable"})  # one word each
@@ -89,14 +89,17 @@ def classes() -> dict[str, type]:
     return {cls.__name__: cls for cls in CLASSES}
 
 
-def encode(value: Any, root: str | None = None) -> Any:
+def encode(value: Any, root: str | None = None, every_field: bool = False) -> Any:
     """A Request (or any part of one) as JSON-ready data, classes tagged by name; fields
-    at their defaults left out, and `root` (the request's text, by default its own
-    `text`, which is written as it is) written as ROOT wherever else a string equals it."""
+    at their defaults left out (`every_field`: written too, as the shape cache's probes
+    compare them: d20cli.language.shape_probes), and `root` (the request's text, by
+    default its own `text`, which is written as it is) written as ROOT wherever else a
+    string equals it. The one codec of both disk caches, the roll log's requests and a
+    sealed session's."""
     if root is None:
         root = getattr(value, "text", None)
         if isinstance(root, str):
-            top: dict[str, Any] = encode(value, root)
+            top: dict[str, Any] = encode(value, root, every_field)
             top["text"] = root
             return top
     if is_frozen(value):
@@ -105,19 +108,24 @@ def encode(value: Any, root: str | None = None) -> Any:
             if not f.init:  # fields computed in __post_init__ are computed again on load
                 continue
             item = getattr(value, f.name)
-            if f.default is not MISSING and item == f.default:
+            if not every_field and _is_default(f, item):
                 continue
-            if f.default_factory is not MISSING and item == f.default_factory():
-                continue
-            data[f.name] = encode(item, root)
+            data[f.name] = encode(item, root, every_field)
         return data
     if isinstance(value, tuple):
-        return {"@t": [encode(v, root) for v in value]}
+        return {"@t": [encode(v, root, every_field) for v in value]}
     if isinstance(value, str) and value == root:
         return dict(ROOT)
     if value is None or isinstance(value, bool | int | str):
         return value
     raise TypeError(f"cannot cache a {type(value).__name__}")
+
+
+def _is_default(f: Field, item: Any) -> bool:
+    """Whether `item` is the field's default (a field at its default is not written)."""
+    if f.default is not MISSING:
+        return bool(item == f.default)
+    return f.default_factory is not MISSING and bool(item == f.default_factory())
 
 
 def decode(data: Any, classes: dict[str, type], text: str | None = None) -> Any:
@@ -226,7 +234,7 @@ class _Decoder:
             raise ValueError(f"{field} {data} is outside {low:,}..{high:,}")
 
 
-_FIELDS: dict[type, dict[str, str]] = {}
+_FIELDS: Bounded[type, dict[str, str]] = Bounded(len(CLASSES))  # by class of the registry
 
 
 def _check_fields(cls: type, kwargs: dict[str, Any]) -> None:
@@ -242,7 +250,6 @@ def _check_fields(cls: type, kwargs: dict[str, Any]) -> None:
             raise ValueError(f"{cls.__name__}.{name} cannot be {type(value).__name__}")
 
 
-@functools.cache
 def _split(annotation: str, sep: str) -> tuple[str, ...]:
     """`A | B[C | D] | None` split at "|" -> ["A", "B[C | D]", "None"]: top level only."""
     parts, depth, start = [], 0, 0

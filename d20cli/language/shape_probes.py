@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from d20cli.errors import ParseError
-from d20cli.frozen import MISSING, fields, is_frozen
+from d20cli.frozen import MISSING, fields
 from d20cli.language import parse_cache
 from d20cli.language.requests import RollRequest
 from d20cli.language.shapes import RULES, Refused, fill, instances, join, key, split, starts
@@ -18,25 +18,10 @@ from d20cli.language.shapes import RULES, Refused, fill, instances, join, key, s
 _ADV_WORDS = re.compile(r"adv|dis", re.IGNORECASE)
 
 
-# --- JSON of a request with every field --------------------------------------------------
-
-
 def _encode(value: Any, root: str) -> Any:
-    """parse_cache's JSON, every field written (defaults too, so a probe that changes a
-    default does not change the JSON's keys)."""
-    if is_frozen(value):
-        data: dict[str, Any] = {"@": type(value).__name__}
-        for f in fields(value):
-            if f.init:
-                data[f.name] = _encode(getattr(value, f.name), root)
-        return data
-    if isinstance(value, tuple):
-        return {"@t": [_encode(v, root) for v in value]}
-    if isinstance(value, str) and value == root:
-        return dict(parse_cache.ROOT)
-    if value is None or isinstance(value, bool | int | str):
-        return value
-    raise TypeError(f"cannot cache a {type(value).__name__}")
+    """parse_cache's JSON with every field written (defaults too, so a probe that changes
+    a default does not change the JSON's keys)."""
+    return parse_cache.encode(value, root, every_field=True)
 
 
 Path = tuple[str | int, ...]

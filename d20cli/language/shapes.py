@@ -35,39 +35,42 @@ from d20cli.dice.advantage import adv_problem
 from d20cli.frozen import fields, is_frozen
 from d20cli.language import parse_cache
 from d20cli.language.requests import RollRequest
-from d20cli.language.vocabulary import HOUSE_RANGE
+from d20cli.language.vocabulary import (
+    HOUSE_RANGE,
+    MAX_NUMBER,
+    MAX_NX,
+    MAX_SIGNED,
+    MAX_WORD_NUMBER,
+)
 
 MAX_TEXT = 500  # characters of a text that has a shape
 MAX_SLOTS = 40  # numbers in it
 
 _DIGITS = re.compile(r"[0-9]+")
 _VERB = re.compile(r"[\s,]")
-_E12 = 10**12 - 1  # 12 digits (the dice grammar)
-_E11 = 10**11 - 1  # 12 characters with the sign (the dice grammar's signed numbers)
-_W9 = 10**9 - 1  # 9 digits (the request grammar's own words)
 
 #: Where a slot's number may land: (class, field) -> (lowest, highest, highest when read
-#: with its '-' as one negative number, or None when it never is). The grammar's limits:
-#: d20cli.language.grammar (9 digits, HOUSE_RANGE), dice_modifiers (12 characters),
-#: dice_grammar (sides, repeats). Any other field keeps its slot fixed.
+#: with its '-' as one negative number, or None when it never is). The grammar's limits,
+#: as d20cli.language.vocabulary states them (and tree.MAX_SIDES, the dice engine's).
+#: Any other field keeps its slot fixed.
 RULES: dict[tuple[str, str], tuple[int, int, int | None]] = {
-    ("Number", "value"): (0, _E12, None),
-    ("Dice", "count"): (0, _E12, None),
+    ("Number", "value"): (0, MAX_NUMBER, None),
+    ("Dice", "count"): (0, MAX_NUMBER, None),
     ("Dice", "sides"): (1, tree.MAX_SIDES, None),
-    ("Dice", "minimum"): (0, _E12, _E11),
-    ("Dice", "maximum"): (0, _E12, _E11),
-    ("Keep", "n"): (0, _E12, None),
-    ("Compare", "value"): (0, _E12, _E11),
-    ("Target", "value"): (0, _W9, _W9),
-    ("CheckRequest", "score"): (0, _W9, None),
-    ("CheckRequest", "adjust"): (0, _W9, _W9),
+    ("Dice", "minimum"): (0, MAX_NUMBER, MAX_SIGNED),
+    ("Dice", "maximum"): (0, MAX_NUMBER, MAX_SIGNED),
+    ("Keep", "n"): (0, MAX_NUMBER, None),
+    ("Compare", "value"): (0, MAX_NUMBER, MAX_SIGNED),
+    ("Target", "value"): (0, MAX_WORD_NUMBER, MAX_WORD_NUMBER),
+    ("CheckRequest", "score"): (0, MAX_WORD_NUMBER, None),
+    ("CheckRequest", "adjust"): (0, MAX_WORD_NUMBER, MAX_WORD_NUMBER),
     ("CheckRequest", "crit"): (*HOUSE_RANGE, None),
     ("CheckRequest", "floor"): (*HOUSE_RANGE, None),
-    ("CompareRequest", "first"): (0, _W9, _W9),
-    ("CompareRequest", "second"): (0, _W9, _W9),
-    ("PercentRequest", "percent"): (0, _W9, None),
-    ("ScoresRequest", "players"): (0, _W9, None),
-    ("RollRequest", "repeat"): (1, parse_cache.MAX_NX, None),
+    ("CompareRequest", "first"): (0, MAX_WORD_NUMBER, MAX_WORD_NUMBER),
+    ("CompareRequest", "second"): (0, MAX_WORD_NUMBER, MAX_WORD_NUMBER),
+    ("PercentRequest", "percent"): (0, MAX_WORD_NUMBER, None),
+    ("ScoresRequest", "players"): (0, MAX_WORD_NUMBER, None),
+    ("RollRequest", "repeat"): (1, MAX_NX, None),
 }
 
 

@@ -17,9 +17,9 @@ The graph of references is checked in d20cli.language.tables (`graph_problem`).
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from d20cli.bounded import memo
 from d20cli.errors import D20Error, ParseError
 from d20cli.frozen import frozen
 from d20cli.language.vocabulary import VERBS
@@ -107,7 +107,7 @@ def parsed(part: Part) -> Expr | Request:
     return _parsed(part.kind, part.body)
 
 
-@lru_cache(maxsize=1024)
+@memo(1024)
 def _parsed(kind: str, body: str) -> Expr | Request:
     try:
         if kind == "dice":

@@ -205,6 +205,20 @@ GROUP_RULES: tuple[str, ...] = ("more-than-half", "at-least-half")
 #: The lowest and highest N of `crit N` and `min N`.
 HOUSE_RANGE: tuple[int, int] = (2, 20)
 
+# The grammar's number limits, stated once: the grammar (grammar_checks, dice_grammar,
+# dice_modifiers) refuses past them, and what reads a request without the grammar (the
+# disk caches' codec, d20cli.language.parse_cache; the shapes, d20cli.language.shapes)
+# checks them from here. A die's sides are the dice engine's (d20cli.dice.tree.MAX_SIDES).
+MAX_TEXT = 10_000  # characters of a request
+DICE_DIGITS = 12  # digits of a number in a dice expression
+WORD_DIGITS = 9  # digits of a number in a request's own words (DCs, scores, modifiers)
+MAX_NUMBER = 10**DICE_DIGITS - 1
+MAX_SIGNED = 10 ** (DICE_DIGITS - 1) - 1  # a signed number: 12 characters with the sign
+MAX_WORD_NUMBER = 10**WORD_DIGITS - 1
+MAX_NX = 1000  # `Nx` repeats inside one roll expression (`6x 4d6kh3`)
+MAX_PARTS = 1000  # members of a group check, sides of a contest or opposed check
+MAX_TREE_DEPTH = 200  # levels of an expression
+
 
 KEYWORDS: tuple[str, ...] = (
     VS,

@@ -13,15 +13,16 @@ from their members' odds and the system's own hooks (`System.grade_group`,
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from d20cli.bounded import Bounded
 from d20cli.dice import distribution
 from d20cli.dice.roller import DEFAULT_BUDGET, Roller, make_roller
 from d20cli.dice.weights import Budget, TooCostly
 from d20cli.errors import D20Error
 from d20cli.figures import percent
+from d20cli.frozen import replace
 from d20cli.language.requests import CheckRequest, ContestRequest, GroupRequest
 from d20cli.probability import walk
 from d20cli.probability.chances import chance_of as chance_of
@@ -58,7 +59,7 @@ def _totals_provider(budget: Budget) -> Callable[[object], Branches | None]:
     the walk rolls it die by die and the failing path raises the error."""
     from d20cli.dice import distribution
 
-    cache: dict[object, Branches | None] = {}
+    cache: Bounded[object, Branches | None] = Bounded()  # (one request's expressions)
 
     def totals(expr: object) -> Branches | None:
         if expr not in cache:

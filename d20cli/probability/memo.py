@@ -7,9 +7,9 @@ a character, or with house defaults put in, is a different request), the system'
 the walk's limit of cases and the work budget's settings as they are at the call (so a
 lower limit still refuses what it refuses). Only answers are kept, never refusals or
 errors: a request that was refused is computed, and refused, again. The memory is
-bounded: at most MAX_ENTRIES answers and MAX_VALUES values in all of their tables, the
-least recently used dropped first; an answer bigger than MAX_VALUES / 8 is not kept at
-all.
+bounded (d20cli.bounded): at most MAX_ENTRIES answers and MAX_VALUES values in all of
+their tables, a full memo emptied before a new answer is kept; an answer bigger than
+MAX_VALUES / 8 is not kept at all.
 
 The odds are pure (the same request gives the same exact fractions), so remembering them
 changes no answer; a caller gets its own copy and may change it freely.
@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
+from d20cli.bounded import Bounded
 from d20cli.probability.model import Odds
 
 MAX_ENTRIES = 4096
@@ -66,11 +66,18 @@ class OddsMemo:
     def __init__(self, max_entries: int = MAX_ENTRIES, max_values: int = MAX_VALUES) -> None:
         self.max_entries = max_entries
         self.max_values = max_values
-        self._table: OrderedDict[Hashable, tuple[Odds, int]] = OrderedDict()
-        self._values = 0
+        # key -> (odds, their size_of), weighed by that size
+        self._table: Bounded[Hashable, tuple[Odds, int]] = Bounded(
+            max_entries, max_values, _size_kept
+        )
         self._lock = threading.Lock()
         # id(request) -> (request, the rest of its key, the odds kept under that key)
-        self._same: dict[int, tuple[object, Hashable, Odds]] = {}
+        self._same: Bounded[int, tuple[object, Hashable, Odds]] = Bounded(MAX_SAME)
+
+    @property
+    def _values(self) -> int:
+        """The values the kept odds hold in all (at most max_values)."""
+        return self._table.weight
 
     def __len__(self) -> int:
         return len(self._table)
@@ -96,10 +103,6 @@ class OddsMemo:
                 return hit[2]
         found = self._table.get(key)  # one step of the interpreter: no lock needed
         if found is not None:
-            try:  # noqa: SIM105 (contextlib.suppress costs a microsecond)
-                self._table.move_to_end(key)
-            except KeyError:  # another thread has just dropped it
-                pass
             if same is not None and shared:
                 self._remember_same(same, found[0])
             return found[0] if shared else copy_of(found[0])
@@ -110,21 +113,19 @@ class OddsMemo:
             with self._lock:
                 if key not in self._table:
                     self._table[key] = (kept, size)
-                    self._values += size
-                    while len(self._table) > self.max_entries or self._values > self.max_values:
-                        _, (_, dropped) = self._table.popitem(last=False)
-                        self._values -= dropped
-                        self._same = {}
+                    if len(self._table) == 1:  # the memo was emptied for it: so are the
+                        self._same.clear()  # identities of what it held
         return odds
 
     def _remember_same(self, same: tuple[object, Hashable], odds: Odds) -> None:
         with self._lock:
-            if len(self._same) >= MAX_SAME:
-                self._same = {}
             self._same[id(same[0])] = (same[0], same[1], odds)
 
     def clear(self) -> None:
         with self._lock:
             self._table.clear()
-            self._values = 0
-            self._same = {}
+            self._same.clear()
+
+
+def _size_kept(kept: tuple[Odds, int]) -> int:
+    return kept[1]

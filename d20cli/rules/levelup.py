@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
+from d20cli.bounded import Bounded
 from d20cli.errors import RulesError
 from d20cli.language.requests import CheckRequest, GroupRequest, Request, Target
 from d20cli.results import Damage, Result
@@ -274,14 +275,20 @@ def _read_words(request: CheckRequest) -> _Words:
     return _Words(size, critical_expr, before, grants, detail)
 
 
+#: `_words`' memo, by the request's identity (the request is kept with its words, so its
+#: id is not another's while they are kept).
+_READ: Bounded[int, tuple[CheckRequest, _Words]] = Bounded()
+
+
 def _words(request: CheckRequest) -> _Words:
-    """`_read_words(request)`, read once for each request object and kept on it, as a
-    cached property is, so a request rolled again (a batch's repeated line, `--repeat`)
-    skips the reading. It depends on the request's fields alone, which never change; an
-    error is raised each time."""
-    found: _Words | None = request.__dict__.get("_levelup_words")
-    if found is None:
-        found = request.__dict__["_levelup_words"] = _read_words(request)
+    """`_read_words(request)`, read once for each request object, so a request rolled
+    again (a batch's repeated line, `--repeat`) skips the reading. It depends on the
+    request's fields alone, which never change; an error is raised each time."""
+    kept = _READ.get(id(request))
+    if kept is not None and kept[0] is request:
+        return kept[1]
+    found = _read_words(request)
+    _READ[id(request)] = (request, found)
     return found
 
 

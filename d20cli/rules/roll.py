@@ -7,9 +7,9 @@ term; a roll of more than LIST_LIMIT (1,000) dice carries a DiceSummary instead 
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
+from d20cli.bounded import memo
 from d20cli.dice.advantage import adv_problem, plain_d20s
 from d20cli.dice.evaluate import EvalDice, EvalGroup, evaluate, summarise
 from d20cli.dice.roller import Roller
@@ -72,7 +72,7 @@ def critical_counts(terms: list[EvalDice]) -> dict[str, int]:
     return hits
 
 
-@functools.lru_cache(maxsize=1024)  # pure; a batch rolls the same few expressions again
+@memo(1024)  # pure; a batch rolls the same few expressions again
 def _read(expr: Expr) -> tuple[str, bool]:
     """An expression's text, and whether any of its terms has a label."""
     return str(expr), any(getattr(n, "label", None) is not None for n, _ in walk(expr))

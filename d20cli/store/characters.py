@@ -63,6 +63,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from d20cli.bounded import Bounded
 from d20cli.errors import D20Error, ParseError, closest
 from d20cli.frozen import field, frozen
 from d20cli.language.vocabulary import CHECK_VERBS, KEYWORDS, VERBS
@@ -135,7 +136,9 @@ class Character:
 
 # --- reading ---------------------------------------------------------------------------
 
-_cache: dict[Path, tuple[tuple[int, int], dict[str, Character]]] = {}
+#: The character files read, by path, with the (mtime, size) they were read at, and
+#: their parties (a file read again unchanged is not parsed again).
+_cache: Bounded[Path, tuple[tuple[int, int], dict[str, Character]]] = Bounded(16)
 
 
 def _parse(text: str, path: Path) -> Any:
@@ -271,7 +274,7 @@ def load_all(path: Path | None = None) -> dict[str, Character]:
 
 #: The reserved table of the file that holds the party: `[party]` with `members = [...]`.
 PARTY = "party"
-_parties: dict[Path, tuple[str, ...]] = {}
+_parties: Bounded[Path, tuple[str, ...]] = Bounded(16)
 
 
 def party_from(value: Any, path: Path, found: dict[str, Character]) -> tuple[str, ...]:

@@ -42,6 +42,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from d20cli.bounded import Bounded
 from d20cli.errors import D20Error, ParseError
 from d20cli.frozen import field, frozen
 from d20cli.store.files import read_text as read_file_text
@@ -86,7 +87,9 @@ class Config:
         }
 
 
-_cache: dict[str, tuple[tuple[int, int, int], Config]] = {}
+#: The files read, by path, with the (mtime, size, inode) they were read at: a file read
+#: again unchanged is not parsed again (one `stat`).
+_cache: Bounded[str, tuple[tuple[int, int, int], Config]] = Bounded(16)
 
 
 def load_config(path: str | None = None) -> Config:

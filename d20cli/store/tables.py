@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 
+from d20cli.bounded import Bounded
 from d20cli.errors import D20Error, ParseError
 from d20cli.frozen import frozen
 from d20cli.language.tables import (
@@ -61,7 +62,7 @@ class Read:
     problems: tuple[Problem, ...]
 
 
-_cache: dict[str, tuple[tuple[int, int], Read]] = {}
+_cache: Bounded[str, tuple[tuple[int, int], Read]] = Bounded(256)  # by path, with its stamp
 
 
 def read_file(path: str, name: str | None = None) -> Read:
@@ -78,8 +79,6 @@ def read_file(path: str, name: str | None = None) -> Read:
     stem = name or os.path.basename(path).removesuffix(".toml")
     table, problems = read_table(text, stem, path)
     read = Read(table, tuple(problems))
-    if len(_cache) > 256:
-        _cache.clear()
     _cache[path] = (key, read)
     return read
 
