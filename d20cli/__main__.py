@@ -22,7 +22,7 @@ from d20cli.errors import D20Error, ExitStatus, NotSaved, ParseError, StateError
 from d20cli.language.vocabulary import TABLE, VERBS
 
 if TYPE_CHECKING:
-    from d20cli.app.completion import Command
+    from d20cli.app.completion.engine import Command
     from d20cli.app.options import CommandLine, Options
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import IntEnum
 
-from d20cli.controls import visible
+from d20cli.visible import visible
 
 
 def closest(word: str, names: Sequence[str]) -> str:
@@ -96,7 +96,7 @@ class D20Error(Exception):
             col = self.column - start
         else:
             col = self.column
-        # control characters shown visibly (d20cli.controls), the caret still under its column
+        # control characters shown visibly (d20cli.visible), the caret still under its column
         before = len(visible(text[: max(col, 1) - 1]))
         return [f"  {visible(text)}", "  " + " " * before + "^"]
 

@@ -58,7 +58,7 @@ S = TypeVar("S", bound=Shown)
 _SET_DICT = object.__dict__["__setattr__"]  # (sets a frozen instance's dictionary)
 #: What a Result keeps in its dictionary besides its fields, made from them once: its JSON
 #: line, the values readers derive from it (`Result.derived`) and the copy `--odds` noted
-#: (d20cli.app.extras.with_chance); `_dice_text` too, which a copy with the same dice keeps.
+#: (d20cli.app.tallies.with_chance); `_dice_text` too, which a copy with the same dice keeps.
 MADE = ("_json_text", "_derived", "_with_chance")
 V = TypeVar("V")
 _SHOWN: dict[type, Callable[[Any], str]] = {}

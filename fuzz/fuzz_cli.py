@@ -176,8 +176,8 @@ def main() -> None:
 
     with atheris.instrument_imports(include=["d20cli"]):
         import d20cli.__main__
-        import d20cli.app.char_cli
         import d20cli.app.cli
+        import d20cli.app.commands.char
         import d20cli.app.stdin
         import d20cli.language.grammar
         import d20cli.store.characters

@@ -22,9 +22,11 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from d20cli.app import completion, completion_install, completion_scripts
 from d20cli.app.cli import completion_commands, completion_script
-from d20cli.app.completion import Names, table
+from d20cli.app.completion import engine as completion
+from d20cli.app.completion import install as completion_install
+from d20cli.app.completion import scripts as completion_scripts
+from d20cli.app.completion.engine import Names, table
 from d20cli.app.options import OPTIONS
 from d20cli.language.vocabulary import SYSTEM_IDS, VERB_HELP, VERBS
 from d20cli.store.characters import character_names

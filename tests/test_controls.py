@@ -1,6 +1,6 @@
 """No terminal injection (issue 21, item 2): text that did not come from the program (a
 request, a comment, a label, a character's name, a logged roll) is shown with its control
-characters made visible (`\\x1b`, `\\u202e`: d20cli.controls), in plain text, in colour,
+characters made visible (`\\x1b`, `\\u202e`: d20cli.visible), in plain text, in colour,
 in errors, in `d20 log`, `d20 char` and the shell's prompt and toolbar; square brackets
 never become rich markup; JSON keeps every value exact.
 
@@ -17,12 +17,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from d20cli import controls
+from d20cli import visible as controls
 from d20cli.app.options import Options
 from d20cli.app.run import run_tokens
 from d20cli.app.shell import Session
-from d20cli.controls import CONTROLS, json_visible, visible, visible_lines
 from d20cli.present.output import Output
+from d20cli.visible import CONTROLS, json_visible, visible, visible_lines
 
 C0 = [chr(c) for c in range(0x00, 0x20)]
 C1 = [chr(c) for c in range(0x7F, 0xA0)]  # DEL and C1
@@ -194,7 +194,7 @@ def run_char_show(capsys: pytest.CaptureFixture[str]) -> str:
 def test_the_fast_paths_agree_with_the_patterns(text: str) -> None:
     """`visible`, `visible_lines` and `json_visible` skip their patterns when a text is
     printable; that never leaves a control raw (every control is unprintable)."""
-    from d20cli.controls import _json_escape, _patterns, _shown
+    from d20cli.visible import _json_escape, _patterns, _shown
 
     every, but_newline, json_raw = _patterns()
     assert controls.visible(text) == every.sub(_shown, text)
@@ -215,7 +215,7 @@ def test_the_fast_paths_agree_with_the_patterns(text: str) -> None:
 def test_json_that_is_not_ascii_agrees_with_the_pattern(text: str) -> None:
     """The program writes its JSON in ASCII; JSON that is not (a dash, a letter, a
     control) is read by the slower path, which agrees with the pattern."""
-    from d20cli.controls import _json_escape, _patterns
+    from d20cli.visible import _json_escape, _patterns
 
     assert controls.json_visible(text) == _patterns()[2].sub(_json_escape, text)
 

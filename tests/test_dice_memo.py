@@ -19,10 +19,10 @@ from state_helpers import logged_columns, run_batch
 from d20cli.app import dice_memo
 from d20cli.app.context import Context
 from d20cli.app.dice_memo import DiceMemo, Room
-from d20cli.app.extras import with_chance
 from d20cli.app.options import Options
 from d20cli.app.rolling import Lanes
 from d20cli.app.run import resolve
+from d20cli.app.tallies import with_chance
 from d20cli.dice.roller import RandomRoller, Roller
 from d20cli.language.requests import Request
 from d20cli.results import Result

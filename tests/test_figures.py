@@ -16,7 +16,7 @@ import pytest
 from d20cli.app.options import Options
 from d20cli.app.run import run_odds
 from d20cli.app.stdin import split_line
-from d20cli.figures import (
+from d20cli.number_format import (
     exact_fraction,
     exact_int,
     len_digits,
@@ -177,7 +177,7 @@ def test_a_summary_whose_weights_float_cannot_hold_is_rolled(
     """--repeat N --summary draws from the exact distribution with random.choices, which
     weighs in floats; past 2^1000 the request is rolled N times instead."""
     from d20cli.app.context import Context
-    from d20cli.app.extras import sampled_tally
+    from d20cli.app.tallies import sampled_tally
     from d20cli.probability import engine as odds
 
     tiny = Fraction(1, 2**2000)

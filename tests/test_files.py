@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from d20cli.app import completion_install
 from d20cli.app.cli import completion_script
+from d20cli.app.completion import install as completion_install
 from d20cli.errors import ParseError
 from d20cli.store import characters, history, state
 from d20cli.store import request_cache as parse_cache
@@ -198,7 +198,7 @@ def test_a_link_at_the_characters_lock_is_not_followed(tmp_path: Path) -> None:
     appended to) its target. Now the change is refused with a clear error, exit 2."""
     from typer.testing import CliRunner
 
-    from d20cli.app.char_cli import char_app
+    from d20cli.app.commands.char import char_app
 
     target = tmp_path / "elsewhere" / "created-by-d20"
     target.parent.mkdir()

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from d20cli.__main__ import main
 from d20cli.app.cli import app
-from d20cli.app.initiative import party
+from d20cli.app.commands.initiative import party
 from d20cli.app.options import Options
 from d20cli.app.shell import Session
 from d20cli.app.stdin import run_lines

@@ -26,11 +26,11 @@ LAYERS = (
         "foundation",
         (
             "d20cli.bounded",
-            "d20cli.controls",
+            "d20cli.visible",
             "d20cli.errors",
             "d20cli.results",
             "d20cli.frozen",
-            "d20cli.figures",
+            "d20cli.number_format",
         ),
     ),
     ("dice", ("d20cli.dice",)),

@@ -15,8 +15,8 @@ from state_helpers import close_opened, logging_on, opened  # noqa: F401 (a fixt
 from typer.testing import CliRunner
 
 from d20cli.__main__ import main
-from d20cli.app import log_cli
-from d20cli.app.log_cli import log_app
+from d20cli.app.commands import log as log_cli
+from d20cli.app.commands.log import log_app
 from d20cli.store import config
 from d20cli.store.log_retention import keep_newest
 from d20cli.store.rolllog import stamp

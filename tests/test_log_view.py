@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from d20cli.app.log_cli import dice_words, log_app, when
+from d20cli.app.commands.log import dice_words, log_app, when
 from d20cli.errors import ParseError
 from d20cli.store.rolllog import stamp
 from d20cli.store.state import State, db_path

@@ -1,6 +1,6 @@
-"""A character's entries merged into the parsed request (d20cli.language.names): the shown
-text parses to the same request, a typed word beats the entry's, errors name the entry, and
-the columns of the shown text carry a system's caret to the right word."""
+"""A character's entries merged into the parsed request (d20cli.language.character_entries):
+the shown text parses to the same request, a typed word beats the entry's, errors name the
+entry, and the columns of the shown text carry a system's caret to the right word."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from d20cli.dice.roller import ForcedRoller
 from d20cli.errors import ParseError, RulesError
+from d20cli.language.character_entries import resolve_names
 from d20cli.language.grammar import parse_request
-from d20cli.language.names import resolve_names
 from d20cli.language.requests import CheckRequest, GroupRequest
 from d20cli.rules import get_system
 

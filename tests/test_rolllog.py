@@ -20,9 +20,9 @@ import pytest
 from state_helpers import close_opened, logging_on, opened, output  # noqa: F401 (a fixture)
 from typer.testing import CliRunner
 
-from d20cli.app import log_cli
+from d20cli.app.commands import log as log_cli
+from d20cli.app.commands.log import log_app
 from d20cli.app.context import open_log
-from d20cli.app.log_cli import log_app
 from d20cli.app.options import Options
 from d20cli.app.run import resolve
 from d20cli.errors import NotSaved

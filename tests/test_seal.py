@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from d20cli.__main__ import main
 from d20cli.app.cli import app
-from d20cli.app.verify_files import MAX_BYTES
+from d20cli.app.commands.verify_files import MAX_BYTES
 from d20cli.dice.sealed import commitment, position_random, read_secret, secret_text
 from d20cli.store.sealing import GENESIS, canonical, row_hash
 from tests.cli_helpers import write_sheet

@@ -15,8 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from d20cli.app.cli import app
-from d20cli.app.verify import MAX_WORK, replayed
-from d20cli.app.verify_files import read_receipts
+from d20cli.app.commands.verify import MAX_WORK, replayed
+from d20cli.app.commands.verify_files import read_receipts
 from d20cli.dice.sealed import (
     RECEIPT_SHOWN,
     canonical,
@@ -306,7 +306,7 @@ def test_the_export_is_read_in_pieces(
 ) -> None:
     """Pieces of a few bytes, split anywhere in a row or a number: the same verdict; a row
     larger than a row may be is refused, not read whole; a broken file is named."""
-    from d20cli.app import verify_files as verify_module
+    from d20cli.app.commands import verify_files as verify_module
 
     rows, seed, _, seen = played
     text = json.dumps(rows, indent=1, ensure_ascii=False)
@@ -340,8 +340,8 @@ def test_verify_holds_a_piece_of_the_export_not_all_of_it(tmp_path: Path) -> Non
     size (parsing it whole took about six times its size: 60 MB for this one)."""
     import tracemalloc
 
-    from d20cli.app.verify import check
-    from d20cli.app.verify_files import read_export
+    from d20cli.app.commands.verify import check
+    from d20cli.app.commands.verify_files import read_export
 
     row = {
         "id": 0,

@@ -11,9 +11,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from d20cli.app.commands.verify import MAX_WORK, logged_fields, replayed
+from d20cli.app.commands.verify_text import text_problem
 from d20cli.app.sealed import SealedStream, replay_text
-from d20cli.app.verify import MAX_WORK, logged_fields, replayed
-from d20cli.app.verify_text import text_problem
 from d20cli.dice.roller import DEFAULT_BUDGET
 from d20cli.dice.sealed import commitment
 from d20cli.language.grammar import parse_request

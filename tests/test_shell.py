@@ -281,7 +281,7 @@ def test_clear_writes_nothing_off_a_terminal(state_home: Path) -> None:
 
 def test_shell_completion_follows_the_system(state_home: Path) -> None:
     from d20cli.app.cli import completion_commands
-    from d20cli.app.completion import Names, table
+    from d20cli.app.completion.engine import Names, table
     from d20cli.app.shell import completions
     from d20cli.language.vocabulary import VERB_HELP
 

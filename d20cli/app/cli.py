@@ -15,10 +15,17 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from d20cli.app import completion_install
 from d20cli.app.commands import COMMANDS
-from d20cli.app.completion import CHARACTERS, SHELLS, TABLES, Command, Option, request_options
-from d20cli.app.edge import command_options, command_output
+from d20cli.app.commands.shared import command_options, command_output
+from d20cli.app.completion import install as completion_install
+from d20cli.app.completion.engine import (
+    CHARACTERS,
+    SHELLS,
+    TABLES,
+    Command,
+    Option,
+    request_options,
+)
 from d20cli.app.options import CommandLine
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.language.vocabulary import TABLE, TABLE_ACTIONS, VERB_HELP
@@ -27,7 +34,7 @@ from d20cli.present.output import Output
 
 class _Panels(TyperGroup):
     """The app's group: `d20 --help` lists its commands in their panels (their
-    rich_help_panel, set by d20cli.app.edge.tidy_help), the request verbs first and the
+    rich_help_panel, set by d20cli.app.commands.shared.tidy_help), the request verbs first and the
     others in the order d20cli.app.commands.PANELS gives."""
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
@@ -119,16 +126,16 @@ def main_callback(
 
 
 def _add_sub_apps() -> None:
-    from d20cli.app.char_cli import char_app
-    from d20cli.app.config_cli import config_app
-    from d20cli.app.log_cli import log_app
-    from d20cli.app.party_cli import party_app
+    from d20cli.app.commands.char import char_app
+    from d20cli.app.commands.config import config_app
+    from d20cli.app.commands.log import log_app
+    from d20cli.app.commands.party import party_app
 
     app.add_typer(char_app, name="char", help=COMMANDS["char"])
     app.add_typer(party_app, name="party", help=COMMANDS["party"])
     app.add_typer(log_app, name="log", help=COMMANDS["log"])
     app.add_typer(config_app, name="config", help=COMMANDS["config"])
-    from d20cli.app.init_cli import init_app
+    from d20cli.app.commands.init import init_app
 
     app.add_typer(init_app, name="init", help=COMMANDS["init"])
 
@@ -145,7 +152,7 @@ def systems_command(
     ] = None,
 ) -> None:
     """List the rule systems with their verbs, outcome tiers and an example per verb."""
-    from d20cli.app.edge import command_errors
+    from d20cli.app.commands.shared import command_errors
     from d20cli.present.systems_view import show_systems
     from d20cli.rules import system_id
 
@@ -213,12 +220,12 @@ def run_app(argv: list[str]) -> int:
 def run_command(line: CommandLine) -> int:
     """Run the typer app on a command line read by d20cli.app.options; return the exit
     status. The options every command takes, and errors in the program's own style, are
-    d20cli.app.edge's."""
+    d20cli.app.commands.shared's."""
     import typer.main
     from typer import Abort
     from typer._click.exceptions import ClickException, UsageError
 
-    from d20cli.app.edge import tidy_help, typer_line, usage_error
+    from d20cli.app.commands.shared import tidy_help, typer_line, usage_error
 
     out = Output()
     argv = list(line.tokens)
@@ -278,7 +285,7 @@ def completion_commands(verbs: Iterable[str]) -> tuple[Command, ...]:
     what their values name (the system ids, characters, roll tables, export formats)."""
     import typer.main
 
-    from d20cli.app.log_cli import EXPORT_FORMATS
+    from d20cli.app.commands.log import EXPORT_FORMATS
     from d20cli.language.vocabulary import SYSTEM_IDS
 
     group: Any = typer.main.get_command(app)
@@ -397,7 +404,7 @@ def command_group() -> Any:
 
 
 def _add_seal_commands() -> None:
-    from d20cli.app.seal_cli import register
+    from d20cli.app.commands.seal import register
 
     register(app)  # seal, unseal, verify (after the others in `d20 --help`)
 

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from d20cli.app import fortune, rolling
 from d20cli.app.context import Context
 from d20cli.app.emit import emit
-from d20cli.app.extras import outcome_labels, print_tally, sampled_tally, with_chance
 from d20cli.app.options import (
     MAX_ROLLED_RUNS,
     Options,
@@ -25,6 +24,7 @@ from d20cli.app.options import (
     wants_help,
 )
 from d20cli.app.rolling import Lane, check_text, in_text, lane
+from d20cli.app.tallies import outcome_labels, print_tally, sampled_tally, with_chance
 from d20cli.dice.roller import Roller
 from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
 from d20cli.language.vocabulary import TABLE
@@ -333,7 +333,7 @@ def run_words(
     if words and words[0] == "odds":
         return Outcome(odds_for_words(words[1:], opts, out), [])
     if words and words[0].lower() == TABLE:
-        from d20cli.app.table_cli import run_table
+        from d20cli.app.commands.table import run_table
 
         return Outcome(*run_table(words[1:], opts, out, context))
     return run_request(request_text(words, opts) if text is None else text, opts, out, context)
@@ -351,7 +351,7 @@ def run_odds(tokens: list[str], base: Options, out: Output) -> ExitStatus:
 def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     """The odds of the request in `words` (options already read)."""
     if words and words[0].lower() == TABLE:
-        from d20cli.app.table_cli import odds_table
+        from d20cli.app.commands.table import odds_table
 
         return odds_table(words[1:], opts, out)
     from d20cli.present.odds_view import compare_lines, csv_text, odds_lines, quiet_odds_text
@@ -437,10 +437,10 @@ def run_tokens(
 ) -> Outcome:
     """One request given as tokens (words and options mixed, as typed). `odds ...` works
     here too, so standard input and the shell take the same words as the command line,
-    and so does `init ...` (d20cli.app.initiative). `--help` (or `-h`) among the options
+    and so does `init ...` (d20cli.app.commands.initiative). `--help` (or `-h`) among the options
     shows the verb's help instead."""
     if tokens and tokens[0].lower() == "init":
-        from d20cli.app.initiative import run_init
+        from d20cli.app.commands.initiative import run_init
 
         return Outcome(run_init(tokens[1:], base, out, context), [])
     if wants_help(tokens):

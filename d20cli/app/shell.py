@@ -17,7 +17,7 @@ few words of its own:
     quit, exit         leave (so does Ctrl-D); Ctrl-C only clears the line
 
 TAB completes what the command line's completion offers in the same place
-(`d20cli.app.completion`: the verbs and words of the session's system, or of the `-s` on
+(`d20cli.app.completion.engine`: the verbs and words of the session's system, or of the `-s` on
 the line; values after `vs`, `--system`, `--as`, ...), plus the shell's own words and the
 active character's entry and macro names (`d20cli.store.characters`); history persists
 in the state directory (up arrow, Ctrl-R); a bottom toolbar shows the system, the
@@ -37,16 +37,16 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from d20cli.app.commands import COMMANDS
-from d20cli.app.completion import Command, Names, Table, candidates, scan
+from d20cli.app.completion.engine import Command, Names, Table, candidates, scan
 from d20cli.app.context import Context
 from d20cli.app.options import Options, split_line
 from d20cli.app.rolling import MAX_LINE
 from d20cli.app.run import run_tokens
-from d20cli.controls import visible
 from d20cli.errors import D20Error, ExitStatus, NotSaved, ParseError, StateError
 from d20cli.frozen import frozen, replace
 from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS, SYSTEM_IDS, TABLE
 from d20cli.present.output import Output
+from d20cli.visible import visible
 
 if TYPE_CHECKING:
     from d20cli.results import Result
@@ -139,7 +139,7 @@ class Session:
         self.last_result: Result | None = None
         self.fortune_held: int | None = None
         self.fortune_unknown = False  # the saved count could not be read
-        self.turn: str | None = None  # whose initiative turn it is (d20cli.app.initiative)
+        self.turn: str | None = None  # whose initiative turn it is (d20cli.app.commands.initiative)
         self.worst = ExitStatus.OK
         self.done = False
         default = self.context.with_character(self.opts).as_
@@ -197,7 +197,7 @@ class Session:
     def refresh(self) -> None:
         """Save what the last line deferred (its last roll, so another `d20` sees it) and
         re-read what the toolbar shows (fortune dice, whose turn it is)."""
-        from d20cli.app.initiative import turn_text
+        from d20cli.app.commands.initiative import turn_text
 
         self.turn = turn_text(self.out, self.context)
         if not self.has_fortune:
@@ -440,7 +440,7 @@ def _interactive(session: Session) -> int:
     from prompt_toolkit.completion import CompleteEvent, Completer, Completion
     from prompt_toolkit.document import Document
 
-    from d20cli.app.completion import Lazy, table, table_names
+    from d20cli.app.completion.engine import Lazy, table, table_names
     from d20cli.store import characters
 
     built: list[Table] = []

@@ -27,7 +27,7 @@ from d20cli.dice.weights import (
     union,
 )
 from d20cli.errors import DiceError
-from d20cli.figures import short_fraction
+from d20cli.number_format import short_fraction
 
 
 class Calculator(Protocol):

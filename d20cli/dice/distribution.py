@@ -89,8 +89,8 @@ from d20cli.dice.weights import (
     union,
 )
 from d20cli.errors import DiceError
-from d20cli.figures import short_fraction
 from d20cli.frozen import field, frozen
+from d20cli.number_format import short_fraction
 
 DEFAULT_EXPLODE_DEPTH = 10
 DEFAULT_MAX_STATES = 2_000_000

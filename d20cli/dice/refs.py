@@ -1,8 +1,8 @@
 """`Ref`: a character's value by name in a dice expression (`1d20+dex`, `@dex`).
 
 The edge replaces every `Ref` by the character's value before anything is rolled
-(d20cli.language.names); one left in a tree is a DiceError wherever it is rolled, bounded
-or weighed, which says how to give the name a value.
+(d20cli.language.character_entries); one left in a tree is a DiceError wherever it
+is rolled, bounded or weighed, which says how to give the name a value.
 """
 
 from __future__ import annotations

@@ -74,7 +74,7 @@ VERB_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
 VERBS: tuple[str, ...] = tuple(VERB_HELP)
 
 
-#: `table NAME` rolls a roll table (d20cli.app.table_cli); not a verb of the grammar, it
+#: `table NAME` rolls a roll table (d20cli.app.commands.table); not a verb of the grammar, it
 #: is read wherever a request is (the command line, standard input, the shell, `odds`).
 TABLE = "table"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from d20cli.figures import one_in, percent, short_fraction
+from d20cli.number_format import one_in, percent, short_fraction
 from d20cli.present.output import plain_text
 from d20cli.present.render import Line, badge
 from d20cli.probability.model import NO_OUTCOME, Odds

@@ -25,10 +25,10 @@ from collections.abc import Callable
 from itertools import accumulate
 from typing import Any, TextIO
 
-from d20cli.controls import json_visible, visible, visible_lines
 from d20cli.errors import D20Error
 from d20cli.present.render import Line, render_result
 from d20cli.results import JSON_ENCODER, Result, show_as
+from d20cli.visible import json_visible, visible, visible_lines
 
 #: Where a configured colour choice comes from ("auto", "always", "never", or None): the
 #: app layer registers the config file's (`use_color_choice`), as this layer reads no file.
@@ -202,7 +202,7 @@ class Output:
 
     def lines(self, lines: list[Line]) -> None:
         """Lines of styled pieces. Every piece is shown with its control characters made
-        visible (d20cli.controls), and given to rich as a Text, never as markup: a label
+        visible (d20cli.visible), and given to rich as a Text, never as markup: a label
         `[bold red]` is shown as typed."""
         if self.color or self._console is not None:
             from rich.text import Text

@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from d20cli.figures import percent
 from d20cli.language.tables import Table
+from d20cli.number_format import percent
 from d20cli.present.render import (
     Line,
     badge,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from d20cli.figures import exact_fraction, percent
+from d20cli.number_format import exact_fraction, percent
 from d20cli.probability.model import NO_OUTCOME, Odds
 from d20cli.results import Result
 

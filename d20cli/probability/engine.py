@@ -21,9 +21,9 @@ from d20cli.dice import distribution
 from d20cli.dice.roller import DEFAULT_BUDGET, Roller, make_roller
 from d20cli.dice.weights import Budget, TooCostly
 from d20cli.errors import D20Error
-from d20cli.figures import percent
 from d20cli.frozen import replace
 from d20cli.language.requests import CheckRequest, ContestRequest, GroupRequest
+from d20cli.number_format import percent
 from d20cli.probability import walk
 from d20cli.probability.chances import chance_of as chance_of
 from d20cli.probability.chances import chance_words as chance_words

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from d20cli.figures import exact_fraction
+from d20cli.number_format import exact_fraction
 from d20cli.results import Result, Shown
 
 if TYPE_CHECKING:

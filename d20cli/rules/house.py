@@ -125,8 +125,8 @@ def with_house(request: Request, system: System, defaults: HouseDefaults) -> Req
 
 
 def with_house_each(request: Request, system: System, each: Sequence[HouseDefaults]) -> Request:
-    """A party's request (d20cli.language.names.resolve_party): member or side i with the
-    defaults `each[i]` (that character's own over the config's)."""
+    """A party's request (d20cli.language.character_entries.resolve_party): member or
+    side i with the defaults `each[i]` (that character's own over the config's)."""
     kinds = system.house_words.get(request.verb, frozenset())
     if isinstance(request, GroupRequest):
         rows = request.members

@@ -35,7 +35,7 @@ How a request is resolved through a character (`resolve`):
   step is on the text (`macro_line`).
 - The request is then parsed, and each label of a check-like verb (check, save, attack,
   attempt, defend, resist, routine), of each group member and of each side of a contest
-  that names an entry gets the entry's words merged in (d20cli.language.names); the
+  that names an entry gets the entry's words merged in (d20cli.language.character_entries); the
   label stays, so the output says "stealth", and the shown request text has the entry's
   words after it (`check stealth +7 expertise=d6 vs 15`).
 - A modifier typed after the label wins: `check stealth +2 vs 15` keeps +2, and a label

@@ -1,6 +1,6 @@
 """Requests through characters: a macro in the verb's place (`macro_line`, with its
 parameters), a character's entries and values merged into the parsed request (`resolve`,
-d20cli.language.names), and a party or a contest against other characters
+d20cli.language.character_entries), and a party or a contest against other characters
 (`resolve_as`). The characters come from the file (d20cli.store.characters)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from d20cli.errors import D20Error, ParseError, closest
 from d20cli.frozen import replace
-from d20cli.language.names import Parse, resolve_names, resolve_party
+from d20cli.language.character_entries import Parse, resolve_names, resolve_party
 from d20cli.language.requests import ContestRequest
 from d20cli.store.characters import Character, _language, is_party, load, load_all, party_of
 
@@ -168,7 +168,7 @@ def resolve(text: str, name: str | Character, parse: Parse) -> tuple[Request, st
     """The request `text` asks for through the character (a name in the file, or a
     Character), parsed with `parse`, and the system the character plays (None if it
     names none): a macro in the verb's place (`macro_line`), then the entries of its
-    label words (d20cli.language.names). ParseError, located, for an unknown character,
+    label words (d20cli.language.character_entries). ParseError, located, for an unknown character,
     macro or entry."""
     character = load(name) if isinstance(name, str) else name
     line = macro_line(text, character)

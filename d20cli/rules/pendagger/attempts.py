@@ -6,7 +6,6 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from d20cli.controls import visible
 from d20cli.errors import RulesError
 from d20cli.frozen import replace
 from d20cli.language.requests import CheckRequest, LuckRequest, Request
@@ -34,6 +33,7 @@ from d20cli.rules.pendagger.ladder import (
     table_level,
 )
 from d20cli.rules.pendagger.scores import rank_for_score
+from d20cli.visible import visible
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller

@@ -1,6 +1,6 @@
 """`d20 seal`, `d20 unseal`: a sealed session, whose rolls the group can verify
 (d20cli.store.sealing keeps it, d20cli.app.sealed rolls from it, `d20 verify`
-(d20cli.app.verify) checks an exported log of it).
+(d20cli.app.commands.verify) checks an exported log of it).
 
 - `d20 seal` opens a session and prints its commitment, for the group before play. While
   one is open, `d20 seal` is an error that says so (the commitment is not shown again
@@ -18,7 +18,7 @@ from typing import Annotated, Any
 import typer
 
 from d20cli.app.commands import COMMANDS
-from d20cli.app.edge import command_errors, command_options, command_output
+from d20cli.app.commands.shared import command_errors, command_options, command_output
 from d20cli.errors import ParseError, StateError
 from d20cli.present.output import Output
 
@@ -208,7 +208,7 @@ def verify_command(
     json: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
 ) -> None:
     """Check a sealed session's exported log against its seed."""
-    from d20cli.app.verify import run_verify
+    from d20cli.app.commands.verify import run_verify
 
     raise typer.Exit(
         int(run_verify(log, seed, command_options().json, command_output(), posted, receipts, rows))

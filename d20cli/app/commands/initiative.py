@@ -1,4 +1,4 @@
-"""`d20 init ...`: initiative at the table, from the command line (d20cli.app.init_cli),
+"""`d20 init ...`: initiative at the table, from the command line (d20cli.app.commands.init),
 standard input and the shell (`run_init`, which d20cli.app.run sends `init` lines to).
 
     d20 init                      show the order (round, whose turn)
@@ -55,7 +55,7 @@ MAX_COUNT = 100  # `xN`: monsters added at once
 MAX_DICE = 100  # dice in one initiative roll (they are kept with the order)
 _NAME = re.compile(r"[^\W\d_][\w'-]{0,39}")
 #: What a sealed session's initiative roll records of each roll: its system and request;
-#: and of each newcomer: its name, kind and roll (d20cli.app.sealed_init).
+#: and of each newcomer: its name, kind and roll (d20cli.app.commands.sealed_init).
 Record = list[tuple[str, CheckRequest]]
 Joined = tuple[str, str, "InitiativeRoll"]
 _COUNT = re.compile(r"[x×]([0-9]{1,4})", re.IGNORECASE)
@@ -92,7 +92,7 @@ def character_roll(
 ) -> InitiativeRoll:
     """One character's initiative: its `init` entry, else its system's entry (dex, ...),
     else +0 (with a warning). `record` gets the system and the request rolled (a sealed
-    session's replay, d20cli.app.sealed_init)."""
+    session's replay, d20cli.app.commands.sealed_init)."""
     from d20cli.store.resolving import resolve
 
     rule = _rule(system)
@@ -259,7 +259,7 @@ def _run(words: list[str], opts: Options, own: Options, out: Output, context: Co
             "(name the characters with --as aria,bob)"
         )
     elif context.sealed_for(opts, out) is not None:  # one roll of the session's stream
-        from d20cli.app.sealed_init import sealed_roll
+        from d20cli.app.commands.sealed_init import sealed_roll
 
         roller = context.roller(opts)
         system = context.system_for(opts)

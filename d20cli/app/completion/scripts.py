@@ -16,7 +16,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterable
 
-from d20cli.app.completion import (
+from d20cli.app.completion.engine import (
     CHARACTERS,
     DEFAULT_SYSTEM,
     HELP_OPTIONS,

@@ -9,10 +9,10 @@ from typing import Annotated
 
 import typer
 
-from d20cli.app.edge import command_errors as _errors
-from d20cli.app.edge import command_options, command_output
-from d20cli.controls import visible
+from d20cli.app.commands.shared import command_errors as _errors
+from d20cli.app.commands.shared import command_options, command_output
 from d20cli.present.output import Output
+from d20cli.visible import visible
 
 party_app = typer.Typer(
     name="party",

@@ -1,5 +1,5 @@
 """`d20 verify LOG.json SEED`: check the `d20 log --export json` of a sealed session
-against the seed `d20 unseal` printed (d20cli.app.seal_cli); docs/sealed-sessions.md
+against the seed `d20 unseal` printed (d20cli.app.commands.seal); docs/sealed-sessions.md
 says what it proves and what it cannot.
 
 - The commitment: SHA-256(nonce || seed) must be the commitment the log's rows carry,
@@ -25,7 +25,7 @@ says what it proves and what it cannot.
 
 Exit status: 0 when everything verifies, 1 when it does not (as cmp and diff), 2 for
 input that is not a roll log export, a seed or a receipts file (one line on standard
-error). The export is read a piece at a time (d20cli.app.verify_files), up to 64 MiB, a
+error). The export is read a piece at a time (d20cli.app.commands.verify_files), up to 64 MiB, a
 row up to 4 MiB; every row's fields are checked for their types and nesting before it is
 rolled. The text output names the rows that fail and sums up the rest (`--rows`: every
 row).
@@ -40,9 +40,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from d20cli.app.verify_files import read_export, read_receipts, shown
-from d20cli.app.verify_text import text_problem
-from d20cli.controls import visible
+from d20cli.app.commands.verify_files import read_export, read_receipts, shown
+from d20cli.app.commands.verify_text import text_problem
 from d20cli.dice.sealed import (
     canonical,
     commitment,
@@ -54,6 +53,7 @@ from d20cli.dice.sealed import (
 )
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.present.output import Output
+from d20cli.visible import visible
 
 if TYPE_CHECKING:
     from d20cli.results import Result
@@ -99,8 +99,8 @@ def replayed(row: dict[str, Any], seed: bytes, work: list[int]) -> dict[str, Any
     seed and the row's request as rolled; D20Error (or ValueError, KeyError, TypeError
     for a request that is not one) when it cannot be. `work`: the dice the whole
     verification may still roll (one roll at most DEFAULT_BUDGET), counted down."""
+    from d20cli.app.commands.sealed_init import INIT_REPLAY, replay_init
     from d20cli.app.sealed import TABLE_REPLAY, replay_table
-    from d20cli.app.sealed_init import INIT_REPLAY, replay_init
     from d20cli.dice.roller import DEFAULT_BUDGET, RandomRoller
     from d20cli.language.parse_cache import classes, decode
     from d20cli.rules import get_system

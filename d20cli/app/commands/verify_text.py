@@ -1,14 +1,14 @@
 """Whether a sealed row's request text spells the request it rolled (`d20 verify`,
-d20cli.app.verify): no control or bidi character, and parsed with no characters file or
+d20cli.app.commands.verify): no control or bidi character, and parsed with no characters file or
 config it is the row's `replay`, but for what a text cannot show."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from d20cli.app.verify_files import shown
-from d20cli.controls import visible
+from d20cli.app.commands.verify_files import shown
 from d20cli.errors import D20Error
+from d20cli.visible import visible
 
 #: Fields a house rule may put into a request where its text gives none (d20cli.rules.house);
 #: the row's `house`, which the seed's roll is compared with, names them.
@@ -17,7 +17,7 @@ HOUSE_FIELDS = frozenset(("crit", "lucky", "floor", "crit_dmg", "rule"))
 #: text of a member, which is the request's own).
 NOT_TEXT = frozenset(("columns", "text"))
 #: What a typed label with no value of its own may be merged with: the character's entry
-#: (d20cli.language.names): these are the fields that say it has a value of its own.
+#: (d20cli.language.character_entries): these are the fields that say it has a value of its own.
 VALUES = ("modifier", "rank", "score")
 PARSED = 4096  # request texts whose parse verify keeps
 
@@ -34,13 +34,13 @@ def text_problem(row: dict[str, Any]) -> str | None:
     request's own; `group stealth +7 vs 12, ...`: members' targets). Its text is then
     only held to having no control characters; its receipt binds it to what was shown.
     A table or initiative roll's replay keeps its text, which must be the row's."""
-    from d20cli.controls import CONTROLS
+    from d20cli.visible import CONTROLS
 
     text = row["request"]
     if any(ord(c) in CONTROLS for c in text):
         return f"its request text holds control or bidi characters ({shown(text)}): refused"
+    from d20cli.app.commands.sealed_init import INIT_REPLAY
     from d20cli.app.sealed import TABLE_REPLAY
-    from d20cli.app.sealed_init import INIT_REPLAY
 
     replay = row["replay"]
     if isinstance(replay, dict) and replay.get("@") in (TABLE_REPLAY, INIT_REPLAY):  # its text

@@ -28,14 +28,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from d20cli.app import log_prune
-from d20cli.app.char_cli import _cell, _console
-from d20cli.app.edge import command_errors as _errors
-from d20cli.app.edge import command_options, command_output
-from d20cli.controls import visible
+from d20cli.app.commands import log_prune
+from d20cli.app.commands.char import _cell, _console
+from d20cli.app.commands.shared import command_errors as _errors
+from d20cli.app.commands.shared import command_options, command_output
 from d20cli.errors import ExitStatus, ParseError, StateError
 from d20cli.language.vocabulary import SYSTEM_IDS
 from d20cli.present.output import Output
+from d20cli.visible import visible
 
 if TYPE_CHECKING:
     from d20cli.store.log_stats import Naturals

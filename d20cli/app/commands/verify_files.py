@@ -1,4 +1,4 @@
-"""What `d20 verify` reads (d20cli.app.verify): the `d20 log --export json` of a sealed
+"""What `d20 verify` reads (d20cli.app.commands.verify): the `d20 log --export json` of a sealed
 session, a piece at a time, each row's fields checked for their types; and the receipts
 the table saw (`--receipts FILE`). Anything that is not one is a ParseError with one
 line that says what and where."""
@@ -12,11 +12,11 @@ import re
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from d20cli.controls import visible
 from d20cli.errors import ParseError
 from d20cli.language.parse_cache import MAX_JSON_DEPTH
 from d20cli.store.files import deeper_than, open_named
 from d20cli.store.log_rows import MAX_ROW_DEPTH
+from d20cli.visible import visible
 
 MAX_BYTES = 64 * 1024 * 1024  # of the export read
 MAX_ROW_BYTES = 4 * 1024 * 1024  # of one row of it

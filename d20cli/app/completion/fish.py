@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from d20cli.app.completion import CHARACTERS, DEFAULT_SYSTEM, TABLES, Command, Option, Table
-from d20cli.app.completion_scripts import (
+from d20cli.app.completion.engine import CHARACTERS, DEFAULT_SYSTEM, TABLES, Command, Option, Table
+from d20cli.app.completion.scripts import (
     _HEADER,
     CHARACTERS_AWK,
     ENTRIES_AWK,

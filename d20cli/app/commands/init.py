@@ -1,4 +1,4 @@
-"""`d20 init ...`: the typer sub-app over d20cli.app.initiative. Each subcommand passes
+"""`d20 init ...`: the typer sub-app over d20cli.app.commands.initiative. Each subcommand passes
 its words and options, as typed, to `run_init`, which reads them with the shared option
 table, so `d20 init add ogre -1` reads -1 as a modifier, and the command line, standard
 input and the shell take the same words."""
@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
-from d20cli.app.edge import command_options, command_output
-from d20cli.app.initiative import SUBCOMMANDS, run_init
+from d20cli.app.commands.initiative import SUBCOMMANDS, run_init
+from d20cli.app.commands.shared import command_options, command_output
 
 _SETTINGS = {
     "allow_extra_args": True,

@@ -8,8 +8,8 @@ from typing import Annotated, Any
 
 import typer
 
-from d20cli.app.edge import command_errors as _errors
-from d20cli.app.edge import command_options, command_output
+from d20cli.app.commands.shared import command_errors as _errors
+from d20cli.app.commands.shared import command_options, command_output
 from d20cli.present.output import Output
 
 config_app = typer.Typer(

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from d20cli.app.completion import SHELLS, Command, Table, table
-from d20cli.app.completion_fish import fish_script
-from d20cli.app.completion_scripts import bash_script, zsh_script
+from d20cli.app.completion.engine import SHELLS, Command, Table, table
+from d20cli.app.completion.fish import fish_script
+from d20cli.app.completion.scripts import bash_script, zsh_script
 from d20cli.errors import ParseError, StateError
 
 _MAKERS: dict[str, Callable[[Table], str]] = {

@@ -1,4 +1,4 @@
-"""`d20 log --prune --before DATE` and `--prune --keep N` (d20cli.app.log_cli): the checks
+"""`d20 log --prune --before DATE` and `--prune --keep N` (d20cli.app.commands.log): the checks
 of the options, the question a terminal is asked, and what a prune says; and the vacuum
 that follows a clear or a prune, so that the database's file shrinks. The pruning itself
 is d20cli.store.log_retention's."""

@@ -1,5 +1,5 @@
 """`d20 char ...` (characters): a thin typer sub-app over d20cli.store.characters, and the
-helpers it shares with `d20 log` (d20cli.app.log_cli). Errors are one line on standard error
+helpers it shares with `d20 log` (d20cli.app.commands.log). Errors are one line on standard error
 and exit status 2, never a traceback."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from typing import Annotated, Any
 
 import typer
 
-from d20cli.app.edge import command_errors as _errors
-from d20cli.app.edge import command_options, command_output
-from d20cli.controls import visible
+from d20cli.app.commands.shared import command_errors as _errors
+from d20cli.app.commands.shared import command_options, command_output
 from d20cli.present.output import Output
+from d20cli.visible import visible
 
 char_app = typer.Typer(
     name="char",
