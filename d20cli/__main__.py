@@ -1,8 +1,9 @@
 """The `d20` entry point.
 
-Plain requests (`d20 check +5 vs 15`) go straight to the runner, without building the
-typer app, so a roll starts fast. Standard input that is not a terminal is read as one
-request per line. Everything else (help, `systems`, `shell`, `odds`, ...) goes to typer.
+Plain requests (`d20 check +5 vs 15`, or a bare expression: `d20 2d6+3`) go straight to
+the runner, without building the typer app, so a roll starts fast. Standard input that is
+not a terminal is read as one request per line. Everything else (help, `systems`,
+`shell`, `odds`, ...) goes to typer.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from typing import TYPE_CHECKING, NoReturn
 
 from d20cli.app.commands import COMMANDS
 from d20cli.app.streams import OutputFailed, guarded_streams, report
-from d20cli.errors import D20Error, ExitStatus, NotSaved, ParseError, StateError
+from d20cli.errors import D20Error, ExitStatus, NotSaved, StateError
 from d20cli.language.vocabulary import TABLE, VERBS
+from d20cli.rolling.rolls import is_bare
 
 if TYPE_CHECKING:
     from d20cli.app.completion import Command
@@ -25,14 +27,10 @@ _VERSION = ("--version",)
 
 
 def _unknown_command(word: str) -> int:
-    import difflib
-
+    from d20cli.app.run import unknown_command
     from d20cli.present.output import Output
 
-    known = [*VERBS, *COMMANDS]
-    close = difflib.get_close_matches(word.lower(), known, n=3)
-    hint = f"; did you mean {' or '.join(close)}?" if close else f" (commands: {', '.join(known)})"
-    Output().error(ParseError(f"unknown command {word!r}{hint}"))
+    Output().error(unknown_command(word, [*VERBS, *COMMANDS]))
     return int(ExitStatus.BAD_INPUT)
 
 
@@ -40,12 +38,12 @@ def _run(args: list[str]) -> int:
     """One request (or `odds ...`) from the command line, options anywhere in it."""
     from d20cli.app.context import Context
     from d20cli.app.options import Options
-    from d20cli.app.run import run_tokens
+    from d20cli.app.run import run
     from d20cli.present.output import Output
 
     context = Context.for_command_line()
     try:
-        return int(run_tokens(args, Options(), Output(), context).status)
+        return int(run(args, Options(), Output(), context).status)
     finally:
         context.close()
 
@@ -62,7 +60,8 @@ def dispatch(args: list[str]) -> int:
         return run_app(["completion", shell, *extra])
 
     requests = (*VERBS, "odds")  # what the runner reads without typer (--help too)
-    if args and args[0] in requests and not any(a in _VERSION for a in args):
+    roll = args and (args[0] in requests or is_bare(args[0]))  # `d20 2d6+3`: a roll
+    if roll and not any(a in _VERSION for a in args):
         return _run(args)  # `--help` too: the verb's own help (d20cli.app.help)
     if args and args[0] == TABLE and not any(a in _HELP_FLAGS for a in args):
         return _run(args)  # `d20 table NAME` rolls; its --help is typer's
@@ -82,7 +81,9 @@ def dispatch(args: list[str]) -> int:
                 Output().error(err)
                 return int(ExitStatus.BAD_INPUT)
             words, opts = [], None
-        if words and (words[0] in requests or (words[0] == TABLE and not helping)):
+        if words and (
+            words[0] in requests or is_bare(words[0]) or (words[0] == TABLE and not helping)
+        ):
             return _run(args)  # options before the verb: `d20 -s mm check +5 vs 15`
         if words and words[0] == "help":
             from d20cli.app.help import run_help

@@ -9,10 +9,11 @@ import os
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_odds
 from rich.console import Console
 
 from d20cli.app.options import Options
-from d20cli.app.run import run_odds, run_tokens
+from d20cli.app.run import run as run_tokens
 from d20cli.present.output import Output
 
 GOLDEN = Path(__file__).parent / "golden"

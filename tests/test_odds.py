@@ -15,9 +15,9 @@ from fractions import Fraction
 
 import pytest
 from brute import BruteRoller, every_roll
+from cli_helpers import run_odds
 
 from d20cli.app.options import Options
-from d20cli.app.run import run_odds
 from d20cli.dice.roller import Roller
 from d20cli.errors import D20Error
 from d20cli.language.grammar import parse_request
@@ -177,7 +177,7 @@ def test_simulate_is_labelled_an_estimate() -> None:
 
 def test_roll_with_odds_shows_the_chance() -> None:
     out = io.StringIO()
-    from d20cli.app.run import run_tokens
+    from d20cli.app.run import run as run_tokens
 
     run_tokens(
         ["check", "+5", "vs", "15", "--odds", "--dice", "12"],
@@ -410,7 +410,7 @@ def test_many_sides_odds_over_the_case_cap_suggest_simulate() -> None:
 
 def test_odds_note_gives_the_winning_side_its_own_chance() -> None:
     out = io.StringIO()
-    from d20cli.app.run import run_tokens
+    from d20cli.app.run import run as run_tokens
     from d20cli.app.stdin import split_line
 
     run_tokens(

@@ -1,9 +1,9 @@
 """The typer application: help pages, the verbs as subcommands, and the other commands.
 
-Each verb command is one line: its words and options go, as typed, to `run.run_tokens`,
+Each verb command is one line: its words and options go, as typed, to `run.run`,
 which parses the options from the shared table (d20cli.app.options) so that the command line,
 standard input and the shell accept exactly the same things. `__main__` sends plain verb
-requests straight to `run_tokens` without building this app, to start quickly.
+requests straight to `run` without building this app, to start quickly.
 """
 
 from __future__ import annotations
@@ -48,16 +48,16 @@ app = typer.Typer(
 
 def _make_verb(verb: str, summary: str, examples: tuple[str, ...]) -> None:
     def command(ctx: typer.Context) -> None:
-        from d20cli.app.run import run_tokens
+        from d20cli.app.run import run
 
-        outcome = run_tokens([verb, *ctx.args], Options(), Output())
+        outcome = run([verb, *ctx.args], Options(), Output())
         raise typer.Exit(int(outcome.status))
 
     command.__doc__ = summary
     app.command(
         verb,
         help=summary,
-        add_help_option=False,  # `--help` goes to run_tokens: the verb's own help
+        add_help_option=False,  # `--help` goes to run.run: the verb's own help
         context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
     )(command)
 
@@ -173,9 +173,9 @@ def table_command(ctx: typer.Context) -> None:
 
       d20 odds table loot
     """
-    from d20cli.app.run import run_tokens
+    from d20cli.app.run import run
 
-    outcome = run_tokens(["table", *ctx.args], Options(), Output())
+    outcome = run(["table", *ctx.args], Options(), Output())
     raise typer.Exit(int(outcome.status))
 
 
@@ -329,9 +329,9 @@ def completion_command(
 )
 def odds_command(ctx: typer.Context) -> None:
     """The exact probability of every outcome of a request, instead of a roll."""
-    from d20cli.app.run import run_tokens
+    from d20cli.app.run import run
 
-    raise typer.Exit(int(run_tokens(["odds", *ctx.args], Options(), Output()).status))
+    raise typer.Exit(int(run(["odds", *ctx.args], Options(), Output()).status))
 
 
 @app.command(

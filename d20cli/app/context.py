@@ -10,12 +10,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from d20cli.app.options import Options
-from d20cli.app.rolling import Lane, Lanes, Plan, plan
 from d20cli.dice.roller import RandomRoller, Roller, make_roller
 from d20cli.errors import NotSaved, ParseError, StateError
 from d20cli.frozen import replace
 from d20cli.language.requests import CheckRequest
 from d20cli.present.output import Output
+from d20cli.rolling.prepared import PreparedLine, PreparedLines
+from d20cli.rolling.rolls import Plan, plan
 from d20cli.rules.house import HouseDefaults, with_house
 from d20cli.store.seal_marker import CHANGES, marked
 
@@ -73,11 +74,12 @@ class Context:
         self.odds_asked: dict[str, tuple[Options, Odds]] = {}  # by text, for these options
         # requests through a character (--as): by character and text, with its system
         self.as_parsed: dict[tuple[str, str], AsRead] = {}
-        # a batch's lines, split and read: words, options, request text, and whether it
-        # goes straight to run_request (d20cli.app.stdin)
+        # the lines of a batch or a session, split and read: words, options, request text,
+        # and whether it is a plain request (d20cli.app.run)
         self.lines: dict[str, tuple[list[str], Options, str, bool]] = {}
         self.logs: dict[tuple[str | None, bool, bool], RollLog | None] = {}
-        self.lanes = Lanes(self.CACHE_SIZE)  # plain requests made ready (`lane`)
+        # plain requests made ready (`prepared_line`)
+        self.prepared: PreparedLines[Options] = PreparedLines(self.CACHE_SIZE)
         self.systems: dict[str, System] = {}
         self._rng: random.Random | None = None if seed is None else random.Random(seed)
         self._rollers: dict[int, RandomRoller] = {}
@@ -300,8 +302,8 @@ class Context:
         return found
 
     def plan(self, request: Request) -> Plan:
-        """`rolling.plan(request)`, kept for a request made ready before (by its identity:
-        the request is kept with it, so its id is not another's)."""
+        """`d20cli.rolling.rolls.plan(request)`, kept for a request made ready before (by its
+        identity: the request is kept with it, so its id is not another's)."""
         kept = self.plans.get(id(request))
         if kept is not None and kept[0] is request:
             return kept[1]
@@ -320,15 +322,15 @@ class Context:
             request = with_house_each(request, system, each)
         return with_house(request, system, shared)
 
-    def lane(self, text: str, opts: Options) -> Lane | None:
-        """The Lane kept for `text` with these very options (d20cli.app.rolling.Lanes);
+    def prepared_line(self, text: str, opts: Options) -> PreparedLine[Options] | None:
+        """The line prepared for `text` with these very options (d20cli.rolling.prepared);
         None when there is none, or a sealed session may have been opened or closed since."""
         if self._look:
             self.recheck_seal(opened_only=True)
-        lane = self.lanes.get(text, opts)
-        if lane is None or self._seal_read != CHANGES[0] or self.sealing is not None:
+        line = self.prepared.get(text, opts)
+        if line is None or self._seal_read != CHANGES[0] or self.sealing is not None:
             return None
-        return lane
+        return line
 
     def log_for(self, opts: Options, out: Output) -> RollLog | None:
         """The roll log for requests with these options (None when logging is off). One
