@@ -131,11 +131,15 @@ def read_options(
 
 def without_program(tokens: list[str]) -> list[str]:
     """A line's tokens without the program's name in front: `d20 check +5 vs 15` as the
-    help writes it (so a line copied from there works), `d20 -s mm check +8`. `d20` alone
-    is a roll of a d20."""
-    if len(tokens) > 1 and tokens[0].lower() == "d20":
+    help writes it (so a line copied from there works), `d20 -s mm check +8`. `d20` with
+    no words after it (alone, or `d20 --seed 2`) is a roll of a d20."""
+    if len(tokens) < 2 or tokens[0].lower() != "d20":
+        return tokens
+    try:
+        words, _ = split_options(tokens[1:])
+    except D20Error:  # (the rest's error, said when it is read)
         return tokens[1:]
-    return tokens
+    return tokens[1:] if words else tokens
 
 
 #: The words of a request's place that are neither a verb nor a bare expression.
