@@ -27,7 +27,8 @@ app = typer.Typer(
     help=(
         "A dice roller for d20 tabletop games.\n\n"
         "d20 VERB WORDS... [OPTIONS] rolls one request, e.g. `d20 check +5 vs 15 adv "
-        "expertise=d6 --system levelup`. With no arguments on a terminal it opens the "
+        "expertise=d6 --system levelup`; a bare dice expression is a roll (`d20 2d6+3`). "
+        "With no arguments on a terminal it opens the "
         "interactive shell; with standard input it runs one request per line. "
         "`d20 help VERB` explains the words a verb takes in each system; `d20 VERB --help` "
         "shows its options; `d20 systems` lists the rule systems; `d20 odds VERB ...` gives "
