@@ -8,12 +8,12 @@ top to bottom, a request goes:
 1. `run`: what was typed -> its words and options (`read_options`; a line read before
    is taken as read then); a bare expression is a roll (`2d6+3` is `roll 2d6+3`); then
    what the words ask: `init ...`, a verb's `--help`, `odds ...`, `table ...` or a
-   request;
-2. `request`: the request's text -> the request -> its results. A line prepared before
-   (d20cli.rolling.prepared) goes straight to its dice; any other is worked out: a
+   request. A request prepared before with these options (d20cli.rolling.prepared) goes
+   straight to its dice;
+2. `request`: any other request, worked out: its text -> the request -> its results: a
    character's macro, the options a character or a sealed session brings, a --summary
-   tally, and its results (`resolve`), through a prepared line when it is plain, so that
-   the next time it is the fast one;
+   tally, and its results (`resolve`), through a line prepared now when it is plain, so
+   that the next time it goes straight to its dice;
 3. `_rolled`: each result logged, noted (--odds) and printed, or tallied (--summary);
    errors become exit status 2.
 """
@@ -66,21 +66,31 @@ class Outcome(NamedTuple):
 
 
 def run(
-    typed: str | Sequence[str], base: Options, out: Output, context: Context | None = None
+    typed: str | Sequence[str],
+    base: Options,
+    out: Output,
+    context: Context | None = None,
+    settings: Callable[[list[str], str], ExitStatus] | None = None,
 ) -> Outcome:
     """One request as typed, with `base` the options in force: the command line's
     arguments, or a line of standard input or of the shell (`d20` in front of it is the
     program's name, as the help writes every example: `without_program`). Words and
     options mix; `init ...`, a verb's `--help` (or `-h`), `odds ...` and `table ...` work
     here too. A line read before in this `context` is taken as it was read then: a
-    batch's repeated line is split and its options read once."""
+    batch's repeated line is split and its options read once, and a request prepared
+    before with these options goes straight to its dice. `settings`: what a line
+    of `system ID` or `as NAME` (`setting`) does to the caller's options, given its
+    tokens and text (None: they are no commands here)."""
     reading = None
-    line = typed if isinstance(typed, str) else None
-    if line is not None and context is not None:
-        reading = context.lines.get(line)
+    if context is not None and isinstance(typed, str):
+        reading = context.lines.get(typed)  # a line read before: taken as read then
     if reading is None:
+        line = typed if isinstance(typed, str) else None
         tokens = list(typed) if line is None else without_program(split_line(line))
-        if tokens and tokens[0].lower() == "init":  # (never kept: the order changes)
+        head = tokens[0].lower() if tokens else ""
+        if head in SETTING_WORDS and settings is not None and line is not None:
+            return Outcome(settings(tokens, line), [])  # (never kept: it is not a request)
+        if head == "init":  # (never kept: the order changes)
             from d20cli.app.initiative import run_init
 
             return Outcome(run_init(tokens[1:], base, out, context), [])
@@ -108,6 +118,21 @@ def run(
             from d20cli.app.table_cli import run_table
 
             return Outcome(*run_table(words[1:], opts, out, context))
+    if context is not None:
+        prepared = context.prepared_line(text, opts)
+        if prepared is not None:  # made ready before (d20cli.rolling.prepared): to the dice
+            out.before_write(context.save)
+            opts = prepared.opts
+            roller = prepared.roller if prepared.roller is not None else context.roller(opts)
+            log = context.log_for(opts, out)
+            if not prepared.single:
+                rolled: Iterable[Result] = prepared.results(roller)
+            else:  # one result (most requests): rolled here, not by a generator
+                try:
+                    rolled = (prepared.one(roller),)
+                except (D20Error, RecursionError) as err:
+                    return _failed(err, text, opts, out, [])
+            return _rolled(text, opts, out, context, rolled, log, prepared.work)
     return request(text, opts, out, context)
 
 
@@ -228,29 +253,13 @@ def shown_system(opts: Options) -> str:
 
 
 def request(text: str, opts: Options, out: Output, context: Context | None = None) -> Outcome:
-    """Roll and print one request: its text (verb first) with its options read. Errors
-    are printed and give BAD_INPUT.
+    """Roll and print one request worked out: its text (verb first) with its options
+    read. Errors are printed and give BAD_INPUT.
 
-    A line this run prepared before with these very options goes straight to its dice
-    (d20cli.rolling.prepared). Any other is worked out: a character's macro, the system a
-    character or party plays, a sealed session, a --summary tally drawn from the odds;
-    then its results, rolled through a line prepared now when it is plain (so that the
-    next time it goes straight to its dice), else worked out by `resolve`."""
-    if context is not None:
-        prepared = context.prepared_line(text, opts)
-        if prepared is not None:  # made ready before: straight to the dice
-            out.before_write(context.save)
-            opts = prepared.opts
-            roller = prepared.roller if prepared.roller is not None else context.roller(opts)
-            log = context.log_for(opts, out)
-            if not prepared.single:
-                rolled: Iterable[Result] = prepared.results(roller)
-            else:  # one result (most requests): rolled here, not by a generator
-                try:
-                    rolled = (prepared.one(roller),)
-                except (D20Error, RecursionError) as err:
-                    return _failed(err, text, opts, out, [])
-            return _rolled(text, opts, out, context, rolled, log, prepared.work)
+    A character's macro, the system a character or party plays, a sealed session, a
+    --summary tally drawn from the odds; then its results, rolled through a line prepared
+    now when it is plain (so that the next time `run` sends it straight to its dice),
+    else worked out by `resolve`."""
     own_context = context is None
     context = context or Context()
     given = opts

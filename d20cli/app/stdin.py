@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from d20cli.app.context import Context
-from d20cli.app.options import Options, split_line
-from d20cli.app.run import SETTING_WORDS, run, setting, without_program
+from d20cli.app.options import Options
+from d20cli.app.run import run, setting
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.present.output import Output
 from d20cli.rolling.limits import MAX_LINE
@@ -30,31 +30,34 @@ def run_lines(
     `--json`); alone, `system` and `as` say what is in force."""
     worst = ExitStatus.OK
     context = context or Context()
+
+    def set_options(tokens: list[str], line: str) -> ExitStatus:
+        """`system ID`, `as NAME`: the options of the lines after it (said when asked)."""
+        nonlocal base
+        try:
+            opts, said = setting(tokens, line, base)
+        except D20Error as err:
+            out.error(err, base.json)
+            return ExitStatus.BAD_INPUT
+        if len(tokens) == 1:
+            out.text(said)
+        elif opts != base:
+            base = opts
+            context.lines.clear()  # (each was read with the options before)
+        return ExitStatus.OK
+
     for number, raw in enumerate(lines, 1):
         out.line = number  # errors name the line they answer
         if isinstance(raw, D20Error):
             out.error(raw, base.json)
             worst = ExitStatus.BAD_INPUT
             continue
-        line = raw.strip().lstrip("\ufeff")
-        if not line or line.startswith("#"):
+        line = raw.strip()
+        if line and line[0] == "\ufeff":  # a byte order mark
+            line = line.lstrip("\ufeff")
+        if not line or line[0] == "#":
             continue
-        if line not in context.lines:  # a new line: it may change the options
-            tokens = without_program(split_line(line))
-            if tokens[0].lower() in SETTING_WORDS:
-                try:
-                    opts, said = setting(tokens, line, base)
-                except D20Error as err:
-                    out.error(err, base.json)
-                    worst = ExitStatus.BAD_INPUT
-                    continue
-                if len(tokens) == 1:
-                    out.text(said)
-                elif opts != base:
-                    base = opts
-                    context.lines.clear()  # (each was read with the options before)
-                continue
-        outcome = run(line, base, out, context)
+        outcome = run(line, base, out, context, set_options)
         if outcome.status > worst:
             worst = outcome.status
         ended = None if context.sealing is None else context.sealing.ended
