@@ -44,9 +44,8 @@ with atheris.instrument_imports(include=["d20cli", "pyparsing"]):
     import d20cli.rules.pendagger
     import d20cli.rules.reglamento
     import d20cli.store.state  # noqa: F401
-    from d20cli.app.options import Options
+    from d20cli.app.options import Options, split_line
     from d20cli.app.run import run
-    from d20cli.app.stdin import split_line
     from d20cli.present.output import Output
 
 

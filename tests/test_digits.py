@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from d20cli.app.options import Options, split_options
+from d20cli.app.options import Options, split_line, split_options
 from d20cli.app.run import run as run_tokens
-from d20cli.app.stdin import split_line
 from d20cli.errors import ParseError
 from d20cli.present.output import Output
 

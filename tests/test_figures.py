@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import run_odds
 
-from d20cli.app.options import Options
-from d20cli.app.stdin import split_line
+from d20cli.app.options import Options, split_line
 from d20cli.figures import (
     exact_fraction,
     exact_int,

@@ -27,9 +27,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from d20cli.app.options import Options
+from d20cli.app.options import Options, split_line
 from d20cli.app.run import run
-from d20cli.app.stdin import split_line
 from d20cli.present.output import Output
 
 CORPUS = Path(__file__).parent / "fuzz_corpus"

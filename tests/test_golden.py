@@ -60,7 +60,7 @@ def _render(words: str, odds: bool = False) -> str:
         width=80, file=buffer, color_system=None, force_terminal=False, highlight=False
     )
     out = Output(buffer, io.StringIO(), color=False, console=console)
-    from d20cli.app.stdin import split_line
+    from d20cli.app.options import split_line
 
     tokens = split_line(words)
     if odds:

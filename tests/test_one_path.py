@@ -146,3 +146,11 @@ def test_the_library_rolls_without_the_command_line() -> None:
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout == "[]\n"
+
+
+def test_the_odds_of_a_bare_expression_are_the_odds_of_its_roll(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bare = d20(["odds", "2d6+3", "--json"], capsys)
+    assert bare == d20(["odds", "roll", "2d6+3", "--json"], capsys)
+    assert bare[0] == 0 and '"mean": 10' in bare[1].replace(".0", "")
