@@ -20,8 +20,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from test_bombs import BOMBS  # noqa: E402
 
-from d20cli.app.options import Options  # noqa: E402
-from d20cli.app.run import run_tokens, split_line  # noqa: E402
+from d20cli.app.options import Options, split_line  # noqa: E402
+from d20cli.app.run import run as run_tokens  # noqa: E402
 from d20cli.present.output import Output  # noqa: E402
 
 TARGET_MS = 100.0

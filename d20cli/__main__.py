@@ -20,6 +20,7 @@ from d20cli.app.commands import COMMANDS
 from d20cli.app.streams import OutputFailed, guarded_streams, report
 from d20cli.errors import D20Error, ExitStatus, NotSaved, ParseError, StateError
 from d20cli.language.vocabulary import TABLE, VERBS
+from d20cli.rolling.rolls import is_bare
 
 if TYPE_CHECKING:
     from d20cli.app.completion.engine import Command
@@ -27,10 +28,10 @@ if TYPE_CHECKING:
 
 
 def _unknown_command(word: str, as_json: bool) -> int:
-    from d20cli.app.help import command_hint
+    from d20cli.app.run import unknown_command
     from d20cli.present.output import Output
 
-    Output().error(ParseError(f"unknown command {word[:40]!r}{command_hint(word)}"), as_json)
+    Output().error(unknown_command(word), as_json)
     return int(ExitStatus.BAD_INPUT)
 
 
@@ -56,7 +57,7 @@ def _run(line: CommandLine) -> int:
     in it; with --help, the verb's own help (d20cli.app.help)."""
     from d20cli.app.context import Context
     from d20cli.app.options import HELP_FLAGS, check_taken
-    from d20cli.app.run import run_words
+    from d20cli.app.run import ReadLine, run
     from d20cli.present.output import Output
 
     if line.error is not None:
@@ -74,7 +75,7 @@ def _run(line: CommandLine) -> int:
         return int(ExitStatus.BAD_INPUT)
     context = Context.for_command_line()
     try:
-        return int(run_words(words, line.opts, out, context).status)
+        return int(run(ReadLine(words, line.opts), line.opts, out, context).status)
     finally:
         context.close()
 
@@ -129,8 +130,8 @@ def dispatch(args: list[str]) -> int:
         return int(run_help(line.words[1:], line.opts, Output(), _command_group))
     if command == "shell":
         return _shell(line)
-    if command in VERBS or command in ("odds", TABLE) or line.opts.as_:
-        return _run(line)  # `--as`: a character's macro in the verb's place
+    if command in VERBS or command in ("odds", TABLE) or line.opts.as_ or is_bare(command):
+        return _run(line)  # `--as`: a character's macro in the verb's place; `d20 2d6+3`
     return _unknown_command(command, line.json())
 
 

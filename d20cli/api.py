@@ -16,7 +16,7 @@ none of them, starts as fast as before.
 There is one way to roll. A call here takes the command line's path: the text is checked
 and parsed by the same grammar, read through a character by the same code as `--as`, and
 each result is resolved by the system's rules with a roller made the way `--seed` and
-`--dice` make one (d20cli.app.rolling). So `seed=7` rolls the dice `d20 ... --seed 7` rolls,
+`--dice` make one (d20cli.rolling). So `seed=7` rolls the dice `d20 ... --seed 7` rolls,
 `dice=[17, 4]` is `--dice 17,4`, `budget=N` is `--budget N` (`work=N`, `--work N`: both
 default to the command line's limits), and the odds are the ones
 `d20 odds` computes.
@@ -47,16 +47,15 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
-from d20cli.app import rolling
-from d20cli.app.options import MAX_BUDGET, MAX_REPEAT, MAX_WORK
 from d20cli.bounded import SIZE, Bounded
 from d20cli.dice.roller import DEFAULT_BUDGET, DEFAULT_WORK, RandomRoller, Roller, make_roller
 from d20cli.errors import BudgetError, D20Error, DiceError, ParseError, RulesError, StateError
 from d20cli.frozen import frozen
-from d20cli.language.vocabulary import VERBS
 from d20cli.present.output import result_text  # noqa: F401 (it makes str(result) the text)
 from d20cli.probability.model import Odds
 from d20cli.results import SCHEMA_VERSION, Damage, DiceSummary, Die, Result, Score
+from d20cli.rolling import rolls
+from d20cli.rolling.limits import MAX_BUDGET, MAX_REPEAT, MAX_WORK
 from d20cli.rules import SYSTEM_IDS, get_system
 from d20cli.rules.house import HouseDefaults, with_house
 from d20cli.store.characters import Character
@@ -244,10 +243,10 @@ def parse(
     line = _request_line(request)
     with _placed_in(request, line):
         rules, parsed, text, _, _ = _read(request, line, system, character)
-        for _ in rolling.results(parsed, rules.resolve, probe):
+        for _ in rolls.results(parsed, rules.resolve, probe):
             pass
     return Request(
-        text, parsed.verb, rules.id, sum(unit.repeat for unit in rolling.each_roll(parsed))
+        text, parsed.verb, rules.id, sum(unit.repeat for unit in rolls.each_roll(parsed))
     )
 
 
@@ -320,7 +319,7 @@ def _rolled(
     line = _request_line(request)
     with _placed_in(request, line):
         rules, parsed, text, _, who = _read(request, line, system, character)
-        count = sum(unit.repeat for unit in rolling.each_roll(parsed))
+        count = sum(unit.repeat for unit in rolls.each_roll(parsed))
         if one and count > 1:
             at = re.search(r"(?<![\w.])[0-9]+x(?![\w])", text, re.IGNORECASE)
             raise ParseError(
@@ -329,9 +328,9 @@ def _rolled(
                 text,
                 at.start() + 1 if at else None,
             )
-        resolve = rules.resolve if who is None else rolling.through(rules.resolve, (who,))
+        resolve = rules.resolve if who is None else rolls.through(rules.resolve, (who,))
         try:
-            return tuple(rolling.results(parsed, resolve, roller, repeat, work))
+            return tuple(rolls.results(parsed, resolve, roller, repeat, work))
         except BudgetError as err:  # the roller's words are the command line's
             raise BudgetError(_api_words(err.message), err.text, err.column) from None
 
@@ -367,7 +366,7 @@ def _read(given: str, line: str, system: str | None, character: str | Character 
     """The request `given` (as `line`) read with the system and the character (and its
     house keys: `lucky = true` in its table makes its rolls lucky). The library reads no
     config file."""
-    rolling.check_text(given)
+    rolls.check_text(given)
     if system is not None and not isinstance(system, str):
         raise TypeError(f"system must be a system's id or alias, not {type(system).__name__}")
     if character is not None:
@@ -420,24 +419,12 @@ def _checked(who: Character) -> Character:
     return who
 
 
-_BARE = re.compile(r"[+-]?(?:[0-9(]|d[0-9%f(])", re.IGNORECASE)
-_WORD = re.compile(r"[a-z][\w'-]*", re.IGNORECASE)
-
-
 def _request_line(request: str) -> str:
-    """The request line for `request`: a bare dice expression (`4d6kh3`, `d20+5`,
-    `max(1d6,1d8)`, `{4d6,3d8}kh1`, `--1`) gets the verb `roll` in front; a line that
-    starts with a verb or a plain word (a macro, or an unknown verb: its error names the
-    verbs) is the line as given."""
+    """The request line for `request`: a bare dice expression (`4d6kh3`, `d20+5`) gets the
+    verb `roll` in front, as on the command line (d20cli.rolling.rolls.request_line)."""
     if not isinstance(request, str):
         raise TypeError(f"a request is text, such as 'check +5 vs 15', not {request!r}")
-    stripped = request.lstrip()
-    first = re.split(r"[\s,]", stripped, maxsplit=1)[0]
-    if not stripped or first.lower() in VERBS:
-        return request
-    if _WORD.fullmatch(first) and not _BARE.match(stripped):
-        return request
-    return "roll " + stripped
+    return rolls.request_line(request)
 
 
 @contextmanager
@@ -447,7 +434,7 @@ def _placed_in(given: str, line: str) -> Iterator[None]:
     try:
         yield
     except D20Error as err:
-        err = rolling.in_text(err, line)
+        err = rolls.in_text(err, line)
         if line != given and err.text == line and err.column is not None:
             err = err.located(given, max(1, err.column - (len(line) - len(given))))
         raise err from None

@@ -326,7 +326,7 @@ class Result(JsonText, Shown):
     def derived(self, key: str, make: Callable[[Result], V]) -> V:
         """`make(self)`, made once and kept with the result (which is immutable) under
         `key`: what a reader derives from each result, such as its roll log row, is made
-        once however often a batch gets the same Result (d20cli.app.dice_memo)."""
+        once however often a batch gets the same Result (d20cli.rolling.dice_memo)."""
         kept: dict[str, Any] | None = self.__dict__.get("_derived")
         if kept is None:
             kept = self.__dict__["_derived"] = {}
@@ -363,7 +363,7 @@ class Result(JsonText, Shown):
     def json_text(self) -> str:
         """The JSON line of the result, written once (kept as `dice_text` keeps its text: a
         batch that rolls a line again may get the very Result it made before, from
-        d20cli.app.dice_memo)."""
+        d20cli.rolling.dice_memo)."""
         text: str | None = self.__dict__.get("_json_text")
         if text is None:
             text = self.__dict__["_json_text"] = self._json()

@@ -2,7 +2,7 @@
 """Coverage-guided fuzzing (atheris) of the request path: grammar, resolvers, odds.
 
 Each input is one line, run in-process exactly as a line of standard input is run
-(`split_line` then `run_tokens`, or `run_odds` for `odds ...`). A finding is anything
+(`split_line` then `run`, `odds ...` too). A finding is anything
 but exit status 0 or 2, a status 2 without a one-line `d20: error` message, or an
 exception escaping. Slow inputs are caught by libFuzzer's -timeout.
 
@@ -44,9 +44,8 @@ with atheris.instrument_imports(include=["d20cli", "pyparsing"]):
     import d20cli.rules.pendagger
     import d20cli.rules.reglamento
     import d20cli.store.state  # noqa: F401
-    from d20cli.app.options import Options
-    from d20cli.app.run import run_odds, run_tokens
-    from d20cli.app.stdin import split_line
+    from d20cli.app.options import Options, split_line
+    from d20cli.app.run import run
     from d20cli.present.output import Output
 
 
@@ -55,10 +54,7 @@ def run_line(line: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     output = Output(out, err, color=False)
     tokens = split_line(line)
-    if tokens and tokens[0] == "odds":
-        status = int(run_odds(tokens[1:], Options(), output))
-    else:
-        status = int(run_tokens(tokens, Options(), output).status)
+    status = int(run(tokens, Options(), output).status)  # (`odds ...` too)
     return status, out.getvalue(), err.getvalue()
 
 

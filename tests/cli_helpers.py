@@ -12,7 +12,8 @@ import pytest
 
 from d20cli.__main__ import main
 from d20cli.app.options import Options, split_line
-from d20cli.app.run import run_tokens
+from d20cli.app.run import run as run_tokens
+from d20cli.errors import ExitStatus
 from d20cli.present.output import Output
 from d20cli.store import characters
 
@@ -41,3 +42,8 @@ def run_line(line: str) -> tuple[int, str, str, float]:
     start = time.perf_counter()
     status = int(run_tokens(tokens, Options(), output).status)  # (`odds ...` too)
     return status, out.getvalue(), err.getvalue(), time.perf_counter() - start
+
+
+def run_odds(tokens: list[str], base: Options, out: Output) -> ExitStatus:
+    """`odds TOKENS...` through the one request path (d20cli.app.run.run): its status."""
+    return run_tokens(["odds", *tokens], base, out).status

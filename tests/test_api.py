@@ -217,8 +217,8 @@ def test_odds_are_the_command_lines(
 def test_the_command_line_and_the_library_take_one_path(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Both resolve through d20cli.app.rolling.results: no second way to do a roll."""
-    from d20cli.app import rolling
+    """Both resolve through d20cli.rolling.rolls.results: no second way to do a roll."""
+    from d20cli.rolling import rolls as rolling
 
     calls: list[str] = []
     results = rolling.results

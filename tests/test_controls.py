@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from d20cli import visible as controls
 from d20cli.app.options import Options
-from d20cli.app.run import run_tokens
+from d20cli.app.run import run as run_tokens
 from d20cli.app.shell import Session
 from d20cli.present.output import Output
 from d20cli.visible import CONTROLS, json_visible, visible, visible_lines

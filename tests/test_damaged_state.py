@@ -20,7 +20,7 @@ import pytest
 
 from d20cli.app.context import Context
 from d20cli.app.options import Options
-from d20cli.app.run import run_tokens
+from d20cli.app.run import run as run_tokens
 from d20cli.present.output import Output
 from d20cli.store import database
 from d20cli.store.schema import MIGRATIONS, SCHEMA_VERSION

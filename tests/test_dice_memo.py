@@ -1,4 +1,4 @@
-"""A lane's results remembered by their dice (d20cli.app.dice_memo): a batch that rolls a
+"""A lane's results remembered by their dice (d20cli.rolling.dice_memo): a batch that rolls a
 line again gets the result kept for the faces it drew, and that is exactly what the
 resolver would have made. Each batch runs in-process with the same run seed with the memo
 and without it (or without lanes at all), and the two must agree line for line: output,
@@ -16,16 +16,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from state_helpers import logged_columns, run_batch
 
-from d20cli.app import dice_memo
 from d20cli.app.context import Context
-from d20cli.app.dice_memo import DiceMemo, Room
 from d20cli.app.options import Options
-from d20cli.app.rolling import Lanes
 from d20cli.app.run import resolve
 from d20cli.app.tallies import with_chance
 from d20cli.dice.roller import RandomRoller, Roller
 from d20cli.language.requests import Request
 from d20cli.results import Result
+from d20cli.rolling import dice_memo
+from d20cli.rolling.dice_memo import DiceMemo, MemoSpace
+from d20cli.rolling.prepared import PreparedLines
 from d20cli.store.state import db_path
 
 # Plain requests of every system with dice: single d20s, advantage, lucky rerolls, crit
@@ -69,18 +69,18 @@ def batch(lines: list[str], how: str, seed: int = 7) -> tuple[int, str, str, Con
     again): (status, stdout, stderr, the run's context, closed)."""
     context = Context(seed=seed)
     if how == "no memo":
-        context.lanes.room = None
+        context.prepared.space = None
     if how == "no lanes":
-        context.lane = lambda text, opts: None  # type: ignore[method-assign]
+        context.prepared_line = lambda text, opts: None  # type: ignore[method-assign]
     return (*run_batch(lines, context), context)
 
 
 def lanes_by_text(context: Context) -> dict[str, DiceMemo | None]:
-    return {lane.request.text: lane.memo for lane in context.lanes.all()}
+    return {lane.request.text: lane.memo for lane in context.prepared.all()}
 
 
 def memos(context: Context) -> list[DiceMemo]:
-    return [lane.memo for lane in context.lanes.all() if lane.memo is not None]
+    return [lane.memo for lane in context.prepared.all() if lane.memo is not None]
 
 
 def test_results_from_the_memo_are_the_resolvers(
@@ -100,8 +100,8 @@ def test_results_from_the_memo_are_the_resolvers(
             assert len(kept) >= 20  # every plain line of one result has its memo
             hits = sum(memo.hits for memo in kept)
             assert hits > len(lines) // 2  # most rolls came from the memo
-            assert context.lanes.room is not None
-            assert sum(memo.bytes for memo in kept) == dice_memo.ROOM - context.lanes.room.left
+            assert context.prepared.space is not None
+            assert sum(memo.bytes for memo in kept) == dice_memo.ROOM - context.prepared.space.left
     fast, full = runs
     assert fast == full
     answered = [json.loads(line) for line in fast[1]]
@@ -154,9 +154,8 @@ def test_the_memo_is_bounded_in_a_lane_and_in_a_run(monkeypatch: pytest.MonkeyPa
     assert wide.leaves == 0 and wide.root is None
     narrow = lanes["check +1 vs 10"]
     assert narrow is not None and narrow.on and narrow.leaves == 20
-    assert (
-        context.lanes.room is not None and context.lanes.room.left == dice_memo.ROOM - narrow.bytes
-    )
+    space = context.prepared.space
+    assert space is not None and space.left == dice_memo.ROOM - narrow.bytes
     assert narrow.bytes == sum(
         dice_memo.LEAF_BYTES * len(leaf.json_text())  # type: ignore[union-attr]
         for leaf in narrow.root.branches.values()  # type: ignore[union-attr]
@@ -166,10 +165,10 @@ def test_the_memo_is_bounded_in_a_lane_and_in_a_run(monkeypatch: pytest.MonkeyPa
     _, _, _, context = batch(["check +1 vs 10"] * 50 + ["roll 1d8"] * 50, "memo")
     kept = memos(context)
     assert 3 <= sum(memo.leaves for memo in kept) < 10
-    assert context.lanes.room is not None and 0 <= context.lanes.room.left < 3_000
-    assert sum(memo.bytes for memo in kept) == 12_000 - context.lanes.room.left
+    assert context.prepared.space is not None and 0 <= context.prepared.space.left < 3_000
+    assert sum(memo.bytes for memo in kept) == 12_000 - context.prepared.space.left
     # the room was full before the d8 came: its rolls went straight to the resolver
-    assert context.lanes.room.full
+    assert context.prepared.space.full
     late = lanes_by_text(context)["roll 1d8"]
     assert late is not None and late.root is None and late.misses == 0
 
@@ -192,7 +191,7 @@ def test_a_resolver_that_is_not_a_function_of_its_dice_drops_the_memo() -> None:
     """(No rule of d20cli does this.) Once the resolver asks for another draw than the
     tree made, the memo drops its tree and the request is rolled as the resolver asks:
     its faces are never handed to a draw of another kind."""
-    memo = DiceMemo(Room())
+    memo = DiceMemo(MemoSpace())
     memo.wait = 0
     resolve = _Fickle()
     roller = RandomRoller(random.Random(3))
@@ -215,7 +214,7 @@ def test_a_resolver_that_is_not_a_function_of_its_dice_drops_the_memo() -> None:
 
 def test_the_budget_in_force_is_part_of_what_the_memo_answers_for() -> None:
     """A result is kept for the budget it was rolled under; another budget rolls afresh."""
-    memo = DiceMemo(Room())
+    memo = DiceMemo(MemoSpace())
     memo.wait = 0
     calls = []
 
@@ -253,7 +252,7 @@ def test_the_odds_note_of_a_result_kept_is_made_once_for_its_odds() -> None:
 
 def test_a_text_rolled_with_other_options_keeps_a_lane_for_each() -> None:
     """`check +5 vs 15` in three systems, on lines of their own: a lane (and memo) for
-    each, none made again; past Lanes.PER_TEXT option sets for one text, the oldest lane
+    each, none made again; past PreparedLines.PER_TEXT option sets for one text, the oldest lane
     is let go and its memo's room given back."""
     systems = ["-s levelup", "-s reglamento", "--system mm"]
     _, _, _, context = batch([f"check +5 vs 15 {s}" for s in systems] * 100, "memo")
@@ -262,9 +261,9 @@ def test_a_text_rolled_with_other_options_keeps_a_lane_for_each() -> None:
 
     variants = [*systems, "-s levelup --exit-status", "-s levelup -q", "--system mm -q"]
     _, _, _, context = batch([f"check +5 vs 15 {v}" for v in variants] * 60, "memo")
-    lanes = context.lanes.all()
-    assert len(lanes) == Lanes.PER_TEXT
-    room = context.lanes.room
+    lanes = context.prepared.all()
+    assert len(lanes) == PreparedLines.PER_TEXT
+    room = context.prepared.space
     assert room is not None
     assert room.left == dice_memo.ROOM - sum(memo.bytes for memo in memos(context))
 
@@ -275,5 +274,5 @@ def test_a_line_rolled_a_few_times_keeps_nothing() -> None:
     _, _, _, context = batch(["check +5 vs 15 adv"] * (dice_memo.WAIT + 1), "memo")
     (memo,) = memos(context)
     assert memo.root is None and memo.leaves == memo.hits == memo.misses == 0
-    assert memo.wait == 0 and context.lanes.room is not None
-    assert context.lanes.room.left == dice_memo.ROOM
+    assert memo.wait == 0 and context.prepared.space is not None
+    assert context.prepared.space.left == dice_memo.ROOM

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from d20cli.app.options import Options, split_options
-from d20cli.app.run import run_tokens
-from d20cli.app.stdin import split_line
+from d20cli.app.options import Options, split_line, split_options
+from d20cli.app.run import run as run_tokens
 from d20cli.errors import ParseError
 from d20cli.present.output import Output
 
@@ -50,7 +49,7 @@ def test_a_digit_other_than_0_to_9_in_a_request_is_an_error_at_its_column(
     line: str, column: int, char: str
 ) -> None:
     if line.startswith("odds "):
-        from d20cli.app.run import run_odds
+        from cli_helpers import run_odds
 
         out, err = io.StringIO(), io.StringIO()
         status = int(run_odds(split_line(line[5:]), Options(), Output(out, err, color=False)))

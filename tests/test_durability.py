@@ -25,7 +25,7 @@ from state_helpers import logged_rows
 
 from d20cli.app.context import Context
 from d20cli.app.options import Options
-from d20cli.app.run import run_tokens
+from d20cli.app.run import run as run_tokens
 from d20cli.app.shell import Session
 from d20cli.app.stdin import run_lines
 from d20cli.present.output import Output

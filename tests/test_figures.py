@@ -12,10 +12,9 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_odds
 
-from d20cli.app.options import Options
-from d20cli.app.run import run_odds
-from d20cli.app.stdin import split_line
+from d20cli.app.options import Options, split_line
 from d20cli.number_format import (
     exact_fraction,
     exact_int,
@@ -159,7 +158,7 @@ def test_odds_from_the_command_line_end_without_a_traceback() -> None:
 
 
 def test_the_chance_beside_a_roll_of_a_huge_group() -> None:
-    from d20cli.app.run import run_tokens
+    from d20cli.app.run import run as run_tokens
 
     out, err = io.StringIO(), io.StringIO()
     line = _group(1000) + " --odds --seed 1 --json"
@@ -186,7 +185,7 @@ def test_a_summary_whose_weights_float_cannot_hold_is_rolled(
     opts = Options(repeat=10, summary=True)
     assert sampled_tally("check +0 vs 10", opts, Context()) is None
     out, err = io.StringIO(), io.StringIO()
-    from d20cli.app.run import run_tokens
+    from d20cli.app.run import run as run_tokens
 
     outcome = run_tokens(
         split_line("check +0 vs 10 --repeat 10 --summary --json"),

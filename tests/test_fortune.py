@@ -13,7 +13,7 @@ import pytest
 from d20cli.app import fortune
 from d20cli.app.context import Context
 from d20cli.app.options import Options
-from d20cli.app.run import run_tokens
+from d20cli.app.run import run as run_tokens
 from d20cli.dice.roller import make_roller
 from d20cli.errors import D20Error, RulesError, StateError
 from d20cli.language.grammar import parse_request

@@ -27,9 +27,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from d20cli.app.options import Options
-from d20cli.app.run import run_odds, run_tokens
-from d20cli.app.stdin import split_line
+from d20cli.app.options import Options, split_line
+from d20cli.app.run import run
 from d20cli.present.output import Output
 
 CORPUS = Path(__file__).parent / "fuzz_corpus"
@@ -110,10 +109,7 @@ def run_line(line: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     output = Output(out, err, color=False)
     tokens = split_line(line)
-    if tokens and tokens[0] == "odds":
-        status = int(run_odds(tokens[1:], Options(), output))
-    else:
-        status = int(run_tokens(tokens, Options(), output).status)
+    status = int(run(tokens, Options(), output).status)  # (`odds ...` too)
     return status, out.getvalue(), err.getvalue()
 
 

@@ -9,10 +9,11 @@ import os
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_odds
 from rich.console import Console
 
 from d20cli.app.options import Options
-from d20cli.app.run import run_odds, run_tokens
+from d20cli.app.run import run as run_tokens
 from d20cli.present.output import Output
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -59,7 +60,7 @@ def _render(words: str, odds: bool = False) -> str:
         width=80, file=buffer, color_system=None, force_terminal=False, highlight=False
     )
     out = Output(buffer, io.StringIO(), color=False, console=console)
-    from d20cli.app.stdin import split_line
+    from d20cli.app.options import split_line
 
     tokens = split_line(words)
     if odds:

@@ -151,8 +151,9 @@ def test_odds_report_expected_damage_under_each_mode() -> None:
 
 
 def test_odds_compare_puts_two_modes_side_by_side() -> None:
+    from cli_helpers import run_odds
+
     from d20cli.app.options import Options
-    from d20cli.app.run import run_odds
     from d20cli.present.output import Output
 
     words = [

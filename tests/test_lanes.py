@@ -1,7 +1,8 @@
-"""A batch's repeated line goes straight to its dice (`Context.lane`, d20cli.app.rolling
-.Lane): what it prints, logs and exits with is exactly what working the request out again
-gives. Each batch runs twice in-process with the same run seed, once with lanes and once
-with `Context.lane` answering None, and the two must agree line for line."""
+"""A batch's repeated line goes straight to its dice (`Context.prepared_line`,
+d20cli.rolling.prepared.PreparedLine): what it prints, logs and exits with is exactly what
+working the request out again gives. Each batch runs twice in-process with the same run
+seed, once with prepared lines and once with `Context.prepared_line` answering None, and
+the two must agree line for line."""
 
 from __future__ import annotations
 
@@ -55,10 +56,10 @@ def batch(
     lanes the plain lines made)."""
     with monkeypatch.context() as patch:
         if not lanes:
-            patch.setattr(Context, "lane", lambda self, text, opts: None)
+            patch.setattr(Context, "prepared_line", lambda self, text, opts: None)
         context = Context(seed=7)
         status, out, err = run_batch(lines, context)
-    return status, out, err, len(context.lanes.all())  # (made either way; used only with lanes)
+    return status, out, err, len(context.prepared.all())  # (made either way; used only with lanes)
 
 
 def test_a_lane_prints_logs_and_exits_as_the_full_path(
@@ -106,11 +107,11 @@ def test_a_seal_opened_since_leaves_the_lane(
     out = Output(io.StringIO(), io.StringIO(), color=False, flush_lines=False)
     run_lines(["check +5 vs 15"], opts, out, context)
     kept = context.lines["check +5 vs 15"][1]
-    assert context.lane("check +5 vs 15", kept) is not None
-    assert context.lane("check +5 vs 15", Options(json=True)) is None  # other options
+    assert context.prepared_line("check +5 vs 15", kept) is not None
+    assert context.prepared_line("check +5 vs 15", Options(json=True)) is None  # other options
     assert main(["seal"]) == 0
     capsys.readouterr()
-    assert context.lane("check +5 vs 15", kept) is None
+    assert context.prepared_line("check +5 vs 15", kept) is None
     run_lines(["check +5 vs 15"], opts, out, context)
     context.close()
     with sqlite3.connect(db_path()) as conn:

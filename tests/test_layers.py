@@ -11,6 +11,8 @@ Layers, lowest first (docs/architecture.md explains each):
     probability exact odds from the same resolvers
     present     Result -> lines for people, JSON for programs
     store       everything on disk
+    rolling     a request rolled: checked, planned, resolved; prepared lines, the dice
+                memo, the limits (what the command line and the Python API share)
     app         the edge: options, pipeline, stdin, shell, typer, completion
     (top)       d20cli and d20cli.api (the Python API), d20cli.__main__ (the command)
 """
@@ -39,6 +41,7 @@ LAYERS = (
     ("probability", ("d20cli.probability",)),
     ("present", ("d20cli.present",)),
     ("store", ("d20cli.store",)),
+    ("rolling", ("d20cli.rolling",)),
     ("app", ("d20cli.app",)),
     ("top", ("d20cli.__main__", "d20cli.api", "d20cli")),
 )
@@ -126,6 +129,14 @@ def test_no_import_cycles() -> None:
         if module not in state:
             visit(module, [module])
     assert cycles == []
+
+
+def test_the_library_stands_below_the_command_line() -> None:
+    """The Python API rolls through d20cli.rolling, as the command line does: it imports
+    nothing of the command line (d20cli.app)."""
+    edges = graph()
+    assert "d20cli.rolling.rolls" in edges["d20cli.api"]
+    assert sorted(dep for dep in edges["d20cli.api"] if dep.startswith("d20cli.app")) == []
 
 
 def test_every_outcome_tier_has_a_tone() -> None:

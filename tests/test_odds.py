@@ -15,9 +15,9 @@ from fractions import Fraction
 
 import pytest
 from brute import BruteRoller, every_roll
+from cli_helpers import run_odds
 
 from d20cli.app.options import Options
-from d20cli.app.run import run_odds
 from d20cli.dice.roller import Roller
 from d20cli.errors import D20Error
 from d20cli.language.grammar import parse_request
@@ -115,7 +115,7 @@ def test_mm_degrees_are_reported() -> None:
 
 def _odds_json(words: str) -> dict[str, object]:
     out = io.StringIO()
-    from d20cli.app.stdin import split_line
+    from d20cli.app.options import split_line
 
     status = run_odds(split_line(words), Options(json=True), Output(out, io.StringIO(), False))
     assert int(status) == 0
@@ -177,7 +177,7 @@ def test_simulate_is_labelled_an_estimate() -> None:
 
 def test_roll_with_odds_shows_the_chance() -> None:
     out = io.StringIO()
-    from d20cli.app.run import run_tokens
+    from d20cli.app.run import run as run_tokens
 
     run_tokens(
         ["check", "+5", "vs", "15", "--odds", "--dice", "12"],
@@ -384,7 +384,7 @@ def test_many_sides_odds_json_and_text() -> None:
     total = sum(Fraction(v) for v in data["odds"].values())  # type: ignore[attr-defined]
     assert total == 1
     out = io.StringIO()
-    from d20cli.app.stdin import split_line
+    from d20cli.app.options import split_line
 
     run_odds(
         split_line("contest bob +1 vs +2 adv vs +3 -s reglamento"),
@@ -410,8 +410,8 @@ def test_many_sides_odds_over_the_case_cap_suggest_simulate() -> None:
 
 def test_odds_note_gives_the_winning_side_its_own_chance() -> None:
     out = io.StringIO()
-    from d20cli.app.run import run_tokens
-    from d20cli.app.stdin import split_line
+    from d20cli.app.options import split_line
+    from d20cli.app.run import run as run_tokens
 
     run_tokens(
         split_line("opposed +8 vs +6 vs +4 -s mm --odds --dice 10,10,10"),

@@ -97,8 +97,9 @@ def test_a_checks_totals_chart_only_when_asked_and_an_attacks_damage_chart() -> 
     attack with damage shows the damage distribution (hits and criticals mixed, misses 0)."""
     import io
 
+    from cli_helpers import run_odds
+
     from d20cli.app.options import Options
-    from d20cli.app.run import run_odds
     from d20cli.present.output import Output
 
     def text(*words: str) -> str:
@@ -121,7 +122,7 @@ def test_damage_labels_give_per_type_subtotals_and_modifier_dice_their_label() -
     import io
 
     from d20cli.app.options import Options
-    from d20cli.app.run import run_tokens
+    from d20cli.app.run import run as run_tokens
     from d20cli.present.output import Output
     from d20cli.results import Result
 

@@ -44,9 +44,9 @@ def entry(text: str) -> Any:
 
 
 def test_the_limits_are_the_grammars() -> None:
-    from d20cli.app.rolling import MAX_LINE
     from d20cli.dice import tree
     from d20cli.language import dice_grammar, dice_modifiers
+    from d20cli.rolling.limits import MAX_LINE
 
     assert parse_cache.MAX_TEXT == MAX_LINE == dice_grammar.MAX_LENGTH
     assert parse_cache.MAX_NUMBER == 10**dice_modifiers.MAX_DIGITS - 1

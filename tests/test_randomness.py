@@ -21,7 +21,7 @@ import pytest
 
 from d20cli.app.context import Context
 from d20cli.app.options import Options
-from d20cli.app.run import run_tokens
+from d20cli.app.run import run as run_tokens
 from d20cli.dice.roller import RandomRoller, make_roller
 from d20cli.present.output import Output
 

@@ -14,7 +14,7 @@ import pytest
 from brute import every_roll
 
 from d20cli.app.options import Options
-from d20cli.app.run import run_tokens
+from d20cli.app.run import run as run_tokens
 from d20cli.app.shell import Session, run_lines_in_session
 from d20cli.dice.roller import ForcedRoller
 from d20cli.errors import ParseError

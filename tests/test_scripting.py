@@ -216,8 +216,8 @@ def test_stdin_lines_holds_no_more_than_the_limit_of_a_giant_line(tmp_path: Path
     exactly the limit (in characters, not bytes; a carriage return aside) still passes."""
     import tracemalloc
 
-    from d20cli.app.rolling import MAX_LINE
     from d20cli.app.stdin import stdin_lines
+    from d20cli.rolling.limits import MAX_LINE
 
     path = tmp_path / "input"
     exact = "é" * MAX_LINE

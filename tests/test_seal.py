@@ -370,7 +370,7 @@ def test_the_shell_reads_a_session_opened_in_it() -> None:
     """`seal` and `unseal` typed in the shell: its run reads the session again."""
     from d20cli.app.context import Context
     from d20cli.app.options import Options
-    from d20cli.app.run import run_tokens
+    from d20cli.app.run import run as run_tokens
     from tests.state_helpers import output
 
     context = Context()
@@ -502,7 +502,7 @@ def test_the_shell_sees_a_session_opened_elsewhere() -> None:
     without this context knowing): the shell reads it again after its line."""
     from d20cli.app.context import Context
     from d20cli.app.options import Options
-    from d20cli.app.run import run_tokens
+    from d20cli.app.run import run as run_tokens
     from d20cli.store import seal_marker
     from tests.state_helpers import output
 

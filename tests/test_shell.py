@@ -177,7 +177,7 @@ def test_lines_without_a_terminal(state_home: Path) -> None:
     assert "= 17 vs 15" in text and "= 7 vs 15" in text  # `again` repeated the good request
     assert "system: reglamento" in text
     assert "check +1" not in text  # after quit
-    assert "unknown verb 'bogus'" in stderr.getvalue()
+    assert "unknown command 'bogus'" in stderr.getvalue()  # as on the command line
     assert s.done
 
 

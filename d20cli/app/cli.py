@@ -1,9 +1,9 @@
 """The typer application: help pages, the verbs as subcommands, and the other commands.
 
-Each verb command is one line: its words and options go, as typed, to `run.run_tokens`,
+Each verb command is one line: its words and options go, as typed, to `run.run`,
 which parses the options from the shared table (d20cli.app.options) so that the command line,
 standard input and the shell accept exactly the same things. `__main__` sends plain verb
-requests straight to `run_tokens` without building this app, to start quickly.
+requests straight to `run` without building this app, to start quickly.
 """
 
 from __future__ import annotations
@@ -60,7 +60,8 @@ app = typer.Typer(
     help=(
         "A dice roller for d20 tabletop games.\n\n"
         "d20 VERB WORDS... [OPTIONS] rolls one request, e.g. `d20 check +5 vs 15 adv "
-        "expertise=d6 --system levelup`. With no arguments on a terminal it opens the "
+        "expertise=d6 --system levelup`; a bare dice expression is a roll (`d20 2d6+3`). "
+        "With no arguments on a terminal it opens the "
         "interactive shell; with standard input it runs one request per line. "
         "`d20 help VERB` explains the words a verb takes in each system; `d20 VERB --help` "
         "shows its options; `d20 systems` lists the rule systems; `d20 odds VERB ...` gives "
@@ -81,16 +82,16 @@ app = typer.Typer(
 
 def _make_verb(verb: str, summary: str, examples: tuple[str, ...]) -> None:
     def command(ctx: typer.Context) -> None:
-        from d20cli.app.run import run_tokens
+        from d20cli.app.run import run
 
-        outcome = run_tokens([verb, *ctx.args], command_options(), Output())
+        outcome = run([verb, *ctx.args], command_options(), Output())
         raise typer.Exit(int(outcome.status))
 
     command.__doc__ = summary
     app.command(
         verb,
         help=summary,
-        add_help_option=False,  # `--help` goes to run_tokens: the verb's own help
+        add_help_option=False,  # `--help` goes to run.run: the verb's own help
         context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
     )(command)
 
@@ -204,9 +205,9 @@ def table_command(ctx: typer.Context) -> None:
 
       d20 odds table loot
     """
-    from d20cli.app.run import run_tokens
+    from d20cli.app.run import run
 
-    outcome = run_tokens(["table", *ctx.args], command_options(), Output())
+    outcome = run(["table", *ctx.args], command_options(), Output())
     raise typer.Exit(int(outcome.status))
 
 
@@ -370,9 +371,9 @@ def completion_command(
 )
 def odds_command(ctx: typer.Context) -> None:
     """The exact probability of every outcome of a request, instead of a roll."""
-    from d20cli.app.run import run_tokens
+    from d20cli.app.run import run
 
-    raise typer.Exit(int(run_tokens(["odds", *ctx.args], command_options(), Output()).status))
+    raise typer.Exit(int(run(["odds", *ctx.args], command_options(), Output()).status))
 
 
 @app.command(

@@ -12,13 +12,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from d20cli.app.options import Options
-from d20cli.app.rolling import Lane, Lanes, Plan, plan
 from d20cli.bounded import SIZE, Bounded
 from d20cli.dice.roller import RandomRoller, Roller, make_roller
 from d20cli.errors import NotSaved, ParseError, StateError
 from d20cli.frozen import replace
 from d20cli.language.requests import CheckRequest
 from d20cli.present.output import Output
+from d20cli.rolling.prepared import PreparedLine, PreparedLines
+from d20cli.rolling.rolls import Plan, plan
 from d20cli.rules.house import HouseDefaults, with_house
 from d20cli.rules.offers import in_system_terms
 from d20cli.store.seal_marker import CHANGES, marked
@@ -58,10 +59,11 @@ class Lookups:
         self.odds_asked: Bounded[str, tuple[Options, Odds]] = Bounded()  # by text, these options
         # requests through a character (--as): by character and text, with its system
         self.as_parsed: Bounded[tuple[str, str], AsRead] = Bounded()
-        # a batch's lines, split and read: words, options, request text, and whether it
-        # goes straight to run_request (d20cli.app.stdin)
+        # the lines of a batch or a session, split and read: words, options, request text,
+        # and whether it is a plain request (d20cli.app.run)
         self.lines: Bounded[str, tuple[list[str], Options, str, bool]] = Bounded()
-        self.lanes = Lanes(SIZE)  # plain requests made ready (`Context.lane`)
+        # plain requests made ready (`prepared_line`)
+        self.prepared: PreparedLines[Options] = PreparedLines(SIZE)
         self.systems: Bounded[str, System] = Bounded()  # by the name given (a handful)
         self.valued: Bounded[str, bool] = Bounded()  # requests with no unvalued word
         # (character or None) -> its house defaults; a few characters a run
@@ -208,8 +210,8 @@ class Lookups:
         return found
 
     def plan(self, request: Request) -> Plan:
-        """`rolling.plan(request)`, kept for a request made ready before (by its identity:
-        the request is kept with it, so its id is not another's)."""
+        """`d20cli.rolling.rolls.plan(request)`, kept for a request made ready before (by its
+        identity: the request is kept with it, so its id is not another's)."""
         kept = self.plans.get(id(request))
         if kept is not None and kept[0] is request:
             return kept[1]
@@ -370,15 +372,15 @@ class Context(Lookups):
         """The roll log's table in this run's state database."""
         return self.state(out).rolls
 
-    def lane(self, text: str, opts: Options) -> Lane | None:
-        """The Lane kept for `text` with these very options (d20cli.app.rolling.Lanes);
+    def prepared_line(self, text: str, opts: Options) -> PreparedLine[Options] | None:
+        """The line prepared for `text` with these very options (d20cli.rolling.prepared);
         None when there is none, or a sealed session may have been opened or closed since."""
         if self._look:
             self.recheck_seal(opened_only=True)
-        lane = self.lanes.get(text, opts)
-        if lane is None or self._seal_read != CHANGES[0] or self.sealing is not None:
+        line = self.prepared.get(text, opts)
+        if line is None or self._seal_read != CHANGES[0] or self.sealing is not None:
             return None
-        return lane
+        return line
 
     def log_for(self, opts: Options, out: Output) -> RollLog | None:
         """The roll log for requests with these options (None when logging is off). One

@@ -23,6 +23,7 @@ from d20cli.dice.roller import DEFAULT_BUDGET, DEFAULT_WORK
 from d20cli.errors import ASCII_DIGITS, BudgetError, ParseError
 from d20cli.frozen import fields, frozen, replace
 from d20cli.language.vocabulary import CHECK_VERBS, SYSTEM_IDS
+from d20cli.rolling.limits import MAX_BUDGET, MAX_REPEAT, MAX_ROLLED_RUNS, MAX_WORK
 from d20cli.store.files import env_flag
 
 
@@ -134,13 +135,6 @@ class OptionSpec:
             return self.odds
         return self.verbs is None or verb in self.verbs
 
-
-MAX_REPEAT = 10_000_000  # --repeat and --simulate: runs of one request
-#: Runs rolled one by one (each printed, or tallied by rolling it) in one command: about
-#: 20 s of work at most. `--repeat N --summary` drawn from the exact odds goes to MAX_REPEAT.
-MAX_ROLLED_RUNS = 1_000_000
-MAX_BUDGET = 10_000_000  # dice in one request at most: ten million faces take about 100 MB
-MAX_WORK = 1_000_000_000  # dice in one command at most, over its --repeat/--simulate runs
 
 _ODDS_ONLY: tuple[str, ...] = ()
 _FORTUNE_VERBS: tuple[str, ...] = (*CHECK_VERBS, "luck", "fortune")

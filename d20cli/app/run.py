@@ -1,20 +1,33 @@
-"""One request from words to output: parse, resolve, render. Errors become exit status 2.
+"""One request from what was typed to its output: the one path of every request.
 
-The command line, each line of standard input and each line of the shell come through
-`run_tokens`, so they accept the same words and options and fail the same way.
+The command line, each line of standard input and of the shell, `table ...` and `init
+...` lines all come through `run`, so they accept the same words and options and fail the
+same way; the Python API (d20cli.api) rolls through the same layer (d20cli.rolling). Read
+top to bottom, a request goes:
+
+1. `run`: what was typed -> its words and options (`read_options`; a line read before
+   is taken as read then); a bare expression is a roll (`2d6+3` is `roll 2d6+3`); then
+   what the words ask: `init ...`, a verb's `--help`, `odds ...`, `table ...` or a
+   request. A request prepared before with these options (d20cli.rolling.prepared) goes
+   straight to its dice;
+2. `request`: any other request, worked out: its text -> the request -> its results: a
+   character's macro, the options a character or a sealed session brings, a --summary
+   tally, and its results (`resolve`), through a line prepared now when it is plain, so
+   that the next time it goes straight to its dice;
+3. `_rolled`: each result logged, noted (--odds) and printed, or tallied (--summary);
+   errors become exit status 2.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from d20cli.app import fortune, rolling
+from d20cli.app import fortune
 from d20cli.app.context import Context
 from d20cli.app.emit import emit
 from d20cli.app.options import (
-    MAX_ROLLED_RUNS,
     Options,
     check_rolled_runs,
     check_taken,
@@ -23,14 +36,18 @@ from d20cli.app.options import (
     split_options,
     wants_help,
 )
-from d20cli.app.rolling import Lane, check_text, in_text, lane
 from d20cli.app.tallies import outcome_labels, print_tally, sampled_tally, with_chance
 from d20cli.dice.roller import Roller
 from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
-from d20cli.language.vocabulary import TABLE
+from d20cli.frozen import replace
+from d20cli.language.vocabulary import SYSTEM_IDS, TABLE, VERBS
 from d20cli.present.output import Output
 from d20cli.present.render import quiet_text, render_result
 from d20cli.results import Result
+from d20cli.rolling import rolls
+from d20cli.rolling.limits import MAX_ROLLED_RUNS
+from d20cli.rolling.prepared import PreparedLine, prepare
+from d20cli.rolling.rolls import check_text, first_word, in_text, is_bare
 
 if TYPE_CHECKING:
     from d20cli.language.requests import Request
@@ -48,6 +65,302 @@ class Outcome(NamedTuple):
     results: list[Result]
 
 
+def run(
+    typed: str | Sequence[str] | ReadLine,
+    base: Options,
+    out: Output,
+    context: Context | None = None,
+    settings: Callable[[list[str], str], ExitStatus] | None = None,
+) -> Outcome:
+    """One request as typed, with `base` the options in force: the command line's
+    arguments, or a line of standard input or of the shell (`d20` in front of it is the
+    program's name, as the help writes every example: `without_program`). Words and
+    options mix; `init ...`, a verb's `--help` (or `-h`), `odds ...` and `table ...` work
+    here too; a `ReadLine` (the command line) comes with its options read. A line read
+    before in this `context` is taken as it was read then: a batch's repeated line is
+    split and its options read once, and a request prepared before with these options
+    goes straight to its dice. `settings`: what a line
+    of `system ID` or `as NAME` (`setting`) does to the caller's options, given its
+    tokens and text (None: they are no commands here)."""
+    reading = None
+    if isinstance(typed, ReadLine):  # the command line, read once by its reader
+        words = list(typed.words)
+        if words and is_bare(words[0]):
+            words = ["roll", *words]
+        reading = _reading(words, typed.opts, out)
+    elif context is not None and isinstance(typed, str):
+        reading = context.lines.get(typed)  # a line read before: taken as read then
+    if reading is None:
+        line = typed if isinstance(typed, str) else None  # (ReadLine is handled above)
+        tokens = [str(t) for t in typed] if line is None else without_program(split_line(line))
+        head = tokens[0].lower() if tokens else ""
+        if head in SETTING_WORDS and settings is not None and line is not None:
+            return Outcome(settings(tokens, line), [])  # (never kept: it is not a request)
+        if head == "init":  # (never kept: the order changes)
+            from d20cli.app.commands.initiative import run_init
+
+            return Outcome(run_init(tokens[1:], base, out, context), [])
+        if wants_help(tokens):
+            from d20cli.app.help import show_verb_help
+
+            return Outcome(show_verb_help(tokens, out), [])
+        read = read_options(tokens, base, out)
+        if read is None:
+            return Outcome(ExitStatus.BAD_INPUT, [])
+        reading = _reading(*read, out)
+        if line is not None and context is not None and len(context.lines) < Context.CACHE_SIZE:
+            context.lines[line] = reading
+    words, opts, text, plain = reading
+    if not plain:
+        out = output_for(opts, out)
+        if words and words[0] == "odds":
+            return Outcome(odds_for_words(words[1:], opts, out), [])
+        if words and words[0].lower() == TABLE:
+            from d20cli.app.commands.table import run_table
+
+            return Outcome(*run_table(words[1:], opts, out, context))
+    if context is not None:
+        prepared = context.prepared_line(text, opts)
+        if prepared is not None:  # made ready before (d20cli.rolling.prepared): to the dice
+            out.before_write(context.save)
+            opts = prepared.opts
+            roller = prepared.roller if prepared.roller is not None else context.roller(opts)
+            log = context.log_for(opts, out)
+            if not prepared.single:
+                rolled: Iterable[Result] = prepared.results(roller)
+            else:  # one result (most requests): rolled here, not by a generator
+                try:
+                    rolled = (prepared.one(roller),)
+                except (D20Error, RecursionError) as err:
+                    return _failed(err, text, opts, out, [])
+            return _rolled(text, opts, out, context, rolled, log, prepared.work)
+    return request(text, opts, out, context)
+
+
+class ReadLine(NamedTuple):
+    """A line whose words and options are already read: the command line's
+    (d20cli.app.options.read_command_line reads it once)."""
+
+    words: Sequence[str]
+    opts: Options
+
+
+def _reading(words: list[str], opts: Options, out: Output) -> tuple[list[str], Options, str, bool]:
+    """A line as read: its words, its options, its request text, and whether it is plain:
+    a request, printed with the output as it is (no `odds` or `table` word, no --color to
+    change it)."""
+    word = words[0].lower() if words else ""
+    plain = word not in ("odds", TABLE) and output_for(opts, out) is out
+    return words, opts, request_text(words, opts), plain
+
+
+def read_options(
+    tokens: list[str], base: Options, out: Output, verb: str | None = None
+) -> tuple[list[str], Options] | None:
+    """The words of `tokens` and the options in force for them (`base` with what the
+    tokens set); a bare expression is a roll (`2d6+3`: `roll 2d6+3`). None, after
+    printing the error, when an option is bad or one the verb (`verb`, else the first
+    word) does not take."""
+    try:
+        words, line_opts = split_options(tokens)
+        if verb is None and words and is_bare(words[0]):
+            words = ["roll", *words]
+        check_taken(verb or (words[0].lower() if words else ""), line_opts, tokens)
+    except D20Error as err:
+        out.error(err, base.json or "--json" in tokens)
+        return None
+    return words, base.merged(line_opts)
+
+
+def without_program(tokens: list[str]) -> list[str]:
+    """A line's tokens without the program's name in front: `d20 check +5 vs 15` as the
+    help writes it (so a line copied from there works), `d20 -s mm check +8`. `d20` with
+    no words after it (alone, or `d20 --seed 2`) is a roll of a d20."""
+    if len(tokens) < 2 or tokens[0].lower() != "d20":
+        return tokens
+    try:
+        words, _ = split_options(tokens[1:])
+    except D20Error:  # (the rest's error, said when it is read)
+        return tokens[1:]
+    return tokens[1:] if words else tokens
+
+
+#: The words of a request's place that are neither a verb nor a bare expression.
+HEADS: tuple[str, ...] = ("odds", TABLE, "init", "system", "as")
+
+
+def unknown_command(word: str, known: Sequence[str] | None = None) -> ParseError:
+    """The error for a first word that is no command: the close ones, or all. `known`: the
+    words of the line's place (standard input and the shell); None: the command line's
+    commands, where `version` is told `--version` (d20cli.app.help.command_hint)."""
+    if known is None:
+        from d20cli.app.help import command_hint
+
+        return ParseError(f"unknown command {word[:40]!r}{command_hint(word)}")
+    import difflib
+
+    close = difflib.get_close_matches(word.lower(), known, n=3)
+    hint = f"; did you mean {' or '.join(close)}?" if close else f" (commands: {', '.join(known)})"
+    return ParseError(f"unknown command {word[:40]!r}{hint}")
+
+
+def setting(tokens: list[str], text: str, opts: Options) -> tuple[Options, str]:
+    """A line that changes the options of the lines after it, in the shell and on standard
+    input alike: `system [ID]` (show or switch the rule system), `as [NAME | -]` (show,
+    pick or drop the character: `party` and `aria,bob` too). The options from then on,
+    and what to say of it. ParseError (placed in the line's `text`) for a bad one."""
+    head = tokens[0].lower()
+    if len(tokens) > 2:
+        column = len(tokens[0]) + len(tokens[1]) + 3
+        if head == "system":
+            raise ParseError("`system` takes one system id, e.g. `system mm`", text, column)
+        raise ParseError(
+            "`as` takes one character name, `party` or names with commas: `as aria,bob`",
+            text,
+            column,
+        )
+    if head == "system":
+        if len(tokens) == 1:
+            others = ", ".join(SYSTEM_IDS)
+            return (
+                opts,
+                f"system: {shown_system(opts)} (the systems are {others}; `system ID` switches)",
+            )
+        from d20cli.rules import system_id
+
+        try:
+            sid = system_id(tokens[1])
+        except D20Error as err:
+            raise err.located(text, text.find(tokens[1]) + 1) from None
+        return replace(opts, system=sid), f"system: {sid}"
+    who = opts.as_
+    if len(tokens) == 1:
+        if who is None or who.lower() == "none":
+            return opts, "no character (`as NAME` picks one; `d20 char list` lists them)"
+        return opts, f"as: {who} (`as -` drops it)"
+    if tokens[1] in ("-", "none"):
+        return replace(opts, as_="none"), "no character"  # not even the one in use by default
+    try:
+        return playing(tokens[1], opts)
+    except D20Error as err:
+        raise err.located(text, text.find(tokens[1]) + 1) from None
+
+
+#: The words of `setting`.
+SETTING_WORDS = ("system", "as")
+
+
+def playing(spec: str, opts: Options) -> tuple[Options, str]:
+    """`opts` rolling as `spec` (one character, `party` or `aria,bob`) and playing its
+    system, if they name one; what to say of it."""
+    from d20cli.store import characters
+
+    found = characters.party_of(spec)
+    names = ",".join(c.name for c in found)
+    opts = replace(opts, as_=spec if characters.is_party(spec) else names)
+    said = f"as: {names}"
+    plays = {c.system for c in found if c.system is not None}
+    if len(plays) == 1 and (system := plays.pop()) != shown_system(opts):
+        opts = replace(opts, system=system)
+        said += f" (system: {shown_system(opts)})"
+    return opts, said
+
+
+def shown_system(opts: Options) -> str:
+    """The id of the system `opts` roll in (as given, when it is no system's)."""
+    from d20cli.rules import system_id
+
+    try:
+        return system_id(opts.system_id())
+    except D20Error:
+        return opts.system_id()
+
+
+def request(text: str, opts: Options, out: Output, context: Context | None = None) -> Outcome:
+    """Roll and print one request worked out: its text (verb first) with its options
+    read. Errors are printed and give BAD_INPUT.
+
+    A character's macro, the system a character or party plays, a sealed session, a
+    --summary tally drawn from the odds; then its results, rolled through a line prepared
+    now when it is plain (so that the next time `run` sends it straight to its dice),
+    else worked out by `resolve`."""
+    own_context = context is None
+    context = context or Context()
+    given = opts
+    opts = context.with_character(opts)
+    try:
+        if opts.as_:
+            text, opts = _macro(text, opts, context)
+        elif text.strip() and (word := first_word(text)).lower() not in VERBS:
+            raise unknown_command(word, (*VERBS, *HEADS))
+    except D20Error as err:
+        out.error(in_text(err, text), opts.json)
+        return Outcome(ExitStatus.BAD_INPUT, [])
+    out.before_write(context.save)  # what is shown is saved first (group commit)
+    # a long --repeat is written (and saved) in pieces of held lines, not line by line
+    holding = opts.repeat > 1 and out.flush_lines
+    if holding:
+        out.flush_lines = False
+    try:
+        try:
+            if opts.summary and opts.repeat == 1:
+                raise ParseError("--summary tallies the runs of --repeat N: add one, e.g. -n 1000")
+            opts = context.as_options(text, opts)
+            sealed = context.sealed_for(opts, out)  # each sealed roll is rolled and logged
+            tally = None
+            if opts.summary and opts.repeat > 1 and opts.dice is None and sealed is None:
+                tally = sampled_tally(text, opts, context)
+            if tally is not None:
+                print_tally(tally, opts, out)
+                return Outcome(ExitStatus.OK, [])
+            if opts.repeat > MAX_ROLLED_RUNS:
+                check_rolled_runs(opts.repeat, "--repeat", _fewer_runs(opts))
+            prepared = None if own_context else _prepare(text, given, opts, context)
+            if prepared is not None:
+                context.prepared.keep(text, prepared)
+                results = prepared.results(context.roller(opts))
+            else:
+                results = resolve(text, opts, out, context)
+        except (D20Error, RecursionError) as err:
+            return _failed(err, text, opts, out, [])
+        log = context.log_for(opts, out)
+        return _rolled(text, opts, out, context, results, log, context.work_for(opts))
+    finally:
+        try:
+            if holding:
+                out.flush_lines = True
+                out.flush()
+            if own_context:
+                out.save()
+        finally:
+            if own_context:  # closed whatever the saving raised (NotSaved, an interrupt)
+                out.forget(context.save)
+                context.close()
+
+
+def _prepare(
+    text: str, given: Options, opts: Options, context: Context
+) -> PreparedLine[Options] | None:
+    """The request prepared with these options in force, if it is plain (see
+    PreparedLine): `given`, the options it came with, find it again."""
+    if (
+        opts.as_
+        or opts.dice is not None
+        or opts.summary
+        or opts.repeat != 1
+        or context.sealing is not None
+    ):
+        return None
+    system = context.system_for(opts)
+    if system.fortune is not None:
+        return None
+    check_text(text)
+    request = context.ready(text, system, opts)
+    plan, work = context.plan(request), context.work_for(opts)
+    roller = context.roller(opts) if opts.seed is None else None
+    return prepare(given, opts, request, system.resolve, plan, work, roller, context.prepared.space)
+
+
 def resolve(
     text: str, opts: Options, out: Output | None = None, context: Context | None = None
 ) -> Iterator[Result]:
@@ -60,7 +373,7 @@ def resolve(
     With `out` (the edge: command line, standard input, shell), pendagger's fortune dice
     are kept in the state database: an attempt or luck roll is remembered and may gain a
     die, and the `fortune` verb shows or spends them (d20cli.app.fortune). The rolling
-    itself is the library's too (d20cli.app.rolling)."""
+    itself is the library's too (d20cli.rolling)."""
     check_text(text)
     context = context or Context()
     system = context.system_for(opts)
@@ -92,7 +405,7 @@ def _results(
     roller = context.roller(opts)
     resolve_one: Callable[[Request, Roller], Result] = system.resolve
     if who:  # rolled through characters: each result says whose it is
-        resolve_one = rolling.through(resolve_one, who)
+        resolve_one = rolls.through(resolve_one, who)
     if out is not None:
         resolve_through = resolve_one
 
@@ -107,101 +420,13 @@ def _results(
         resolve_one = context.sealing.wrap(resolve_one)
 
     work = context.work_for(opts)
-    return rolling.results(request, resolve_one, roller, opts.repeat, work, context.plan(request))
+    return rolls.results(request, resolve_one, roller, opts.repeat, work, context.plan(request))
 
 
 def exit_for(result: Result, opts: Options) -> ExitStatus:
     if opts.exit_status and result.success is False:
         return ExitStatus.FAILED_OUTCOME
     return ExitStatus.OK
-
-
-def _lane(text: str, given: Options, opts: Options, context: Context) -> Lane | None:
-    """The Lane of a request with these options in force, if it is plain (see Lane)."""
-    if (
-        opts.as_
-        or opts.dice is not None
-        or opts.summary
-        or opts.repeat != 1
-        or context.sealing is not None
-    ):
-        return None
-    system = context.system_for(opts)
-    if system.fortune is not None:
-        return None
-    check_text(text)
-    request = context.ready(text, system, opts)
-    plan, work = context.plan(request), context.work_for(opts)
-    roller = context.roller(opts) if opts.seed is None else None
-    return lane(given, opts, request, system.resolve, plan, work, roller, context.lanes.room)
-
-
-def run_request(text: str, opts: Options, out: Output, context: Context | None = None) -> Outcome:
-    """Resolve and print one request. Errors are printed and give BAD_INPUT."""
-    if context is not None:
-        kept = context.lane(text, opts)
-        if kept is not None:  # made ready before: straight to the dice
-            out.before_write(context.save)
-            roller = kept.roller if kept.roller is not None else context.roller(kept.opts)
-            log = context.log_for(kept.opts, out)
-            if not kept.single:
-                rolled: Iterable[Result] = kept.results(roller)
-            else:  # one result (most requests): rolled here, not by a generator
-                try:
-                    rolled = (kept.one(roller),)
-                except (D20Error, RecursionError) as err:
-                    return _failed(err, text, kept.opts, out, [])
-            return _rolled(text, kept.opts, out, context, rolled, log, kept.work)
-    own_context = context is None
-    context = context or Context()
-    given = opts
-    opts = context.with_character(opts)
-    if opts.as_:
-        try:
-            text, opts = _macro(text, opts, context)
-        except D20Error as err:
-            out.error(in_text(err, text), opts.json)
-            return Outcome(ExitStatus.BAD_INPUT, [])
-    out.before_write(context.save)  # what is shown is saved first (group commit)
-    # a long --repeat is written (and saved) in pieces of held lines, not line by line
-    holding = opts.repeat > 1 and out.flush_lines
-    if holding:
-        out.flush_lines = False
-    try:
-        try:
-            if opts.summary and opts.repeat == 1:
-                raise ParseError("--summary tallies the runs of --repeat N: add one, e.g. -n 1000")
-            opts = context.as_options(text, opts)
-            sealed = context.sealed_for(opts, out)  # each sealed roll is rolled and logged
-            tally = None
-            if opts.summary and opts.repeat > 1 and opts.dice is None and sealed is None:
-                tally = sampled_tally(text, opts, context)
-            if tally is not None:
-                print_tally(tally, opts, out)
-                return Outcome(ExitStatus.OK, [])
-            if opts.repeat > MAX_ROLLED_RUNS:
-                check_rolled_runs(opts.repeat, "--repeat", _fewer_runs(opts))
-            lane = None if own_context else _lane(text, given, opts, context)
-            if lane is not None:
-                context.lanes.keep(text, lane)
-                results = lane.results(context.roller(opts))
-            else:
-                results = resolve(text, opts, out, context)
-        except (D20Error, RecursionError) as err:
-            return _failed(err, text, opts, out, [])
-        log = context.log_for(opts, out)
-        return _rolled(text, opts, out, context, results, log, context.work_for(opts))
-    finally:
-        try:
-            if holding:
-                out.flush_lines = True
-                out.flush()
-            if own_context:
-                out.save()
-        finally:
-            if own_context:  # closed whatever the saving raised (NotSaved, an interrupt)
-                out.forget(context.save)
-                context.close()
 
 
 def _rolled(
@@ -299,21 +524,6 @@ def _macro(text: str, opts: Options, context: Context) -> tuple[str, Options]:
     return " ".join(words), saved.merged(opts)
 
 
-def read_options(
-    tokens: list[str], base: Options, out: Output, verb: str | None = None
-) -> tuple[list[str], Options] | None:
-    """The words of `tokens` and the options in force for them (`base` with what the
-    tokens set); None, after printing the error, when an option is bad or one the verb
-    (`verb`, else the first word) does not take."""
-    try:
-        words, line_opts = split_options(tokens)
-        check_taken(verb or (words[0].lower() if words else ""), line_opts, tokens)
-    except D20Error as err:
-        out.error(err, base.json or "--json" in tokens)
-        return None
-    return words, base.merged(line_opts)
-
-
 def output_for(opts: Options, out: Output) -> Output:
     """`out`, in colour or not as --color / --no-color say."""
     choice = opts.color_choice()
@@ -322,30 +532,6 @@ def output_for(opts: Options, out: Output) -> Output:
     if choice == "always" and not out.color:
         return out.with_color()
     return out
-
-
-def run_words(
-    words: list[str], opts: Options, out: Output, context: Context | None, text: str | None = None
-) -> Outcome:
-    """Words whose options are already read: `odds ...`, or one request (whose text, if
-    given, is `request_text(words, opts)`)."""
-    out = output_for(opts, out)
-    if words and words[0] == "odds":
-        return Outcome(odds_for_words(words[1:], opts, out), [])
-    if words and words[0].lower() == TABLE:
-        from d20cli.app.commands.table import run_table
-
-        return Outcome(*run_table(words[1:], opts, out, context))
-    return run_request(request_text(words, opts) if text is None else text, opts, out, context)
-
-
-def run_odds(tokens: list[str], base: Options, out: Output) -> ExitStatus:
-    """`odds VERB WORDS...` and `odds compare "A" "B"`: exact odds (or --simulate N)."""
-    read = read_options(tokens, base, out, "odds")
-    if read is None:
-        return ExitStatus.BAD_INPUT
-    words, opts = read
-    return odds_for_words(words, opts, output_for(opts, out))
 
 
 def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
@@ -383,7 +569,7 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     # with a space in it) is the odds of mm's own `compare` verb.
     comparing = words[:1] == ["compare"] and any(" " in w.strip() for w in words[1:])
     if comparing:
-        texts = [w for w in words[1:] if w]
+        texts = [rolls.request_line(w) for w in words[1:] if w]
         if len(texts) < 2:
             usage = ParseError(
                 'odds compare takes two or more quoted requests: "check +5 vs 15 adv" ...'
@@ -391,7 +577,7 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
             out.error(usage, opts.json)
             return ExitStatus.BAD_INPUT
     else:
-        texts = [request_text(words, opts)]
+        texts = [rolls.request_line(request_text(words, opts))]
     results = []
     for text in texts:
         try:
@@ -430,25 +616,3 @@ def _check_output(printed: int, opts: Options) -> None:
             f"({OUTPUT_PER_WORK} for each die of the work budget, {work:,}); "
             "raise it with --work N or D20_WORK"
         )
-
-
-def run_tokens(
-    tokens: list[str], base: Options, out: Output, context: Context | None = None
-) -> Outcome:
-    """One request given as tokens (words and options mixed, as typed). `odds ...` works
-    here too, so standard input and the shell take the same words as the command line,
-    and so does `init ...` (d20cli.app.commands.initiative). `--help` (or `-h`) among the options
-    shows the verb's help instead."""
-    if tokens and tokens[0].lower() == "init":
-        from d20cli.app.commands.initiative import run_init
-
-        return Outcome(run_init(tokens[1:], base, out, context), [])
-    if wants_help(tokens):
-        from d20cli.app.help import show_verb_help
-
-        return Outcome(show_verb_help(tokens, out), [])
-    read = read_options(tokens, base, out)
-    if read is None:
-        return Outcome(ExitStatus.BAD_INPUT, [])
-    words, opts = read
-    return run_words(words, opts, out, context)

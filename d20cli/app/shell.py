@@ -1,7 +1,7 @@
 """The interactive shell: `d20 shell`, or bare `d20` on a terminal.
 
 Each line takes the same words as the command line, options included, and goes through
-`run.run_tokens` with the session's options, so the shell, the command line and standard
+`run.run` with the session's options, so the shell, the command line and standard
 input accept the same requests and fail the same way. On top of requests the shell has a
 few words of its own:
 
@@ -40,12 +40,12 @@ from d20cli.app.commands import COMMANDS
 from d20cli.app.completion.engine import Command, Names, Table, candidates, scan
 from d20cli.app.context import Context
 from d20cli.app.options import Options, split_line
-from d20cli.app.rolling import MAX_LINE
-from d20cli.app.run import run_tokens
+from d20cli.app.run import SETTING_WORDS, playing, run, setting, shown_system, without_program
 from d20cli.errors import D20Error, ExitStatus, NotSaved, ParseError, StateError
-from d20cli.frozen import frozen, replace
+from d20cli.frozen import frozen
 from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS, SYSTEM_IDS, TABLE
 from d20cli.present.output import Output
+from d20cli.rolling.limits import MAX_LINE
 from d20cli.visible import visible
 
 if TYPE_CHECKING:
@@ -145,18 +145,13 @@ class Session:
         default = self.context.with_character(self.opts).as_
         if self.opts.as_ is None and default:  # `d20 char use aria`, D20_CHARACTER
             with contextlib.suppress(D20Error):  # a bad name is said at the first roll
-                self._use(default)
+                self._set(playing(default, self.opts)[0])
 
     # -- what the prompt and toolbar show -----------------------------------------------
 
     @property
     def system(self) -> str:
-        from d20cli.rules import system_id
-
-        try:
-            return system_id(self.opts.system_id())
-        except D20Error:
-            return self.opts.system_id()
+        return shown_system(self.opts)
 
     @property
     def character(self) -> str | None:
@@ -241,18 +236,19 @@ class Session:
         text = line.strip().lstrip("\ufeff")
         if not text or text.startswith("#"):
             return ExitStatus.OK
-        tokens = split_line(text)
+        tokens = without_program(split_line(text))  # `d20 check +5`, as the help writes it
         head = tokens[0].lower()
         try:
             if head in QUIT_WORDS and len(tokens) == 1:
                 self.done = True
                 return ExitStatus.OK
-            if head == "system":
-                return self._system(tokens, text)
+            if head in SETTING_WORDS:  # `system mm`, `as aria`
+                opts, said = setting(tokens, text, self.opts)
+                self._set(opts)
+                self.out.text(said)
+                return ExitStatus.OK
             if head == "help":
                 return self._help(tokens, text)
-            if head == "as":
-                return self._as(tokens, text)
             if head == CLEAR and len(tokens) == 1:
                 return self._clear()
             if head in SHELL_COMMANDS:
@@ -264,7 +260,7 @@ class Session:
         except D20Error as err:
             self.out.error(err, self.opts.json)
             return self._status(ExitStatus.BAD_INPUT)
-        outcome = run_tokens(tokens, self.opts, self.out, self.context)
+        outcome = run(tokens, self.opts, self.out, self.context)
         self.context.flush()  # the roll log is written line by line
         self.context.recheck_seal()  # `d20 seal` or `unseal` in another terminal
         if outcome.status != ExitStatus.BAD_INPUT:
@@ -301,68 +297,12 @@ class Session:
         self.worst = max(self.worst, status)
         return status
 
-    def _system(self, tokens: list[str], text: str) -> ExitStatus:
-        from d20cli.rules import system_id
-
-        if len(tokens) == 1:
-            others = ", ".join(SYSTEM_IDS)
-            self.out.text(f"system: {self.system} (the systems are {others}; `system ID` switches)")
-            return ExitStatus.OK
-        if len(tokens) > 2:
-            column = len(tokens[0]) + len(tokens[1]) + 3
-            raise ParseError("`system` takes one system id, e.g. `system mm`", text, column)
-        try:
-            sid = system_id(tokens[1])
-        except D20Error as err:
-            raise err.located(text, text.find(tokens[1]) + 1) from None
-        self.opts = replace(self.opts, system=sid)
-        self.warm()
-        self.out.text(f"system: {sid}")
-        return ExitStatus.OK
-
-    def _as(self, tokens: list[str], text: str) -> ExitStatus:
-        """`as` shows the active character, `as NAME` picks one (and its system, if it
-        names one), `as -` drops it."""
-
-        if len(tokens) == 1:
-            if self.character is None:
-                self.out.text("no character (`as NAME` picks one; `d20 char list` lists them)")
-            else:
-                self.out.text(f"as: {self.character} (`as -` drops it)")
-            return ExitStatus.OK
-        if len(tokens) > 2:
-            column = len(tokens[0]) + len(tokens[1]) + 3
-            raise ParseError(
-                "`as` takes one character name, `party` or names with commas: `as aria,bob`",
-                text,
-                column,
-            )
-        if tokens[1] in ("-", "none"):
-            self.opts = replace(self.opts, as_="none")  # not even the one in use by default
-            self.out.text("no character")
-            return ExitStatus.OK
-        try:
-            said = self._use(tokens[1])
-        except D20Error as err:
-            raise err.located(text, text.find(tokens[1]) + 1) from None
-        self.out.text(said)
-        return ExitStatus.OK
-
-    def _use(self, spec: str) -> str:
-        """Roll as `spec` (one character, `party` or `aria,bob`) and play its system, if
-        they name one; what the shell says of it."""
-        from d20cli.store import characters
-
-        found = characters.party_of(spec)
-        names = ",".join(c.name for c in found)
-        self.opts = replace(self.opts, as_=spec if characters.is_party(spec) else names)
-        said = f"as: {names}"
-        plays = {c.system for c in found if c.system is not None}
-        if len(plays) == 1 and (system := plays.pop()) != self.system:
-            self.opts = replace(self.opts, system=system)
+    def _set(self, opts: Options) -> None:
+        """The session's options from now on; a system switched to is made ready."""
+        switched = opts.system != self.opts.system
+        self.opts = opts
+        if switched:
             self.warm()
-            said += f" (system: {self.system})"
-        return said
 
     def _help(self, tokens: list[str], text: str) -> ExitStatus:
         """`help`: the shell's words and the verbs; `help VERB`: its words in every system,

@@ -1,64 +1,63 @@
 """Standard input: one request per line, read as it comes (a consumer sees each answer to
 what it sent), each line decoded on its own and bounded in length, errors reported by line
-number while the rest still run."""
+number while the rest still run. A line means what it means in the shell: a leading
+`d20` is the program's name, and `system ID` and `as NAME` change the options of the
+lines after them."""
 
 from __future__ import annotations
 
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from d20cli.app.context import Context
-from d20cli.app.options import Options, request_text, split_line
-from d20cli.app.rolling import MAX_LINE
-from d20cli.app.run import output_for, read_options, run_request, run_tokens, run_words
+from d20cli.app.options import Options
+from d20cli.app.run import run, setting
 from d20cli.errors import D20Error, ExitStatus, ParseError
-from d20cli.language.vocabulary import TABLE
 from d20cli.present.output import Output
-
-if TYPE_CHECKING:
-    pass
+from d20cli.rolling.limits import MAX_LINE
 
 
 def run_lines(
     lines: Iterable[str | D20Error], base: Options, out: Output, context: Context | None = None
 ) -> ExitStatus:
     """One request per line (standard input). Blank lines and `#` lines are skipped; a bad
-    line is reported and the rest still run; the status is the worst one seen."""
+    line is reported and the rest still run; the status is the worst one seen.
+
+    `system ID` and `as NAME` (the shell's words) set the system and the character for
+    the lines after them, saying nothing (the output stays the results: JSON lines with
+    `--json`); alone, `system` and `as` say what is in force."""
     worst = ExitStatus.OK
     context = context or Context()
+
+    def set_options(tokens: list[str], line: str) -> ExitStatus:
+        """`system ID`, `as NAME`: the options of the lines after it (said when asked)."""
+        nonlocal base
+        try:
+            opts, said = setting(tokens, line, base)
+        except D20Error as err:
+            out.error(err, base.json)
+            return ExitStatus.BAD_INPUT
+        if len(tokens) == 1:
+            out.text(said)
+        elif opts != base:
+            base = opts
+            context.lines.clear()  # (each was read with the options before)
+        return ExitStatus.OK
+
     for number, raw in enumerate(lines, 1):
         out.line = number  # errors name the line they answer
         if isinstance(raw, D20Error):
             out.error(raw, base.json)
             worst = ExitStatus.BAD_INPUT
             continue
-        line = raw.strip().lstrip("\ufeff")
-        if not line or line.startswith("#"):
+        line = raw.strip()
+        if line and line[0] == "\ufeff":  # a byte order mark
+            line = line.lstrip("\ufeff")
+        if not line or line[0] == "#":
             continue
-        prepared = context.lines.get(line)
-        if prepared is None:  # a new line: split it and read its options once
-            if line[:4].lower() == "init" and (len(line) == 4 or line[4].isspace()):
-                worst = max(worst, run_tokens(split_line(line), base, out, context).status)
-                continue  # (never kept: the initiative order changes)
-            read = read_options(split_line(line), base, out)
-            if read is None:
-                worst = ExitStatus.BAD_INPUT
-                continue
-            words, opts = read
-            # a request with the output as it is goes straight to run_request (run_words
-            # would find no `odds` or `table` word and no --color to change it)
-            word = words[0].lower() if words else ""
-            direct = word not in ("odds", TABLE) and output_for(opts, out) is out
-            prepared = (words, opts, request_text(words, opts), direct)
-            if len(context.lines) < Context.CACHE_SIZE:
-                context.lines[line] = prepared
-        words, opts, text, direct = prepared
-        if direct:
-            outcome = run_request(text, opts, out, context)
-        else:
-            outcome = run_words(words, opts, out, context, text)
+        outcome = run(line, base, out, context, set_options)
         if outcome.status > worst:
             worst = outcome.status
         ended = None if context.sealing is None else context.sealing.ended

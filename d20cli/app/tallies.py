@@ -70,7 +70,7 @@ def with_chance(result: Result, odds: Any) -> Result:
     """The result with the chance its outcome had (`--odds`), as a note and in JSON. Made
     once for a result and these odds, and kept in the result's dictionary as
     `Result.derived` keeps a value (but with one look-up, and for the last odds asked: a
-    line with --odds reads it every time): a batch's dice memo (d20cli.app.dice_memo)
+    line with --odds reads it every time): a batch's dice memo (d20cli.rolling.dice_memo)
     hands out the same result again, and its noted copy, JSON written, comes with it."""
     kept = result.__dict__.get("_with_chance")
     if kept is not None and kept[0] is odds:  # (a line's odds are one object: Context.odds)

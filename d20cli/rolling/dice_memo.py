@@ -3,7 +3,8 @@ without working its rules out again.
 
 A plain request's result depends on nothing but its dice: a system's `resolve` is a pure
 function of the request and of the faces the roller hands it, in order (d20cli.rules
-holds no state and does no I/O). So a Lane (d20cli.app.rolling) keeps the results it has
+holds no state and does no I/O). So a PreparedLine (d20cli.rolling.prepared) keeps the
+results it has
 made in a tree of the faces drawn (`DiceMemo`):
 
 - each node (`Draw`) is a draw the resolver made: a die's range `lo..hi`, and `n` dice at
@@ -18,17 +19,17 @@ counts the same dice. A face the tree has not seen hands the faces drawn so far 
 resolver, which rolls the rest live (`Recorder`); its result becomes a new leaf. A
 request that goes over a budget is never kept: its error comes from the resolver.
 
-A lane rolls its first WAIT rolls plainly: a line rolled a few times only would fill the
-room and gain nothing.
+A prepared line rolls its first WAIT rolls plainly: a line rolled a few times only would
+fill the space and gain nothing.
 
 Bounded: only a request of at most MAX_TEXT characters has a memo, and only a result of
-at most MAX_DICE dice is kept; MAX_LEAVES leaves in one lane, and a run's lanes share a
-`Room` of ROOM bytes (a leaf is counted as LEAF_BYTES for each character of its JSON
-line: measured, a kept result takes four to six times its JSON; with `--odds`, the noted
-copy kept with it, not counted, takes up to as much again). A lane that keeps
-missing once it can keep no more (more than one roll in MISS_SHARE, after MISSES
-misses) drops its tree and rolls as before; once the room is full, a lane with no tree
-rolls as before at once.
+at most MAX_DICE dice is kept; MAX_LEAVES leaves in one prepared line, and a run's
+prepared lines share a `MemoSpace` of ROOM bytes (a leaf is counted as LEAF_BYTES for
+each character of its JSON line: measured, a kept result takes four to six times its
+JSON; with `--odds`, the noted copy kept with it, not counted, takes up to as much
+again). A prepared line that keeps missing once it can keep no more (more than one roll
+in MISS_SHARE, after MISSES misses) drops its tree and rolls as before; once the space
+is full, a prepared line with no tree rolls as before at once.
 """
 
 from __future__ import annotations
@@ -42,12 +43,12 @@ if TYPE_CHECKING:
     from d20cli.language.requests import Request
     from d20cli.results import Result
 
-MAX_LEAVES = 2048  # results one lane keeps (`roll 4d6kh3` has 1,296 ways to fall)
-ROOM = 8_000_000  # bytes of results the lanes of one run keep together, about
+MAX_LEAVES = 2048  # results one prepared line keeps (`roll 4d6kh3` has 1,296 ways to fall)
+ROOM = 8_000_000  # bytes of results the prepared lines of one run keep together, about
 LEAF_BYTES = 6  # a kept result's bytes for each character of its JSON line, about
 MAX_TEXT = 120  # characters of a request whose results are kept (a result's size grows
 MAX_DICE = 12  # with its text and its dice: a kept result is at most a few kilobytes)
-WAIT = 32  # rolls of a lane before its memo starts
+WAIT = 32  # rolls of a prepared line before its memo starts
 MISSES = 256  # misses of a full tree before its share of misses is judged
 MISS_SHARE = 4  # ... and it is dropped when more than one roll in MISS_SHARE missed
 
@@ -83,7 +84,7 @@ class Draw:
         return calls
 
 
-class Room:
+class MemoSpace:
     """The bytes of leaves the memos of one run may still keep, together; `full` once a
     leaf did not fit, until a memo dropped gives bytes back."""
 
@@ -151,18 +152,18 @@ class Diverged(Exception):
 
 
 class DiceMemo:
-    """The results of one lane by their faces (see the module's text)."""
+    """The results of one prepared line by their faces (see the module's text)."""
 
-    __slots__ = ("budget", "bytes", "hits", "leaves", "misses", "on", "room", "root", "wait")
+    __slots__ = ("budget", "bytes", "hits", "leaves", "misses", "on", "root", "space", "wait")
 
-    def __init__(self, room: Room) -> None:
+    def __init__(self, space: MemoSpace) -> None:
         self.root: Node | None = None
         self.budget = -1  # the roller's budget the results were made with
         self.leaves = 0
-        self.bytes = 0  # of the leaves, counted as the room counts them
+        self.bytes = 0  # of the leaves, counted as the space counts them
         self.hits = 0
         self.misses = 0  # results not kept (the tree full, or the result too big)
-        self.room = room
+        self.space = space
         self.on = True
         self.wait = WAIT  # rolls before the first result is kept
 
@@ -173,7 +174,7 @@ class DiceMemo:
         faces drawn, else the resolver's (then kept)."""
         node = self.root
         if node is None or roller.budget != self.budget:
-            if not self.on or (node is None and (self.room.full or self._waits())):
+            if not self.on or (node is None and (self.space.full or self._waits())):
                 return resolve(request, roller)
             return self._resolve(request, resolve, roller, [])
         while type(node) is Draw:
@@ -190,8 +191,8 @@ class DiceMemo:
         return node  # type: ignore[return-value]  # (a leaf: not a Draw)
 
     def _waits(self) -> bool:
-        """Whether the lane still rolls plainly: its first WAIT rolls do (a line rolled a
-        few times would only fill the room)."""
+        """Whether the line still rolls plainly: its first WAIT rolls do (a line rolled a
+        few times would only fill the space)."""
         if self.wait:
             self.wait -= 1
             return True
@@ -204,10 +205,10 @@ class DiceMemo:
         roller: Roller,
         taken: list[Call],
     ) -> Result:
-        """The resolver's result, given the faces already drawn; kept if there is room."""
+        """The resolver's result, given the faces already drawn; kept if there is space."""
         if self.root is None:
             self.budget = roller.budget
-        elif roller.budget != self.budget:  # (not a lane's own roller: no tree for it)
+        elif roller.budget != self.budget:  # (not a prepared line's own roller: no tree for it)
             return resolve(request, roller)
         recorder = Recorder(roller, taken)
         try:
@@ -223,13 +224,13 @@ class DiceMemo:
         if len(recorder.calls) < len(taken):
             self.drop()  # the resolver used fewer faces than the tree made it draw
             return result
-        room = self.room
-        if recorder.count <= MAX_DICE and self.leaves < MAX_LEAVES and not room.full:
+        space = self.space
+        if recorder.count <= MAX_DICE and self.leaves < MAX_LEAVES and not space.full:
             size = LEAF_BYTES * len(result.json_text())
-            if size <= room.left:
+            if size <= space.left:
                 self._keep(recorder.calls, result, size)
                 return result
-            room.full = True  # (no JSON is written again only to learn that)
+            space.full = True  # (no JSON is written again only to learn that)
         self.misses += 1
         if self.misses >= MISSES and self.misses * MISS_SHARE > self.hits + self.misses:
             self.drop()
@@ -268,13 +269,13 @@ class DiceMemo:
     def _count(self, size: int) -> None:
         self.leaves += 1
         self.bytes += size
-        self.room.left -= size
+        self.space.left -= size
 
     def drop(self) -> None:
-        """No tree from now on: its leaves go back to the room (also when its lane is let
-        go: rolling.Lanes.keep)."""
-        self.room.left += self.bytes
-        self.room.full = False
+        """No tree from now on: its leaves go back to the space (also when its line is let
+        go: PreparedLines.keep)."""
+        self.space.left += self.bytes
+        self.space.full = False
         self.leaves = self.bytes = 0
         self.root = None
         self.on = False

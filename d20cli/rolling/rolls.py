@@ -2,27 +2,26 @@
 
 A request's text is checked (`check_text`), parsed (d20cli.language.grammar), and each of
 its results resolved by the system with a roller (`results`): `d20 check +5 vs 15` on the
-command line (d20cli.app.run.resolve) and `d20cli.roll("check +5 vs 15")` in a program
+command line (d20cli.app.run) and `d20cli.roll("check +5 vs 15")` in a program
 (d20cli.api) both come through here, so they roll the same dice the same way. An error
 found in a part of the request is placed in the request's text by `in_text`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from d20cli.app.dice_memo import MAX_TEXT, DiceMemo, Room
-from d20cli.app.options import MAX_ROLLED_RUNS, Options
 from d20cli.errors import BudgetError, D20Error, ParseError
-from d20cli.frozen import frozen, replace
+from d20cli.frozen import replace
+from d20cli.language.vocabulary import VERBS
+from d20cli.rolling.limits import MAX_LINE, MAX_ROLLED_RUNS
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
     from d20cli.language.requests import Request
     from d20cli.results import Result
-
-MAX_LINE = 10_000  # characters in one request
 
 
 def check_text(text: str) -> None:
@@ -31,6 +30,34 @@ def check_text(text: str) -> None:
         raise ParseError("nothing to roll: give a verb and its words, e.g. `check +5 vs 15`")
     if len(text) > MAX_LINE:
         raise ParseError(f"the request is {len(text):,} characters long; the limit is {MAX_LINE:,}")
+
+
+#: How a bare dice expression begins: a number, a die (`d20`, `d%`, `dF`, `d(`), a
+#: parenthesis, with a sign or not.
+_BARE = re.compile(r"[+-]?(?:[0-9(]|d[0-9%f(])", re.IGNORECASE)
+_WORD = re.compile(r"[a-z][\w'-]*", re.IGNORECASE)
+
+
+def first_word(text: str) -> str:
+    """The first word of a request, where its verb goes (as the grammar reads it)."""
+    return re.split(r"[\s,]", text.lstrip(), maxsplit=1)[0]
+
+
+def is_bare(text: str) -> bool:
+    """Whether `text` is a bare dice expression (`4d6kh3`, `d20+5`, `2d6 + 3`,
+    `max(1d6,1d8)`, `{4d6,3d8}kh1`, `--1`): its first word is no verb, and it begins as
+    dice notation does or is no plain word. A plain word (a macro, a mistyped verb) is
+    not: its error names the verbs. It is rolled as `roll TEXT`."""
+    first = first_word(text)
+    if not first or first.lower() in VERBS:
+        return False
+    return _BARE.match(text.lstrip()) is not None or _WORD.fullmatch(first) is None
+
+
+def request_line(text: str) -> str:
+    """The request line for `text`: a bare dice expression gets the verb `roll` in front
+    (`is_bare`); anything else is the line as given."""
+    return "roll " + text.lstrip() if is_bare(text) else text
 
 
 def through(
@@ -153,106 +180,3 @@ def in_text(err: D20Error, text: str) -> D20Error:
     if err.text is None and err.column is not None:
         return err.located(text, err.column)
     return err
-
-
-@frozen(slots=True)
-class Lane:
-    """A plain request made ready to roll: what `run_request` (d20cli.app.run) works out
-    before its first die (the options in force, the request with its house defaults, how
-    it is resolved, its plan, its work budget, and the run's roller unless the line has
-    a --seed of its own, which restarts the dice each time). The context keeps it by text
-    for the options it was made for, so a line a batch repeats goes straight to its dice
-    (`Context.lane`).
-
-    Plain: no character, no sealed session, no --dice, --summary or --repeat, and a
-    system without fortune dice; any other request is worked out each time.
-
-    A slotted class, not a NamedTuple: a batch reads its fields on every line, and Python
-    3.11 reads a slot much faster than a NamedTuple's field (a descriptor call)."""
-
-    given: Options  # the options the request came with
-    opts: Options  # the options in force
-    request: Request
-    resolve: Callable[[Request, Roller], Result]
-    plan: Plan
-    work: int
-    roller: Roller | None  # the run's, which every request without a --seed rolls with
-    single: bool = False  # it makes one result (not `1d20; 1d6`, not `3x 4d6`): `one`
-    memo: DiceMemo | None = None  # its results by their faces (with `single`)
-
-    def results(self, roller: Roller) -> Iterator[Result]:
-        """Its results, rolled with `roller` (`results`)."""
-        return results(self.request, self.resolve, roller, 1, self.work, self.plan)
-
-    def one(self, roller: Roller) -> Result:
-        """The result of a request of one result (`single`), rolled as `results` rolls it,
-        without a generator (a batch rolls a line after another)."""
-        least = self.plan.least
-        roller.start_command(
-            self.work, least, 1, refused_as(self.request, 1, least) if least else ""
-        )
-        memo = self.memo
-        if memo is None:
-            result = self.resolve(self.request, roller)
-        else:  # the result kept for these faces, if any (d20cli.app.dice_memo)
-            result = memo.roll(self.request, self.resolve, roller)
-        roller.finish()
-        return result
-
-
-def lane(
-    given: Options,
-    opts: Options,
-    request: Request,
-    resolve: Callable[[Request, Roller], Result],
-    plan: Plan,
-    work: int,
-    roller: Roller | None,
-    room: Room | None = None,
-) -> Lane:
-    """The Lane of a plain request (`single` when it makes one result; then it remembers
-    its results by their faces in the `room` given, if any, when its text is short)."""
-    single = plan.units == (request,) and request.repeat == 1 and plan.results <= MAX_ROLLED_RUNS
-    memo = None
-    if single and room is not None and len(request.text) <= MAX_TEXT:
-        memo = DiceMemo(room)
-    return Lane(given, opts, request, resolve, plan, work, roller, single, memo)
-
-
-class Lanes:
-    """The lanes of one run (a batch, a shell session), by text and by the options they
-    were made for (`given`): at most PER_TEXT for one text (a batch may roll it in
-    several systems; the oldest is let go), and `size` texts (then all go); and the
-    `room` their memos share (d20cli.app.dice_memo; None: they keep no results). A lane
-    let go gives its memo's room back."""
-
-    PER_TEXT = 4
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.by_text: dict[str, dict[int, Lane]] = {}
-        self.room: Room | None = Room()
-
-    def get(self, text: str, given: Options) -> Lane | None:
-        kept = self.by_text.get(text)
-        lane = None if kept is None else kept.get(id(given))
-        return lane if lane is not None and lane.given is given else None
-
-    def keep(self, text: str, lane: Lane) -> None:
-        kept = self.by_text.get(text)
-        if kept is None:
-            if len(self.by_text) >= self.size:
-                self.by_text.clear()
-                if self.room is not None:
-                    self.room = Room()  # (the memos went with their lanes)
-            kept = self.by_text[text] = {}
-        gone = kept.pop(id(lane.given), None)
-        if gone is None and len(kept) >= self.PER_TEXT:
-            gone = kept.pop(next(iter(kept)))
-        if gone is not None and gone.memo is not None:
-            gone.memo.drop()
-        kept[id(lane.given)] = lane
-
-    def all(self) -> list[Lane]:
-        """Every lane kept."""
-        return [lane for kept in self.by_text.values() for lane in kept.values()]

@@ -1,0 +1,156 @@
+"""One path for a request (d20cli.app.run.run), and a line that means the same thing on the
+command line, on standard input and in the shell: a bare expression is a roll, a leading
+`d20` is the program's name, `system ID` and `as NAME` set what the following lines roll
+with, and a mistyped first word gets "did you mean" everywhere."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+
+import pytest
+from cli_helpers import d20, write_sheet
+
+from d20cli.app.options import Options
+from d20cli.app.shell import Session, run_lines_in_session
+from d20cli.app.stdin import run_lines
+from d20cli.present.output import Output
+
+# (bare, as `d20 roll ...`): each pair prints the same, byte for byte
+BARE = [
+    (["2d6+3", "--seed", "1"], ["roll", "2d6+3", "--seed", "1"]),
+    (["d20", "--seed", "2"], ["roll", "d20", "--seed", "2"]),
+    (["4d6kh3", "--seed", "1"], ["roll", "4d6kh3", "--seed", "1"]),
+    (["-s", "mm", "2d6", "--seed", "1"], ["-s", "mm", "roll", "2d6", "--seed", "1"]),
+    (
+        ["3x", "1d6", "--dice", "1,2,3", "--json"],
+        ["roll", "3x", "1d6", "--dice", "1,2,3", "--json"],
+    ),
+    (["2d6+", "--seed", "1"], ["roll", "2d6+", "--seed", "1"]),  # its error too
+]
+
+
+@pytest.mark.parametrize(("bare", "rolled"), BARE)
+def test_a_bare_expression_on_the_command_line_is_a_roll(
+    bare: list[str], rolled: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert d20(bare, capsys) == d20(rolled, capsys)
+
+
+def test_a_near_miss_of_a_command_is_still_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = d20(["chekc", "+5", "vs", "15"], capsys)
+    assert (status, out) == (2, "")
+    assert err == "d20: error: unknown command 'chekc'; did you mean check?\n"
+
+
+def batch(lines: list[str], opts: Options | None = None) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = run_lines(lines, opts or Options(), Output(out, err, color=False))
+    return int(status), out.getvalue(), err.getvalue()
+
+
+def shell(lines: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    session = Session(Options(), Output(out, err, color=False))
+    status = run_lines_in_session(session, io.StringIO("".join(f"{line}\n" for line in lines)))
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_a_bare_expression_on_standard_input_and_in_the_shell_is_a_roll() -> None:
+    bare = ["2d6+3 --seed 1", "d20 --seed 2", "4d6kh3 --seed 1"]
+    rolled = ["roll 2d6+3 --seed 1", "roll d20 --seed 2", "roll 4d6kh3 --seed 1"]
+    assert batch(bare) == batch(rolled)
+    assert shell(bare) == shell(rolled)
+    assert batch(bare)[0] == 0 and "roll 4d6kh3  [levelup]" in batch(bare)[1]
+
+
+def test_a_leading_d20_is_the_program_name_on_standard_input_and_in_the_shell() -> None:
+    typed = [
+        "d20 check +5 vs 15 --dice 12",
+        "d20 -s mm check +8 vs 15 --dice 3",
+        "d20 2d6 --seed 1",
+    ]
+    plain = ["check +5 vs 15 --dice 12", "-s mm check +8 vs 15 --dice 3", "2d6 --seed 1"]
+    for run in (batch, shell):
+        status, out, err = run(typed)
+        assert (status, err) == (0, "")
+        assert (status, out, err) == run(plain)
+        assert "= 17 vs 15" in out and "[mm]" in out
+
+
+def test_the_shell_words_set_the_following_lines_on_standard_input() -> None:
+    """`system ID` and `as NAME` on standard input mean what they mean in the shell: the
+    lines after them roll in that system, as that character; saying nothing, so a batch's
+    output is still its results alone (`--json`: JSON lines)."""
+    write_sheet('[aria]\nsystem = "mm"\nstealth = "+7"\n')
+    status, out, err = batch(
+        [
+            "check +5 vs 15 --dice 10 --json",
+            "system reglamento",
+            "check +5 vs 15 --dice 10 --json",
+            "as aria",
+            "check stealth vs 15 --dice 10 --json",
+            "as -",
+            "system levelup",
+            "check +5 vs 15 --dice 10 --json",
+        ]
+    )
+    assert (status, err) == (0, "")
+    import json
+
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [row["system"] for row in rows] == ["levelup", "reglamento", "mm", "levelup"]
+    assert rows[2]["total"] == 17  # aria's +7, in her system
+
+
+def test_the_shell_words_alone_show_the_setting_on_standard_input() -> None:
+    status, out, err = batch(["system mm", "system", "as"])
+    assert (status, err) == (0, "")
+    assert out.splitlines() == [
+        "system: mm (the systems are levelup, reglamento, mm, pendagger; `system ID` switches)",
+        "no character (`as NAME` picks one; `d20 char list` lists them)",
+    ]
+
+
+def test_a_bad_setting_on_standard_input_is_the_shell_error_and_the_rest_runs() -> None:
+    status, out, err = batch(["system nope", "roll 1d4 --dice 3 -q"])
+    _, _, shell_err = shell(["system nope"])
+    assert status == 2 and out == "3\n"
+    assert err.startswith("d20: error at line 1, column 8: ")
+    assert err.split(": ", 2)[2] == shell_err.split(": ", 2)[2]  # the shell's own words
+
+
+def test_a_mistyped_verb_gets_did_you_mean_everywhere(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = batch(["chekc +5 vs 15"])
+    assert status == 2
+    assert err == "d20: error at line 1: unknown command 'chekc'; did you mean check?\n"
+    assert "unknown command 'chekc'; did you mean check?" in shell(["chekc +5 vs 15"])[2]
+    assert "did you mean check?" in d20(["chekc", "+5", "vs", "15"], capsys)[2]
+
+
+def test_a_verb_help_on_standard_input_is_the_shell_help() -> None:
+    status, out, err = batch(["check --help"])
+    assert (status, err) == (0, "")
+    assert out == shell(["check --help"])[1] and "Usage: d20 check" in out
+
+
+def test_the_library_rolls_without_the_command_line() -> None:
+    """`import d20cli` and a roll load no module of d20cli.app (the layer test checks the
+    imports; this, what a program gets)."""
+    code = (
+        "import sys, d20cli\n"
+        "d20cli.roll('check +5 vs 15', seed=1)\n"
+        "d20cli.roll_all('3x 2d6', seed=1)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('d20cli.app')))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout == "[]\n"
+
+
+def test_the_odds_of_a_bare_expression_are_the_odds_of_its_roll(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bare = d20(["odds", "2d6+3", "--json"], capsys)
+    assert bare == d20(["odds", "roll", "2d6+3", "--json"], capsys)
+    assert bare[0] == 0 and '"mean": 10' in bare[1].replace(".0", "")
