@@ -206,13 +206,15 @@ crit_dmg.set_parse_action(lambda s, loc, t: Item(CRIT_DMG, str(t[0]).lower(), lo
 member_option = (adv | dis | expertise | flag | circumstance | house).set_name("an option")
 check_option = (target_clause | damage | crit_dmg | member_option).set_name("an option")
 
-check_head = pp.Opt(label) + pp.Opt((rank_word | score) + pp.ZeroOrMore(adjust) | modifier)
-check_body = check_head + pp.ZeroOrMore(check_option)
+# The words of a check in any order (`check adv +5 vs 15`, `attempt doomed reliable +1`):
+# the label, the modifier or the rank or score (with its adjustments) are read wherever
+# they stand; grammar._check says which may stand only once, and where the order counts.
+check_value = (rank_word | score) + pp.ZeroOrMore(adjust) | modifier
+check_body = pp.ZeroOrMore(check_option | check_value | label)
 
-member = pp.Group(
-    ((label + pp.Opt(modifier)) | modifier).set_name("a member: a label or a modifier")
-    + pp.ZeroOrMore(member_option)
-).set_name("a group member")
+member = pp.Group(pp.OneOrMore(member_option | modifier | label)).set_name(
+    "a group member: a label or a modifier"
+)
 group_rule = _kw(*GROUP_RULES).set_parse_action(
     lambda s, loc, t: Item("group_rule", _word(t[0]), loc + 1)
 )
@@ -234,9 +236,8 @@ def _bare_number_side(s: str, loc: int, toks: pp.ParseResults) -> None:
 
 
 side = (
-    pp.Group(
-        ((label + pp.Opt(modifier)) | modifier).set_name("a side: a label or a modifier")
-        + pp.ZeroOrMore(member_option)
+    pp.Group(pp.OneOrMore(member_option | modifier | label)).set_name(
+        "a side: a label or a modifier"
     )
     | pp.Regex(r"\d+(?![\w.])").set_parse_action(_bare_number_side)
 ).set_name("a side")
