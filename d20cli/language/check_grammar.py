@@ -15,7 +15,7 @@ import pyparsing as pp
 
 from d20cli.frozen import frozen
 from d20cli.language import dice_grammar
-from d20cli.language.grammar_checks import MAX_DIGITS
+from d20cli.language.grammar_checks import MAX_DIGITS, near_word_message, near_words
 from d20cli.language.requests import Target
 from d20cli.language.vocabulary import (
     ADV_WORDS,
@@ -105,9 +105,32 @@ modifier = (pp.FollowedBy(pp.Regex("[+-]")) + dice_grammar.signed_expression).se
 modifier.add_parse_action(_item("modifier"))
 
 _keyword_any = _kw(*KEYWORDS, *VERBS)
-label = pp.Regex(r"[a-z][\w'-]*", _I).set_name("a label word")
-label.add_condition(lambda t: not _keyword_any.matches(str(t[0])))
-label.add_parse_action(lambda s, loc, t: Item("label", str(t[0]), loc + 1))
+_EQUALS = re.compile(r"=[^\s,]*")
+
+
+def _label_word(s: str, loc: int, toks: pp.ParseResults) -> Item:
+    """A label word. A word and `=` that look like a mistyped word of the language
+    (`expertis=d6`) are an error with "did you mean"; a word alone (`advantge`) is
+    looked at once the request is read (grammar.check_labels), as a character may have it."""
+    word = str(toks[0])
+    equals = _EQUALS.match(s, loc + len(word))
+    if equals is not None:
+        typed = word + equals.group()
+        near = near_words(typed)
+        if near:
+            raise pp.ParseFatalException(s, loc, near_word_message(typed, near))
+    return Item("label", word, loc + 1)
+
+
+label_word = pp.Regex(r"[a-z][\w'-]*", _I).set_name("a label word")
+label_word.add_condition(lambda t: not _keyword_any.matches(str(t[0])))
+label_word.add_parse_action(_label_word)
+# A label in brackets or quotes is a label whatever its words (`[advantge]`, `"sleight of
+# hand"`): at most 64 characters.
+_enclosed = pp.Regex(r"\[([^\[\]\n]{1,64})\]|\"([^\"\n]{1,64})\"|'([^'\n]{1,64})'")
+_enclosed.add_condition(lambda t: bool(str(t[0])[1:-1].strip()))
+_enclosed.set_parse_action(lambda s, loc, t: Item("label", str(t[0])[1:-1].strip(), loc + 1))
+label = (label_word | _enclosed).set_name("a label word")
 
 rank_word = (
     _kw(*RANK_WORDS)

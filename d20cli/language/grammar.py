@@ -13,11 +13,14 @@ the chosen system offers advantage or expertise is decided by d20cli.rules.
     scores [N | players=N]      fortune [show | spend [USE] | boon | no-boon]      roll ...
     USE: reroll | hint | escape | value      (roll: dice_grammar; `;`, `[[...]]`: roll_parts)
 
-The words after the verb come in any order (`check adv +5 vs 15`), a member's or a
-side's within it; the order counts only where a word could read two ways: after
-`dmg EXPR` a signed number would join the expression, so the modifier comes before `dmg`
-(an error says so), as does the label. Modifiers are signed (`+5`, `-1`, `+5+1d4`); an unsigned number in a modifier's place is a
-SCORE (a Pen & Dagger ability score), and a signed number after a RANK or SCORE is the
+The words after the verb come in any order (`check adv +5 vs 15`), a member's or a side's
+within it; the order counts only where a word could read two ways: after `dmg EXPR` a
+signed number would join the expression, so the modifier comes before `dmg` (an error says
+so), as does the label. A bare label word close to a word of the language (`advantge`) is
+a NearWordError with "did you mean" (grammar_checks.check_labels); one in brackets or
+quotes (`[advantge]`, `"sleight of hand"`) is a label. Modifiers are signed (`+5`, `-1`,
+`+5+1d4`); an unsigned number in a modifier's place is a SCORE (a Pen & Dagger ability
+score), and a signed number after a RANK or SCORE is the
 rank adjustment. Errors are ParseError with a message and the 1-based column in the line.
 
 Every word comes from d20cli.language.vocabulary (completion, help and the shell read it).
@@ -39,6 +42,7 @@ from d20cli.language.grammar_checks import MAX_DIGITS as MAX_DIGITS
 from d20cli.language.grammar_checks import (
     MAX_GROUP,
     check_group_size,
+    check_labels,
     check_member_commas,
     check_side_count,
     message,
@@ -327,4 +331,6 @@ def parse_request(line: str) -> Request:
     except pp.ParseBaseException as exc:
         loc = min(max(exc.loc, 0), len(line))
         raise ParseError(message(exc, line), line, loc + 1) from None
-    return _build(verb, line, toks, verb_column)
+    request = _build(verb, line, toks, verb_column)
+    check_labels(request, line)
+    return request
