@@ -201,3 +201,25 @@ def check_labels(request: Any, text: str) -> None:
         column, name, near = min(found)
         words = tuple(dict.fromkeys(w for _, w, _ in found))
         raise NearWordError(near_word_message(name, near), text, column, request, words)
+
+
+def unvalued_words(request: Any) -> list[tuple[str, int | None]]:
+    """The label words of a request (or of its group members and contest sides) that stand
+    alone, with no modifier, rank or score, each with its column: `stealth` in
+    `check stealth vs 15` (rolled at +0 unless a character gives it a value)."""
+    parts = [request, *getattr(request, "members", ()), *getattr(request, "sides", ())]
+    return [
+        (part.name, dict(part.columns).get("label"))
+        for part in parts
+        if getattr(part, "name", None) is not None
+        and getattr(part, "modifier", 0) is None
+        and getattr(part, "rank", 0) is None
+        and getattr(part, "score", 0) is None
+    ]
+
+
+def check_valued(request: Any, text: str, why: str, how: str = "type its modifier (+N)") -> None:
+    """ParseError, under the word, for the first label word with no value (`unvalued_words`):
+    what `--strict` (`why`) makes of the note a roll gives otherwise."""
+    for word, column in unvalued_words(request):
+        raise ParseError(f"{word!r} has no value here ({why}); {how}", text, column)
