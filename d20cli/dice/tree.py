@@ -442,6 +442,8 @@ class Group(Bounded):
         mods = ("" if self.keep is None else str(self.keep)) + (
             "" if self.pool is None else str(self.pool)
         )
+        if len(self.items) == 1 and mods:  # avrae's set of one: `{3d6}kh1` is refused
+            return f"({self.items[0]},){mods}"
         return "{" + ",".join(map(str, self.items)) + "}" + mods
 
     def kept_count(self) -> int:

@@ -106,7 +106,8 @@ expression = pp.Forward()
 expression.set_name("an expression")
 
 _close = pp.Literal(")").set_name("')' (unbalanced parenthesis)")
-_group = pp.Suppress("(") - expression - pp.Suppress(_close)
+# `(...)` around one expression; with a comma it is avrae's set (`_paren_set`).
+_group = pp.Suppress("(") + expression + ~pp.Literal(",") - pp.Suppress(_close)
 
 
 def _build_faces(s: str, loc: int, toks: pp.ParseResults) -> tuple[int, ...]:
@@ -122,10 +123,33 @@ _custom_faces = (
 ).set_parse_action(_build_faces)
 _computed_sides = pp.Literal("(").leave_whitespace().suppress() - expression - pp.Suppress(_close)
 
+def _percent(s: str, loc: int, toks: pp.ParseResults) -> None:
+    raise _fail(
+        s,
+        loc,
+        "d% is 1-100 in rpg-dice-roller but a tens die (00-90) in avrae: write d100 for "
+        "1-100, or d{0,10,20,30,40,50,60,70,80,90} for the tens die",
+    )
+
+
+#: rpg-dice-roller's Fudge dice: `dF.2` is `dF` (two faces each of -1, 0, +1), `dF.1` has
+#: one -1, four blanks and one +1.
+_FUDGE_ONE = (-1, 0, 0, 0, 0, 1)
+
+
+def _fudge(s: str, loc: int, toks: pp.ParseResults) -> Any:
+    variant = str(toks[0])[2:]
+    if variant in ("", "2"):
+        return "F"
+    if variant == "1":
+        return _FUDGE_ONE
+    raise _fail(s, loc, f"dF.{variant[:6]}: a Fudge die is dF (dF.2) or dF.1")
+
+
 _sides = (
     _int("a number of sides after 'd'", tight=True)
-    | pp.Literal("%").leave_whitespace()
-    | pp.CaselessLiteral("F").leave_whitespace()
+    | pp.Literal("%").leave_whitespace().set_parse_action(_percent)
+    | pp.Regex(r"F(\.[0-9]+)?", _I).leave_whitespace().set_parse_action(_fudge)
     | _custom_faces
     | _computed_sides
 ).set_name("a number of sides after 'd'")
@@ -154,8 +178,6 @@ def _build_dice(s: str, loc: int, toks: pp.ParseResults) -> Dice:
     sides = items.pop(0)
     if isinstance(sides, int) and not 1 <= sides <= MAX_SIDES:
         raise _fail(s, sides_loc, f"a die needs 1 to {MAX_SIDES:,} sides, not {sides}")
-    if isinstance(sides, str):
-        sides = "F" if sides.upper() == "F" else "%"
     mods: dict[str, Any] = {}
     for kind, value, at in items:
         old = mods.get(kind)
@@ -168,6 +190,25 @@ def _build_dice(s: str, loc: int, toks: pp.ParseResults) -> Dice:
             what = "a label" if kind == "label" else _MOD_NAMES[kind]
             raise _fail(s, at, f"the dice already have {what}")
         mods[kind] = value
+    if "explode" in mods:
+        # rpg-dice-roller clamps before it explodes and leaves the extra dice alone, and
+        # explodes before it rerolls: the same words would roll other numbers here.
+        clash = [w for k, w in (("minimum", "'mi'"), ("maximum", "'ma'")) if k in mods]
+        if clash:
+            raise _fail(
+                s,
+                loc,
+                f"{' and '.join(clash)} with an explosion roll differently in other rollers "
+                "(rpg-dice-roller clamps the first dice before they explode and never the "
+                "extra dice): roll them as two terms",
+            )
+        if "reroll" in mods:
+            raise _fail(
+                s,
+                loc,
+                "a reroll with an explosion rolls differently in other rollers "
+                "(rpg-dice-roller explodes first, then rerolls): use one of them",
+            )
     if "crit_success" in mods or "crit_failure" in mods:
         mods["crit"] = Crit(mods.pop("crit_success", None), mods.pop("crit_failure", None))
     if isinstance(sides, tuple):
@@ -251,14 +292,20 @@ _call = (
 ).set_parse_action(_build_call)
 
 
-def _build_braces(s: str, loc: int, toks: pp.ParseResults) -> Group:
+def _build_set(s: str, loc: int, toks: pp.ParseResults) -> Group:
+    """avrae's set `(1d4, 2+2, 3d6kl1)kh1`: a group as `{...}` makes it, of whole
+    expressions (`(3d6,)kh1`, a set of one, keeps 3d6 whole, as in avrae)."""
+    return _build_braces(s, loc, toks, one=True)
+
+
+def _build_braces(s: str, loc: int, toks: pp.ParseResults, one: bool = False) -> Group:
     items = [t for t in toks if not isinstance(t, tuple)]
     mods: dict[str, Any] = {}
     for kind, value, at in (t for t in toks if isinstance(t, tuple)):
         if kind in mods:
             raise _fail(s, at, f"the group already has {_MOD_NAMES[kind]}")
         mods[kind] = value
-    if len(items) == 1 and mods:
+    if len(items) == 1 and mods and not one:
         raise _fail(
             s,
             loc,
@@ -275,7 +322,18 @@ _braces = (
     + pp.ZeroOrMore(group_modifier)
 ).set_parse_action(_build_braces)
 
-atom = (dice_term | _call | _braces | _group | number | name_ref).set_name("a number, dice or '('")
+_paren_set = (
+    pp.Suppress("(")
+    + expression
+    + pp.Suppress(",")
+    - pp.Opt(pp.DelimitedList(expression, ",", max=MAX_ITEMS - 1, allow_trailing_delim=True))
+    - pp.Suppress(_close)
+    + pp.ZeroOrMore(group_modifier)
+).set_parse_action(_build_set)
+
+atom = (dice_term | _call | _braces | _paren_set | _group | number | name_ref).set_name(
+    "a number, dice or '('"
+)
 
 
 def _build_unary(s: str, loc: int, toks: pp.ParseResults) -> Expr:
@@ -287,7 +345,10 @@ def _build_unary(s: str, loc: int, toks: pp.ParseResults) -> Expr:
     return e  # type: ignore[no-any-return]
 
 
-unary = (pp.ZeroOrMore(pp.Literal("-")) + atom).set_name("a number, dice or '('")
+# A unary `+` does nothing (avrae: `+5`, `2*+3`); a `-` negates.
+unary = (pp.ZeroOrMore(pp.Literal("-") | pp.Suppress("+")) + atom).set_name(
+    "a number, dice or '('"
+)
 unary.set_parse_action(_build_unary)
 
 
