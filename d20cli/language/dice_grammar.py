@@ -5,7 +5,7 @@ Keywords are case-insensitive (`4D6KH3` = `4d6kh3`).
 
     expression  := sum
     sum         := product (('+' | '-') product)*
-    product     := unary (('*' | '/') unary)*
+    product     := unary (('*' | '/' | '%') unary)*     (% modulo, as avrae)
     unary       := '-'* atom
     atom        := dice | function | group | '(' sum ')' | integer label?
     function    := ('abs'|'ceil'|'floor'|'max'|'min'|'round') '(' sum (',' sum)* ')'
@@ -122,6 +122,7 @@ _custom_faces = (
     - pp.Suppress(pp.Literal("}").set_name("'}' to close the faces"))
 ).set_parse_action(_build_faces)
 _computed_sides = pp.Literal("(").leave_whitespace().suppress() - expression - pp.Suppress(_close)
+
 
 def _percent(s: str, loc: int, toks: pp.ParseResults) -> None:
     raise _fail(
@@ -276,12 +277,31 @@ name_ref = (
 )
 
 
+def _negative_half(arg: Expr) -> bool:
+    """Can `arg`, inside round(), be a negative half (`round((1d6-4)/2)`)? Roll20 and
+    Foundry round -2.5 to -2 (JavaScript's Math.round), rpg-dice-roller to -3 (mathjs)."""
+    nodes = [node for node, _ in walk(arg)]
+    if any(isinstance(n, Ref) for n in nodes):
+        return False  # a character's value: its bounds are known once it is resolved
+    divides = any(isinstance(n, Arithmetic) and any(op == "/" for op, _ in n.rest) for n in nodes)
+    return divides and arg.bounds()[0] < 0
+
+
 def _build_call(s: str, loc: int, toks: pp.ParseResults) -> Call:
     name, *args = toks
     try:
-        return Call(name.lower(), tuple(args))
+        call = Call(name.lower(), tuple(args))
     except ValueError as exc:
         raise _fail(s, loc, str(exc)) from None
+    if call.name == "round" and _negative_half(call.args[0]):
+        raise _fail(
+            s,
+            loc,
+            "round() of a value that can be a negative half differs between rollers "
+            "(Roll20 and Foundry round -2.5 to -2, rpg-dice-roller to -3): write floor(X+1/2) "
+            "to round halves up, or ceil(X-1/2) to round them down",
+        )
+    return call
 
 
 _call = (
@@ -346,9 +366,7 @@ def _build_unary(s: str, loc: int, toks: pp.ParseResults) -> Expr:
 
 
 # A unary `+` does nothing (avrae: `+5`, `2*+3`); a `-` negates.
-unary = (pp.ZeroOrMore(pp.Literal("-") | pp.Suppress("+")) + atom).set_name(
-    "a number, dice or '('"
-)
+unary = (pp.ZeroOrMore(pp.Literal("-") | pp.Suppress("+")) + atom).set_name("a number, dice or '('")
 unary.set_parse_action(_build_unary)
 
 
@@ -359,7 +377,8 @@ def _build_chain(toks: pp.ParseResults) -> Expr:
     return Arithmetic(first, tuple(zip(rest[::2], rest[1::2], strict=True)))
 
 
-product = (unary + pp.ZeroOrMore(pp.one_of("* /") - unary)).set_parse_action(_build_chain)
+# `%` is avrae's modulo: the remainder with the divisor's sign (Python's), 7%3 is 1.
+product = (unary + pp.ZeroOrMore(pp.one_of("* / %") - unary)).set_parse_action(_build_chain)
 expression <<= (product + pp.ZeroOrMore(pp.one_of("+ -") - product)).set_parse_action(_build_chain)
 
 signed_expression = (pp.Opt(pp.Suppress("+")) + expression).set_name("a signed expression")

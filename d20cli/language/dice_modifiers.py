@@ -149,14 +149,14 @@ _pool = (
     + pp.Opt(_kw("f") - _point("f").copy().set_parse_action(_build_compare))
 ).set_parse_action(_mod("pool", lambda t: Pool(t[0], t[2] if len(t) > 2 else None)))
 
+
 def _unique_point(s: str, loc: int, toks: pp.ParseResults) -> None:
     point = str(toks[0])[1:]
     raise _fail(
         s,
         loc,
         f"rpg-dice-roller's 'u{point}' (unique only among the faces {point}) is not supported; "
-        f"for a pool of unique dice put the target first: "
-        + _rewritten(s, loc, "u" + point, point + "u"),
+        f"for a pool of unique dice put the target first: " + _rewritten(s, loc, "u", "") + "u",
     )
 
 
@@ -208,9 +208,8 @@ def _avrae(s: str, loc: int, word: str) -> str | None:
     """What avrae's operators `rr`, `e` and `p` are written here, with the rewrite."""
     after = s[loc + len(word) : loc + len(word) + 1]
     if word == "rr":
-        return (
-            "'rr' (avrae's reroll until none match) is written 'r' here: "
-            + _rewritten(s, loc, "rr", "r")
+        return "'rr' (avrae's reroll until none match) is written 'r' here: " + _rewritten(
+            s, loc, "rr", "r"
         )
     if word == "e":
         new = "!" if after in "<>" else "!="
