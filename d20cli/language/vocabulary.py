@@ -292,7 +292,7 @@ ALIASES: dict[str, str] = {
 
 #: The dice notation in brief, for `d20 help roll` (the README has all of it).
 DICE_NOTATION: tuple[tuple[str, str], ...] = (
-    ("NdS", "N dice of S sides: 3d6, d20, 1d100 (d% too), dF (fate)"),
+    ("NdS", "N dice of S sides: 3d6, d20, 1d100, dF (fate; dF.1: -1, four blanks, +1)"),
     ("kh / kl / dh / dl", "keep highest / lowest, drop highest / lowest: 4d6kh3, 2d20kl1"),
     ("! / !!", "explode on the highest face / compound: 1d6!, 1d10!>=9"),
     ("r / ro", "reroll while the face matches / once: 2d6r1, 2d6ro<3"),
