@@ -167,10 +167,10 @@ _d20_offer() {
         --export=*) _d20_r='json csv'; _d20_prefix "${cur%%=*}="; return ;;
         -*)
             case "$cmd" in
-                '') _d20_r='--system -s --json --quiet -q --csv --totals --odds --summary --exit-status --color --no-color --no-log --seed --dice --repeat -n --simulate --budget --work --as --players --boon --version --help -h' ;;
+                '') _d20_r='--system -s --json --quiet -q --csv --totals --odds --summary --exit-status --color --no-color --no-log --strict --seed --dice --repeat -n --simulate --budget --work --as --players --boon --version --help -h' ;;
                 systems) _d20_r='--json --system -s --help -h' ;;
                 table) _d20_r='--help -h' ;;
-                shell) _d20_r='--system -s --json --quiet -q --csv --totals --odds --summary --exit-status --color --no-color --no-log --seed --dice --repeat -n --simulate --budget --work --as --players --boon --help -h' ;;
+                shell) _d20_r='--system -s --json --quiet -q --csv --totals --odds --summary --exit-status --color --no-color --no-log --strict --seed --dice --repeat -n --simulate --budget --work --as --players --boon --help -h' ;;
                 completion) _d20_r='--install --help -h' ;;
                 help) _d20_r='--help -h' ;;
                 seal) _d20_r='--status --json --help -h' ;;
@@ -181,7 +181,7 @@ _d20_offer() {
                 log) _d20_r='--limit -l --character -c --since --until --system -s --outcome --session --stats --export --clear --prune --before --keep --yes -y --tsv --json --no-color --help -h' ;;
                 config) _d20_r='--help -h' ;;
                 init) _d20_r='--json --no-color --system -s --seed --dice --as --help -h' ;;
-                *) _d20_r='--system -s --json --quiet -q --csv --totals --odds --summary --exit-status --color --no-color --no-log --seed --dice --repeat -n --simulate --budget --work --as --players --boon --help -h' ;;
+                *) _d20_r='--system -s --json --quiet -q --csv --totals --odds --summary --exit-status --color --no-color --no-log --strict --seed --dice --repeat -n --simulate --budget --work --as --players --boon --help -h' ;;
             esac
             return ;;
     esac

@@ -113,6 +113,7 @@ def roll(
     rng: random.Random | Roller | None = None,
     budget: int = DEFAULT_BUDGET,
     work: int = DEFAULT_WORK,
+    strict: bool = False,
 ) -> Result:
     """Roll one request and grade it by the system's rules.
 
@@ -131,6 +132,9 @@ def roll(
     Both default to the command line's limits (`--budget`, `--work`); a larger number
     raises them (at most 10,000,000 and 1,000,000,000). Past them, a BudgetError.
 
+    strict: a label word with no value (`check stealth vs 15` without a character, rolled
+    at +0 otherwise) is a ParseError (the command line's `--strict`).
+
     A request that makes several results (`6x 4d6kh3`) is a ParseError here: use
     `roll_all`.
 
@@ -143,7 +147,7 @@ def roll(
     True
     """
     roller = _roller(seed, dice, rng, budget)
-    return _rolled(request, system, character, roller, 1, _work(work), one=True)[0]
+    return _rolled(request, system, character, roller, 1, _work(work), one=True, strict=strict)[0]
 
 
 def roll_all(
@@ -157,6 +161,7 @@ def roll_all(
     budget: int = DEFAULT_BUDGET,
     work: int = DEFAULT_WORK,
     repeat: int = 1,
+    strict: bool = False,
 ) -> tuple[Result, ...]:
     """Every result of a request (`6x 4d6kh3` makes six), the whole request `repeat`
     times over (the command line's `--repeat N`; each time has the whole dice budget,
@@ -170,7 +175,9 @@ def roll_all(
     """
     _check_whole("repeat", repeat, MAX_REPEAT)
     roller = _roller(seed, dice, rng, budget)
-    return _rolled(request, system, character, roller, repeat, _work(work), one=False)
+    return _rolled(
+        request, system, character, roller, repeat, _work(work), one=False, strict=strict
+    )
 
 
 def odds(
@@ -178,6 +185,7 @@ def odds(
     *,
     system: str | None = DEFAULT_SYSTEM,
     character: str | Character | None = None,
+    strict: bool = False,
 ) -> Odds:
     """The exact odds of a request (what `d20 odds` prints), computed by walking the same
     rules that roll it. `outcomes` maps each outcome id to its chance as an exact
@@ -198,7 +206,7 @@ def odds(
 
     line = _request_line(request)
     with _placed_in(request, line):
-        read = _read(request, line, system, character)
+        read = _read(request, line, system, character, strict)
         return odds_of(line, read.rules.id, parse=read.parse)
 
 
@@ -222,6 +230,7 @@ def parse(
     system: str | None = DEFAULT_SYSTEM,
     character: str | Character | None = None,
     budget: int = DEFAULT_BUDGET,
+    strict: bool = False,
 ) -> Request:
     """Check a request without rolling it: the words, what the system offers and the dice
     budget, as `roll` would (so a request `parse` accepts does not fail when rolled, but
@@ -242,7 +251,7 @@ def parse(
     probe = _roller(None, None, random.Random(0), budget)
     line = _request_line(request)
     with _placed_in(request, line):
-        rules, parsed, text, _, _ = _read(request, line, system, character)
+        rules, parsed, text, _, _ = _read(request, line, system, character, strict)
         for _ in rolls.results(parsed, rules.resolve, probe):
             pass
     return Request(
@@ -315,10 +324,11 @@ def _rolled(
     repeat: int,
     work: int,
     one: bool,
+    strict: bool = False,
 ) -> tuple[Result, ...]:
     line = _request_line(request)
     with _placed_in(request, line):
-        rules, parsed, text, _, who = _read(request, line, system, character)
+        rules, parsed, text, _, who = _read(request, line, system, character, strict)
         count = sum(unit.repeat for unit in rolls.each_roll(parsed))
         if one and count > 1:
             at = re.search(r"(?<![\w.])[0-9]+x(?![\w])", text, re.IGNORECASE)
@@ -362,10 +372,16 @@ class _Read(NamedTuple):
     character: str | None
 
 
-def _read(given: str, line: str, system: str | None, character: str | Character | None) -> _Read:
+def _read(
+    given: str,
+    line: str,
+    system: str | None,
+    character: str | Character | None,
+    strict: bool = False,
+) -> _Read:
     """The request `given` (as `line`) read with the system and the character (and its
     house keys: `lucky = true` in its table makes its rolls lucky). The library reads no
-    config file."""
+    config file. `strict`: a label word with no value is a ParseError."""
     rolls.check_text(given)
     if system is not None and not isinstance(system, str):
         raise TypeError(f"system must be a system's id or alias, not {type(system).__name__}")
@@ -390,6 +406,10 @@ def _read(given: str, line: str, system: str | None, character: str | Character 
         from d20cli.rules.offers import in_system_terms
 
         raise in_system_terms(err, rules.id, rules.offers) from None
+    if strict:
+        from d20cli.language.grammar_checks import check_valued
+
+        check_valued(parsed, line, "strict=True")
     return _Read(rules, parsed, line, _parse, None)
 
 

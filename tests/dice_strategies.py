@@ -22,8 +22,10 @@ from d20cli.dice.tree import (
     Pool,
     Reroll,
 )
+from d20cli.errors import ParseError
+from d20cli.language.dice_grammar import parse_expression
 
-OPS = (">=", "<=", ">", "<", "=")
+OPS = (">=", "<=", ">", "<", "=", "!=")
 
 labels = st.none() | st.text(alphabet="abcdefghijklmnopqrstuvwxyz _-", min_size=1, max_size=8).map(
     str.strip
@@ -37,11 +39,11 @@ def compare_points(lo: int, hi: int) -> st.SearchStrategy[Compare]:
 @st.composite
 def dice(draw: st.DrawFn, counts: st.SearchStrategy[int | Expr] | None = None) -> Dice:
     custom = st.lists(st.integers(-3, 6), min_size=1, max_size=5).map(tuple)
-    sides: Any = draw(st.integers(1, 20) | st.sampled_from([100, "%", "F"]) | custom)
+    sides: Any = draw(st.integers(1, 20) | st.sampled_from([100, "F"]) | custom)
     if isinstance(sides, tuple):  # custom faces `d{0,0,1,2}`
         lo, hi = min(sides), max(sides)
     else:
-        lo, hi = (-1, 1) if sides == "F" else (1, 100 if sides == "%" else int(sides))
+        lo, hi = (-1, 1) if sides == "F" else (1, int(sides))
     count = draw(counts if counts is not None else st.integers(0, 4))
     mods: dict[str, Any] = {}
     if draw(st.booleans()):
@@ -81,6 +83,8 @@ def dice(draw: st.DrawFn, counts: st.SearchStrategy[int | Expr] | None = None) -
     if draw(st.integers(0, 3)) == 0:
         mods["crit"] = Crit(draw(st.none() | compare_points(lo, hi)), draw(compare_points(lo, hi)))
     mods["sort"] = draw(st.sampled_from([None, None, "a", "d"]))
+    if {"reroll", "minimum", "maximum"} & set(mods):  # not with an explosion (peers differ)
+        mods.pop("explode", None)
     term = Dice(count, sides, label=draw(labels), **mods)  # type: ignore[arg-type]
     if never_ends(term) is not None:  # rerolls and explosions that never stop are errors
         mods.pop("explode", None)
@@ -119,6 +123,15 @@ atoms: st.SearchStrategy[Expr] = (
 )
 
 
+def _no_negative_half(call: Call) -> bool:
+    """round() of what may be a negative half is refused (peers round it differently)."""
+    try:
+        parse_expression(str(call))
+    except ParseError:
+        return False
+    return True
+
+
 def _extend(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
     chain = st.builds(
         Arithmetic,
@@ -132,7 +145,9 @@ def _extend(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
         Call,
         st.sampled_from(["max", "min"]),
         st.lists(children, min_size=1, max_size=3).map(tuple),
-    ) | st.builds(Call, st.sampled_from(["abs", "ceil", "floor", "round"]), st.tuples(children))
+    ) | st.builds(
+        Call, st.sampled_from(["abs", "ceil", "floor", "round"]), st.tuples(children)
+    ).filter(_no_negative_half)
     keeps = st.none() | st.builds(
         Keep, st.sampled_from(["kh", "kl", "dh", "dl"]), st.integers(0, 3)
     )

@@ -55,10 +55,12 @@ PUBLIC = {
 
 #: The keyword-only parameters of each function (the issue's contract, and ours).
 PARAMETERS = {
-    "roll": ["system", "seed", "dice", "character", "rng", "budget", "work"],
-    "roll_all": ["system", "seed", "dice", "character", "rng", "budget", "work", "repeat"],
-    "odds": ["system", "character"],
-    "parse": ["system", "character", "budget"],
+    "roll": ["system", "seed", "dice", "character", "rng", "budget", "work", "strict"],
+    "roll_all": [
+        *("system", "seed", "dice", "character", "rng", "budget", "work", "repeat", "strict"),
+    ],
+    "odds": ["system", "character", "strict"],
+    "parse": ["system", "character", "budget", "strict"],
     "systems": [],
 }
 

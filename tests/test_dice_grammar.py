@@ -5,7 +5,18 @@ from __future__ import annotations
 import pyparsing as pp
 import pytest
 
-from d20cli.dice.tree import Arithmetic, Compare, Dice, Explode, Keep, Neg, Number, Pool, Reroll
+from d20cli.dice.tree import (
+    Arithmetic,
+    Compare,
+    Dice,
+    Explode,
+    Group,
+    Keep,
+    Neg,
+    Number,
+    Pool,
+    Reroll,
+)
 from d20cli.errors import ParseError
 from d20cli.language.dice_grammar import (
     MAX_LENGTH,
@@ -26,13 +37,23 @@ def P(text: str) -> object:
         ("4d6", Dice(4, 6)),
         ("d20", Dice(1, 20)),
         ("D20", Dice(1, 20)),
-        ("d%", Dice(1, "%")),
+        ("dF.2", Dice(1, "F")),
+        ("dF.1", Dice(1, (-1, 0, 0, 0, 0, 1))),
         ("4dF", Dice(4, "F")),
         ("4df", Dice(4, "F")),
         ("0d6", Dice(0, 6)),
         ("(1+1)d6", Dice(Arithmetic(Number(1), (("+", Number(1)),)), 6)),
         ("4d6kh3", Dice(4, 6, keep=Keep("kh", 3))),
-        ("4d6k3", Dice(4, 6, keep=Keep("kh", 3))),
+        ("4d6k", Dice(4, 6, keep=Keep("kh", 1))),
+        ("2d6r!=3", Dice(2, 6, reroll=Reroll(Compare("!=", 3)))),
+        ("2d6r<>3", Dice(2, 6, reroll=Reroll(Compare("!=", 3)))),
+        ("4d6<>5", Dice(4, 6, pool=Pool(Compare("!=", 5)))),
+        ("1d6!<>5", Dice(1, 6, explode=Explode(Compare("!=", 5)))),
+        ("1d6!!<>5", Dice(1, 6, explode=Explode(Compare("!=", 5), compound=True))),
+        ("+5", Number(5)),
+        ("(3d6,)kh1", Group((Dice(3, 6),), keep=Keep("kh", 1))),
+        ("(1,2)", Group((Number(1), Number(2)))),
+        ("7%3", Arithmetic(Number(7), (("%", Number(3)),))),
         ("4D6KL1", Dice(4, 6, keep=Keep("kl", 1))),
         ("4d6dh1", Dice(4, 6, keep=Keep("dh", 1))),
         ("4d6dl1", Dice(4, 6, keep=Keep("dl", 1))),
@@ -57,8 +78,8 @@ def P(text: str) -> object:
         ("-1d4", Neg(Dice(1, 4))),
         ("--1", Neg(Neg(Number(1)))),
         (
-            "4d6kh3r1!",  # modifiers in any order
-            Dice(4, 6, reroll=Reroll(Compare("=", 1)), explode=Explode(), keep=Keep("kh", 3)),
+            "4d6kh3r1ma5",  # modifiers in any order
+            Dice(4, 6, reroll=Reroll(Compare("=", 1)), maximum=5, keep=Keep("kh", 3)),
         ),
     ],
 )
@@ -80,7 +101,7 @@ def test_precedence_and_associativity() -> None:
     [
         ("1d8[slashing] + 2d6[fire] + 3", "1d8[slashing]+2d6[fire]+3"),
         ("d20", "1d20"),
-        ("4d6K3", "4d6kh3"),
+        ("4d6KH3", "4d6kh3"),
         ("1-(2-3)", "1-(2-3)"),
         ("(1+2)+3", "(1+2)+3"),
         ("((1d6))", "1d6"),

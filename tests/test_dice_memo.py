@@ -48,7 +48,7 @@ POOL = [
     "roll 1d6!",
     "roll 3d6r1",
     "roll 4dF",
-    "roll d%",
+    "roll d100%7",
     "roll 6d6>=5",
     "roll {3d6, 2d6}kh1",
     "roll 5",

@@ -78,7 +78,12 @@ ICEPOOL: dict[str, Callable[[], Any]] = {
     "6d10>=7": lambda: 6 @ d10.map(_pool(lambda x: x >= 7, None)),
     "6d10>=7f1": lambda: 6 @ d10.map(_pool(lambda x: x >= 7, lambda x: x == 1)),
     "8d10>7f<3": lambda: 8 @ d10.map(_pool(lambda x: x > 7, lambda x: x < 3)),
-    "d%": lambda: icepool.d100,
+    "d100": lambda: icepool.d100,
+    "dF.1": lambda: icepool.Die([-1, 0, 0, 0, 0, 1]),
+    "1d20%3": lambda: d20 % 3,
+    "2d6%5": lambda: (2 @ d6) % 5,
+    "4d6<>5": lambda: 4 @ d6.map(lambda x: 1 if x != 5 else 0),
+    "(1d4,1d6)kh1": lambda: icepool.highest(d4, d6),
     "4dF": lambda: 4 @ _fudge(),
     "(1d4)d6": lambda: d4 @ d6,
     "(1d4-1)d6": lambda: (d4 - 1) @ d6,
@@ -224,7 +229,7 @@ def test_non_compound_pool_scores_every_die() -> None:
     assert _dist("1d10!=10>=8").probability(0) == Fraction(7, 10)
 
 
-@pytest.mark.parametrize("text", ["1d1!", "2d6!>=1", "1d2r<3", "3d6r<=6", "1d6r<6!"])
+@pytest.mark.parametrize("text", ["1d1!", "2d6!>=1", "1d2r<3", "3d6r<=6", "1d6!<>0"])
 def test_never_ending_chains_are_errors(text: str) -> None:
     with pytest.raises(DiceError, match="forever"):
         _dist(text)

@@ -98,7 +98,9 @@ def test_rolling() -> None:
     assert roll("ceil(1d6/2)", [5]).total == 3
     assert roll("round(1d6/2)", [5]).total == 3  # half up
     assert roll("round(1d6/4)", [5]).total == 1
-    assert roll("round(-5/2)", []).total == -2  # half up, as Math.round
+    assert roll("round(5/2)", []).total == 3  # half up, as Math.round
+    with pytest.raises(ParseError, match="negative half"):  # peers round -5/2 apart
+        roll("round(-5/2)", [])
     assert roll("ceil(-1d6/4)", [5]).total == -1
     assert roll("ceil(1d6/2+1/2)", [4]).total == 3  # the whole argument is exact
     assert roll("{4d6,3d8}kh1", [1, 2, 3, 4, 8, 8, 1]).total == 17
@@ -160,9 +162,9 @@ BRUTE: dict[str, tuple[list[int], Callable[..., Any]]] = {
     "ceil(1d6/2)": ([6], lambda a: math.ceil(Fraction(a, 2))),
     "round(1d6/4)": ([6], lambda a: math.floor(Fraction(a, 4) + Fraction(1, 2))),
     "ceil((1d6+1d4)/3)": ([6, 4], lambda a, b: math.ceil(Fraction(a + b, 3))),
-    "round(1d8/2-1d4/4)": (
+    "round(1d8/2+1d4/4)": (
         [8, 4],
-        lambda a, b: math.floor(Fraction(a, 2) - Fraction(b, 4) + Fraction(1, 2)),
+        lambda a, b: math.floor(Fraction(a, 2) + Fraction(b, 4) + Fraction(1, 2)),
     ),
     "ceil(-1d6/4)": ([6], lambda a: math.ceil(Fraction(-a, 4))),
     "{1d20+5,1d20+2}>=15f<8": (

@@ -206,7 +206,7 @@ def test_roll_is_delegated() -> None:
         ("", 1, "nothing to roll"),
         ("check +5 vs", 12, "expected a target"),
         ("check +5 vs foo", 13, "expected a target"),
-        ("check +5 vs 15 foo", 16, "unexpected 'foo'"),
+        ("check +5 vs 15 foo bar", 20, "only one label"),
         ("check +5 vs 15 vs 12", 16, "only one target"),
         ("attack +5 dmg 1d6 dmg 1d4", 19, "only one dmg"),
         ("check +5 expertise=d10", 20, "d4, d6, d8, not d10"),

@@ -232,7 +232,7 @@ def _unique_brute(text: str, sides: int, n: int, allowed: set[int] | None = None
         ("4d6ukh2", 6, 4, None),
         ("4d8ukl2", 8, 4, None),
         ("3d6r1r2u", 6, 3, {3, 4, 5, 6}),
-        ("4d6u>=4f1", 6, 4, None),
+        ("4d6>=4f1u", 6, 4, None),
         ("3d6umi3ma5", 6, 3, None),
         ("3d6udh1", 6, 3, None),
     ],

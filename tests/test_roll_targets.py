@@ -69,7 +69,7 @@ def test_target_errors_have_a_column(line: str, message: str, column: int) -> No
     assert info.value.column == column
 
 
-@given(expressions, st.sampled_from(OPS), st.integers(-50, 50))
+@given(expressions, st.sampled_from([op for op in OPS if op != "!="]), st.integers(-50, 50))
 def test_target_lines_round_trip(expr: object, op: str, value: int) -> None:
     request = parse_roll(f"roll {expr} {op} {value}")
     assert request.expr == expr

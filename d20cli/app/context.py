@@ -16,7 +16,7 @@ from d20cli.bounded import SIZE, Bounded
 from d20cli.dice.roller import RandomRoller, Roller, make_roller
 from d20cli.errors import NotSaved, ParseError, StateError
 from d20cli.frozen import replace
-from d20cli.language.requests import CheckRequest
+from d20cli.language.grammar_checks import check_valued, unvalued_words
 from d20cli.present.output import Output
 from d20cli.rolling.prepared import PreparedLine, PreparedLines
 from d20cli.rolling.rolls import Plan, plan
@@ -404,25 +404,28 @@ class Context(Lookups):
                 log.seal = self.sealing.take
         return self.logs[key]
 
+    def check_unvalued(self, text: str, opts: Options) -> None:
+        """With --strict, a ParseError (placed under the word) when a label word of the
+        request stands where a value belongs and nothing gives it one (`check stealth vs
+        15` without --as); checked before anything is rolled."""
+        if not opts.strict or opts.as_ is not None or text in self.valued:
+            return
+        check_valued(self.parse(text), text, "--strict", _how())
+
     def warn_unvalued(self, text: str, out: Output) -> None:
         """Say on stderr (once a run for each word) when a label word stands where a value
         belongs and nothing gives it one (`check stealth vs 15`): the roll is made at +0,
-        which is allowed, but rarely what was meant."""
+        which is allowed, but rarely what was meant. Said before the result is shown."""
         if text in self.valued:  # a request seen before, with nothing to say
             return
-        words = unvalued_words(self.parse(text))
+        words = [word for word, _ in unvalued_words(self.parse(text))]
         if not words:
             self.valued[text] = True
         for word in words:
             if word in self.warned:
                 continue
             self.warned[word] = True
-            how = "type its modifier (+N)"
-            from d20cli.store.characters import character_names
-
-            if character_names():
-                how += " or roll as a character that has it (--as NAME)"
-            out.warn(f"{word!r} has no value here, so it adds nothing; {how}")
+            out.warn(f"{word!r} has no value here, so it adds nothing; {_how()}")
 
     def line_options(self, base: Options) -> Options:
         """The options a line of this run starts from: `base` without the run's --seed,
@@ -525,20 +528,14 @@ def open_log(opts: Options, out: Output, context: Context | None = None) -> Roll
     return RollLog(opts.as_, source, out, store)
 
 
-def unvalued_words(request: Request) -> list[str]:
-    """The label words of a request (or of its group members and contest sides) that stand
-    alone, with no modifier, rank or score: `stealth` in `check stealth vs 15`."""
-    parts = [request, *getattr(request, "members", ()), *getattr(request, "sides", ())]
-    parts += [getattr(request, "first", None), getattr(request, "second", None)]
-    return [
-        part.name
-        for part in parts
-        if isinstance(part, CheckRequest)
-        and part.name is not None
-        and part.modifier is None
-        and part.rank is None
-        and part.score is None
-    ]
+def _how() -> str:
+    """How a label word gets a value."""
+    from d20cli.store.characters import character_names
+
+    how = "type its modifier (+N)"
+    if character_names():
+        how += " or roll as a character that has it (--as NAME)"
+    return how
 
 
 def _names_a_party(spec: str) -> bool:

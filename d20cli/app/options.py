@@ -49,6 +49,7 @@ class Options:
     totals: bool = False
     work: int | None = None  # None: D20_WORK, else 20,000,000
     color: str | None = None  # --color=auto|always|never (None: auto)
+    strict: bool = False  # a label word with no value is an error (Context.check_unvalued)
 
     def merged(self, other: Options) -> Options:
         """These options with every field that `other` sets (differs from the default) applied."""
@@ -178,6 +179,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec("no_color", ("--no-color",), "plain text, no colours (--color=never)"),
     OptionSpec("no_log", ("--no-log",), "do not write this roll to the roll log"),
+    OptionSpec("strict", ("--strict",), "a label word with no value is an error, not a note"),
     OptionSpec(
         "seed",
         ("--seed",),

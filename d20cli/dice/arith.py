@@ -42,6 +42,8 @@ def exact_step(a: Fraction, op: str, b: Fraction) -> Fraction:
         return a - b
     if op == "*":
         return a * b
+    if op == "%":
+        return a % b
     return a / b
 
 
@@ -64,6 +66,16 @@ def floordiv_bounds(lo: float, hi: float, dlo: float, dhi: float) -> tuple[float
         return (0.0, 0.0)  # always a division by zero: an error, never a total
     c = [float(int(a) // int(d)) for a in (lo, hi) for d in divisors]
     return (min(c), max(c))
+
+
+def mod_bounds(lo: float, hi: float, dlo: float, dhi: float) -> tuple[float, float]:
+    """The bounds of `x % d` (the remainder has the divisor's sign, as Python's)."""
+    if any(math.isinf(v) for v in (dlo, dhi)):
+        return (-math.inf, math.inf)
+    if dlo > 0 and lo >= 0 and hi < dlo:
+        return (lo, hi)  # smaller than every divisor: itself
+    top = max(abs(dlo), abs(dhi)) - 1
+    return (-top if dlo < 0 else 0.0, top if dhi > 0 else 0.0)
 
 
 class Bounded:

@@ -93,7 +93,7 @@ def exact_weights(self: Calculator, e: Expr) -> tuple[dict[Fraction, int], Fract
         truncated = union(truncated, t)
         self.budget.charge(2 * len(acc) * len(other), str(e))
         zero = other.get(Fraction(0), 0)
-        if op == "/" and zero:
+        if op in "/%" and zero:
             p = Fraction(zero, sum(other.values()))
             raise DiceError(
                 f"division by zero in '{e}': '{x}' can be 0 (probability {short_fraction(p)})"

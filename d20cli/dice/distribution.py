@@ -268,7 +268,7 @@ class _Calculator:
                 acc = convolve(acc, other)
                 continue
             self.budget.charge(2 * len(acc) * len(other), str(e))  # a dict update per pair
-            if op == "/" and 0 in other:
+            if op in "/%" and 0 in other:
                 raise DiceError(
                     f"division by zero in '{e}': '{x}' can be 0 "
                     f"(probability {short_fraction(Fraction(other[0], sum(other.values())))})"
@@ -276,7 +276,7 @@ class _Calculator:
             out: Weights = {}
             for a, wa in acc.items():
                 for b, wb in other.items():
-                    add_into(out, a * b if op == "*" else a // b, wa * wb)
+                    add_into(out, a * b if op == "*" else a % b if op == "%" else a // b, wa * wb)
             if op == "*" and max(abs(min(out)), abs(max(out))) > MAX_TOTAL:
                 raise DiceError(too_large(e))
             acc = reduced(out)

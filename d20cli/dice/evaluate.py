@@ -237,7 +237,10 @@ class _Evaluator:
             else:
                 if v == 0:
                     raise DiceError(f"division by zero in '{e}' ('{x}' is 0)")
-                total //= v  # floor division: rounds down, also for negatives
+                if op == "%":
+                    total %= v  # the remainder, with the divisor's sign (avrae, Python)
+                else:
+                    total //= v  # floor division: rounds down, also for negatives
             if not -MAX_TOTAL <= total <= MAX_TOTAL:
                 raise DiceError(too_large(e))
         return EvalArithmetic(e, total, first, tuple(rest))
@@ -265,7 +268,7 @@ class _Evaluator:
         for op, x in e.rest:
             ev, v = self.exact(x)
             rest.append((op, ev))
-            if op == "/" and v == 0:
+            if op in "/%" and v == 0:
                 raise DiceError(f"division by zero in '{e}' ('{x}' is 0)")
             value = exact_step(value, op, v)
             if abs(value) > MAX_TOTAL:

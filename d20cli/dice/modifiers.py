@@ -9,15 +9,15 @@ from typing import Literal
 
 from d20cli.frozen import frozen
 
-CompareOp = Literal["=", ">", "<", ">=", "<="]
+CompareOp = Literal["=", ">", "<", ">=", "<=", "!="]
 KeepKind = Literal["kh", "kl", "dh", "dl"]
-COMPARE_OPS: tuple[str, ...] = (">=", "<=", ">", "<", "=")
+COMPARE_OPS: tuple[str, ...] = (">=", "<=", ">", "<", "=", "!=")
 KEEP_KINDS: tuple[str, ...] = ("kh", "kl", "dh", "dl")
 
 
 @frozen(slots=True)
 class Compare:
-    """A compare point: `>=5`, `<2`, `=1`."""
+    """A compare point: `>=5`, `<2`, `=1`, `!=3` (every face but 3)."""
 
     op: CompareOp
     value: int
@@ -36,6 +36,8 @@ class Compare:
             return face <= v
         if op == ">":
             return face > v
+        if op == "!=":
+            return face != v
         return face < v
 
     def matches_all(self, lo: int, hi: int) -> bool:
@@ -49,11 +51,15 @@ class Compare:
             return hi <= v
         if op == ">":
             return lo > v
+        if op == "!=":
+            return not lo <= v <= hi
         return hi < v
 
     def count_in(self, lo: int, hi: int) -> int:
         """How many faces in lo..hi match."""
         op, v = self.op, self.value
+        if op == "!=":
+            return max(0, hi - lo + 1) - (1 if lo <= v <= hi else 0)
         if op == "=":
             first, last = v, v
         elif op == ">=":
@@ -69,7 +75,8 @@ class Compare:
     def text(self, bare_equals: bool = False) -> str:
         if bare_equals and self.op == "=":
             return str(self.value)
-        return f"{self.op}{self.value}"
+        # `!=` is written `<>`, which reads back alike after `!` (`1d6!<>5`) and alone
+        return f"{'<>' if self.op == '!=' else self.op}{self.value}"
 
     def __str__(self) -> str:
         return self.text()

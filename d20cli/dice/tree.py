@@ -7,7 +7,7 @@
   sort)`: a dice term; `count` an int or an expression (`(1+1)d6`), `sides` below.
 - `Neg(operand)`: unary minus.
 - `Arithmetic(first, rest)`: a left-associative chain of operators of one precedence
-  level (`+ -` or `* /`). Chains instead of binary nodes keep the tree shallow for long
+  level (`+ -` or `* / %`). Chains instead of binary nodes keep the tree shallow for long
   sums such as `1+1+1+...`, so nothing recurses thousands of levels deep.
 - `Call(name, args)`: `max(1d6,1d8)`, `floor(1d6/2)`; `Group(items, keep, pool)`:
   `{4d6,3d8}kh1`, `{3d6,2d10}>=10`.
@@ -23,7 +23,7 @@ import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from d20cli.dice.arith import FUNCTIONS, Bounded, call_value, floordiv_bounds, mul
+from d20cli.dice.arith import FUNCTIONS, Bounded, call_value, floordiv_bounds, mod_bounds, mul
 from d20cli.dice.modifiers import COMPARE_OPS as COMPARE_OPS
 from d20cli.dice.modifiers import KEEP_KINDS as KEEP_KINDS
 from d20cli.dice.modifiers import Compare as Compare
@@ -189,12 +189,12 @@ class Dice(Bounded):
             s
             for s in (
                 "" if self.reroll is None else str(self.reroll),
-                "u" if self.unique else "",
                 "" if self.explode is None else str(self.explode),
                 "" if self.minimum is None else f"mi{self.minimum}",
                 "" if self.maximum is None else f"ma{self.maximum}",
                 "" if self.keep is None else str(self.keep),
                 "" if self.pool is None else str(self.pool),
+                "u" if self.unique else "",  # after a pool: `u>=4` is rpg-dice-roller's
                 "" if self.crit is None else str(self.crit),
                 "" if self.sort is None else f"s{self.sort}",
             )
@@ -346,7 +346,7 @@ class Arithmetic(Bounded):
 
     def __post_init__(self) -> None:
         ops = {op for op, _ in self.rest}
-        if not self.rest or not (ops <= {"+", "-"} or ops <= {"*", "/"}):
+        if not self.rest or not (ops <= {"+", "-"} or ops <= {"*", "/", "%"}):
             raise ValueError(f"an Arithmetic chain needs ops of one level, got {ops}")
         object.__setattr__(self, "_text", self._render())
 
@@ -376,6 +376,8 @@ class Arithmetic(Bounded):
             elif op == "*":
                 c = [mul(a, b) for a in (lo, hi) for b in (xlo, xhi)]
                 lo, hi = min(c), max(c)
+            elif op == "%":
+                lo, hi = mod_bounds(lo, hi, xlo, xhi)
             else:
                 lo, hi = floordiv_bounds(lo, hi, xlo, xhi)
         return (lo, hi)
@@ -442,6 +444,8 @@ class Group(Bounded):
         mods = ("" if self.keep is None else str(self.keep)) + (
             "" if self.pool is None else str(self.pool)
         )
+        if len(self.items) == 1 and mods:  # avrae's set of one: `{3d6}kh1` is refused
+            return f"({self.items[0]},){mods}"
         return "{" + ",".join(map(str, self.items)) + "}" + mods
 
     def kept_count(self) -> int:

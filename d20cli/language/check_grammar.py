@@ -15,7 +15,7 @@ import pyparsing as pp
 
 from d20cli.frozen import frozen
 from d20cli.language import dice_grammar
-from d20cli.language.grammar_checks import MAX_DIGITS
+from d20cli.language.grammar_checks import MAX_DIGITS, near_word_message, near_words
 from d20cli.language.requests import Target
 from d20cli.language.vocabulary import (
     ADV_WORDS,
@@ -106,9 +106,32 @@ modifier = (pp.FollowedBy(pp.Regex("[+-]")) + dice_grammar.signed_expression).se
 modifier.add_parse_action(_item("modifier"))
 
 _keyword_any = _kw(*KEYWORDS, *VERBS)
-label = pp.Regex(r"[a-z][\w'-]*", _I).set_name("a label word")
-label.add_condition(lambda t: not _keyword_any.matches(str(t[0])))
-label.add_parse_action(lambda s, loc, t: Item("label", str(t[0]), loc + 1))
+_EQUALS = re.compile(r"=[^\s,]*")
+
+
+def _label_word(s: str, loc: int, toks: pp.ParseResults) -> Item:
+    """A label word. A word and `=` that look like a mistyped word of the language
+    (`expertis=d6`) are an error with "did you mean"; a word alone (`advantge`) is
+    looked at once the request is read (grammar.check_labels), as a character may have it."""
+    word = str(toks[0])
+    equals = _EQUALS.match(s, loc + len(word))
+    if equals is not None:
+        typed = word + equals.group()
+        near = near_words(typed)
+        if near:
+            raise pp.ParseFatalException(s, loc, near_word_message(typed, near))
+    return Item("label", word, loc + 1)
+
+
+label_word = pp.Regex(r"[a-z][\w'-]*", _I).set_name("a label word")
+label_word.add_condition(lambda t: not _keyword_any.matches(str(t[0])))
+label_word.add_parse_action(_label_word)
+# A label in brackets or quotes is a label whatever its words (`[advantge]`, `"sleight of
+# hand"`): at most 64 characters.
+_enclosed = pp.Regex(r"\[([^\[\]\n]{1,64})\]|\"([^\"\n]{1,64})\"|'([^'\n]{1,64})'")
+_enclosed.add_condition(lambda t: bool(str(t[0])[1:-1].strip()))
+_enclosed.set_parse_action(lambda s, loc, t: Item("label", str(t[0])[1:-1].strip(), loc + 1))
+label = (label_word | _enclosed).set_name("a label word")
 
 rank_word = (
     _kw(*RANK_WORDS)
@@ -206,13 +229,15 @@ crit_dmg.set_parse_action(lambda s, loc, t: Item(CRIT_DMG, str(t[0]).lower(), lo
 member_option = (adv | dis | expertise | flag | circumstance | house).set_name("an option")
 check_option = (target_clause | damage | crit_dmg | member_option).set_name("an option")
 
-check_head = pp.Opt(label) + pp.Opt((rank_word | score) + pp.ZeroOrMore(adjust) | modifier)
-check_body = check_head + pp.ZeroOrMore(check_option)
+# The words of a check in any order (`check adv +5 vs 15`, `attempt doomed reliable +1`):
+# the label, the modifier or the rank or score (with its adjustments) are read wherever
+# they stand; grammar._check says which may stand only once, and where the order counts.
+check_value = (rank_word | score) + pp.ZeroOrMore(adjust) | modifier
+check_body = pp.ZeroOrMore(check_option | check_value | label)
 
-member = pp.Group(
-    ((label + pp.Opt(modifier)) | modifier).set_name("a member: a label or a modifier")
-    + pp.ZeroOrMore(member_option)
-).set_name("a group member")
+member = pp.Group(pp.OneOrMore(member_option | modifier | label)).set_name(
+    "a group member: a label or a modifier"
+)
 group_rule = _kw(*GROUP_RULES).set_parse_action(
     lambda s, loc, t: Item("group_rule", _word(t[0]), loc + 1)
 )
@@ -234,9 +259,8 @@ def _bare_number_side(s: str, loc: int, toks: pp.ParseResults) -> None:
 
 
 side = (
-    pp.Group(
-        ((label + pp.Opt(modifier)) | modifier).set_name("a side: a label or a modifier")
-        + pp.ZeroOrMore(member_option)
+    pp.Group(pp.OneOrMore(member_option | modifier | label)).set_name(
+        "a side: a label or a modifier"
     )
     | pp.Regex(r"\d+(?![\w.])").set_parse_action(_bare_number_side)
 ).set_name("a side")

@@ -5,7 +5,7 @@ Keywords are case-insensitive (`4D6KH3` = `4d6kh3`).
 
     expression  := sum
     sum         := product (('+' | '-') product)*
-    product     := unary (('*' | '/') unary)*
+    product     := unary (('*' | '/' | '%') unary)*     (% modulo, as avrae)
     unary       := '-'* atom
     atom        := dice | function | group | '(' sum ')' | integer label?
     function    := ('abs'|'ceil'|'floor'|'max'|'min'|'round') '(' sum (',' sum)* ')'
@@ -111,7 +111,8 @@ expression = pp.Forward()
 expression.set_name("an expression")
 
 _close = pp.Literal(")").set_name("')' (unbalanced parenthesis)")
-_group = pp.Suppress("(") - expression - pp.Suppress(_close)
+# `(...)` around one expression; with a comma it is avrae's set (`_paren_set`).
+_group = pp.Suppress("(") + expression + ~pp.Literal(",") - pp.Suppress(_close)
 
 
 def _build_faces(s: str, loc: int, toks: pp.ParseResults) -> tuple[int, ...]:
@@ -127,10 +128,34 @@ _custom_faces = (
 ).set_parse_action(_build_faces)
 _computed_sides = pp.Literal("(").leave_whitespace().suppress() - expression - pp.Suppress(_close)
 
+
+def _percent(s: str, loc: int, toks: pp.ParseResults) -> None:
+    raise _fail(
+        s,
+        loc,
+        "d% is 1-100 in rpg-dice-roller but a tens die (00-90) in avrae: write d100 for "
+        "1-100, or d{0,10,20,30,40,50,60,70,80,90} for the tens die",
+    )
+
+
+#: rpg-dice-roller's Fudge dice: `dF.2` is `dF` (two faces each of -1, 0, +1), `dF.1` has
+#: one -1, four blanks and one +1.
+_FUDGE_ONE = (-1, 0, 0, 0, 0, 1)
+
+
+def _fudge(s: str, loc: int, toks: pp.ParseResults) -> Any:
+    variant = str(toks[0])[2:]
+    if variant in ("", "2"):
+        return "F"
+    if variant == "1":
+        return _FUDGE_ONE
+    raise _fail(s, loc, f"dF.{variant[:6]}: a Fudge die is dF (dF.2) or dF.1")
+
+
 _sides = (
     _int("a number of sides after 'd'", tight=True)
-    | pp.Literal("%").leave_whitespace()
-    | pp.CaselessLiteral("F").leave_whitespace()
+    | pp.Literal("%").leave_whitespace().set_parse_action(_percent)
+    | pp.Regex(r"F(\.[0-9]+)?", _I).leave_whitespace().set_parse_action(_fudge)
     | _custom_faces
     | _computed_sides
 ).set_name("a number of sides after 'd'")
@@ -159,8 +184,6 @@ def _build_dice(s: str, loc: int, toks: pp.ParseResults) -> Dice:
     sides = items.pop(0)
     if isinstance(sides, int) and not 1 <= sides <= MAX_SIDES:
         raise _fail(s, sides_loc, f"a die needs 1 to {MAX_SIDES:,} sides, not {sides}")
-    if isinstance(sides, str):
-        sides = "F" if sides.upper() == "F" else "%"
     mods: dict[str, Any] = {}
     for kind, value, at in items:
         old = mods.get(kind)
@@ -173,6 +196,25 @@ def _build_dice(s: str, loc: int, toks: pp.ParseResults) -> Dice:
             what = "a label" if kind == "label" else _MOD_NAMES[kind]
             raise _fail(s, at, f"the dice already have {what}")
         mods[kind] = value
+    if "explode" in mods:
+        # rpg-dice-roller clamps before it explodes and leaves the extra dice alone, and
+        # explodes before it rerolls: the same words would roll other numbers here.
+        clash = [w for k, w in (("minimum", "'mi'"), ("maximum", "'ma'")) if k in mods]
+        if clash:
+            raise _fail(
+                s,
+                loc,
+                f"{' and '.join(clash)} with an explosion roll differently in other rollers "
+                "(rpg-dice-roller clamps the first dice before they explode and never the "
+                "extra dice): roll them as two terms",
+            )
+        if "reroll" in mods:
+            raise _fail(
+                s,
+                loc,
+                "a reroll with an explosion rolls differently in other rollers "
+                "(rpg-dice-roller explodes first, then rerolls): use one of them",
+            )
     if "crit_success" in mods or "crit_failure" in mods:
         mods["crit"] = Crit(mods.pop("crit_success", None), mods.pop("crit_failure", None))
     if isinstance(sides, tuple):
@@ -240,12 +282,31 @@ name_ref = (
 )
 
 
+def _negative_half(arg: Expr) -> bool:
+    """Can `arg`, inside round(), be a negative half (`round((1d6-4)/2)`)? Roll20 and
+    Foundry round -2.5 to -2 (JavaScript's Math.round), rpg-dice-roller to -3 (mathjs)."""
+    nodes = [node for node, _ in walk(arg)]
+    if any(isinstance(n, Ref) for n in nodes):
+        return False  # a character's value: its bounds are known once it is resolved
+    divides = any(isinstance(n, Arithmetic) and any(op == "/" for op, _ in n.rest) for n in nodes)
+    return divides and arg.bounds()[0] < 0
+
+
 def _build_call(s: str, loc: int, toks: pp.ParseResults) -> Call:
     name, *args = toks
     try:
-        return Call(name.lower(), tuple(args))
+        call = Call(name.lower(), tuple(args))
     except ValueError as exc:
         raise _fail(s, loc, str(exc)) from None
+    if call.name == "round" and _negative_half(call.args[0]):
+        raise _fail(
+            s,
+            loc,
+            "round() of a value that can be a negative half differs between rollers "
+            "(Roll20 and Foundry round -2.5 to -2, rpg-dice-roller to -3): write floor(X+1/2) "
+            "to round halves up, or ceil(X-1/2) to round them down",
+        )
+    return call
 
 
 _call = (
@@ -256,14 +317,20 @@ _call = (
 ).set_parse_action(_build_call)
 
 
-def _build_braces(s: str, loc: int, toks: pp.ParseResults) -> Group:
+def _build_set(s: str, loc: int, toks: pp.ParseResults) -> Group:
+    """avrae's set `(1d4, 2+2, 3d6kl1)kh1`: a group as `{...}` makes it, of whole
+    expressions (`(3d6,)kh1`, a set of one, keeps 3d6 whole, as in avrae)."""
+    return _build_braces(s, loc, toks, one=True)
+
+
+def _build_braces(s: str, loc: int, toks: pp.ParseResults, one: bool = False) -> Group:
     items = [t for t in toks if not isinstance(t, tuple)]
     mods: dict[str, Any] = {}
     for kind, value, at in (t for t in toks if isinstance(t, tuple)):
         if kind in mods:
             raise _fail(s, at, f"the group already has {_MOD_NAMES[kind]}")
         mods[kind] = value
-    if len(items) == 1 and mods:
+    if len(items) == 1 and mods and not one:
         raise _fail(
             s,
             loc,
@@ -280,7 +347,18 @@ _braces = (
     + pp.ZeroOrMore(group_modifier)
 ).set_parse_action(_build_braces)
 
-atom = (dice_term | _call | _braces | _group | number | name_ref).set_name("a number, dice or '('")
+_paren_set = (
+    pp.Suppress("(")
+    + expression
+    + pp.Suppress(",")
+    - pp.Opt(pp.DelimitedList(expression, ",", max=MAX_ITEMS - 1, allow_trailing_delim=True))
+    - pp.Suppress(_close)
+    + pp.ZeroOrMore(group_modifier)
+).set_parse_action(_build_set)
+
+atom = (dice_term | _call | _braces | _paren_set | _group | number | name_ref).set_name(
+    "a number, dice or '('"
+)
 
 
 def _build_unary(s: str, loc: int, toks: pp.ParseResults) -> Expr:
@@ -292,7 +370,8 @@ def _build_unary(s: str, loc: int, toks: pp.ParseResults) -> Expr:
     return e  # type: ignore[no-any-return]
 
 
-unary = (pp.ZeroOrMore(pp.Literal("-")) + atom).set_name("a number, dice or '('")
+# A unary `+` does nothing (avrae: `+5`, `2*+3`); a `-` negates.
+unary = (pp.ZeroOrMore(pp.Literal("-") | pp.Suppress("+")) + atom).set_name("a number, dice or '('")
 unary.set_parse_action(_build_unary)
 
 
@@ -303,7 +382,8 @@ def _build_chain(toks: pp.ParseResults) -> Expr:
     return Arithmetic(first, tuple(zip(rest[::2], rest[1::2], strict=True)))
 
 
-product = (unary + pp.ZeroOrMore(pp.one_of("* /") - unary)).set_parse_action(_build_chain)
+# `%` is avrae's modulo: the remainder with the divisor's sign (Python's), 7%3 is 1.
+product = (unary + pp.ZeroOrMore(pp.one_of("* / %") - unary)).set_parse_action(_build_chain)
 expression <<= (product + pp.ZeroOrMore(pp.one_of("+ -") - product)).set_parse_action(_build_chain)
 
 signed_expression = (pp.Opt(pp.Suppress("+")) + expression).set_name("a signed expression")

@@ -44,7 +44,13 @@ def _kw(word: str) -> pp.ParserElement:
 
 
 integer = _int("integer")
-_op = pp.Regex(r">=|<=|>|<|=").set_name("a comparison").leave_whitespace()
+# `!=` and `<>` (rpg-dice-roller): every face but the value.
+_op = (
+    pp.Regex(r">=|<=|<>|!=|>|<|=")
+    .set_name("a comparison")
+    .leave_whitespace()
+    .set_parse_action(lambda t: "!=" if t[0] == "<>" else t[0])
+)
 
 
 def _point(after: str) -> pp.ParserElement:
@@ -114,8 +120,28 @@ def _keep(word: str, kind: KeepKind) -> pp.ParserElement:
     )
 
 
+def _bare_k(s: str, loc: int, toks: pp.ParseResults) -> None:
+    """`4d6k3`: Roll20's and rpg-dice-roller's keep-highest, avrae's keep-the-dice-showing-3;
+    `4d6k<3`: avrae's keep-the-dice-below-3. Never read one way for the other."""
+    rest = str(toks[0])[1:]
+    if rest[:1].isdigit():
+        raise _fail(
+            s,
+            loc,
+            f"'k{rest}' keeps the highest {rest} in Roll20 and rpg-dice-roller but the dice "
+            f"showing {rest} in avrae: write kh{rest} for the highest {rest}",
+        )
+    raise _fail(
+        s, loc, f"avrae's 'k{rest}' (keep the dice {rest}) is not supported: use kh/kl N or a pool"
+    )
+
+
+_k_selector = pp.Regex(r"k(?:[0-9]+|[<>]=?-?[0-9]+)", _I).leave_whitespace()
+_k_selector.set_parse_action(_bare_k)
+
+
 _keep_drop = _keep("kh", "kh") | _keep("kl", "kl") | _keep("dh", "dh") | _keep("dl", "dl")
-_keep_drop = _keep_drop | _keep("k", "kh") | _keep("d", "dl")  # Roll20: `4d6d1` drops the lowest
+_keep_drop = _keep_drop | _k_selector | _keep("k", "kh") | _keep("d", "dl")  # Roll20: `4d6d1`
 
 _pool = (
     (_op - _int("a number after the comparison", tight=True, signed=True)).set_parse_action(
@@ -124,7 +150,22 @@ _pool = (
     + pp.Opt(_kw("f") - _point("f").copy().set_parse_action(_build_compare))
 ).set_parse_action(_mod("pool", lambda t: Pool(t[0], t[2] if len(t) > 2 else None)))
 
-_unique = pp.Regex("u(?!o)", _I).leave_whitespace().set_parse_action(_mod("unique", lambda t: True))
+
+def _unique_point(s: str, loc: int, toks: pp.ParseResults) -> None:
+    point = str(toks[0])[1:]
+    raise _fail(
+        s,
+        loc,
+        f"rpg-dice-roller's 'u{point}' (unique only among the faces {point}) is not supported; "
+        f"for a pool of unique dice put the target first: " + _rewritten(s, loc, "u", "") + "u",
+    )
+
+
+_unique = pp.Regex(r"u(?:>=|<=|<>|!=|[<>=])-?[0-9]+", _I).leave_whitespace()
+_unique.set_parse_action(_unique_point)
+_unique = _unique | pp.Regex("u(?!o)", _I).leave_whitespace().set_parse_action(
+    _mod("unique", lambda t: True)
+)
 
 _crit = (
     (_kw("cs") - _point("cs").copy().set_parse_action(_build_compare)).set_parse_action(
@@ -146,16 +187,45 @@ _HINTS = {
     "min": "'min' (Foundry's and rpg-dice-roller's minimum) is written 'mi' here, like 4d6mi2",
     "max": "'max' (Foundry's and rpg-dice-roller's maximum) is written 'ma' here, like 4d6ma5",
     "uo": "'uo' (rerolling a duplicate once) is not supported: 'u' rerolls until the faces differ",
-    "rr": "'rr' is not supported: chain the points instead, like 2d6r1r2",
     "ra": "reroll-and-add ('ra') is not supported: use 'r' or an explosion",
     "cs": "'cs' needs a face or compare point, like cs>19",
     "cf": "'cf' needs a face or compare point, like cf<2",
 }
 
 
+def _rewritten(s: str, loc: int, word: str, new: str) -> str:
+    """The dice term around `loc` with `word` (at `loc`) written `new`: `1d20rr<20` ->
+    `1d20r<20`."""
+    start = loc
+    while start > 0 and not s[start - 1].isspace() and s[start - 1] not in "+-*/(),{}":
+        start -= 1
+    end = loc + len(word)
+    while end < len(s) and not s[end].isspace() and s[end] not in "+-*/(),{}[":
+        end += 1
+    return s[start:loc] + new + s[loc + len(word) : end]
+
+
+def _avrae(s: str, loc: int, word: str) -> str | None:
+    """What avrae's operators `rr`, `e` and `p` are written here, with the rewrite."""
+    after = s[loc + len(word) : loc + len(word) + 1]
+    if word == "rr":
+        return "'rr' (avrae's reroll until none match) is written 'r' here: " + _rewritten(
+            s, loc, "rr", "r"
+        )
+    if word == "e":
+        new = "!" if after in "<>" else "!="
+        return "'e' (avrae's explode on) is written '!' here: " + _rewritten(s, loc, "e", new)
+    if word in ("pl", "ph"):
+        new = "dl" if word == "pl" else "dh"
+        return f"'{word}' (avrae's drop) is written '{new}' here: " + _rewritten(s, loc, word, new)
+    if word == "p":
+        return "avrae's 'p' (drop the dice matching) is not supported: use dl/dh N"
+    return None
+
+
 def _unknown(s: str, loc: int, toks: pp.ParseResults) -> None:
     word = toks[0]
-    hint = _HINTS.get(word.lower())
+    hint = _avrae(s, loc, word.lower()) or _HINTS.get(word.lower())
     raise _fail(s, loc, hint or f"unknown modifier '{word}'")
 
 

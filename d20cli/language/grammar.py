@@ -13,8 +13,14 @@ the chosen system offers advantage or expertise is decided by d20cli.rules.
     scores [N | players=N]      fortune [show | spend [USE] | boon | no-boon]      roll ...
     USE: reroll | hint | escape | value      (roll: dice_grammar; `;`, `[[...]]`: roll_parts)
 
-Modifiers are signed (`+5`, `-1`, `+5+1d4`); an unsigned number in a modifier's place is a
-SCORE (a Pen & Dagger ability score), and a signed number after a RANK or SCORE is the
+The words after the verb come in any order (`check adv +5 vs 15`), a member's or a side's
+within it; the order counts only where a word could read two ways: after `dmg EXPR` a
+signed number would join the expression, so the modifier comes before `dmg` (an error says
+so), as does the label. A bare label word close to a word of the language (`advantge`) is
+a NearWordError with "did you mean" (grammar_checks.check_labels); one in brackets or
+quotes (`[advantge]`, `"sleight of hand"`) is a label. Modifiers are signed (`+5`, `-1`,
+`+5+1d4`); an unsigned number in a modifier's place is a SCORE (a Pen & Dagger ability
+score), and a signed number after a RANK or SCORE is the
 rank adjustment. Errors are ParseError with a message and the 1-based column in the line.
 
 Every word comes from d20cli.language.vocabulary (completion, help and the shell read it).
@@ -29,12 +35,14 @@ from typing import TYPE_CHECKING, Any
 
 import pyparsing as pp
 
+from d20cli.dice.tree import Arithmetic, Neg, Number
 from d20cli.errors import ParseError
 from d20cli.language import dice_grammar
 from d20cli.language.grammar_checks import MAX_DIGITS as MAX_DIGITS
 from d20cli.language.grammar_checks import (
     MAX_GROUP,
     check_group_size,
+    check_labels,
     check_member_commas,
     check_side_count,
     message,
@@ -78,7 +86,69 @@ def _columns(items: list[Item], verb_column: int) -> tuple[tuple[str, int], ...]
     return tuple(seen.items())
 
 
+def _plain_number(expr: Any) -> int | None:
+    """The value of a modifier of signed numbers alone (`+1`, `-2`, `+1 -2`), else None."""
+    if isinstance(expr, Arithmetic):
+        values = [_plain_number(x) for x in (expr.first, *(x for _, x in expr.rest))]
+        ops = [op for op, _ in expr.rest]
+        if any(v is None for v in values) or not set(ops) <= {"+", "-"}:
+            return None
+        first, *rest = (v or 0 for v in values)
+        return first + sum(-v if op == "-" else v for op, v in zip(ops, rest, strict=True))
+    negative = isinstance(expr, Neg)
+    if negative:
+        expr = expr.operand
+    if not isinstance(expr, Number) or expr.label is not None:
+        return None
+    return -expr.value if negative else expr.value
+
+
+#: A sign after a space inside a damage expression: `dmg 1d8 +7`.
+_SPACED_SIGN = re.compile(r"\s[+-][0-9(d]", re.IGNORECASE)
+
+
+def _in_order(verb: str, text: str, items: list[Item]) -> list[Item]:
+    """The words of a check, typed in any order, as the canonical order reads them: with a
+    rank or score anywhere, a signed number is a rank adjustment (`attempt doomed reliable
+    +1`, `attempt +1 doomed`). ParseError where the order counts: a label after `dmg`
+    (its expression ends at the next word, so a word after it would name the attack)."""
+    from d20cli.language.check_grammar import Item  # (built: this parse used it)
+
+    kinds = {item.kind for item in items}
+    if "rank" in kinds or "score" in kinds:
+        out = []
+        for item in items:
+            number = _plain_number(item.value) if item.kind == "modifier" else None
+            out.append(item if number is None else Item("adjust", number, item.column))
+        items = out
+    damage = next((item for item in items if item.kind == "dmg"), None)
+    if damage is not None and not kinds & {"modifier", "label", "rank", "score"}:
+        after = [item.column for item in items if item.column > damage.column]
+        words = text[damage.column - 1 : min(after, default=len(text) + 1) - 1].rstrip()
+        spaced = _SPACED_SIGN.search(words)
+        if spaced is not None:
+            sign = words[spaced.start() + 1 :].split()[0]
+            raise ParseError(
+                f"is {sign} the {verb}'s modifier or the damage's? The modifier comes "
+                f"before dmg ({verb} {sign} ... dmg ...); for the damage, no space: "
+                f"{words.replace(' ' + sign, sign)}",
+                text,
+                damage.column + spaced.start() + 1,
+            )
+    if damage is not None:
+        for item in items:
+            if item.kind == "label" and item.column > damage.column:
+                raise ParseError(
+                    f"the {verb}'s name comes before dmg: {verb} {item.value} ... dmg ... "
+                    f"(a damage type is a [label] on the dice: dmg 1d8[{item.value}])",
+                    text,
+                    item.column,
+                )
+    return items
+
+
 def _check(verb: str, text: str, items: list[Item], verb_column: int) -> CheckRequest:
+    items = _in_order(verb, text, items)
     fields: dict[str, Any] = {}
     counts = {"adv": 0, "dis": 0, "reliable": 0, "unreliable": 0}
     grants: list[int] = []
@@ -108,6 +178,12 @@ def _check(verb: str, text: str, items: list[Item], verb_column: int) -> CheckRe
             key = {"label": "name", "dmg": "damage", MIN: "floor", CRIT_DMG: "crit_dmg"}.get(
                 kind, kind
             )
+            if key == "modifier" and key in fields:
+                raise ParseError(
+                    f"a {verb} takes one modifier: write them as one, like +5+2",
+                    text,
+                    item.column,
+                )
             if key in fields:
                 what = {"target": "one target (vs ...)", "damage": "one dmg expression"}
                 raise ParseError(
@@ -128,6 +204,18 @@ def _check(verb: str, text: str, items: list[Item], verb_column: int) -> CheckRe
     )
 
 
+def _member(verb: str, text: str, items: list[Item], verb_column: int) -> CheckRequest:
+    """A group member or a contest side: a check with a label or a modifier."""
+    if not any(item.kind in ("label", "modifier") for item in items):
+        what = "group member" if verb == "group" else "side"
+        raise ParseError(
+            f"a {what} needs a label or a modifier (+3 adv)",
+            text,
+            items[0].column if items else None,
+        )
+    return _check("check", text, items, verb_column)
+
+
 def _flatten(toks: pp.ParseResults) -> list[Any]:
     out: list[Any] = []
     for t in toks:
@@ -140,7 +228,7 @@ def _build(verb: str, text: str, toks: pp.ParseResults, verb_column: int) -> Req
     if verb in CHECK_VERBS:
         return _check(verb, text, parts, verb_column)
     if verb in CONTEST_VERBS:
-        sides = tuple(_check("check", text, p, verb_column) for p in parts)
+        sides = tuple(_member(verb, text, p, verb_column) for p in parts)
         return ContestRequest(verb, text, sides, columns=(("verb", verb_column),))
     if verb == "group":
         groups = [p for p in parts if isinstance(p, list)]
@@ -164,7 +252,7 @@ def _build(verb: str, text: str, toks: pp.ParseResults, verb_column: int) -> Req
                 extra.column if extra is not None else None,
             )
         check_member_commas(text)
-        members = tuple(_check("check", text, g, verb_column) for g in groups)
+        members = tuple(_member(verb, text, g, verb_column) for g in groups)
         return GroupRequest(
             verb,
             text,
@@ -244,4 +332,6 @@ def parse_request(line: str) -> Request:
     except pp.ParseBaseException as exc:
         loc = min(max(exc.loc, 0), len(line))
         raise ParseError(message(exc, line, element), line, loc + 1) from None
-    return _build(verb, line, toks, verb_column)
+    request = _build(verb, line, toks, verb_column)
+    check_labels(request, line)
+    return request

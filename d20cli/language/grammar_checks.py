@@ -10,7 +10,23 @@ from collections.abc import Iterator
 from typing import Any
 
 from d20cli.errors import ParseError
-from d20cli.language.vocabulary import MAX_PARTS, VS, WORD_DIGITS
+from d20cli.language.vocabulary import (
+    ADV_WORDS,
+    CIRCUMSTANCE_WORDS,
+    CRIT_DMG,
+    DC_WORDS,
+    DIS_WORDS,
+    DMG,
+    EXPERTISE,
+    FLAG_WORDS,
+    GROUP_RULES,
+    HOUSE_WORDS,
+    MAX_PARTS,
+    RANK_WORDS,
+    TARGET_PREFIXES,
+    VS,
+    WORD_DIGITS,
+)
 
 _I = re.IGNORECASE
 
@@ -205,3 +221,135 @@ def _regex_in_words(pattern: str) -> str:
     if pattern.startswith("#"):
         return "'#' and a comment"
     return "a word"
+
+
+#: The words a mistyped label may be near (issue 33): the words of the d20 verbs. Not the
+#: words that are keywords only in their place (the named defenses, after `vs`; the
+#: fortune actions, after `fortune`), which stay usable as labels elsewhere.
+NEAR_WORDS: tuple[str, ...] = (
+    VS,
+    *ADV_WORDS,
+    *DIS_WORDS,
+    EXPERTISE,
+    DMG,
+    *HOUSE_WORDS,
+    CRIT_DMG,
+    *FLAG_WORDS,
+    *TARGET_PREFIXES,
+    *RANK_WORDS,
+    *DC_WORDS,
+    *CIRCUMSTANCE_WORDS,
+    *GROUP_RULES,
+)
+
+
+def _distance(a: str, b: str) -> int:
+    """The edit distance of two words, a swap of neighbouring letters counted as one."""
+    rows = [list(range(len(b) + 1))]
+    for i, x in enumerate(a, 1):
+        row = [i]
+        for j, y in enumerate(b, 1):
+            best = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (x != y))
+            if i > 1 and j > 1 and x == b[j - 2] and a[i - 2] == y:
+                best = min(best, rows[-2][j - 2] + 1)
+            row.append(best)
+        rows.append(row)
+    return rows[-1][-1]
+
+
+def _near(word: str, known: str) -> bool:
+    """A typo of `known`: one swap, extra or missing letter of a short word (never a letter
+    changed: `wis` is not `dis`), one edit of a word of 5 to 7 letters, two of a longer."""
+    if abs(len(word) - len(known)) > 2 or word == known:
+        return False
+    distance = _distance(word, known)
+    if len(known) <= 4:
+        swapped = len(word) == len(known) and sorted(word) == sorted(known)
+        return distance == 1 and (swapped or len(word) > len(known) or len(known) == 4)
+    return distance <= (1 if len(known) <= 7 else 2)
+
+
+def near_words(word: str) -> list[str]:
+    """The words of the request language that `word` (a label as typed, with what follows
+    its `=`, if anything) looks like a typo of: `advantge` -> advantage, `avd` -> adv,
+    `expertis=d6` -> expertise=d6. Words of fewer than 3 letters are nobody's typo."""
+    head, equals, value = word.lower().partition("=")
+    if len(head) < 3:
+        return []
+    found = [known for known in NEAR_WORDS if _near(head, known)]
+    found.sort(key=lambda known: _distance(head, known))
+    return [known + equals + value for known in found[:2]]
+
+
+def near_word_message(word: str, near: list[str]) -> str:
+    """What an unknown word close to a known one is told (a label is written [word])."""
+    head = word.split("=", 1)[0]
+    return (
+        f"unknown word {word[:30]!r}; did you mean {' or '.join(near)}? "
+        f"(a label is written [{head[:30]}])"
+    )
+
+
+class NearWordError(ParseError):
+    """A label word that looks like a mistyped word of the language (`check advantge +5`):
+    "did you mean". It carries the request as read (`request`, the words as labels) and
+    those words (`words`), so that a character that has an entry of that name may roll
+    it (d20cli.store.resolving)."""
+
+    def __init__(
+        self,
+        message: str,
+        text: str | None = None,
+        column: int | None = None,
+        request: Any = None,
+        words: tuple[str, ...] = (),
+    ) -> None:
+        super().__init__(message, text, column)
+        self.request = request
+        self.words = words
+
+    @property
+    def kind(self) -> str:
+        return "parse"
+
+
+def check_labels(request: Any, text: str) -> None:
+    """NearWordError for the first label word of the request (or of its members and
+    sides) typed bare and close to a word of the language; a label in brackets or quotes
+    is a label whatever it is."""
+    parts = [request, *getattr(request, "members", ()), *getattr(request, "sides", ())]
+    found: list[tuple[int, str, list[str]]] = []
+    for part in parts:
+        name = getattr(part, "name", None)
+        column = dict(getattr(part, "columns", ())).get("label")
+        if name is None or column is None or text[column - 1 : column] in "[\"'":
+            continue
+        near = near_words(name)
+        if near:
+            found.append((column, name, near))
+    if found:
+        column, name, near = min(found)
+        words = tuple(dict.fromkeys(w for _, w, _ in found))
+        raise NearWordError(near_word_message(name, near), text, column, request, words)
+
+
+def unvalued_words(request: Any) -> list[tuple[str, int | None]]:
+    """The label words of a request (or of its group members and contest sides) that stand
+    alone, with no modifier, rank or score, each with its column: `stealth` in
+    `check stealth vs 15` (rolled at +0 unless a character gives it a value)."""
+    parts = [request, *getattr(request, "members", ()), *getattr(request, "sides", ())]
+    return [
+        (part.name, dict(part.columns).get("label"))
+        for part in parts
+        if getattr(part, "name", None) is not None
+        and getattr(part, "modifier", 0) is None
+        and getattr(part, "rank", 0) is None
+        and getattr(part, "score", 0) is None
+    ]
+
+
+def check_valued(request: Any, text: str, why: str, how: str = "type its modifier (+N)") -> None:
+    """ParseError, under the word, for the first label word with no value (`unvalued_words`):
+    what `--strict` (`why`) makes of the note a roll gives otherwise."""
+    for word, column in unvalued_words(request):
+        raise ParseError(f"{word!r} has no value here ({why}); {how}", text, column)

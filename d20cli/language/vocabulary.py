@@ -313,8 +313,8 @@ ALIASES: dict[str, str] = {
 DICE_NOTATION: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (
         "NdS",
-        "N dice of S sides (d% is 1-100, dF a Fudge die: -1, 0, +1)",
-        ("2d6", "d20", "d%", "dF"),
+        "N dice of S sides (dF a Fudge die: -1, 0, +1; dF.1: -1, four blanks, +1)",
+        ("2d6", "d20", "d100", "dF"),
     ),
     ("(EXPR)dS", "a computed number of dice", ("(1+1)d6",)),
     (
@@ -322,13 +322,17 @@ DICE_NOTATION: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         "keep highest / lowest, drop highest / lowest",
         ("4d6kh3", "2d20kl1", "4d6dl1"),
     ),
-    ("k / d", "keep highest / drop lowest; without a count, 1", ("4d6k3", "4d6d1", "2d20kh")),
+    ("d / kh", "d drops the lowest; a keep or drop without a count means 1", ("4d6d1", "2d20kh")),
     ("!", "explode on the highest face, or on a compare point", ("1d6!", "1d10!>=9")),
     ("!!", "compound: the extra dice add into one die", ("1d6!!",)),
     ("!p / !!p", "penetrate: every extra die counts one less", ("1d6!p", "1d10!p>=9")),
-    ("r / ro", "reroll while the face matches / reroll once", ("2d6r1", "2d6r<=2", "2d6ro<3")),
+    (
+        "r / ro",
+        "reroll while the face matches / reroll once (<> or != : every face but one)",
+        ("2d6r1", "2d6r<=2", "2d6ro<3", "1d6r<>6"),
+    ),
     ("r1r2", "chained rerolls: reroll on any of the points", ("2d6r1r2", "2d6ro1ro2")),
-    ("u", "unique: a face another die shows is rolled again", ("6d6u", "4d6ukh3")),
+    ("u", "unique: a face another die shows is rolled again", ("6d6u", "4d6kh3u")),
     ("s / sa / sd", "sort the dice shown (the total is unchanged)", ("4d6s", "4d6sd")),
     (
         "cs / cf",
@@ -341,7 +345,11 @@ DICE_NOTATION: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         "a dice pool: count the dice that meet T, minus failures",
         ("6d10>=7", "6d10>=7f1"),
     ),
-    ("+ - * / ( )", "arithmetic on whole numbers; / rounds down", ("2d6+3", "(1d6+2)*2")),
+    (
+        "+ - * / % ( )",
+        "arithmetic on whole numbers; / rounds down; % is the remainder",
+        ("2d6+3", "(1d6+2)*2", "1d20%3"),
+    ),
     ("max min abs", "functions over expressions", ("max(1d6,1d8)", "min(2d6,8)", "abs(1d6-4)")),
     (
         "floor ceil round",
@@ -349,9 +357,9 @@ DICE_NOTATION: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         ("floor(1d6/2)", "round(1d6/4)"),
     ),
     (
-        "{A,B}",
+        "{A,B} (A,B)",
         "groups: keep/drop whole expressions, or count those that meet a target",
-        ("{4d6,3d8}kh1", "{1d20+5,1d20+2}>=15"),
+        ("{4d6,3d8}kh1", "(1d4, 2+2, 3d6kl1)kh1", "{1d20+5,1d20+2}>=15"),
     ),
     ("d{F,F,...}", "custom faces, each equally likely", ("d{0,0,1,2}", "3d{1,3,5}kh2")),
     ("Nd(EXPR)", "computed sides: the sides are rolled first", ("1d(1d4+2)",)),

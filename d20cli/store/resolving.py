@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from d20cli.errors import D20Error, ParseError, closest
 from d20cli.frozen import replace
 from d20cli.language.character_entries import Parse, resolve_names, resolve_party
+from d20cli.language.grammar_checks import NearWordError
 from d20cli.language.requests import ContestRequest
 from d20cli.store.characters import Character, _language, is_party, load, load_all, party_of
 
@@ -128,7 +129,7 @@ def resolve_as(text: str, spec: str, parse: Parse) -> AsRead:
     side rolls its character's entry of the first side's label."""
     if not is_party(spec):
         character = load(spec)
-        rivals = _rivals(parse(macro_line(text, character)), character)
+        rivals = _rivals(_parse_as(macro_line(text, character), character, parse), character)
         if rivals is None:
             request, system = resolve(text, character, parse)
             return AsRead(request, () if system is None else (system,), (character.name,))
@@ -139,6 +140,18 @@ def resolve_as(text: str, spec: str, parse: Parse) -> AsRead:
     request = resolve_party(request, members, parse)
     systems = tuple(dict.fromkeys(c.system for c in members if c.system))
     return AsRead(request, systems, tuple(c.name for c in members))
+
+
+def _parse_as(line: str, character: Character, parse: Parse) -> Request:
+    """`line` parsed for the character: a label word that looks like a mistyped word of
+    the language (`avd`) is the character's entry when it has one of that name."""
+    try:
+        return parse(line)
+    except NearWordError as err:
+        entries = {n.lower() for n in character.entry_names()}
+        if err.request is None or not all(w.lower() in entries for w in err.words):
+            raise
+        return err.request  # type: ignore[no-any-return]
 
 
 def _rivals(request: Request, character: Character) -> tuple[Request, list[Character]] | None:
@@ -173,7 +186,7 @@ def resolve(text: str, name: str | Character, parse: Parse) -> tuple[Request, st
     character = load(name) if isinstance(name, str) else name
     line = macro_line(text, character)
     try:
-        return resolve_names(parse(line), character, parse), character.system
+        return resolve_names(_parse_as(line, character, parse), character, parse), character.system
     except D20Error as err:
         if line == text or err.text != line:
             raise
