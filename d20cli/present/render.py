@@ -417,19 +417,28 @@ def sealed_lines(r: Result) -> list[Line]:
 
 
 def quiet_text(r: Result) -> str:
-    """`-q`: the total, or the outcome where there is no total (and the winning side of a
-    contest of three or more sides: `side_wins 3`); scores: the six scores."""
+    """`-q`: one shape per verb, the same fields for every result of it (`d20 help VERB`
+    and d20cli.rules.verb_help.QUIET say it): an attack's total and damage (`-` when none
+    was rolled), a contest's outcome id and winning side (`-` on a tie), a group's outcome
+    id (`-` with no DC), the six scores, the fortune dice held, an inline roll's text, and
+    of every other verb the total."""
     if r.verb == "roll" and "text" in r.detail:  # inline rolls: the text filled in
         return str(r.detail["text"])
     if r.scores is not None:  # pendagger's six ability scores
         return " ".join(str(score.total) for score in r.scores)
+    if r.sides is not None:  # contest, opposed, compare
+        return f"{r.outcome or '-'} {'-' if r.winner is None else r.winner}"
+    if r.members is not None:  # group
+        return r.outcome or "-"
+    if r.verb == "attack":
+        return f"{_dash(r.total)} {_dash(None if r.damage is None else r.damage.total)}"
     if r.total is not None:
-        if r.damage is not None:
-            return f"{r.total} {r.damage.total}"
         return str(r.total)
-    if r.outcome:
-        if r.sides is not None and len(r.sides) > 2 and r.winner is not None:
-            return f"{r.outcome} {r.winner}"
-        return r.outcome
     fortune = r.detail.get("fortune")
-    return str(fortune) if fortune is not None else (r.label or "")
+    if fortune is not None:
+        return str(fortune)
+    return r.outcome or r.label or "-"
+
+
+def _dash(n: int | None) -> str:
+    return "-" if n is None else str(n)
