@@ -439,7 +439,7 @@ def test_summary_of_three_sides_counts_each_winner(capsys: pytest.CaptureFixture
     )
     assert out.splitlines()[1:] == [
         "  Tie            1   33.3%",
-        "  Side N wins    2   66.7%",
+        "  One side wins  2   66.7%",
         "    side 1 wins  1   33.3%",
         "    side 2 wins  0    0.0%",
         "    side 3 wins  1   33.3%",
