@@ -350,7 +350,9 @@ def side_result(
 
 def house_detail(request: CheckRequest) -> dict[str, object]:
     """The `house` entry of a result's JSON: the house words in force on this roll
-    (`{"house": {"crit": 19, "lucky": true}}`); empty when there are none."""
+    (`{"house": {"crit": 19, "lucky": true}}`); empty when there are none. With them,
+    `house_from`: where those put in by default came from (a character, "config"), and
+    `entry`: the words of the character's entry the label named (`"+7 expertise=d6"`)."""
     house: dict[str, object] = {}
     if request.crit is not None:
         house["crit"] = request.crit
@@ -360,7 +362,14 @@ def house_detail(request: CheckRequest) -> dict[str, object]:
         house["min"] = request.floor
     if request.crit_dmg is not None:
         house["crit-dmg"] = request.crit_dmg
-    return {"house": house} if house else {}
+    if not house and request.entry is None:
+        return {}
+    out: dict[str, object] = {"house": house} if house else {}
+    if request.house_from:  # `{"house_from": {"crit": "config", "lucky": "aria"}}`
+        out["house_from"] = dict(request.house_from)
+    if request.entry is not None:  # the words of the character's entry: `"entry": "+7"`
+        out["entry"] = request.entry
+    return out
 
 
 #: The house words of one d20 roll, as word kinds (CHECK_WORD_KINDS).

@@ -224,7 +224,7 @@ def _character(name: str, table: Any, path: Path) -> Character:
             groups[key] = {str(k): _words(v, f"{name}.{key}.{k}", path) for k, v in value.items()}
         else:
             entries[key] = _words(value, f"{name}.{key}", path)
-    return Character(name, system, entries, groups, macros, HouseDefaults.from_keys(house))
+    return Character(name, system, entries, groups, macros, HouseDefaults.from_keys(house, name))
 
 
 def _house_value(name: str, key: str, value: Any, path: Path) -> Any:
