@@ -98,35 +98,42 @@ want != "" && name == want && $0 ~ key { sub(key, ""); sub("[\"" q "].*$", ""); 
 }
 
 _d20_entries() {
-    # Add the entry names of character $1 (`check <TAB> --as aria`: stealth, ...).
+    # Add the names of character $1 that verb $2 can use (`check <TAB> --as aria`:
+    # stealth, ...); verb `macros`: its macros.
     local f="$_d20_dir/characters.toml"
     [[ -r "$f" ]] || return 0
-    _d20_r="$_d20_r $(awk -v want="$1" -v q="'" 'BEGIN {
+    _d20_r="$_d20_r $(awk -v want="$1" -v verb="$2" -v mine='attacks attempts checks defends resists routines saves' -v q="'" 'BEGIN {
     want = tolower(want)
     head = "^[ \t]*\\[[^]]*\\]"
     key = "^[ \t]*\"?[A-Za-z][A-Za-z0-9_" q "-]*\"?[ \t]*="
+    split(mine, groups, " ")
+    for (g in groups) own[groups[g]] = 1
 }
 $0 ~ "^[ \t]*\\[" {
-    section = ""
+    section = ""; ok = 0
     if (match($0, head)) {
         section = tolower(substr($0, RSTART, RLENGTH))
         gsub(/[][ \t"]/, "", section)
+        group = index(section, want ".") == 1 ? substr(section, length(want) + 2) : ""
+        if (verb == "macros") ok = group == "macros"
+        else if (section == want) ok = 1
+        else ok = group != "" && group != "macros" && (group == verb "s" || !(group in own))
     }
     next
 }
-(section == want || index(section, want ".") == 1) && section != want ".macros" && match($0, key) {
+ok && match($0, key) {
     k = substr($0, RSTART, RLENGTH)
     sub(/[ \t]*=$/, "", k)
     gsub(/[ \t"]/, "", k)
-    if (k !~ /^(system|crit|lucky|min|crit-dmg|group)$/) print k
+    if (verb == "macros" || k !~ /^(system|crit|lucky|min|crit-dmg|group)$/) print k
 }' "$f" 2>/dev/null)"
 }
 
-_d20_config_system() {
-    # The `system = "..."` line of config.toml (before any [table]).
+_d20_config_value() {
+    # The `$1 = "..."` line of config.toml (before any [table]): system, character.
     local line f="$_d20_dir/config.toml"
     local table="^[[:space:]]*\\["
-    local key="^[[:space:]]*system[[:space:]]*=[[:space:]]*[\"']([^\"']*)"
+    local key="^[[:space:]]*$1[[:space:]]*=[[:space:]]*[\"']([^\"']*)"
     _d20_r=""
     [[ -r "$f" ]] || return 0
     while IFS= read -r line || [[ -n "$line" ]]; do
@@ -166,8 +173,8 @@ _d20_offer() {
         --as=*|--character=*) _d20_config; _d20_characters; _d20_prefix "${cur%%=*}="; return ;;
         --export=*) _d20_r='json csv'; _d20_prefix "${cur%%=*}="; return ;;
         -*)
-            case "$cmd" in
-                '') _d20_r='--system -s --json --quiet -q --csv --totals --odds --summary --exit-status --color --no-color --no-log --strict --seed --dice --repeat -n --simulate --budget --work --as --players --boon --version --help -h' ;;
+            case "${cmd,,}" in
+                '') _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --strict --seed --dice --repeat -n --budget --work --as --version --help -h' ;;
                 systems) _d20_r='--json --system -s --help -h' ;;
                 table) _d20_r='--help -h' ;;
                 shell) _d20_r='--system -s --json --quiet -q --csv --totals --odds --summary --exit-status --color --no-color --no-log --strict --seed --dice --repeat -n --simulate --budget --work --as --players --boon --help -h' ;;
@@ -181,20 +188,28 @@ _d20_offer() {
                 log) _d20_r='--limit -l --character -c --since --until --system -s --outcome --session --stats --export --clear --prune --before --keep --yes -y --tsv --json --no-color --help -h' ;;
                 config) _d20_r='--help -h' ;;
                 init) _d20_r='--json --no-color --system -s --seed --dice --as --help -h' ;;
-                *) _d20_r='--system -s --json --quiet -q --csv --totals --odds --summary --exit-status --color --no-color --no-log --strict --seed --dice --repeat -n --simulate --budget --work --as --players --boon --help -h' ;;
+                check|save|attack|luck|resist|routine|attempt|defend|fortune) _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --strict --seed --dice --repeat -n --budget --work --as --boon --help -h' ;;
+                group|roll|contest|opposed|compare|percent) _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --strict --seed --dice --repeat -n --budget --work --as --help -h' ;;
+                scores) _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --strict --seed --dice --repeat -n --budget --work --as --players --help -h' ;;
+                odds) _d20_r='--system -s --json --quiet -q --csv --totals --color --no-color --no-log --strict --seed --simulate --budget --work --as --players --help -h' ;;
+                *) _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --strict --seed --dice --repeat -n --budget --work --as --help -h' ;;
             esac
             return ;;
     esac
     _d20_config
+    if [[ -z "$char" ]]; then char="$D20_CHARACTER"; fi
+    if [[ -z "$char" ]]; then _d20_config_value character; char="$_d20_r"; fi
+    [[ "$char" == [Nn][Oo][Nn][Ee] ]] && char=""
     if [[ -z "$sys" && -n "$char" ]]; then _d20_characters "$char"; sys="$_d20_csys"; fi
     [[ -z "$sys" ]] && sys="$D20_SYSTEM"
-    if [[ -z "$sys" ]]; then _d20_config_system; sys="$_d20_r"; fi
+    if [[ -z "$sys" ]]; then _d20_config_value system; sys="$_d20_r"; fi
     local key="${sys,,}"
     _d20_system "${key//[_. ]/-}"
     _d20_r=""
     if [[ -z "$cmd" ]]; then
         _d20_verbs "$_d20_sys"
         _d20_r="$_d20_r "'systems table shell completion odds help seal unseal verify char party log config init'
+        if [[ -n "$char" ]]; then _d20_entries "$char" macros; fi
         return
     fi
     local verb="$cmd"
@@ -264,7 +279,16 @@ _d20_offer() {
     esac
     if (( ${#args[@]} )) && [[ "$prev" == "${args[-1]}" ]] && _d20_words "$_d20_sys" "${verb,,}" "${prev,,}"; then return; fi
     _d20_words "$_d20_sys" "${verb,,}" "" || _d20_r=""
-    if [[ -n "$char" ]]; then _d20_entries "$char"; fi
+    [[ -n "$char" ]] || return 0
+    case "${verb,,}" in
+        check|contest|opposed|group) _d20_entries "$char" check ;;
+        save) _d20_entries "$char" save ;;
+        attack) _d20_entries "$char" attack ;;
+        attempt) _d20_entries "$char" attempt ;;
+        defend) _d20_entries "$char" defend ;;
+        resist) _d20_entries "$char" resist ;;
+        routine) _d20_entries "$char" routine ;;
+    esac
 }
 
 _d20() {

@@ -106,36 +106,42 @@ $0 ~ "^[ \\t]*\\\\[" {
 want != "" && name == want && $0 ~ key { sub(key, ""); sub("[\\"" q "].*$", ""); print; exit }' $f 2>/dev/null
 end
 
-function __d20_entries --description 'the entry names of character NAME'
+function __d20_entries --description 'the names of character NAME verb VERB can use'
     set -l f (__d20_dir)/characters.toml
     test -r $f; or return 0
-    awk -v want="$argv[1]" -v q="'" 'BEGIN {
+    awk -v want="$argv[1]" -v verb="$argv[2]" -v mine='attacks attempts checks defends resists routines saves' -v q="'" 'BEGIN {
     want = tolower(want)
     head = "^[ \\t]*\\\\[[^]]*\\\\]"
     key = "^[ \\t]*\\"?[A-Za-z][A-Za-z0-9_" q "-]*\\"?[ \\t]*="
+    split(mine, groups, " ")
+    for (g in groups) own[groups[g]] = 1
 }
 $0 ~ "^[ \\t]*\\\\[" {
-    section = ""
+    section = ""; ok = 0
     if (match($0, head)) {
         section = tolower(substr($0, RSTART, RLENGTH))
         gsub(/[][ \\t"]/, "", section)
+        group = index(section, want ".") == 1 ? substr(section, length(want) + 2) : ""
+        if (verb == "macros") ok = group == "macros"
+        else if (section == want) ok = 1
+        else ok = group != "" && group != "macros" && (group == verb "s" || !(group in own))
     }
     next
 }
-(section == want || index(section, want ".") == 1) && section != want ".macros" && match($0, key) {
+ok && match($0, key) {
     k = substr($0, RSTART, RLENGTH)
     sub(/[ \\t]*=$/, "", k)
     gsub(/[ \\t"]/, "", k)
-    if (k !~ /^(system|crit|lucky|min|crit-dmg|group)$/) print k
+    if (verb == "macros" || k !~ /^(system|crit|lucky|min|crit-dmg|group)$/) print k
 }' $f 2>/dev/null
 end
 
-function __d20_config_system --description 'system = "..." in config.toml'
+function __d20_config_value --description 'KEY = "..." in config.toml'
     set -l f (__d20_dir)/config.toml
     test -r $f; or return 0
     while read -l line
         string match -qr -- '^\s*\[' $line; and return 0
-        set -l v (string match -r -- "^\s*system\s*=\s*[\"']([^\"']*)" $line)
+        set -l v (string match -r -- "^\s*$argv[1]\s*=\s*[\"']([^\"']*)" $line)
         set -q v[2]; and echo $v[2]; and return 0
     end < $f
 end
@@ -164,13 +170,13 @@ end
 function __d20_options --description 'the options after command $argv[1]'
     switch $argv[1]
         case ''
-            printf '%s\t%s\n' '--system' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '-s' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '--json' 'one JSON object per result line' '--quiet' 'print only the total (or the outcome where there is none)' '-q' 'print only the total (or the outcome where there is none)' '--csv' 'CSV rows (total, exactly, at least, at most)' '--totals' 'the chart of totals of a check too' '--odds' 'show the chance of the outcome beside the roll' '--summary' 'with --repeat: a tally of outcomes instead of rolls' '--exit-status' 'exit status 1 when the outcome is a failure (0 on success)' '--color' 'colour: auto (on a terminal), always or never (also FORCE_COLOR, NO_COLOR)' '--no-color' 'plain text, no colours (--color=never)' '--no-log' 'do not write this roll to the roll log' '--strict' 'a label word with no value is an error, not a note' '--seed' 'seed the dice: the same seed gives the same rolls' '--dice' 'use these faces instead of random ones, in roll order' '--repeat' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '-n' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '--simulate' 'estimate from N random rolls instead of exact odds' '--budget' 'the most dice one request may roll (default 1,000,000)' '--work' 'the most dice one command may roll over all its runs (default 20,000,000)' '--as' 'resolve label words and macros through this character' '--players' 'how many players roll the dice' '--boon' 'the boon option: hold up to 4 fortune dice (on until `fortune no-boon`)' '--version' 'Show the version.' '--help' 'Show help.' '-h' 'Show help.'
+            printf '%s\t%s\n' '--system' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '-s' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '--json' 'one JSON object per result line' '--quiet' 'print only the fields of each result, one shape a verb (d20 help VERB)' '-q' 'print only the fields of each result, one shape a verb (d20 help VERB)' '--csv' 'CSV rows (total, exactly, at least, at most)' '--totals' 'the chart of totals of a check too' '--odds' 'show the chance of the outcome beside the roll' '--summary' 'with --repeat: a tally of outcomes instead of rolls' '--exit-status' 'exit status 1 when the outcome is a failure (0 on success)' '--color' 'colour: auto (on a terminal), always or never (also FORCE_COLOR, NO_COLOR)' '--no-color' 'plain text, no colours (--color=never)' '--no-log' 'do not write this roll to the roll log' '--strict' 'a label word with no value is an error, not a note' '--seed' 'seed the dice: the same seed gives the same rolls' '--dice' 'use these faces instead of random ones, in roll order' '--repeat' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '-n' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '--simulate' 'estimate from N random rolls instead of exact odds' '--budget' 'the most dice one request may roll (default 1,000,000)' '--work' 'the most dice one command may roll over all its runs (default 20,000,000)' '--as' 'resolve label words and macros through this character' '--players' 'how many players roll the dice' '--boon' 'the boon option: hold up to 4 fortune dice (on until `fortune no-boon`)' '--version' 'Show the version.' '--help' 'Show help.' '-h' 'Show help.'
         case 'systems'
             printf '%s\t%s\n' '--json' 'As JSON.' '--system' 'Show only this system.' '-s' 'Show only this system.' '--help' 'Show help.' '-h' 'Show help.'
         case 'table'
             printf '%s\t%s\n' '--help' 'Show help.' '-h' 'Show help.'
         case 'shell'
-            printf '%s\t%s\n' '--system' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '-s' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '--json' 'one JSON object per result line' '--quiet' 'print only the total (or the outcome where there is none)' '-q' 'print only the total (or the outcome where there is none)' '--csv' 'CSV rows (total, exactly, at least, at most)' '--totals' 'the chart of totals of a check too' '--odds' 'show the chance of the outcome beside the roll' '--summary' 'with --repeat: a tally of outcomes instead of rolls' '--exit-status' 'exit status 1 when the outcome is a failure (0 on success)' '--color' 'colour: auto (on a terminal), always or never (also FORCE_COLOR, NO_COLOR)' '--no-color' 'plain text, no colours (--color=never)' '--no-log' 'do not write this roll to the roll log' '--strict' 'a label word with no value is an error, not a note' '--seed' 'seed the dice: the same seed gives the same rolls' '--dice' 'use these faces instead of random ones, in roll order' '--repeat' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '-n' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '--simulate' 'estimate from N random rolls instead of exact odds' '--budget' 'the most dice one request may roll (default 1,000,000)' '--work' 'the most dice one command may roll over all its runs (default 20,000,000)' '--as' 'resolve label words and macros through this character' '--players' 'how many players roll the dice' '--boon' 'the boon option: hold up to 4 fortune dice (on until `fortune no-boon`)' '--help' 'Show help.' '-h' 'Show help.'
+            printf '%s\t%s\n' '--system' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '-s' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '--json' 'one JSON object per result line' '--quiet' 'print only the fields of each result, one shape a verb (d20 help VERB)' '-q' 'print only the fields of each result, one shape a verb (d20 help VERB)' '--csv' 'CSV rows (total, exactly, at least, at most)' '--totals' 'the chart of totals of a check too' '--odds' 'show the chance of the outcome beside the roll' '--summary' 'with --repeat: a tally of outcomes instead of rolls' '--exit-status' 'exit status 1 when the outcome is a failure (0 on success)' '--color' 'colour: auto (on a terminal), always or never (also FORCE_COLOR, NO_COLOR)' '--no-color' 'plain text, no colours (--color=never)' '--no-log' 'do not write this roll to the roll log' '--strict' 'a label word with no value is an error, not a note' '--seed' 'seed the dice: the same seed gives the same rolls' '--dice' 'use these faces instead of random ones, in roll order' '--repeat' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '-n' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '--simulate' 'estimate from N random rolls instead of exact odds' '--budget' 'the most dice one request may roll (default 1,000,000)' '--work' 'the most dice one command may roll over all its runs (default 20,000,000)' '--as' 'resolve label words and macros through this character' '--players' 'how many players roll the dice' '--boon' 'the boon option: hold up to 4 fortune dice (on until `fortune no-boon`)' '--help' 'Show help.' '-h' 'Show help.'
         case 'completion'
             printf '%s\t%s\n' '--install' 'Install it for your shell (writes a file).' '--help' 'Show help.' '-h' 'Show help.'
         case 'help'
@@ -191,8 +197,16 @@ function __d20_options --description 'the options after command $argv[1]'
             printf '%s\t%s\n' '--help' 'Show help.' '-h' 'Show help.'
         case 'init'
             printf '%s\t%s\n' '--json' 'The order as one JSON object.' '--no-color' 'Plain text.' '--system' 'Rule system.' '-s' 'Rule system.' '--seed' 'Seed the dice.' '--dice' 'Use these faces.' '--as' 'The party: NAME,NAME.' '--help' 'Show help.' '-h' 'Show help.'
+        case 'check' 'save' 'attack' 'luck' 'resist' 'routine' 'attempt' 'defend' 'fortune'
+            printf '%s\t%s\n' '--system' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '-s' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '--json' 'one JSON object per result line' '--quiet' 'print only the fields of each result, one shape a verb (d20 help VERB)' '-q' 'print only the fields of each result, one shape a verb (d20 help VERB)' '--odds' 'show the chance of the outcome beside the roll' '--summary' 'with --repeat: a tally of outcomes instead of rolls' '--exit-status' 'exit status 1 when the outcome is a failure (0 on success)' '--color' 'colour: auto (on a terminal), always or never (also FORCE_COLOR, NO_COLOR)' '--no-color' 'plain text, no colours (--color=never)' '--no-log' 'do not write this roll to the roll log' '--strict' 'a label word with no value is an error, not a note' '--seed' 'seed the dice: the same seed gives the same rolls' '--dice' 'use these faces instead of random ones, in roll order' '--repeat' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '-n' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '--budget' 'the most dice one request may roll (default 1,000,000)' '--work' 'the most dice one command may roll over all its runs (default 20,000,000)' '--as' 'resolve label words and macros through this character' '--boon' 'the boon option: hold up to 4 fortune dice (on until `fortune no-boon`)' '--help' 'Show help.' '-h' 'Show help.'
+        case 'group' 'roll' 'contest' 'opposed' 'compare' 'percent'
+            printf '%s\t%s\n' '--system' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '-s' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '--json' 'one JSON object per result line' '--quiet' 'print only the fields of each result, one shape a verb (d20 help VERB)' '-q' 'print only the fields of each result, one shape a verb (d20 help VERB)' '--odds' 'show the chance of the outcome beside the roll' '--summary' 'with --repeat: a tally of outcomes instead of rolls' '--exit-status' 'exit status 1 when the outcome is a failure (0 on success)' '--color' 'colour: auto (on a terminal), always or never (also FORCE_COLOR, NO_COLOR)' '--no-color' 'plain text, no colours (--color=never)' '--no-log' 'do not write this roll to the roll log' '--strict' 'a label word with no value is an error, not a note' '--seed' 'seed the dice: the same seed gives the same rolls' '--dice' 'use these faces instead of random ones, in roll order' '--repeat' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '-n' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '--budget' 'the most dice one request may roll (default 1,000,000)' '--work' 'the most dice one command may roll over all its runs (default 20,000,000)' '--as' 'resolve label words and macros through this character' '--help' 'Show help.' '-h' 'Show help.'
+        case 'scores'
+            printf '%s\t%s\n' '--system' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '-s' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '--json' 'one JSON object per result line' '--quiet' 'print only the fields of each result, one shape a verb (d20 help VERB)' '-q' 'print only the fields of each result, one shape a verb (d20 help VERB)' '--odds' 'show the chance of the outcome beside the roll' '--summary' 'with --repeat: a tally of outcomes instead of rolls' '--exit-status' 'exit status 1 when the outcome is a failure (0 on success)' '--color' 'colour: auto (on a terminal), always or never (also FORCE_COLOR, NO_COLOR)' '--no-color' 'plain text, no colours (--color=never)' '--no-log' 'do not write this roll to the roll log' '--strict' 'a label word with no value is an error, not a note' '--seed' 'seed the dice: the same seed gives the same rolls' '--dice' 'use these faces instead of random ones, in roll order' '--repeat' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '-n' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '--budget' 'the most dice one request may roll (default 1,000,000)' '--work' 'the most dice one command may roll over all its runs (default 20,000,000)' '--as' 'resolve label words and macros through this character' '--players' 'how many players roll the dice' '--help' 'Show help.' '-h' 'Show help.'
+        case 'odds'
+            printf '%s\t%s\n' '--system' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '-s' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '--json' 'one JSON object per result line' '--quiet' 'print only the fields of each result, one shape a verb (d20 help VERB)' '-q' 'print only the fields of each result, one shape a verb (d20 help VERB)' '--csv' 'CSV rows (total, exactly, at least, at most)' '--totals' 'the chart of totals of a check too' '--color' 'colour: auto (on a terminal), always or never (also FORCE_COLOR, NO_COLOR)' '--no-color' 'plain text, no colours (--color=never)' '--no-log' 'do not write this roll to the roll log' '--strict' 'a label word with no value is an error, not a note' '--seed' 'seed the dice: the same seed gives the same rolls' '--simulate' 'estimate from N random rolls instead of exact odds' '--budget' 'the most dice one request may roll (default 1,000,000)' '--work' 'the most dice one command may roll over all its runs (default 20,000,000)' '--as' 'resolve label words and macros through this character' '--players' 'how many players roll the dice' '--help' 'Show help.' '-h' 'Show help.'
         case '*'
-            printf '%s\t%s\n' '--system' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '-s' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '--json' 'one JSON object per result line' '--quiet' 'print only the total (or the outcome where there is none)' '-q' 'print only the total (or the outcome where there is none)' '--csv' 'CSV rows (total, exactly, at least, at most)' '--totals' 'the chart of totals of a check too' '--odds' 'show the chance of the outcome beside the roll' '--summary' 'with --repeat: a tally of outcomes instead of rolls' '--exit-status' 'exit status 1 when the outcome is a failure (0 on success)' '--color' 'colour: auto (on a terminal), always or never (also FORCE_COLOR, NO_COLOR)' '--no-color' 'plain text, no colours (--color=never)' '--no-log' 'do not write this roll to the roll log' '--strict' 'a label word with no value is an error, not a note' '--seed' 'seed the dice: the same seed gives the same rolls' '--dice' 'use these faces instead of random ones, in roll order' '--repeat' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '-n' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '--simulate' 'estimate from N random rolls instead of exact odds' '--budget' 'the most dice one request may roll (default 1,000,000)' '--work' 'the most dice one command may roll over all its runs (default 20,000,000)' '--as' 'resolve label words and macros through this character' '--players' 'how many players roll the dice' '--boon' 'the boon option: hold up to 4 fortune dice (on until `fortune no-boon`)' '--help' 'Show help.' '-h' 'Show help.'
+            printf '%s\t%s\n' '--system' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '-s' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '--json' 'one JSON object per result line' '--quiet' 'print only the fields of each result, one shape a verb (d20 help VERB)' '-q' 'print only the fields of each result, one shape a verb (d20 help VERB)' '--csv' 'CSV rows (total, exactly, at least, at most)' '--totals' 'the chart of totals of a check too' '--odds' 'show the chance of the outcome beside the roll' '--summary' 'with --repeat: a tally of outcomes instead of rolls' '--exit-status' 'exit status 1 when the outcome is a failure (0 on success)' '--color' 'colour: auto (on a terminal), always or never (also FORCE_COLOR, NO_COLOR)' '--no-color' 'plain text, no colours (--color=never)' '--no-log' 'do not write this roll to the roll log' '--strict' 'a label word with no value is an error, not a note' '--seed' 'seed the dice: the same seed gives the same rolls' '--dice' 'use these faces instead of random ones, in roll order' '--repeat' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '-n' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '--simulate' 'estimate from N random rolls instead of exact odds' '--budget' 'the most dice one request may roll (default 1,000,000)' '--work' 'the most dice one command may roll over all its runs (default 20,000,000)' '--as' 'resolve label words and macros through this character' '--players' 'how many players roll the dice' '--boon' 'the boon option: hold up to 4 fortune dice (on until `fortune no-boon`)' '--help' 'Show help.' '-h' 'Show help.'
     end
 end
 
@@ -232,16 +246,20 @@ function __d20_complete --description 'what d20 takes at the cursor'
         return
     end
     if string match -q -- '-*' $cur
-        __d20_options "$cmd"
+        __d20_options (string lower -- "$cmd")
         return
     end
+    test -z "$char"; and set char $D20_CHARACTER
+    test -z "$char"; and set char (__d20_config_value character)
+    string match -qi -- none "$char"; and set char
     test -z "$sys" -a -n "$char"; and set sys (__d20_characters $char)
     test -z "$sys"; and set sys $D20_SYSTEM
-    test -z "$sys"; and set sys (__d20_config_system)
+    test -z "$sys"; and set sys (__d20_config_value system)
     set sys (__d20_system "$sys")
     if test -z "$cmd"
         __d20_verbs $sys
         printf '%s\t%s\n' 'systems' 'List the rule systems with their verbs, words, outcome tiers and examples.' 'table' 'Roll tables: roll one (table NAME), list, show or check them.' 'shell' 'The interactive shell: one request per line, TAB completion, history, `again`. Takes the options of a request, for the whole session (-s ID, --seed N, --json, --no-log, ...).' 'completion' 'Print the completion script for bash, zsh or fish (or --install it).' 'odds' 'The exact probability of every outcome of a request, instead of a roll.' 'help' 'The words each verb takes, per system, with examples: d20 help [VERB].' 'seal' 'Start a sealed session: a commitment to share, then rolls anyone can verify.' 'unseal' 'End the sealed session and print its seed, to verify its rolls with.' 'verify' 'Check a sealed session\'s exported log against its seed: d20 verify LOG SEED.' 'char' 'Characters: name your bonuses once (--as NAME).' 'party' 'The party: characters who roll together (--as party).' 'log' 'The roll log: recent rolls, fairness, export.' 'config' 'The config file: default system, colour, house-rule defaults.' 'init' 'Initiative: roll the party\'s, add monsters, show the order, next turn.'
+        test -n "$char"; and __d20_entries $char macros
         return
     end
     set -l verb $cmd
@@ -335,7 +353,23 @@ function __d20_complete --description 'what d20 takes at the cursor'
         __d20_words $sys $verb (string lower -- $prev); and return
     end
     __d20_words $sys $verb ''
-    test -n "$char"; and __d20_entries $char
+    test -n "$char"; or return 0
+    switch $verb
+        case 'check' 'contest' 'opposed' 'group'
+            __d20_entries $char check
+        case 'save'
+            __d20_entries $char save
+        case 'attack'
+            __d20_entries $char attack
+        case 'attempt'
+            __d20_entries $char attempt
+        case 'defend'
+            __d20_entries $char defend
+        case 'resist'
+            __d20_entries $char resist
+        case 'routine'
+            __d20_entries $char routine
+    end
     return 0
 end
 

@@ -142,7 +142,7 @@ def roll(
     >>> d20cli.roll("4d6kh3", dice=[6, 5, 2, 4]).total
     15
     >>> d20cli.roll("check +8 vs tough bonus", system="mm", dice=[10]).label
-    '2 degrees of success'
+    'Success — 2 degrees of success'
     >>> d20cli.roll("roll d20", seed=7) == d20cli.roll("roll d20", seed=7)
     True
     """

@@ -439,7 +439,7 @@ def test_summary_of_three_sides_counts_each_winner(capsys: pytest.CaptureFixture
     )
     assert out.splitlines()[1:] == [
         "  Tie            1   33.3%",
-        "  Side N wins    2   66.7%",
+        "  One side wins  2   66.7%",
         "    side 1 wins  1   33.3%",
         "    side 2 wins  0    0.0%",
         "    side 3 wins  1   33.3%",
@@ -449,10 +449,10 @@ def test_summary_of_three_sides_counts_each_winner(capsys: pytest.CaptureFixture
 def test_quiet_contest_of_three_sides_names_the_winner(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["contest", "+1", "vs", "+2", "vs", "+3", "-s", "reglamento", "-q", "--dice"]
     assert run_main([*args, "10,10,10"], capsys)[1] == "side_wins 3\n"
-    assert run_main([*args, "12,11,10"], capsys)[1] == "tie\n"
+    assert run_main([*args, "12,11,10"], capsys)[1] == "tie -\n"
     assert (
         run_main(["contest", "+1", "vs", "+2", "-s", "reg", "-q", "--dice", "9,9"], capsys)[1]
-        == "second_wins\n"
+        == "second_wins 2\n"
     )
 
 

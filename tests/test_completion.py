@@ -250,6 +250,13 @@ PLACES: list[tuple[str, set[str] | None, set[str]]] = [
     ("d20 check --seed ", set(), set()),
     ("d20 check -1 vs 10 a", {"adv", "advantage"}, set()),
     ("d20 che", {"check"}, set()),
+    # only the options the verb takes (`check --csv` is refused)
+    ("d20 check --", None, {"--csv", "--players", "--simulate", "--totals"}),
+    ("d20 CHECK --", None, {"--csv", "--players", "--simulate", "--totals"}),
+    ("d20 odds check --", None, {"--dice", "--repeat", "--summary", "--exit-status"}),
+    ("d20 odds check --c", {"--csv", "--color"}, set()),
+    ("d20 -s pd scores --p", {"--players"}, set()),
+    ("d20 roll 1d6 --b", {"--budget"}, set()),
 ]
 
 
@@ -387,6 +394,76 @@ def test_table_names_when_the_command_exists(config: Path) -> None:
     assert completion.candidates(["table"], "w", t, names) == ["wild-magic"]
 
 
+# -- the character in use: its macros as commands, the entries a verb can use -------------------
+
+SHEET = (
+    '[aria]\nsystem = "levelup"\nstealth = "+7"\n'
+    '[aria.attacks]\nlongsword = "+5 dmg 1d8+3"\n'
+    '[aria.saves]\nwis = "-1"\n'
+    '[aria.skills]\nathletics = "+3"\n'
+    '[aria.macros]\nsneak = "check stealth vs 15"\n'
+    '[bob]\nsystem = "mm"\n[bob.macros]\nsmash = "check +9 vs 20"\n'
+)
+
+#: (line, what it offers) with aria in use (`d20 char use aria`).
+IN_USE = [
+    ("d20 sn", ["sneak"]),
+    ("d20 --as bob sm", ["smash"]),
+    ("d20 --as none sn", []),
+    ("d20 check --as aria l", ["lucky"]),  # never the attack's longsword
+    ("d20 check l", ["lucky"]),
+    ("d20 attack l", ["lucky", "longsword"]),
+    ("d20 save w", ["wis"]),
+    ("d20 check w", []),
+    ("d20 group +1, a", ["adv", "advantage", "at-least-half", "athletics"]),
+    ("d20 roll s", []),
+    ("d20 odds attack l", ["lucky", "longsword"]),
+]
+
+
+@pytest.fixture
+def in_use(config: Path) -> Path:
+    (config / "characters.toml").write_text(SHEET, encoding="utf-8")
+    (config / "config.toml").write_text('character = "aria"\n', encoding="utf-8")
+    return config
+
+
+def _python_in_use(line: str, t: completion.Table) -> list[str]:
+    """The Python lookups with the names the files hold, aria in use."""
+    from d20cli.store import characters
+
+    def entries(name: str, verb: str) -> list[str]:
+        return characters.load(name).entry_names(verb)
+
+    def macros(name: str) -> list[str]:
+        return list(characters.load(name).macros)
+
+    names = Names(character_names(), (), "", lambda n: "", "aria", macros, entries)
+    return python_complete(line, t, names)
+
+
+@pytest.mark.parametrize(("line", "offered"), IN_USE)
+def test_the_character_in_use_completes_its_macros_and_entries(
+    line: str, offered: list[str], in_use: Path, words: completion.Table
+) -> None:
+    assert bash_complete(line) == offered
+    assert _python_in_use(line, words) == offered
+    if ZSH is not None:
+        assert zsh_complete(line) == offered
+    if FISH is not None and offered:  # (fish matches within words when no word starts so)
+        assert sorted(fish_complete(line)) == sorted(offered)
+
+
+def test_the_environment_names_the_character_in_use(
+    in_use: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("D20_CHARACTER", "bob")
+    assert bash_complete("d20 sm") == ["smash"]
+    assert bash_complete("d20 sn") == []
+    monkeypatch.setenv("D20_CHARACTER", "none")
+    assert bash_complete("d20 sn") == []
+
+
 # -- in real terminals -------------------------------------------------------------------------
 
 
@@ -483,3 +560,24 @@ def test_install_writes_to_the_users_completion_dirs(
     assert completion_install.install_path("bash") == expected["bash"]
     assert not (tmp_path / "elsewhere").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["home"]
+
+
+def test_a_verb_is_offered_the_options_it_takes(words: completion.Table) -> None:
+    """The options after a verb are those its option table says it takes
+    (`OptionSpec.taken_by`), for every verb and `odds`."""
+    for verb in (*VERBS, "odds"):
+        taken = {n for spec in OPTIONS if spec.taken_by(verb) for n in spec.names}
+        assert set(words.option_names(verb)) == taken, verb
+        offered = set(bash_complete(f"d20 {'odds check' if verb == 'odds' else verb} -"))
+        assert offered == taken | {"--help", "-h"}, verb
+
+
+def test_the_shell_offers_the_entries_a_verb_can_use(in_use: Path) -> None:
+    """The interactive shell's entries after a verb (`Character.entry_names(verb)`)."""
+    from d20cli.store import characters
+
+    aria = characters.load("aria")
+    assert aria.entry_names("check") == ["stealth", "athletics"]
+    assert aria.entry_names("attack") == ["stealth", "longsword", "athletics"]
+    assert aria.entry_names("save") == ["stealth", "wis", "athletics"]
+    assert aria.entry_names() == ["stealth", "longsword", "wis", "athletics"]

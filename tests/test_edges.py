@@ -210,7 +210,7 @@ def test_output_in_any_encoding(args: list[str], env: dict[str, str], tmp_path: 
         (["check", "+5", "vs", "15", "--dice", "12"], "17"),
         (["attack", "+5", "vs", "15", "dmg", "1d8+1", "--dice", "12,3"], "17 4"),
         (["luck", "-s", "reglamento", "--dice", "4"], "4"),
-        (["compare", "8", "vs", "6", "-s", "mm"], "first_wins"),
+        (["compare", "8", "vs", "6", "-s", "mm"], "first_wins 1"),  # and the winning side
         (["scores", "-s", "pd", "--dice", ",".join(["6", "6", "6", "1"] * 6)], "18 " * 5 + "18"),
         (["odds", "check", "+5", "vs", "15"], None),
         (["odds", "roll", "2d6"], "mean 7.0"),

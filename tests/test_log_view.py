@@ -115,7 +115,7 @@ def test_on_a_pipe_one_plain_line_per_roll_with_labels_and_marks() -> None:
     assert lines[1].split("  ")[1:] == ["-", "roll 4d6kh3", "d6 (1) 6 6 1", "13", "seeded"]
     assert lines[2].endswith("attempt adept  d20 20  20  Critical success  forced")
     assert "bo\\x09b" in lines[2]  # a tab in a name is shown, never raw
-    assert lines[3].endswith("d20 1, d8 8  8  Critical failure")
+    assert lines[3].endswith("d20 1, d8 8  8  Fumble")  # an attack's name for it
 
 
 def test_tsv_is_seven_fields_a_roll() -> None:

@@ -68,13 +68,18 @@ def test_degree_is_never_zero() -> None:
 def test_result_15_and_14_vs_dc_20_through_a_check() -> None:
     r15 = run("check +5 vs 20", 10)
     r14 = run("check +4 vs 20", 10)
-    assert (r15.degree, r15.outcome, r15.label) == (-1, "failure", "1 degree of failure")
-    assert (r14.degree, r14.label) == (-2, "2 degrees of failure")
+    assert (r15.degree, r15.outcome, r15.label) == (-1, "failure", "Failure — 1 degree of failure")
+    assert (r14.degree, r14.label) == (-2, "Failure — 2 degrees of failure")
 
 
 def test_success_degree_label() -> None:
     r = run("check +5 vs 10", 10)
-    assert (r.degree, r.outcome, r.label, r.success) == (2, "success", "2 degrees of success", True)
+    assert (r.degree, r.outcome, r.label, r.success) == (
+        2,
+        "success",
+        "Success — 2 degrees of success",
+        True,
+    )
 
 
 def test_raise_degree_jumps_minus_1_to_plus_1() -> None:

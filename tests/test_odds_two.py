@@ -81,7 +81,8 @@ def test_compare_any_number_with_damage_first() -> None:
     lines = text.splitlines()
     assert [line[:1] for line in lines[:3]] == ["A", "B", "C"]
     damage_row = next(i for i, line in enumerate(lines) if "expected damage" in line)
-    outcome_row = next(i for i, line in enumerate(lines) if "Success" in line)
+    # (an attack names its success Hit)
+    outcome_row = next(i for i, line in enumerate(lines) if " Hit " in line)
     assert damage_row < outcome_row  # damage first: the number that decides
     assert "most damage: B (attack +2 vs 15 dmg 2d6+14)" in text
     means = [d20cli.odds(a).damage_mean for a in attacks]

@@ -164,7 +164,7 @@ class Lookups:
         if found is None:
             from d20cli.store.config import load_config
 
-            found = HouseDefaults.from_keys(dict(load_config().house.get(system.id, {})))
+            found = HouseDefaults.from_keys(dict(load_config().house.get(system.id, {})), "config")
             if opts.as_:
                 from d20cli.store.characters import is_party, load
 

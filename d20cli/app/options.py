@@ -153,7 +153,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "quiet",
         ("--quiet", "-q"),
-        "print only the total (or the outcome where there is none)",
+        "print only the fields of each result, one shape a verb (d20 help VERB)",
     ),
     OptionSpec("csv", ("--csv",), "CSV rows (total, exactly, at least, at most)", verbs=_ODDS_ONLY),
     OptionSpec("totals", ("--totals",), "the chart of totals of a check too", verbs=_ODDS_ONLY),

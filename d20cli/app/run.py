@@ -465,7 +465,7 @@ def _rolled(
                     from d20cli.present.tally import Tally  # only for --summary
 
                     tally = Tally(result.request, result.system, result.verb)
-                    tally.labels.update(outcome_labels(context, opts))
+                    tally.labels.update(outcome_labels(context, opts, result.verb))
                 tally.add(result)
                 continue
             printed += emit(

@@ -37,13 +37,13 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from d20cli.app.commands import COMMANDS
-from d20cli.app.completion.engine import Command, Names, Table, candidates, scan
+from d20cli.app.completion.engine import LABEL_VERBS, Command, Names, Table, candidates, scan
 from d20cli.app.context import Context
 from d20cli.app.options import Options, split_line
 from d20cli.app.run import SETTING_WORDS, playing, run, setting, shown_system, without_program
 from d20cli.errors import D20Error, ExitStatus, NotSaved, ParseError, StateError
 from d20cli.frozen import frozen
-from d20cli.language.vocabulary import CHECK_VERBS, CONTEST_VERBS, SYSTEM_IDS, TABLE
+from d20cli.language.vocabulary import CHECK_VERBS, SYSTEM_IDS, TABLE
 from d20cli.present.output import Output
 from d20cli.rolling.limits import MAX_LINE
 from d20cli.visible import visible
@@ -73,10 +73,6 @@ class Commands:
 
     run: Callable[[list[str]], int]
     describe: Callable[[], tuple[Command, ...]]
-
-
-#: The verbs whose words may name a character's entries (label words).
-LABEL_VERBS = frozenset((*CHECK_VERBS, *CONTEST_VERBS, "group"))
 
 
 def completions(
@@ -405,9 +401,11 @@ def _interactive(session: Session) -> int:
             entries: list[str] = []
             macros: list[str] = []
             if session.character:
+                verb = scan(before.split(), words()).cmd.lower()  # (its label words')
                 try:
                     active = characters.load(session.character)
-                    entries, macros = active.entry_names(), list(active.macros)
+                    entries = active.entry_names(LABEL_VERBS.get(verb, verb))
+                    macros = list(active.macros)
                 except D20Error:
                     pass
             names = Names(

@@ -51,7 +51,7 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
     if rng is None:
         return None
     tally = Tally(request.text, system.id, request.verb)
-    tally.labels.update(outcome_labels(context, opts))
+    tally.labels.update(outcome_labels(context, opts, request.verb))
     if any(winner is not None for _, _, winner in keys):  # a contest of 3+ sides
         tally.sides = len(getattr(request, "sides", ()))
     counts = [0] * len(keys)
@@ -105,8 +105,10 @@ def _no_chance(result: Result) -> Result:
     return replace(result, notes=(*result.notes, note))
 
 
-def outcome_labels(context: Context, opts: Options) -> dict[str | None, str | None]:
-    return {oid: label for oid, label in context.system_for(opts).outcomes}
+def outcome_labels(context: Context, opts: Options, verb: str) -> dict[str | None, str | None]:
+    """The names a roll of `verb` gives its outcomes, worst first (`--summary`'s rows)."""
+    names = context.system_for(opts).outcome_names(verb)
+    return {oid: names[oid] for oid in names}
 
 
 def print_tally(tally: Tally, opts: Options, out: Output) -> None:

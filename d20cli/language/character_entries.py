@@ -51,7 +51,7 @@ _COUNTS = ("adv", "dis", "reliable", "unreliable")
 #: Fields that list words in order: the entry's come first (its words stand first).
 _LISTS = ("expertise", "circumstances")
 #: Fields the merge does not take from an entry.
-_OWN = frozenset(("verb", "text", "name", "repeat", "columns", "word_kinds"))
+_OWN = frozenset(("verb", "text", "name", "repeat", "columns", "word_kinds", "entry", "house_from"))
 #: What a typed value of its own is: then the label is not looked up.
 _VALUES = ("modifier", "rank", "score")
 
@@ -226,6 +226,8 @@ def _merge(
         if kind != "verb" and (kind not in columns or col + moved < columns[kind]):
             columns[kind] = col + moved
     order = [kind for kind, _ in sorted(columns.items(), key=lambda kc: kc[1])]
+    if placed:  # the words shown after the label, for the output to name
+        changes["entry"] = entry.text.split(None, 1)[1]
     return replace(
         side, text=text, columns=tuple((kind, columns[kind]) for kind in order), **changes
     )

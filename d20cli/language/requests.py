@@ -109,6 +109,11 @@ class CheckRequest(_Located):
     word_kinds: the kinds of word given (of CHECK_WORD_KINDS), computed once when the
     request is built, so a system compares them with what it offers in one set operation.
     Not an argument (the parse cache stores the fields above and rebuilds this one).
+    Where the words came from, for the output (neither changes what the request means, so
+    requests compare without them): entry: the words of the character's entry its label
+    named, as shown after the label (d20cli.language.character_entries); house_from: (house key,
+    where it came from: a character's name or "config") for each house word put in by
+    default (d20cli.rules.house).
     """
 
     verb: str
@@ -133,6 +138,8 @@ class CheckRequest(_Located):
     crit_dmg: str | None = None
     repeat: int = 1
     columns: Columns = ()
+    entry: str | None = field(default=None, compare=False)
+    house_from: tuple[tuple[str, str], ...] = field(default=(), compare=False)
     word_kinds: frozenset[str] = field(init=False, repr=False, compare=False, default=frozenset())
 
     def __post_init__(self) -> None:

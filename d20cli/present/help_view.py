@@ -169,11 +169,12 @@ def verb_lines(verb: str, width: int, systems: Sequence[str] = SYSTEM_IDS) -> li
     """`d20 help VERB`: the verb's words in each system that has it (systems that say the
     same together), with examples."""
     from d20cli.rules import get_system
-    from d20cli.rules.verb_help import verb_help, word_meanings
+    from d20cli.rules.verb_help import QUIET, verb_help, word_meanings
 
     summary, _ = VERB_HELP[verb]
     lines = [*paragraph(f"d20 {verb}: {summary}", width, 0, 2), ""]
     lines.append(f"Usage: d20 {verb} WORDS... [OPTIONS]   (options: d20 {verb} --help)")
+    lines += paragraph(f"With -q, each result prints {QUIET[verb]}.", width, 0, 2)
     groups, without = _groups(verb, systems)
     for sids, own_summary in groups:
         system = get_system(sids[0])

@@ -115,10 +115,54 @@ def _signed(n: int) -> str:
 
 
 def _header(r: Result, system_tag: bool = True) -> Line:
-    line: Line = [(r.request, "bold")]
+    """The request as rolled, each character's entry named where its label stands
+    (`check stealth (+7 expertise=d6, aria) vs 15`), and the system; a roll through a
+    character whose entries the text does not show names the character with the system."""
+    text, named = header_text(r)
+    line: Line = [(text, "bold")]
+    who = r.character or ", ".join(r.party or ())
     if system_tag:
-        line.append((f"  [{r.system}]", "dim"))
+        line.append((f"  [{r.system}{f', {who}' if who and not named else ''}]", "dim"))
     return line
+
+
+def header_text(r: Result) -> tuple[str, bool]:
+    """`r.request` with the words of each character's entry shown as `(words, character)`
+    after its label, and whether any was."""
+    text, named = r.request, False
+    for row in (r, *(r.members or ()), *(r.sides or ())):
+        entry, who = row.detail.get("entry"), row.character or r.character
+        if not isinstance(entry, str) or not row.name or not who:
+            continue
+        words = f"{row.name} {entry}"
+        at = text.find(words)
+        if at >= 0:
+            text = f"{text[:at]}{row.name} ({entry}, {who}){text[at + len(words) :]}"
+            named = True
+    return text, named
+
+
+def house_note(r: Result) -> str | None:
+    """The house rules a roll got by default, and from where: `house rules: crit 19 (from
+    the config), lucky (from aria)`; None when none came so."""
+    shown: dict[str, str] = {}
+    for row in (r, *(r.members or ()), *(r.sides or ())):
+        came, house = row.detail.get("house_from"), row.detail.get("house")
+        if not isinstance(came, dict) or not isinstance(house, dict):
+            continue
+        for key, where in came.items():
+            value = house.get(key)
+            word = (
+                key
+                if value is True
+                else f"{key}={value}"
+                if key == "crit-dmg"
+                else f"{key} {value}"
+            )
+            shown.setdefault(word, "the config" if where == "config" else str(where))
+    if not shown:
+        return None
+    return "house rules: " + ", ".join(f"{w} (from {where})" for w, where in shown.items())
 
 
 def summary_segments(s: DiceSummary) -> Line:
@@ -398,6 +442,9 @@ def render_result(r: Result, header: bool = True) -> list[Line]:
         lines.append(_damage_line(r.damage, r.detail.get("house", {}).get("crit-dmg")))
     lines += _detail_lines(r)
     lines += [[(f"  {note}", "italic dim")] for note in r.notes]
+    house = house_note(r)
+    if house is not None:
+        lines.append([(f"  {house}", "italic dim")])
     lines += sealed_lines(r)
     return lines
 
@@ -417,19 +464,28 @@ def sealed_lines(r: Result) -> list[Line]:
 
 
 def quiet_text(r: Result) -> str:
-    """`-q`: the total, or the outcome where there is no total (and the winning side of a
-    contest of three or more sides: `side_wins 3`); scores: the six scores."""
+    """`-q`: one shape per verb, the same fields for every result of it (`d20 help VERB`
+    and d20cli.rules.verb_help.QUIET say it): an attack's total and damage (`-` when none
+    was rolled), a contest's outcome id and winning side (`-` on a tie), a group's outcome
+    id (`-` with no DC), the six scores, the fortune dice held, an inline roll's text, and
+    of every other verb the total."""
     if r.verb == "roll" and "text" in r.detail:  # inline rolls: the text filled in
         return str(r.detail["text"])
     if r.scores is not None:  # pendagger's six ability scores
         return " ".join(str(score.total) for score in r.scores)
+    if r.sides is not None:  # contest, opposed, compare
+        return f"{r.outcome or '-'} {'-' if r.winner is None else r.winner}"
+    if r.members is not None:  # group
+        return r.outcome or "-"
+    if r.verb == "attack":
+        return f"{_dash(r.total)} {_dash(None if r.damage is None else r.damage.total)}"
     if r.total is not None:
-        if r.damage is not None:
-            return f"{r.total} {r.damage.total}"
         return str(r.total)
-    if r.outcome:
-        if r.sides is not None and len(r.sides) > 2 and r.winner is not None:
-            return f"{r.outcome} {r.winner}"
-        return r.outcome
     fortune = r.detail.get("fortune")
-    return str(fortune) if fortune is not None else (r.label or "")
+    if fortune is not None:
+        return str(fortune)
+    return r.outcome or r.label or "-"
+
+
+def _dash(n: int | None) -> str:
+    return "-" if n is None else str(n)

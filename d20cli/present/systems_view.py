@@ -24,7 +24,11 @@ def systems_data() -> list[dict[str, Any]]:
                 "title": system.title,
                 "aliases": list(system.aliases),
                 "verbs": {
-                    verb: {"summary": summary, "example": f"d20 {example} --system {system.id}"}
+                    verb: {
+                        "summary": summary,
+                        "example": f"d20 {example} --system {system.id}",
+                        **_own_names(system, verb),
+                    }
                     for verb, (summary, example) in system.verbs.items()
                 },
                 "outcomes": {oid: label for oid, label in system.outcomes},
@@ -33,6 +37,14 @@ def systems_data() -> list[dict[str, Any]]:
             }
         )
     return data
+
+
+def _own_names(system: Any, verb: str) -> dict[str, dict[str, str]]:
+    """`{"outcomes": {id: name}}` for a verb that names its tiers its own way (levelup's
+    attack: Fumble, Miss, Hit, Critical hit), else nothing."""
+    if verb not in system.verb_outcomes:
+        return {}
+    return {"outcomes": system.outcome_names(verb)}
 
 
 def _badges(pieces: list[Line], width: int, indent: int) -> list[Line]:
@@ -94,6 +106,10 @@ def systems_lines(only: str | None = None, width: int | None = None) -> list[Lin
             lines += _row(verb, column, info["summary"], width, 2)
             for text in paragraph(f"e.g. {info['example']}", width, 2 + column, 4 + column):
                 lines.append([(text[: 2 + column], ""), (text[2 + column :], "cyan")])
+            if "outcomes" in info:
+                pad = " " * (2 + column)
+                names = [[badge(oid, name)] for oid, name in info["outcomes"].items()]
+                lines += _badges([[(f"{pad}outcomes:", "dim")], *names], width, 4 + column)
     return lines
 
 

@@ -78,10 +78,11 @@ def _totals_provider(budget: Budget) -> Callable[[object], Branches | None]:
     return totals
 
 
-def _outcome_order(system: Any) -> tuple[list[str], dict[str, str]]:
+def _outcome_order(system: Any, verb: str) -> tuple[list[str], dict[str, str]]:
+    """The system's tiers worst to best, and their names in a result of `verb`, the names
+    its rolls give them (`System.outcome_names`)."""
     order = [oid for oid, _ in system.outcomes]
-    labels = {oid: label for oid, label in system.outcomes}
-    return order, labels
+    return order, system.outcome_names(verb)
 
 
 def odds_of(
@@ -141,8 +142,8 @@ def _compute_odds(
     request: Request, system: Any, max_paths: int, deadline: float | None = None
 ) -> Odds:
     """The odds of a parsed request (`odds_of` without the memo)."""
-    order, labels = _outcome_order(system)
     verb = request.verb
+    order, labels = _outcome_order(system, verb)
     if verb == "roll":
         return _roll_odds(request, system.id, deadline)
     if verb == "fortune":
@@ -239,9 +240,16 @@ def _damage_by_mode(damage: Any, normal: Fraction, critical: Fraction) -> dict[s
 
 def _name_sides(odds: Odds, request: Request) -> None:
     """Name the sides of a contest whose odds list each side's chance to win, by their
-    words as typed (label, modifier, options): `+3`, `carol +2 adv`."""
+    words as typed (label, modifier, options): `+3`, `carol +2 adv`; of two sides, the
+    label word of each in its outcome's label, as its roll names it ("Second side wins
+    (orc)")."""
 
-    if odds.winners is None or not isinstance(request, ContestRequest):
+    if not isinstance(request, ContestRequest):
+        return
+    if odds.winners is None:
+        for key, side in zip(("first_wins", "second_wins"), request.sides, strict=False):
+            if side.name and key in odds.labels:
+                odds.labels[key] = f"{odds.labels[key]} ({side.name})"
         return
     names = []
     for side in request.sides:
@@ -433,7 +441,7 @@ def simulate(
     expr = getattr(request, "expr", None) if request.verb == "roll" else None
     least = fewest_dice(expr) if expr is not None else 0
     roller.start_command(work, least, rolls, f"'{request.text}' --simulate {rolls:,}")
-    order, labels = _outcome_order(system)
+    order, labels = _outcome_order(system, request.verb)
     acc = Accumulator()
     for run in range(rolls):
         if run:

@@ -169,19 +169,22 @@ class Grade:
 
 UNGRADED = Grade(None, None, None)
 
-#: The outcome of a contest of three or more sides that one side won, and its label in
-#: the systems' outcome tables (a result's own label names the side: `side_won`).
-SIDE_WINS = ("side_wins", "Side N wins")
+#: The outcome of a contest of three or more sides that one side won, and its name where
+#: the side is not known (the systems' outcome tables, the roll log, the odds' tier): a
+#: result's own label names the side (`side_won`).
+SIDE_WINS = ("side_wins", "One side wins")
 
 
 def side_won(winner: int, count: int, name: str | None = None) -> Grade:
     """The outcome of a contest of `count` sides won by side `winner` (1-based): two sides
-    give `first_wins` / `second_wins`, more give `side_wins` labelled with the side's number
-    (and its label word, if it has one): "Side 3 wins", "Side 3 (carol) wins"."""
+    give `first_wins` / `second_wins` ("First side wins", "Second side wins (orc)" when
+    the side has a label word), more give `side_wins` labelled with the side's number (and
+    its label word): "Side 3 wins", "Side 3 (carol) wins"."""
     if count == 2:
+        tail = "" if name is None else f" ({name})"
         if winner == 1:
-            return Grade("first_wins", "First side wins", None, winner=1)
-        return Grade("second_wins", "Second side wins", None, winner=2)
+            return Grade("first_wins", "First side wins" + tail, None, winner=1)
+        return Grade("second_wins", "Second side wins" + tail, None, winner=2)
     who = f"Side {winner}" if name is None else f"Side {winner} ({name})"
     return Grade(SIDE_WINS[0], f"{who} wins", None, winner=winner)
 
@@ -347,7 +350,9 @@ def side_result(
 
 def house_detail(request: CheckRequest) -> dict[str, object]:
     """The `house` entry of a result's JSON: the house words in force on this roll
-    (`{"house": {"crit": 19, "lucky": true}}`); empty when there are none."""
+    (`{"house": {"crit": 19, "lucky": true}}`); empty when there are none. With them,
+    `house_from`: where those put in by default came from (a character, "config"), and
+    `entry`: the words of the character's entry the label named (`"+7 expertise=d6"`)."""
     house: dict[str, object] = {}
     if request.crit is not None:
         house["crit"] = request.crit
@@ -357,7 +362,14 @@ def house_detail(request: CheckRequest) -> dict[str, object]:
         house["min"] = request.floor
     if request.crit_dmg is not None:
         house["crit-dmg"] = request.crit_dmg
-    return {"house": house} if house else {}
+    if not house and request.entry is None:
+        return {}
+    out: dict[str, object] = {"house": house} if house else {}
+    if request.house_from:  # `{"house_from": {"crit": "config", "lucky": "aria"}}`
+        out["house_from"] = dict(request.house_from)
+    if request.entry is not None:  # the words of the character's entry: `"entry": "+7"`
+        out["entry"] = request.entry
+    return out
 
 
 #: The house words of one d20 roll, as word kinds (CHECK_WORD_KINDS).
@@ -443,7 +455,9 @@ class System:
     """One rule system: its id, title, verbs and outcome tiers, and its resolver.
 
     verbs: verb -> (one-line summary, example words), in the order `d20 systems` shows them.
-    outcomes: (outcome id, label), worst to best, the tiers this system can produce.
+    outcomes: (outcome id, label), worst to best, the tiers this system can produce;
+    verb_outcomes: verb -> {outcome id: name}, worst to best, the tiers of a verb that
+    names them its own way (`outcome_names`).
     aliases: other names `get_system` accepts.
     words: (word, meaning) for the request words this system takes, as `d20 systems` and
     help list them; offers: verb -> the words completion offers after it (`Offer`).
@@ -475,6 +489,16 @@ class System:
     offers: Mapping[str, Offer] = field(default_factory=dict)
     check_plan: Callable[[Request], CheckPlan | None] | None = None
     contest_plan: Callable[[Request], ContestPlan | None] | None = None
+    verb_outcomes: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+    def outcome_names(self, verb: str) -> dict[str, str]:
+        """Each outcome id's one name in a result of `verb`, which the roll, its odds, the
+        roll log and `--summary` all show: the verb's own tiers (levelup's attack: Fumble,
+        Miss, Hit, Critical hit), else the system's. A roll's label is its outcome's name,
+        or the name with the roll's detail after it (` — 2 degrees of success`,
+        ` (2 of 3 succeed)`); a `side_wins` label names its side ("Side 3 wins")."""
+        own = self.verb_outcomes.get(verb)
+        return dict(self.outcomes) if own is None else dict(own)
 
     def resolve(self, request: Request, roller: Roller) -> Result:
         """Roll the request with this system's rules (RulesError for what it lacks)."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from d20cli.frozen import fields, frozen, replace
+from d20cli.frozen import field, fields, frozen, replace
 from d20cli.language.requests import CheckRequest, ContestRequest, GroupRequest
 
 if TYPE_CHECKING:
@@ -46,24 +46,33 @@ class HouseDefaults:
     floor: int | None = None
     crit_dmg: str | None = None
     group: str | None = None
+    #: (field, where its value came from: a character's name, "config"), for the output
+    sources: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     @property
     def empty(self) -> bool:
         return self is NO_HOUSE or self == NO_HOUSE
+
+    def source(self, name: str) -> str:
+        """Where field `name`'s value came from ("" when not said)."""
+        return next((where for key, where in self.sources if key == name), "")
 
     def over(self, other: HouseDefaults) -> HouseDefaults:
         """These defaults, with `other`'s where these give none (a character's over the
         config file's)."""
         if other.empty:
             return self
-        return HouseDefaults(
-            **{
-                f.name: getattr(other, f.name)
-                if getattr(self, f.name) is None
-                else getattr(self, f.name)
-                for f in fields(HouseDefaults)
-            }
-        )
+        values: dict[str, Any] = {}
+        sources: list[tuple[str, str]] = []
+        for f in fields(HouseDefaults):
+            if f.name == "sources":
+                continue
+            mine = getattr(self, f.name)
+            values[f.name] = getattr(other, f.name) if mine is None else mine
+            where = (other if mine is None else self).source(f.name)
+            if values[f.name] is not None and where:
+                sources.append((f.name, where))
+        return HouseDefaults(**values, sources=tuple(sources))
 
     def to_json(self) -> dict[str, Any]:
         """The keys given, as the files name them: {"crit": 19, "lucky": true}."""
@@ -75,11 +84,14 @@ class HouseDefaults:
         return out
 
     @classmethod
-    def from_keys(cls, values: dict[str, Any]) -> HouseDefaults:
-        """Defaults from house keys (`{"crit-dmg": "max"}`); the values already checked."""
+    def from_keys(cls, values: dict[str, Any], source: str = "") -> HouseDefaults:
+        """Defaults from house keys (`{"crit-dmg": "max"}`); the values already checked.
+        source: where they are written (a character's name, "config")."""
         if not values:
             return NO_HOUSE
-        return cls(**{HOUSE_KEYS[key]: value for key, value in values.items()})
+        named = {HOUSE_KEYS[key]: value for key, value in values.items()}
+        sources = tuple((name, source) for name in named) if source else ()
+        return cls(**named, sources=sources)
 
 
 NO_HOUSE = HouseDefaults()
@@ -140,6 +152,10 @@ def with_house_each(request: Request, system: System, each: Sequence[HouseDefaul
     return replace(request, sides=done)
 
 
+#: The house key of each request field a default may set.
+_KEY_OF = {name: key for key, name in HOUSE_KEYS.items()}
+
+
 def _check(request: CheckRequest, kinds: frozenset[str], defaults: HouseDefaults) -> CheckRequest:
     changes: dict[str, Any] = {}
     if "crit" in kinds and request.crit is None and defaults.crit is not None:
@@ -155,4 +171,7 @@ def _check(request: CheckRequest, kinds: frozenset[str], defaults: HouseDefaults
         and defaults.crit_dmg is not None
     ):
         changes["crit_dmg"] = defaults.crit_dmg
-    return replace(request, **changes) if changes else request
+    if not changes:
+        return request
+    came = tuple((_KEY_OF[name], defaults.source(name)) for name in changes)
+    return replace(request, **changes, house_from=tuple((k, w) for k, w in came if w))

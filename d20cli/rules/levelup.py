@@ -79,6 +79,18 @@ OUTCOMES: tuple[tuple[str, str], ...] = (
     ("critical_success", "Critical success"),
 )
 
+#: The tiers of a verb that names them its own way (a save's critical, an attack's hit
+#: and miss), worst to best.
+VERB_OUTCOMES: dict[str, dict[str, str]] = {
+    "save": {"failure": "Failure", "success": "Success", "critical_success": "Critical save"},
+    "attack": {
+        "critical_failure": "Fumble",
+        "failure": "Miss",
+        "success": "Hit",
+        "critical_success": "Critical hit",
+    },
+}
+
 #: Expertise die sizes in stepping order; a grant past the last changes nothing.
 EXPERTISE_STEPS: tuple[int, ...] = (4, 6, 8)
 
@@ -130,16 +142,19 @@ def expertise_size(grants: Sequence[int]) -> int | None:
     return EXPERTISE_STEPS[min(step, len(EXPERTISE_STEPS) - 1)]
 
 
-# The grades of a single roll (graders return these, so a roll builds no new Grade).
-CRITICAL_SUCCESS = Grade("critical_success", "Critical success", True)
-SUCCESS = Grade("success", "Success", True)
-CRITICAL_FAILURE = Grade("critical_failure", "Critical failure", False)
-FAILURE = Grade("failure", "Failure", False)
-CRITICAL_SAVE = Grade("critical_success", "Critical save", True)
-CRITICAL_HIT = Grade("critical_success", "Critical hit", True)
-FUMBLE = Grade("critical_failure", "Fumble", False)
-HIT = Grade("success", "Hit", True)
-MISS = Grade("failure", "Miss", False)
+# The grades of a single roll (graders return these, so a roll builds no new Grade),
+# each labelled with its outcome's name for the verb (VERB_OUTCOMES).
+_NAMES = dict(OUTCOMES)
+CRITICAL_SUCCESS = Grade("critical_success", _NAMES["critical_success"], True)
+SUCCESS = Grade("success", _NAMES["success"], True)
+CRITICAL_FAILURE = Grade("critical_failure", _NAMES["critical_failure"], False)
+FAILURE = Grade("failure", _NAMES["failure"], False)
+CRITICAL_SAVE = Grade("critical_success", VERB_OUTCOMES["save"]["critical_success"], True)
+_ATTACK = VERB_OUTCOMES["attack"]
+CRITICAL_HIT = Grade("critical_success", _ATTACK["critical_success"], True)
+FUMBLE = Grade("critical_failure", _ATTACK["critical_failure"], False)
+HIT = Grade("success", _ATTACK["success"], True)
+MISS = Grade("failure", _ATTACK["failure"], False)
 
 
 def grade_check(natural: int, total: int, target: int | None) -> Grade:
@@ -459,4 +474,5 @@ SYSTEM = System(
     ),
     offers=OFFERS,
     check_plan=check_plan,
+    verb_outcomes=VERB_OUTCOMES,
 )

@@ -85,8 +85,8 @@ OUTCOMES: tuple[tuple[str, str], ...] = (
     ("tie", "Tie"),
     ("second_wins", "Second side wins"),
     SIDE_WINS,
-    ("unfavorable", "Unfavorable"),
-    ("favorable", "Favorable"),
+    ("unfavorable", "Unfavorable outcome"),
+    ("favorable", "Favorable outcome"),
 )
 
 CHECK_VERBS = ("check", "save", "attack")

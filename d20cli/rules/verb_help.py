@@ -203,3 +203,27 @@ def word_meanings(system: System, help_: VerbHelp) -> list[tuple[str, str]]:
     system's words it takes, in the system's order."""
     meanings = dict(system.words)
     return [*help_.own, *((w, meanings[w]) for w in help_.words if w in meanings)]
+
+
+#: What `-q` prints for each result of a verb: one shape a verb, the same fields for
+#: every result of it (d20cli.present.render.quiet_text writes it).
+_TOTAL = "the total (17)"
+_SIDES = "the outcome id and the winning side, `-` on a tie (first_wins 1, side_wins 3, tie -)"
+QUIET: dict[str, str] = {
+    "check": _TOTAL,
+    "save": _TOTAL,
+    "attack": "the total and the damage, `-` when none is rolled (17 9, 12 -)",
+    "group": "the outcome id, `-` with no DC (success)",
+    "contest": _SIDES,
+    "opposed": _SIDES,
+    "compare": _SIDES,
+    "luck": "the total, the d20's face (14)",
+    "attempt": _TOTAL,
+    "defend": _TOTAL,
+    "resist": _TOTAL,
+    "routine": _TOTAL,
+    "percent": "the total, the face x 5 (45)",
+    "scores": "the six scores (12 15 9 14 11 13)",
+    "fortune": "the fortune dice held (1)",
+    "roll": "the total (17); an inline roll: its text filled in",
+}

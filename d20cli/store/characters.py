@@ -99,10 +99,14 @@ class Character:
     macros: dict[str, str] = field(default_factory=dict)
     house: HouseDefaults = NO_HOUSE  # house keys for all of its rolls (`lucky = true`)
 
-    def entry_names(self) -> list[str]:
+    def entry_names(self, verb: str | None = None) -> list[str]:
+        """The names of its entries; with `verb`, those `lookup` finds for it: the top
+        level, the verb's own group and the groups that serve every verb (not an attack's
+        `attacks.longsword` for a check)."""
         names = list(self.entries)
-        for group in self.groups.values():
-            names += [n for n in group if n not in names]
+        for key, group in self.groups.items():
+            if verb is None or key == f"{verb.lower()}s" or key not in VERB_GROUPS:
+                names += [n for n in group if n not in names]
         return names
 
     def lookup(self, word: str, verb: str) -> str | None:
@@ -223,7 +227,7 @@ def _character(name: str, table: Any, path: Path) -> Character:
             groups[key] = {str(k): _words(v, f"{name}.{key}.{k}", path) for k, v in value.items()}
         else:
             entries[key] = _words(value, f"{name}.{key}", path)
-    return Character(name, system, entries, groups, macros, HouseDefaults.from_keys(house))
+    return Character(name, system, entries, groups, macros, HouseDefaults.from_keys(house, name))
 
 
 def _house_value(name: str, key: str, value: Any, path: Path) -> Any:

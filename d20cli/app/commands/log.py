@@ -249,16 +249,27 @@ def _norm(text: str) -> str:
     return re.sub(r"[\s\-]+", "_", text.strip().lower())
 
 
-def outcome_labels() -> dict[tuple[str, str], str]:
-    """Every system's outcome labels by (system id, outcome id)."""
+#: Outcome names by (system id, verb, outcome id); verb "" holds the system's own tiers.
+Labels = dict[tuple[str, str, str], str]
+
+
+def outcome_labels() -> Labels:
+    """Every system's outcome names, as its rolls give them, by (system id, verb, outcome
+    id) (`System.outcome_names`), and each system's tiers under the verb ""."""
     from d20cli.rules import get_system
 
-    return {
-        (sid, oid): label
-        for sid in SYSTEM_IDS
-        for oid, label in get_system(sid).outcomes
-        if oid is not None and label is not None
-    }
+    labels: Labels = {}
+    for sid in SYSTEM_IDS:
+        system = get_system(sid)
+        for verb in ("", *system.verbs):
+            for oid, label in system.outcome_names(verb).items():
+                labels[sid, verb, oid] = label
+    return labels
+
+
+def outcome_label(labels: Labels, system: str, verb: str, outcome: str) -> str:
+    """The name a roll of `verb` gives `outcome` (its id, for one no system has)."""
+    return labels.get((system, verb, outcome)) or labels.get((system, "", outcome), outcome)
 
 
 def outcome_ids(text: str) -> tuple[str, ...]:
@@ -267,9 +278,9 @@ def outcome_ids(text: str) -> tuple[str, ...]:
     found: list[str] = []
     for word in (w for w in text.split(",") if w.strip()):
         key = _norm(word)
-        ids = {oid for (_, oid), label in labels.items() if key in (oid, _norm(label))}
+        ids = {oid for (_, _, oid), label in labels.items() if key in (oid, _norm(label))}
         if not ids:
-            known = sorted({oid for _, oid in labels})
+            known = sorted({oid for _, _, oid in labels})
             raise ParseError(
                 f"no outcome is called {visible(word.strip())!r}; outcomes: {', '.join(known)}"
             )
@@ -308,12 +319,12 @@ def dice_words(dice: list[Any]) -> str:
     return ", ".join(" ".join(faces) for _, faces in groups)
 
 
-def row_fields(row: Row, labels: dict[tuple[str, str], str], iso: bool) -> list[str]:
+def row_fields(row: Row, labels: Labels, iso: bool) -> list[str]:
     """A row as the fields of a line: time, character, request, dice, total, outcome
     label, mark (forced, seeded, `sealed N` for a roll of sealed session N, or empty);
     text from users made visible."""
     at = row.at if iso else row.at.replace("T", " ")[:19]
-    label = "" if row.outcome is None else labels.get((row.system, row.outcome), row.outcome)
+    label = "" if row.outcome is None else outcome_label(labels, row.system, row.verb, row.outcome)
     return [
         at,
         visible(row.character or ""),
@@ -367,7 +378,7 @@ def _recent(
 WIDE, NARROW = 100, 80
 
 
-def _table(found: list[Row], labels: dict[tuple[str, str], str], console: Any) -> None:
+def _table(found: list[Row], labels: Labels, console: Any) -> None:
     """The rolls as a table that fits the terminal's width."""
     from rich.table import Table
 

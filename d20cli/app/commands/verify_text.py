@@ -14,8 +14,9 @@ from d20cli.visible import visible
 #: the row's `house`, which the seed's roll is compared with, names them.
 HOUSE_FIELDS = frozenset(("crit", "lucky", "floor", "crit_dmg", "rule"))
 #: Fields of the request rolled that its text does not decide (where its words are; the
-#: text of a member, which is the request's own).
-NOT_TEXT = frozenset(("columns", "text"))
+#: text of a member, which is the request's own; where an entry's or a house default's
+#: words came from, for the output).
+NOT_TEXT = frozenset(("columns", "text", "entry", "house_from"))
 #: What a typed label with no value of its own may be merged with: the character's entry
 #: (d20cli.language.character_entries): these are the fields that say it has a value of its own.
 VALUES = ("modifier", "rank", "score")

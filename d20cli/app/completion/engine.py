@@ -20,7 +20,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from d20cli.frozen import field, frozen
-from d20cli.language.vocabulary import ALIASES, SYSTEM_IDS, VERB_HELP, VERBS
+from d20cli.language.vocabulary import (
+    ALIASES,
+    CHECK_VERBS,
+    CONTEST_VERBS,
+    SYSTEM_IDS,
+    VERB_HELP,
+    VERBS,
+)
 
 SHELLS: tuple[str, ...] = ("bash", "zsh", "fish")
 FILE_NAMES: Mapping[str, str] = {"bash": "d20.bash", "zsh": "_d20", "fish": "d20.fish"}
@@ -38,6 +45,14 @@ class Option:
     takes_value: bool
     values: tuple[str, ...] = ()  # the values to offer after it (--system: the system ids)
     dynamic: str = ""  # or the names it takes: CHARACTERS (--as)
+    verbs: tuple[str, ...] | None = None  # the verbs that take it (None: every verb)
+    odds: bool = True  # whether `d20 odds` takes it
+
+    def taken_by(self, verb: str) -> bool:
+        """Whether `d20 VERB` (verb "odds": `d20 odds`) takes it (`OptionSpec.taken_by`)."""
+        if verb == "odds":
+            return self.odds
+        return self.verbs is None or verb in self.verbs
 
 
 @frozen
@@ -103,8 +118,19 @@ class Table:
     commands: tuple[Command, ...] = field(default=())
     top_options: tuple[str, ...] = ("--version", *HELP_OPTIONS)
 
-    def option_names(self) -> tuple[str, ...]:
-        return tuple(n for o in self.options for n in o.names)
+    def option_names(self, verb: str | None = None) -> tuple[str, ...]:
+        """The request options' names; with `verb`, of those the verb takes (a word that
+        is no verb: every option)."""
+        known = verb is None or verb == "odds" or any(verb in s.verbs for s in self.systems)
+        return tuple(
+            n for o in self.options if not known or o.taken_by(verb or "") for n in o.names
+        )
+
+    def verb_groups(self) -> dict[str, tuple[str, ...]]:
+        """The verbs grouped by the options they take: {verb: option names} for every verb
+        of every system and `odds`."""
+        verbs = dict.fromkeys(v for s in self.systems for v in s.verbs)
+        return {v: self.option_names(v) for v in (*verbs, "odds")}
 
     def value_options(self) -> tuple[str, ...]:
         """Every option name (of requests and commands) that takes a value."""
@@ -147,6 +173,8 @@ def request_options() -> tuple[Option, ...]:
             spec.value is not None,
             SYSTEM_IDS if spec.field == "system" else (),
             CHARACTERS if spec.field == "as_" else "",
+            spec.verbs,
+            spec.odds,
         )
         for spec in OPTIONS
     )
@@ -215,17 +243,30 @@ def _no_system(name: str) -> str:
     return ""
 
 
+def _no_macros(name: str) -> Iterable[str]:
+    return ()
+
+
+def _no_entries(name: str, verb: str) -> Iterable[str]:
+    return ()
+
+
 @frozen
 class Names:
     """The names that are not in the program's tables, read only when a place asks for them
     (they cost a file read). characters: the characters file's names; tables: the roll
     tables; default: the system when none is named (the shell's `system`); system_of: a
-    character's system ("" for none)."""
+    character's system ("" for none); active: the character in use when the line names
+    none (`D20_CHARACTER`, `d20 char use`); macros: a character's macro names (offered as
+    commands); entries: a character's entry names that a verb's label words can use."""
 
     characters: Iterable[str] = ()
     tables: Iterable[str] = ()
     default: str = ""
     system_of: Callable[[str], str] = _no_system
+    active: str = ""
+    macros: Callable[[str], Iterable[str]] = _no_macros
+    entries: Callable[[str, str], Iterable[str]] = _no_entries
 
 
 class Lazy:
@@ -254,9 +295,25 @@ def candidates(words: Sequence[str], cur: str, t: Table, names: Names) -> list[s
 
 def in_force(place: Place, t: Table, names: Names) -> SystemWords:
     """The system in force: named on the line, else the character's, else the default."""
-    name = place.system or (place.character and names.system_of(place.character))
+    who = character(place, names)
+    name = place.system or (who and names.system_of(who))
     name = name or names.default
     return t.system(name)
+
+
+def character(place: Place, names: Names) -> str:
+    """The character a request rolls as: `--as` on the line, else the one in use ("" for
+    none; `none` is nobody)."""
+    who = place.character or names.active
+    return "" if who.lower() == "none" else who
+
+
+#: The verbs whose label words name a character's entries, and the verb they are looked
+#: up for (a group member and a contest side look in `checks`, as a check does).
+LABEL_VERBS: Mapping[str, str] = {
+    **{v: v for v in CHECK_VERBS},
+    **{v: "check" for v in (*CONTEST_VERBS, "group")},
+}
 
 
 def _offered(place: Place, cur: str, t: Table, names: Names) -> Iterable[str]:
@@ -273,19 +330,20 @@ def _offered(place: Place, cur: str, t: Table, names: Names) -> Iterable[str]:
             return (*t.option_names(), *t.top_options)
         if command is not None and command.name != "odds":
             return command.option_names()
-        return (*t.option_names(), *HELP_OPTIONS)
+        return (*t.option_names(place.cmd.lower()), *HELP_OPTIONS)
     system = in_force(place, t, names)
+    who = character(place, names)
     if not place.cmd:
-        return (*system.verbs, *t.command_names())
+        return (*system.verbs, *t.command_names(), *(names.macros(who) if who else ()))
     if command is None:
-        return _request_words(system, place.cmd, place.args, place.prev)
+        return _request_words(system, place.cmd, place.args, place.prev, who, names)
     kind = dict(command.after).get(place.args[0]) if len(place.args) == 1 else None
     if kind is not None:
         return _dynamic(kind, names)
     if command.name == "odds":
         if not place.args:
             return (*system.verbs, *command.arguments)  # `odds compare "A" "B"`
-        return _request_words(system, place.args[0], place.args[1:], place.prev)
+        return _request_words(system, place.args[0], place.args[1:], place.prev, who, names)
     if not place.args:
         dynamic = _dynamic(command.dynamic, names)
         return (*command.arguments, *command.subcommands, *dynamic)
@@ -293,13 +351,24 @@ def _offered(place: Place, cur: str, t: Table, names: Names) -> Iterable[str]:
 
 
 def _request_words(
-    system: SystemWords, verb: str, args: Sequence[str], prev: str
+    system: SystemWords,
+    verb: str,
+    args: Sequence[str],
+    prev: str,
+    who: str = "",
+    names: Names | None = None,
 ) -> tuple[str, ...]:
+    """The words after a `verb` request's `args`: those of the place `prev` opens (`vs`),
+    else the verb's own, with the entries of character `who` its label words can use."""
     if args and prev == args[-1]:
         after = system.words(verb, prev)
         if after is not None:
             return after
-    return system.words(verb) or ()
+    found = system.words(verb) or ()
+    looked_up = LABEL_VERBS.get(verb.lower())
+    if who and names is not None and looked_up is not None:
+        return (*found, *names.entries(who, looked_up))
+    return found
 
 
 def _values(option: Option, names: Names) -> Iterable[str]:

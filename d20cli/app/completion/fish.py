@@ -7,7 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from d20cli.app.completion.engine import CHARACTERS, DEFAULT_SYSTEM, TABLES, Command, Option, Table
+from d20cli.app.completion.engine import (
+    CHARACTERS,
+    DEFAULT_SYSTEM,
+    LABEL_VERBS,
+    TABLES,
+    Command,
+    Option,
+    Table,
+)
 from d20cli.app.completion.scripts import (
     _HEADER,
     CHARACTERS_AWK,
@@ -15,6 +23,7 @@ from d20cli.app.completion.scripts import (
     _comment,
     _grouped,
     _values_of,
+    _verb_groups,
 )
 
 
@@ -110,18 +119,19 @@ def fish_script(t: Table) -> str:
         f'    awk -v want="$argv[1]" -v q="\'" {_fq(CHARACTERS_AWK)} $f 2>/dev/null',
         "end",
         "",
-        "function __d20_entries --description 'the entry names of character NAME'",
+        "function __d20_entries --description 'the names of character NAME verb VERB can use'",
         "    set -l f (__d20_dir)/characters.toml",
         "    test -r $f; or return 0",
-        f'    awk -v want="$argv[1]" -v q="\'" {_fq(ENTRIES_AWK)} $f 2>/dev/null',
+        f'    awk -v want="$argv[1]" -v verb="$argv[2]" -v mine={_fq(" ".join(_verb_groups()))} '
+        f'-v q="\'" {_fq(ENTRIES_AWK)} $f 2>/dev/null',
         "end",
         "",
-        "function __d20_config_system --description 'system = \"...\" in config.toml'",
+        "function __d20_config_value --description 'KEY = \"...\" in config.toml'",
         "    set -l f (__d20_dir)/config.toml",
         "    test -r $f; or return 0",
         "    while read -l line",
         "        string match -qr -- '^\\s*\\[' $line; and return 0",
-        '        set -l v (string match -r -- "^\\s*system\\s*=\\s*[\\"\']([^\\"\']*)" $line)',
+        '        set -l v (string match -r -- "^\\s*$argv[1]\\s*=\\s*[\\"\']([^\\"\']*)" $line)',
         "        set -q v[2]; and echo $v[2]; and return 0",
         "    end < $f",
         "end",
@@ -162,6 +172,12 @@ def fish_script(t: Table) -> str:
                 f"        case {_fq(c.name)}",
                 f"            printf '%s\\t%s\\n' {_options(c.options)}",
             ]
+    for verbs, taken in _grouped(t.verb_groups().items()):
+        options = [o for o in t.options if o.names[0] in taken]
+        out += [
+            f"        case {_words(verbs)}",
+            f"            printf '%s\\t%s\\n' {_options(options)}",
+        ]
     out += [
         "        case '*'",
         f"            printf '%s\\t%s\\n' {_options(t.options)}",
@@ -215,12 +231,15 @@ def _complete_function(t: Table) -> list[str]:
         "        return",
         "    end",
         "    if string match -q -- '-*' $cur",
-        '        __d20_options "$cmd"',
+        '        __d20_options (string lower -- "$cmd")',
         "        return",
         "    end",
+        '    test -z "$char"; and set char $D20_CHARACTER',
+        '    test -z "$char"; and set char (__d20_config_value character)',
+        '    string match -qi -- none "$char"; and set char',
         '    test -z "$sys" -a -n "$char"; and set sys (__d20_characters $char)',
         '    test -z "$sys"; and set sys $D20_SYSTEM',
-        '    test -z "$sys"; and set sys (__d20_config_system)',
+        '    test -z "$sys"; and set sys (__d20_config_value system)',
         '    set sys (__d20_system "$sys")',
         '    if test -z "$cmd"',
         "        __d20_verbs $sys",
@@ -228,6 +247,7 @@ def _complete_function(t: Table) -> list[str]:
     pairs = [(c.name, c.help) for c in t.commands]
     out += [
         f"        printf '%s\\t%s\\n' {_described(pairs)}",
+        '        test -n "$char"; and __d20_entries $char macros',
         "        return",
         "    end",
         "    set -l verb $cmd",
@@ -273,8 +293,10 @@ def _complete_function(t: Table) -> list[str]:
         "        __d20_words $sys $verb (string lower -- $prev); and return",
         "    end",
         "    __d20_words $sys $verb ''",
-        '    test -n "$char"; and __d20_entries $char',
-        "    return 0",
-        "end",
+        '    test -n "$char"; or return 0',
+        "    switch $verb",
     ]
+    for verbs, (looked_up,) in _grouped((v, (u,)) for v, u in LABEL_VERBS.items()):
+        out += [f"        case {_words(verbs)}", f"            __d20_entries $char {looked_up}"]
+    out += ["    end", "    return 0", "end"]
     return out

@@ -113,6 +113,11 @@ OUTCOMES: tuple[tuple[str, str], ...] = (
     SIDE_WINS,
 )
 
+#: An attack names its tiers as a hit or a miss.
+VERB_OUTCOMES: dict[str, dict[str, str]] = {
+    "attack": {"failure": "Miss", "success": "Hit", "critical_success": "Critical hit"},
+}
+
 
 _OTHER_VERBS = {
     "save": "mm saves are resistance checks: resist +6 vs rank 8",
@@ -173,6 +178,7 @@ SYSTEM = System(
     ),
     offers=OFFERS,
     check_plan=check_plan,
+    verb_outcomes=VERB_OUTCOMES,
 )
 
 __all__ = [

@@ -153,7 +153,8 @@ def degree_label(deg: int) -> str:
 def grade_check(natural: int | None, total: int, dc: int | None) -> Grade:
     """A check (or resist): graded in degrees; a natural 20 raises the degree one step and
     is then a critical success if the degree is a success, else a failure. A natural 1 has
-    no effect. natural None: no die (routine)."""
+    no effect. natural None: no die (routine). The label is the outcome's name and the
+    degree: "Failure — 2 degrees of failure"."""
     if dc is None:
         return UNGRADED
     deg = degree(total, dc)
@@ -161,10 +162,10 @@ def grade_check(natural: int | None, total: int, dc: int | None) -> Grade:
         deg = raise_degree(deg)
         if deg > 0:
             return Grade("critical_success", f"Critical success — {degree_label(deg)}", True, deg)
-        return Grade("failure", degree_label(deg).capitalize(), False, deg)
+        return Grade("failure", f"Failure — {degree_label(deg)}", False, deg)
     if deg > 0:
-        return Grade("success", degree_label(deg).capitalize(), True, deg)
-    return Grade("failure", degree_label(deg).capitalize(), False, deg)
+        return Grade("success", f"Success — {degree_label(deg)}", True, deg)
+    return Grade("failure", f"Failure — {degree_label(deg)}", False, deg)
 
 
 def grade_attack(natural: int, total: int, dc: int | None, threat: int = 20) -> Grade:

@@ -122,6 +122,7 @@ def _resolve_opposed(request: ContestRequest, roller: Roller) -> Result:
             notes = ("equal totals and bonuses: a d20 decides (1-10 first, 11-20 second)",)
         elif total1 == total2:
             notes = ("equal totals: the higher bonus wins",)
+        winner = grade.winner or 1  # (opposed is never a tie)
     else:
         leaders = opposed_leaders(rolls)
         top = max(total for total, _ in rolls)
@@ -133,7 +134,7 @@ def _resolve_opposed(request: ContestRequest, roller: Roller) -> Result:
         else:
             winner, tie_dice, notes = _break_tie(leaders, roller)
             dice += tie_dice
-        grade = side_won(winner, len(sides), sides[winner - 1].name)
+    grade = side_won(winner, len(sides), sides[winner - 1].name)
     return Result(
         request=request.text,
         system=ID,
