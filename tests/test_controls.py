@@ -93,7 +93,7 @@ def test_whole_escape_sequences_stay_inert(attack: str) -> None:
 @pytest.mark.parametrize("c", CORPUS, ids=lambda c: f"U+{ord(c):04X}")
 def test_errors_that_echo_the_input_show_controls_visibly(c: str) -> None:
     if c in "\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\u2028\u2029":  # white space: a word break
-        words = ["check", f"+5 vs 1{c}{c}x5"]
+        words = ["check", f"+5 vs 1{c}{c}5x"]  # (`x5` after it would be a label)
     else:
         words = ["check", f"+5 vs 1{c}5"]
     _, stderr, status = run(words)

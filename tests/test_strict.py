@@ -12,7 +12,7 @@ from cli_helpers import d20, write_sheet
 
 import d20cli
 from d20cli.app.options import Options, split_line
-from d20cli.app.run import run_tokens
+from d20cli.app.run import run as run_tokens
 from d20cli.present.output import Output
 
 NOTE = "'stealth' has no value here, so it adds nothing"

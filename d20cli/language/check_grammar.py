@@ -125,6 +125,10 @@ def _label_word(s: str, loc: int, toks: pp.ParseResults) -> Item:
 
 label_word = pp.Regex(r"[a-z][\w'-]*", _I).set_name("a label word")
 label_word.add_condition(lambda t: not _keyword_any.matches(str(t[0])))
+# never a label: a target's DC or AC without its `vs` (`check +5 DC 15`: the error says
+# `vs DC 15`), nor the first word of the spaced group rule (`at least half`)
+_NOT_LABELS = re.compile(r"(?:dc|ac)(?![\w'-])|at[ \t]+least[ \t]+half\b", re.IGNORECASE)
+label_word.add_condition(lambda s, loc, t: _NOT_LABELS.match(s, loc) is None)
 label_word.add_parse_action(_label_word)
 # A label in brackets or quotes is a label whatever its words (`[advantge]`, `"sleight of
 # hand"`): at most 64 characters.

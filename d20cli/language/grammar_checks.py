@@ -243,6 +243,9 @@ NEAR_WORDS: tuple[str, ...] = (
 )
 
 
+_KNOWN = frozenset(word.lower() for word in NEAR_WORDS)
+
+
 def _distance(a: str, b: str) -> int:
     """The edit distance of two words, a swap of neighbouring letters counted as one."""
     rows = [list(range(len(b) + 1))]
@@ -324,6 +327,14 @@ def check_labels(request: Any, text: str) -> None:
         column = dict(getattr(part, "columns", ())).get("label")
         if name is None or column is None or text[column - 1 : column] in "[\"'":
             continue
+        if name.lower() in _KNOWN:  # a word of the language where it does not go
+            raise NearWordError(
+                f"{name[:30]!r} does not go here (a label is written [{name[:30]}])",
+                text,
+                column,
+                request,
+                (name,),
+            )
         near = near_words(name)
         if near:
             found.append((column, name, near))
