@@ -137,7 +137,7 @@ def main() -> None:
         "every memo on": (nothing, idle, idle),
         "Context.lanes (lane)": (no_lane, idle, idle),
         "Context.lines": (forget("lines"), idle, idle),
-        "Context.readied": (forget("readied"), idle, idle),
+        "Context.requests_made": (forget("requests_made"), idle, idle),
         "Context.parsed": (forget("parsed"), idle, idle),
         "Context.plans": (forget("plans"), idle, idle),
         "Context.valued": (forget("valued"), idle, idle),

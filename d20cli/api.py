@@ -58,9 +58,9 @@ from d20cli.rolling import rolls
 from d20cli.rolling.limits import MAX_BUDGET, MAX_REPEAT, MAX_WORK
 from d20cli.rules import SYSTEM_IDS, get_system
 from d20cli.rules.house import HouseDefaults, with_house
+from d20cli.store.as_character import read_through
 from d20cli.store.characters import Character
 from d20cli.store.characters import load as load_character
-from d20cli.store.resolving import resolve as resolve_character
 
 if TYPE_CHECKING:
     from d20cli.language.requests import Request as Parsed
@@ -389,13 +389,13 @@ def _read(
         if not isinstance(character, str | Character):
             raise TypeError(f"character must be a name or a Character, not {character!r}")
         who = load_character(character) if isinstance(character, str) else _checked(character)
-        parsed, plays = resolve_character(line, who, _parse)
+        parsed, plays = read_through(line, who, _parse)
         if system is None or system is DEFAULT_SYSTEM:
             system = plays or DEFAULT_SYSTEM
         rules = get_system(system)
 
         def parse(text: str) -> Parsed:  # with the character's house keys (`lucky = true`)
-            return with_house(resolve_character(text, who, _parse)[0], rules, who.house)
+            return with_house(read_through(text, who, _parse)[0], rules, who.house)
 
         house_parsed = with_house(parsed, rules, who.house)
         return _Read(rules, house_parsed, parsed.text, parse, who.name)

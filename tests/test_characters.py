@@ -19,7 +19,8 @@ from d20cli.app.shell import Session, completions
 from d20cli.errors import D20Error, ParseError
 from d20cli.language.grammar import parse_request
 from d20cli.present.output import Output
-from d20cli.store import character_edits, characters, resolving
+from d20cli.store import as_character as resolving
+from d20cli.store import character_edits, characters
 
 SHEET = """\
 # The party -- keep this comment
@@ -92,21 +93,21 @@ def test_path_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
 def test_resolve(sheet: Path, text: str, expanded: str) -> None:
     """Entries are merged into the parsed request; the request shows the entry's words
     after its label, and parsing that shown text gives the very same request."""
-    request, system = resolving.resolve(text, "aria", parse_request)
+    request, system = resolving.read_through(text, "aria", parse_request)
     assert (request.text, system) == (expanded, "levelup")
     assert request == parse_request(expanded)
 
 
 def expand(text: str, name: str) -> tuple[str, str | None]:
     """The request text as rolled through the character, and its system."""
-    request, system = resolving.resolve(text, name, parse_request)
+    request, system = resolving.read_through(text, name, parse_request)
     return request.text, system
 
 
 def test_resolved_label_is_the_result_name(sheet: Path) -> None:
-    from d20cli.app.run import resolve
+    from d20cli.app.run import results_of
 
-    (result,) = resolve("check stealth vs 15", Options(as_="aria", dice=(12, 3)))
+    (result,) = results_of("check stealth vs 15", Options(as_="aria", dice=(12, 3)))
     assert result.name == "stealth" and result.total == 12 + 7 + 3
     assert result.request == "check stealth +7 expertise=d6 vs 15"
 

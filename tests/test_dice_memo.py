@@ -18,7 +18,7 @@ from state_helpers import logged_columns, run_batch
 
 from d20cli.app.context import Context
 from d20cli.app.options import Options
-from d20cli.app.run import resolve
+from d20cli.app.run import results_of
 from d20cli.app.tallies import with_chance
 from d20cli.dice.roller import RandomRoller, Roller
 from d20cli.language.requests import Request
@@ -236,7 +236,7 @@ def test_the_odds_note_of_a_result_kept_is_made_once_for_its_odds() -> None:
     those odds (its JSON with the chance, though the result's own JSON was written
     first), and made anew for other odds."""
     context = Context(seed=1)
-    result = next(iter(resolve("check +5 vs 15", Options())))
+    result = next(iter(results_of("check +5 vs 15", Options())))
     assert '"chance"' not in result.json_text()
     odds = context.odds("check +5 vs 15", Options(odds=True))
     noted = with_chance(result, odds)

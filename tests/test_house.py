@@ -261,7 +261,8 @@ def test_a_character_entry_carries_house_words() -> None:
     from d20cli.app.options import Options
     from d20cli.app.run import resolve
     from d20cli.language.grammar import parse_request
-    from d20cli.store import character_edits, characters, resolving
+    from d20cli.store import as_character as resolving
+    from d20cli.store import character_edits, characters
 
     characters.characters_path().parent.mkdir(parents=True, exist_ok=True)
     character_edits.add("aria", "levelup")

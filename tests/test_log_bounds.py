@@ -11,7 +11,7 @@ import pytest
 from state_helpers import logging_on, opened, output  # noqa: F401 (logging_on: a fixture)
 
 from d20cli.app.options import Options
-from d20cli.app.run import resolve
+from d20cli.app.run import results_of
 from d20cli.store import log_rows, rolllog
 from d20cli.store.log_stats import fairness
 from d20cli.store.rolllog import RollLog, Rolls, dice_text
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.usefixtures("logging_on")
 
 
 def results(text: str, **opts: Any) -> list[Any]:
-    return list(resolve(text, Options(seed=1, **opts)))
+    return list(results_of(text, Options(seed=1, **opts)))
 
 
 def test_a_big_labelled_roll_is_one_small_summary() -> None:

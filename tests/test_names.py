@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from d20cli.dice.roller import ForcedRoller
 from d20cli.errors import ParseError, RulesError
-from d20cli.language.character_entries import resolve_names
+from d20cli.language.character_entries import merge_entries
 from d20cli.language.grammar import parse_request
 from d20cli.language.requests import CheckRequest, GroupRequest
 from d20cli.rules import get_system
@@ -33,7 +33,7 @@ class Sheet:
 
 
 def resolved(text: str, **table: str) -> CheckRequest | GroupRequest:
-    request = resolve_names(parse_request(text), Sheet(table=table), parse_request)
+    request = merge_entries(parse_request(text), Sheet(table=table), parse_request)
     assert isinstance(request, CheckRequest | GroupRequest)
     return request
 
@@ -113,7 +113,7 @@ def test_the_shown_text_parses_to_the_resolved_request(
         f"group {', '.join(members)} vs {dc}",
         f"contest {' vs '.join(members)}",
     ):
-        request = resolve_names(parse_request(text), Sheet(table=table), parse_request)
+        request = merge_entries(parse_request(text), Sheet(table=table), parse_request)
         assert request == parse_request(request.text)
 
 
@@ -121,7 +121,7 @@ def test_the_shown_text_parses_to_the_resolved_request(
 
 
 def values(text: str, **table: str) -> object:
-    return resolve_names(parse_request(text), Sheet(table=table), parse_request)
+    return merge_entries(parse_request(text), Sheet(table=table), parse_request)
 
 
 def test_a_name_stands_wherever_a_number_may() -> None:

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from d20cli.app.options import Options
-from d20cli.app.run import resolve
+from d20cli.app.run import results_of
 from d20cli.results import JSON_ENCODER, Damage, DiceSummary, Die, Result, Score
 
 REQUESTS = {
@@ -66,7 +66,7 @@ def canonical(text: str) -> str:
 @pytest.mark.parametrize(("system", "text"), CASES)
 def test_json_text_is_the_standard_encoding(system: str, text: str) -> None:
     for seed in range(25):
-        for result in resolve(text, Options(system=system, seed=seed)):
+        for result in results_of(text, Options(system=system, seed=seed)):
             line = result.json_text()
             assert line == canonical(line)
             data = result.to_json()
@@ -83,7 +83,7 @@ def test_a_result_reads_back_from_its_json_whole(system: str, text: str) -> None
     """One codec: `Result.from_json` rebuilds what `json_text` wrote, every field and part
     (dice, damage, members, sides, winner, scores, a dice summary, detail, notes)."""
     for seed in range(5):
-        for result in resolve(text, Options(system=system, seed=seed)):
+        for result in results_of(text, Options(system=system, seed=seed)):
             back = Result.from_json(result.to_json())
             assert back.json_text() == result.json_text()
             assert back == Result.from_json(json.loads(back.json_text()))

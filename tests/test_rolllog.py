@@ -24,7 +24,7 @@ from d20cli.app.commands import log as log_cli
 from d20cli.app.commands.log import log_app
 from d20cli.app.context import open_log
 from d20cli.app.options import Options
-from d20cli.app.run import resolve
+from d20cli.app.run import results_of
 from d20cli.errors import NotSaved
 from d20cli.present.output import Output
 from d20cli.results import Result
@@ -41,7 +41,7 @@ pytestmark = pytest.mark.usefixtures("logging_on")
 
 
 def roll(log: RollLog, text: str, **opts: Any) -> None:
-    for result in resolve(text, Options(**opts)):
+    for result in results_of(text, Options(**opts)):
         log.add(result)
 
 
@@ -105,7 +105,7 @@ def test_logged_dice_are_every_die_of_the_result(system: str, text: str) -> None
         return [d.to_json() for d in dice]
 
     for seed in range(30):
-        for result in resolve(text, Options(system=system, seed=seed)):
+        for result in results_of(text, Options(system=system, seed=seed)):
             assert json.loads(rolllog.dice_text(result)) == every_die(result)
 
 
@@ -401,7 +401,7 @@ def test_log_errors_and_clear(monkeypatch: pytest.MonkeyPatch) -> None:
 def _writer(n: int) -> None:
     out = Output(io.StringIO(), sys.stderr, color=False)
     log = RollLog(f"p{os.getpid()}", "random", out, flush_rows=50)
-    for result in resolve("roll 1d20", Options(repeat=n)):
+    for result in results_of("roll 1d20", Options(repeat=n)):
         log.add(result)
     log.close()
     close_opened()
@@ -427,10 +427,10 @@ KILLED_WRITER = textwrap.dedent(
     from d20cli.app.options import Options
     from d20cli.present.output import Output
     from d20cli.store.rolllog import RollLog
-    from d20cli.app.run import resolve
+    from d20cli.app.run import results_of
     log = RollLog(None, "random", Output(io.StringIO(), sys.stderr, color=False), flush_rows=100)
     print("ready", flush=True)
-    for result in resolve("roll 1d20", Options(repeat=1_000_000)):
+    for result in results_of("roll 1d20", Options(repeat=1_000_000)):
         log.add(result)
     """
 )
@@ -567,9 +567,9 @@ def test_a_result_logged_again_makes_the_same_row() -> None:
     are made once (`Result.derived`), and every row is what a new result would make."""
     out, _ = output()
     log = RollLog(None, "random", out, store=opened().rolls)
-    same = next(iter(resolve("roll 1d1", Options())))
-    check = next(iter(resolve("check +1 vs 10 crit 19", Options(dice=(7,)))))
-    for result in (same, same, check, same, *resolve("roll 2d1", Options()), same, check):
+    same = next(iter(results_of("roll 1d1", Options())))
+    check = next(iter(results_of("check +1 vs 10 crit 19", Options(dice=(7,)))))
+    for result in (same, same, check, same, *results_of("roll 2d1", Options()), same, check):
         log.add(result)
     assert same.derived("log_row", lambda r: pytest.fail("made again")) == (
         same.dice_text(),

@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from d20cli.language.requests import Request
     from d20cli.probability.model import Odds
     from d20cli.rules import System
+    from d20cli.store.as_character import AsRead
     from d20cli.store.request_cache import ParseCache
-    from d20cli.store.resolving import AsRead
     from d20cli.store.rolllog import RollLog, Rolls
     from d20cli.store.shape_cache import ShapeCache
     from d20cli.store.state import State
@@ -53,7 +53,8 @@ class Lookups:
         self.disk = disk
         self.shapes = shapes
         self.parsed: Bounded[str, Request] = Bounded()
-        self.readied: Bounded[tuple[str, str], Request] = Bounded()  # (text, system): `ready`'s
+        # by (text, system): `request_for`'s
+        self.requests_made: Bounded[tuple[str, str], Request] = Bounded()
         self.plans: Bounded[int, tuple[Request, Plan]] = Bounded()  # by the request's id: `plan`'s
         self.odds_kept: Bounded[tuple[str, str], Odds] = Bounded()  # (text, system): `odds`'
         self.odds_asked: Bounded[str, tuple[Options, Odds]] = Bounded()  # by text, these options
@@ -114,13 +115,13 @@ class Lookups:
     def parse_as(self, text: str, name: str) -> AsRead:
         """`text` parsed and resolved through `--as name`: one character (a macro in the
         verb's place, its entries merged into the parsed request) or a party, with the
-        systems they play and who rolls (store.resolving.resolve_as)."""
+        systems they play and who rolls (store.as_character.read_as)."""
         key = (name, text)
         found = self.as_parsed.get(key)
         if found is None:
-            from d20cli.store.resolving import resolve_as
+            from d20cli.store.as_character import read_as
 
-            found = resolve_as(text, name, self.parse)
+            found = read_as(text, name, self.parse)
             self.as_parsed[key] = found
         return found
 
@@ -136,9 +137,9 @@ class Lookups:
 
     def macro_line(self, text: str, name: str) -> str:
         """`text` with a macro of the character `name` in the verb's place replaced by
-        the macro's line (store.resolving.macro_line)."""
+        the macro's line (store.as_character.macro_line)."""
+        from d20cli.store.as_character import macro_line
         from d20cli.store.characters import is_party
-        from d20cli.store.resolving import macro_line
 
         return text if is_party(name) else macro_line(text, name)  # a party has no macros
 
@@ -173,23 +174,23 @@ class Lookups:
             self._house[key] = found
         return found
 
-    def ready(self, text: str, system: System, opts: Options) -> Request:
+    def request_for(self, text: str, system: System, opts: Options) -> Request:
         """The request `text` parsed (through its character with --as), with the house
         defaults put in (d20cli.rules.house): a party's members each get their own. A
         request without --as is kept by text and system (the config file's defaults are
         read once per run): a batch's repeated lines are made ready once."""
         if opts.as_:
-            return self._ready(text, system, opts)
+            return self._request_for(text, system, opts)
         key = (text, system.id)
-        request = self.readied.get(key)
+        request = self.requests_made.get(key)
         if request is None:
-            request = self._ready(text, system, opts)
-            self.readied[key] = request
+            request = self._request_for(text, system, opts)
+            self.requests_made[key] = request
         return request
 
     def odds(self, text: str, opts: Options) -> Odds:
         """The exact odds of `text` rolled with these options (`--odds`), shared: the
-        caller only reads them. Kept by text and system without --as, as `ready` keeps
+        caller only reads them. Kept by text and system without --as, as `request_for` keeps
         the request (the engine remembers them by request too, for every caller)."""
         last = self.odds_asked.get(text)  # a batch's line asked again, same options
         if last is not None and last[0] is opts:
@@ -201,7 +202,7 @@ class Lookups:
             from d20cli.probability.engine import odds_of
 
             found = odds_of(
-                text, system.id, parse=lambda t: self.ready(t, system, opts), shared=True
+                text, system.id, parse=lambda t: self.request_for(t, system, opts), shared=True
             )
             if key is not None:
                 self.odds_kept[key] = found
@@ -219,7 +220,7 @@ class Lookups:
         self.plans[id(request)] = (request, found)
         return found
 
-    def _ready(self, text: str, system: System, opts: Options) -> Request:
+    def _request_for(self, text: str, system: System, opts: Options) -> Request:
         try:
             request = self.parser(opts)(text)
         except ParseError as err:  # what the system takes, not what every system takes

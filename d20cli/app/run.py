@@ -12,7 +12,7 @@ top to bottom, a request goes:
    straight to its dice;
 2. `request`: any other request, worked out: its text -> the request -> its results: a
    character's macro, the options a character or a sealed session brings, a --summary
-   tally, and its results (`resolve`), through a line prepared now when it is plain, so
+   tally, and its results (`results_of`), through a line prepared now when it is plain, so
    that the next time it goes straight to its dice;
 3. `_rolled`: each result logged, noted (--odds) and printed, or tallied (--summary);
    errors become exit status 2.
@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from d20cli.app import fortune
 from d20cli.app.context import Context
-from d20cli.app.emit import emit
 from d20cli.app.options import (
     Options,
     check_rolled_runs,
@@ -36,6 +35,7 @@ from d20cli.app.options import (
     split_options,
     wants_help,
 )
+from d20cli.app.result_output import emit
 from d20cli.app.tallies import outcome_labels, print_tally, sampled_tally, with_chance
 from d20cli.dice.roller import Roller
 from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
@@ -283,7 +283,7 @@ def request(text: str, opts: Options, out: Output, context: Context | None = Non
     A character's macro, the system a character or party plays, a sealed session, a
     --summary tally drawn from the odds; then its results, rolled through a line prepared
     now when it is plain (so that the next time `run` sends it straight to its dice),
-    else worked out by `resolve`."""
+    else worked out by `results_of`."""
     own_context = context is None
     context = context or Context()
     given = opts
@@ -321,7 +321,7 @@ def request(text: str, opts: Options, out: Output, context: Context | None = Non
                 context.prepared.keep(text, prepared)
                 results = prepared.results(context.roller(opts))
             else:
-                results = resolve(text, opts, out, context)
+                results = results_of(text, opts, out, context)
         except (D20Error, RecursionError) as err:
             return _failed(err, text, opts, out, [])
         log = context.log_for(opts, out)
@@ -356,13 +356,13 @@ def _prepare(
     if system.fortune is not None:
         return None
     check_text(text)
-    request = context.ready(text, system, opts)
+    request = context.request_for(text, system, opts)
     plan, work = context.plan(request), context.work_for(opts)
     roller = context.roller(opts) if opts.seed is None else None
     return prepare(given, opts, request, system.resolve, plan, work, roller, context.prepared.space)
 
 
-def resolve(
+def results_of(
     text: str, opts: Options, out: Output | None = None, context: Context | None = None
 ) -> Iterator[Result]:
     """Parse `text` (verb first): the results of the request, repeats included, as they
@@ -378,7 +378,7 @@ def resolve(
     check_text(text)
     context = context or Context()
     system = context.system_for(opts)
-    request = context.ready(text, system, opts)
+    request = context.request_for(text, system, opts)
     hooks = out is not None and system.fortune is not None
     who = context.character_names(text, opts.as_) if opts.as_ else ()
     if opts.dice is None:
@@ -401,7 +401,7 @@ def _results(
     write: bool,
     who: tuple[str, ...] = (),
 ) -> Iterator[Result]:
-    """The results of one request (`resolve`); with `out`, pendagger's fortune dice are
+    """The results of one request (`results_of`); with `out`, pendagger's fortune dice are
     kept (`write`: False checks and rolls everything but stores nothing)."""
     roller = context.roller(opts)
     resolve_one: Callable[[Request, Roller], Result] = system.resolve
@@ -508,11 +508,11 @@ def _fewer_runs(opts: Options) -> str:
     return "its exact odds are too costly to draw a --summary from; use fewer runs"
 
 
-def _ready(context: Context, opts: Options) -> Callable[[str], Request]:
+def _request_reader(context: Context, opts: Options) -> Callable[[str], Request]:
     """How the odds engine reads a request: parsed, with the house defaults a roll with
     these options gets (d20cli.rules.house)."""
     system = context.system_for(opts)
-    return lambda text: context.ready(text, system, opts)
+    return lambda text: context.request_for(text, system, opts)
 
 
 def _macro(text: str, opts: Options, context: Context) -> tuple[str, Options]:
@@ -551,7 +551,7 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     def one(text: str) -> Any:
         nonlocal opts
         opts = context.as_options(text, context.with_character(opts))  # its system too
-        parse = _ready(context, opts)  # with the house defaults, as a roll would be
+        parse = _request_reader(context, opts)  # with the house defaults, as a roll would be
         context.check_unvalued(text, opts)  # --strict: an error; else a note before the odds
         if opts.as_ is None:
             context.warn_unvalued(text, out)

@@ -33,7 +33,7 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
     from d20cli.probability.engine import joint_outcomes
 
     system = context.system_for(opts)
-    request = context.ready(text, system, opts)
+    request = context.request_for(text, system, opts)
     if request.verb in ("fortune", "scores"):
         return None
     joint = joint_outcomes(request, system)

@@ -1,7 +1,7 @@
 """A character's entries, resolved on the parsed request.
 
 `check stealth vs 15 --as aria` is parsed first: the grammar reads `stealth` as the label
-of the check and no modifier. Then `resolve_names` looks the label up in the character
+of the check and no modifier. Then `merge_entries` looks the label up in the character
 (`Entries`: d20cli.store.characters.Character is one) and merges the entry's words
 (`+7 expertise=d6`), parsed as the same verb's words, into the request:
 
@@ -92,7 +92,7 @@ class _Inserts:
         return "".join([*out, typed[last:]])
 
 
-def resolve_names(request: Request, entries: Entries, parse: Parse) -> Request:
+def merge_entries(request: Request, entries: Entries, parse: Parse) -> Request:
     """`request` with its label words and the names in its expressions resolved through
     `entries` (see the module)."""
     return _values(_labels(request, entries, parse), entries, parse)
@@ -131,7 +131,7 @@ def _labels(request: Request, entries: Entries, parse: Parse) -> Request:
     return replace(request, text=text, sides=merged, columns=columns)
 
 
-def resolve_party(request: Request, party: Sequence[Entries], parse: Parse) -> Request:
+def merge_party(request: Request, party: Sequence[Entries], parse: Parse) -> Request:
     """`request` rolled by a party (`--as party`, `--as aria,bob`): a group check with one
     member gets one member per character, each with that character's entry (`group
     stealth vs 15`); a group or a contest with as many members or sides as characters

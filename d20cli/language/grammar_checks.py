@@ -297,7 +297,7 @@ class NearWordError(ParseError):
     """A label word that looks like a mistyped word of the language (`check advantge +5`):
     "did you mean". It carries the request as read (`request`, the words as labels) and
     those words (`words`), so that a character that has an entry of that name may roll
-    it (d20cli.store.resolving)."""
+    it (d20cli.store.as_character)."""
 
     def __init__(
         self,

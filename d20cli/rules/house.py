@@ -137,7 +137,7 @@ def with_house(request: Request, system: System, defaults: HouseDefaults) -> Req
 
 
 def with_house_each(request: Request, system: System, each: Sequence[HouseDefaults]) -> Request:
-    """A party's request (d20cli.language.character_entries.resolve_party): member or
+    """A party's request (d20cli.language.character_entries.merge_party): member or
     side i with the defaults `each[i]` (that character's own over the config's)."""
     kinds = system.house_words.get(request.verb, frozenset())
     if isinstance(request, GroupRequest):

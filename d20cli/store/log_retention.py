@@ -1,5 +1,5 @@
 """How long the roll log (d20cli.store.rolllog) keeps its rows: `d20 log --prune --before
-DATE` and `--prune --keep N` (d20cli.app.commands.log_prune), and the config file's `log.keep`,
+DATE` and `--prune --keep N` (d20cli.app.commands.log), and the config file's `log.keep`,
 applied as a run that logged rolls ends (`Context.close`).
 
 A prune deletes the rows logged before a time and those older than the newest N, in one

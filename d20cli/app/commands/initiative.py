@@ -93,7 +93,7 @@ def character_roll(
     """One character's initiative: its `init` entry, else its system's entry (dex, ...),
     else +0 (with a warning). `record` gets the system and the request rolled (a sealed
     session's replay, d20cli.app.commands.sealed_init)."""
-    from d20cli.store.resolving import resolve
+    from d20cli.store.as_character import read_through
 
     rule = _rule(system)
     entry = next(
@@ -108,7 +108,7 @@ def character_roll(
             )
             request = context.parse("check +0")
         else:
-            request = resolve(f"check {entry}", character, context.parse)[0]
+            request = read_through(f"check {entry}", character, context.parse)[0]
         if not isinstance(request, CheckRequest):
             raise ParseError(f"the entry {entry!r} is not a check's words")
         if record is not None:

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from d20cli.app.commands import log_prune
 from d20cli.app.commands.char import _cell, _console
 from d20cli.app.commands.shared import command_errors as _errors
 from d20cli.app.commands.shared import command_options, command_output
@@ -140,7 +139,7 @@ def log_main(
             raise ParseError("--clear deletes all rolls or one character's (-c NAME)")
         if clear and not yes and not interactive():
             raise ParseError("--clear asks before it deletes; not on a terminal, give --yes")
-        log_prune.check(prune, before, keep, (character, since, until, system, outcome))
+        _check_prune(prune, before, keep, (character, since, until, system, outcome))
         cut = None if before is None else when(before, now, "--before")
         if prune and not yes and not interactive():
             raise ParseError("--prune asks before it deletes; not on a terminal, give --yes")
@@ -154,7 +153,7 @@ def log_main(
             if clear:
                 _clear(store, character, yes, out)
             elif prune:
-                log_prune.prune(store, cut, keep, yes, out)
+                _prune(store, cut, keep, yes, out)
             elif export is not None:
                 _export(store, export.lower(), only, out)
             elif stats:
@@ -189,7 +188,7 @@ def _clear(store: Rolls, character: str | None, yes: bool, out: Output) -> None:
         raise typer.Exit(int(ExitStatus.OK))
     gone = store.clear(character)
     out.text(f"deleted {gone:,} roll{'s' if gone != 1 else ''}")
-    log_prune.vacuum(store, out)
+    _vacuum(store, out)
 
 
 # --- filters ----------------------------------------------------------------------------
@@ -520,3 +519,62 @@ def _sessions_table(console: Any, seen: Naturals) -> None:
             )
             table.add_row(f"{start}-{end}", _cell(who or "(no character)"), text)
     console.print(table)
+
+
+# --- `d20 log --prune --before DATE` and `--prune --keep N` (d20cli.app.commands.log): the -----
+
+if TYPE_CHECKING:
+    from d20cli.present.output import Output
+    from d20cli.store.rolllog import Rolls
+
+
+def _check_prune(
+    prune: bool, before: str | None, keep: int | None, filters: tuple[Any, ...]
+) -> None:
+    """ParseError for --before or --keep without --prune, for --prune with neither or
+    with a filter (a prune is of the whole log), and for a --keep out of range."""
+    from d20cli.store.config import log_problem
+
+    if not prune:
+        if (before, keep) != (None, None):
+            raise ParseError("--before and --keep go with --prune: d20 log --prune --keep 10000")
+        return
+    if (before, keep) == (None, None):
+        raise ParseError(
+            "--prune takes --before DATE, --keep N or both: d20 log --prune --keep 10000"
+        )
+    if filters != (None,) * len(filters):
+        raise ParseError("--prune takes --before and --keep, no filters: it prunes the whole log")
+    problem = None if keep is None else log_problem("keep", keep)
+    if problem is not None:
+        raise ParseError(f"--keep {problem}")
+
+
+def _prune(store: Rolls, before: str | None, keep: int | None, yes: bool, out: Output) -> None:
+    """Delete the rows before `before` (the log's time text) and past the newest `keep`,
+    after a question unless `yes`; say how many went and how many are left, and vacuum."""
+    from d20cli.store import log_retention
+    from d20cli.store.sealing import Sessions
+
+    what = [f"before {before.replace('T', ' ')[:19]} UTC"] if before is not None else []
+    what += [f"older than the newest {keep:,}"] if keep is not None else []
+    n = log_retention.prunable(store, before, keep)
+    question = f"delete {n:,} logged rolls ({' or '.join(what)})?"
+    if n and not yes and not typer.confirm(question, default=False):
+        raise typer.Exit(int(ExitStatus.OK))
+    gone = log_retention.prune(store, before, keep)
+    sealed = Sessions(store.db).current() is not None
+    _vacuum(store, out)
+    note = "; the open sealed session's rolls are kept" if sealed else ""
+    left = store.count()
+    out.text(
+        f"deleted {gone:,} roll{'s' if gone != 1 else ''}; {left:,} left, "
+        f"{store.db.disk_bytes():,} bytes on disk{note}"
+    )
+
+
+def _vacuum(store: Rolls, out: Output) -> None:
+    """Shrink the file after rows were deleted; a warning when it cannot."""
+    why = store.db.vacuum()
+    if why is not None:
+        out.warn(f"the state database could not shrink ({why}); later rolls use its free room")

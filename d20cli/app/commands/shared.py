@@ -24,7 +24,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from d20cli.app.option_values import int_value
 from d20cli.app.options import (
     NO_OPTIONS,
     OPTIONS,
@@ -32,6 +31,7 @@ from d20cli.app.options import (
     Options,
     OptionSpec,
     did_you_mean,
+    int_value,
     option_spec,
     read_command,
 )

@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from d20cli.app.context import Context
-from d20cli.app.emit import emit
 from d20cli.app.options import Options, check_rolled_runs
+from d20cli.app.result_output import emit
 from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
 from d20cli.language.vocabulary import TABLE, TABLE_ACTIONS
 from d20cli.present.output import Output

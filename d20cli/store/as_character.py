@@ -1,7 +1,7 @@
 """Requests through characters: a macro in the verb's place (`macro_line`, with its
 parameters), a character's entries and values merged into the parsed request (`resolve`,
 d20cli.language.character_entries), and a party or a contest against other characters
-(`resolve_as`). The characters come from the file (d20cli.store.characters)."""
+(`read_as`). The characters come from the file (d20cli.store.characters)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from d20cli.errors import D20Error, ParseError, closest
 from d20cli.frozen import replace
-from d20cli.language.character_entries import Parse, resolve_names, resolve_party
+from d20cli.language.character_entries import Parse, merge_entries, merge_party
 from d20cli.language.grammar_checks import NearWordError
 from d20cli.language.requests import ContestRequest
 from d20cli.store.characters import Character, _language, is_party, load, load_all, party_of
@@ -122,22 +122,22 @@ class AsRead(NamedTuple):
     names: tuple[str, ...]
 
 
-def resolve_as(text: str, spec: str, parse: Parse) -> AsRead:
+def read_as(text: str, spec: str, parse: Parse) -> AsRead:
     """`text` through `--as SPEC`: one character (`resolve`) or a party (`party`,
-    `aria,bob`: names.resolve_party). A contest through one character whose other sides
+    `aria,bob`: names.merge_party). A contest through one character whose other sides
     name characters (`contest athletics --as aria vs bob`) is rolled by them: each such
     side rolls its character's entry of the first side's label."""
     if not is_party(spec):
         character = load(spec)
         rivals = _rivals(_parse_as(macro_line(text, character), character, parse), character)
         if rivals is None:
-            request, system = resolve(text, character, parse)
+            request, system = read_through(text, character, parse)
             return AsRead(request, () if system is None else (system,), (character.name,))
         request, members = rivals
     else:
         members = party_of(spec)
         request = parse(text)
-    request = resolve_party(request, members, parse)
+    request = merge_party(request, members, parse)
     systems = tuple(dict.fromkeys(c.system for c in members if c.system))
     return AsRead(request, systems, tuple(c.name for c in members))
 
@@ -177,7 +177,7 @@ def _rivals(request: Request, character: Character) -> tuple[Request, list[Chara
     return replace(request, sides=sides), who
 
 
-def resolve(text: str, name: str | Character, parse: Parse) -> tuple[Request, str | None]:
+def read_through(text: str, name: str | Character, parse: Parse) -> tuple[Request, str | None]:
     """The request `text` asks for through the character (a name in the file, or a
     Character), parsed with `parse`, and the system the character plays (None if it
     names none): a macro in the verb's place (`macro_line`), then the entries of its
@@ -186,7 +186,7 @@ def resolve(text: str, name: str | Character, parse: Parse) -> tuple[Request, st
     character = load(name) if isinstance(name, str) else name
     line = macro_line(text, character)
     try:
-        return resolve_names(_parse_as(line, character, parse), character, parse), character.system
+        return merge_entries(_parse_as(line, character, parse), character, parse), character.system
     except D20Error as err:
         if line == text or err.text != line:
             raise
