@@ -132,7 +132,24 @@ def dispatch(args: list[str]) -> int:
         return _shell(line)
     if command in VERBS or command in ("odds", TABLE) or line.opts.as_ or is_bare(command):
         return _run(line)  # `--as`: a character's macro in the verb's place; `d20 2d6+3`
+    if _a_macro_in_force(command):
+        return _run(line)  # `d20 char use aria`, then `d20 sneak`
     return _unknown_command(command, line.json())
+
+
+def _a_macro_in_force(word: str) -> bool:
+    """Whether `word` is a macro of the character in force without --as (`D20_CHARACTER`,
+    else the config file's `character`), as completion offers it."""
+    from d20cli.store.characters import is_party, load
+    from d20cli.store.config import default_character
+
+    name = default_character()
+    if not name or is_party(name):
+        return False
+    try:
+        return load(name).macro(word) is not None
+    except D20Error:
+        return False
 
 
 def _shell(line: CommandLine) -> int:

@@ -259,7 +259,7 @@ def test_lucky_odds_of_a_natural_1() -> None:
 
 def test_a_character_entry_carries_house_words() -> None:
     from d20cli.app.options import Options
-    from d20cli.app.run import resolve
+    from d20cli.app.run import results_of
     from d20cli.language.grammar import parse_request
     from d20cli.store import as_character as resolving
     from d20cli.store import character_edits, characters
@@ -268,14 +268,17 @@ def test_a_character_entry_carries_house_words() -> None:
     character_edits.add("aria", "levelup")
     character_edits.set_entry("aria", "attacks.longsword", "+7 crit 19 dmg 1d8+4")
     character_edits.set_entry("aria", "stealth", "+5 lucky min 10")
-    (hit,) = resolve("attack longsword vs 15", Options(as_="aria", dice=(19, 3, 4)))
+    (hit,) = results_of("attack longsword vs 15", Options(as_="aria", dice=(19, 3, 4)))
     assert hit.request == "attack longsword +7 crit 19 dmg 1d8+4 vs 15"
     assert (hit.outcome, hit.damage and hit.damage.total) == ("critical_success", 11)
     assert hit.detail["house"] == {"crit": 19}
-    (check,) = resolve("check stealth vs 15", Options(as_="aria", dice=(1, 3)))
+    (check,) = results_of("check stealth vs 15", Options(as_="aria", dice=(1, 3)))
     assert (check.natural, check.total) == (3, 15)
     assert check.notes == ("1 rerolled -> 3 (lucky)", "3 counts as 10 (min 10)")
     # a word typed in the request beats the character's: crit 20 here, not the entry's 19
-    (plain,) = resolve("attack longsword vs 15 crit 20", Options(as_="aria", dice=(19, 3)))
+    (plain,) = results_of("attack longsword vs 15 crit 20", Options(as_="aria", dice=(19, 3)))
     assert plain.outcome == "success" and plain.detail.get("house") == {"crit": 20}
-    assert resolving.resolve("attack longsword vs 15 crit 20", "aria", parse_request)[0].crit == 20
+    assert (
+        resolving.read_through("attack longsword vs 15 crit 20", "aria", parse_request)[0].crit
+        == 20
+    )

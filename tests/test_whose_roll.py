@@ -91,3 +91,20 @@ def test_json_only_adds_fields(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["house"] == {"crit": 19, "lucky": True}
     assert data["entry"] == "+7"
     assert data["house_from"] == {"crit": "config", "lucky": "aria"}
+
+
+def test_a_macro_of_the_character_in_use_is_a_command(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Completion offers the macros of the character in force as commands (`d20 sn<TAB>`:
+    sneak): `d20 sneak` then rolls the macro, without --as; a word that is no macro is
+    still an unknown command."""
+    from d20cli.store import character_edits
+
+    character_edits.set_entry("aria", "macros.sneak", "check +7 vs 15")
+    monkeypatch.setenv("D20_CHARACTER", "aria")
+    status, out, err = d20(["sneak", "--seed", "1", "--no-log"], capsys)
+    assert status == 0, err
+    assert out.startswith("check +7 vs 15")
+    status, _, err = d20(["sneek", "--no-log"], capsys)
+    assert status == 2 and "unknown command 'sneek'" in err

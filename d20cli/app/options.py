@@ -19,7 +19,7 @@ from d20cli.language.vocabulary import CHECK_VERBS, SYSTEM_IDS
 from d20cli.rolling.limits import MAX_BUDGET, MAX_REPEAT, MAX_ROLLED_RUNS, MAX_WORK
 from d20cli.store.files import env_flag
 
-# --- How the values of options are read: whole numbers in ASCII digits, die faces, text, c -----
+# --- the values of options: whole numbers in ASCII digits, die faces, text, colour -----
 
 
 def check_digits(name: str, text: str) -> None:

@@ -521,7 +521,7 @@ def _sessions_table(console: Any, seen: Naturals) -> None:
     console.print(table)
 
 
-# --- `d20 log --prune --before DATE` and `--prune --keep N` (d20cli.app.commands.log): the -----
+# --- `d20 log --prune --before DATE` and `--prune --keep N` ----------------------------
 
 if TYPE_CHECKING:
     from d20cli.present.output import Output
