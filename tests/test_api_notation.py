@@ -5,6 +5,7 @@ results, or is refused by both."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shlex
@@ -13,7 +14,10 @@ from pathlib import Path
 import pytest
 
 import d20cli
+from d20cli.app.options import Options
+from d20cli.app.run import run
 from d20cli.errors import D20Error
+from d20cli.present.output import Output
 from tests.cli_helpers import d20
 
 ROOT = Path(__file__).parent.parent
@@ -91,3 +95,24 @@ def test_the_command_line_and_the_api_agree(
         return
     assert status == 0, f"the command line refuses: {out}"
     assert [json.loads(line) for line in out.splitlines()] == api
+
+
+@pytest.mark.parametrize("request_text", REQUESTS)
+def test_standard_input_and_the_shell_read_it_as_the_command_line(
+    request_text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A line of standard input or of the shell (both are `run` on the line's text) gives
+    what the command line gives: the same results, or an error for both. A bare
+    expression is a roll there too."""
+    words = shlex.split(request_text) if request_text.startswith("roll ") else [request_text]
+    if words[0] == "roll":
+        words = words[1:]
+    status, out, _ = d20(["roll", "--seed", str(SEED), "--json", "--no-log", "--", *words], capsys)
+    line = _api_request(request_text)  # as typed on a line: text that starts with a word
+    # needs its `roll`, as in the API
+    shown, err = io.StringIO(), io.StringIO()
+    opts = Options(seed=SEED, json=True, no_log=True)
+    outcome = run(line, opts, Output(shown, err, color=False))
+    assert int(outcome.status) == status, err.getvalue()
+    if status == 0:
+        assert shown.getvalue() == out
