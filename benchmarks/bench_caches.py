@@ -109,8 +109,8 @@ def forget(*names: str) -> Callable[[Context], None]:
     return made
 
 
-def no_lane(context: Context) -> None:
-    context.lane = lambda text, opts: None  # type: ignore[method-assign]
+def no_prepared(context: Context) -> None:
+    context.prepared_line = lambda text, opts: None  # type: ignore[method-assign]
 
 
 def unwrapped(module: Any, name: str, *also: Any) -> tuple[Callable[[], None], Callable[[], None]]:
@@ -135,7 +135,7 @@ def main() -> None:
     idle = lambda: None  # noqa: E731
     variants = {
         "every memo on": (nothing, idle, idle),
-        "Context.lanes (lane)": (no_lane, idle, idle),
+        "Context.prepared (prepared_line)": (no_prepared, idle, idle),
         "Context.lines": (forget("lines"), idle, idle),
         "Context.requests_made": (forget("requests_made"), idle, idle),
         "Context.parsed": (forget("parsed"), idle, idle),

@@ -27,7 +27,8 @@ for _name in ("XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_H
 os.environ["D20_NO_LOG"] = "1"
 
 import d20cli  # noqa: E402
-from d20cli import api, controls  # noqa: E402
+from d20cli import api  # noqa: E402
+from d20cli import visible as controls  # noqa: E402
 from d20cli.bounded import Bounded  # noqa: E402
 from d20cli.language import parse_cache, table_parts  # noqa: E402
 from d20cli.language.grammar import parse_request  # noqa: E402
