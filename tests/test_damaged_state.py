@@ -288,6 +288,25 @@ SPEND = ("fortune", "spend", "-s", "pd")
 ROLL = ("roll 1d20",)  # a roll that `log --stats` counts (not one of --dice)
 
 
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, ...], Path]:
+    """A state directory d20 wrote for each setup below (an initiative, a fortune die, a
+    boon, then the setup's own line), made once and copied by each case."""
+    made = {}
+    for setup in (SESSION, ROLL, ()):
+        state = tmp_path_factory.mktemp("written") / "state"
+        lines = (
+            "init add goblin --dice 12",
+            "attempt adept fortune -s pd --dice 20",
+            "fortune --boon -s pd",
+            *setup,
+        )
+        for line in lines:
+            assert d20(*line.split(), state=state)[0] == 0, line
+        made[setup] = state
+    return made
+
+
 @pytest.mark.parametrize(
     ("setup", "change", "args", "says"),
     [
@@ -318,7 +337,12 @@ ROLL = ("roll 1d20",)  # a roll that `log --stats` counts (not one of --dice)
     ids=lambda v: v.split(" SET ")[1][:30] if isinstance(v, str) and " SET " in v else None,
 )
 def test_a_value_d20_did_not_write_moves_the_state_aside(
-    tmp_path: Path, setup: tuple[str, ...], change: str, args: tuple[str, ...], says: str
+    tmp_path: Path,
+    written: dict[tuple[str, ...], Path],
+    setup: tuple[str, ...],
+    change: str,
+    args: tuple[str, ...],
+    says: str,
 ) -> None:
     """A session seed that is not hex (ValueError on every roll), `next = 'abc'`, `next`
     at the 64-bit maximum (OverflowError on every roll), `round = 'x'`, dice nested 5,000
@@ -326,14 +350,7 @@ def test_a_value_d20_did_not_write_moves_the_state_aside(
     does not write moves the file aside with one warning naming the column, as a damaged
     page does; the next run starts afresh, quietly."""
     state = tmp_path / "state"
-    lines = (
-        "init add goblin --dice 12",
-        "attempt adept fortune -s pd --dice 20",
-        "fortune --boon -s pd",
-        *setup,
-    )
-    for line in lines:
-        assert d20(*line.split(), state=state)[0] == 0, line
+    shutil.copytree(written[setup], state)
     db = state / "d20cli" / "state.db"
     with sqlite3.connect(db) as conn:
         assert conn.execute(change).rowcount >= 1

@@ -44,7 +44,7 @@ def _cases() -> list[tuple[str, int, str, list[str]]]:
 CASES = _cases()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # a page's examples may be run between other files'
 def homes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """One home per page, its examples run in order: later ones use what earlier ones
     made (a character, the roll log), as a reader following the page would."""
@@ -57,42 +57,43 @@ def test_every_page_has_examples() -> None:
     assert len(CASES) >= 100
 
 
-@pytest.mark.parametrize(
-    ("page", "n", "command", "expected"), CASES, ids=[f"{c[0]}:{c[1]}" for c in CASES]
-)
-def test_example_runs_as_shown(
-    page: str,
-    n: int,
-    command: str,
-    expected: list[str],
-    homes: dict[str, Path],
-    tmp_path_factory: pytest.TempPathFactory,
-) -> None:
-    if page not in homes:
-        homes[page] = tmp_path_factory.mktemp("docs-home")
+PAGES = sorted({page for page, *_ in CASES})
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_examples_run_as_shown(page: str, tmp_path: Path) -> None:
+    """A page's examples, run in order in one home of the page's own: later ones use what
+    earlier ones made (a character, the roll log), as a reader following the page would.
+    (One test a page, so that pytest-xdist never splits a page between workers.)"""
+    for _, n, command, expected in (case for case in CASES if case[0] == page):
+        example_runs_as_shown(f"{page}:{n}", command, expected, tmp_path)
+
+
+def example_runs_as_shown(where: str, command: str, expected: list[str], home: Path) -> None:
     if not (Path(sys.executable).parent / "d20").exists():
         command = re.sub(r"\bd20\b(?= )", f"{sys.executable} -m d20cli", command)
     proc = subprocess.run(
         ["bash", "-c", command],
         capture_output=True,
         text=True,
-        env=env(homes[page]),
+        env=env(home),
         cwd=ROOT,
         timeout=60,
         check=False,
     )
-    assert "Traceback" not in proc.stderr
+    said = f"{where}: $ {command}\n{proc.stderr}"
+    assert "Traceback" not in proc.stderr, said
     if any(line.startswith("d20: error") for line in expected):
-        assert proc.returncode == 2, proc.stderr
-        assert proc.stderr.splitlines() == expected
+        assert proc.returncode == 2, said
+        assert proc.stderr.splitlines() == expected, said
         return
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 0, said
     if not expected:
         return
     if forced(command):
-        assert proc.stdout.splitlines() == expected
+        assert proc.stdout.splitlines() == expected, said
     else:
-        assert matches(expected, proc.stdout.splitlines()), proc.stdout
+        assert matches(expected, proc.stdout.splitlines()), f"{said}{proc.stdout}"
 
 
 def test_output_is_matched_by_shape() -> None:

@@ -1,11 +1,12 @@
 """The shape cache never changes what a request means (issue 20 item 2): for every shape
-the tests cache, 1,000 random fillings of its numbers (in and out of the grammar's
+the tests cache, random fillings of its numbers (in and out of the grammar's
 limits, leading zeros, edges) read from the shape's template give exactly what the
 grammar gives, and nothing where the grammar refuses the text (so its errors and carets
 are the grammar's: tests/test_shape_cache.py runs them through standard input)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,9 @@ from d20cli.language import shapes
 from d20cli.language.grammar import parse_request
 from d20cli.store.shape_cache import ShapeCache
 
-FILLINGS = 1000
+# Random fillings of each shape (every limit's edges among them, tests/shape_fillings.py):
+# 250 a run, 1,000 in the long profile (HYPOTHESIS_PROFILE=long, tests/conftest.py)
+FILLINGS = 1000 if os.environ.get("HYPOTHESIS_PROFILE") == "long" else 250
 
 # Shapes whose every number is part of their meaning (the grammar would read another
 # number otherwise), or which are not cached at all: only the text itself is served.
