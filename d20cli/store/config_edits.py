@@ -119,20 +119,19 @@ def _edit(change: Any, path: str | None = None) -> str | None:
 
     import tomlkit
 
-    from d20cli.store.character_edits import _locked, _write_atomic
-    from d20cli.store.characters import _parse
+    from d20cli.store.files import edit_lock, parse_for_edit, write_edit
 
     target = path or config_path()
-    with _locked(Path(target)):
+    with edit_lock(Path(target)):
         text = read_text(target) if os.path.lexists(target) else None
-        doc = _parse(text, Path(target)) if text is not None else tomlkit.document()
+        doc = parse_for_edit(text, Path(target)) if text is not None else tomlkit.document()
         before = _problem(text, target)
         change(doc)
         new = tomlkit.dumps(doc)
         after = _problem(new, target)
         if after is not None and before is None:
             raise ParseError(f"{after.message} (the file was not changed)")
-        _write_atomic(Path(target), new)
+        write_edit(Path(target), new)
     return None if after is None else after.message
 
 
@@ -141,7 +140,7 @@ def set_key(key: str, text: str, path: str | None = None) -> tuple[str, Any, str
     still wrong with the file (None: nothing)."""
     import tomlkit
 
-    from d20cli.store.character_edits import _put
+    from d20cli.store.files import put_key
 
     where, value = checked_value(key, " ".join(text.split()))
 
@@ -158,7 +157,7 @@ def set_key(key: str, text: str, path: str | None = None) -> tuple[str, Any, str
             doc.add(name, table)
         elif not isinstance(table, dict):
             raise ParseError(f"{name} is not a table in {path or config_path()}: fix the file")
-        _put(table, where[1], value)
+        put_key(table, where[1], value)
 
     left = _edit(change, path)
     return ".".join(where), value, left
