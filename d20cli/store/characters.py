@@ -295,6 +295,15 @@ def party_of(spec: str, path: Path | None = None) -> list[Character]:
     return [load(n, path) for n in names]
 
 
+def config_value(spec: str) -> str:
+    """What the config file's `character` keeps for `spec` (`d20 char use aria`, `d20
+    config set character aria,bob`: d20cli.store.config.set_key): `party`, or each name
+    of the list as this file spells it. ParseError for a name that is not here, or for
+    `party` when there is none."""
+    found = party_of(spec)  # each must be there (and the party, for `party`)
+    return PARTY if spec.lower() == PARTY else ",".join(c.name for c in found)
+
+
 def is_party(spec: str) -> bool:
     """Does `--as` name more than one character (`party`, `aria,bob`)?"""
     return "," in spec or spec.strip().lower() == PARTY

@@ -214,7 +214,7 @@ def char_use(
     """Roll as a character when a request gives no --as: `d20 char use aria` (kept in the
     config file as `character`; D20_CHARACTER beats it, `--as none` skips it for one
     request); `d20 char use none` stops; with no name, say who it is."""
-    from d20cli.store import config, config_edits
+    from d20cli.store import characters, config
 
     out = command_output()
     with _errors(out):
@@ -224,10 +224,10 @@ def char_use(
             return
         if name.strip().lower() == "none":
             if config.load_config().character is not None:
-                config_edits.unset_key("character")
+                config.unset_key("character")
             out.text("no character in use")
             return
-        _, value, left = config_edits.set_key("character", name)
+        _, value, left = config.set_key("character", name, characters.config_value)
     out.text(f"using {visible(str(value))}: a request without --as rolls as {visible(str(value))}")
     if left is not None:
         out.warn(left)
