@@ -46,16 +46,16 @@ How a request is resolved through a character (`resolve`):
   entry's.
 
 Entry and macro names are label words: a letter, then letters, digits, `_`, `'` or `-`,
-and not a word of the request language (`vs`, `adv`, a verb, a rank, ...). Writes keep
-the user's comments and layout (tomlkit) and are atomic (a temporary file in the same
-directory, fsync, rename), under a lock file so two writers do not lose each other's
-change. A symbolic link at the file's place is written through (its target is replaced,
-the link stays). The file is read bounded (d20cli.store.files.read_text): a regular file
-of at most MAX_BYTES of UTF-8 (a byte order mark allowed); TOML nested too deeply is an
-error naming the file. A file that cannot be parsed is reported with its line and never
-overwritten; one whose shape is not characters (`[[aria]]`, `aria = "+7"`, a group that
-is not a table) is reported with the file and the key, and a change that would leave the
-file so is not written.
+and not a word of the request language (`vs`, `adv`, a verb, a rank, ...). Writes
+(d20cli.store.files) keep the user's comments and layout (tomlkit) and are atomic (a
+temporary file in the same directory, fsync, rename), under a lock file so two writers
+do not lose each other's change. A symbolic link at the file's place is written through
+(its target is replaced, the link stays). The file is read bounded
+(d20cli.store.files.read_text): a regular file of at most MAX_BYTES of UTF-8 (a byte
+order mark allowed); TOML nested too deeply is an error naming the file. A file that
+cannot be parsed is reported with its line and never overwritten; one whose shape is not
+characters (`[[aria]]`, `aria = "+7"`, a group that is not a table) is reported with the
+file and the key, and a change that would leave the file so is not written.
 """
 
 from __future__ import annotations
