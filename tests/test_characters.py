@@ -20,7 +20,7 @@ from d20cli.errors import D20Error, ParseError
 from d20cli.language.grammar import parse_request
 from d20cli.present.output import Output
 from d20cli.store import as_character as resolving
-from d20cli.store import character_edits, characters
+from d20cli.store import characters
 
 SHEET = """\
 # The party -- keep this comment
@@ -161,12 +161,12 @@ def test_names_for_completion(sheet: Path) -> None:
 
 
 def test_writes_keep_comments_and_layout(sheet: Path) -> None:
-    character_edits.set_entry("aria", "stealth", ["+8", "expertise=d6"])
-    character_edits.set_entry("aria", "acrobatics", "+5")
-    character_edits.set_entry("aria", "saves.dex", "+8")
-    character_edits.set_entry("aria", "macros.hide", "check stealth vs 12")
-    character_edits.set_entry("bruno", "skills.intimidate", "+6")
-    character_edits.add("cleo", "pendagger")
+    characters.set_entry("aria", "stealth", ["+8", "expertise=d6"])
+    characters.set_entry("aria", "acrobatics", "+5")
+    characters.set_entry("aria", "saves.dex", "+8")
+    characters.set_entry("aria", "macros.hide", "check stealth vs 12")
+    characters.set_entry("bruno", "skills.intimidate", "+6")
+    characters.add("cleo", "pendagger")
     text = sheet.read_text()
     for kept in ("# The party -- keep this comment", "[aria]  # the rogue", "# expertise!"):
         assert kept in text
@@ -187,15 +187,15 @@ def test_writes_keep_comments_and_layout(sheet: Path) -> None:
 
 
 def test_remove_and_unset(sheet: Path) -> None:
-    character_edits.unset_entry("aria", "macros.stab")
-    character_edits.unset_entry("aria", "dex")
-    character_edits.remove("bruno")
+    characters.unset_entry("aria", "macros.stab")
+    characters.unset_entry("aria", "dex")
+    characters.remove("bruno")
     assert "stab" not in characters.load("aria").macros
     assert characters.load("aria").groups["saves"] == {}
     assert [c.name for c in characters.list_characters()] == ["aria"]
     assert "# The party -- keep this comment" in sheet.read_text()
     with pytest.raises(ParseError, match="no 'nothing'"):
-        character_edits.unset_entry("aria", "nothing")
+        characters.unset_entry("aria", "nothing")
 
 
 @pytest.mark.parametrize(
@@ -213,15 +213,15 @@ def test_remove_and_unset(sheet: Path) -> None:
 )
 def test_bad_writes_are_refused(sheet: Path, key: str, words: str, message: str) -> None:
     with pytest.raises(D20Error, match=message):
-        character_edits.set_entry("aria", key, words)
+        characters.set_entry("aria", key, words)
     assert sheet.read_text() == SHEET
 
 
 def test_add_refuses_a_taken_or_odd_name(sheet: Path) -> None:
     with pytest.raises(ParseError, match="already"):
-        character_edits.add("Aria", "levelup")
+        characters.add("Aria", "levelup")
     with pytest.raises(ParseError, match="letters, digits"):
-        character_edits.add("two words")
+        characters.add("two words")
     assert sheet.read_text() == SHEET
 
 
@@ -229,7 +229,7 @@ def test_a_broken_file_is_reported_with_its_line_and_never_overwritten(sheet: Pa
     broken = SHEET.replace('athletics = "+3"', "athletics = +3 oops")
     sheet.write_text(broken)
     with pytest.raises(ParseError, match=r"characters.toml: line 5") as info:
-        character_edits.set_entry("aria", "stealth", "+9")
+        characters.set_entry("aria", "stealth", "+9")
     assert "was not changed" in info.value.message
     with pytest.raises(ParseError, match="line 5"):
         expand("check stealth", "aria")
@@ -330,14 +330,14 @@ def test_a_symlinked_file_is_written_through_the_link(sheet: Path, tmp_path: Pat
     real = dotfiles / "characters.toml"
     sheet.rename(real)
     sheet.symlink_to(real)
-    character_edits.set_entry("aria", "stealth", "+9")
+    characters.set_entry("aria", "stealth", "+9")
     assert sheet.is_symlink() and sheet.readlink() == real
     assert 'stealth = "+9"' in real.read_text(encoding="utf-8")
     assert characters.load("aria").entries["stealth"] == "+9"
     assert sorted(p.name for p in dotfiles.iterdir()) == ["characters.toml"]  # no temporary
     sheet.unlink()  # a relative link, from config/d20cli/ to dotfiles/
     sheet.symlink_to(Path("..") / ".." / "dotfiles" / "characters.toml")
-    character_edits.add("carl", "mm")
+    characters.add("carl", "mm")
     assert sheet.is_symlink() and "[carl]" in real.read_text(encoding="utf-8")
     assert sorted(p.name for p in sheet.parent.iterdir()) == [
         "characters.toml",
@@ -347,7 +347,7 @@ def test_a_symlinked_file_is_written_through_the_link(sheet: Path, tmp_path: Pat
 
 def _add_entries(prefix: str) -> None:
     for i in range(15):
-        character_edits.set_entry("aria", f"{prefix}{i}", f"+{i}")
+        characters.set_entry("aria", f"{prefix}{i}", f"+{i}")
 
 
 def test_two_writers_lose_no_entry(sheet: Path) -> None:
@@ -404,7 +404,7 @@ def test_char_cli_round_trip() -> None:
     ],
 )
 def test_char_cli_errors_exit_2_with_one_line(args: list[str], message: str) -> None:
-    character_edits.add("aria", "levelup")
+    characters.add("aria", "levelup")
     r = runner.invoke(char_app, args)
     assert r.exit_code == 2
     assert message in r.stderr
@@ -496,9 +496,9 @@ def test_char_set_by_a_short_name_never_writes_a_verbs_group(
         ["check", "dex", "vs", "10", "--as", "aria", "--json", "--dice", "5"], capsys
     )
     assert json.loads(out)["total"] == 7
-    character_edits.set_entry("aria", "skills.arcana", "+1")
+    characters.set_entry("aria", "skills.arcana", "+1")
     assert d20(["char", "set", "aria", "arcana", "+4"], capsys)[1] == "aria: skills.arcana = +4\n"
-    character_edits.set_entry("aria", "lore.arcana", "+1")
+    characters.set_entry("aria", "lore.arcana", "+1")
     status, _, err = d20(["char", "set", "aria", "arcana", "+5"], capsys)
     assert status == 2
     assert "aria has 'arcana' in more than one group; give the full name: " in err
@@ -506,8 +506,8 @@ def test_char_set_by_a_short_name_never_writes_a_verbs_group(
 
 
 def test_macros_take_parameters(sheet: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    character_edits.set_entry("aria", "macros.sneaky", "check stealth vs {dc=15} adv")
-    character_edits.set_entry("aria", "macros.hit", "attack {bonus} vs {ac} dmg 1d8+{bonus}")
+    characters.set_entry("aria", "macros.sneaky", "check stealth vs {dc=15} adv")
+    characters.set_entry("aria", "macros.hit", "attack {bonus} vs {ac} dmg 1d8+{bonus}")
     assert expand("sneaky", "aria")[0] == "check stealth +7 expertise=d6 vs 15 adv"
     assert expand("sneaky 18", "aria")[0] == "check stealth +7 expertise=d6 vs 18 adv"
     assert expand("sneaky dc=12 dis", "aria")[0] == "check stealth +7 expertise=d6 vs 12 adv dis"

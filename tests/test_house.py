@@ -262,12 +262,12 @@ def test_a_character_entry_carries_house_words() -> None:
     from d20cli.app.run import results_of
     from d20cli.language.grammar import parse_request
     from d20cli.store import as_character as resolving
-    from d20cli.store import character_edits, characters
+    from d20cli.store import characters
 
     characters.characters_path().parent.mkdir(parents=True, exist_ok=True)
-    character_edits.add("aria", "levelup")
-    character_edits.set_entry("aria", "attacks.longsword", "+7 crit 19 dmg 1d8+4")
-    character_edits.set_entry("aria", "stealth", "+5 lucky min 10")
+    characters.add("aria", "levelup")
+    characters.set_entry("aria", "attacks.longsword", "+7 crit 19 dmg 1d8+4")
+    characters.set_entry("aria", "stealth", "+5 lucky min 10")
     (hit,) = results_of("attack longsword vs 15", Options(as_="aria", dice=(19, 3, 4)))
     assert hit.request == "attack longsword +7 crit 19 dmg 1d8+4 vs 15"
     assert (hit.outcome, hit.damage and hit.damage.total) == ("critical_success", 11)

@@ -12,7 +12,7 @@ from state_helpers import logging_on, opened, output  # noqa: F401 (logging_on: 
 
 from d20cli.app.options import Options
 from d20cli.app.run import results_of
-from d20cli.store import log_rows, rolllog
+from d20cli.store import rolllog
 from d20cli.store.log_stats import fairness
 from d20cli.store.rolllog import RollLog, Rolls, dice_text
 
@@ -29,23 +29,23 @@ def test_a_big_labelled_roll_is_one_small_summary() -> None:
     (result,) = results(f"roll 1000d6[{LABEL}]")
     full = dice_text(result)
     assert len(full) > 9_000_000  # the label on every die
-    row = log_rows.row_dice(result, dice_text)
+    row = rolllog.row_dice(result, dice_text)
     assert len(row) < 2_000
     (entry,) = json.loads(row)
     summary = entry["summary"]
     assert summary["count"] == 1000 and summary["kept"] == 1000
     assert summary["sides"] == {"6": 1000}
     assert sum(summary["faces"]["6"].values()) == 1000
-    assert summary["labels"] == ["x" * log_rows.LABEL_CHARACTERS]
+    assert summary["labels"] == ["x" * rolllog.LABEL_CHARACTERS]
 
 
 def test_ordinary_rows_keep_every_die() -> None:
     for text in ("check +5 vs 15 adv", "roll 2d6[fire]+1d8[slashing]", "attack +5 vs 10 dmg 8d6"):
         for result in results(text):
-            assert log_rows.row_dice(result, dice_text) == dice_text(result)
+            assert rolllog.row_dice(result, dice_text) == dice_text(result)
     group = "group " + ",".join(["+1"] * 200) + " vs 12"
     (result,) = results(group)
-    assert log_rows.row_dice(result, dice_text) == dice_text(result)
+    assert rolllog.row_dice(result, dice_text) == dice_text(result)
 
 
 def test_stats_count_the_d20s_of_a_summary(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -115,4 +115,4 @@ def test_one_run_adds_at_most_max_run_bytes(monkeypatch: pytest.MonkeyPatch) -> 
     [None, "nonsense", {"1": -3}, {"²": 5}, {"21": 4}, {"5": True}, {"5": 10**30}, [1, 2]],
 )
 def test_hostile_summaries_count_nothing(faces: object) -> None:
-    assert log_rows.summary_d20(faces) is None
+    assert rolllog.summary_d20(faces) is None

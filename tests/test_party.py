@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import d20, write_sheet
 
-from d20cli.store import character_edits, characters
+from d20cli.store import characters
 
 SHEET = """\
 [aria]
@@ -49,7 +49,7 @@ def test_party_commands_keep_the_party_in_the_file(
     status, _, err = d20(["char", "set", "party", "stealth", "+1"], capsys)
     assert status == 2 and "no character 'party' (there are: aria, bob)" in err
     d20(["party", "add", "bob"], capsys)
-    character_edits.remove("bob")  # a character removed leaves the party too
+    characters.remove("bob")  # a character removed leaves the party too
     assert characters.party() == ("aria",)
     assert d20(["party", "clear"], capsys)[1] == "no party yet (d20 party add aria bob)\n"
     assert "[party]" not in sheet.read_text()
@@ -60,7 +60,7 @@ def test_party_commands_keep_the_party_in_the_file(
 def test_a_group_through_the_party_rolls_each_members_entry(
     sheet: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    character_edits.party_edit(add=["aria", "bob"])
+    characters.party_edit(add=["aria", "bob"])
     status, out, _ = d20(
         ["group", "stealth", "vs", "12", "--as", "party", "--json", "--dice", "10,10"], capsys
     )

@@ -28,7 +28,7 @@ from d20cli.app.run import results_of
 from d20cli.errors import NotSaved
 from d20cli.present.output import Output
 from d20cli.results import Result
-from d20cli.store import log_rows, rolllog, state
+from d20cli.store import rolllog, state
 from d20cli.store.log_stats import Fairness, chi_square_p, fairness, regularized_gamma_q
 from d20cli.store.rolllog import RollLog, Rolls
 from d20cli.store.schema import MIGRATIONS
@@ -573,7 +573,7 @@ def test_a_result_logged_again_makes_the_same_row() -> None:
         log.add(result)
     assert same.derived("log_row", lambda r: pytest.fail("made again")) == (
         same.dice_text(),
-        log_rows.ROW_OVERHEAD + len("roll 1d1") + len(same.dice_text()),
+        rolllog.ROW_OVERHEAD + len("roll 1d1") + len(same.dice_text()),
         None,
     )
     log.close()

@@ -99,9 +99,9 @@ def test_a_macro_of_the_character_in_use_is_a_command(
     """Completion offers the macros of the character in force as commands (`d20 sn<TAB>`:
     sneak): `d20 sneak` then rolls the macro, without --as; a word that is no macro is
     still an unknown command."""
-    from d20cli.store import character_edits
+    from d20cli.store import characters
 
-    character_edits.set_entry("aria", "macros.sneak", "check +7 vs 15")
+    characters.set_entry("aria", "macros.sneak", "check +7 vs 15")
     monkeypatch.setenv("D20_CHARACTER", "aria")
     status, out, err = d20(["sneak", "--seed", "1", "--no-log"], capsys)
     assert status == 0, err

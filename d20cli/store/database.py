@@ -455,7 +455,7 @@ def int64(value: int | None) -> int | None:
 # --- the values read back: each is what d20 writes there, else BadValue ----------------
 
 #: How deeply a JSON value d20 keeps in a column nests at most (a row's dice or house
-#: rules: d20cli.store.log_rows.MAX_ROW_DEPTH; a last roll's result, a few more).
+#: rules: d20cli.store.rolllog.MAX_ROW_DEPTH; a last roll's result, a few more).
 MAX_STORED_DEPTH = 32
 
 

@@ -16,6 +16,12 @@ Writing (`atomic_write`, `open_lock`): every file d20 writes is replaced atomica
 through a temporary made with O_EXCL, and no symbolic link is followed at a temporary's or
 a lock's name.
 
+Editing a TOML file the user keeps (the config and characters files: `edit_lock`,
+`parse_for_edit`, `put_key`, `write_edit`): under a lock file, so two writers do not lose
+each other's change; parsed with tomlkit, which keeps the comments and the layout; written
+atomically and durably, through a symbolic link at the file's place. Each failure is a
+ParseError naming the file.
+
 Plain path strings and `os` only: this module is on the start-up path of a roll.
 """
 
@@ -23,8 +29,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
-from typing import TYPE_CHECKING, BinaryIO
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from d20cli.errors import ParseError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -195,6 +203,87 @@ def open_lock(path: str) -> int:
         os.close(fd)
         raise OSError(errno.EINVAL, "not a regular file", path)
     return fd
+
+
+# --- editing a TOML file the user keeps ----------------------------------------------------
+
+
+@contextlib.contextmanager
+def edit_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `path`.lock while changing the file (POSIX; elsewhere the
+    atomic rename alone protects the file)."""
+    import errno
+
+    lock = path.with_name(path.name + ".lock")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = open_lock(str(lock))
+    except OSError as err:
+        if err.errno == errno.ELOOP or lock.is_symlink():
+            raise ParseError(
+                f"cannot write {path}: its lock file {lock} is a symbolic link, which d20 "
+                "does not follow (remove it)"
+            ) from None
+        raise ParseError(f"cannot write {path}: {lock}: {err.strerror or err}") from None
+    try:
+        try:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except ImportError:  # pragma: no cover - not POSIX
+            pass
+        yield
+    finally:
+        os.close(fd)
+
+
+_TOO_DEEP = "cannot read {path}: its TOML is nested too deeply (fix the file; it was not changed)"
+
+
+def parse_for_edit(text: str, path: Path) -> Any:
+    """The tomlkit document of `text` (the file at `path`), which keeps its comments and
+    layout; ParseError with the line and column for a file that does not parse."""
+    import tomlkit
+    from tomlkit.exceptions import ParseError as TomlError
+    from tomlkit.exceptions import TOMLKitError
+
+    try:
+        return tomlkit.parse(text)
+    except TomlError as err:
+        raise ParseError(
+            f"cannot read {path}: line {err.line}, column {err.col}: "
+            f"{str(err).split(' at line')[0]} (fix the file; it was not changed)"
+        ) from None
+    except (TOMLKitError, ValueError) as err:  # a table twice (`[a.b]` ... `[a.b]`), ...
+        raise ParseError(f"cannot read {path}: {err} (fix the file; it was not changed)") from None
+    except RecursionError:
+        raise ParseError(_TOO_DEEP.format(path=path)) from None
+
+
+def put_key(table: Any, key: str, value: Any) -> None:
+    """Set `key` in a tomlkit table; a new key goes after the table's last value, before
+    the comments and blank lines that end it (tomlkit would put it after them, under a
+    comment that belongs to the next table)."""
+    if key in table:
+        table[key] = value
+        return
+    body = getattr(getattr(table, "value", None), "body", None)
+    trailing: list[Any] = []
+    while isinstance(body, list) and body and body[-1][0] is None:
+        trailing.insert(0, body.pop())
+    table[key] = value
+    if isinstance(body, list):
+        body.extend(trailing)
+
+
+def write_edit(path: Path, text: str) -> None:
+    """Write `text` to `path` atomically and durably (`atomic_write`); a symbolic link at
+    `path` (a dotfiles set-up) is written through: its target gets the new text and the
+    link stays a link. ParseError naming the file when it cannot be written."""
+    try:
+        atomic_write(str(path), text, follow_link=True, durable=True)
+    except OSError as err:
+        raise ParseError(f"cannot write {path}: {err.strerror or err}") from None
 
 
 #: How an environment switch (D20_NO_LOG, D20_NO_CACHE) is read: these say no, any other

@@ -29,7 +29,7 @@ from d20cli.rules.initiative import (
     settle,
 )
 from d20cli.store.database import BadValue, stored_int, stored_json, stored_text
-from d20cli.store.log_rows import MAX_ROW_DEPTH
+from d20cli.store.rolllog import MAX_ROW_DEPTH
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller

@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from d20cli.frozen import frozen
 from d20cli.store.database import BadValue, stored_text, stored_text_or_none
-from d20cli.store.log_rows import summary_d20
-from d20cli.store.rolllog import combine
+from d20cli.store.rolllog import combine, summary_d20
 
 if TYPE_CHECKING:
     from d20cli.store.rolllog import LogFilter, Rolls
@@ -166,7 +165,7 @@ def fairness(
         for who, face, n in found:
             if isinstance(face, int) and 1 <= face <= SIDES:
                 counts.setdefault(_who(who), [0] * SIDES)[face - 1] += int(n)
-        summaries = conn.execute(  # rows that hold a summary (store/log_rows.py)
+        summaries = conn.execute(  # rows that hold a summary (store/rolllog.py)
             "SELECT r.character, json_extract(r.dice, '$[0].summary.faces.\"20\"') "
             "FROM rolls AS r WHERE r.source != 'dice' "
             f"AND json_extract(r.dice, '$[0].summary') IS NOT NULL{where}",
@@ -353,7 +352,7 @@ def _add_row_naturals(found: Naturals, at: str, who: str | None, dice: list[Any]
 
 
 def _add_summary_naturals(found: Naturals, at: str, who: str | None, summary: object) -> None:
-    """A summary row (d20cli.store.log_rows) counts the faces of dice up to 100 sides."""
+    """A summary row (d20cli.store.rolllog) counts the faces of dice up to 100 sides."""
     if isinstance(summary, str):
         try:
             summary = json.loads(summary)

@@ -51,11 +51,11 @@ def char_add(
     ] = None,
 ) -> None:
     """Add a character: `d20 char add aria --system levelup`."""
-    from d20cli.store import character_edits
+    from d20cli.store import characters
 
     out = command_output()
     with _errors(out):
-        c = character_edits.add(name, command_options().system)  # `d20 -s mm char add` too
+        c = characters.add(name, command_options().system)  # `d20 -s mm char add` too
     out.text(f"added {c.name}" + (f" ({c.system})" if c.system else ""))
 
 
@@ -80,14 +80,14 @@ def char_set(
     """Set an entry, a macro, the system or a house rule for all of the character's
     rolls: `d20 char set aria stealth +7 expertise=d6`, `d20 char set aria macros.sneak
     check stealth vs 15 adv`, `d20 char set aria lucky`, `d20 char set aria crit 19`."""
-    from d20cli.store import character_edits
+    from d20cli.store import characters
 
     out = command_output()
     value = value or []  # `char set aria lucky`: a house key alone
     if value[:1] == ["--"]:  # `char set aria saves.dex -- -1`, as before no `--` was needed
         value = value[1:]
     with _errors(out):
-        written = character_edits.set_entry(name, key, value)
+        written = characters.set_entry(name, key, value)
     out.text(f"{name}: {written} = {' '.join(value) or 'true'}")  # `char set aria lucky`
 
 
@@ -102,11 +102,11 @@ def char_unset(
 ) -> None:
     """Remove an entry, a macro or a house key: `d20 char unset aria macros.sneak`,
     `d20 char unset aria lucky`."""
-    from d20cli.store import character_edits
+    from d20cli.store import characters
 
     out = command_output()
     with _errors(out):
-        character_edits.unset_entry(name, key)
+        characters.unset_entry(name, key)
     out.text(f"{name}: removed {key}")
 
 
@@ -177,11 +177,11 @@ def _path() -> str:
 @char_app.command("rm")
 def char_rm(name: Annotated[str, typer.Argument(help="The character to remove.")]) -> None:
     """Remove a character (from the party and the initiative order too)."""
-    from d20cli.store import character_edits
+    from d20cli.store import characters
 
     out = command_output()
     with _errors(out):
-        gone = character_edits.remove(name)
+        gone = characters.remove(name)
     out.text(f"removed {visible(gone)}")
     with _errors(out):
         _leave_order(gone, out)
@@ -214,7 +214,7 @@ def char_use(
     """Roll as a character when a request gives no --as: `d20 char use aria` (kept in the
     config file as `character`; D20_CHARACTER beats it, `--as none` skips it for one
     request); `d20 char use none` stops; with no name, say who it is."""
-    from d20cli.store import config, config_edits
+    from d20cli.store import characters, config
 
     out = command_output()
     with _errors(out):
@@ -224,10 +224,10 @@ def char_use(
             return
         if name.strip().lower() == "none":
             if config.load_config().character is not None:
-                config_edits.unset_key("character")
+                config.unset_key("character")
             out.text("no character in use")
             return
-        _, value, left = config_edits.set_key("character", name)
+        _, value, left = config.set_key("character", name, characters.config_value)
     out.text(f"using {visible(str(value))}: a request without --as rolls as {visible(str(value))}")
     if left is not None:
         out.warn(left)

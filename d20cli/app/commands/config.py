@@ -1,6 +1,6 @@
-"""`d20 config show|set|unset|path`: a thin typer sub-app over d20cli.store.config (reading)
-and d20cli.store.config_edits (writing). Errors are one line on standard error and exit
-status 2, never a traceback."""
+"""`d20 config show|set|unset|path`: a thin typer sub-app over d20cli.store.config (which
+reads and writes the file). Errors are one line on standard error and exit status 2,
+never a traceback."""
 
 from __future__ import annotations
 
@@ -97,11 +97,11 @@ def config_set(
 ) -> None:
     """Set a key: `d20 config set levelup.crit-dmg max`, `d20 config set system mm`,
     `d20 config set color never`, `d20 config set levelup.lucky true`."""
-    from d20cli.store import config_edits
+    from d20cli.store import characters, config
 
     out = command_output()
     with _errors(out):
-        written, shown, left = config_edits.set_key(key, " ".join(value))
+        written, shown, left = config.set_key(key, " ".join(value), characters.config_value)
     out.text(f"{written} = {_toml(shown)}")
     _still(out, left)
 
@@ -112,11 +112,11 @@ def config_unset(
 ) -> None:
     """Remove a key (`d20 config unset levelup.crit-dmg`) or a system's table
     (`d20 config unset levelup`)."""
-    from d20cli.store import config_edits
+    from d20cli.store import config
 
     out = command_output()
     with _errors(out):
-        removed, left = config_edits.unset_key(key)
+        removed, left = config.unset_key(key)
     out.text(f"removed {removed}")
     _still(out, left)
 

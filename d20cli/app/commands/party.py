@@ -57,11 +57,11 @@ def party_add(
     names: Annotated[list[str], typer.Argument(help="Characters to add, in turn order.")],
 ) -> None:
     """Add characters to the party: `d20 party add aria bob cleo`."""
-    from d20cli.store import character_edits
+    from d20cli.store import characters
 
     out = command_output()
     with _errors(out):
-        members = character_edits.party_edit(add=names)
+        members = characters.party_edit(add=names)
     _show(members, False, out)
 
 
@@ -70,20 +70,20 @@ def party_rm(
     names: Annotated[list[str], typer.Argument(help="Characters to take out of the party.")],
 ) -> None:
     """Take characters out of the party (they stay characters)."""
-    from d20cli.store import character_edits
+    from d20cli.store import characters
 
     out = command_output()
     with _errors(out):
-        members = character_edits.party_edit(remove=names)
+        members = characters.party_edit(remove=names)
     _show(members, False, out)
 
 
 @party_app.command("clear")
 def party_clear() -> None:
     """Empty the party."""
-    from d20cli.store import character_edits
+    from d20cli.store import characters
 
     out = command_output()
     with _errors(out):
-        members = character_edits.party_edit(clear=True)
+        members = characters.party_edit(clear=True)
     _show(members, False, out)

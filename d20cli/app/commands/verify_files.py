@@ -15,7 +15,6 @@ from typing import Any, BinaryIO
 from d20cli.errors import ParseError
 from d20cli.language.parse_cache import MAX_JSON_DEPTH
 from d20cli.store.files import deeper_than, open_named
-from d20cli.store.log_rows import MAX_ROW_DEPTH
 from d20cli.visible import visible
 
 MAX_BYTES = 64 * 1024 * 1024  # of the export read
@@ -208,6 +207,8 @@ def _after(i: int, found: str) -> str:
 
 
 def _check_row(i: int, row: Any) -> None:
+    from d20cli.store.rolllog import MAX_ROW_DEPTH  # (the log's module opens sqlite3)
+
     if not isinstance(row, dict):
         raise ParseError(f"row {i} of the export is not a JSON object")
     for name, kinds in FIELDS.items():
