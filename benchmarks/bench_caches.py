@@ -35,7 +35,7 @@ from d20cli.app.options import Options  # noqa: E402
 from d20cli.app.stdin import run_lines  # noqa: E402
 from d20cli.bounded import Bounded  # noqa: E402
 from d20cli.present.output import Output  # noqa: E402
-from d20cli.rules import common, critical, levelup, roll  # noqa: E402
+from d20cli.rules import common, levelup, roll  # noqa: E402
 
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "7"))
 LINES = int(os.environ.get("BENCH_LINES", "5000"))
@@ -139,15 +139,9 @@ def main() -> None:
         "Context.lines": (forget("lines"), idle, idle),
         "Context.requests_made": (forget("requests_made"), idle, idle),
         "Context.parsed": (forget("parsed"), idle, idle),
-        "Context.plans": (forget("plans"), idle, idle),
-        "Context.valued": (forget("valued"), idle, idle),
         "Context._house": (forget("_house"), idle, idle),
-        "Context.odds_kept": (forget("odds_kept"), idle, idle),
-        "Context.odds_asked": (forget("odds_asked"), idle, idle),
         "Context.as_parsed": (forget("as_parsed"), idle, idle),
-        "Context.systems": (forget("systems"), idle, idle),
         "results.shared_die": (nothing, *unwrapped(results, "shared_die", common)),
-        "critical.critical_damage": (nothing, *unwrapped(critical, "critical_damage")),
         "roll._read": (nothing, *unwrapped(roll, "_read")),
         "levelup._words": (
             nothing,

@@ -19,7 +19,6 @@ from d20cli.frozen import replace
 from d20cli.language.grammar_checks import check_valued, unvalued_words
 from d20cli.present.output import Output
 from d20cli.rolling.prepared import PreparedLine, PreparedLines
-from d20cli.rolling.rolls import Plan, plan
 from d20cli.rules.house import HouseDefaults, with_house
 from d20cli.rules.offers import in_system_terms
 from d20cli.store.seal_marker import CHANGES, marked
@@ -55,9 +54,6 @@ class Lookups:
         self.parsed: Bounded[str, Request] = Bounded()
         # by (text, system): `request_for`'s
         self.requests_made: Bounded[tuple[str, str], Request] = Bounded()
-        self.plans: Bounded[int, tuple[Request, Plan]] = Bounded()  # by the request's id: `plan`'s
-        self.odds_kept: Bounded[tuple[str, str], Odds] = Bounded()  # (text, system): `odds`'
-        self.odds_asked: Bounded[str, tuple[Options, Odds]] = Bounded()  # by text, these options
         # requests through a character (--as): by character and text, with its system
         self.as_parsed: Bounded[tuple[str, str], AsRead] = Bounded()
         # the lines of a batch or a session, split and read: words, options, request text,
@@ -65,8 +61,6 @@ class Lookups:
         self.lines: Bounded[str, tuple[list[str], Options, str, bool]] = Bounded()
         # plain requests made ready (`prepared_line`)
         self.prepared: PreparedLines[Options] = PreparedLines(SIZE)
-        self.systems: Bounded[str, System] = Bounded()  # by the name given (a handful)
-        self.valued: Bounded[str, bool] = Bounded()  # requests with no unvalued word
         # (character or None) -> its house defaults; a few characters a run
         self._house: Bounded[tuple[str, str | None], HouseDefaults] = Bounded()
         self._logging: bool | None = None
@@ -76,12 +70,9 @@ class Lookups:
         self._default_character: str | None = None  # "" once read and there is none
 
     def system(self, name: str) -> System:
-        system = self.systems.get(name)
-        if system is None:
-            from d20cli.rules import get_system
+        from d20cli.rules import get_system
 
-            system = self.systems[name] = get_system(name)
-        return system
+        return get_system(name)
 
     def parse(self, text: str) -> Request:
         request = self.parsed.get(text)
@@ -190,35 +181,14 @@ class Lookups:
 
     def odds(self, text: str, opts: Options) -> Odds:
         """The exact odds of `text` rolled with these options (`--odds`), shared: the
-        caller only reads them. Kept by text and system without --as, as `request_for` keeps
-        the request (the engine remembers them by request too, for every caller)."""
-        last = self.odds_asked.get(text)  # a batch's line asked again, same options
-        if last is not None and last[0] is opts:
-            return last[1]
+        caller only reads them. The engine remembers them by request
+        (d20cli.probability.memo), and `request_for` gives a repeated line's request."""
         system = self.system_for(opts)
-        key = None if opts.as_ else (text, system.id)
-        found = self.odds_kept.get(key) if key is not None else None
-        if found is None:
-            from d20cli.probability.engine import odds_of
+        from d20cli.probability.engine import odds_of
 
-            found = odds_of(
-                text, system.id, parse=lambda t: self.request_for(t, system, opts), shared=True
-            )
-            if key is not None:
-                self.odds_kept[key] = found
-        if key is not None:
-            self.odds_asked[text] = (opts, found)
-        return found
-
-    def plan(self, request: Request) -> Plan:
-        """`d20cli.rolling.rolls.plan(request)`, kept for a request made ready before (by its
-        identity: the request is kept with it, so its id is not another's)."""
-        kept = self.plans.get(id(request))
-        if kept is not None and kept[0] is request:
-            return kept[1]
-        found = plan(request)
-        self.plans[id(request)] = (request, found)
-        return found
+        return odds_of(
+            text, system.id, parse=lambda t: self.request_for(t, system, opts), shared=True
+        )
 
     def _request_for(self, text: str, system: System, opts: Options) -> Request:
         try:
@@ -409,7 +379,7 @@ class Context(Lookups):
         """With --strict, a ParseError (placed under the word) when a label word of the
         request stands where a value belongs and nothing gives it one (`check stealth vs
         15` without --as); checked before anything is rolled."""
-        if not opts.strict or opts.as_ is not None or text in self.valued:
+        if not opts.strict or opts.as_ is not None:
             return
         check_valued(self.parse(text), text, "--strict", _how())
 
@@ -417,12 +387,7 @@ class Context(Lookups):
         """Say on stderr (once a run for each word) when a label word stands where a value
         belongs and nothing gives it one (`check stealth vs 15`): the roll is made at +0,
         which is allowed, but rarely what was meant. Said before the result is shown."""
-        if text in self.valued:  # a request seen before, with nothing to say
-            return
-        words = [word for word, _ in unvalued_words(self.parse(text))]
-        if not words:
-            self.valued[text] = True
-        for word in words:
+        for word, _ in unvalued_words(self.parse(text)):
             if word in self.warned:
                 continue
             self.warned[word] = True

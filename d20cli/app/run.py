@@ -357,7 +357,7 @@ def _prepare(
         return None
     check_text(text)
     request = context.request_for(text, system, opts)
-    plan, work = context.plan(request), context.work_for(opts)
+    plan, work = rolls.plan(request), context.work_for(opts)
     roller = context.roller(opts) if opts.seed is None else None
     return prepare(given, opts, request, system.resolve, plan, work, roller, context.prepared.space)
 
@@ -421,7 +421,7 @@ def _results(
         resolve_one = context.sealing.wrap(resolve_one)
 
     work = context.work_for(opts)
-    return rolls.results(request, resolve_one, roller, opts.repeat, work, context.plan(request))
+    return rolls.results(request, resolve_one, roller, opts.repeat, work, rolls.plan(request))
 
 
 def exit_for(result: Result, opts: Options) -> ExitStatus:
@@ -450,7 +450,7 @@ def _rolled(
     try:
         output_limit = work * OUTPUT_PER_WORK
         for result in rolled:
-            if not results and opts.as_ is None and text not in context.valued:
+            if not results and opts.as_ is None:
                 context.warn_unvalued(text, out)  # before the first result (a bad one: alone)
             if log is not None:
                 log.add(result)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from d20cli.bounded import memo
 from d20cli.dice import tree as dice
 from d20cli.errors import RulesError
 
@@ -55,7 +54,6 @@ def _double_sum(expr: dice.Arithmetic) -> Expr:
 #: `crit-dmg=MODE`: what a critical hit rolls for damage `expr`. dice (the default): every
 #: dice term twice (`double_dice`); double: the whole total twice; max: every dice term at
 #: its maximum plus a normal roll (`max_dice`).
-@memo(256)  # pure, and asked on every attack to check the mode
 def critical_damage(expr: Expr, mode: str | None = None) -> Expr:
     """The damage expression a critical hit rolls under a crit-dmg mode (None: dice)."""
     if mode == "double":
