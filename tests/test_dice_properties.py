@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -54,3 +55,15 @@ def test_d20_is_fair_chi_square() -> None:
         chi2 = sum((counts[f] - expected) ** 2 / expected for f in range(1, 21))
         assert counts[0] == 0 and sum(counts) == 100_000
         assert chi2 < 43.82, (seed, chi2)
+
+
+@pytest.mark.parametrize(
+    "text", ["ceil(1/2*3)", "floor(-(1/2)*3)", "round(7/2*3)", "ceil(5/2%3)", "ceil(1d6/4*3)"]
+)
+def test_bounds_inside_ceil_floor_round_divide_exactly(text: str) -> None:
+    """`ceil(1/2*3)` is 2 (1/2 is exact inside it), where the floored bounds of `1/2*3`
+    said at most 1: every total rolled lies inside the bounds."""
+    expr = parse_expression(text)
+    for seed in range(50):
+        total = evaluate(expr, RandomRoller(random.Random(seed))).total
+        assert expr.min_total() <= total <= expr.max_total(), (text, total)

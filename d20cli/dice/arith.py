@@ -58,23 +58,34 @@ def as_int(x: float) -> int | float:
     return x if math.isinf(x) else int(x)
 
 
-def floordiv_bounds(lo: float, hi: float, dlo: float, dhi: float) -> tuple[float, float]:
+def floordiv_bounds(
+    lo: float, hi: float, dlo: float, dhi: float, exact: bool = False
+) -> tuple[float, float]:
+    """The bounds of `x / d` for x in [lo, hi] and a whole d in [dlo, dhi], rounded down,
+    or `exact` (inside ceil, floor and round): a whole divisor other than 0 is at least 1
+    across, so the corners and +-1 bound it."""
     if any(math.isinf(v) for v in (lo, hi, dlo, dhi)):
         return (-math.inf, math.inf)
     divisors = [d for d in (dlo, dhi, -1.0, 1.0) if d != 0 and dlo <= d <= dhi]
     if not divisors:
         return (0.0, 0.0)  # always a division by zero: an error, never a total
-    c = [float(int(a) // int(d)) for a in (lo, hi) for d in divisors]
+    if exact:
+        c = [a / d for a in (lo, hi) for d in divisors]
+    else:
+        c = [float(int(a) // int(d)) for a in (lo, hi) for d in divisors]
     return (min(c), max(c))
 
 
-def mod_bounds(lo: float, hi: float, dlo: float, dhi: float) -> tuple[float, float]:
-    """The bounds of `x % d` (the remainder has the divisor's sign, as Python's)."""
+def mod_bounds(
+    lo: float, hi: float, dlo: float, dhi: float, exact: bool = False
+) -> tuple[float, float]:
+    """The bounds of `x % d` (the remainder has the divisor's sign, as Python's); `exact`:
+    x may be a fraction, whose remainder comes closer to d than a whole one."""
     if any(math.isinf(v) for v in (dlo, dhi)):
         return (-math.inf, math.inf)
     if dlo > 0 and lo >= 0 and hi < dlo:
         return (lo, hi)  # smaller than every divisor: itself
-    top = max(abs(dlo), abs(dhi)) - 1
+    top = max(abs(dlo), abs(dhi)) - (0 if exact else 1)
     return (-top if dlo < 0 else 0.0, top if dhi > 0 else 0.0)
 
 

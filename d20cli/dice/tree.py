@@ -366,21 +366,7 @@ class Arithmetic(Bounded):
         return self._text
 
     def bounds(self) -> tuple[float, float]:
-        lo, hi = self.first.bounds()
-        for op, x in self.rest:
-            xlo, xhi = x.bounds()
-            if op == "+":
-                lo, hi = lo + xlo, hi + xhi
-            elif op == "-":
-                lo, hi = lo - xhi, hi - xlo
-            elif op == "*":
-                c = [mul(a, b) for a in (lo, hi) for b in (xlo, xhi)]
-                lo, hi = min(c), max(c)
-            elif op == "%":
-                lo, hi = mod_bounds(lo, hi, xlo, xhi)
-            else:
-                lo, hi = floordiv_bounds(lo, hi, xlo, xhi)
-        return (lo, hi)
+        return arithmetic_bounds(self, exact=False)
 
 
 @frozen(slots=True)
@@ -416,7 +402,11 @@ class Call(Bounded):
             return (min(a for a, _ in spans), min(b for _, b in spans))
         if self.name == "abs":
             return (lo, hi) if lo >= 0 else (-hi, -lo) if hi <= 0 else (0.0, max(-lo, hi))
-        return (lo, hi + 1)  # exact division rounds up at most one above the floored one
+        lo, hi = exact_bounds(self.args[0])  # ceil, floor, round: `/` divides exactly
+        return (
+            lo if math.isinf(lo) else float(math.floor(lo)),
+            hi if math.isinf(hi) else float(math.ceil(hi)),
+        )
 
     def apply(self, values: list[int] | list[Fraction]) -> int:
         """The function of its arguments' values (the exact ones for ceil/floor/round)."""
@@ -498,3 +488,34 @@ def _label_text(label: str | None) -> str:
 
 def _wrap(e: Expr, paren: bool) -> str:
     return f"({e})" if paren else str(e)
+
+
+def exact_bounds(expr: Expr) -> tuple[float, float]:
+    """The bounds of `expr` with its `/` dividing exactly, as inside ceil, floor and round
+    (`ceil(1/2*3)` is 2, where the floored bounds of `1/2*3` say 0)."""
+    if isinstance(expr, Arithmetic):
+        return arithmetic_bounds(expr, exact=True)
+    if isinstance(expr, Neg):
+        lo, hi = exact_bounds(expr.operand)
+        return (-hi, -lo)
+    return expr.bounds()
+
+
+def arithmetic_bounds(expr: Arithmetic, exact: bool) -> tuple[float, float]:
+    """`expr`'s bounds, its terms' folded left to right; `exact`: as `exact_bounds`."""
+    of = exact_bounds if exact else (lambda x: x.bounds())
+    lo, hi = of(expr.first)
+    for op, x in expr.rest:
+        xlo, xhi = of(x)
+        if op == "+":
+            lo, hi = lo + xlo, hi + xhi
+        elif op == "-":
+            lo, hi = lo - xhi, hi - xlo
+        elif op == "*":
+            c = [mul(a, b) for a in (lo, hi) for b in (xlo, xhi)]
+            lo, hi = min(c), max(c)
+        elif op == "%":
+            lo, hi = mod_bounds(lo, hi, xlo, xhi, exact)
+        else:
+            lo, hi = floordiv_bounds(lo, hi, xlo, xhi, exact)
+    return (lo, hi)
