@@ -19,6 +19,7 @@ from d20cli.frozen import replace
 from d20cli.language.grammar_checks import check_valued, unvalued_words
 from d20cli.present.output import Output
 from d20cli.rolling.prepared import PreparedLine, PreparedLines
+from d20cli.rules import get_system
 from d20cli.rules.house import HouseDefaults, with_house
 from d20cli.rules.offers import in_system_terms
 from d20cli.store.seal_marker import CHANGES, marked
@@ -68,11 +69,6 @@ class Lookups:
         self._default_budget: int | None = None
         self._default_work: int | None = None
         self._default_character: str | None = None  # "" once read and there is none
-
-    def system(self, name: str) -> System:
-        from d20cli.rules import get_system
-
-        return get_system(name)
 
     def parse(self, text: str) -> Request:
         request = self.parsed.get(text)
@@ -207,7 +203,7 @@ class Lookups:
     def system_for(self, opts: Options) -> System:
         if opts.system is None and self._default_system is None:
             self._default_system = opts.system_id()  # D20_SYSTEM, read once per run
-        return self.system(opts.system or self._default_system or "levelup")
+        return get_system(opts.system or self._default_system or "levelup")
 
     def work_for(self, opts: Options) -> int:
         """The work budget of a command with these options (D20_WORK read once per run)."""

@@ -394,13 +394,12 @@ class Call(Bounded):
         return f"{self.name}({','.join(map(str, self.args))})"
 
     def bounds(self) -> tuple[float, float]:
-        spans = [a.bounds() for a in self.args]
-        lo, hi = spans[0]
-        if self.name == "max":
-            return (max(a for a, _ in spans), max(b for _, b in spans))
-        if self.name == "min":
-            return (min(a for a, _ in spans), min(b for _, b in spans))
+        if self.name in ("max", "min"):
+            spans = [a.bounds() for a in self.args]
+            pick = max if self.name == "max" else min
+            return (pick(a for a, _ in spans), pick(b for _, b in spans))
         if self.name == "abs":
+            lo, hi = self.args[0].bounds()
             return (lo, hi) if lo >= 0 else (-hi, -lo) if hi <= 0 else (0.0, max(-lo, hi))
         lo, hi = exact_bounds(self.args[0])  # ceil, floor, round: `/` divides exactly
         return (

@@ -27,6 +27,7 @@ from d20cli.frozen import fields
 from d20cli.language.requests import CheckRequest
 from d20cli.present.initiative_view import order_lines
 from d20cli.present.output import Output
+from d20cli.rules import get_system
 from d20cli.rules.offers import in_system_terms
 
 if TYPE_CHECKING:
@@ -306,7 +307,7 @@ def _party_rolls(
     rolled = []
     for c in members:
         try:
-            system = context.system(c.system) if c.system else context.system_for(opts)
+            system = get_system(c.system) if c.system else context.system_for(opts)
         except D20Error as err:
             raise type(err)(f"{c.name}: {err.message}", err.text, err.column) from None
         rolled.append((c.name, character_roll(c, system, context, roller, out, record)))

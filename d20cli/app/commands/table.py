@@ -25,6 +25,7 @@ from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
 from d20cli.language.vocabulary import TABLE, TABLE_ACTIONS
 from d20cli.present.output import Output
 from d20cli.results import Result
+from d20cli.rules import get_system
 
 if TYPE_CHECKING:
     from d20cli.language.tables import Table
@@ -115,7 +116,7 @@ def _rolls(word: str, opts: Options, out: Output, context: Context) -> Iterator[
         root, tables, replay = sealed_tables(word, text, context.system_for(opts).id)
 
     def system_for(key: str | None) -> System:
-        return context.system(key) if key is not None else context.system_for(opts)
+        return get_system(key) if key is not None else context.system_for(opts)
 
     check_rolled_runs(opts.repeat, "--repeat", "run it in parts")
     roller = context.roller(opts)
@@ -250,7 +251,6 @@ def odds_table(words: list[str], opts: Options, out: Output) -> ExitStatus:
     """`odds table NAME`: the exact chance of each entry, and of what each roll gives."""
     from d20cli.present.table_view import odds_lines
     from d20cli.probability.tables import table_odds
-    from d20cli.rules import get_system
     from d20cli.store.tables import load
 
     try:
