@@ -18,8 +18,8 @@ from d20cli.language.grammar import parse_request
 from d20cli.store.shape_cache import ShapeCache
 
 # Random fillings of each shape (every limit's edges among them, tests/shape_fillings.py):
-# 250 a run, 1,000 in the long profile (HYPOTHESIS_PROFILE=long, tests/conftest.py)
-FILLINGS = 1000 if os.environ.get("HYPOTHESIS_PROFILE") == "long" else 250
+# 150 a run, 1,000 in the long profile (HYPOTHESIS_PROFILE=long, tests/conftest.py)
+FILLINGS = 1000 if os.environ.get("HYPOTHESIS_PROFILE") == "long" else 150
 
 # Shapes whose every number is part of their meaning (the grammar would read another
 # number otherwise), or which are not cached at all: only the text itself is served.
