@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import doctest
 import importlib.util
+import os
 import re
+import shlex
 import subprocess
 import sys
 import tomllib
@@ -16,6 +18,7 @@ from types import ModuleType
 
 import pytest
 
+from d20cli.__main__ import main
 from d20cli.app.cli import completion_commands
 from d20cli.app.options import OPTIONS
 from d20cli.language.vocabulary import ALIASES, SYSTEM_IDS, VERB_HELP, VERBS
@@ -61,12 +64,25 @@ PAGES = sorted({page for page, *_ in CASES})
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_examples_run_as_shown(page: str, tmp_path: Path) -> None:
+def test_examples_run_as_shown(
+    page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A page's examples, run in order in one home of the page's own: later ones use what
     earlier ones made (a character, the roll log), as a reader following the page would.
     (One test a page, so that pytest-xdist never splits a page between workers.)"""
     for _, n, command, expected in (case for case in CASES if case[0] == page):
-        example_runs_as_shown(f"{page}:{n}", command, expected, tmp_path)
+        where = f"{page}:{n}"
+        if _SHELL.search(command) or not command.startswith("d20 "):
+            example_runs_as_shown(where, command, expected, tmp_path)
+        else:
+            example_runs_in_process(where, command, expected, tmp_path, monkeypatch, capsys)
+
+
+# An example with any of these is a shell line, run by bash; any other is one `d20`
+# command, run in-process by d20's own main() (a process start each is 0.1-0.2 s: half a
+# minute of the suite). The process itself (its streams, status and exit) is tried by
+# tests/test_streams.py, tests/test_signals.py and the shell lines here.
+_SHELL = re.compile(r"[|<>;&$`()*!\\~]|\b(?:echo|printf|cat|if)\b")
 
 
 def example_runs_as_shown(where: str, command: str, expected: list[str], home: Path) -> None:
@@ -81,19 +97,48 @@ def example_runs_as_shown(where: str, command: str, expected: list[str], home: P
         timeout=60,
         check=False,
     )
-    said = f"{where}: $ {command}\n{proc.stderr}"
-    assert "Traceback" not in proc.stderr, said
+    shown_as(where, command, expected, proc.returncode, proc.stdout, proc.stderr)
+
+
+def example_runs_in_process(
+    where: str,
+    command: str,
+    expected: list[str],
+    home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`d20 ARGS` as d20's main() runs it, in the environment a process would get."""
+    wanted = env(home)
+    for name in set(os.environ) - set(wanted):
+        monkeypatch.delenv(name)
+    for name, value in wanted.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(ROOT)
+    capsys.readouterr()
+    status = main(shlex.split(command)[1:])
+    out, err = capsys.readouterr()
+    shown_as(where, command, expected, status, out, err)
+
+
+def shown_as(
+    where: str, command: str, expected: list[str], status: int, out: str, err: str
+) -> None:
+    """The checks of one example: no traceback, its exit status, and its output as the
+    page shows it (an error's message on standard error)."""
+    said = f"{where}: $ {command}\n{err}"
+    assert "Traceback" not in err, said
     if any(line.startswith("d20: error") for line in expected):
-        assert proc.returncode == 2, said
-        assert proc.stderr.splitlines() == expected, said
+        assert status == 2, said
+        assert err.splitlines() == expected, said
         return
-    assert proc.returncode == 0, said
+    assert status == 0, said
     if not expected:
         return
     if forced(command):
-        assert proc.stdout.splitlines() == expected, said
+        assert out.splitlines() == expected, said
     else:
-        assert matches(expected, proc.stdout.splitlines()), f"{said}{proc.stdout}"
+        assert matches(expected, out.splitlines()), f"{said}{out}"
 
 
 def test_output_is_matched_by_shape() -> None:
