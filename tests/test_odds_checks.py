@@ -60,10 +60,10 @@ def brute_force(text: str, system_id: str) -> dict[str, object]:
     }
 
 
-def walked(text: str, system_id: str) -> Odds:
+def walked(text: str, system_id: str, max_paths: int = walk.MAX_PATHS) -> Odds:
     """The odds by the walk over the resolver (the system without its check_plan hook)."""
     system = dataclasses.replace(get_system(system_id), check_plan=None, contest_plan=None)
-    return engine._compute_odds(parse_request(text), system, walk.MAX_PATHS)
+    return engine._compute_odds(parse_request(text), system, max_paths)
 
 
 def graded(text: str, system_id: str) -> Odds:
@@ -330,9 +330,8 @@ CONTEST_PATHS = walk.MAX_PATHS // 5
 def test_reglamento_contests_graded_are_walked(sides: list[tuple[str, list[str]]]) -> None:
     text = "contest " + " vs ".join(" ".join((mod, *words)) for mod, words in sides)
     request = parse_request(text)
-    plain = dataclasses.replace(get_system("reglamento"), check_plan=None, contest_plan=None)
     try:
-        expected = engine._compute_odds(request, plain, CONTEST_PATHS)
+        expected = walked(text, "reglamento", CONTEST_PATHS)
     except TooCostly:  # as many cases graded as walked: both refuse
         with pytest.raises(TooCostly, match="more than 10,000 cases"):
             engine._compute_odds(request, get_system("reglamento"), CONTEST_PATHS)
