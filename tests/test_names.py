@@ -152,6 +152,50 @@ def test_names_errors() -> None:
     assert str(values("roll 1d20+@vs", vs="+1").expr) == "1d20+1[vs]"  # type: ignore[attr-defined]
 
 
+class CountingSheet(Sheet):
+    """A Sheet that counts its look-ups: the work of resolving, in counted steps."""
+
+    def __init__(self, table: dict[str, str]) -> None:
+        super().__init__(table=table)
+        object.__setattr__(self, "lookups", [0])
+
+    def lookup(self, word: str, verb: str) -> str | None:
+        self.lookups[0] += 1  # type: ignore[attr-defined]
+        return super().lookup(word, verb)
+
+
+def tripling(levels: int) -> dict[str, str]:
+    """Entries that each use the next three times: `e0` holds 3**levels ones."""
+    table = {f"e{i}": f"+e{i + 1}+e{i + 1}+e{i + 1}" for i in range(levels)}
+    return {**table, f"e{levels}": "+1"}
+
+
+def test_entries_that_use_entries_are_bounded_by_what_they_grow_to() -> None:
+    # 3**7 = 2,187 ones fit in the bound (MAX_TREE_NODES); each entry is read once
+    sheet = CountingSheet(tripling(7))
+    request = merge_entries(parse_request("roll 1d6+e0"), sheet, parse_request)
+    assert request.expr.bounds() == (2188, 2193)  # type: ignore[attr-defined]
+    assert sheet.lookups[0] == 8  # type: ignore[attr-defined]
+    # 3**13 (and 3**40 ones) are refused, naming the entry that grew past it, after
+    # reading each entry at most once: the work is the entries', not what they expand to
+    for levels in (13, 40):
+        sheet = CountingSheet(tripling(levels))
+        with pytest.raises(ParseError, match=r"aria's entry 'e\d+' grows to more than 5,000"):
+            merge_entries(parse_request("roll 1d6+e0"), sheet, parse_request)
+        assert sheet.lookups[0] <= levels + 1  # type: ignore[attr-defined]
+    # the request's own expression counts too: ten uses of an entry of 2,187 ones
+    with pytest.raises(ParseError, match=r"this expression grows to more than 5,000 terms"):
+        values("roll " + "+".join(["e0"] * 10), **tripling(7))
+
+
+def test_a_chain_of_entries_is_bounded_by_the_expression_depth() -> None:
+    chain = {f"e{i}": f"+e{i + 1}" for i in range(1000)} | {"e1000": "+1"}
+    with pytest.raises(ParseError, match=r"use one another more than 200 deep"):
+        values("roll 1d20+e0", **chain)
+    short = {f"e{i}": f"+e{i + 1}" for i in range(50)} | {"e50": "+1"}
+    assert values("roll 1d20+e0", **short).expr.bounds() == (2, 21)  # type: ignore[attr-defined]
+
+
 def test_a_name_with_no_character_is_a_clear_error() -> None:
     import d20cli
 

@@ -31,7 +31,7 @@ Pure: no I/O. The parse function is the caller's (the edge passes its cached par
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from d20cli.dice.tree import Arithmetic, Call, Dice, Expr, Group, Neg, Number, Ref, walk
 from d20cli.errors import D20Error, ParseError, closest
@@ -43,6 +43,7 @@ from d20cli.language.requests import (
     Request,
     RollRequest,
 )
+from d20cli.language.vocabulary import MAX_TREE_DEPTH, MAX_TREE_NODES
 
 Parse = Callable[[str], Request]
 
@@ -163,7 +164,7 @@ def merge_party(request: Request, party: Sequence[Entries], parse: Parse) -> Req
     for row, entries in zip(rows, party, strict=True):
         entry = _entry_of(row, "check", entries, parse)
         merged = _merge(row, entry, 0, _Inserts(), row.text, placed=False)
-        done.append(_check_values(merged, "check", entries, parse))
+        done.append(_check_values(merged, "check", _Values(entries, parse)))
     if isinstance(request, GroupRequest):
         return replace(request, members=tuple(done))
     return replace(request, sides=tuple(done))
@@ -239,75 +240,135 @@ def _merge(
 def _values(request: Request, entries: Entries, parse: Parse) -> Request:
     """`request` with each name in its expressions (`1d20+dex`, `dmg 1d8+@str`) replaced
     by the value of the character's entry of that name, looked up as for the verb."""
+    values = _Values(entries, parse)
     if isinstance(request, RollRequest):
-        return _roll_values(request, entries, parse)
+        return _roll_values(request, values)
     if isinstance(request, CheckRequest):
-        return _check_values(request, request.verb, entries, parse)
+        return _check_values(request, request.verb, values)
     if isinstance(request, GroupRequest):
-        members = tuple(_check_values(m, "check", entries, parse) for m in request.members)
+        members = tuple(_check_values(m, "check", values) for m in request.members)
         return replace(request, members=members)
     if isinstance(request, ContestRequest):
-        sides = tuple(_check_values(m, "check", entries, parse) for m in request.sides)
+        sides = tuple(_check_values(m, "check", values) for m in request.sides)
         return replace(request, sides=sides)
     return request
 
 
-def _roll_values(request: RollRequest, entries: Entries, parse: Parse) -> RollRequest:
+def _roll_values(request: RollRequest, values: _Values) -> RollRequest:
     if not request.parts:
-        return replace(request, expr=_expr(request.expr, "roll", entries, parse, ()))
-    parts = tuple(_roll_values(p, entries, parse) for p in request.parts)
+        return replace(request, expr=values.expr(request.expr, "roll"))
+    parts = tuple(_roll_values(p, values) for p in request.parts)
     return replace(request, expr=parts[0].expr, parts=parts)
 
 
-def _check_values(side: CheckRequest, verb: str, entries: Entries, parse: Parse) -> CheckRequest:
-    modifier = side.modifier and _expr(side.modifier, verb, entries, parse, ())
-    damage = side.damage and _expr(side.damage, verb, entries, parse, ())
+def _check_values(side: CheckRequest, verb: str, values: _Values) -> CheckRequest:
+    modifier = side.modifier and values.expr(side.modifier, verb)
+    damage = side.damage and values.expr(side.damage, verb)
     if modifier is side.modifier and damage is side.damage:
         return side
     return replace(side, modifier=modifier, damage=damage)
 
 
-def _expr(e: Expr, verb: str, entries: Entries, parse: Parse, chain: tuple[str, ...]) -> Expr:
-    """`e` with its names replaced (itself when it has none). `chain`: the names whose
-    values are being read, to find an entry that refers to itself through others."""
-    if not any(isinstance(node, Ref) for node, _ in walk(e)):
-        return e
-    return _substitute(e, lambda ref: _value(ref.name, verb, entries, parse, chain))
+class _Shape(NamedTuple):
+    """An expression with its names replaced, and how big it is: its nodes and levels."""
+
+    expr: Expr
+    nodes: int
+    depth: int
 
 
-def _value(name: str, verb: str, entries: Entries, parse: Parse, chain: tuple[str, ...]) -> Expr:
-    """The value of the entry `name`: a number (shown with the name as its label, `3[dex]`)
-    or an expression, itself with its names resolved."""
-    if name in chain:
-        cycle = " -> ".join((*chain[chain.index(name) :], name))
-        raise ParseError(f"{entries.name}'s entries refer to each other in a circle: {cycle}")
-    words = entries.lookup(name, verb)
-    if words is None:
-        raise ParseError(
-            f"{entries.name} has no entry {name!r}{closest(name, entries.entry_names())}"
-        )
-    words = " ".join(words.split("#", 1)[0].split())
-    where = f"{entries.name}'s entry {name!r} ({words!r})"
-    try:
-        entry = parse(f"check {words}") if words else None
-    except D20Error as err:
-        raise ParseError(f"in {where}: {err.message}") from err
-    if isinstance(entry, CheckRequest) and entry.word_kinds == {"score"} and entry.name is None:
-        entry = replace(entry, modifier=Number(entry.score or 0), score=None)  # `prof = 2`
-    if (
-        not isinstance(entry, CheckRequest)
-        or entry.modifier is None
-        or entry.word_kinds != {"modifier"}
-        or entry.name is not None
-    ):
-        raise ParseError(
-            f"{where} is not a value: a name in an expression stands for a number or a dice "
-            "expression (`+3`, `+dex+prof`), not for other words"
-        )
-    value = _expr(entry.modifier, verb, entries, parse, (*chain, name))
-    if isinstance(value, Number) and value.label is None:
-        return Number(value.value, name)
-    return value
+class _Values:
+    """The names of one request's expressions resolved through a character's entries.
+
+    Each entry's value is worked out once per request (entries that use an entry several
+    times share it), and its size is counted before the tree that holds it is built: a
+    resolved expression may hold MAX_TREE_NODES nodes and MAX_TREE_DEPTH levels, as many
+    as the longest typed request. Entries that use entries several times grow as a power
+    of how deep they go (`e0 = "+e1+e1+e1"`, `e1 = "+e2+e2+e2"`, ...: 3**13 terms at 13
+    levels), so the size, not the depth alone, is what is bounded."""
+
+    def __init__(self, entries: Entries, parse: Parse) -> None:
+        self.entries, self.parse = entries, parse
+        self.known: dict[tuple[str, str], _Shape] = {}
+
+    def expr(self, e: Expr, verb: str) -> Expr:
+        """`e` with its names replaced (itself when it has none)."""
+        return self._resolve(e, verb, (), None).expr
+
+    def _resolve(self, e: Expr, verb: str, chain: tuple[str, ...], name: str | None) -> _Shape:
+        """`e` resolved; `chain`: the names whose values are being read (to find a circle);
+        `name`: the entry `e` is the value of (None: the request's own expression)."""
+        nodes, depth, refs = 0, 0, []
+        for node, level in walk(e):
+            if isinstance(node, Ref):
+                refs.append((node.name, level))
+            else:
+                nodes, depth = nodes + 1, max(depth, level)
+        if not refs:
+            return _Shape(e, nodes, depth)
+        shapes: dict[str, _Shape] = {}
+        for ref, level in refs:
+            if ref not in shapes:
+                shapes[ref] = self._value(ref, verb, chain)
+            nodes += shapes[ref].nodes
+            depth = max(depth, level - 1 + shapes[ref].depth)
+        if nodes > MAX_TREE_NODES or depth > MAX_TREE_DEPTH:
+            big = max(shapes, key=lambda ref: shapes[ref].nodes)
+            what = "this expression" if name is None else f"{self.entries.name}'s entry {name!r}"
+            size = (
+                f"more than {MAX_TREE_NODES:,} terms"
+                if nodes > MAX_TREE_NODES
+                else f"more than {MAX_TREE_DEPTH} levels"
+            )
+            raise ParseError(
+                f"{what} grows to {size} with the entries it uses put in "
+                f"({big!r} holds {shapes[big].nodes:,}): an entry that uses others several "
+                "times repeats them each time; write its value out or use fewer levels"
+            )
+        return _Shape(_substitute(e, lambda ref: shapes[ref.name].expr), nodes, depth)
+
+    def _value(self, name: str, verb: str, chain: tuple[str, ...]) -> _Shape:
+        """The value of the entry `name`: a number (shown with the name as its label,
+        `3[dex]`) or an expression, itself with its names resolved."""
+        entries = self.entries
+        if name in chain:
+            cycle = " -> ".join((*chain[chain.index(name) :], name))
+            raise ParseError(f"{entries.name}'s entries refer to each other in a circle: {cycle}")
+        if (name, verb) in self.known:
+            return self.known[name, verb]
+        words = entries.lookup(name, verb)
+        if words is None:
+            raise ParseError(
+                f"{entries.name} has no entry {name!r}{closest(name, entries.entry_names())}"
+            )
+        words = " ".join(words.split("#", 1)[0].split())
+        where = f"{entries.name}'s entry {name!r} ({words!r})"
+        try:
+            entry = self.parse(f"check {words}") if words else None
+        except D20Error as err:
+            raise ParseError(f"in {where}: {err.message}") from err
+        if isinstance(entry, CheckRequest) and entry.word_kinds == {"score"} and entry.name is None:
+            entry = replace(entry, modifier=Number(entry.score or 0), score=None)  # `prof = 2`
+        if (
+            not isinstance(entry, CheckRequest)
+            or entry.modifier is None
+            or entry.word_kinds != {"modifier"}
+            or entry.name is not None
+        ):
+            raise ParseError(
+                f"{where} is not a value: a name in an expression stands for a number or a "
+                "dice expression (`+3`, `+dex+prof`), not for other words"
+            )
+        if len(chain) >= MAX_TREE_DEPTH:
+            raise ParseError(
+                f"{entries.name}'s entries use one another more than {MAX_TREE_DEPTH} deep "
+                f"(through {name!r})"
+            )
+        shape = self._resolve(entry.modifier, verb, (*chain, name), name)
+        if isinstance(shape.expr, Number) and shape.expr.label is None:
+            shape = shape._replace(expr=Number(shape.expr.value, name))
+        self.known[name, verb] = shape
+        return shape
 
 
 def _substitute(e: Expr, value_of: Callable[[Ref], Expr]) -> Expr:

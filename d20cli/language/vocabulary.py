@@ -218,6 +218,9 @@ MAX_WORD_NUMBER = 10**WORD_DIGITS - 1
 MAX_NX = 1000  # `Nx` repeats inside one roll expression (`6x 4d6kh3`)
 MAX_PARTS = 1000  # members of a group check, sides of a contest or opposed check
 MAX_TREE_DEPTH = 200  # levels of an expression
+#: nodes of an expression whose names a character's entries filled in: as many as the
+#: longest request can type (`1+1+1...`: a number and a sign each)
+MAX_TREE_NODES = MAX_TEXT // 2
 
 
 KEYWORDS: tuple[str, ...] = (
