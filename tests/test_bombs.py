@@ -1,7 +1,7 @@
-"""Resource bombs: requests that would take forever or eat the machine are refused quickly
-(benchmarks/bench_bombs.py prints the real times; the target is < 100 ms each, the bound
-here is generous so a busy machine does not make the test flaky), with status 2 and a
-message that names the culprit."""
+"""Resource bombs: requests that would take forever or eat the machine are refused before
+the work, by counted budgets, with status 2 and a message that names the culprit. The
+tests say what happened, never how long it took: benchmarks/bench_bombs.py prints the
+times (the target is under 100 ms each)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import run_line
-
-BOUND = 2.0  # seconds
 
 # (request line, a piece of the error message that names the term or the limit)
 BOMBS: list[tuple[str, str]] = [
@@ -67,12 +65,11 @@ def _warm(_isolated_session: Path) -> None:
 
 @pytest.mark.parametrize(("line", "message"), BOMBS, ids=lambda x: x[:40])
 def test_bomb_is_refused_quickly(line: str, message: str) -> None:
-    status, out, err, seconds = run_line(line)
+    status, out, err, _ = run_line(line)
     assert status == 2, (out[:200], err)
     assert err.startswith("d20: error")
     assert message in err.splitlines()[0]
     assert "Traceback" not in err
-    assert seconds < BOUND, f"{line[:60]!r} took {seconds:.2f} s"
 
 
 @pytest.mark.parametrize(
@@ -87,10 +84,9 @@ def test_bomb_is_refused_quickly(line: str, message: str) -> None:
     ],
 )
 def test_large_but_allowed(line: str) -> None:
-    status, out, err, seconds = run_line(line)
+    status, out, err, _ = run_line(line)
     assert status == 0, err
     assert out
-    assert seconds < 10
 
 
 def test_the_group_limit_points_at_the_extra_member() -> None:

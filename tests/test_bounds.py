@@ -1,11 +1,11 @@
-"""Bounded work (issue 22): requests that used to run for minutes end within seconds with
-a clear message. The bounds here are generous (the machine is shared); the real figures
-are in benchmarks/bench_bombs.py and the README."""
+"""Bounded work: requests that would run for minutes are refused with a clear message,
+by the counted budgets (steps, dice, runs), before the work. The tests say what happened
+(refused, the status, the message), never how long it took: benchmarks/bench_bombs.py
+and benchmarks/bench_bounds.py measure the times, and docs/limits.md gives them."""
 
 from __future__ import annotations
 
 import json
-import time
 from fractions import Fraction
 from pathlib import Path
 
@@ -13,8 +13,6 @@ import pytest
 from cli_helpers import run_line
 
 from d20cli.store.characters import MAX_BYTES as MAX_CHARACTER_BYTES
-
-BOUND = 15.0  # seconds: each of these takes well under one when the machine is quiet
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -40,12 +38,11 @@ EXACT_ODDS_BOMBS = [
 
 @pytest.mark.parametrize("line", EXACT_ODDS_BOMBS, ids=lambda x: x[:40])
 def test_costly_exact_odds_are_refused_quickly(line: str) -> None:
-    status, out, err, seconds = run_line(line)
+    status, out, err, _ = run_line(line)
     assert status == 2, (out[:200], err)
     assert err.startswith("d20: error")
     assert "--simulate N" in err.splitlines()[0]
     assert "Traceback" not in err
-    assert seconds < BOUND, f"{line[:60]!r} took {seconds:.2f} s"
 
 
 @pytest.mark.parametrize(
@@ -60,10 +57,9 @@ def test_costly_exact_odds_are_refused_quickly(line: str) -> None:
     ],
 )
 def test_summaries_and_damage_odds_end_quickly(line: str) -> None:
-    status, out, err, seconds = run_line(line)
+    status, out, err, _ = run_line(line)
     assert status == 0, err
     assert out
-    assert seconds < BOUND, f"{line[:60]!r} took {seconds:.2f} s"
 
 
 def test_convolved_damage_equals_the_replayed_walk() -> None:
@@ -138,11 +134,10 @@ WORK_BOMBS: list[tuple[str, str]] = [
 
 @pytest.mark.parametrize(("line", "message"), WORK_BOMBS, ids=lambda x: x[:40])
 def test_work_past_the_budget_is_refused(line: str, message: str) -> None:
-    status, out, err, seconds = run_line(line)
+    status, out, err, _ = run_line(line)
     assert status == 2, (out[:200], err)
     assert message in err.splitlines()[0]
     assert "--work N" in err or "--budget" in err or "one by one" in err
-    assert seconds < BOUND, f"{line[:60]!r} took {seconds:.2f} s"
 
 
 def test_work_within_the_budget_runs() -> None:
@@ -187,12 +182,10 @@ def test_rolling_as_a_character_reads_a_big_file_without_tomlkit(tmp_path: Path)
         "    pass\n"
         "print('TOMLKIT', 'tomlkit' in sys.modules)\n"
     )
-    start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
     )
     assert "TOMLKIT False" in proc.stdout and proc.stderr == "", proc.stderr
-    assert time.perf_counter() - start < 20
 
 
 # Issue 22: runs rolled one by one (printed, or tallied by rolling each) are at most a
@@ -214,11 +207,10 @@ RUN_BOMBS: list[tuple[str, str]] = [
 
 @pytest.mark.parametrize(("line", "message"), RUN_BOMBS, ids=lambda x: x[:40])
 def test_too_many_runs_one_by_one_are_refused_at_once(line: str, message: str) -> None:
-    status, out, err, seconds = run_line(line)
+    status, out, err, _ = run_line(line)
     assert status == 2, (out[:200], err)
     assert err.startswith("d20: error: ") and message in err.splitlines()[0]
     assert out == "" if "--json" not in line else message in json.loads(out)["error"]
-    assert seconds < BOUND, f"{line!r} took {seconds:.2f} s"
 
 
 def test_a_group_of_a_thousand_members_three_times_is_accepted() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, Literal
@@ -266,11 +265,9 @@ def test_negative_count_is_an_error() -> None:
         "200d6kh100+200d6kh100",
     ],
 )
-def test_too_costly_is_quick(text: str) -> None:
-    start = time.perf_counter()
+def test_too_costly_is_refused(text: str) -> None:
     with pytest.raises(TooCostly, match="--simulate N"):
         _dist(text)
-    assert time.perf_counter() - start < 2.0
     assert branches(parse_expression(text)) is None
 
 

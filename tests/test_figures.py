@@ -7,7 +7,6 @@ import io
 import json
 import subprocess
 import sys
-import time
 from fractions import Fraction
 from pathlib import Path
 
@@ -108,7 +107,6 @@ def _group(members: int, member: str = "+0") -> str:
 
 
 def test_odds_of_a_huge_group_are_readable_text_and_exact_json() -> None:
-    start = time.perf_counter()
     status, text, err = _odds(_group(1000))
     assert status == 0, err
     assert "Traceback" not in err
@@ -124,7 +122,6 @@ def test_odds_of_a_huge_group_are_readable_text_and_exact_json() -> None:
     odds = json.loads(text)["odds"]
     assert odds["critical_success"] == "1/" + exact_int(20**1000)  # every digit
     assert sum(Fraction(v) for v in odds.values()) == 1
-    assert time.perf_counter() - start < 20
 
 
 def test_odds_fractions_past_pythons_digit_limit_are_written_in_full() -> None:

@@ -1,7 +1,7 @@
 """Fuzzing the request path in-process: whatever the words, a request ends with status 0
 or 2, a status 2 carries a one-line `d20: error` message (and maybe the text with a
-caret), nothing escapes as an exception (RecursionError, MemoryError, ...), and every
-example finishes within the Hypothesis deadline.
+caret), nothing escapes as an exception (RecursionError, MemoryError, ...). How long an example
+takes is not tested (the counted budgets bound it: tests/test_bounds.py).
 
 The inputs: arbitrary text (any unicode, control characters), very long lines, deep
 parentheses, and near misses made by mutating valid requests (tokens dropped,
@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import io
 import sqlite3
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +97,7 @@ JUNK = (
 
 FAST = settings(
     max_examples=300,
-    deadline=timedelta(seconds=3),
+    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     derandomize=True,
 )
