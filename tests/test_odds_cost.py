@@ -86,9 +86,16 @@ def test_odds_roll_has_the_odds_deadline(monkeypatch: pytest.MonkeyPatch) -> Non
         odds_of("roll 4d6kh3", "levelup")
 
 
-def test_a_request_keeps_an_earlier_deadline_it_is_given() -> None:
+def test_a_request_is_charged_to_the_budget_of_its_command() -> None:
+    command = Budget(10**9, "the command")
+    odds_of("check +4 vs 13 adv expertise=d8", "levelup", within=command)
+    assert command.spent > 0  # the request's steps, counted in the command's
+    small = Budget(100, "the command")  # a new request each time: none is remembered
+    with pytest.raises(TooCostly, match=r"left of 100 for all the odds of 'the command'"):
+        odds_of("check +4 vs 12 dis expertise=d8", "levelup", within=small)
+    late = Budget(10**9, "the command", deadline=time.monotonic() - 1)  # the safety net
     with pytest.raises(TooCostly, match="deadline"):
-        odds_of("check +4 vs 13 adv", "levelup", deadline=time.monotonic() - 1)
+        odds_of("check +4 vs 14 adv expertise=d8", "levelup", within=late)
 
 
 def _table(text: str, name: str = "t") -> dict[str, object]:
@@ -97,10 +104,16 @@ def _table(text: str, name: str = "t") -> dict[str, object]:
     return {name: table}
 
 
-def test_the_odds_of_a_table_share_one_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
-    # dice rolls only: their distributions share the table's budget and its deadline
-    tables = _table('die = "1d2"\n[entries]\n"1" = "{1d4} rats"\n"2" = "{2d6} bats"\n')
+def test_the_odds_of_a_table_share_one_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    # its distributions and its requests' odds share the steps of one command
+    text = 'die = "1d2"\n[entries]\n"1" = "{1d4} rats"\n"2" = "{2d6} bats {check +2 vs 11 adv}"\n'
+    tables = _table(text)
     assert table_odds("t", tables, lambda key: "levelup").entries  # type: ignore[arg-type]
+    monkeypatch.setattr(walk, "COMMAND_STEPS", 50)
+    with pytest.raises(TooCostly, match=r"'table t' are too costly .* the limit is 50\)"):
+        table_odds("t", _table(text.replace("11 adv", "12 adv")), lambda key: "levelup")  # type: ignore[arg-type]
+    # and a deadline far past what any accepted request takes, should an estimate be wrong
+    monkeypatch.setattr(walk, "COMMAND_STEPS", 10**9)
     monkeypatch.setattr(walk, "ODDS_DEADLINE", -1.0)
     with pytest.raises(TooCostly, match="deadline"):
         table_odds("t", tables, lambda key: "levelup")  # type: ignore[arg-type]
@@ -143,19 +156,25 @@ def test_a_table_die_has_the_dice_budget_of_a_roll(
         roll_table("t", tables, make_roller(1), lambda key: system, "t")  # type: ignore[arg-type]
 
 
-def test_odds_compare_shares_one_deadline(
+def test_odds_compare_shares_one_budget(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from d20cli.probability import engine
 
-    given: list[float | None] = []
+    given: list[Budget | None] = []
     real = engine.odds_of
 
-    def spy(*args: Any, deadline: float | None = None, **kwargs: Any) -> Any:
-        given.append(deadline)
-        return real(*args, deadline=deadline, **kwargs)
+    def spy(*args: Any, within: Budget | None = None, **kwargs: Any) -> Any:
+        given.append(within)
+        return real(*args, within=within, **kwargs)
 
     monkeypatch.setattr(engine, "odds_of", spy)
     code, _, _ = d20(["odds", "compare", "check +1 vs 10", "check +2 vs 10 adv"], capsys)
     assert code == 0
-    assert len(given) == 2 and given[0] is not None and given[0] == given[1]
+    assert len(given) == 2 and given[0] is not None and given[0] is given[1]
+    assert given[0].limit == walk.COMMAND_STEPS
+    # past the command's steps, the compare is refused, whatever the machine's speed
+    monkeypatch.setattr(walk, "COMMAND_STEPS", 100)
+    pair = ["odds", "compare", "check +1 vs 11 expertise=d4", "check +2 vs 11 adv expertise=d4"]
+    code, _, err = d20(pair, capsys)
+    assert code == 2 and "steps left of 100 for all the odds of 'compare" in err, err

@@ -20,7 +20,6 @@ top to bottom, a request goes:
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -546,7 +545,7 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     from d20cli.probability.engine import odds_of, simulate
 
     context = Context()
-    deadline = time.monotonic() + walk.ODDS_DEADLINE  # one for all of `odds compare`
+    command = walk.command_budget(" ".join(words))  # all the odds of `odds compare`
 
     def one(text: str) -> Any:
         nonlocal opts
@@ -566,7 +565,7 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
                 opts.work_budget(),
                 parse=parse,
             )
-        return odds_of(text, opts.system_id(), parse=parse, deadline=deadline)
+        return odds_of(text, opts.system_id(), parse=parse, within=command)
 
     texts: list[str]
     # `odds compare "A" "B" ...` compares quoted requests; `odds compare 8 vs 6` (no word

@@ -27,27 +27,41 @@ class TooCostly(D20Error):
 class Budget:
     """Counts estimated steps (about 0.5 µs each) and stops before an expensive one.
 
-    `deadline` (a `time.monotonic()` value): the last resort when an estimate is wrong;
-    every charge past it raises TooCostly, whatever the steps say."""
+    `within`: a budget this one's steps are charged to as well (the odds of one request
+    within all the odds of one command: `odds compare`, `odds table`); a charge that would
+    take either past its limit is refused. What is refused depends on the counted steps
+    alone, so a request gets the same answer on a busy machine as on a quiet one.
+    `deadline` (a `time.monotonic()` value): a far safety net should an estimate be
+    wrong, which no accepted request comes near; every charge past it raises TooCostly."""
 
-    def __init__(self, limit: int, text: str, deadline: float | None = None) -> None:
+    def __init__(
+        self, limit: int, text: str, deadline: float | None = None, within: Budget | None = None
+    ) -> None:
         self.limit = limit
         self.text = text
         self.spent = 0
-        self.deadline = deadline
+        self.within = within
+        self.deadline: float | None = (
+            within.deadline if deadline is None and within is not None else deadline
+        )
 
     @property
     def left(self) -> int:
-        return max(self.limit - self.spent, 0)
+        own = max(self.limit - self.spent, 0)
+        return own if self.within is None else min(own, self.within.left)
 
     def charge(self, steps: int, what: str) -> None:
         self.check(steps, what)
         self.spent += steps
+        if self.within is not None:
+            self.within.charge(steps, what)
         self.on_time()
 
     def on_time(self) -> None:
         """Raise TooCostly once the deadline has passed (the loops of the arithmetic call
         it as they go, so a wrong estimate still stops there)."""
+        if self.within is not None:
+            self.within.on_time()
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise TooCostly(
                 f"the exact odds of '{self.text}' took too long to compute (stopped at "
@@ -56,6 +70,8 @@ class Budget:
 
     def check(self, steps: int, what: str) -> None:
         """Raise TooCostly if `steps` more would go over the limit (charges nothing)."""
+        if self.within is not None:
+            self.within.check(steps, what)
         if self.spent + steps > self.limit:
             before = f" after the {self.spent:,} spent" if self.spent else ""
             raise TooCostly(

@@ -64,15 +64,13 @@ def _totals_provider(budget: Budget) -> Callable[[object], Branches | None]:
     def totals(expr: object) -> Branches | None:
         if expr not in cache:
             limit = min(distribution.DEFAULT_MAX_STATES, budget.left)
-            share = Budget(limit, budget.text, budget.deadline)
+            share = Budget(limit, budget.text, within=budget)
             try:
                 cache[expr] = distribution.branches(expr, budget=share)
             except TooCostly:
                 raise
             except D20Error:
                 cache[expr] = None
-            finally:
-                budget.spent += share.spent
         return cache[expr]
 
     return totals
@@ -91,7 +89,7 @@ def odds_of(
     max_paths: int = MAX_PATHS,
     parse: Callable[[str], Request] | None = None,
     shared: bool = False,
-    deadline: float | None = None,
+    within: Budget | None = None,
 ) -> Odds:
     """The exact odds of the request `text` (verb first) under the named system.
 
@@ -100,8 +98,8 @@ def odds_of(
     Odds computed before are remembered by value (`MEMO`), keyed by the parsed request: a
     request asked again is not walked again. The caller gets its own copy, or with
     `shared` the remembered odds themselves, which it must not change (`--odds` on every line of a
-    batch reads them only). `deadline` (a `time.monotonic()` value): an earlier end than
-    the request's own `walk.ODDS_DEADLINE`, for a caller that shares one among many."""
+    batch reads them only). `within`: the budget of a command that computes many odds
+    (`walk.command_budget`), charged with this request's steps too."""
 
     if parse is None:
         from d20cli.language.grammar import parse_request
@@ -112,7 +110,7 @@ def odds_of(
     def compute() -> Odds:
         from d20cli.rules import get_system
 
-        return _compute_odds(request, get_system(system_name), max_paths, deadline)
+        return _compute_odds(request, get_system(system_name), max_paths, within)
 
     rest = _memo_rest(system_name, max_paths)
     return MEMO.get_or_compute((request, rest), compute, shared, (request, rest))
@@ -139,13 +137,13 @@ def _memo_rest(system_name: str, max_paths: int) -> Hashable:
 
 
 def _compute_odds(
-    request: Request, system: Any, max_paths: int, deadline: float | None = None
+    request: Request, system: Any, max_paths: int, within: Budget | None = None
 ) -> Odds:
     """The odds of a parsed request (`odds_of` without the memo)."""
     verb = request.verb
     order, labels = _outcome_order(system, verb)
     if verb == "roll":
-        return _roll_odds(request, system.id, deadline)
+        return _roll_odds(request, system.id, within)
     if verb == "fortune":
         raise D20Error("fortune has no odds: it shows or spends the fortune dice you hold")
     if verb == "scores":
@@ -153,8 +151,8 @@ def _compute_odds(
     if isinstance(request, GroupRequest):
         grade_group = system.grade_group
         if grade_group is not None:  # else the walk below gets the system's own error
-            return _group_odds(request, system, grade_group, order, labels, max_paths, deadline)
-    budget = odds_budget(request.text, deadline)
+            return _group_odds(request, system, grade_group, order, labels, max_paths, within)
+    budget = odds_budget(request.text, within)
     plan_of = system.check_plan
     plan = plan_of(request) if plan_of is not None else None
     if plan is not None:
@@ -176,7 +174,7 @@ def _compute_odds(
                     request.damage, done.normal, done.critical
                 )
             return odds
-        budget = odds_budget(request.text, deadline)  # the walk starts afresh
+        budget = odds_budget(request.text, within)  # the walk starts afresh
     contest_of = system.contest_plan
     contest = contest_of(request) if contest_of is not None else None
     if contest is not None:
@@ -194,7 +192,7 @@ def _compute_odds(
         if found is not None:
             _name_sides(found, request)
             return found
-        budget = odds_budget(request.text, deadline)
+        budget = odds_budget(request.text, within)
     acc = Accumulator()
     hits = [Fraction(0), Fraction(0)]  # the chance of a damage roll: [normal, critical]
     for weight, den, result, damage in paths(
@@ -262,7 +260,7 @@ def _name_sides(odds: Odds, request: Request) -> None:
     odds.side_names = names
 
 
-def _roll_odds(request: Any, system_id: str, deadline: float | None = None) -> Odds:
+def _roll_odds(request: Any, system_id: str, within: Budget | None = None) -> Odds:
     from d20cli.dice import distribution
     from d20cli.rules.roll import with_advantage
 
@@ -272,8 +270,8 @@ def _roll_odds(request: Any, system_id: str, deadline: float | None = None) -> O
             f"(`odds {request.parts[0].text}`)"
         )
     expr, _ = with_advantage(request.expr, request.adv) if request.adv else (request.expr, None)
-    end = odds_budget(request.text, deadline).deadline  # the usual steps, the odds' deadline
-    budget = Budget(distribution.DEFAULT_MAX_STATES, str(expr), end)
+    end = odds_budget(request.text).deadline  # the odds' deadline
+    budget = Budget(distribution.DEFAULT_MAX_STATES, str(expr), end, within)
     dist = distribution.distribution(expr, budget=budget)
     den = dist.denominator
     odds = Odds(request.text, system_id, "roll")
@@ -321,7 +319,7 @@ def _group_odds(
     order: list[str],
     labels: dict[str, str],
     max_paths: int,
-    deadline: float | None = None,
+    within: Budget | None = None,
 ) -> Odds:
     """A group check: each member's chance of success from its own check plan (else its
     resolver walk), the number of successes by convolution, and the system's own group
@@ -333,7 +331,7 @@ def _group_odds(
     ways = [1]  # ways[k] / scale: the probability that k members succeed so far
     scale = 1
     left = max_paths
-    budget = odds_budget(request.text, deadline)
+    budget = odds_budget(request.text, within)
     totals = _totals_provider(budget)
     for member in request.members:
         single = replace(member, target=request.target, text=request.text)

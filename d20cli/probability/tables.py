@@ -10,14 +10,14 @@ from the top of the roll, so `{1d4+2} goblins` says how likely 6 goblins are in 
 
 Bounded: the odds of one table list at most MAX_LINES rolls and entries in all (nested
 tables are repeated where they are reached), and every distribution has the odds'
-usual step budget (TooCostly suggests nothing better: tables are not simulated), and
-all of them together, requests included, one odds deadline (`walk.ODDS_DEADLINE`).
+usual step budget (TooCostly suggests nothing better: tables are not simulated), all of
+them together MAX_STEPS, and everything, requests included, the steps of one command's
+odds (`walk.command_budget`).
 """
 
 from __future__ import annotations
 
 import functools
-import time
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
@@ -124,9 +124,10 @@ def table_odds(
             f"the odds of table {name!r} would list {size:,} entries and rolls "
             f"(at most {MAX_LINES:,})"
         )
-    budget = Budget(MAX_STEPS, f"table {name}", time.monotonic() + walk.ODDS_DEADLINE)
+    command = walk.command_budget(f"table {name}")
+    budget = Budget(MAX_STEPS, f"table {name}", within=command)
     if request_odds is None:
-        request_odds = functools.partial(_engine_odds, deadline=budget.deadline)
+        request_odds = functools.partial(_engine_odds, within=command)
     return _Odds(tables, system_for, request_odds, budget).table(name, Fraction(1))
 
 
@@ -140,7 +141,7 @@ def _size(name: str, tables: Mapping[str, Table], seen: dict[str, int]) -> int:
 
 
 def _engine_odds(
-    part: Part, system: str | None, deadline: float | None = None
+    part: Part, system: str | None, within: Budget | None = None
 ) -> tuple[dict[str, Fraction], dict[str, str]]:
     from d20cli.probability.engine import odds_of
 
@@ -149,7 +150,7 @@ def _engine_odds(
         part.body,
         system or "levelup",
         parse=lambda _text: request,  # type: ignore[arg-type,return-value]
-        deadline=deadline,
+        within=within,
     )
     return dict(odds.ordered_outcomes()), dict(odds.labels)
 

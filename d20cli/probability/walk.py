@@ -30,19 +30,26 @@ MAX_PATHS = 50_000  # resolver runs one odds request may take before it gives up
 # every path costs PATH_STEPS (one resolver run: 15-70 µs measured) plus two steps for
 # each question it asks and each die it rolls. The walk's cost is estimated from its
 # first path before it goes on (cases x work per case); past the limit the request is
-# refused. ODDS_DEADLINE is the last resort should an estimate be wrong.
+# refused. All the odds one command computes (`odds compare`, `odds table`) share
+# COMMAND_STEPS. Which requests are refused is decided by the counted steps alone;
+# ODDS_DEADLINE is a far safety net should an estimate be wrong (an accepted request
+# takes about 3 s at most on the development machine), never what decides a refusal.
 ODDS_STEPS = 6_000_000
+COMMAND_STEPS = 20_000_000  # three requests at ODDS_STEPS in one `odds compare`
 PATH_STEPS = 100
-ODDS_DEADLINE = 10.0  # seconds
+ODDS_DEADLINE = 120.0  # seconds
 MAX_PATH_DICE = 10_000  # dice one replayed case may roll (a reroll walk never ends)
 
 
-def odds_budget(text: str, deadline: float | None = None) -> Budget:
-    """The budget one odds request shares between its distributions and its walk; its
-    deadline is ODDS_DEADLINE from now unless the caller gives an earlier one (the odds
-    of a table, all of its requests together)."""
-    own = time.monotonic() + ODDS_DEADLINE
-    return Budget(ODDS_STEPS, text, deadline=own if deadline is None else min(own, deadline))
+def odds_budget(text: str, within: Budget | None = None) -> Budget:
+    """The budget one odds request shares between its distributions and its walk, charged
+    to `within` as well when the request is one of a command's many (`command_budget`)."""
+    return Budget(ODDS_STEPS, text, time.monotonic() + ODDS_DEADLINE, within)
+
+
+def command_budget(text: str) -> Budget:
+    """The budget all the odds of one command share (`odds compare`, `odds table`)."""
+    return Budget(COMMAND_STEPS, text, time.monotonic() + ODDS_DEADLINE)
 
 
 def _too_costly(detail: str) -> TooCostly:
@@ -55,9 +62,13 @@ def refuse_cases(cases: int, steps: int, budget: Budget, max_paths: int) -> None
     if cases > max_paths:
         raise _too_costly(f"more than {max_paths:,} cases")
     if cases * steps > budget.left:
+        binding = budget  # the budget whose steps run out: the request's or its command's
+        while binding.within is not None and binding.within.left < binding.limit - binding.spent:
+            binding = binding.within
+        whose = "" if binding is budget else f" for all the odds of '{binding.text}'"
         raise _too_costly(
             f"about {cases:,} cases of {steps:,} steps each, more than the "
-            f"{budget.left:,} steps left of {budget.limit:,}"
+            f"{budget.left:,} steps left of {binding.limit:,}{whose}"
         )
 
 
