@@ -365,3 +365,25 @@ def test_a_value_d20_did_not_write_moves_the_state_aside(
         assert again[2] == [] and len(moved_aside(state)) == 1
     if args[-1] == "json":
         json.loads(out)
+
+
+@pytest.mark.parametrize("version", [-1, -8, -(2**31)])
+def test_a_schema_version_no_d20cli_writes_moves_the_state_aside(
+    tmp_path: Path, version: int
+) -> None:
+    """Issue 40 item 9: a negative `PRAGMA user_version` (byte 60 of the header flipped)
+    ended every command, `roll 1d20` included, in an IndexError traceback and the roll was
+    not made. It is a damaged file: moved aside with one warning, and the roll goes on."""
+    state = tmp_path / "state"
+    assert d20("roll", "1d20", "--dice", "4", state=state)[0] == 0
+    db = state / "d20cli" / "state.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute(f"PRAGMA user_version = {version}")
+    conn.close()
+    status, out, said = d20("roll", "1d20", "--dice", "5", state=state)
+    assert status == 0 and "= 5" in out
+    assert len(said) == 1 and f"schema version {version}, which no d20cli writes" in said[0]
+    (aside,) = moved_aside(state)
+    assert str(aside) in said[0]
+    status, out, said = d20("log", "--json", state=state)
+    assert status == 0 and said == [] and [row["total"] for row in json.loads(out)] == [5]

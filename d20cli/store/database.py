@@ -209,6 +209,7 @@ class Database:
             with self.transaction() as conn:
                 # Re-read inside the lock: another process may have migrated meanwhile.
                 version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+                _not_newer(self.path, version)
                 if version >= SCHEMA_VERSION:
                     break
                 for statement in MIGRATIONS[version].split(";"):
@@ -432,7 +433,10 @@ def _cause(err: sqlite3.Error, path: Path | None) -> str:
 
 def _not_newer(path: Path | None, version: int) -> None:
     """StateError for a database of a newer schema: it is never written (not even its
-    journal mode), so the newer d20cli finds it as it left it."""
+    journal mode), so the newer d20cli finds it as it left it. BadValue for a version no
+    d20cli writes (below 0: a flipped header byte), a damaged file."""
+    if version < 0:
+        raise BadValue(f"schema version {version}, which no d20cli writes")
     if version > SCHEMA_VERSION:
         raise StateError(
             f"the state database {path} was written by a newer d20cli "
