@@ -91,16 +91,24 @@ def _read_only(tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("kind", ["a file", "read-only", "missing"])
+def _too_long(tmp_path: Path) -> Path:
+    return tmp_path / ("x" * 300)  # ENAMETOOLONG: no file system takes a name this long
+
+
+UNUSABLE = {
+    "a file": _blocker,
+    "read-only": _read_only,
+    "missing": lambda p: p / "not" / "there",
+    "a name too long": _too_long,
+}
+
+
+@pytest.mark.parametrize("kind", list(UNUSABLE))
 @pytest.mark.parametrize("which", ["XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"])
 def test_an_unusable_directory_still_rolls(tmp_path: Path, kind: str, which: str) -> None:
     if kind == "read-only" and ROOT_USER:
         pytest.skip("root writes into read-only directories")
-    place = {
-        "a file": _blocker,
-        "read-only": _read_only,
-        "missing": lambda p: p / "not" / "there",
-    }[kind](tmp_path)
+    place = UNUSABLE[kind](tmp_path)
     environ = env(
         XDG_STATE_HOME=tmp_path / "state",
         XDG_CONFIG_HOME=tmp_path / "config",
@@ -117,6 +125,45 @@ def test_an_unusable_directory_still_rolls(tmp_path: Path, kind: str, which: str
         if which == "XDG_STATE_HOME" and kind != "missing":
             assert said and "not saved" in said[0]
     assert not leftovers(tmp_path)
+
+
+COMMANDS_THAT_EDIT = [
+    ("char", "add", "bob"),
+    ("char", "set", "bob", "dex", "+1"),
+    ("config", "set", "system", "mm"),
+    ("party", "add", "p", "bob"),
+]
+COMMANDS_THAT_READ = [("char", "list"), ("char", "show", "bob"), ("config", "show")]
+
+
+@pytest.mark.parametrize("kind", ["a name too long", "a file", "not enterable"])
+def test_a_config_directory_that_cannot_be_used_is_one_line(tmp_path: Path, kind: str) -> None:
+    """Issue 40 item 10: an XDG_CONFIG_HOME over 255 bytes (ENAMETOOLONG) or in a folder
+    d20 may not enter (EACCES) ended `char list`, `char add`, `config set` and `party add`
+    in an OSError traceback. What reads finds no file there (a name too long cannot be
+    one) or says it cannot read it; what edits says it cannot write it: one line."""
+    if kind == "not enterable" and ROOT_USER:
+        pytest.skip("root enters any directory")
+    if kind == "not enterable":
+        locked = tmp_path / "locked"
+        (locked / "config").mkdir(parents=True)
+        locked.chmod(0)
+        place = locked / "config"
+    else:
+        place = UNUSABLE[kind](tmp_path)
+    environ = env(XDG_CONFIG_HOME=place, XDG_STATE_HOME=tmp_path / "state")
+    for args in COMMANDS_THAT_EDIT + COMMANDS_THAT_READ:
+        run = d20(*args, environ=environ)
+        err = run.stderr.decode("utf-8", "replace")
+        assert "Traceback" not in err and err.count("\n") <= 1, (args, err)
+        if args in COMMANDS_THAT_EDIT:
+            assert run.returncode == 2 and err.startswith("d20: error: cannot write "), err
+        elif kind == "not enterable":
+            assert run.returncode == 2 and err.startswith("d20: error: cannot read "), err
+        else:  # nothing can be there: nothing is read
+            assert run.returncode in (0, 2) and "cannot" not in err, (args, err)
+    if kind == "not enterable":
+        (tmp_path / "locked").chmod(0o700)
 
 
 # -- a full disk -------------------------------------------------------------------------
@@ -328,3 +375,23 @@ def test_a_symbolic_link_at_the_history_or_the_cache_is_not_followed(tmp_path: P
     said = warnings(run.stderr)
     assert run.returncode == 0 and all("parse cache" in w for w in said) and len(said) <= 1
     assert victim.read_text() == "precious"
+
+
+def test_a_config_file_behind_a_folder_d20_may_not_enter_is_one_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """EACCES as root cannot be made with permissions (root enters every folder), so the
+    stat that meets it is made to raise it: `cannot read`, a ParseError (one line)."""
+    import errno
+
+    from d20cli.errors import ParseError
+    from d20cli.store import characters, config
+
+    def denied(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        raise PermissionError(errno.EACCES, "Permission denied", str(path))
+
+    monkeypatch.setattr(os, "stat", denied)
+    with pytest.raises(ParseError, match=r"cannot read .*config.toml: Permission denied"):
+        config.load_config(str(tmp_path / "config.toml"))
+    with pytest.raises(ParseError, match=r"cannot read .*characters.toml: Permission denied"):
+        characters._read_text(tmp_path / "characters.toml")

@@ -60,6 +60,7 @@ file and the key, and a change that would leave the file so is not written.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -71,7 +72,15 @@ from d20cli.errors import D20Error, ParseError, closest
 from d20cli.frozen import field, frozen
 from d20cli.language.vocabulary import CHECK_VERBS, KEYWORDS, VERBS
 from d20cli.rules.house import HOUSE_KEYS, NO_HOUSE, HouseDefaults
-from d20cli.store.files import edit_lock, parse_for_edit, put_key, read_text, write_edit, xdg_dir
+from d20cli.store.files import (
+    edit_lock,
+    no_such_file,
+    parse_for_edit,
+    put_key,
+    read_text,
+    write_edit,
+    xdg_dir,
+)
 
 #: Groups that belong to one verb (`saves` for save); the other groups serve every verb.
 VERB_GROUPS = frozenset(f"{v}s" for v in CHECK_VERBS)
@@ -148,8 +157,12 @@ _cache: Bounded[Path, tuple[tuple[int, int], dict[str, Character]]] = Bounded(16
 def _read_text(path: Path) -> str | None:
     """The file's text (None: there is none): at most MAX_BYTES of UTF-8 in a regular
     file, else ParseError naming the file (d20cli.store.files.read_text)."""
-    if not path.exists():  # (a link to nothing yet is no file: an edit writes its target)
-        return None
+    try:
+        os.stat(path)
+    except OSError as err:
+        if no_such_file(err):  # (a link to nothing yet is no file: an edit writes its target)
+            return None
+        raise ParseError(f"cannot read {path}: {err.strerror or err}") from None
     return read_text(str(path), MAX_BYTES, "a characters file")
 
 

@@ -48,8 +48,8 @@ from typing import Any
 from d20cli.bounded import Bounded
 from d20cli.errors import D20Error, ParseError
 from d20cli.frozen import field, frozen
+from d20cli.store.files import no_such_file, xdg_dir
 from d20cli.store.files import read_text as read_file_text
-from d20cli.store.files import xdg_dir
 
 MAX_BYTES = 65_536  # a config file is a few lines; a bigger one is a mistake
 COLOR_CHOICES: tuple[str, ...] = ("auto", "always", "never")
@@ -101,9 +101,9 @@ def load_config(path: str | None = None) -> Config:
     target = path or config_path()
     try:
         st = os.stat(target)
-    except (FileNotFoundError, NotADirectoryError):
-        return Config(target)
     except OSError as err:
+        if no_such_file(err):
+            return Config(target)
         raise ParseError(f"cannot read {target}: {err.strerror or err}") from None
     key = (st.st_mtime_ns, st.st_size, st.st_ino)
     hit = _cache.get(target)

@@ -108,6 +108,15 @@ def open_named(path: str) -> BinaryIO:
     return open(path, "rb")
 
 
+def no_such_file(err: OSError) -> bool:
+    """Whether `err` (from a stat or an open) says there is no file there and cannot be:
+    none by that name, a file where a folder should be, or a name too long for the file
+    system (an XDG directory of over 255 bytes). A folder d20 may not enter is not one."""
+    import errno
+
+    return err.errno in (errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG)
+
+
 def read_text(path: str, most: int, what: str = "a file") -> str:
     """The UTF-8 text of the regular file at `path` (`read_bytes`), a byte order mark at
     its start left out. ParseError naming the file for anything it cannot be: no such
@@ -219,7 +228,7 @@ def edit_lock(path: Path) -> Iterator[None]:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = open_lock(str(lock))
     except OSError as err:
-        if err.errno == errno.ELOOP or lock.is_symlink():
+        if err.errno == errno.ELOOP or os.path.islink(lock):
             raise ParseError(
                 f"cannot write {path}: its lock file {lock} is a symbolic link, which d20 "
                 "does not follow (remove it)"
