@@ -221,3 +221,10 @@ def test_a_name_rolls_as_its_value(value: int, count: int, sides: int, op: str) 
     faces = tuple(range(1, count + 1))
     got = evaluate(resolved.expr, ForcedRoller(faces)).total  # type: ignore[attr-defined]
     assert got == evaluate(typed.expr, ForcedRoller(faces)).total  # type: ignore[attr-defined]
+
+
+def test_entries_that_nest_past_the_expression_depth_are_refused() -> None:
+    # 150 entries deep, each two levels of its own (a sum, a call): 300 levels once put in
+    chain = {f"e{i}": f"+max(e{i + 1},1)+1d6" for i in range(150)} | {"e150": "+1"}
+    with pytest.raises(ParseError, match=r"nests more than 200 levels deep"):
+        values("roll 1d20+e0", **chain)

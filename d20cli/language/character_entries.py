@@ -312,18 +312,18 @@ class _Values:
                 shapes[ref] = self._value(ref, verb, chain)
             nodes += shapes[ref].nodes
             depth = max(depth, level - 1 + shapes[ref].depth)
-        if nodes > MAX_TREE_NODES or depth > MAX_TREE_DEPTH:
+        what = "this expression" if name is None else f"{self.entries.name}'s entry {name!r}"
+        if nodes > MAX_TREE_NODES:
             big = max(shapes, key=lambda ref: shapes[ref].nodes)
-            what = "this expression" if name is None else f"{self.entries.name}'s entry {name!r}"
-            size = (
-                f"more than {MAX_TREE_NODES:,} terms"
-                if nodes > MAX_TREE_NODES
-                else f"more than {MAX_TREE_DEPTH} levels"
-            )
             raise ParseError(
-                f"{what} grows to {size} with the entries it uses put in "
-                f"({big!r} holds {shapes[big].nodes:,}): an entry that uses others several "
-                "times repeats them each time; write its value out or use fewer levels"
+                f"{what} grows to more than {MAX_TREE_NODES:,} terms with the entries it "
+                f"uses put in ({big!r} holds {shapes[big].nodes:,}): an entry that uses others "
+                "several times repeats them each time; write its value out or use fewer levels"
+            )
+        if depth > MAX_TREE_DEPTH:
+            raise ParseError(
+                f"{what} nests more than {MAX_TREE_DEPTH} levels deep with the entries it "
+                "uses put in: use fewer levels of entries"
             )
         return _Shape(_substitute(e, lambda ref: shapes[ref.name].expr), nodes, depth)
 
