@@ -24,7 +24,7 @@ from d20cli.language.vocabulary import SYSTEM_IDS
 from d20cli.present.output import Output
 
 ROOT = Path(__file__).resolve().parent.parent
-TIMEOUT = 15
+TIMEOUT = 60  # a wait for the shell, never a time it must keep: a busy machine waits longer
 
 
 @pytest.fixture
