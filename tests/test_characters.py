@@ -71,7 +71,6 @@ def test_path_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
         ("check perception", "check perception +4"),
         ("attack longsword vs 15", "attack longsword +5 dmg 1d8+3 vs 15"),
         ("save dex vs 14", "save dex +7 vs 14"),
-        ("check stealth +2 vs 15", "check stealth +2 vs 15"),  # a typed modifier wins
         ("check goblin +3 vs 10", "check goblin +3 vs 10"),  # not an entry, has a modifier
         ("check +5 vs 15", "check +5 vs 15"),
         ("sneak", "check stealth +7 expertise=d6 vs 15 adv"),
@@ -110,6 +109,29 @@ def test_resolved_label_is_the_result_name(sheet: Path) -> None:
     (result,) = results_of("check stealth vs 15", Options(as_="aria", dice=(12, 3)))
     assert result.name == "stealth" and result.total == 12 + 7 + 3
     assert result.request == "check stealth +7 expertise=d6 vs 15"
+
+
+def test_a_typed_modifier_adds_to_the_entry_on_every_path(
+    sheet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 42 item 1: a modifier typed after an entry's name is a situational bonus
+    that adds to the entry's, its words kept, in the text, the JSON and the API."""
+    import d20cli
+
+    status, out, err = d20(
+        ["check", "stealth", "+2", "vs", "12", "--as", "aria", "--dice", "10,1"], capsys
+    )
+    assert status == 0, err
+    assert out.splitlines()[0] == "check stealth (+7 expertise=d6, aria) +2 vs 12  [levelup]"
+    assert "= 20 vs 12" in out  # 10 + 1 (the expertise die) + 7 + 2
+    status, out, _ = d20(
+        ["check", "athletics", "-1", "vs", "12", "--as", "aria", "--dice", "10", "--json"], capsys
+    )
+    data = json.loads(out)
+    assert (data["total"], data["entry"], data["situational"]) == (12, "+3", "-1")
+    attack = d20cli.roll("attack longsword +1 vs 12", character="aria", dice=[10, 4])
+    assert attack.total == 16 and attack.detail["situational"] == "+1"
+    assert attack.damage is not None and attack.damage.total == 7  # the entry's dmg stays
 
 
 def test_save_group_is_only_for_saves(sheet: Path) -> None:

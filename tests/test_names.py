@@ -55,9 +55,26 @@ def test_a_typed_one_value_word_beats_the_entry() -> None:
     )
 
 
-def test_a_typed_modifier_or_rank_means_no_lookup() -> None:
-    assert resolved("check stealth +2 vs 15").text == "check stealth +2 vs 15"
+def test_a_typed_rank_means_no_lookup() -> None:
     assert resolved("attempt goblin adept", goblin="+1").text == "attempt goblin adept"
+
+
+def test_a_typed_modifier_is_a_situational_bonus_that_adds_to_the_entry() -> None:
+    """Issue 42 item 1: `check dex +2 vs 12` with dex +3 rolled +2 and dropped the entry
+    (and its expertise die, its adv). The typed modifier adds; the entry's words stay."""
+    request = resolved("check stealth +2 vs 12", stealth="+7 expertise=d6 adv")
+    assert isinstance(request, CheckRequest)
+    assert (str(request.modifier), request.expertise, request.adv) == ("7+2", (6,), 1)
+    assert (request.entry, request.situational) == ("+7 expertise=d6 adv", "+2")
+    assert request.text == "check stealth +7 expertise=d6 adv +2 vs 12"
+    minus = resolved("check dex -1d4 vs 12", dex="+3")
+    assert (str(minus.modifier), minus.situational) == ("3-1d4", "-1d4")  # type: ignore[union-attr]
+    # a label the character has no entry for keeps its own modifier, with no error
+    assert resolved("check goblin +3 vs 12", dex="+3").text == "check goblin +3 vs 12"
+    assert resolved("check stealth +2 vs 15").situational is None  # type: ignore[union-attr]
+    # in a group, each member adds its own
+    group = resolved("group stealth +1, dex -1 vs 12", stealth="+7", dex="+3")
+    assert [str(m.modifier) for m in group.members] == ["7+1", "3-1"]  # type: ignore[union-attr]
 
 
 def test_an_unknown_entry_names_the_closest_with_its_column() -> None:

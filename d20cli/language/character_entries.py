@@ -5,8 +5,11 @@ of the check and no modifier. Then `merge_entries` looks the label up in the cha
 (`Entries`: d20cli.store.characters.Character is one) and merges the entry's words
 (`+7 expertise=d6`), parsed as the same verb's words, into the request:
 
-- only a label with no modifier, rank or score of its own is looked up (a typed modifier
-  wins: `check stealth +2 vs 15` keeps +2, and `check goblin +3` needs no entry);
+- a label with no rank or score of its own is looked up; one with a modifier of its own
+  is looked up when the character has an entry of that name (`check goblin +3` needs
+  none), and the typed modifier is a situational bonus that adds to the entry's
+  (`check stealth +2 vs 15` with stealth `+7 expertise=d6` rolls +7+2 with the expertise
+  die; the request keeps it as `situational`, for the output to show);
 - words that count (adv, dis, reliable, unreliable) add up and lists (expertise grants,
   circumstances) are joined, the entry's first, as if its words stood after the label;
 - a word that holds one value (a target, dmg, crit, min, crit-dmg, lucky, fortune) keeps
@@ -52,9 +55,22 @@ _COUNTS = ("adv", "dis", "reliable", "unreliable")
 #: Fields that list words in order: the entry's come first (its words stand first).
 _LISTS = ("expertise", "circumstances")
 #: Fields the merge does not take from an entry.
-_OWN = frozenset(("verb", "text", "name", "repeat", "columns", "word_kinds", "entry", "house_from"))
-#: What a typed value of its own is: then the label is not looked up.
-_VALUES = ("modifier", "rank", "score")
+_OWN = frozenset(
+    (
+        "verb",
+        "text",
+        "name",
+        "repeat",
+        "columns",
+        "word_kinds",
+        "entry",
+        "situational",
+        "house_from",
+    )
+)
+#: What a typed value of its own is that replaces an entry's: then the label is not looked
+#: up. (A typed modifier adds to the entry's instead.)
+_VALUES = ("rank", "score")
 
 
 class Entries(Protocol):
@@ -176,6 +192,8 @@ def _entry_of(side: CheckRequest, verb: str, entries: Entries, parse: Parse) -> 
     if word is None or any(getattr(side, f) is not None for f in _VALUES):
         return None
     words = entries.lookup(word, verb)
+    if words is None and side.modifier is not None:
+        return None  # a label of its own with its modifier: `check goblin +3`
     if words is None:
         raise ParseError(
             f"{entries.name} has no entry {word!r}{closest(word, entries.entry_names())}",
@@ -219,6 +237,9 @@ def _merge(
         mine, theirs = getattr(side, f.name), getattr(entry, f.name)
         if f.name in _COUNTS or f.name in _LISTS:
             changes[f.name] = theirs + mine
+        elif f.name == "modifier" and mine is not None and theirs is not None:
+            changes["modifier"] = _plus(theirs, mine)  # a situational bonus adds up
+            changes["situational"] = _signed(mine)
         elif mine in (None, False) and theirs not in (None, False):
             changes[f.name] = theirs
     # the entry's words stand after the label: `verb ` is where they start in its text
@@ -232,6 +253,20 @@ def _merge(
     return replace(
         side, text=text, columns=tuple((kind, columns[kind]) for kind in order), **changes
     )
+
+
+def _plus(entry: Expr, typed: Expr) -> Expr:
+    """The entry's modifier with the typed one added: `+7` and `+2` make `7+2`, and `-1`
+    makes `7-1`."""
+    if isinstance(typed, Neg):
+        return Arithmetic(entry, (("-", typed.operand),))
+    return Arithmetic(entry, (("+", typed),))
+
+
+def _signed(e: Expr) -> str:
+    """A modifier as typed after a label: `+2`, `-1`, `+1d4`."""
+    text = str(e)
+    return text if text.startswith("-") else f"+{text}"
 
 
 # --- names inside expressions ----------------------------------------------------------

@@ -111,7 +111,8 @@ class CheckRequest(_Located):
     Not an argument (the parse cache stores the fields above and rebuilds this one).
     Where the words came from, for the output (neither changes what the request means, so
     requests compare without them): entry: the words of the character's entry its label
-    named, as shown after the label (d20cli.language.character_entries); house_from: (house key,
+    named, as shown after the label (d20cli.language.character_entries); situational: the
+    modifier typed after such a label (`+2`), added to the entry's; house_from: (house key,
     where it came from: a character's name or "config") for each house word put in by
     default (d20cli.rules.house).
     """
@@ -139,6 +140,7 @@ class CheckRequest(_Located):
     repeat: int = 1
     columns: Columns = ()
     entry: str | None = field(default=None, compare=False)
+    situational: str | None = field(default=None, compare=False)
     house_from: tuple[tuple[str, str], ...] = field(default=(), compare=False)
     word_kinds: frozenset[str] = field(init=False, repr=False, compare=False, default=frozenset())
 

@@ -362,13 +362,15 @@ def house_detail(request: CheckRequest) -> dict[str, object]:
         house["min"] = request.floor
     if request.crit_dmg is not None:
         house["crit-dmg"] = request.crit_dmg
-    if not house and request.entry is None:
+    if not house and request.entry is None and request.situational is None:
         return {}
     out: dict[str, object] = {"house": house} if house else {}
     if request.house_from:  # `{"house_from": {"crit": "config", "lucky": "aria"}}`
         out["house_from"] = dict(request.house_from)
     if request.entry is not None:  # the words of the character's entry: `"entry": "+7"`
         out["entry"] = request.entry
+    if request.situational is not None:  # the modifier typed after it, added: `"+2"`
+        out["situational"] = request.situational
     return out
 
 
