@@ -220,6 +220,31 @@ def test_remove_and_unset(sheet: Path) -> None:
         characters.unset_entry("aria", "nothing")
 
 
+def test_an_entry_is_one_name_whatever_its_case(sheet: Path) -> None:
+    """Issue 42 item 2: `char set bob Stealth +3` wrote a second key that no check read.
+    A key is one name whatever its case: set writes the entry check reads, keeping the
+    spelling first chosen; a file holding two spellings is an error that gives the fix."""
+    assert characters.set_entry("aria", "STEALTH", "+9") == "stealth"
+    assert characters.set_entry("aria", "Saves.DEX", "+8") == "saves.dex"
+    assert characters.set_entry("aria", "macros.SNEAK", "check stealth vs 12") == "macros.sneak"
+    aria = characters.load("aria")
+    assert (aria.entries["stealth"], aria.groups["saves"], aria.macros["sneak"]) == (
+        "+9",
+        {"dex": "+8"},
+        "check stealth vs 12",
+    )
+    assert "STEALTH" not in sheet.read_text() and "# expertise!" in sheet.read_text()
+    characters.unset_entry("aria", "Athletics")
+    assert "athletics" not in characters.load("aria").entries
+    with sheet.open("a", encoding="utf-8") as f:
+        f.write('\n[cy]\nstealth = "+1"\nStealth = "+2"\n')
+    fix = r"cy has both 'stealth' and 'Stealth'.*keep one \(d20 char unset cy Stealth\)"
+    with pytest.raises(ParseError, match=fix):
+        characters.load("cy")
+    characters.unset_entry("cy", "Stealth")  # the very spelling given, of the two
+    assert characters.load("cy").entries == {"stealth": "+1"}
+
+
 @pytest.mark.parametrize(
     ("key", "words", "message"),
     [

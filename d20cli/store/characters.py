@@ -219,7 +219,34 @@ def _character(name: str, table: Any, path: Path) -> Character:
             groups[key] = {str(k): _words(v, f"{name}.{key}.{k}", path) for k, v in value.items()}
         else:
             entries[key] = _words(value, f"{name}.{key}", path)
+    for where, table_ in ((name, entries), *((f"{name}.{g}", t) for g, t in groups.items())):
+        _one_spelling(where, table_, path, name)
+    _one_spelling(f"{name}.macros", macros, path, name)
     return Character(name, system, entries, groups, macros, HouseDefaults.from_keys(house, name))
+
+
+def _one_spelling(where: str, table: dict[str, str], path: Path, name: str) -> None:
+    """ParseError for two keys of one table that differ only in case (`stealth` and
+    `Stealth`): names are one name whatever their case, so one of them is never read."""
+    seen: dict[str, str] = {}
+    for key in table:
+        first = seen.setdefault(key.lower(), key)
+        if first != key:
+            full = key if where == name else f"{where.split('.', 1)[1]}.{key}"
+            raise ParseError(
+                f"{path}: {where} has both {first!r} and {key!r}, one name whatever its case, "
+                f"so one is never read: keep one (d20 char unset {name} {full})"
+            )
+
+
+def _same_key(table: Any, key: str, groups: bool = False) -> str | None:
+    """The key of `table` that is `key` whatever its case (the spelling first chosen),
+    among its values (`groups`: among its sub-tables); None when there is none."""
+    low = key.lower()
+    for k, v in table.items():
+        if str(k).lower() == low and isinstance(v, dict) == groups:
+            return str(k)
+    return None
 
 
 def _house_value(name: str, key: str, value: Any, path: Path) -> Any:
@@ -590,11 +617,13 @@ def set_entry(
             raise
     with _editing(path) as doc:
         _, table = _table_of(doc, name, path)
-        if len(parts) == 1 and parts[0] != "system" and parts[0] not in table:
-            parts = _short_key(table, parts[0], name)
+        if len(parts) == 1 and parts[0] != "system":
+            same = _same_key(table, parts[0])  # `Stealth` sets the `stealth` check reads
+            parts = [same] if same is not None else _short_key(table, parts[0], name)
         if len(parts) == 1:
             put_key(table, parts[0], words)
             return ".".join(parts)
+        parts[0] = _same_key(table, parts[0], groups=True) or parts[0]
         group = table.get(parts[0])
         if group is None:
             group = tomlkit.table()
@@ -604,6 +633,7 @@ def set_entry(
                 f"{path or characters_path()}: {name}.{parts[0]} is {_shape(group)}, "
                 "not a group (a table)"
             )
+        parts[1] = _same_key(group, parts[1]) or parts[1]
         put_key(group, parts[1], words)
         return ".".join(parts)
 
@@ -618,12 +648,14 @@ def _short_key(table: Any, key: str, name: str) -> list[str]:
         str(group)
         for group, sub in table.items()
         if group != "macros" and f"{group}" not in VERB_GROUPS and isinstance(sub, dict)
-        if key in sub
+        if _same_key(sub, key) is not None
     ]
     if len(general) > 1:
         keys = " or ".join(f"{g}.{key}" for g in general)
         raise ParseError(f"{name} has {key!r} in more than one group; give the full name: {keys}")
-    return [general[0], key] if general else [key]
+    if general:
+        return [general[0], str(_same_key(table[general[0]], key))]
+    return [key]
 
 
 def _set_house(name: str, key: str, words: str, path: Path | None) -> str:
@@ -647,17 +679,23 @@ def unset_entry(name: str, key: str, path: Path | None = None) -> None:
     parts = key.split(".")
     with _editing(path) as doc:
         _, table = _table_of(doc, name, path)
+        # the very spelling given first (one of two a file holds), else whatever its case
         if len(parts) == 1:
-            if parts[0] in table and not isinstance(table[parts[0]], dict):
-                del table[parts[0]]
+            own = parts[0] if parts[0] in table else _same_key(table, parts[0])
+            if own is not None and not isinstance(table[own], dict):
+                del table[own]
                 return
             for group, sub in table.items():
-                if group != "macros" and isinstance(sub, dict) and parts[0] in sub:
-                    del sub[parts[0]]
-                    return
+                if group != "macros" and isinstance(sub, dict):
+                    own = parts[0] if parts[0] in sub else _same_key(sub, parts[0])
+                    if own is not None:
+                        del sub[own]
+                        return
         elif len(parts) == 2:
-            sub = table.get(parts[0])
-            if isinstance(sub, dict) and parts[1] in sub:
-                del sub[parts[1]]
-                return
+            sub = table.get(_same_key(table, parts[0], groups=True) or parts[0])
+            if isinstance(sub, dict):
+                own = parts[1] if parts[1] in sub else _same_key(sub, parts[1])
+                if own is not None:
+                    del sub[own]
+                    return
         raise ParseError(f"{name} has no {key!r}")
