@@ -40,17 +40,29 @@ passed in is the caller's: shared between threads, the order of its dice is thei
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import sys
 import threading
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
 from d20cli.bounded import SIZE, Bounded
 from d20cli.dice.roller import DEFAULT_BUDGET, DEFAULT_WORK, RandomRoller, Roller, make_roller
-from d20cli.errors import BudgetError, D20Error, DiceError, ParseError, RulesError, StateError
+from d20cli.errors import (
+    BudgetError,
+    D20Error,
+    DiceError,
+    NotationWarning,
+    ParseError,
+    RulesError,
+    StateError,
+)
 from d20cli.frozen import frozen
+from d20cli.language.peer_readings import readings
 from d20cli.present.output import result_text  # noqa: F401 (it makes str(result) the text)
 from d20cli.probability.model import Odds
 from d20cli.results import SCHEMA_VERSION, Damage, DiceSummary, Die, Result, Score
@@ -75,6 +87,7 @@ __all__ = [
     "DiceError",
     "DiceSummary",
     "Die",
+    "NotationWarning",
     "Odds",
     "OutcomeInfo",
     "ParseError",
@@ -133,7 +146,10 @@ def roll(
     raises them (at most 10,000,000 and 1,000,000,000). Past them, a BudgetError.
 
     strict: a label word with no value (`check stealth vs 15` without a character, rolled
-    at +0 otherwise) is a ParseError (the command line's `--strict`).
+    at +0 otherwise) is a ParseError (the command line's `--strict`), and so is a form a
+    major peer reads as another number (`5d10>7`: Roll20 counts 7 or more), which
+    otherwise is rolled as d20cli reads it with a `NotationWarning` (Python's `warnings`)
+    naming that peer.
 
     A request that makes several results (`6x 4d6kh3`) is a ParseError here: use
     `roll_all`.
@@ -398,6 +414,7 @@ def _read(
             return with_house(read_through(text, who, _parse)[0], rules, who.house)
 
         house_parsed = with_house(parsed, rules, who.house)
+        _peer_readings(parsed, line, strict)
         return _Read(rules, house_parsed, parsed.text, parse, who.name)
     rules = get_system(system or DEFAULT_SYSTEM)
     try:
@@ -406,11 +423,33 @@ def _read(
         from d20cli.rules.offers import in_system_terms
 
         raise in_system_terms(err, rules.id, rules.offers) from None
+    _peer_readings(parsed, line, strict)
     if strict:
         from d20cli.language.grammar_checks import check_valued
 
         check_valued(parsed, line, "strict=True")
     return _Read(rules, parsed, line, _parse, None)
+
+
+def _peer_readings(parsed: Parsed, line: str, strict: bool) -> None:
+    """A form of the request a major peer reads as another number (`5d10>7`: Roll20
+    counts 7 or more): a NotationWarning naming that peer (strict: a ParseError)."""
+    for reading in readings(parsed, line):
+        if strict:
+            at = line.find(reading.form.rsplit(" ", 1)[-1])
+            raise ParseError(f"{reading.note} (strict=True)", line, at + 1 if at >= 0 else None)
+        warnings.warn(reading.note, NotationWarning, stacklevel=_outside())
+
+
+def _outside() -> int:
+    """The `stacklevel` of a warning that names the caller's line, outside this package."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _checked(who: Character) -> Character:

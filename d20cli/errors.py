@@ -121,6 +121,14 @@ class StateError(D20Error):
     """Saved state that cannot be read or written."""
 
 
+class NotationWarning(UserWarning):
+    """A form of dice notation a major peer reads as another number (`5d10>7`: Roll20
+    counts 7 or more, as `>=7`): rolled as d20cli reads it, and said with this warning
+    naming that peer and the rewrite (d20cli.language.peer_readings). With `strict=True`
+    it is a ParseError instead; `warnings.simplefilter("error", NotationWarning)` makes it
+    an exception too."""
+
+
 # --- digits ------------------------------------------------------------------------------
 
 ASCII_DIGITS = "0123456789"

@@ -34,6 +34,7 @@ PUBLIC = {
     "DiceError",
     "DiceSummary",
     "Die",
+    "NotationWarning",
     "Odds",
     "OutcomeInfo",
     "ParseError",

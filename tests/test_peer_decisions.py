@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections import Counter
 from fractions import Fraction
 
@@ -17,6 +18,9 @@ import d20cli
 from d20cli.dice.evaluate import evaluate
 from d20cli.dice.roller import ForcedRoller
 from d20cli.language.dice_grammar import parse_expression
+
+# The peer-read forms warn (NotationWarning): said where they are tested, quiet elsewhere.
+pytestmark = pytest.mark.filterwarnings("ignore::d20cli.errors.NotationWarning")
 
 #: Accepted with the peer's meaning: (expression, the sides of the dice it rolls in order
 #: (faces 1..n, or a list of faces), what the faces make).
@@ -85,11 +89,9 @@ def test_df_variants_never_say_numbers_are_whole() -> None:
 
 #: Refused, with words of the message (the peers' two meanings or the rewrite).
 REFUSED = [
-    ("1d%", "write d100 for 1-100, or d{0,10,20,30,40,50,60,70,80,90}"),
-    ("4d6k3", "write kh3"),
     ("4d6k<3", "avrae's 'k<3'"),
     ("4d6u=5", "put the target first: 4d6=5u"),
-    ("2d%u>80", "d% is 1-100"),
+    ("2d%u>80", "put the target first: 2d%>80u"),
     ("6d6u>=4f1", "put the target first: 6d6>=4f1u"),
     ("1d6!mi3", "'mi' with an explosion"),
     ("3d6ma5!!", "'ma' with an explosion"),
@@ -117,6 +119,54 @@ def test_a_refused_notation_names_the_rewrite(
     status, out, _ = d20(["odds", "roll", text, "--json"], capsys)
     assert status == 2
     assert words in json.loads(out)["error"]
+
+
+#: Read as most d20 players expect, with a note naming the peer that reads it otherwise:
+#: (expression, forced faces, total, words of the note).
+NOTED = [
+    ("5d10>7", [7, 3, 2, 3, 2], 0, "Roll20 reads it as 7 or more: write >=7"),
+    ("5d10<3", [7, 3, 2, 3, 2], 2, "Roll20 reads it as 3 or less: write <=3"),
+    ("1d20r<2", [2], 2, "Roll20 reads it as 2 or less"),
+    ("1d20cs>19", [19], 19, "Roll20 reads it as 19 or more: write >=19"),
+    ("3d6cs>=5", [6, 5, 1], 12, "Foundry's cs counts the dice as successes: write 3d6>=5"),
+    ("d%", [57], 57, "avrae's d% is a tens die (00 to 90)"),
+    ("4d6k3", [1, 2, 3, 4], 9, "avrae's k3 keeps the dice showing 3: write kh3"),
+    ("{1d20+5,1d20+2}>15", [10, 14], 1, "Roll20 reads it as 15 or more: write >=15"),
+]
+
+
+@pytest.mark.parametrize(("text", "faces", "total", "words"), NOTED)
+def test_a_form_a_peer_reads_otherwise_is_said(
+    text: str, faces: list[int], total: int, words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 42 items 3 and 4: a form a major peer reads as another number rolls as most
+    d20 players expect, with a one-line note that names that peer and the rewrite (an
+    error under --strict); never a different number without a word."""
+    dice = ",".join(map(str, faces))
+    status, out, err = d20(["roll", text, "--dice", dice, "--json"], capsys)
+    assert status == 0 and json.loads(out)["total"] == total
+    notes = err.splitlines()  # one a form (`1d20cs>19`: Roll20's `>`, Foundry's `cs`)
+    assert all(n.startswith("d20: warning: ") for n in notes)
+    assert any(words in n for n in notes)
+    status, out, err = d20(["roll", text, "--strict"], capsys)
+    assert (status, out) == (2, "") and words in err and "(--strict)" in err
+    with pytest.warns(d20cli.NotationWarning, match=re.escape(words)):
+        assert d20cli.roll(text, dice=faces).total == total
+    with pytest.raises(d20cli.ParseError, match=r"\(strict=True\)"):
+        d20cli.roll(text, strict=True)
+
+
+def test_a_note_is_said_once_a_run() -> None:
+    import subprocess
+    import sys
+
+    batch = "roll 5d10>7\nroll 5d10>7\nroll 2d10>7 # twice\n"
+    run = subprocess.run(
+        [sys.executable, "-m", "d20cli", "-q"], input=batch, capture_output=True, text=True
+    )
+    status, out, err = run.returncode, run.stdout, run.stderr
+    assert status == 0 and len(out.splitlines()) == 3
+    assert len([n for n in err.splitlines() if "Roll20" in n]) == 2  # one a form
 
 
 def test_each_rewrite_rolls() -> None:

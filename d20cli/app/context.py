@@ -17,6 +17,7 @@ from d20cli.dice.roller import RandomRoller, Roller, make_roller
 from d20cli.errors import NotSaved, ParseError, StateError
 from d20cli.frozen import replace
 from d20cli.language.grammar_checks import check_valued, unvalued_words
+from d20cli.language.peer_readings import readings
 from d20cli.present.output import Output
 from d20cli.rolling.prepared import PreparedLine, PreparedLines
 from d20cli.rules import get_system
@@ -262,7 +263,7 @@ class Context(Lookups):
         self._rng: random.Random | None = None if seed is None else random.Random(seed)
         self._rollers: Bounded[int, RandomRoller] = Bounded()  # by budget: one or two a run
         self._last_log: tuple[Options, RollLog | None] | None = None  # log_for's last answer
-        # label words already warned about (warn_unvalued): a word warned about again
+        # label words and peer readings already said (say_notes): one said again
         # once the memo was emptied says its warning again
         self.warned: Bounded[str, bool] = Bounded()
         self._state: State | None = None  # opened by the first request that needs it
@@ -371,19 +372,33 @@ class Context(Lookups):
                 log.seal = self.sealing.take
         return self.logs[key]
 
-    def check_unvalued(self, text: str, opts: Options) -> None:
-        """With --strict, a ParseError (placed under the word) when a label word of the
-        request stands where a value belongs and nothing gives it one (`check stealth vs
-        15` without --as); checked before anything is rolled."""
-        if not opts.strict or opts.as_ is not None:
+    def check_strict(self, text: str, opts: Options) -> None:
+        """With --strict, a ParseError for what a roll otherwise says in a note
+        (`say_notes`): a label word that stands where a value belongs and that nothing
+        gives one (`check stealth vs 15` without --as), placed under the word; a form a
+        major peer reads otherwise (`5d10>7`). Checked before anything is rolled."""
+        if not opts.strict:
             return
-        check_valued(self.parse(text), text, "--strict", _how())
+        request = self.parse(text)
+        for reading in readings(request, text):
+            raise ParseError(f"{reading.note} (--strict)", text, _column(text, reading.form))
+        if opts.as_ is None:
+            check_valued(request, text, "--strict", _how())
 
-    def warn_unvalued(self, text: str, out: Output) -> None:
-        """Say on stderr (once a run for each word) when a label word stands where a value
-        belongs and nothing gives it one (`check stealth vs 15`): the roll is made at +0,
-        which is allowed, but rarely what was meant. Said before the result is shown."""
-        for word, _ in unvalued_words(self.parse(text)):
+    def say_notes(self, text: str, opts: Options, out: Output) -> None:
+        """Say on stderr, once a run for each, what the request means that it may not seem
+        to: a label word where a value belongs that nothing gives one (`check stealth vs
+        15` without --as: the roll is made at +0, which is allowed, but rarely what was
+        meant); a form a major peer reads as another number (`5d10>7`: Roll20 counts 7 or
+        more; d20cli.language.peer_readings). Said before the result is shown."""
+        request = self.parse(text)
+        for reading in readings(request, text):
+            if reading.note not in self.warned:
+                self.warned[reading.note] = True
+                out.warn(reading.note)
+        if opts.as_ is not None:
+            return
+        for word, _ in unvalued_words(request):
             if word in self.warned:
                 continue
             self.warned[word] = True
@@ -488,6 +503,13 @@ def open_log(opts: Options, out: Output, context: Context | None = None) -> Roll
     source = "dice" if opts.dice is not None else "seed" if opts.seed is not None else "random"
     store = None if context is None else (lambda: context.rolls(out))
     return RollLog(opts.as_, source, out, store)
+
+
+def _column(text: str, form: str) -> int | None:
+    """The column (1-based) of a reading's form in the text: its last word (`>7`, `cs`,
+    `k3`, `d%`), where the text holds it."""
+    at = text.find(form.rsplit(" ", 1)[-1])
+    return at + 1 if at >= 0 else None
 
 
 def _how() -> str:

@@ -314,7 +314,7 @@ def request(text: str, opts: Options, out: Output, context: Context | None = Non
                 return Outcome(ExitStatus.OK, [])
             if opts.repeat > MAX_ROLLED_RUNS:
                 check_rolled_runs(opts.repeat, "--repeat", _fewer_runs(opts))
-            context.check_unvalued(text, opts)  # --strict: before anything is rolled
+            context.check_strict(text, opts)  # --strict: before anything is rolled
             prepared = None if own_context else _prepare(text, given, opts, context)
             if prepared is not None:
                 context.prepared.keep(text, prepared)
@@ -449,8 +449,8 @@ def _rolled(
     try:
         output_limit = work * OUTPUT_PER_WORK
         for result in rolled:
-            if not results and opts.as_ is None:
-                context.warn_unvalued(text, out)  # before the first result (a bad one: alone)
+            if not results:
+                context.say_notes(text, opts, out)  # before the first result (a bad one: alone)
             if log is not None:
                 log.add(result)
                 if context.sealing is not None:  # its receipt, once logged
@@ -551,9 +551,8 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
         nonlocal opts
         opts = context.as_options(text, context.with_character(opts))  # its system too
         parse = _request_reader(context, opts)  # with the house defaults, as a roll would be
-        context.check_unvalued(text, opts)  # --strict: an error; else a note before the odds
-        if opts.as_ is None:
-            context.warn_unvalued(text, out)
+        context.check_strict(text, opts)  # --strict: an error; else a note before the odds
+        context.say_notes(text, opts, out)
         if opts.simulate is not None:
             check_rolled_runs(opts.simulate, "--simulate", "estimate from fewer runs")
             return simulate(

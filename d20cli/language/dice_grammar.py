@@ -129,15 +129,6 @@ _custom_faces = (
 _computed_sides = pp.Literal("(").leave_whitespace().suppress() - expression - pp.Suppress(_close)
 
 
-def _percent(s: str, loc: int, toks: pp.ParseResults) -> None:
-    raise _fail(
-        s,
-        loc,
-        "d% is 1-100 in rpg-dice-roller but a tens die (00-90) in avrae: write d100 for "
-        "1-100, or d{0,10,20,30,40,50,60,70,80,90} for the tens die",
-    )
-
-
 #: rpg-dice-roller's Fudge dice: `dF.2` is `dF` (two faces each of -1, 0, +1), `dF.1` has
 #: one -1, four blanks and one +1.
 _FUDGE_ONE = (-1, 0, 0, 0, 0, 1)
@@ -154,7 +145,7 @@ def _fudge(s: str, loc: int, toks: pp.ParseResults) -> Any:
 
 _sides = (
     _int("a number of sides after 'd'", tight=True)
-    | pp.Literal("%").leave_whitespace().set_parse_action(_percent)
+    | pp.Literal("%").leave_whitespace()  # 1 to 100 (avrae's tens die: peer_readings)
     | pp.Regex(r"F(\.[0-9]+)?", _I).leave_whitespace().set_parse_action(_fudge)
     | _custom_faces
     | _computed_sides

@@ -121,22 +121,16 @@ def _keep(word: str, kind: KeepKind) -> pp.ParserElement:
 
 
 def _bare_k(s: str, loc: int, toks: pp.ParseResults) -> None:
-    """`4d6k3`: Roll20's and rpg-dice-roller's keep-highest, avrae's keep-the-dice-showing-3;
-    `4d6k<3`: avrae's keep-the-dice-below-3. Never read one way for the other."""
+    """`4d6k<3`: avrae's keep-the-dice-below-3, which no other peer has. (`4d6k3` is the
+    keep-highest of Roll20, Foundry and rpg-dice-roller, read by `_keep("k", "kh")`;
+    avrae's keep-the-dice-showing-3 is said in a note: d20cli.language.peer_readings.)"""
     rest = str(toks[0])[1:]
-    if rest[:1].isdigit():
-        raise _fail(
-            s,
-            loc,
-            f"'k{rest}' keeps the highest {rest} in Roll20 and rpg-dice-roller but the dice "
-            f"showing {rest} in avrae: write kh{rest} for the highest {rest}",
-        )
     raise _fail(
         s, loc, f"avrae's 'k{rest}' (keep the dice {rest}) is not supported: use kh/kl N or a pool"
     )
 
 
-_k_selector = pp.Regex(r"k(?:[0-9]+|[<>]=?-?[0-9]+)", _I).leave_whitespace()
+_k_selector = pp.Regex(r"k[<>]=?-?[0-9]+", _I).leave_whitespace()
 _k_selector.set_parse_action(_bare_k)
 
 
