@@ -17,7 +17,7 @@ from d20cli.dice.roller import RandomRoller, Roller, make_roller
 from d20cli.errors import NotSaved, ParseError, StateError
 from d20cli.frozen import replace
 from d20cli.language.grammar_checks import check_valued, unvalued_words
-from d20cli.language.peer_readings import readings
+from d20cli.language.peer_readings import may_hold, readings
 from d20cli.present.output import Output
 from d20cli.rolling.prepared import PreparedLine, PreparedLines
 from d20cli.rules import get_system
@@ -391,14 +391,13 @@ class Context(Lookups):
         15` without --as: the roll is made at +0, which is allowed, but rarely what was
         meant); a form a major peer reads as another number (`5d10>7`: Roll20 counts 7 or
         more; d20cli.language.peer_readings). Said before the result is shown."""
-        request = self.parse(text)
-        for reading in readings(request, text):
+        for reading in readings(self.parse(text), text) if may_hold(text) else ():
             if reading.note not in self.warned:
                 self.warned[reading.note] = True
                 out.warn(reading.note)
         if opts.as_ is not None:
             return
-        for word, _ in unvalued_words(request):
+        for word, _ in unvalued_words(self.parse(text)):
             if word in self.warned:
                 continue
             self.warned[word] = True

@@ -47,9 +47,14 @@ _LABEL_OR_COMMENT = re.compile(r"\[[^\]]*\]|#.*")
 _TENS = "d{0,10,20,30,40,50,60,70,80,90}"
 
 
+def may_hold(text: str) -> bool:
+    """Whether `text` may hold such a form (a quick look: most requests hold none)."""
+    return _MAYBE.search(text) is not None
+
+
 def readings(request: Any, text: str) -> tuple[Reading, ...]:
     """The forms of `request` (parsed from `text`) that a major peer reads otherwise."""
-    if not _MAYBE.search(text):
+    if not may_hold(text):
         return ()
     found: dict[str, Reading] = {}
     code = _LABEL_OR_COMMENT.sub(lambda m: " " * len(m.group()), text)
