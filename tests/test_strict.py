@@ -97,3 +97,52 @@ def test_the_api_takes_strict() -> None:
     assert d20cli.roll("check stealth +1 vs 15", dice=[9], strict=True).total == 10
     zed = d20cli.Character(name="zed", entries={"stealth": "+3"})
     assert d20cli.roll("check stealth vs 15", dice=[9], strict=True, character=zed).total == 12
+
+
+# --- a stray word is never a silent label (issue 42 item 5) -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (
+            ["check", "+5", "vs", "15", "x3"],
+            "'x3' does not repeat a roll here: to roll it 3 times, add -n 3",
+        ),
+        (["check", "+5", "vs", "15", "3x"], "unexpected '3x': to roll it 3 times, add -n 3"),
+        (["roll", "1d20+5", "stealth"], "a comment, written after '#': roll 1d20+5 # stealth"),
+        (["attack", "+5", "vs", "15", "damage", "1d8"], "'damage' is written dmg here (dmg 1d8)"),
+    ],
+)
+def test_a_stray_word_says_what_was_meant(
+    args: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = d20([*args, "--dice", "10"], capsys)
+    assert (status, out) == (2, "")
+    assert words in err.splitlines()[0]
+
+
+STRAY = "'stelth' after the target is the roll's label: it names the roll and adds nothing"
+
+
+def test_a_word_after_the_target_is_said_and_refused_under_strict(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, err = d20(["check", "+5", "vs", "15", "stelth", "--dice", "10"], capsys)
+    assert status == 0 and "= 15 vs 15" in out and STRAY in err
+    status, out, err = d20(["check", "+5", "vs", "15", "stelth", "--strict"], capsys)
+    assert (status, out) == (2, "") and STRAY in err and "(--strict)" in err
+    # in brackets or before the modifier it is a label, said nowhere
+    for args in (["check", "+5", "vs", "15", "[stelth]"], ["check", "goblin", "+5", "vs", "15"]):
+        status, out, err = d20([*args, "--dice", "10", "--strict"], capsys)
+        assert (status, err) == (0, ""), err
+
+
+def test_a_word_near_an_entry_of_the_character_is_asked_about(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    write_sheet('[aria]\nstealth = "+7"\n')
+    args = ["check", "+5", "vs", "15", "stelth", "--as", "aria", "--dice", "10"]
+    status, out, err = d20(args, capsys)
+    assert (status, out) == (2, "")
+    assert "aria has no entry 'stelth'; did you mean stealth?" in err

@@ -16,7 +16,7 @@ from d20cli.bounded import SIZE, Bounded
 from d20cli.dice.roller import RandomRoller, Roller, make_roller
 from d20cli.errors import NotSaved, ParseError, StateError
 from d20cli.frozen import replace
-from d20cli.language.grammar_checks import check_valued, unvalued_words
+from d20cli.language.grammar_checks import check_valued, stray_labels, unvalued_words
 from d20cli.language.peer_readings import may_hold, readings
 from d20cli.present.output import Output
 from d20cli.rolling.prepared import PreparedLine, PreparedLines
@@ -382,6 +382,8 @@ class Context(Lookups):
         request = self.parse(text)
         for reading in readings(request, text):
             raise ParseError(f"{reading.note} (--strict)", text, _column(text, reading.form))
+        for word, column in stray_labels(request, text) if opts.as_ is None else ():
+            raise ParseError(f"{_stray(word)} (--strict)", text, column)
         if opts.as_ is None:
             check_valued(request, text, "--strict", _how())
 
@@ -397,6 +399,10 @@ class Context(Lookups):
                 out.warn(reading.note)
         if opts.as_ is not None:
             return
+        for word, _ in stray_labels(self.parse(text), text):
+            if word not in self.warned:
+                self.warned[word] = True
+                out.warn(_stray(word))
         for word, _ in unvalued_words(self.parse(text)):
             if word in self.warned:
                 continue
@@ -502,6 +508,14 @@ def open_log(opts: Options, out: Output, context: Context | None = None) -> Roll
     source = "dice" if opts.dice is not None else "seed" if opts.seed is not None else "random"
     store = None if context is None else (lambda: context.rolls(out))
     return RollLog(opts.as_, source, out, store)
+
+
+def _stray(word: str) -> str:
+    """What a label word typed after the target is (`check +5 vs 15 stelth`)."""
+    return (
+        f"{word[:30]!r} after the target is the roll's label: it names the roll and adds "
+        f"nothing (a label goes before the modifier, or in brackets: [{word[:30]}])"
+    )
 
 
 def _column(text: str, form: str) -> int | None:

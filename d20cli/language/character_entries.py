@@ -193,6 +193,14 @@ def _entry_of(side: CheckRequest, verb: str, entries: Entries, parse: Parse) -> 
         return None
     words = entries.lookup(word, verb)
     if words is None and side.modifier is not None:
+        near = closest(word, entries.entry_names())
+        if near.startswith("; did you mean"):  # `check +5 vs 15 stelth`: a typo of an entry
+            raise ParseError(
+                f"{entries.name} has no entry {word!r}{near} (a label of its own is written "
+                f"[{word}])",
+                side.text,
+                side.column("label"),
+            )
         return None  # a label of its own with its modifier: `check goblin +3`
     if words is None:
         raise ParseError(

@@ -515,6 +515,11 @@ def _message(exc: pp.ParseBaseException, text: str) -> str:
             return "numbers must be whole (integers only)"
         if found.startswith(")"):
             return "unbalanced parenthesis: ')' without a matching '('"
+        if _WORDS_ONLY.fullmatch(text[loc:]):  # `roll 1d20+5 stealth`: a comment, as peers
+            return (
+                f"unexpected '{found[:30]}': words after a roll are a comment, written after "
+                f"'#': {text[:loc].rstrip()[:40]} # {text[loc:].strip()[:30]}"
+            )
         target = roll_target(text, loc)
         return f"unexpected '{found}'" + (f": {target}" if target else "")
     if msg.startswith("Expected "):
@@ -530,6 +535,10 @@ def _message(exc: pp.ParseBaseException, text: str) -> str:
         target = roll_target(text, loc)
         return f"{msg}, found '{found[:20]}'" + (f" ({target})" if target else "")
     return plain(msg)
+
+
+#: The rest of a roll that is words only (Avrae, Roll20 and Foundry read them as a comment).
+_WORDS_ONLY = re.compile(r"[a-z][a-z' -]*", re.IGNORECASE)
 
 
 def _error(exc: pp.ParseBaseException, text: str) -> ParseError:

@@ -63,13 +63,47 @@ def message(exc: Any, text: str, root: Any = None) -> str:
     if msg.startswith("Expected end of text"):
         if typed is not None and not _VS_WORD.search(text[: exc.loc]):  # `check +5 DC 15`
             return f"unexpected {found[:30]!r}: a target follows {VS!r}: {_target(typed)}"
-        return f"unexpected {found[:30]!r}" if found else "unexpected end"
+        hint = _hint(text[: exc.loc], found)
+        return f"unexpected {found[:30]!r}{hint}" if found else "unexpected end"
     if msg.startswith("Expected "):
         msg = "expected " + expected(exc, root)
         if typed is not None and typed[2] and not typed[0][2:3].isspace():  # `vs dc15`
             msg += f" ({_target(typed)}, with a space)"
         return f"{msg}, found {found[:30]!r}" if found else f"{msg}, found the end"
     return plain(msg)
+
+
+#: Words other roller write where d20cli has its own (`damage 1d8`: `dmg 1d8`).
+_SAID_OTHERWISE = {"damage": "dmg", "dam": "dmg"}
+_TIMES = re.compile(r"x?([0-9]+)x?", _I)
+
+
+def _hint(before: str, found: str) -> str:
+    """What an unexpected word may have meant: a repeat (`3x` after the verb: `-n 3`), or a
+    word another roller writes (`damage 1d8`: `dmg 1d8`)."""
+    times = _TIMES.fullmatch(found)
+    if times is not None and found.lower() != times.group(1):
+        n = times.group(1)
+        return f": to roll it {n} times, add -n {n}"
+    last = before.split()[-1].lower() if before.split() else ""
+    ours = _SAID_OTHERWISE.get(last)
+    if ours is not None:
+        return f": {last!r} is written {ours} here ({ours} {found[:20]})"
+    return ""
+
+
+def stray_labels(request: Any, text: str) -> list[tuple[str, int]]:
+    """The label word of a check-like request typed bare after its target (`check +5 vs 15
+    stelth`), with its column: a stray word that names the roll and adds nothing, where
+    a label stands before the modifier (`check goblin +3 vs 12`) or in brackets."""
+    name = getattr(request, "name", None)
+    columns = dict(getattr(request, "columns", ()))
+    label, target = columns.get("label"), columns.get("target")
+    if name is None or label is None or target is None or label < target:
+        return []
+    if text[label - 1 : label] in "[\"'":  # a label whatever its words
+        return []
+    return [(name, label)]
 
 
 def check_group_size(line: str) -> None:
@@ -327,6 +361,14 @@ def check_labels(request: Any, text: str) -> None:
         column = dict(getattr(part, "columns", ())).get("label")
         if name is None or column is None or text[column - 1 : column] in "[\"'":
             continue
+        times = _TIMES.fullmatch(name)
+        if times is not None and name.lower().startswith("x"):  # `check +5 vs 15 x3`
+            n = times.group(1)
+            raise ParseError(
+                f"{name[:12]!r} does not repeat a roll here: to roll it {n} times, add -n {n}",
+                text,
+                column,
+            )
         if name.lower() in _KNOWN:  # a word of the language where it does not go
             raise NearWordError(
                 f"{name[:30]!r} does not go here (a label is written [{name[:30]}])",
