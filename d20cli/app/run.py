@@ -552,10 +552,9 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
         opts = context.as_options(text, context.with_character(opts))  # its system too
         parse = _request_reader(context, opts)  # with the house defaults, as a roll would be
         context.check_strict(text, opts)  # --strict: an error; else a note before the odds
-        context.say_notes(text, opts, out)
         if opts.simulate is not None:
             check_rolled_runs(opts.simulate, "--simulate", "estimate from fewer runs")
-            return simulate(
+            found = simulate(
                 text,
                 opts.system_id(),
                 opts.simulate,
@@ -564,7 +563,10 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
                 opts.work_budget(),
                 parse=parse,
             )
-        return odds_of(text, opts.system_id(), parse=parse, within=command)
+        else:
+            found = odds_of(text, opts.system_id(), parse=parse, within=command)
+        context.say_notes(text, opts, out)  # after any error (a bad request: its error alone)
+        return found
 
     texts: list[str]
     # `odds compare "A" "B" ...` compares quoted requests; `odds compare 8 vs 6` (no word
