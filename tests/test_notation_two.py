@@ -257,7 +257,7 @@ def test_cli_shows_and_counts_critical_markers() -> None:
     runner = CliRunner()
     res = runner.invoke(app, ["roll", "3d20cs>=19cf1", "--dice", "20,1,7", "--json"])
     assert res.exit_code == 0, res.output
-    data = json.loads(res.output)
+    data = json.loads(res.stdout)  # (the note on cs is on stderr)
     assert data["total"] == 28
     assert data["critical_successes"] == 1
     assert data["critical_failures"] == 1
