@@ -75,6 +75,15 @@ ok && match($0, key) {
 }"""
 
 
+def table_name_pattern() -> str:
+    """The names of roll tables as an extended regular expression for the whole name
+    (d20cli.language.tables.NAME): a file in tables/ whose name is not one is no table of
+    d20's, and is not offered (a `$(...)` in a file name stays out of the shell's words)."""
+    from d20cli.language.tables import NAME
+
+    return f"^{NAME.pattern}$"
+
+
 def _verb_groups() -> tuple[str, ...]:
     """The groups of a character that belong to one verb (`saves`): d20cli.store.characters."""
     from d20cli.store.characters import VERB_GROUPS
@@ -172,6 +181,9 @@ def _tables(t: Table) -> list[str]:
 
 
 _GETTERS = {CHARACTERS: "_d20_characters", TABLES: "_d20_tables"}
+
+#: The characters a word may hold and go on bash's line as it is (any other: `%q`).
+SAFE = "A-Za-z0-9_.,:=+@%/-"
 
 
 def _case(word: str, arms: str) -> str:
@@ -335,22 +347,29 @@ def _files(shell: str) -> list[str]:
         "}",
         "",
         "_d20_tables() {",
-        "    # The roll tables: the *.toml files in tables/.",
-        "    local f",
+        "    # The roll tables: the *.toml files in tables/ named as tables are named (a",
+        "    # name is data: one that holds a `$(...)`, a quote or a blank is no table's).",
+        f"    local f re={shlex.quote(table_name_pattern())}",
         '    _d20_r=""',
         f"    for f in {glob}; do",
         '        [[ -f "$f" ]] || continue',
         '        f="${f##*/}"',
-        '        _d20_r="$_d20_r ${f%.toml}"',
+        '        f="${f%.toml}"',
+        '        [[ "$f" =~ $re ]] && _d20_r="$_d20_r $f"',
         "    done",
         "}",
         "",
         "_d20_prefix() {",
         "    # Put $1 before each word of _d20_r (--as=aria).",
-        "    local w out=''",
-        '    for w in ${=_d20_r}; do out="$out $1$w"; done'
-        if shell == "zsh"
-        else '    for w in $_d20_r; do out="$out $1$w"; done',
+        *(
+            ["    local w out=''", '    for w in ${=_d20_r}; do out="$out $1$w"; done']
+            if shell == "zsh"  # (no GLOB_SUBST under `emulate -L zsh`: never a pattern)
+            else [
+                "    local w out='' all",
+                "    IFS=$' \\t\\n' read -r -d '' -a all <<< \"$_d20_r\" || :  # never globbed",
+                '    for w in "${all[@]}"; do out="$out $1$w"; done',
+            ]
+        ),
         '    _d20_r="$out"',
         "}",
         "",
@@ -409,8 +428,18 @@ def bash_script(t: Table) -> str:
         '    (( n > 1 )) && prev="${words[n-1]}"',
         *_scan(t, "1", "n"),
         "    _d20_offer",
-        "    local IFS=$' \\t\\n'",
-        '    COMPREPLY=($(compgen -W "$_d20_r" -- "$cur"))',
+        "    # Each word is data: split at blanks (never globbed), matched as it is (compgen -W",
+        "    # would expand a `$(...)` in a name: run it), quoted (%q) when it holds a",
+        "    # character the shell reads, so that the line holds the name as it is.",
+        "    local IFS=$' \\t\\n' q",
+        "    local -a offered",
+        "    read -r -d '' -a offered <<< \"$_d20_r\" || :",
+        "    COMPREPLY=()",
+        '    for w in "${offered[@]}"; do',
+        '        q="$w"',
+        f'        [[ "$w" == *[!{SAFE}]* ]] && printf -v q %q "$w"',
+        '        [[ "$w" == "$cur"* || "$q" == "$cur"* ]] && COMPREPLY+=("$q")',
+        "    done",
         '    if [[ "$cur" == *=* && "$COMP_WORDBREAKS" == *=* ]]; then',
         '        for i in "${!COMPREPLY[@]}"; do COMPREPLY[i]="${COMPREPLY[i]#"${cur%=*}="}"; done',
         "    fi",
