@@ -145,13 +145,13 @@ _d20_config_value() {
 _d20_tables() {
     # The roll tables: the *.toml files in tables/ named as tables are named (a
     # name is data: one that holds a `$(...)`, a quote or a blank is no table's).
-    local f re='^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$'
+    local f
     _d20_r=""
     for f in "$_d20_dir"/tables/*.toml; do
         [[ -f "$f" ]] || continue
         f="${f##*/}"
         f="${f%.toml}"
-        [[ "$f" =~ $re ]] && _d20_r="$_d20_r $f"
+        [[ ${#f} -le 64 && "$f" == [A-Za-z0-9_]* && "$f" != *[!A-Za-z0-9_.-]* ]] && _d20_r="$_d20_r $f"
     done
 }
 

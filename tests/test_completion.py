@@ -641,6 +641,19 @@ def test_hostile_table_names_are_not_offered_or_run(hostile: Path, tmp_path: Pat
     assert completion.candidates(["table"], "", t, names) == ["loot", "wild-magic"]
 
 
+def test_the_scripts_offer_the_tables_d20_reads(config: Path) -> None:
+    """The tables the scripts offer are those `d20 table` takes (`tables.names`)."""
+    for name in ("a" * 64, "b" * 65, "-x", "x.y", "_1", "é", "a b", "a\\b", "a\tb", "-", "a[b]"):
+        (config / "tables" / f"{name}.toml").write_text("", encoding="utf-8")
+    expected = completion.table_names()
+    assert "a" * 64 in expected and "x.y" in expected and "b" * 65 not in expected
+    assert sorted(bash_complete("d20 odds table ")) == expected  # (in the locale's order)
+    if ZSH is not None:
+        assert sorted(zsh_complete("d20 odds table ")) == expected
+    if FISH is not None:
+        assert sorted(fish_complete("d20 odds table ")) == sorted(expected)
+
+
 def _fish(setup: str, cwd: Path) -> pexpect.spawn:
     """An interactive fish in a terminal, set up, where `d20` prints its words."""
     env = {**os.environ, "TERM": "xterm"}
