@@ -310,3 +310,21 @@ def test_the_log_on_a_terminal_shows_every_field_visibly(args: list[str]) -> Non
     shown = SGR.sub("", child.before)
     assert not raw_controls(shown, allow="\t\r\n" if "--tsv" in args else "\r\n")
     assert "\\x1b]0;pwned\\x07" in shown
+
+
+def test_the_log_table_cuts_a_long_field() -> None:
+    """On a terminal a field over MAX_CELL characters is cut, ending in `…` (rich lays a
+    table out in time that grows with its cells); the plain lines keep it whole."""
+    from rich.console import Console
+
+    from d20cli.app.commands.log import MAX_CELL, _table, outcome_labels, row_fields
+    from d20cli.store.rolllog import Row
+
+    at = "2024-01-01T00:00:00.000+00:00"
+    row = Row(1, at, "aria", "levelup", "roll", "y" * 60_000 + HOSTILE, [], 3, None, "random")
+    screen = io.StringIO()
+    _table([row], outcome_labels(), Console(file=screen, width=100, color_system=None))
+    shown = screen.getvalue()
+    assert shown.count("y") == MAX_CELL - 1 and "…" in shown
+    assert shown.count("\n") < 30 and not raw_controls(shown)
+    assert row_fields(row, outcome_labels(), iso=True)[2].count("y") == 60_000

@@ -376,6 +376,10 @@ def _recent(
 #: Below these terminal widths the table leaves out the year, then the dice (the plain
 #: lines and --tsv always hold every field).
 WIDE, NARROW = 100, 80
+#: The longest field the table shows whole; a longer one (a request with a long label, or
+#: a row from someone else's state.db) is cut there, ending in `…`: rich lays out a table
+#: in time and memory that grow with its cells (20 rows of 60,000 characters: 2.6 s).
+MAX_CELL = 200
 
 
 def _table(found: list[Row], labels: Labels, console: Any) -> None:
@@ -403,6 +407,7 @@ def _table(found: list[Row], labels: Labels, console: Any) -> None:
         fields = row_fields(r, labels, iso=False)
         if width < WIDE:
             fields[0] = fields[0][5:16]  # MM-DD HH:MM
+        fields = [f if len(f) <= MAX_CELL else f[: MAX_CELL - 1] + "…" for f in fields]
         table.add_row(*(_cell(f) for f, kept in zip(fields, keep, strict=True) if kept))
     console.print(table)
 
