@@ -359,15 +359,13 @@ def _recent(
         return
     labels = outcome_labels()
     if tsv or not out.stdout.isatty():
-        lines = []
         for r in found:  # user text is made visible: a tab in it is `\t`, not a tab
-            fields = row_fields(r, labels, iso=tsv)
+            fields = row_fields(r, labels, iso=tsv)  # (a line at a time: memory of one)
             if tsv:
-                lines.append("\t".join(fields) + "\n")
+                out.stdout.write("\t".join(fields) + "\n")
             else:
                 fields[1] = fields[1] or "-"
-                lines.append("  ".join(f for f in fields if f) + "\n")
-        out.stdout.write("".join(lines))
+                out.stdout.write("  ".join(f for f in fields if f) + "\n")
         out.stdout.flush()
         return
     _table(found, labels, _console(out, no_color))
