@@ -143,20 +143,23 @@ _d20_config_value() {
 }
 
 _d20_tables() {
-    # The roll tables: the *.toml files in tables/.
+    # The roll tables: the *.toml files in tables/ named as tables are named (a
+    # name is data: one that holds a `$(...)`, a quote or a blank is no table's).
     local f
     _d20_r=""
     for f in "$_d20_dir"/tables/*.toml; do
         [[ -f "$f" ]] || continue
         f="${f##*/}"
-        _d20_r="$_d20_r ${f%.toml}"
+        f="${f%.toml}"
+        [[ ${#f} -le 64 && "$f" == [A-Za-z0-9_]* && "$f" != *[!A-Za-z0-9_.-]* ]] && _d20_r="$_d20_r $f"
     done
 }
 
 _d20_prefix() {
     # Put $1 before each word of _d20_r (--as=aria).
-    local w out=''
-    for w in $_d20_r; do out="$out $1$w"; done
+    local w out='' all
+    IFS=$' \t\n' read -r -d '' -a all <<< "$_d20_r" || :  # never globbed
+    for w in "${all[@]}"; do out="$out $1$w"; done
     _d20_r="$out"
 }
 
@@ -323,8 +326,18 @@ _d20() {
         esac
     done
     _d20_offer
-    local IFS=$' \t\n'
-    COMPREPLY=($(compgen -W "$_d20_r" -- "$cur"))
+    # Each word is data: split at blanks (never globbed), matched as it is (compgen -W
+    # would expand a `$(...)` in a name: run it), quoted (%q) when it holds a
+    # character the shell reads, so that the line holds the name as it is.
+    local IFS=$' \t\n' q
+    local -a offered
+    read -r -d '' -a offered <<< "$_d20_r" || :
+    COMPREPLY=()
+    for w in "${offered[@]}"; do
+        q="$w"
+        [[ "$w" == *[!A-Za-z0-9_.,:=+@%/-]* ]] && printf -v q %q "$w"
+        [[ "$w" == "$cur"* || "$q" == "$cur"* ]] && COMPREPLY+=("$q")
+    done
     if [[ "$cur" == *=* && "$COMP_WORDBREAKS" == *=* ]]; then
         for i in "${!COMPREPLY[@]}"; do COMPREPLY[i]="${COMPREPLY[i]#"${cur%=*}="}"; done
     fi

@@ -147,8 +147,10 @@ function __d20_config_value --description 'KEY = "..." in config.toml'
 end
 
 function __d20_tables --description 'the roll tables'
+    # the *.toml files in tables/ named as tables are named (a name is data)
     for f in (__d20_dir)/tables/*.toml
-        string replace -r '.*/(.*)\.toml$' '$1' -- $f
+        string match -qr -- '/[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}\\.toml\\z' $f
+        and string replace -r -- '(?s)^.*/(.*)\.toml\z' '$1' $f
     end
 end
 

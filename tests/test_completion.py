@@ -581,3 +581,129 @@ def test_the_shell_offers_the_entries_a_verb_can_use(in_use: Path) -> None:
     assert aria.entry_names("attack") == ["stealth", "longsword", "athletics"]
     assert aria.entry_names("save") == ["stealth", "wis", "athletics"]
     assert aria.entry_names() == ["stealth", "longsword", "wis", "athletics"]
+
+
+# -- a name is data: never expanded, quoted where it is inserted (issue 40, item 1) -----------
+
+#: Files in tables/ whose names would run a command if a shell expanded them (an unzipped
+#: table pack): none is a table's name, so none is offered.
+HOSTILE_TABLES = (
+    "$(touch${IFS}PWNED-a).toml",
+    "`touch PWNED-b`.toml",
+    "$(touch PWNED-c).toml",
+    "x;touch PWNED-d.toml",
+    "*.toml",
+    "$((1+1)).toml",
+    "a'b.toml",
+)
+#: An entry whose name holds a quote: offered, and inserted so the line holds it as it is.
+QUOTED_SHEET = '[aria]\nsystem = "levelup"\n"thieves\'-tools" = "+5"\nstealth = "+3"\n'
+
+
+@pytest.fixture
+def hostile(config: Path, tmp_path: Path) -> Path:
+    """The config of `config` with HOSTILE_TABLES beside its two tables, aria with a quoted
+    entry; returns an empty working directory (where a `touch` would leave its file)."""
+    for name in HOSTILE_TABLES:
+        (config / "tables" / name).write_text("", encoding="utf-8")
+    (config / "characters.toml").write_text(QUOTED_SHEET, encoding="utf-8")
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    return cwd
+
+
+def _nothing_ran(root: Path) -> None:
+    assert not [p for p in root.rglob("PWNED*")], "a file name ran as a command"
+
+
+def test_hostile_table_names_are_not_offered_or_run(hostile: Path, tmp_path: Path) -> None:
+    """The scripts run as functions: only the tables' names are offered, nothing runs, and
+    an entry holding a quote is offered quoted (bash) or as it is (zsh and fish quote what
+    they insert themselves)."""
+    tables = ["loot", "wild-magic", "list", "show", "check"]
+    os.chdir(hostile)
+    try:
+        assert bash_complete("d20 table ") == tables
+        assert bash_complete("d20 odds table ") == ["loot", "wild-magic"]
+        assert bash_complete("d20 --as aria check thi") == ["thieves\\'-tools"]
+        assert bash_complete("d20 --as aria check thieves\\'") == ["thieves\\'-tools"]
+        if ZSH is not None:
+            assert zsh_complete("d20 table ") == tables
+            assert zsh_complete("d20 --as aria check thi") == ["thieves'-tools"]
+        if FISH is not None:
+            assert sorted(fish_complete("d20 table ")) == sorted(tables)
+            assert fish_complete("d20 --as aria check thi") == ["thieves'-tools"]
+    finally:
+        os.chdir(ROOT)
+    _nothing_ran(tmp_path)
+    names = Names(tables=completion.table_names())
+    t = table((completion.Command("table", "Roll on a table.", dynamic=completion.TABLES),))
+    assert completion.candidates(["table"], "", t, names) == ["loot", "wild-magic"]
+
+
+def test_the_scripts_offer_the_tables_d20_reads(config: Path) -> None:
+    """The tables the scripts offer are those `d20 table` takes (`tables.names`)."""
+    for name in ("a" * 64, "b" * 65, "-x", "x.y", "_1", "é", "a b", "a\\b", "a\tb", "-", "a[b]"):
+        (config / "tables" / f"{name}.toml").write_text("", encoding="utf-8")
+    expected = completion.table_names()
+    assert "a" * 64 in expected and "x.y" in expected and "b" * 65 not in expected
+    assert sorted(bash_complete("d20 odds table ")) == expected  # (in the locale's order)
+    if ZSH is not None:
+        assert sorted(zsh_complete("d20 odds table ")) == expected
+    if FISH is not None:
+        assert sorted(fish_complete("d20 odds table ")) == sorted(expected)
+
+
+def _fish(setup: str, cwd: Path) -> pexpect.spawn:
+    """An interactive fish in a terminal, set up, where `d20` prints its words."""
+    env = {**os.environ, "TERM": "xterm"}
+    child = pexpect.spawn(
+        str(FISH),
+        ["--no-config", "-i"],
+        env=env,
+        cwd=str(cwd),
+        encoding="utf-8",
+        timeout=TIMEOUT,
+        dimensions=(40, 200),
+    )
+    child.sendline(f'{setup}; function d20; echo "ARGS[$argv]"; end; echo READ""Y')
+    child.expect("READY")
+    return child
+
+
+def _tab_in_a_terminal(child: pexpect.spawn, tmp_path: Path, tabs: str = "\t") -> None:
+    """TAB after `d20 table ` and after a quoted entry's start, in a real shell: the tables
+    are listed, no file name runs, the entry goes on the line as it is. `tabs`: what lists
+    every choice (bash: two TABs)."""
+    child.send("d20 table " + tabs)
+    child.expect("wild-magic")
+    child.send("\r")
+    child.expect(r"ARGS\[table\]")
+    assert _completed(child, "d20 table w") == "table wild-magic"
+    assert _completed(child, "d20 --as aria check thi") == "--as aria check thieves'-tools"
+    assert "PWNED" not in str(child.before)
+    child.sendline("exit")
+    child.expect(pexpect.EOF)
+    _nothing_ran(tmp_path)
+
+
+def test_bash_tab_runs_no_file_name(hostile: Path, tmp_path: Path) -> None:
+    setup = f"PS1='$ '; cd {hostile}; source {COMPLETIONS / 'd20.bash'}"
+    child = _interactive([BASH, "--norc", "--noprofile", "-i"], setup)
+    _tab_in_a_terminal(child, tmp_path, "\t\t")
+
+
+@needs_zsh
+def test_zsh_tab_runs_no_file_name(hostile: Path, tmp_path: Path) -> None:
+    functions = tmp_path / "functions"
+    functions.mkdir()
+    shutil.copy(COMPLETIONS / "_d20", functions / "_d20")
+    setup = f"cd {hostile}; fpath=({functions} $fpath); autoload -Uz compinit; compinit -u -D"
+    child = _interactive([str(ZSH), "-f", "-i"], setup)
+    _tab_in_a_terminal(child, tmp_path)
+
+
+@needs_fish
+def test_fish_tab_runs_no_file_name(hostile: Path, tmp_path: Path) -> None:
+    child = _fish(f"source {COMPLETIONS / 'd20.fish'}", hostile)
+    _tab_in_a_terminal(child, tmp_path)

@@ -223,3 +223,108 @@ def test_json_that_is_not_ascii_agrees_with_the_pattern(text: str) -> None:
 def test_every_control_is_unprintable() -> None:
     assert not any(chr(code).isprintable() for code in controls.CONTROLS)
     assert controls.json_visible('{"note": "Success \u2014 you had 70.0%"}').isprintable()
+
+
+# -- every path `d20 log` prints on (issue 40, item 11) -----------------------------------------
+
+#: A row from someone else's state.db: an OSC title, a CSI clear and an RLO in each text
+#: column, and a DEL, the time first of all.
+HOSTILE = "\x1b]0;pwned\x07\x1b[2J\u202e\x7f"
+
+
+def _hostile_log() -> None:
+    from d20cli.store.state import State
+
+    store = State.open()
+    at = "2024-01-01T00:00:00.000+00:00"
+    dice = '[{"sides": 20, "face": 20, "kept": true, "role": "d20"}]'
+    h = HOSTILE
+    store.rolls.add(
+        [
+            (h + at, "x" + h, "levelup", "check", "check +1" + h, dice, 21, "success" + h, "x" + h),
+            (at + h, None, "levelup" + h, "roll" + h, "1d20", dice, 20, None, "dice"),
+        ]
+    )
+    store.close()
+
+
+@pytest.mark.parametrize(
+    "args", [["log"], ["log", "--tsv"], ["log", "--stats"], ["log", "-c", "x" + HOSTILE]]
+)
+def test_every_field_of_the_log_is_shown_visibly(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On a pipe (the plain lines), `--tsv`, `--stats`: the time and every other field."""
+    from d20cli.app.cli import run_app
+
+    _hostile_log()
+    assert run_app(args) == 0
+    captured = capsys.readouterr()
+    tsv = "--tsv" in args  # (its fields are tab-separated: a tab in a value is `\\x09`)
+    assert not raw_controls(captured.out, allow="\t\n" if tsv else "\n")
+    assert not raw_controls(captured.err)
+    assert "\\x1b]0;pwned\\x07\\x1b[2J\\u202e" in captured.out
+    if tsv:
+        assert [line.count("\t") for line in captured.out.splitlines()] == [6, 6]
+
+
+def test_exports_on_a_pipe_keep_every_value_exact(capsys: pytest.CaptureFixture[str]) -> None:
+    import csv
+
+    from d20cli.app.cli import run_app
+
+    _hostile_log()
+    assert run_app(["log", "--export", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert rows[0]["at"] == HOSTILE + "2024-01-01T00:00:00.000+00:00"  # data, as it is
+    assert rows[1]["system"] == "levelup" + HOSTILE
+    assert run_app(["log", "--export", "json"]) == 0
+    text = capsys.readouterr().out
+    assert not raw_controls(text)  # (JSON's own escapes, C1 and the bidi controls too)
+    assert json.loads(text)[0]["at"] == HOSTILE + "2024-01-01T00:00:00.000+00:00"
+
+
+@pytest.mark.parametrize(
+    "args", [["log"], ["log", "--stats"], ["log", "--export", "csv"], ["log", "--tsv"]]
+)
+def test_the_log_on_a_terminal_shows_every_field_visibly(args: list[str]) -> None:
+    """In a real terminal: the table, `--stats`, `--tsv` and `--export csv` (made visible
+    there, as it is a view)."""
+    import os
+    import sys
+
+    pexpect = pytest.importorskip("pexpect")
+    _hostile_log()
+    env = {**os.environ, "NO_COLOR": "1", "TERM": "xterm", "COLUMNS": "200"}
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "d20cli", *args],
+        env=env,
+        dimensions=(60, 200),
+        encoding="utf-8",
+        timeout=60,
+    )
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    shown = SGR.sub("", child.before)
+    assert not raw_controls(shown, allow="\t\r\n" if "--tsv" in args else "\r\n")
+    assert "\\x1b]0;pwned\\x07" in shown
+
+
+def test_the_log_table_cuts_a_long_field() -> None:
+    """On a terminal a field over MAX_CELL characters is cut, ending in `…` (rich lays a
+    table out in time that grows with its cells); the plain lines keep it whole."""
+    from rich.console import Console
+
+    from d20cli.app.commands.log import MAX_CELL, _table, outcome_labels, row_fields
+    from d20cli.store.rolllog import Row
+
+    at = "2024-01-01T00:00:00.000+00:00"
+    row = Row(1, at, "aria", "levelup", "roll", "y" * 60_000 + HOSTILE, [], 3, None, "random")
+    screen = io.StringIO()
+    _table([row], outcome_labels(), Console(file=screen, width=100, color_system=None))
+    shown = screen.getvalue()
+    assert shown.count("y") == MAX_CELL - 1 and "…" in shown
+    assert shown.count("\n") < 30 and not raw_controls(shown)
+    assert row_fields(row, outcome_labels(), iso=True)[2].count("y") == 60_000

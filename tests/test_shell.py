@@ -436,3 +436,58 @@ def test_the_line_limit_inserts_what_is_read_together_and_keeps_meta_keys() -> N
             prompt.prompt("> ")
         assert typed.refused
         assert prompt.prompt("> ") == "roll 1d6" and not typed.skipping
+
+
+# -- TAB never puts a control or bidi character on the line (issue 40, item 11) -----------------
+
+#: A characters file from someone else: names, an entry and a macro holding a right-to-left
+#: override, an escape and a blank, beside plain ones.
+BIDI_SHEET = (
+    '[aria]\nstealth = "+3"\n"st\\u202eealth" = "+1"\n"ste\\u001b[2Jx" = "+1"\n'
+    '[aria.macros]\nsneak = "check +1 vs 10"\n"sn\\u202eeak" = "check +2 vs 10"\n'
+    '["ar\\u202eia"]\nx = "+1"\n["ar\\u001b]0;x\\u0007"]\nx = "+1"\n["ar ia"]\nx = "+1"\n'
+)
+
+
+def test_completion_offers_no_name_with_controls() -> None:
+    from d20cli.app.cli import completion_commands
+    from d20cli.app.completion.engine import Lazy, Names, offerable, table
+    from d20cli.app.shell import completions
+    from d20cli.language.vocabulary import VERB_HELP
+    from d20cli.store import characters
+    from tests.cli_helpers import write_sheet
+
+    write_sheet(BIDI_SHEET)
+    assert len(characters.character_names()) == 4  # (the file holds them all)
+    words = table(completion_commands(VERB_HELP))
+    names = Names(Lazy(characters.character_names))
+    aria = characters.load("aria")
+    entries, macros = aria.entry_names("check"), list(aria.macros)
+    assert completions("as ar", words, names) == ("ar", ["aria"])
+    assert completions("check --as ar", words, names) == ("ar", ["aria"])
+    assert completions("check st", words, names, entries) == ("st", ["stealth"])
+    assert completions("sn", words, names, entries, macros) == ("sn", ["sneak"])
+    assert not offerable("a\u202eb") and not offerable("a\x1bb") and not offerable("a b")
+    assert offerable("thieves'-tools") and offerable("élan")
+
+
+def test_tab_in_a_terminal_never_draws_a_bidi_name(state_home: Path) -> None:
+    from tests.cli_helpers import write_sheet
+
+    write_sheet(BIDI_SHEET)
+    child = spawn(state_home)
+    drawn = io.StringIO()
+    child.logfile_read = drawn
+    wait_prompt(child)
+    child.send("as ar\t")  # aria is the one name offered: TAB puts it on the line
+    child.expect("aria")
+    child.sendline("")
+    child.expect("as: aria")
+    wait_prompt(child, "levelup aria")
+    child.send("check st\t")  # stealth, never the other two entries
+    child.expect("stealth")
+    child.sendline(" vs 10 --dice 10")
+    child.expect(r"= 13 vs 10\s+Success")
+    wait_prompt(child, "levelup aria")
+    assert leave(child) == 0
+    assert "\u202e" not in drawn.getvalue() and "\x1b]0;" not in drawn.getvalue()

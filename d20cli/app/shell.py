@@ -37,7 +37,15 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from d20cli.app.commands import COMMANDS
-from d20cli.app.completion.engine import LABEL_VERBS, Command, Names, Table, candidates, scan
+from d20cli.app.completion.engine import (
+    LABEL_VERBS,
+    Command,
+    Names,
+    Table,
+    candidates,
+    offerable,
+    scan,
+)
 from d20cli.app.context import Context
 from d20cli.app.options import Options, split_line
 from d20cli.app.run import SETTING_WORDS, playing, run, setting, shown_system, without_program
@@ -87,7 +95,8 @@ def completions(
     The same places as the command line's completion (`completion.candidates`: the verbs
     and words of the system in force, option values, characters, tables), plus the shell's
     own words: `system ID`, `as NAME`, `help VERB`; entries, macros: the active character's
-    names (offered after a check-like verb, and as verbs)."""
+    names (offered after a check-like verb, and as verbs). A name that is not `offerable`
+    (a control or bidi character in it) is never offered."""
     tokens = before.split()
     if before and not before[-1].isspace():
         cur, prior = tokens[-1], tokens[:-1]
@@ -113,7 +122,7 @@ def completions(
         if verb in LABEL_VERBS and not cur.startswith("-") and not (target or value):
             found = (*entries, *found)
     low = cur.lower()
-    return cur, [c for c in dict.fromkeys(found) if c.lower().startswith(low)]
+    return cur, [c for c in dict.fromkeys(found) if c.lower().startswith(low) and offerable(c)]
 
 
 def _commands(t: Table) -> tuple[str, ...]:

@@ -321,18 +321,19 @@ def dice_words(dice: list[Any]) -> str:
 def row_fields(row: Row, labels: Labels, iso: bool) -> list[str]:
     """A row as the fields of a line: time, character, request, dice, total, outcome
     label, mark (forced, seeded, `sealed N` for a roll of sealed session N, or empty);
-    text from users made visible."""
+    every field made visible, as each comes from a file that may be someone else's."""
     at = row.at if iso else row.at.replace("T", " ")[:19]
     label = "" if row.outcome is None else outcome_label(labels, row.system, row.verb, row.outcome)
-    return [
+    fields = [
         at,
-        visible(row.character or ""),
-        visible(row.request),
-        visible(dice_words(row.dice)),
+        row.character or "",
+        row.request,
+        dice_words(row.dice),
         "" if row.total is None else str(row.total),
-        visible(label),
+        label,
         MARKS.get(row.source, row.source) if row.session is None else f"sealed {row.session}",
     ]
+    return [visible(f) for f in fields]
 
 
 def _recent(
@@ -358,15 +359,13 @@ def _recent(
         return
     labels = outcome_labels()
     if tsv or not out.stdout.isatty():
-        lines = []
         for r in found:  # user text is made visible: a tab in it is `\t`, not a tab
-            fields = row_fields(r, labels, iso=tsv)
+            fields = row_fields(r, labels, iso=tsv)  # (a line at a time: memory of one)
             if tsv:
-                lines.append("\t".join(fields) + "\n")
+                out.stdout.write("\t".join(fields) + "\n")
             else:
                 fields[1] = fields[1] or "-"
-                lines.append("  ".join(f for f in fields if f) + "\n")
-        out.stdout.write("".join(lines))
+                out.stdout.write("  ".join(f for f in fields if f) + "\n")
         out.stdout.flush()
         return
     _table(found, labels, _console(out, no_color))
@@ -375,6 +374,10 @@ def _recent(
 #: Below these terminal widths the table leaves out the year, then the dice (the plain
 #: lines and --tsv always hold every field).
 WIDE, NARROW = 100, 80
+#: The longest field the table shows whole; a longer one (a request with a long label, or
+#: a row from someone else's state.db) is cut there, ending in `…`: rich lays out a table
+#: in time and memory that grow with its cells (20 rows of 60,000 characters: 2.6 s).
+MAX_CELL = 200
 
 
 def _table(found: list[Row], labels: Labels, console: Any) -> None:
@@ -402,6 +405,7 @@ def _table(found: list[Row], labels: Labels, console: Any) -> None:
         fields = row_fields(r, labels, iso=False)
         if width < WIDE:
             fields[0] = fields[0][5:16]  # MM-DD HH:MM
+        fields = [f if len(f) <= MAX_CELL else f[: MAX_CELL - 1] + "…" for f in fields]
         table.add_row(*(_cell(f) for f, kept in zip(fields, keep, strict=True) if kept))
     console.print(table)
 
@@ -421,16 +425,20 @@ def _export(store: Rolls, kind: str, only: LogFilter, out: Output) -> None:
         promises = Sessions(store.db).commitments()
         stream.write("[")
         rows = (export_row(r, promises) for r in store.rows(only=only))
-        for i, row in enumerate(chained(rows)):
+        for i, row in enumerate(chained(rows)):  # (ASCII: every control as a \u escape)
             stream.write(("," if i else "") + "\n" + json_module.dumps(row))
         stream.write("\n]\n")
     else:
         import csv
 
+        # The values as they are, for a file or a pipe; on a terminal, made visible: a
+        # value from someone else's log never reaches a terminal raw.
+        shown = stream.isatty()
         writer = csv.writer(stream, lineterminator="\n")
         writer.writerow(rolllog.COLUMNS)
         for r in store.rows(only=only):
-            writer.writerow(rolllog.csv_row(r))
+            cells = rolllog.csv_row(r)
+            writer.writerow([visible(str(c)) for c in cells] if shown else cells)
     stream.flush()
 
 
@@ -517,7 +525,7 @@ def _sessions_table(console: Any, seen: Naturals) -> None:
             text = ", ".join(
                 f"d{n} {sizes[n].ones}/{sizes[n].tops} of {sizes[n].rolled}" for n in sorted(sizes)
             )
-            table.add_row(f"{start}-{end}", _cell(who or "(no character)"), text)
+            table.add_row(_cell(f"{start}-{end}"), _cell(who or "(no character)"), text)
     console.print(table)
 
 

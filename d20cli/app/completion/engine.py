@@ -286,11 +286,20 @@ def table_names() -> list[str]:
     return names()
 
 
+def offerable(word: str) -> bool:
+    """Whether TAB may put `word` on a line: one word of printable characters. A name from a
+    file that holds a control, bidi or other format character (U+202E) or a blank is not
+    offered: the line would draw it as it is, and a visible form (`\\u202e`) would name
+    nothing (docs/security.md)."""
+    return word.isprintable() and " " not in word
+
+
 def candidates(words: Sequence[str], cur: str, t: Table, names: Names) -> list[str]:
-    """What may replace `cur`, the word at the cursor, after `words`."""
+    """What may replace `cur`, the word at the cursor, after `words` (`offerable` words)."""
     place = scan(words, t)
-    found = [w for w in _offered(place, cur, t, names) if w.lower().startswith(cur.lower())]
-    return list(dict.fromkeys(found))
+    low = cur.lower()
+    found = [w for w in _offered(place, cur, t, names) if w.lower().startswith(low)]
+    return [w for w in dict.fromkeys(found) if offerable(w)]
 
 
 def in_force(place: Place, t: Table, names: Names) -> SystemWords:

@@ -24,7 +24,13 @@ from d20cli.app.completion.scripts import (
     _grouped,
     _values_of,
     _verb_groups,
+    table_name_pattern,
 )
+
+
+def _table_file() -> str:
+    """A path whose file name is a roll table's (PCRE: `\\z` is the very end)."""
+    return "/" + table_name_pattern()[1:-1] + "\\.toml\\z"
 
 
 def _fq(text: str) -> str:
@@ -137,8 +143,10 @@ def fish_script(t: Table) -> str:
         "end",
         "",
         "function __d20_tables --description 'the roll tables'",
+        "    # the *.toml files in tables/ named as tables are named (a name is data)",
         "    for f in (__d20_dir)/tables/*.toml",
-        "        string replace -r '.*/(.*)\\.toml$' '$1' -- $f",
+        f"        string match -qr -- {_fq(_table_file())} $f",
+        "        and string replace -r -- '(?s)^.*/(.*)\\.toml\\z' '$1' $f",
         "    end",
         "end",
         "",

@@ -13,6 +13,7 @@ tests/test_completion.py checks that those files are current.
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Iterable
 
@@ -73,6 +74,28 @@ ok && match($0, key) {
     gsub(/[ \t"]/, "", k)
     if (verb == "macros" || k !~ /^(system|crit|lucky|min|crit-dmg|group)$/) print k
 }"""
+
+
+def table_name_pattern() -> str:
+    """The names of roll tables as an extended regular expression for the whole name
+    (d20cli.language.tables.NAME): a file in tables/ whose name is not one is no table of
+    d20's, and is not offered (a `$(...)` in a file name stays out of the shell's words)."""
+    from d20cli.language.tables import NAME
+
+    return f"^{NAME.pattern}$"
+
+
+def table_name_test(var: str) -> str:
+    """A bash and zsh test that `$var` is a roll table's name (`table_name_pattern` as
+    shell patterns: a regular expression with `{0,63}` costs bash and zsh a compile of
+    about 0.1 ms a file)."""
+    from d20cli.language.tables import NAME
+
+    found = re.fullmatch(r"(\[[^]]+\])\[([^]]+)\]\{0,([0-9]+)\}", NAME.pattern)
+    if found is None:  # (a test runs this: NAME took a form this does not read)
+        raise ValueError(f"table names are not [first][rest]{{0,N}}: {NAME.pattern}")
+    first, rest, most = found[1], found[2], int(found[3]) + 1
+    return f'${{#{var}}} -le {most} && "${var}" == {first}* && "${var}" != *[!{rest}]*'
 
 
 def _verb_groups() -> tuple[str, ...]:
@@ -172,6 +195,9 @@ def _tables(t: Table) -> list[str]:
 
 
 _GETTERS = {CHARACTERS: "_d20_characters", TABLES: "_d20_tables"}
+
+#: The characters a word may hold and go on bash's line as it is (any other: `%q`).
+SAFE = "A-Za-z0-9_.,:=+@%/-"
 
 
 def _case(word: str, arms: str) -> str:
@@ -335,22 +361,29 @@ def _files(shell: str) -> list[str]:
         "}",
         "",
         "_d20_tables() {",
-        "    # The roll tables: the *.toml files in tables/.",
+        "    # The roll tables: the *.toml files in tables/ named as tables are named (a",
+        "    # name is data: one that holds a `$(...)`, a quote or a blank is no table's).",
         "    local f",
         '    _d20_r=""',
         f"    for f in {glob}; do",
         '        [[ -f "$f" ]] || continue',
         '        f="${f##*/}"',
-        '        _d20_r="$_d20_r ${f%.toml}"',
+        '        f="${f%.toml}"',
+        f'        [[ {table_name_test("f")} ]] && _d20_r="$_d20_r $f"',
         "    done",
         "}",
         "",
         "_d20_prefix() {",
         "    # Put $1 before each word of _d20_r (--as=aria).",
-        "    local w out=''",
-        '    for w in ${=_d20_r}; do out="$out $1$w"; done'
-        if shell == "zsh"
-        else '    for w in $_d20_r; do out="$out $1$w"; done',
+        *(
+            ["    local w out=''", '    for w in ${=_d20_r}; do out="$out $1$w"; done']
+            if shell == "zsh"  # (no GLOB_SUBST under `emulate -L zsh`: never a pattern)
+            else [
+                "    local w out='' all",
+                "    IFS=$' \\t\\n' read -r -d '' -a all <<< \"$_d20_r\" || :  # never globbed",
+                '    for w in "${all[@]}"; do out="$out $1$w"; done',
+            ]
+        ),
         '    _d20_r="$out"',
         "}",
         "",
@@ -409,8 +442,18 @@ def bash_script(t: Table) -> str:
         '    (( n > 1 )) && prev="${words[n-1]}"',
         *_scan(t, "1", "n"),
         "    _d20_offer",
-        "    local IFS=$' \\t\\n'",
-        '    COMPREPLY=($(compgen -W "$_d20_r" -- "$cur"))',
+        "    # Each word is data: split at blanks (never globbed), matched as it is (compgen -W",
+        "    # would expand a `$(...)` in a name: run it), quoted (%q) when it holds a",
+        "    # character the shell reads, so that the line holds the name as it is.",
+        "    local IFS=$' \\t\\n' q",
+        "    local -a offered",
+        "    read -r -d '' -a offered <<< \"$_d20_r\" || :",
+        "    COMPREPLY=()",
+        '    for w in "${offered[@]}"; do',
+        '        q="$w"',
+        f'        [[ "$w" == *[!{SAFE}]* ]] && printf -v q %q "$w"',
+        '        [[ "$w" == "$cur"* || "$q" == "$cur"* ]] && COMPREPLY+=("$q")',
+        "    done",
         '    if [[ "$cur" == *=* && "$COMP_WORDBREAKS" == *=* ]]; then',
         '        for i in "${!COMPREPLY[@]}"; do COMPREPLY[i]="${COMPREPLY[i]#"${cur%=*}="}"; done',
         "    fi",
