@@ -90,11 +90,14 @@ def cache_key() -> bytes | None:
 
 
 def new_cache_key() -> bytes:
-    """A new key of the caches, kept in `key_path` (a new file is private, 0600; the
-    state directory is made 0700 if it is not there). OSError when it cannot be kept."""
+    """A new key of the caches, kept in `key_path` as a new file, private (0600; what was
+    there is removed first, its permissions with it; the state directory is made 0700 if
+    it is not there). OSError when it cannot be kept."""
     key = os.urandom(KEY_BYTES)
     path = key_path()
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
     atomic_write(path, key.hex())
     return key
 
