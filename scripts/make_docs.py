@@ -42,6 +42,7 @@ ENVIRONMENT = (
     ("D20_WORK", "the work budget of one command (as --work)"),
     ("D20_NO_LOG", "1: do not write the roll log (as --no-log)"),
     ("D20_NO_CACHE", "1: do not use the parse and shape caches"),
+    ("D20_DEBUG", "1: say on standard error what d20 does without a word (a cache rebuilt)"),
     ("NO_COLOR, FORCE_COLOR", "no colour; colour even on a pipe"),
     ("XDG_CONFIG_HOME, XDG_STATE_HOME, XDG_CACHE_HOME", "where d20cli keeps its files"),
 )
@@ -52,6 +53,7 @@ FILES = (
     ("~/.config/d20cli/tables/", "roll tables (d20 table)"),
     ("~/.local/state/d20cli/state.db", "the roll log, fortune dice, initiative, sealed sessions"),
     ("~/.local/state/d20cli/history", "the shell's history"),
+    ("~/.local/state/d20cli/cache-key", "the key the caches are checked with"),
     ("~/.cache/d20cli/", "the parse and shape caches"),
 )
 

@@ -314,7 +314,7 @@ def test_a_fifo_as_the_parse_cache_is_dropped_not_waited_for(tmp_path: Path) -> 
     path = tmp_path / "requests.json"
     os.mkfifo(path)
     warnings: list[str] = []
-    assert parse_cache.ParseCache(str(path), warn=warnings.append).get("roll 1d6") is None
+    assert parse_cache.ParseCache(str(path), debug=warnings.append).get("roll 1d6") is None
     assert len(warnings) == 1 and "not a regular file" in warnings[0]
 
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cache_helpers import written
 
 from d20cli.language.grammar import parse_request
 from d20cli.language.parse_cache import classes, decode, encode
@@ -70,7 +71,7 @@ def test_an_entry_of_the_two_side_shape_is_dropped(tmp_path: Path) -> None:
     entry = raw["requests"]["contest +3 vs +1"]
     first, second = entry.pop("sides")["@t"]
     entry.update(first=first, second=second)
-    path.write_text(json.dumps(raw))
+    written(path, {"requests": raw["requests"]})  # as this user's d20 wrote it
     assert ParseCache(str(path)).get("contest +3 vs +1") is None
 
 
@@ -102,7 +103,7 @@ def test_unknown_classes_and_junk_are_ignored(tmp_path: Path) -> None:
     cache.save()
     raw = json.loads(path.read_text())
     raw["requests"]["x"]["@"] = "os.system"
-    path.write_text(json.dumps(raw))
+    written(path, {"requests": raw["requests"]})
     assert ParseCache(str(path)).get("x") is None
     path.write_text("{not json")
     assert ParseCache(str(path)).get("x") is None
@@ -114,8 +115,7 @@ def test_a_changed_language_empties_the_cache(tmp_path: Path) -> None:
     cache.put("check +1 vs 10", parse_request("check +1 vs 10"))
     cache.save()
     raw = json.loads(path.read_text())
-    raw["stamp"] = "1:older"
-    path.write_text(json.dumps(raw))
+    written(path, {"requests": raw["requests"]}, stamp="1:older")
     assert ParseCache(str(path)).get("check +1 vs 10") is None
 
 
@@ -230,8 +230,8 @@ def test_functions_groups_and_custom_faces_are_served_again(text: str, tmp_path:
     for sides: a repeated `roll max(1d6,1d8)` dropped the whole file with a warning."""
     warnings: list[str] = []
     path = str(tmp_path / "requests.json")
-    cache = ParseCache(path, warn=warnings.append)
+    cache = ParseCache(path, debug=warnings.append)
     cache.put(text, parse_request(text))
     cache.save()
-    assert ParseCache(path, warn=warnings.append).get(text) == parse_request(text)
+    assert ParseCache(path, debug=warnings.append).get(text) == parse_request(text)
     assert warnings == []

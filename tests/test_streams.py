@@ -266,4 +266,5 @@ def test_the_process_ends_only_after_all_it_wrote(tmp_path: Path) -> None:
         assert db.execute("SELECT count(*) FROM rolls").fetchone() == (20_005,)
     finally:
         db.close()
-    assert sorted(p.name for p in (tmp_path / "d20cli").iterdir()) == ["state.db"]
+    # the database and the caches' key, nothing else (no -wal, -shm or temporary left)
+    assert sorted(p.name for p in (tmp_path / "d20cli").iterdir()) == ["cache-key", "state.db"]

@@ -5,8 +5,9 @@ Building the pyparsing grammar and importing pyparsing take about half of a cold
 at the table the same few requests come again and again. The cache maps a request's text
 to its parsed Request, stored as JSON (never pickle: loading it runs no code) with each
 dataclass tagged by name, and only the request and dice-expression classes of this
-package may be named. It is keyed by the sizes and modification times of the modules that
-define the language, so any change to them empties it.
+package may be named. It is keyed by the sizes and modification times of the modules
+that wrote it (every module of the package the writing run had imported, the grammar's
+among them, listed in the file), so any change to them empties it.
 
 Where: $XDG_CACHE_HOME/d20cli/requests.json (default ~/.cache/d20cli/requests.json; a
 relative XDG_CACHE_HOME is ignored, see d20cli.store.files);
@@ -14,10 +15,15 @@ relative XDG_CACHE_HOME is ignored, see d20cli.store.files);
 used) in at most MAX_FILE_BYTES (an entry over MAX_ENTRY_BYTES is not kept; trimming is
 linear), and is written atomically (temporary file, then rename).
 
-The file is not trusted: every entry is checked as strictly as the grammar would have
-(d20cli.language.parse_cache.decode), and a file that is too big, is not JSON, or holds
-one entry that fails the check is dropped as a whole, with one warning, and replaced: it
-is a cache, it holds nothing the user saved.
+The file is not trusted (issue 40): a cache may make a request faster, never different.
+The grammar alone knows what a text means, so a file is used only if this user's d20
+wrote it: it begins with a MAC of the rest (keyed BLAKE2b) under a random key kept in the
+state directory (`cache-key`, created 0600 with the first cache written), which a file
+copied from elsewhere or edited cannot match. Every entry is then also checked as
+strictly as the grammar would have (d20cli.language.parse_cache.decode). A file that is
+too big, is not JSON, fails the MAC or holds one entry that fails a check is dropped as
+a whole and rebuilt, without a word to the user: it is a cache, it holds nothing the
+user saved. `D20_DEBUG=1` prints each such event on standard error (`debug`).
 """
 
 from __future__ import annotations
@@ -27,28 +33,24 @@ import errno
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from d20cli.bounded import Bounded
 from d20cli.language.parse_cache import classes, decode, encode
 from d20cli.store.files import atomic_write, env_flag, read_bytes, xdg_dir
 
 MAX_ENTRIES = 256
 MAX_FILE_BYTES = 1_000_000  # about 8 ms to read at start-up
 MAX_ENTRY_BYTES = 100_000  # a bigger request (a group of many hundred members) is parsed
-#: The modules that define the language, relative to the package's folder.
-_LANGUAGE_MODULES = (
-    "language/grammar.py",
-    "language/check_grammar.py",
-    "language/roll_parts.py",
-    "language/grammar_checks.py",
-    "language/dice_grammar.py",
-    "language/dice_modifiers.py",
-    "language/requests.py",
-    "language/vocabulary.py",
-    "dice/tree.py",
-    "dice/modifiers.py",
-)
+MAX_MODULES = 1_000  # modules a file may name (the package has about 140)
+KEY_BYTES = 32
+#: A cache file begins `{"mac": "<64 hex digits>", ` and goes on with the fields of the
+#: body the MAC is of (the body is `{` and the rest): the file stays one JSON object.
+_HEAD = b'{"mac": "'
+_HEAD_BYTES = len(_HEAD) + 2 * KEY_BYTES + len(b'", ')
+_FORMAT = "3"  # the file's format, first in its stamp
+_GRAMMAR = "d20cli.language.grammar"
 
 
 def cache_path() -> str | None:
@@ -58,47 +60,156 @@ def cache_path() -> str | None:
     return os.path.join(xdg_dir("XDG_CACHE_HOME", ".cache"), "d20cli", "requests.json")
 
 
-def _stamp(more: tuple[str, ...] = ()) -> str:
-    """The version of the request language: its modules' sizes and modification times (an
-    upgrade or an edit rewrites them; importlib.metadata would cost 17 ms at start-up);
-    `more`: other modules (relative to the package's folder) the cache depends on."""
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    parts = []
-    for name in _LANGUAGE_MODULES + more:
+def debug(message: str) -> None:
+    """The debug log: with `D20_DEBUG` set, `message` on standard error (made visible);
+    otherwise nothing. What a user need not hear goes here (a cache file dropped)."""
+    if env_flag("D20_DEBUG"):
+        from d20cli.visible import visible
+
+        sys.stderr.write(f"d20: debug: {visible(message)}\n")
+
+
+# --- the key and the MAC ---------------------------------------------------------------
+
+
+def key_path() -> str:
+    """The caches' key, beside the state database (d20cli.store.database.state_dir)."""
+    state = xdg_dir("XDG_STATE_HOME", os.path.join(".local", "state"))
+    return os.path.join(state, "d20cli", "cache-key")
+
+
+def cache_key() -> bytes | None:
+    """This user's key of the caches (KEY_BYTES random bytes, kept as hex), or None when
+    there is none (or it cannot be read, or is not a key)."""
+    with contextlib.suppress(OSError, ValueError):
+        text = read_bytes(key_path(), 4 * KEY_BYTES, "a cache key").decode("ascii")
+        key = bytes.fromhex(text)
+        if len(key) == KEY_BYTES:
+            return key
+    return None
+
+
+def new_cache_key() -> bytes:
+    """A new key of the caches, kept in `key_path` as a new file, private (0600; what was
+    there is removed first, its permissions with it; the state directory is made 0700 if
+    it is not there). OSError when it cannot be kept."""
+    key = os.urandom(KEY_BYTES)
+    path = key_path()
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    atomic_write(path, key.hex())
+    return key
+
+
+def _mac(key: bytes, body: bytes) -> bytes:
+    """The MAC of a cache file's body under `key`: keyed BLAKE2b, as hex."""
+    try:
+        from _blake2 import blake2b  # (hashlib would load OpenSSL: 3 ms at start-up)
+    except ImportError:  # pragma: no cover - a Python without the module
+        from hashlib import blake2b
+    mac = blake2b(body, digest_size=KEY_BYTES, key=key, person=b"d20cli cache")
+    return mac.hexdigest().encode("ascii")
+
+
+def sealed(body: str, key: bytes) -> str:
+    """A cache file's text: `body` (a JSON object's text) with its MAC under `key` first."""
+    head = _HEAD + _mac(key, body.encode("utf-8")) + b'", '
+    return head.decode("ascii") + body[1:]
+
+
+def unsealed(data: bytes, key: bytes) -> bytes | None:
+    """The body of a cache file (`sealed`'s text), or None unless it begins with the
+    MAC of the rest under `key`."""
+    from _operator import _compare_digest
+
+    head = data[:_HEAD_BYTES]
+    if not (head.startswith(_HEAD) and head.endswith(b'", ')):
+        return None
+    body = b"{" + data[_HEAD_BYTES:]
+    return body if _compare_digest(head[len(_HEAD) : -3], _mac(key, body)) else None
+
+
+# --- the modules a file depends on -----------------------------------------------------
+
+
+def _package() -> str:
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def imported_modules() -> list[str]:
+    """The package's modules this run has imported (paths relative to the package's
+    folder, sorted): when it writes a cache, the grammar and every module it imports,
+    and the caches' own (what an entry depends on), and more."""
+    here = _package() + os.sep
+    found = set()
+    for name, module in list(sys.modules.items()):
+        if name == "d20cli" or name.startswith("d20cli."):
+            file = getattr(module, "__file__", None)
+            if isinstance(file, str) and file.startswith(here):
+                found.add(file[len(here) :])
+    return sorted(found)
+
+
+#: Stamps by their modules, taken once a run: the two files of a run list the same
+#: modules (50 stats: 100-150 µs).
+_STAMPS: Bounded[tuple[str, ...], str] = Bounded(4)
+
+
+def _stamp(modules: Sequence[str]) -> str:
+    """The version of what the cache depends on: the format, and the sizes and
+    modification times of `modules` (an upgrade or an edit rewrites them; importlib.metadata
+    would cost 17 ms at start-up), first taken in this run."""
+    key = tuple(modules)
+    found = _STAMPS.get(key)
+    if found is None:
+        found = _STAMPS[key] = _stamp_now(modules)
+    return found
+
+
+def _stamp_now(modules: Sequence[str]) -> str:
+    here = _package() + os.sep
+    parts = [_FORMAT]
+    for name in modules:
         try:
-            st = os.stat(os.path.join(here, name))
+            st = os.stat(here + name)
             parts.append(f"{st.st_size}-{st.st_mtime_ns}")
         except OSError:
             parts.append("-")
-    return "2:" + ",".join(parts)
+    return ",".join(parts)
 
 
-def _warn(message: str) -> None:
-    sys.stderr.write(f"d20: warning: {message}\n")
+def _module_list(raw: Any) -> list[str] | None:
+    """A file's list of modules, if it is one (names of files in the package: the MAC
+    says the file's writer was d20, and a stat reads nothing)."""
+    if isinstance(raw, list) and len(raw) <= MAX_MODULES and all(isinstance(n, str) for n in raw):
+        return raw
+    return None
+
+
+# --- the file ------------------------------------------------------------------------------
 
 
 class CacheFile:
-    """A cache file of one run (JSON: the language's `stamp` and a table of entries under
-    SECTION): read on first use, written once at the end if it changed. A file that is
-    too big, is not JSON, is not such a cache, or holds an entry `_bad_entries` finds
-    wrong, is dropped as a whole with one warning (it is replaced at the end of the run);
-    a file of another version of the language is quietly replaced."""
+    """A cache file of one run (JSON, after its MAC: the `stamp` of the `modules` it
+    depends on and a table of entries under SECTION): read on first use, written once at
+    the end if it changed. A file that is too big, fails the MAC, is not JSON, is not
+    such a cache, or holds an entry `_bad_entries` finds wrong, is dropped as a whole
+    (rebuilt at the end of the run), told only to the debug log; a file written by
+    other modules is quietly replaced."""
 
-    NAME = "cache"  # as warnings name it
+    NAME = "cache"  # as the debug log names it
     SECTION = "entries"  # the file's table of entries
-    MODULES: tuple[str, ...] = ()  # modules besides the language's it depends on
 
-    def __init__(self, path: str | None, warn: Callable[[str], None] = _warn) -> None:
+    def __init__(self, path: str | None, debug: Callable[[str], None] = debug) -> None:
         self.path = path
-        self.warn = warn
+        self.debug = debug
         self._entries: dict[str, Any] | None = None
-        self._stamp = ""
         self._dirty = False
 
     def _load(self) -> dict[str, Any]:
         if self._entries is None:
             self._entries = {}
-            self._stamp = _stamp(self.MODULES)
             if self.path is not None:
                 self._entries = self._read(self.path)
         return self._entries
@@ -112,13 +223,21 @@ class CacheFile:
             if err.errno in (errno.EFBIG, errno.EINVAL):  # too big, or not a regular file
                 return self._drop(err.strerror or str(err))
             return {}  # unreadable: then it cannot be replaced either
+        key = cache_key()
+        body = None if key is None else unsealed(raw_bytes, key)
+        if body is None:
+            return self._drop("it was not written by this user's d20 (its MAC does not match)")
         try:
-            raw = json.loads(raw_bytes.decode("utf-8").removeprefix("\ufeff"))
+            raw = json.loads(body.decode("utf-8"))
         except (ValueError, RecursionError):
             return self._drop("it is not JSON")
         if not isinstance(raw, dict):
             return self._drop("it is not a cache")
-        if raw.get("stamp") != self._stamp:
+        modules = _module_list(raw.get("modules"))
+        if modules is None:
+            return self._drop("its modules are not a list of modules")
+        if raw.get("stamp") != _stamp(modules):
+            self.debug(f"the {self.NAME} {path} is of other modules: it is replaced")
             return {}  # another version of the language: not an error
         entries = raw.get(self.SECTION)
         if not isinstance(entries, dict) or len(entries) > MAX_ENTRIES:
@@ -131,8 +250,9 @@ class CacheFile:
         return None
 
     def _drop(self, why: str) -> dict[str, Any]:
-        """Forget the whole file (it is replaced at the end of the run), with a warning."""
-        self.warn(f"the {self.NAME} {self.path} was dropped: {why}")
+        """Forget the whole file (it is rebuilt at the end of the run), told to the debug
+        log only."""
+        self.debug(f"the {self.NAME} {self.path} was dropped and is rebuilt: {why}")
         self._dirty = True
         self._entries = {}
         return self._entries
@@ -151,12 +271,17 @@ class CacheFile:
     def save(self) -> None:
         """Write the file if it changed (atomically; a failure is silently skipped: a
         cache that cannot be written only means the next start parses again): the most
-        recent entries that fit in MAX_FILE_BYTES."""
+        recent entries that fit in MAX_FILE_BYTES, under this user's key (made if there
+        is none)."""
         if not self._dirty or self.path is None or self._entries is None:
             return
         self._dirty = False
+        if self._entries and _GRAMMAR not in sys.modules:  # (an entry comes of the grammar)
+            import d20cli.language.grammar  # noqa: F401  (so its modules are listed)
+        modules = imported_modules()
+        head = f'{{"stamp": {json.dumps(_stamp(modules))}, "modules": {json.dumps(modules)}, '
         parts: list[str] = []
-        size = 100
+        size = len(head) + _HEAD_BYTES + 100
         for key, data in reversed(self._entries.items()):
             part = f"{json.dumps(key)}: {json.dumps(data)}"
             size += len(part.encode("utf-8")) + 2
@@ -164,11 +289,13 @@ class CacheFile:
                 break
             parts.append(part)
         parts.reverse()
-        section = json.dumps(self.SECTION)
-        text = f'{{"stamp": {json.dumps(self._stamp)}, {section}: {{{", ".join(parts)}}}}}'
-        with contextlib.suppress(OSError):
+        body = f"{head}{json.dumps(self.SECTION)}: {{{', '.join(parts)}}}}}"
+        try:
+            text = sealed(body, cache_key() or new_cache_key())
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             atomic_write(self.path, text)
+        except OSError as err:
+            self.debug(f"the {self.NAME} {self.path} was not written: {err}")
 
 
 class ParseCache(CacheFile):
@@ -177,8 +304,8 @@ class ParseCache(CacheFile):
     NAME = "parse cache"
     SECTION = "requests"
 
-    def __init__(self, path: str | None, warn: Callable[[str], None] = _warn) -> None:
-        super().__init__(path, warn)
+    def __init__(self, path: str | None, debug: Callable[[str], None] = debug) -> None:
+        super().__init__(path, debug)
         self._classes: dict[str, type] | None = None
 
     def get(self, text: str) -> Any:

@@ -15,12 +15,16 @@ Where: $XDG_CACHE_HOME/d20cli/shapes.json (default ~/.cache/d20cli/shapes.json);
 `D20_NO_CACHE=1` turns it off with the request cache. Bounded like the request cache:
 at most MAX_ENTRIES shapes (the most recently learnt), MAX_FILE_BYTES in all and
 MAX_ENTRY_BYTES each, trimmed in one linear pass, written atomically; keyed by the
-language's modules (and d20cli/language/shapes.py), so any change to them empties it.
+modules that wrote it (the grammar's, d20cli/language/shapes.py and the probes'), so any
+change to them empties it.
 
-The file is not trusted: a file that is too big, not JSON or not a cache of shapes, or
-an entry that is not a template of its own shape, is dropped as a whole, with one
-warning, and replaced; a template filled is checked as strictly as a cached request
-(parse_cache.decode) and by the grammar's own limits, and anything doubtful is parsed.
+The file is not trusted: it is used only under the MAC of this user's key, as the request
+cache is (a template's slots swapped in a file copied from elsewhere or edited would read
+`check +2 vs 18` as +18 vs 2); a file that is too big, fails the MAC, is not JSON or not
+a cache of shapes, or holds an entry that is not a template of its own shape, is dropped
+as a whole and rebuilt, told to the debug log only (`D20_DEBUG=1`); a template filled is
+checked as strictly as a cached request (parse_cache.decode) and by the grammar's own
+limits, and anything doubtful is parsed.
 """
 
 from __future__ import annotations
@@ -33,10 +37,9 @@ from typing import Any
 from d20cli.language import shapes
 from d20cli.language.shape_probes import build
 from d20cli.store.files import env_flag, xdg_dir
-from d20cli.store.request_cache import MAX_ENTRY_BYTES, CacheFile, _warn
+from d20cli.store.request_cache import MAX_ENTRY_BYTES, CacheFile, debug
 
 MAX_BUILDS = 4  # new shapes learnt in one run
-_MODULES = ("language/shapes.py", "language/shape_probes.py", "language/parse_cache.py")
 _KEYS = frozenset({"shape", "fixed", "tree"})
 
 
@@ -52,10 +55,9 @@ class ShapeCache(CacheFile):
 
     NAME = "shape cache"
     SECTION = "shapes"
-    MODULES = _MODULES
 
-    def __init__(self, path: str | None, warn: Callable[[str], None] = _warn) -> None:
-        super().__init__(path, warn)
+    def __init__(self, path: str | None, debug: Callable[[str], None] = debug) -> None:
+        super().__init__(path, debug)
         self.builds = 0
 
     def _bad_entries(self, entries: dict[str, Any]) -> str | None:

@@ -1,0 +1,194 @@
+"""A cache entry may make a request faster, never different (issue 40 item 2): the two
+forgeries of the issue, made as it made them (the real cache file, its stamp and MAC
+copied, one entry changed), roll what the text says, and the file is dropped and rebuilt
+without a word to the user; the debug log (`D20_DEBUG=1`) says so."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cache_helpers import fields_of
+
+from d20cli.language.grammar import parse_request
+from d20cli.store import request_cache
+from d20cli.store.request_cache import ParseCache, cache_key, sealed, unsealed
+from d20cli.store.shape_cache import ShapeCache
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def d20(tmp_path: Path, *words: str, debug: bool = False) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "D20_NO_LOG": "1",
+        "D20_DEBUG": "1" if debug else "",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "d20cli", *words],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
+
+
+def rolled(tmp_path: Path, *words: str, debug: bool = False) -> tuple[dict[str, Any], str]:
+    """The JSON result of `d20 WORDS --json` and what it wrote on standard error."""
+    proc = d20(tmp_path, *words, "--json", debug=debug)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout), proc.stderr
+
+
+def genuine(path: Path) -> dict[str, Any]:
+    """The fields of a cache file that this user's d20 wrote (its MAC checked)."""
+    key = cache_key()
+    assert key is not None
+    body = unsealed(path.read_bytes(), key)
+    assert body is not None, "the file is not under the user's key"
+    data: dict[str, Any] = json.loads(body)
+    return data
+
+
+def forged(path: Path, old: str, new: str) -> None:
+    """The file with `old` changed to `new` in its text: its MAC and stamp kept as the
+    real file has them."""
+    text = path.read_text()
+    assert text.count(old) == 1, (old, text)
+    path.write_text(text.replace(old, new))
+
+
+def test_a_request_entry_that_holds_another_modifier_rolls_the_texts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # the key d20 made
+    requests = tmp_path / "cache" / "d20cli" / "requests.json"
+    first, _ = rolled(tmp_path, "check", "+5", "vs", "15", "--dice", "10")
+    assert (first["modifier"], first["total"]) == (5, 15)
+    real = fields_of(requests)
+    assert real["requests"]["check +5 vs 15"]["modifier"] == {"@": "Number", "value": 5}
+    forged(
+        requests,
+        '"modifier": {"@": "Number", "value": 5}',
+        '"modifier": {"@": "Number", "value": 15}',
+    )
+    assert fields_of(requests)["stamp"] == real["stamp"]  # the real stamp, and its MAC
+    assert fields_of(requests)["mac"] == real["mac"]
+
+    again, said = rolled(tmp_path, "check", "+5", "vs", "15", "--dice", "10", debug=True)
+    assert (again["modifier"], again["total"], again["target"]) == (5, 15, 15)
+    assert "parse cache" in said and "was dropped and is rebuilt" in said
+    rebuilt = genuine(requests)
+    assert all(data["modifier"]["value"] != 15 for data in rebuilt["requests"].values())
+    # the next runs: the text's meaning, and nothing to say, debug log or not
+    for debug in (True, False):
+        third, said = rolled(tmp_path, "check", "+5", "vs", "15", "--dice", "10", debug=debug)
+        assert (third["total"], said) == (15, "")
+
+
+def test_a_shape_entry_with_its_numbers_swapped_rolls_the_texts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    shapes = tmp_path / "cache" / "d20cli" / "shapes.json"
+    rolled(tmp_path, "check", "+5", "vs", "15")  # learns `check +# vs #`
+    template = fields_of(shapes)["shapes"]["check +# vs #"]["tree"]
+    assert template["modifier"]["value"] == {"@s": 0}
+    assert template["target"]["value"] == {"@s": 1}
+    text = shapes.read_text()
+    swapped = (
+        text.replace('"value": {"@s": 0}', "SLOT")
+        .replace('"value": {"@s": 1}', '"value": {"@s": 0}')
+        .replace("SLOT", '"value": {"@s": 1}')
+    )
+    assert swapped != text
+    shapes.write_text(swapped)  # the real stamp and MAC kept
+
+    result, said = rolled(tmp_path, "check", "+2", "vs", "18", "--dice", "10", debug=True)
+    assert (result["modifier"], result["target"], result["total"]) == (2, 18, 12)
+    assert result["success"] is False
+    assert "shape cache" in said and "was dropped and is rebuilt" in said
+    relearnt = genuine(shapes)["shapes"]["check +# vs #"]["tree"]
+    assert relearnt["modifier"]["value"] == {"@s": 0}  # learnt again from the grammar
+    result, said = rolled(tmp_path, "check", "+3", "vs", "17", "--dice", "10", debug=True)
+    assert (result["modifier"], result["target"], said) == (3, 17, "")
+
+
+def test_a_cache_of_another_users_d20_is_not_used(tmp_path: Path) -> None:
+    """A file another key sealed (another user's, or a key made up with the file), with
+    an entry of another meaning: dropped, silently but for the debug log."""
+    path = tmp_path / "requests.json"
+    cache = ParseCache(str(path))
+    cache.put("check +5 vs 15", parse_request("check +5 vs 15"))
+    cache.save()
+    key = cache_key()
+    assert key is not None
+    body = unsealed(path.read_bytes(), key)
+    assert body is not None
+    other = bytes(b ^ 1 for b in key)
+    path.write_text(sealed(body.decode().replace('"value": 5}', '"value": 15}', 1), other))
+    said: list[str] = []
+    assert ParseCache(str(path), debug=said.append).get("check +5 vs 15") is None
+    assert len(said) == 1 and "its MAC does not match" in said[0]
+
+
+@pytest.mark.parametrize("kind", ["requests.json", "shapes.json"])
+def test_a_file_without_a_key_is_dropped_and_a_key_is_made(tmp_path: Path, kind: str) -> None:
+    """The key gone (a new state directory): the caches are rebuilt under a new one,
+    which is private."""
+    path = tmp_path / kind
+    cls = ParseCache if kind == "requests.json" else ShapeCache
+    first = cls(str(path))
+    if isinstance(first, ParseCache):
+        first.put("check +5 vs 15", parse_request("check +5 vs 15"))
+    else:
+        first.put("check +5 vs 15", parse_request("check +5 vs 15"), parse_request)
+    first.save()
+    Path(request_cache.key_path()).unlink()
+    said: list[str] = []
+    again = cls(str(path), debug=said.append)
+    assert again.get("check +5 vs 15") is None
+    assert len(said) == 1 and "its MAC does not match" in said[0]
+    again.save()
+    assert os.stat(request_cache.key_path()).st_mode & 0o777 == 0o600
+    assert genuine(path)[again.SECTION] == {}  # rebuilt empty, under the new key
+
+
+def test_the_debug_log_is_off_unless_asked(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    request_cache.debug("a cache\x1b]0;title\x07 was dropped")
+    assert capsys.readouterr().err == ""
+    monkeypatch.setenv("D20_DEBUG", "1")
+    request_cache.debug("a cache\x1b]0;title\x07 was dropped")
+    err = capsys.readouterr().err
+    assert err.startswith("d20: debug: a cache") and "\x1b" not in err and "\x07" not in err
+
+
+def test_the_stamp_names_every_module_parsing_imports(tmp_path: Path) -> None:
+    """The stamp is of the modules listed in the file, the package's modules the writing
+    run had imported: every module the grammar and the caches import (in a fresh
+    interpreter) is among them, those a hand-written list missed too."""
+    probe = (
+        "import sys, d20cli.language.grammar, d20cli.store.shape_cache; "
+        "print('\\n'.join(sorted(m.__file__ for n, m in sys.modules.items() "
+        "if n.split('.')[0] == 'd20cli')))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    package = str(ROOT / "d20cli") + os.sep
+    needed = {line.removeprefix(package) for line in proc.stdout.split()}
+    assert {"language/grammar.py", "language/shapes.py", "dice/evaluate.py"} <= needed
+    rolled(tmp_path, "check", "+5", "vs", "15")
+    for name in ("requests.json", "shapes.json"):
+        listed = fields_of(tmp_path / "cache" / "d20cli" / name)["modules"]
+        assert needed <= set(listed), needed - set(listed)
