@@ -193,7 +193,7 @@ def test_a_sealed_batch_stopped_shows_only_what_verify_finds(
     rows = {row["position"]: row for row in json.loads(export.read_text("utf-8"))}
     for result in results:  # each shown roll is its session's row, as shown
         row = rows[result["sealed"]["position"]]
-        assert row["total"] == result["total"] and row["receipt"][:12] == result["receipt"]["hash"]
+        assert row["total"] == result["total"] and row["receipt"][:16] == result["receipt"]["hash"]
     receipts = tmp_path / "seen.txt"
     receipts.write_bytes(shown)
     seen = ["--receipts", str(receipts)] if results else []

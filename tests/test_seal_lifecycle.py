@@ -305,7 +305,7 @@ def test_every_sealed_roll_says_so_and_keeps_its_json_fields() -> None:
     plain = json.loads(ok(["check", "+5", "vs", "15", "--json"]).stdout)
     ok(["seal"])
     text = ok(["check", "+5", "vs", "15"]).stdout.splitlines()
-    assert re.fullmatch(r"  sealed #0 \(session 1\) receipt [0-9a-f]{12}", text[-1])
+    assert re.fullmatch(r"  sealed #0 \(session 1\) receipt [0-9a-f]{16}", text[-1])
     sealed = json.loads(ok(["check", "+5", "vs", "15", "--json"]).stdout)
     assert sealed["sealed"] == {"session": 1, "position": 1}
     assert list(sealed)[: len(plain)] == list(plain)  # the same fields, in order, then more
@@ -334,7 +334,7 @@ def test_a_table_roll_is_sealed_and_verify_rolls_it_again(tmp_path: Path) -> Non
         shutil.copy(examples / name, Path(tables_dir()) / name)
     ok(["seal"])
     text = ok(["table", "road"]).stdout.splitlines()
-    assert re.fullmatch(r"  sealed #0 \(session 1\) receipt [0-9a-f]{12}", text[-1])
+    assert re.fullmatch(r"  sealed #0 \(session 1\) receipt [0-9a-f]{16}", text[-1])
     rolled = [
         json.loads(line) for line in ok(["table", "road", "-n", "5", "--json"]).stdout.splitlines()
     ]
@@ -394,7 +394,7 @@ def test_initiative_is_sealed_and_verify_rolls_it_again(tmp_path: Path) -> None:
     ok(["init", "clear"])
     ok(["seal"])
     text = ok(["init", "add", "goblin", "+3", "x40"]).stdout.splitlines()
-    assert re.fullmatch(r"  sealed #0 \(session 1\) receipt [0-9a-f]{12}", text[-1])
+    assert re.fullmatch(r"  sealed #0 \(session 1\) receipt [0-9a-f]{16}", text[-1])
     ok(["init", "roll"])  # against the 40 goblins kept
     shown = json.loads(ok(["init", "add", "orc", "+3", "x21", "--json"]).stdout)
     assert shown["sealed"] == {"session": 1, "position": 2}

@@ -71,28 +71,32 @@ def verify(path: str, seed: str, *extra: str) -> Any:
 
 
 def rereceipt(
-    rows: list[dict[str, Any]], promise: str, receipts: bool = True
+    rows: list[dict[str, Any]], promise: str, receipts: bool = True, old: bool = False
 ) -> list[dict[str, Any]]:
     """The rows with their receipts (unless not `receipts`) and hash chain made again, as
-    a forger would."""
+    a forger would (`old`: receipts as d20 0.1.0 made them, with no session number)."""
     head = receipts_start(promise)
     prev = GENESIS
     for row in rows:
         if receipts and row["commitment"] == promise:
-            head = next_receipt(head, _body(row))
+            head = next_receipt(head, _body(row, old))
             row["receipt"] = head
         row["prev_hash"] = prev
         row["hash"] = prev = row_hash(row)
     return rows
 
 
-def _body(row: dict[str, Any]) -> bytes:
-    """body_p as docs/sealed-sessions.md defines it (and as receipt_body writes it)."""
-    keys = ("at", "character", "commitment", "position", "replay", "request", "system", "verb")
-    body = json.dumps({k: row[k] for k in keys}, sort_keys=True, separators=(",", ":")).encode()
-    assert body == receipt_body(
+def _body(row: dict[str, Any], old: bool = False) -> bytes:
+    """body_p as docs/sealed-sessions.md defines it (and as receipt_body writes it); `old`:
+    as d20 0.1.0 made it, with no session number."""
+    keys = ("at", "character", "commitment", "position", "replay", "request", "session")
+    keys += ("system", "verb")
+    body = {k: row[k] for k in keys if not (old and k == "session")}
+    encoded = json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+    assert encoded == receipt_body(
         row["commitment"],
         row["position"],
+        None if old else row["session"],
         row["at"],
         row["character"],
         row["system"],
@@ -100,7 +104,7 @@ def _body(row: dict[str, Any]) -> bytes:
         row["request"],
         canonical(row["replay"]),
     )
-    return body
+    return encoded
 
 
 def rewrite(row: dict[str, Any], text: str, seed: str) -> None:
@@ -169,7 +173,7 @@ def test_a_request_rewritten_after_play_is_caught(
     assert sum("FAILED" in line for line in lines) == 5  # each receipt holds those before
     # the last receipt alone (noted by hand) holds the whole session
     last = tmp_path / "last.txt"
-    last.write_text(f"#4 {rows[4]['receipt'][:8]}\n", encoding="utf-8")
+    last.write_text(f"#4 {rows[4]['receipt'][:16]}\n", encoding="utf-8")
     assert verify(write(tmp_path, chained), seed, "--receipts", str(last)).exit_code == 1
     assert verify(write(tmp_path, rows), seed, "--receipts", str(last)).exit_code == 0
 
@@ -212,25 +216,25 @@ def test_receipts_are_read_as_printed_as_json_or_as_noted(
     receipts = [r["receipt"] for r in rows]
     noted = tmp_path / "noted.txt"
     noted.write_text(
-        f"  sealed #0 receipt {receipts[0][:12]}\n"
-        f'{{"total": 3, "receipt": {{"position": 1, "hash": "{receipts[1][:12]}"}}}}\n'
-        f"#2 {receipts[2][:8]}\n3: {receipts[3]}\nsome other line of the evening\n",
+        f"  sealed #0 receipt {receipts[0][:16]}\n"
+        f'{{"total": 3, "receipt": {{"position": 1, "hash": "{receipts[1][:16]}"}}}}\n'
+        f"#2 {receipts[2][:20]}\n3: {receipts[3]}\nsome other line of the evening\n",
         encoding="utf-8",
     )
     assert read_receipts(str(noted)) == {
-        0: receipts[0][:12],
-        1: receipts[1][:12],
-        2: receipts[2][:8],
+        0: receipts[0][:16],
+        1: receipts[1][:16],
+        2: receipts[2][:20],
         3: receipts[3],
     }
     assert verify(write(tmp_path, rows), seed, "--receipts", str(noted)).exit_code == 0
-    noted.write_text(f"#9 {receipts[0][:8]}\n", encoding="utf-8")  # a roll the log lacks
+    noted.write_text(f"#9 {receipts[0][:16]}\n", encoding="utf-8")  # a roll the log lacks
     result = verify(write(tmp_path, rows), seed, "--receipts", str(noted))
     assert result.exit_code == 1
     assert "receipt #9 (seen at the table): no row of the log has position 9" in result.stdout
     assert result.stdout.splitlines()[-1] == "NOT verified: 1 receipt seen at the table with no row"
-    noted.write_text("#1 0123456789ab\n#1 ffffffffffff\n", encoding="utf-8")
-    with pytest.raises(ParseError, match="receipt #1 is ffffffffffff, but an earlier line"):
+    noted.write_text("#1 0123456789abcdef\n#1 ffffffffffffffff\n", encoding="utf-8")
+    with pytest.raises(ParseError, match="receipt #1 is ffffffffffffffff, but an earlier line"):
         read_receipts(str(noted))
     noted.write_text("check +5 vs 15\n", encoding="utf-8")
     result = verify(write(tmp_path, rows), seed, "--receipts", str(noted))
@@ -256,6 +260,109 @@ def test_receipts_go_on_across_runs_and_a_cleared_log() -> None:
         "position": 1,
         "hash": rows[0]["receipt"][:RECEIPT_SHOWN],
     }
+
+
+# --- 64-bit receipts, bound to their session (issue 40, items 3, 6 and 8) -----------------
+
+
+def test_a_receipt_the_table_holds_binds_with_64_bits(
+    played: tuple[list[dict[str, Any]], str, str, str], tmp_path: Path
+) -> None:
+    """A roll prints 16 hex digits of its receipt (so does --json), and verify refuses a
+    receipt of fewer, however it was written down: a rewritten roll whose label was
+    searched to keep 8 digits (2**32 hashes) is not taken for the one the table saw."""
+    rows, seed, _, seen = played
+    assert RECEIPT_SHOWN == 16
+    receipts = [r["receipt"] for r in rows]
+    assert read_receipts(seen) == {r["position"]: r["receipt"][:16] for r in rows}
+    noted = tmp_path / "noted.txt"
+    for line in (
+        f"#4 {receipts[4][:8]}",
+        f"4: {receipts[4][:15]}",
+        f"  sealed #4 (session 1) receipt {receipts[4][:12]}",
+        f'{{"receipt": {{"position": 4, "hash": "{receipts[4][:12]}"}}}}',
+    ):
+        noted.write_text(f"#0 {receipts[0][:16]}\n{line}\n", encoding="utf-8")
+        result = verify(write(tmp_path, rows), seed, "--receipts", str(noted))
+        assert result.exit_code == 2, (line, result.output)
+        assert result.stderr.startswith(f"d20: error: line 2 of {noted}: receipt #4 has ")
+        assert "verify needs at least 16" in result.stderr
+        assert len(result.stderr.splitlines()) == 1
+
+
+def test_a_session_renumbered_is_caught(
+    played: tuple[list[dict[str, Any]], str, str, str], tmp_path: Path
+) -> None:
+    """The receipt binds the session's number: rows renumbered to session 2, their
+    receipts and hash chain made again, fail against the receipts the table saw."""
+    rows, seed, promise, seen = played
+    forged = copy.deepcopy(rows)
+    for row in forged:
+        row["session"] = 2
+    kept = verify(write(tmp_path, rereceipt(copy.deepcopy(forged), promise, False)), seed)
+    assert kept.exit_code == 1
+    assert "FAILED: its receipt is not that of its request, time, character, position and " in (
+        kept.stdout
+    )
+    remade = write(tmp_path, rereceipt(forged, promise))
+    assert verify(remade, seed).exit_code == 0  # with the seed alone, nothing tells
+    result = verify(remade, seed, "--receipts", seen)
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[0].startswith(
+        "row 1 (id 1, position 0): FAILED: the table saw receipt "
+    )
+
+
+def test_receipts_of_d20_0_1_0_verify_without_the_tables_only(
+    played: tuple[list[dict[str, Any]], str, str, str], tmp_path: Path
+) -> None:
+    """An export of d20 0.1.0, whose receipts hold no session number, still verifies with
+    the seed alone; held to receipts the table saw, it does not (they cannot bind its
+    session, and 0.1.0 showed 12 hex digits, which verify refuses anyway)."""
+    rows, seed, promise, seen = played
+    old = write(tmp_path, rereceipt(copy.deepcopy(rows), promise, old=True))
+    result = verify(old, seed)
+    assert result.exit_code == 0, result.output
+    result = verify(old, seed, "--receipts", seen)
+    assert result.exit_code == 1
+    assert "FAILED: its receipt is of d20 0.1.0, which does not bind the session number" in (
+        result.stdout
+    )
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "1" + " " * 30_000 + "z",  # took hours: a run of spaces tried in every split
+        "1 :" + " " * 30_000 + "z",
+        "sealed #1 (session " + " " * 30_000 + "z",
+        "sealed " * 5_000,
+        "sealed #1 receipt " + "a" * 65 + " ",
+    ],
+)
+def test_a_receipts_file_is_read_in_one_pass(line: str, tmp_path: Path) -> None:
+    """Each line of the largest receipts file verify reads (4 MiB) of such text is read
+    once (bench_bounds.py times it): no receipt in it, one line."""
+    from d20cli.app.commands.verify_files import MAX_RECEIPTS_BYTES
+
+    path = tmp_path / "seen.txt"
+    text = (line + "\n") * (MAX_RECEIPTS_BYTES // (len(line) + 1))
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ParseError, match="holds no receipts"):
+        read_receipts(str(path))
+    path.write_text(text.replace("\n", " "), encoding="utf-8")  # one line of 4 MiB
+    with pytest.raises(ParseError, match="holds no receipts"):
+        read_receipts(str(path))
+
+
+@pytest.mark.parametrize("opening", ["[", '{"a":', '{"position": 0, "hash": ['])
+def test_a_json_line_nested_deeply_is_a_one_line_error(opening: str, tmp_path: Path) -> None:
+    path = tmp_path / "seen.txt"
+    closing = "".join("]" if c == "[" else "}" for c in reversed(opening * 100_000) if c in "[{")
+    path.write_text('{"receipt": ' + opening * 100_000 + closing + "}\n", encoding="utf-8")
+    result = verify(str(path), "a" * 64 + ":" + "b" * 32, "--receipts", str(path))
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"d20: error: line 1 of {path} is JSON nested too deeply\n"
 
 
 # --- one session's export, and verify's summary (item 9) ---------------------------------

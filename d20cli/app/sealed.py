@@ -246,6 +246,7 @@ class SealedStream:
         return receipt_body(
             self.session.commitment,
             position,
+            self.session.id,
             at,
             None if character is None else clean(character),  # as the log keeps them
             result.system,

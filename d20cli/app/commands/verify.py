@@ -220,11 +220,8 @@ class _Receipts:
             prev = receipts_start(self.promise) if position == 0 else None
             if before is not None and before[0] == position - 1 and before[1] is not None:
                 prev = before[1] if re.fullmatch(r"[0-9a-f]{64}", before[1]) else None
-            if prev is not None and next_receipt(prev, _body(row, self.promise)) != receipt:
-                verdict.problems.append(
-                    "its receipt is not that of its request, time, character and position "
-                    "after the roll before it (edited after it was rolled)"
-                )
+            if prev is not None:
+                self._chained(verdict, row, prev, receipt)
         saw = self.seen.get(position)
         if saw is not None:
             self.found.add(position)
@@ -236,14 +233,32 @@ class _Receipts:
                     f"{shown(receipt)} (changed after it was shown)"
                 )
 
+    def _chained(self, verdict: Verdict, row: dict[str, Any], prev: str, receipt: str) -> None:
+        """Whether the row's receipt follows from its fields and the receipt before it. A
+        receipt of d20 0.1.0 (no session number in it) is read only when no receipts of
+        the table are compared: it cannot bind the session the table saw."""
+        if next_receipt(prev, _body(row, self.promise, row["session"])) == receipt:
+            return
+        if next_receipt(prev, _body(row, self.promise, None)) != receipt:
+            verdict.problems.append(
+                "its receipt is not that of its request, time, character, position and "
+                "session after the roll before it (edited after it was rolled)"
+            )
+        elif self.seen:
+            verdict.problems.append(
+                "its receipt is of d20 0.1.0, which does not bind the session number: "
+                "receipts seen at the table cannot be held to it"
+            )
+
     def unmatched(self) -> list[int]:
         return sorted(set(self.seen) - self.found)
 
 
-def _body(row: dict[str, Any], promise: str) -> bytes:
+def _body(row: dict[str, Any], promise: str, session: int | None) -> bytes:
     return receipt_body(
         promise,
         row["position"],
+        session,
         row["at"],
         row["character"],
         row["system"],
