@@ -245,21 +245,29 @@ def test_receipts_are_read_as_printed_as_json_or_as_noted(
 
 
 def test_receipts_go_on_across_runs_and_a_cleared_log() -> None:
-    """The chain's head is kept with the session: a roll in a later run, after the log
-    was cleared, follows the receipt of the roll before it."""
+    """`log --clear` keeps the rows of the sealed session that is open (as `--prune`
+    does: issue 40, item 4), so a roll in a later run follows the receipt of the roll
+    before it, and the session's export verifies whole."""
+    d20(["roll", "1d4"])  # not sealed: cleared
     d20(["seal"])
     assert d20(["roll", "1d6"]).exit_code == 0
-    first = json.loads(d20(["log", "--export", "json"]).stdout)[0]
-    assert d20(["log", "--clear", "--yes"]).exit_code == 0
+    first = json.loads(d20(["log", "--export", "json"]).stdout)[1]
+    cleared = d20(["log", "--clear", "--yes"])
+    assert cleared.exit_code == 0
+    assert cleared.stdout == "deleted 1 roll; the open sealed session's 1 are kept\n"
+    assert d20(["log", "--clear", "--yes", "-c", "nobody"]).exit_code == 0
     second = d20(["roll", "1d8", "--json"])
     d20(["unseal"])
     rows = json.loads(d20(["log", "--export", "json"]).stdout)
-    assert [r["position"] for r in rows] == [1]
-    assert rows[0]["receipt"] == next_receipt(first["receipt"], _body(rows[0]))
+    assert [r["position"] for r in rows] == [0, 1]
+    assert rows[0]["receipt"] == first["receipt"]
+    assert rows[1]["receipt"] == next_receipt(first["receipt"], _body(rows[1]))
     assert json.loads(second.stdout)["receipt"] == {
         "position": 1,
-        "hash": rows[0]["receipt"][:RECEIPT_SHOWN],
+        "hash": rows[1]["receipt"][:RECEIPT_SHOWN],
     }
+    gone = d20(["log", "--clear", "--yes"])  # the session is closed: its rows go
+    assert gone.stdout == "deleted 2 rolls\n"
 
 
 # --- 64-bit receipts, bound to their session (issue 40, items 3, 6 and 8) -----------------
