@@ -14,7 +14,11 @@ that fails before drawing (bad words, a refused option) takes none.
 
 A run holds the session (a lease, d20cli.store.seal_marker) from the positions it takes
 to its next group commit: `d20 unseal` waits for it, and the run's next roll finds the
-session closed and stops (a batch on standard input stops there).
+session closed and stops (a batch on standard input stops there). Positions are taken a
+block at a time (1, 2, 4, ... up to MAX_BLOCK), and before a run takes another block
+between two group commits it writes the log rows of the rolls made so far
+(`write_rows`): a run killed at any moment leaves at most MAX_BLOCK positions with no
+row, those of the block it was rolling in.
 
 Each logged roll also gets its receipt (d20cli.dice.sealed.next_receipt: a hash chain of
 the session's rolls, from its commitment), kept in its row and shown with the roll
@@ -113,6 +117,10 @@ class SealedStream:
         self.block = 1  # how many positions the next `take` asks for
         self.table_bytes = 0  # of the tables' text this run's table rolls keep
         self.lease = Lease()
+        # writes the run's buffered log rows (NotSaved when it cannot): before a later
+        # block of positions is taken, so that a run killed at any moment leaves at most
+        # one block (MAX_BLOCK positions) with no row in the log
+        self.write_rows: Callable[[], None] | None = None
         # why no more rolls are made from this stream (the session was closed, or its
         # positions cannot be saved): a batch stops, a shell reads the session again
         self.ended: str | None = None
@@ -154,6 +162,8 @@ class SealedStream:
         if self.ended is not None:
             raise StateError(self.ended)
         first = not self.lease.held  # the first take since the last group commit
+        if not first and self.write_rows is not None:
+            self.write_rows()  # the rows of the blocks taken before this one
         self.lease.hold()  # (StateError: another run holds it too long; this roll is refused)
         try:
             taken = self.sessions.take(self.session.id, self.block)
