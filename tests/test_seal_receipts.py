@@ -584,3 +584,131 @@ def test_broken_exports_are_one_line_errors(content: bytes, message: str, tmp_pa
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith("d20: error: ") and message in result.stderr, result.stderr
     assert len(result.stderr.splitlines()) == 1
+
+
+# --- what verify parses is counted (issue 40, item 7) --------------------------------------
+
+
+def _rows_of(texts: list[str], played_row: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rows of the played session at positions 0, 1, ... with these request texts (their
+    replay the played row's: verify rolls each again, then parses its text)."""
+    rows = []
+    for i, text in enumerate(texts):
+        rows.append({**copy.deepcopy(played_row), "id": i + 1, "position": i, "request": text})
+    return rows
+
+
+def test_verify_parses_each_text_once_and_at_most_its_budget(
+    played: tuple[list[dict[str, Any]], str, str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each sealed row's text is parsed with the grammar, 100-200 microseconds a
+    character: an export of different long texts (10,000 characters each, about 2 s of
+    parsing) took hours at 64 MiB. Now each different text is parsed once, and all of them
+    together at most MAX_PARSED characters (PARSE_COST more each): past that, one line
+    and exit status 2, at the row that passes it."""
+    from d20cli.app.commands import verify_text
+    from d20cli.language import grammar
+
+    rows, seed, promise, _ = played
+    parsed: list[str] = []
+    parse = grammar.parse_request
+
+    def counted(text: str) -> Any:
+        parsed.append(text)
+        return parse(text)
+
+    monkeypatch.setattr(grammar, "parse_request", counted)
+    monkeypatch.setattr(verify_text, "MAX_PARSED", 1_000)
+    same = _rows_of(["check +5 vs 15 " + "x" * 400] * 300, rows[0])
+    result = verify(write(tmp_path, rereceipt(same, promise)), seed)
+    assert result.exit_code == 1  # (the text is not the request rolled: parsed, refused)
+    assert "is not the request rolled (they differ at name)" in result.stdout
+    assert len(parsed) == 1
+    parsed.clear()
+    texts = [f"check +{i} vs 15 " + "x" * 400 for i in range(300)]
+    result = verify(write(tmp_path, rereceipt(_rows_of(texts, rows[0]), promise)), seed)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "d20: error: row 3 of the export: its request texts and tables hold more than 1,000 "
+        "characters for verify to parse (each different one once; an evening's rolls hold "
+        "far fewer): refused\n"
+    )
+    assert len(parsed) == 2  # 2 x (416 + PARSE_COST) fit in 1,000; the third does not
+    assert verify_text.MAX_PARSED == 1_000 and verify_text.PARSE_COST == 16
+
+
+def test_verify_reads_each_set_of_tables_once_within_the_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table roll's row keeps its tables' text (up to 64 KiB), which verify reads to
+    roll it again: each different text once, counted with the request texts (its `{...}`
+    rolls, which the grammar reads, and a 64th of the rest)."""
+    from d20cli.app import sealed
+    from d20cli.app.commands import verify_text
+    from d20cli.store.tables import tables_dir
+
+    read: list[str] = []
+    tables = sealed.read_tables
+
+    def counted(root: str, files: dict[str, str]) -> Any:
+        read.append(root)
+        return tables(root, files)
+
+    monkeypatch.setattr(sealed, "read_tables", counted)
+    Path(tables_dir()).mkdir(parents=True)
+    road = 'die = "1d2"\n[entries]\n"1" = "a {1d4} x"\n"2" = "b"\n'
+    (Path(tables_dir()) / "road.toml").write_text(road, encoding="utf-8")
+    promise = json.loads(d20(["seal", "--json"]).stdout)["commitment"]
+    for _ in range(5):
+        assert d20(["table", "road"]).exit_code == 0
+    seed = json.loads(d20(["unseal", "--json"]).stdout)["seed"]
+    rows = json.loads(d20(["log", "--export", "json"]).stdout)
+    assert verify(write(tmp_path, rows), seed).exit_code == 0
+    assert read == ["road"]
+    from d20cli.app.commands import verify as verify_module
+
+    with monkeypatch.context() as patched:  # a table's die counts TABLE_WORK: 24 is none
+        patched.setattr(verify_module, "MAX_WORK", verify_module.TABLE_WORK - 1)
+        result = verify(write(tmp_path, rows), seed)
+    assert result.exit_code == 1
+    assert result.stdout.startswith("row 1 (id 1, position 0): FAILED: cannot be rolled again")
+    monkeypatch.setattr(verify_text, "MAX_PARSED", 30)  # 21 a set: {1d4}, and PARSE_COST
+    for i, row in enumerate(rows):  # each row's tables made different (a comment)
+        row["replay"]["files"]["road"] += f"# {i}\n"
+    result = verify(write(tmp_path, rereceipt(rows, promise)), seed)
+    assert result.exit_code == 2
+    assert "row 2 of the export: its request texts and tables hold more than 30 " in (result.stderr)
+
+
+def test_verify_rolls_a_bounded_number_of_dice_and_a_table_die_counts_more(
+    played: tuple[list[dict[str, Any]], str, str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """verify rolls at most MAX_WORK dice again in all, a die of a table roll counting
+    TABLE_WORK (it picks an entry and rolls its text's rolls): the rows past that fail,
+    they are not rolled."""
+    from d20cli.app.commands import verify as verify_module
+
+    rows, seed, _, _ = played
+    assert verify_module.TABLE_WORK == 25
+    used = [0]
+    replayed_as = verify_module.replayed
+
+    def counted(row: dict[str, Any], seed: bytes, work: list[int], texts: Any = None) -> Any:
+        before = work[0]
+        try:
+            return replayed_as(row, seed, work, texts)
+        finally:
+            used[0] += before - work[0]
+
+    monkeypatch.setattr(verify_module, "replayed", counted)
+    result = verify(write(tmp_path, rows), seed)
+    assert result.exit_code == 0
+    needed = used[0]  # the dice of the session's five rolls
+    monkeypatch.setattr(verify_module, "MAX_WORK", needed - 1)
+    result = verify(write(tmp_path, rows), seed)
+    assert result.exit_code == 1
+    assert "FAILED: cannot be rolled again" in result.stdout.splitlines()[-2]

@@ -339,9 +339,18 @@ def _tables(root: str, files: dict[str, str], sources: dict[str, str]) -> dict[s
     return tables
 
 
-def replay_table(replay: dict[str, object], roller: Roller) -> Result:
-    """A table roll rolled again from its replay (verify); ParseError (or ValueError) for
-    a replay that is not one."""
+def read_tables(root: str, files: dict[str, str]) -> dict[str, Table]:
+    """The tables of a table roll's replay, from their text (ParseError: they are not)."""
+    return _tables(root, files, {})
+
+
+def replay_table(
+    replay: dict[str, object],
+    roller: Roller,
+    read: Callable[[str, dict[str, str]], dict[str, Table]] = read_tables,
+) -> Result:
+    """A table roll rolled again from its replay (verify), its tables read by `read`;
+    ParseError (or ValueError) for a replay that is not one."""
     from d20cli.rules import get_system
     from d20cli.rules.tables import roll_table
 
@@ -357,7 +366,7 @@ def replay_table(replay: dict[str, object], roller: Roller) -> Result:
         raise ValueError("not a table roll's replay")
     if sum(len(t) for t in files.values()) > MAX_TABLE_TEXT:
         raise ValueError("its tables are larger than a sealed table roll keeps")
-    tables = _tables(root, files, {})
+    tables = read(root, files)
     return roll_table(root, tables, roller, lambda key: get_system(key or system), text)
 
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from d20cli.app.commands.verify_files import read_export, read_receipts, shown
-from d20cli.app.commands.verify_text import text_problem
+from d20cli.app.commands.verify_text import OverBudget, Texts, text_problem
 from d20cli.dice.sealed import (
     canonical,
     commitment,
@@ -58,7 +58,10 @@ from d20cli.visible import visible
 if TYPE_CHECKING:
     from d20cli.results import Result
 
-MAX_WORK = 20_000_000  # dice rolled again in all (the work budget of one command)
+MAX_WORK = 5_000_000  # dice rolled again in all (about 10 s of rolling; an evening: ~10,000)
+#: What a die of a table roll counts against MAX_WORK: each picks an entry and rolls its
+#: text's `{...}` rolls (about 25 microseconds a die, where another roll's takes about 1)
+TABLE_WORK = 25
 COMPARED = ("system", "verb", "request", "dice", "total", "outcome", "house")
 
 
@@ -94,11 +97,14 @@ class Verdict:
         return f"{where}: " + ("ok" if self.ours else "not a roll of this session, not checked")
 
 
-def replayed(row: dict[str, Any], seed: bytes, work: list[int]) -> dict[str, Any]:
+def replayed(
+    row: dict[str, Any], seed: bytes, work: list[int], texts: Texts | None = None
+) -> dict[str, Any]:
     """The compared fields of the roll at the row's position rolled again from the
     seed and the row's request as rolled; D20Error (or ValueError, KeyError, TypeError
     for a request that is not one) when it cannot be. `work`: the dice the whole
-    verification may still roll (one roll at most DEFAULT_BUDGET), counted down."""
+    verification may still roll (one roll at most DEFAULT_BUDGET), counted down; `texts`:
+    what the whole verification parses (a table roll's tables, read once each)."""
     from d20cli.app.commands.sealed_init import INIT_REPLAY, replay_init
     from d20cli.app.sealed import TABLE_REPLAY, replay_table
     from d20cli.dice.roller import DEFAULT_BUDGET, RandomRoller
@@ -108,17 +114,19 @@ def replayed(row: dict[str, Any], seed: bytes, work: list[int]) -> dict[str, Any
     replay = row["replay"]
     if replay is None:
         raise ValueError("the row keeps no request to roll again")
-    roller = RandomRoller(position_random(seed, row["position"]), min(DEFAULT_BUDGET, work[0]))
+    weight = TABLE_WORK if replay.get("@") == TABLE_REPLAY else 1
+    budget = min(DEFAULT_BUDGET, max(work[0], 0) // weight)
+    roller = RandomRoller(position_random(seed, row["position"]), budget)
     try:
-        if replay.get("@") == TABLE_REPLAY:  # a table roll, with its tables' text
-            result = replay_table(replay, roller)
+        if weight != 1:  # a table roll, with its tables' text
+            result = replay_table(replay, roller, (texts or Texts()).tables)
         elif replay.get("@") == INIT_REPLAY:  # init roll or add, with the order it met
             result = replay_init(replay, roller)
         else:
             request = decode(replay, classes(), replay.get("text"))
             result = get_system(row["system"]).resolve(request, roller)
     finally:
-        work[0] -= roller.count
+        work[0] -= roller.count * weight
     return logged_fields(result)
 
 
@@ -144,9 +152,13 @@ def _same(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)  # 1 is not true
 
 
-def _roll_again(verdict: Verdict, row: dict[str, Any], seed: bytes, work: list[int]) -> None:
+def _roll_again(
+    verdict: Verdict, row: dict[str, Any], seed: bytes, work: list[int], texts: Texts
+) -> None:
     try:
-        again = replayed(row, seed, work)
+        again = replayed(row, seed, work, texts)
+    except OverBudget:
+        raise
     except D20Error as err:
         verdict.problems.append(f"cannot be rolled again: {visible(err.message)}")
         return
@@ -158,7 +170,7 @@ def _roll_again(verdict: Verdict, row: dict[str, Any], seed: bytes, work: list[i
             verdict.problems.append(
                 f"edited: {name} is {shown(row[name])}, the seed gives {shown(again[name])}"
             )
-    problem = text_problem(row)
+    problem = text_problem(row, texts)
     if problem is not None:
         verdict.problems.append(problem)
 
@@ -287,7 +299,9 @@ def check(
     seen_at: dict[int, int] = {}  # position -> row
     last = -1
     work = [MAX_WORK]
+    texts = Texts()
     for i, row in enumerate(rows, 1):
+        texts.row = i
         mine = row["commitment"] == promise
         if mine and session is None:
             session = row["session"]
@@ -317,7 +331,7 @@ def check(
             verdict.problems.append(f"out of order: it comes after position {last}")
         seen_at.setdefault(position, i)
         last = max(last, position)
-        _roll_again(verdict, row, seed, work)
+        _roll_again(verdict, row, seed, work, texts)
         receipts.check(verdict, row, position)
     return Report(
         promise,
