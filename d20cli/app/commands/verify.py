@@ -27,8 +27,10 @@ Exit status: 0 when everything verifies, 1 when it does not (as cmp and diff), 2
 input that is not a roll log export, a seed or a receipts file (one line on standard
 error). The export is read a piece at a time (d20cli.app.commands.verify_files), up to 64 MiB, a
 row up to 4 MiB; every row's fields are checked for their types and nesting before it is
-rolled. The text output names the rows that fail and sums up the rest (`--rows`: every
-row).
+rolled. The work is counted: what the grammar parses (d20cli.app.commands.verify_text.Texts:
+past it, refused) and the dice rolled again (MAX_WORK, a table roll's die TABLE_WORK:
+past it, the rows fail). The text output names the rows that fail and sums up the rest
+(`--rows`: every row).
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ from d20cli.visible import visible
 if TYPE_CHECKING:
     from d20cli.results import Result
 
-MAX_WORK = 5_000_000  # dice rolled again in all (about 10 s of rolling; an evening: ~10,000)
+MAX_WORK = 2_000_000  # dice rolled again in all (about 10 s of rolling; an evening: ~10,000)
 #: What a die of a table roll counts against MAX_WORK: each picks an entry and rolls its
 #: text's `{...}` rolls (about 25 microseconds a die, where another roll's takes about 1)
 TABLE_WORK = 25
