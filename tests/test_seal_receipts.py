@@ -373,6 +373,31 @@ def test_a_json_line_nested_deeply_is_a_one_line_error(opening: str, tmp_path: P
     assert result.stderr == f"d20: error: line 1 of {path} is JSON nested too deeply\n"
 
 
+def test_a_row_nested_deeply_anywhere_is_no_traceback(
+    played: tuple[list[dict[str, Any]], str, str, str], tmp_path: Path
+) -> None:
+    """Every JSON and TOML text verify reads: a row's field nested 100,000 deep is a
+    one-line error (exit status 2); a table roll's TOML nested so deep fails its row."""
+    rows, seed, promise, _ = played
+    deep = tmp_path / "deep.json"
+    text = json.dumps(rows)
+    deep.write_text(text.replace('"dice": [', '"dice": ' + "[" * 100_000, 1), encoding="utf-8")
+    result = verify(str(deep), seed)
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1
+    assert "nested too deeply" in result.stderr
+    table = copy.deepcopy(rows[:1])
+    table[0]["replay"] = {
+        "@": "TableRoll",
+        "text": table[0]["request"],
+        "table": "t",
+        "system": "levelup",
+        "files": {"t": 'die = "1d2"\nx = ' + "[" * 30_000 + "]" * 30_000 + "\n"},
+    }
+    result = verify(write(tmp_path, rereceipt(table, promise)), seed)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "FAILED: cannot be rolled again: t: not valid TOML: nested too deeply" in result.stdout
+
+
 # --- one session's export, and verify's summary (item 9) ---------------------------------
 
 
