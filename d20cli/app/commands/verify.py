@@ -60,7 +60,7 @@ from d20cli.visible import visible
 if TYPE_CHECKING:
     from d20cli.results import Result
 
-MAX_WORK = 2_000_000  # dice rolled again in all (about 10 s of rolling; an evening: ~10,000)
+MAX_WORK = 2_000_000  # dice rolled again in all (an evening rolls some thousands)
 #: What a die of a table roll counts against MAX_WORK: each picks an entry and rolls its
 #: text's `{...}` rolls (about 25 microseconds a die, where another roll's takes about 1)
 TABLE_WORK = 25
