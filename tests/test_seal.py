@@ -357,13 +357,16 @@ def test_a_failed_roll_takes_no_position(tmp_path: Path) -> None:
     assert verify(write(tmp_path, rows), seed).exit_code == 0
 
 
-def test_a_cleared_log_does_not_reuse_positions() -> None:
+def test_a_cleared_log_keeps_the_open_sessions_rows(tmp_path: Path) -> None:
+    """Issue 40, item 4: `log --clear --yes` deleted them, and verify found them missing."""
     seal()
     assert d20(["roll", "1d6"]).exit_code == 0
     assert d20(["log", "--clear", "--yes"]).exit_code == 0
     assert d20(["roll", "1d6"]).exit_code == 0
-    assert [r["position"] for r in export()] == [1]
-    unseal()
+    seed = unseal()["seed"]
+    rows = export()
+    assert [r["position"] for r in rows] == [0, 1]
+    assert verify(write(tmp_path, rows), seed).exit_code == 0
 
 
 def test_the_shell_reads_a_session_opened_in_it() -> None:

@@ -8,6 +8,7 @@ Every test runs in the isolated home of tests/conftest.py, with the roll log on.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import sqlite3
@@ -25,6 +26,7 @@ from d20cli.app.options import Options
 from d20cli.app.stdin import run_lines
 from d20cli.dice.sealed import position_random, read_secret
 from d20cli.errors import NotSaved, StateError
+from d20cli.present.output import Output
 from d20cli.store import database, seal_marker, sealing
 from d20cli.store.database import Database, db_path
 from tests.state_helpers import close_opened, output
@@ -305,7 +307,7 @@ def test_every_sealed_roll_says_so_and_keeps_its_json_fields() -> None:
     plain = json.loads(ok(["check", "+5", "vs", "15", "--json"]).stdout)
     ok(["seal"])
     text = ok(["check", "+5", "vs", "15"]).stdout.splitlines()
-    assert re.fullmatch(r"  sealed #0 \(session 1\) receipt [0-9a-f]{12}", text[-1])
+    assert re.fullmatch(r"  sealed #0 \(session 1\) receipt [0-9a-f]{16}", text[-1])
     sealed = json.loads(ok(["check", "+5", "vs", "15", "--json"]).stdout)
     assert sealed["sealed"] == {"session": 1, "position": 1}
     assert list(sealed)[: len(plain)] == list(plain)  # the same fields, in order, then more
@@ -334,7 +336,7 @@ def test_a_table_roll_is_sealed_and_verify_rolls_it_again(tmp_path: Path) -> Non
         shutil.copy(examples / name, Path(tables_dir()) / name)
     ok(["seal"])
     text = ok(["table", "road"]).stdout.splitlines()
-    assert re.fullmatch(r"  sealed #0 \(session 1\) receipt [0-9a-f]{12}", text[-1])
+    assert re.fullmatch(r"  sealed #0 \(session 1\) receipt [0-9a-f]{16}", text[-1])
     rolled = [
         json.loads(line) for line in ok(["table", "road", "-n", "5", "--json"]).stdout.splitlines()
     ]
@@ -394,7 +396,7 @@ def test_initiative_is_sealed_and_verify_rolls_it_again(tmp_path: Path) -> None:
     ok(["init", "clear"])
     ok(["seal"])
     text = ok(["init", "add", "goblin", "+3", "x40"]).stdout.splitlines()
-    assert re.fullmatch(r"  sealed #0 \(session 1\) receipt [0-9a-f]{12}", text[-1])
+    assert re.fullmatch(r"  sealed #0 \(session 1\) receipt [0-9a-f]{16}", text[-1])
     ok(["init", "roll"])  # against the 40 goblins kept
     shown = json.loads(ok(["init", "add", "orc", "+3", "x21", "--json"]).stdout)
     assert shown["sealed"] == {"session": 1, "position": 2}
@@ -423,3 +425,57 @@ def test_initiative_is_sealed_and_verify_rolls_it_again(tmp_path: Path) -> None:
         line.startswith("row 2 (id 2, position 1): FAILED: edited")
         for line in result.stdout.splitlines()
     )
+
+
+# --- issue 40, item 4: a run killed while rolling leaves at most one block unlogged -------
+
+
+def _unlogged() -> int:
+    """Positions of the open session taken and without a row, as another process sees."""
+    conn = sqlite3.connect(db_path(), timeout=30)
+    try:
+        (taken,) = conn.execute("SELECT next FROM sessions WHERE closed IS NULL").fetchone()
+        (logged,) = conn.execute(
+            "SELECT count(*) FROM rolls WHERE session = (SELECT id FROM sessions "
+            "WHERE closed IS NULL)"
+        ).fetchone()
+    finally:
+        conn.close()
+    return int(taken) - int(logged)
+
+
+@pytest.mark.parametrize("lines", [["check +5 vs 15"] * 700, ["roll 1d6 --repeat 700"]])
+def test_a_sealed_run_writes_its_rows_before_it_takes_another_block(
+    lines: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch holds its output (1,024 lines) and wrote its rows only before showing them:
+    killed (SIGTERM, kill -9) before that, every position it had taken was without a row
+    (191 of 191). Now, whenever it takes a block, the rows of those before are in the
+    file, so whenever it is killed at most MAX_BLOCK positions have none."""
+    from d20cli.app.sealed import MAX_BLOCK
+
+    ok(["seal"])
+    takes: list[int] = []
+    take = sealing.Sessions.take
+
+    def checked(self: sealing.Sessions, sid: int, count: int) -> Any:
+        takes.append(_unlogged())
+        return take(self, sid, count)
+
+    monkeypatch.setattr(sealing.Sessions, "take", checked)
+    context = Context()
+    out = Output(io.StringIO(), io.StringIO(), color=False, flush_lines=False)
+
+    def feed() -> Iterator[str]:
+        for line in lines:
+            assert _unlogged() <= MAX_BLOCK
+            yield line
+
+    try:
+        assert run_lines(feed(), Options(), out, context) == 0
+        assert out.stdout.getvalue() == ""  # (all of it held: no group commit came)
+        assert _unlogged() <= MAX_BLOCK
+    finally:
+        context.close()
+    assert takes == [0] * len(takes) and len(takes) > 700 // MAX_BLOCK
+    assert unseal()["logged"] == 700

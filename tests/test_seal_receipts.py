@@ -71,28 +71,32 @@ def verify(path: str, seed: str, *extra: str) -> Any:
 
 
 def rereceipt(
-    rows: list[dict[str, Any]], promise: str, receipts: bool = True
+    rows: list[dict[str, Any]], promise: str, receipts: bool = True, old: bool = False
 ) -> list[dict[str, Any]]:
     """The rows with their receipts (unless not `receipts`) and hash chain made again, as
-    a forger would."""
+    a forger would (`old`: receipts as d20 0.1.0 made them, with no session number)."""
     head = receipts_start(promise)
     prev = GENESIS
     for row in rows:
         if receipts and row["commitment"] == promise:
-            head = next_receipt(head, _body(row))
+            head = next_receipt(head, _body(row, old))
             row["receipt"] = head
         row["prev_hash"] = prev
         row["hash"] = prev = row_hash(row)
     return rows
 
 
-def _body(row: dict[str, Any]) -> bytes:
-    """body_p as docs/sealed-sessions.md defines it (and as receipt_body writes it)."""
-    keys = ("at", "character", "commitment", "position", "replay", "request", "system", "verb")
-    body = json.dumps({k: row[k] for k in keys}, sort_keys=True, separators=(",", ":")).encode()
-    assert body == receipt_body(
+def _body(row: dict[str, Any], old: bool = False) -> bytes:
+    """body_p as docs/sealed-sessions.md defines it (and as receipt_body writes it); `old`:
+    as d20 0.1.0 made it, with no session number."""
+    keys = ("at", "character", "commitment", "position", "replay", "request", "session")
+    keys += ("system", "verb")
+    body = {k: row[k] for k in keys if not (old and k == "session")}
+    encoded = json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+    assert encoded == receipt_body(
         row["commitment"],
         row["position"],
+        None if old else row["session"],
         row["at"],
         row["character"],
         row["system"],
@@ -100,7 +104,7 @@ def _body(row: dict[str, Any]) -> bytes:
         row["request"],
         canonical(row["replay"]),
     )
-    return body
+    return encoded
 
 
 def rewrite(row: dict[str, Any], text: str, seed: str) -> None:
@@ -169,7 +173,7 @@ def test_a_request_rewritten_after_play_is_caught(
     assert sum("FAILED" in line for line in lines) == 5  # each receipt holds those before
     # the last receipt alone (noted by hand) holds the whole session
     last = tmp_path / "last.txt"
-    last.write_text(f"#4 {rows[4]['receipt'][:8]}\n", encoding="utf-8")
+    last.write_text(f"#4 {rows[4]['receipt'][:16]}\n", encoding="utf-8")
     assert verify(write(tmp_path, chained), seed, "--receipts", str(last)).exit_code == 1
     assert verify(write(tmp_path, rows), seed, "--receipts", str(last)).exit_code == 0
 
@@ -212,25 +216,25 @@ def test_receipts_are_read_as_printed_as_json_or_as_noted(
     receipts = [r["receipt"] for r in rows]
     noted = tmp_path / "noted.txt"
     noted.write_text(
-        f"  sealed #0 receipt {receipts[0][:12]}\n"
-        f'{{"total": 3, "receipt": {{"position": 1, "hash": "{receipts[1][:12]}"}}}}\n'
-        f"#2 {receipts[2][:8]}\n3: {receipts[3]}\nsome other line of the evening\n",
+        f"  sealed #0 receipt {receipts[0][:16]}\n"
+        f'{{"total": 3, "receipt": {{"position": 1, "hash": "{receipts[1][:16]}"}}}}\n'
+        f"#2 {receipts[2][:20]}\n3: {receipts[3]}\nsome other line of the evening\n",
         encoding="utf-8",
     )
     assert read_receipts(str(noted)) == {
-        0: receipts[0][:12],
-        1: receipts[1][:12],
-        2: receipts[2][:8],
+        0: receipts[0][:16],
+        1: receipts[1][:16],
+        2: receipts[2][:20],
         3: receipts[3],
     }
     assert verify(write(tmp_path, rows), seed, "--receipts", str(noted)).exit_code == 0
-    noted.write_text(f"#9 {receipts[0][:8]}\n", encoding="utf-8")  # a roll the log lacks
+    noted.write_text(f"#9 {receipts[0][:16]}\n", encoding="utf-8")  # a roll the log lacks
     result = verify(write(tmp_path, rows), seed, "--receipts", str(noted))
     assert result.exit_code == 1
     assert "receipt #9 (seen at the table): no row of the log has position 9" in result.stdout
     assert result.stdout.splitlines()[-1] == "NOT verified: 1 receipt seen at the table with no row"
-    noted.write_text("#1 0123456789ab\n#1 ffffffffffff\n", encoding="utf-8")
-    with pytest.raises(ParseError, match="receipt #1 is ffffffffffff, but an earlier line"):
+    noted.write_text("#1 0123456789abcdef\n#1 ffffffffffffffff\n", encoding="utf-8")
+    with pytest.raises(ParseError, match="receipt #1 is ffffffffffffffff, but an earlier line"):
         read_receipts(str(noted))
     noted.write_text("check +5 vs 15\n", encoding="utf-8")
     result = verify(write(tmp_path, rows), seed, "--receipts", str(noted))
@@ -241,21 +245,157 @@ def test_receipts_are_read_as_printed_as_json_or_as_noted(
 
 
 def test_receipts_go_on_across_runs_and_a_cleared_log() -> None:
-    """The chain's head is kept with the session: a roll in a later run, after the log
-    was cleared, follows the receipt of the roll before it."""
+    """`log --clear` keeps the rows of the sealed session that is open (as `--prune`
+    does: issue 40, item 4), so a roll in a later run follows the receipt of the roll
+    before it, and the session's export verifies whole."""
+    d20(["roll", "1d4"])  # not sealed: cleared
     d20(["seal"])
     assert d20(["roll", "1d6"]).exit_code == 0
-    first = json.loads(d20(["log", "--export", "json"]).stdout)[0]
-    assert d20(["log", "--clear", "--yes"]).exit_code == 0
+    first = json.loads(d20(["log", "--export", "json"]).stdout)[1]
+    cleared = d20(["log", "--clear", "--yes"])
+    assert cleared.exit_code == 0
+    assert cleared.stdout == "deleted 1 roll; the open sealed session's 1 are kept\n"
+    assert d20(["log", "--clear", "--yes", "-c", "nobody"]).exit_code == 0
     second = d20(["roll", "1d8", "--json"])
     d20(["unseal"])
     rows = json.loads(d20(["log", "--export", "json"]).stdout)
-    assert [r["position"] for r in rows] == [1]
-    assert rows[0]["receipt"] == next_receipt(first["receipt"], _body(rows[0]))
+    assert [r["position"] for r in rows] == [0, 1]
+    assert rows[0]["receipt"] == first["receipt"]
+    assert rows[1]["receipt"] == next_receipt(first["receipt"], _body(rows[1]))
     assert json.loads(second.stdout)["receipt"] == {
         "position": 1,
-        "hash": rows[0]["receipt"][:RECEIPT_SHOWN],
+        "hash": rows[1]["receipt"][:RECEIPT_SHOWN],
     }
+    gone = d20(["log", "--clear", "--yes"])  # the session is closed: its rows go
+    assert gone.stdout == "deleted 2 rolls\n"
+
+
+# --- 64-bit receipts, bound to their session (issue 40, items 3, 6 and 8) -----------------
+
+
+def test_a_receipt_the_table_holds_binds_with_64_bits(
+    played: tuple[list[dict[str, Any]], str, str, str], tmp_path: Path
+) -> None:
+    """A roll prints 16 hex digits of its receipt (so does --json), and verify refuses a
+    receipt of fewer, however it was written down: a rewritten roll whose label was
+    searched to keep 8 digits (2**32 hashes) is not taken for the one the table saw."""
+    rows, seed, _, seen = played
+    assert RECEIPT_SHOWN == 16
+    receipts = [r["receipt"] for r in rows]
+    assert read_receipts(seen) == {r["position"]: r["receipt"][:16] for r in rows}
+    noted = tmp_path / "noted.txt"
+    for line in (
+        f"#4 {receipts[4][:8]}",
+        f"4: {receipts[4][:15]}",
+        f"  sealed #4 (session 1) receipt {receipts[4][:12]}",
+        f'{{"receipt": {{"position": 4, "hash": "{receipts[4][:12]}"}}}}',
+    ):
+        noted.write_text(f"#0 {receipts[0][:16]}\n{line}\n", encoding="utf-8")
+        result = verify(write(tmp_path, rows), seed, "--receipts", str(noted))
+        assert result.exit_code == 2, (line, result.output)
+        assert result.stderr.startswith(f"d20: error: line 2 of {noted}: receipt #4 has ")
+        assert "verify needs at least 16" in result.stderr
+        assert len(result.stderr.splitlines()) == 1
+
+
+def test_a_session_renumbered_is_caught(
+    played: tuple[list[dict[str, Any]], str, str, str], tmp_path: Path
+) -> None:
+    """The receipt binds the session's number: rows renumbered to session 2, their
+    receipts and hash chain made again, fail against the receipts the table saw."""
+    rows, seed, promise, seen = played
+    forged = copy.deepcopy(rows)
+    for row in forged:
+        row["session"] = 2
+    kept = verify(write(tmp_path, rereceipt(copy.deepcopy(forged), promise, False)), seed)
+    assert kept.exit_code == 1
+    assert "FAILED: its receipt is not that of its request, time, character, position and " in (
+        kept.stdout
+    )
+    remade = write(tmp_path, rereceipt(forged, promise))
+    assert verify(remade, seed).exit_code == 0  # with the seed alone, nothing tells
+    result = verify(remade, seed, "--receipts", seen)
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[0].startswith(
+        "row 1 (id 1, position 0): FAILED: the table saw receipt "
+    )
+
+
+def test_receipts_of_d20_0_1_0_verify_without_the_tables_only(
+    played: tuple[list[dict[str, Any]], str, str, str], tmp_path: Path
+) -> None:
+    """An export of d20 0.1.0, whose receipts hold no session number, still verifies with
+    the seed alone; held to receipts the table saw, it does not (they cannot bind its
+    session, and 0.1.0 showed 12 hex digits, which verify refuses anyway)."""
+    rows, seed, promise, seen = played
+    old = write(tmp_path, rereceipt(copy.deepcopy(rows), promise, old=True))
+    result = verify(old, seed)
+    assert result.exit_code == 0, result.output
+    result = verify(old, seed, "--receipts", seen)
+    assert result.exit_code == 1
+    assert "FAILED: its receipt is of d20 0.1.0, which does not bind the session number" in (
+        result.stdout
+    )
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "1" + " " * 30_000 + "z",  # took hours: a run of spaces tried in every split
+        "1 :" + " " * 30_000 + "z",
+        "sealed #1 (session " + " " * 30_000 + "z",
+        "sealed " * 5_000,
+        "sealed #1 receipt " + "a" * 65 + " ",
+    ],
+)
+def test_a_receipts_file_is_read_in_one_pass(line: str, tmp_path: Path) -> None:
+    """Each line of the largest receipts file verify reads (4 MiB) of such text is read
+    once (bench_bounds.py times it): no receipt in it, one line."""
+    from d20cli.app.commands.verify_files import MAX_RECEIPTS_BYTES
+
+    path = tmp_path / "seen.txt"
+    text = (line + "\n") * (MAX_RECEIPTS_BYTES // (len(line) + 1))
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ParseError, match="holds no receipts"):
+        read_receipts(str(path))
+    path.write_text(text.replace("\n", " "), encoding="utf-8")  # one line of 4 MiB
+    with pytest.raises(ParseError, match="holds no receipts"):
+        read_receipts(str(path))
+
+
+@pytest.mark.parametrize("opening", ["[", '{"a":', '{"position": 0, "hash": ['])
+def test_a_json_line_nested_deeply_is_a_one_line_error(opening: str, tmp_path: Path) -> None:
+    path = tmp_path / "seen.txt"
+    closing = "".join("]" if c == "[" else "}" for c in reversed(opening * 100_000) if c in "[{")
+    path.write_text('{"receipt": ' + opening * 100_000 + closing + "}\n", encoding="utf-8")
+    result = verify(str(path), "a" * 64 + ":" + "b" * 32, "--receipts", str(path))
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"d20: error: line 1 of {path} is JSON nested too deeply\n"
+
+
+def test_a_row_nested_deeply_anywhere_is_no_traceback(
+    played: tuple[list[dict[str, Any]], str, str, str], tmp_path: Path
+) -> None:
+    """Every JSON and TOML text verify reads: a row's field nested 100,000 deep is a
+    one-line error (exit status 2); a table roll's TOML nested so deep fails its row."""
+    rows, seed, promise, _ = played
+    deep = tmp_path / "deep.json"
+    text = json.dumps(rows)
+    deep.write_text(text.replace('"dice": [', '"dice": ' + "[" * 100_000, 1), encoding="utf-8")
+    result = verify(str(deep), seed)
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1
+    assert "nested too deeply" in result.stderr
+    table = copy.deepcopy(rows[:1])
+    table[0]["replay"] = {
+        "@": "TableRoll",
+        "text": table[0]["request"],
+        "table": "t",
+        "system": "levelup",
+        "files": {"t": 'die = "1d2"\nx = ' + "[" * 30_000 + "]" * 30_000 + "\n"},
+    }
+    result = verify(write(tmp_path, rereceipt(table, promise)), seed)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "FAILED: cannot be rolled again: t: not valid TOML: nested too deeply" in result.stdout
 
 
 # --- one session's export, and verify's summary (item 9) ---------------------------------
@@ -469,3 +609,131 @@ def test_broken_exports_are_one_line_errors(content: bytes, message: str, tmp_pa
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith("d20: error: ") and message in result.stderr, result.stderr
     assert len(result.stderr.splitlines()) == 1
+
+
+# --- what verify parses is counted (issue 40, item 7) --------------------------------------
+
+
+def _rows_of(texts: list[str], played_row: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rows of the played session at positions 0, 1, ... with these request texts (their
+    replay the played row's: verify rolls each again, then parses its text)."""
+    rows = []
+    for i, text in enumerate(texts):
+        rows.append({**copy.deepcopy(played_row), "id": i + 1, "position": i, "request": text})
+    return rows
+
+
+def test_verify_parses_each_text_once_and_at_most_its_budget(
+    played: tuple[list[dict[str, Any]], str, str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each sealed row's text is parsed with the grammar, 100-200 microseconds a
+    character: an export of different long texts (10,000 characters each, about 2 s of
+    parsing) took hours at 64 MiB. Now each different text is parsed once, and all of them
+    together at most MAX_PARSED characters (PARSE_COST more each): past that, one line
+    and exit status 2, at the row that passes it."""
+    from d20cli.app.commands import verify_text
+    from d20cli.language import grammar
+
+    rows, seed, promise, _ = played
+    parsed: list[str] = []
+    parse = grammar.parse_request
+
+    def counted(text: str) -> Any:
+        parsed.append(text)
+        return parse(text)
+
+    monkeypatch.setattr(grammar, "parse_request", counted)
+    monkeypatch.setattr(verify_text, "MAX_PARSED", 1_000)
+    same = _rows_of(["check +5 vs 15 " + "x" * 400] * 300, rows[0])
+    result = verify(write(tmp_path, rereceipt(same, promise)), seed)
+    assert result.exit_code == 1  # (the text is not the request rolled: parsed, refused)
+    assert "is not the request rolled (they differ at name)" in result.stdout
+    assert len(parsed) == 1
+    parsed.clear()
+    texts = [f"check +{i} vs 15 " + "x" * 400 for i in range(300)]
+    result = verify(write(tmp_path, rereceipt(_rows_of(texts, rows[0]), promise)), seed)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "d20: error: row 3 of the export: its request texts and tables hold more than 1,000 "
+        "characters for verify to parse (each different one once; an evening's rolls hold "
+        "far fewer): refused\n"
+    )
+    assert len(parsed) == 2  # 2 x (416 + PARSE_COST) fit in 1,000; the third does not
+    assert verify_text.MAX_PARSED == 1_000 and verify_text.PARSE_COST == 16
+
+
+def test_verify_reads_each_set_of_tables_once_within_the_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table roll's row keeps its tables' text (up to 64 KiB), which verify reads to
+    roll it again: each different text once, counted with the request texts (its `{...}`
+    rolls, which the grammar reads, and a 64th of the rest)."""
+    from d20cli.app import sealed
+    from d20cli.app.commands import verify_text
+    from d20cli.store.tables import tables_dir
+
+    read: list[str] = []
+    tables = sealed.read_tables
+
+    def counted(root: str, files: dict[str, str]) -> Any:
+        read.append(root)
+        return tables(root, files)
+
+    monkeypatch.setattr(sealed, "read_tables", counted)
+    Path(tables_dir()).mkdir(parents=True)
+    road = 'die = "1d2"\n[entries]\n"1" = "a {1d4} x"\n"2" = "b"\n'
+    (Path(tables_dir()) / "road.toml").write_text(road, encoding="utf-8")
+    promise = json.loads(d20(["seal", "--json"]).stdout)["commitment"]
+    for _ in range(5):
+        assert d20(["table", "road"]).exit_code == 0
+    seed = json.loads(d20(["unseal", "--json"]).stdout)["seed"]
+    rows = json.loads(d20(["log", "--export", "json"]).stdout)
+    assert verify(write(tmp_path, rows), seed).exit_code == 0
+    assert read == ["road"]
+    from d20cli.app.commands import verify as verify_module
+
+    with monkeypatch.context() as patched:  # a table's die counts TABLE_WORK: 24 is none
+        patched.setattr(verify_module, "MAX_WORK", verify_module.TABLE_WORK - 1)
+        result = verify(write(tmp_path, rows), seed)
+    assert result.exit_code == 1
+    assert result.stdout.startswith("row 1 (id 1, position 0): FAILED: cannot be rolled again")
+    monkeypatch.setattr(verify_text, "MAX_PARSED", 30)  # 21 a set: {1d4}, and PARSE_COST
+    for i, row in enumerate(rows):  # each row's tables made different (a comment)
+        row["replay"]["files"]["road"] += f"# {i}\n"
+    result = verify(write(tmp_path, rereceipt(rows, promise)), seed)
+    assert result.exit_code == 2
+    assert "row 2 of the export: its request texts and tables hold more than 30 " in (result.stderr)
+
+
+def test_verify_rolls_a_bounded_number_of_dice_and_a_table_die_counts_more(
+    played: tuple[list[dict[str, Any]], str, str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """verify rolls at most MAX_WORK dice again in all, a die of a table roll counting
+    TABLE_WORK (it picks an entry and rolls its text's rolls): the rows past that fail,
+    they are not rolled."""
+    from d20cli.app.commands import verify as verify_module
+
+    rows, seed, _, _ = played
+    assert verify_module.TABLE_WORK == 25
+    used = [0]
+    replayed_as = verify_module.replayed
+
+    def counted(row: dict[str, Any], seed: bytes, work: list[int], texts: Any = None) -> Any:
+        before = work[0]
+        try:
+            return replayed_as(row, seed, work, texts)
+        finally:
+            used[0] += before - work[0]
+
+    monkeypatch.setattr(verify_module, "replayed", counted)
+    result = verify(write(tmp_path, rows), seed)
+    assert result.exit_code == 0
+    needed = used[0]  # the dice of the session's five rolls
+    monkeypatch.setattr(verify_module, "MAX_WORK", needed - 1)
+    result = verify(write(tmp_path, rows), seed)
+    assert result.exit_code == 1
+    assert "FAILED: cannot be rolled again" in result.stdout.splitlines()[-2]

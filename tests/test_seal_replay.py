@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from d20cli.app.commands.verify import MAX_WORK, logged_fields, replayed
-from d20cli.app.commands.verify_text import text_problem
+from d20cli.app.commands.verify_text import Texts, text_problem
 from d20cli.app.sealed import SealedStream, replay_text
 from d20cli.dice.roller import DEFAULT_BUDGET
 from d20cli.dice.sealed import commitment
@@ -75,4 +75,4 @@ def test_a_sealed_roll_replays_exactly(
     }
     again = replayed(row, seed, [MAX_WORK])
     assert again == {k: row[k] for k in again}
-    assert text_problem({**row, "character": None}) is None  # its text spells it
+    assert text_problem({**row, "character": None}, Texts()) is None  # its text spells it

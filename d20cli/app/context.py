@@ -270,6 +270,7 @@ class Context(Lookups):
         # the open sealed session's stream (d20cli.app.sealed), read once per run (again
         # when `seal` or `unseal` ran since: -1 is never read)
         self.sealing: SealedStream | None = None
+        self._seal_out: Output | None = None  # the output of the request that read it
         self._seal_read = -1
         self._look = False  # a group commit since the last request: `recheck_seal`
 
@@ -318,7 +319,17 @@ class Context(Lookups):
         if look and ((sealing is not None) != marked() or bool(sealing and sealing.ended)):
             self._seal_read = -1
 
+    def _write_sealed_rows(self) -> None:
+        """The log rows of a sealed run written before it takes another block of
+        positions (d20cli.app.sealed), through the output of the request rolling: held
+        lines wait for it as for a group commit."""
+        if self._seal_out is None:
+            self.write_rows()
+        else:
+            self._seal_out.save(self.write_rows)
+
     def _read_seal(self, out: Output) -> SealedStream | None:
+        self._seal_out = out
         if self._look:
             self.recheck_seal(opened_only=True)
         if self._seal_read != CHANGES[0]:
@@ -331,6 +342,8 @@ class Context(Lookups):
 
                 sealing = open_stream(lambda: self.state(out))
             self.sealing = sealing
+            if sealing is not None:
+                sealing.write_rows = self._write_sealed_rows
             for log in self.logs.values():  # a shell's logs, from before `seal`
                 if log is not None:
                     log.seal = None if sealing is None else sealing.take
@@ -415,9 +428,16 @@ class Context(Lookups):
         return base if self.seed is None or base.seed is None else replace(base, seed=None)
 
     def flush(self) -> None:
-        """Write the roll log's buffered rows now (the shell does after every line).
-        NotSaved when they cannot be written: it counts the rows of every log, and no log
-        waits for the database again when the run closes."""
+        """Write the roll log's buffered rows now (the shell does after every line), and
+        let the sealed session go (d20cli.app.sealed.SealedStream.save)."""
+        self.write_rows()
+        if self.sealing is not None and self._state is not None:
+            self.sealing.save(self._state.db.warn)
+
+    def write_rows(self) -> None:
+        """Write the roll log's buffered rows. NotSaved when they cannot be written: it
+        counts the rows of every log, and no log waits for the database again when the
+        run closes."""
         logs = [log for log in self.logs.values() if log is not None]
         try:
             for log in logs:
@@ -427,8 +447,6 @@ class Context(Lookups):
             for log in logs:
                 log.troubled = True
             raise
-        if self.sealing is not None and self._state is not None:
-            self.sealing.save(self._state.db.warn)
 
     def save(self) -> None:
         """Save what the output about to be written shows (group commit, registered with

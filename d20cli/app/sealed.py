@@ -14,7 +14,11 @@ that fails before drawing (bad words, a refused option) takes none.
 
 A run holds the session (a lease, d20cli.store.seal_marker) from the positions it takes
 to its next group commit: `d20 unseal` waits for it, and the run's next roll finds the
-session closed and stops (a batch on standard input stops there).
+session closed and stops (a batch on standard input stops there). Positions are taken a
+block at a time (1, 2, 4, ... up to MAX_BLOCK), and before a run takes another block
+between two group commits it writes the log rows of the rolls made so far
+(`write_rows`): a run killed at any moment leaves at most MAX_BLOCK positions with no
+row, those of the block it was rolling in.
 
 Each logged roll also gets its receipt (d20cli.dice.sealed.next_receipt: a hash chain of
 the session's rolls, from its commitment), kept in its row and shown with the roll
@@ -113,6 +117,10 @@ class SealedStream:
         self.block = 1  # how many positions the next `take` asks for
         self.table_bytes = 0  # of the tables' text this run's table rolls keep
         self.lease = Lease()
+        # writes the run's buffered log rows (NotSaved when it cannot): before a later
+        # block of positions is taken, so that a run killed at any moment leaves at most
+        # one block (MAX_BLOCK positions) with no row in the log
+        self.write_rows: Callable[[], None] | None = None
         # why no more rolls are made from this stream (the session was closed, or its
         # positions cannot be saved): a batch stops, a shell reads the session again
         self.ended: str | None = None
@@ -154,6 +162,8 @@ class SealedStream:
         if self.ended is not None:
             raise StateError(self.ended)
         first = not self.lease.held  # the first take since the last group commit
+        if not first and self.write_rows is not None:
+            self.write_rows()  # the rows of the blocks taken before this one
         self.lease.hold()  # (StateError: another run holds it too long; this roll is refused)
         try:
             taken = self.sessions.take(self.session.id, self.block)
@@ -246,6 +256,7 @@ class SealedStream:
         return receipt_body(
             self.session.commitment,
             position,
+            self.session.id,
             at,
             None if character is None else clean(character),  # as the log keeps them
             result.system,
@@ -328,9 +339,18 @@ def _tables(root: str, files: dict[str, str], sources: dict[str, str]) -> dict[s
     return tables
 
 
-def replay_table(replay: dict[str, object], roller: Roller) -> Result:
-    """A table roll rolled again from its replay (verify); ParseError (or ValueError) for
-    a replay that is not one."""
+def read_tables(root: str, files: dict[str, str]) -> dict[str, Table]:
+    """The tables of a table roll's replay, from their text (ParseError: they are not)."""
+    return _tables(root, files, {})
+
+
+def replay_table(
+    replay: dict[str, object],
+    roller: Roller,
+    read: Callable[[str, dict[str, str]], dict[str, Table]] = read_tables,
+) -> Result:
+    """A table roll rolled again from its replay (verify), its tables read by `read`;
+    ParseError (or ValueError) for a replay that is not one."""
     from d20cli.rules import get_system
     from d20cli.rules.tables import roll_table
 
@@ -346,7 +366,7 @@ def replay_table(replay: dict[str, object], roller: Roller) -> Result:
         raise ValueError("not a table roll's replay")
     if sum(len(t) for t in files.values()) > MAX_TABLE_TEXT:
         raise ValueError("its tables are larger than a sealed table roll keeps")
-    tables = _tables(root, files, {})
+    tables = read(root, files)
     return roll_table(root, tables, roller, lambda key: get_system(key or system), text)
 
 

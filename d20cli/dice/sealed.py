@@ -12,9 +12,10 @@ receipt of the roll at position p is R_p = SHA-256(R_{p-1} || body_p) in hex, wi
 = SHA-256("d20 sealed receipts " || commitment) (the commitment as its 64 hex digits) and
 R_{p-1} as its 32 bytes; body_p is `receipt_body` of the roll: the canonical JSON
 (`json.dumps(..., sort_keys=True, separators=(",", ":"))`, as UTF-8) of its time,
-character, system, verb, request text and request as rolled (`replay`), its position and
-the session's commitment. A receipt commits to every roll before it; its first RECEIPT_SHOWN
-hex digits are printed with the roll.
+character, system, verb, request text and request as rolled (`replay`), its position, the
+session's number and its commitment. A receipt commits to every roll before it; its first
+RECEIPT_SHOWN hex digits (64 bits) are printed with the roll, and a receipt the table
+holds binds only with at least MIN_SEEN of them (`d20 verify` refuses fewer).
 
 Pure: no I/O, no global state (the seed is drawn by the caller).
 """
@@ -31,7 +32,8 @@ from typing import Any
 SEED_BYTES = 32
 NONCE_BYTES = 16
 #: The secret as `d20 unseal` prints it and `d20 verify` reads it: seed and nonce in hex.
-RECEIPT_SHOWN = 12  # hex digits of a receipt printed with each roll
+RECEIPT_SHOWN = 16  # hex digits of a receipt printed with each roll (64 bits)
+MIN_SEEN = 16  # the fewest hex digits of a receipt the table saw that verify accepts
 SECRET = re.compile(r"([0-9a-f]{64}):([0-9a-f]{32})")
 
 
@@ -77,6 +79,7 @@ def canonical(value: Any) -> str:
 def receipt_body(
     promise: str,
     position: int,
+    session: int | None,
     at: str,
     character: str | None,
     system: str,
@@ -86,14 +89,17 @@ def receipt_body(
 ) -> bytes:
     """The bytes of a roll that its receipt is taken of (`replay`: the request as rolled,
     as `canonical` JSON): the canonical JSON of {"at", "character", "commitment",
-    "position", "replay", "request", "system", "verb"}, written out here (the replay's
-    text is made once per request, not once per roll)."""
+    "position", "replay", "request", "session", "system", "verb"}, written out here (the
+    replay's text is made once per request, not once per roll). `session` None: the body
+    of d20 0.1.0, which had no "session" (`d20 verify` reads such a receipt only when no
+    receipts of the table are compared)."""
     q = encode_basestring_ascii  # a string as json.dumps writes it (a fifth of the time)
     who = "null" if character is None else q(character)
+    number = "" if session is None else f'"session":{int(session)},'
     return (
         f'{{"at":{q(at)},"character":{who},"commitment":{q(promise)},'
         f'"position":{int(position)},"replay":{replay},"request":{q(request)},'
-        f'"system":{q(system)},"verb":{q(verb)}}}'
+        f'{number}"system":{q(system)},"verb":{q(verb)}}}'
     ).encode()
 
 

@@ -135,13 +135,16 @@ class Output:
         if save in self._before:
             self._before.remove(save)
 
-    def save(self) -> None:
-        """Run the `before_write` callbacks now."""
-        if self._saving[0] or not self._before:
+    def save(self, only: Callable[[], None] | None = None) -> None:
+        """Run the `before_write` callbacks now; `only`: that one instead (a part of what
+        the held lines show), run as they are: a warning it writes leaves the held lines
+        held, and when it fails they are never written."""
+        saves = self._before if only is None else [only]
+        if self._saving[0] or not saves:
             return
         self._saving[0] = True
         try:
-            for save in self._before:
+            for save in saves:
                 save()
         except BaseException:
             self._held.clear()  # they show what was not saved (NotSaved, Ctrl-C): never written

@@ -452,7 +452,7 @@ def render_result(r: Result, header: bool = True) -> list[Line]:
 def sealed_lines(r: Result) -> list[Line]:
     """The marker of a roll made in a sealed session (`detail["sealed"]`, put there by
     d20cli.app.sealed.mark_sealed, and its `receipt` once logged): `sealed #12 (session 3)
-    receipt 3f2a9c01b4d7`."""
+    receipt 3f2a9c01b4d7e5f6`."""
     sealed = r.detail.get("sealed")
     if not isinstance(sealed, dict):
         return []

@@ -16,16 +16,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from d20cli.errors import D20Error
+from d20cli.store.rolllog import NOT_OPEN_SESSION
 
 if TYPE_CHECKING:
     import sqlite3
 
     from d20cli.store.rolllog import Rolls
 
-#: A row of the sealed session that is open is never pruned.
-_NOT_OPEN_SESSION = (
-    "(session IS NULL OR session NOT IN (SELECT id FROM sessions WHERE closed IS NULL))"
-)
 KEEP_SLACK = 10  # percent: how far past `log.keep` the log grows before it is pruned
 
 
@@ -46,7 +43,7 @@ def _pruned(
             args.append(int(last[0]))
     if not parts:
         return None
-    return f"({' OR '.join(parts)}) AND {_NOT_OPEN_SESSION}", tuple(args)
+    return f"({' OR '.join(parts)}) AND {NOT_OPEN_SESSION}", tuple(args)
 
 
 def prune(rolls: Rolls, before: str | None = None, keep: int | None = None) -> int:

@@ -363,14 +363,11 @@ def _insert_rolls(columns: Sequence[str], n: int) -> str:
     return f"INSERT INTO rolls ({', '.join(columns)}) VALUES {', '.join([row] * n)}"
 
 
-def _keep_heads(conn: sqlite3.Connection) -> None:
-    """Before the roll log's rows are deleted: the open session keeps its last receipt,
-    so that its chain goes on after them."""
-    conn.execute(
-        "UPDATE sessions SET head = coalesce((SELECT receipt FROM rolls "
-        "WHERE rolls.session = sessions.id ORDER BY rolls.id DESC LIMIT 1), head) "
-        "WHERE closed IS NULL"
-    )
+#: The rows of the sealed session that is open are never deleted (`Rolls.clear`, and the
+#: prunes of d20cli.store.log_retention): its rolls are still to be verified.
+NOT_OPEN_SESSION = (
+    "(session IS NULL OR session NOT IN (SELECT id FROM sessions WHERE closed IS NULL))"
+)
 
 
 class Rolls:
@@ -441,13 +438,14 @@ class Rolls:
         self.db.write(self.WHAT, change, durable=True, wait=wait)
 
     def clear(self, character: str | None = None) -> int:
-        """Delete the logged rolls (of one character, if given); returns how many."""
+        """Delete the logged rolls (of one character, if given), but those of the sealed
+        session that is open; returns how many."""
 
         def change(conn: sqlite3.Connection) -> int:
-            _keep_heads(conn)
             if character is None:
-                return int(conn.execute("DELETE FROM rolls").rowcount)
-            return int(conn.execute("DELETE FROM rolls WHERE character = ?", (character,)).rowcount)
+                return int(conn.execute(f"DELETE FROM rolls WHERE {NOT_OPEN_SESSION}").rowcount)
+            where = f"character = ? AND {NOT_OPEN_SESSION}"
+            return int(conn.execute(f"DELETE FROM rolls WHERE {where}", (character,)).rowcount)
 
         return self.db.write(self.WHAT, change)
 

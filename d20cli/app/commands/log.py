@@ -10,8 +10,8 @@
   size, per character and per session (d20cli.store.log_stats).
 - `--session N`: only the rolls of sealed session N (`d20 seal`); `--export json
   --session N` is the export of one session for `d20 verify`, with its own hash chain.
-- `--export json|csv`: every row, streamed; `--clear`: delete, after a question on a
-  terminal, or with `--yes`.
+- `--export json|csv`: every row, streamed; `--clear`: delete (never the rows of a
+  sealed session that is open), after a question on a terminal, or with `--yes`.
 - `--prune --before DATE` / `--prune --keep N`: delete the rows before then / all but the
   newest N (never those of a sealed session that is open), asked as `--clear` is.
   After a clear or a prune the database is vacuumed, so that its file shrinks.
@@ -181,13 +181,22 @@ def interactive() -> bool:
 
 
 def _clear(store: Rolls, character: str | None, yes: bool, out: Output) -> None:
+    """Delete the rows (`character`'s), but never those of the sealed session that is
+    open (its rolls are still to be verified): the question and the answer say so."""
+    from d20cli.store.rolllog import LogFilter
+    from d20cli.store.sealing import Sessions
+
+    session = Sessions(store.db).current()
+    kept = 0 if session is None else store.count(character, LogFilter(session=session.id))
+    note = f" (the open sealed session's {kept:,} are kept)" if kept else ""
     who = f"{character}'s" if character else "all"
-    n = store.count(character)
-    question = visible(f"delete {who} {n:,} logged rolls?")
+    n = store.count(character) - kept
+    question = visible(f"delete {who} {n:,} logged rolls{note}?")
     if not yes and not typer.confirm(question, default=False):
         raise typer.Exit(int(ExitStatus.OK))
     gone = store.clear(character)
-    out.text(f"deleted {gone:,} roll{'s' if gone != 1 else ''}")
+    kept_note = f"; the open sealed session's {kept:,} are kept" if kept else ""
+    out.text(f"deleted {gone:,} roll{'s' if gone != 1 else ''}{kept_note}")
     _vacuum(store, out)
 
 

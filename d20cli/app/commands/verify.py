@@ -27,8 +27,10 @@ Exit status: 0 when everything verifies, 1 when it does not (as cmp and diff), 2
 input that is not a roll log export, a seed or a receipts file (one line on standard
 error). The export is read a piece at a time (d20cli.app.commands.verify_files), up to 64 MiB, a
 row up to 4 MiB; every row's fields are checked for their types and nesting before it is
-rolled. The text output names the rows that fail and sums up the rest (`--rows`: every
-row).
+rolled. The work is counted: what the grammar parses (d20cli.app.commands.verify_text.Texts:
+past it, refused) and the dice rolled again (MAX_WORK, a table roll's die TABLE_WORK:
+past it, the rows fail). The text output names the rows that fail and sums up the rest
+(`--rows`: every row).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from d20cli.app.commands.verify_files import read_export, read_receipts, shown
-from d20cli.app.commands.verify_text import text_problem
+from d20cli.app.commands.verify_text import OverBudget, Texts, text_problem
 from d20cli.dice.sealed import (
     canonical,
     commitment,
@@ -58,7 +60,10 @@ from d20cli.visible import visible
 if TYPE_CHECKING:
     from d20cli.results import Result
 
-MAX_WORK = 20_000_000  # dice rolled again in all (the work budget of one command)
+MAX_WORK = 2_000_000  # dice rolled again in all (an evening rolls some thousands)
+#: What a die of a table roll counts against MAX_WORK: each picks an entry and rolls its
+#: text's `{...}` rolls (about 25 microseconds a die, where another roll's takes about 1)
+TABLE_WORK = 25
 COMPARED = ("system", "verb", "request", "dice", "total", "outcome", "house")
 
 
@@ -94,11 +99,14 @@ class Verdict:
         return f"{where}: " + ("ok" if self.ours else "not a roll of this session, not checked")
 
 
-def replayed(row: dict[str, Any], seed: bytes, work: list[int]) -> dict[str, Any]:
+def replayed(
+    row: dict[str, Any], seed: bytes, work: list[int], texts: Texts | None = None
+) -> dict[str, Any]:
     """The compared fields of the roll at the row's position rolled again from the
     seed and the row's request as rolled; D20Error (or ValueError, KeyError, TypeError
     for a request that is not one) when it cannot be. `work`: the dice the whole
-    verification may still roll (one roll at most DEFAULT_BUDGET), counted down."""
+    verification may still roll (one roll at most DEFAULT_BUDGET), counted down; `texts`:
+    what the whole verification parses (a table roll's tables, read once each)."""
     from d20cli.app.commands.sealed_init import INIT_REPLAY, replay_init
     from d20cli.app.sealed import TABLE_REPLAY, replay_table
     from d20cli.dice.roller import DEFAULT_BUDGET, RandomRoller
@@ -108,17 +116,19 @@ def replayed(row: dict[str, Any], seed: bytes, work: list[int]) -> dict[str, Any
     replay = row["replay"]
     if replay is None:
         raise ValueError("the row keeps no request to roll again")
-    roller = RandomRoller(position_random(seed, row["position"]), min(DEFAULT_BUDGET, work[0]))
+    weight = TABLE_WORK if replay.get("@") == TABLE_REPLAY else 1
+    budget = min(DEFAULT_BUDGET, max(work[0], 0) // weight)
+    roller = RandomRoller(position_random(seed, row["position"]), budget)
     try:
-        if replay.get("@") == TABLE_REPLAY:  # a table roll, with its tables' text
-            result = replay_table(replay, roller)
+        if weight != 1:  # a table roll, with its tables' text
+            result = replay_table(replay, roller, (texts or Texts()).tables)
         elif replay.get("@") == INIT_REPLAY:  # init roll or add, with the order it met
             result = replay_init(replay, roller)
         else:
             request = decode(replay, classes(), replay.get("text"))
             result = get_system(row["system"]).resolve(request, roller)
     finally:
-        work[0] -= roller.count
+        work[0] -= roller.count * weight
     return logged_fields(result)
 
 
@@ -144,9 +154,13 @@ def _same(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)  # 1 is not true
 
 
-def _roll_again(verdict: Verdict, row: dict[str, Any], seed: bytes, work: list[int]) -> None:
+def _roll_again(
+    verdict: Verdict, row: dict[str, Any], seed: bytes, work: list[int], texts: Texts
+) -> None:
     try:
-        again = replayed(row, seed, work)
+        again = replayed(row, seed, work, texts)
+    except OverBudget:
+        raise
     except D20Error as err:
         verdict.problems.append(f"cannot be rolled again: {visible(err.message)}")
         return
@@ -158,7 +172,7 @@ def _roll_again(verdict: Verdict, row: dict[str, Any], seed: bytes, work: list[i
             verdict.problems.append(
                 f"edited: {name} is {shown(row[name])}, the seed gives {shown(again[name])}"
             )
-    problem = text_problem(row)
+    problem = text_problem(row, texts)
     if problem is not None:
         verdict.problems.append(problem)
 
@@ -220,11 +234,8 @@ class _Receipts:
             prev = receipts_start(self.promise) if position == 0 else None
             if before is not None and before[0] == position - 1 and before[1] is not None:
                 prev = before[1] if re.fullmatch(r"[0-9a-f]{64}", before[1]) else None
-            if prev is not None and next_receipt(prev, _body(row, self.promise)) != receipt:
-                verdict.problems.append(
-                    "its receipt is not that of its request, time, character and position "
-                    "after the roll before it (edited after it was rolled)"
-                )
+            if prev is not None:
+                self._chained(verdict, row, prev, receipt)
         saw = self.seen.get(position)
         if saw is not None:
             self.found.add(position)
@@ -236,14 +247,32 @@ class _Receipts:
                     f"{shown(receipt)} (changed after it was shown)"
                 )
 
+    def _chained(self, verdict: Verdict, row: dict[str, Any], prev: str, receipt: str) -> None:
+        """Whether the row's receipt follows from its fields and the receipt before it. A
+        receipt of d20 0.1.0 (no session number in it) is read only when no receipts of
+        the table are compared: it cannot bind the session the table saw."""
+        if next_receipt(prev, _body(row, self.promise, row["session"])) == receipt:
+            return
+        if next_receipt(prev, _body(row, self.promise, None)) != receipt:
+            verdict.problems.append(
+                "its receipt is not that of its request, time, character, position and "
+                "session after the roll before it (edited after it was rolled)"
+            )
+        elif self.seen:
+            verdict.problems.append(
+                "its receipt is of d20 0.1.0, which does not bind the session number: "
+                "receipts seen at the table cannot be held to it"
+            )
+
     def unmatched(self) -> list[int]:
         return sorted(set(self.seen) - self.found)
 
 
-def _body(row: dict[str, Any], promise: str) -> bytes:
+def _body(row: dict[str, Any], promise: str, session: int | None) -> bytes:
     return receipt_body(
         promise,
         row["position"],
+        session,
         row["at"],
         row["character"],
         row["system"],
@@ -272,7 +301,9 @@ def check(
     seen_at: dict[int, int] = {}  # position -> row
     last = -1
     work = [MAX_WORK]
+    texts = Texts()
     for i, row in enumerate(rows, 1):
+        texts.row = i
         mine = row["commitment"] == promise
         if mine and session is None:
             session = row["session"]
@@ -302,7 +333,7 @@ def check(
             verdict.problems.append(f"out of order: it comes after position {last}")
         seen_at.setdefault(position, i)
         last = max(last, position)
-        _roll_again(verdict, row, seed, work)
+        _roll_again(verdict, row, seed, work, texts)
         receipts.check(verdict, row, position)
     return Report(
         promise,

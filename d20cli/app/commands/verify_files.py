@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
+from d20cli.dice.sealed import MIN_SEEN
 from d20cli.errors import ParseError
 from d20cli.language.parse_cache import MAX_JSON_DEPTH
 from d20cli.store.files import deeper_than, open_named
@@ -233,21 +234,33 @@ def _check_type(i: int, name: str, value: Any, kinds: tuple[type, ...]) -> None:
 
 
 # --- the receipts the table saw ------------------------------------------------------------
+#
+# Each line is read once, by patterns that cannot backtrack over what they read (possessive
+# quantifiers: a run of spaces is taken whole or not at all), so a line costs time in
+# proportion to its length, whatever it holds; a JSON line is decoded by `json` (its
+# nesting bounded by the recursion limit: RecursionError is a ParseError).
 
-#: A receipt as a roll printed it (`sealed #12 (session 3) receipt 3f2a9c01b4d7`), or
-#: noted by hand (`#12 3f2a9c01b4d7`, `12 3f2a9c01`): its position and at least 8 of its
-#: hex digits.
-_RECEIPT = re.compile(r"(?:sealed\s+)?#?([0-9]{1,19})\s*(?::|\s)\s*(?:receipt\s+)?([0-9a-f]{8,64})")
-_PRINTED = re.compile(
-    r"sealed\s+#([0-9]{1,19})\s+(?:\(session\s+[0-9]+\)\s+)?receipt\s+([0-9a-f]{8,64})\b"
+#: A receipt as a roll printed it (`sealed #12 (session 3) receipt 3f2a9c01b4d7e5f6`), or
+#: noted by hand (`#12 3f2a9c01b4d7e5f6`, `12: 3f2a9c01b4d7e5f6`): its position and hex
+#: digits. From 8 hex digits on a line is taken for a receipt, and one of fewer than
+#: MIN_SEEN is refused: it binds too little.
+_NOTED = re.compile(
+    r"(?:sealed\s++)?#?+([0-9]{1,19}+)(?:\s*+:\s*+|\s++)(?:receipt\s++)?([0-9a-f]{8,64}+)"
 )
+_PRINTED = re.compile(
+    r"sealed\s++#([0-9]{1,19}+)\s++(?:\(session\s++[0-9]{1,19}+\)\s++)?receipt\s++"
+    r"([0-9a-f]{8,64}+)\b"
+)
+_HEX = re.compile(r"[0-9a-f]{1,64}")
 
 
 def read_receipts(path: str) -> dict[int, str]:
     """The receipts in the file at `path` (`-`: standard input), by position: lines as a
     sealed roll printed them (any other text on the line, or other lines of the saved
     output, are passed over), JSON lines of `--json` rolls, or `#P HEX` noted by hand.
-    ParseError for a file with none, or with two receipts for one position that differ."""
+    ParseError for a file with none, for a receipt of fewer than MIN_SEEN hex digits, for
+    a JSON line nested past the recursion limit, and for two receipts for one position
+    that differ."""
     name = visible(path)
     try:
         f = open_named(path)
@@ -262,7 +275,13 @@ def read_receipts(path: str) -> dict[int, str]:
         raise ParseError(f"{name} is larger than {MAX_RECEIPTS_BYTES // 2**20} MiB of receipts")
     found: dict[int, str] = {}
     for n, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-        for position, digits in _receipts_in(line.strip()):
+        for position, digits in _receipts_in(line.strip(), n, name):
+            if len(digits) < MIN_SEEN:
+                raise ParseError(
+                    f"line {n} of {name}: receipt #{position} has {len(digits)} hex digits "
+                    f"({digits}); verify needs at least {MIN_SEEN}, as a sealed roll prints "
+                    "them (fewer bind too little)"
+                )
             had = found.setdefault(position, digits)
             short = min(len(had), len(digits))
             if had[:short] != digits[:short]:
@@ -273,16 +292,18 @@ def read_receipts(path: str) -> dict[int, str]:
             found[position] = max(had, digits, key=len)
     if not found:
         raise ParseError(
-            f"{name} holds no receipts: lines such as 'sealed #12 receipt 3f2a9c01b4d7' (as a "
-            "sealed roll prints them) or '#12 3f2a9c01'"
+            f"{name} holds no receipts: lines such as 'sealed #12 receipt 3f2a9c01b4d7e5f6' (as "
+            "a sealed roll prints them) or '#12 3f2a9c01b4d7e5f6'"
         )
     return found
 
 
-def _receipts_in(line: str) -> list[tuple[int, str]]:
+def _receipts_in(line: str, n: int, name: str) -> list[tuple[int, str]]:
     if line.startswith("{"):
         try:
             data = json.loads(line)
+        except RecursionError:
+            raise ParseError(f"line {n} of {name} is JSON nested too deeply") from None
         except ValueError:
             data = None
         receipt = data.get("receipt") if isinstance(data, dict) else None
@@ -291,7 +312,7 @@ def _receipts_in(line: str) -> list[tuple[int, str]]:
             if (
                 isinstance(position, int)
                 and isinstance(digits, str)
-                and re.fullmatch(r"[0-9a-f]{8,64}", digits)
+                and _HEX.fullmatch(digits)
                 and 0 <= position <= MAX_POSITION
             ):
                 return [(position, digits)]
@@ -299,5 +320,5 @@ def _receipts_in(line: str) -> list[tuple[int, str]]:
     printed = [(int(p), h) for p, h in _PRINTED.findall(line.lower())]
     if printed:
         return printed
-    noted = _RECEIPT.fullmatch(line.lower())
+    noted = _NOTED.fullmatch(line.lower())
     return [] if noted is None else [(int(noted.group(1)), noted.group(2))]

@@ -1,14 +1,28 @@
 """Whether a sealed row's request text spells the request it rolled (`d20 verify`,
 d20cli.app.commands.verify): no control or bidi character, and parsed with no characters file or
-config it is the row's `replay`, but for what a text cannot show."""
+config it is the row's `replay`, but for what a text cannot show.
+
+The grammar reads a request at roughly 100-250 microseconds a character, so what verify
+has it read is counted (`Texts`), at most MAX_PARSED characters in all, PARSE_COST more
+for each text: each different request text once, and each different set of tables a
+table roll keeps once, counted as the characters of its `{...}` rolls (which the grammar
+reads) and a TABLE_TEXT-th of the rest (TOML, read far faster). An export that needs more
+is refused (OverBudget, exit status 2), whatever its size up to the 64 MiB verify reads.
+An evening's rolls repeat a few requests, and need a small part of it."""
 
 from __future__ import annotations
 
-from typing import Any
+import hashlib
+import json
+import re
+from typing import TYPE_CHECKING, Any
 
 from d20cli.app.commands.verify_files import shown
-from d20cli.errors import D20Error
+from d20cli.errors import D20Error, ParseError
 from d20cli.visible import visible
+
+if TYPE_CHECKING:
+    from d20cli.language.tables import Table
 
 #: Fields a house rule may put into a request where its text gives none (d20cli.rules.house);
 #: the row's `house`, which the seed's roll is compared with, names them.
@@ -20,10 +34,72 @@ NOT_TEXT = frozenset(("columns", "text", "entry", "house_from"))
 #: What a typed label with no value of its own may be merged with: the character's entry
 #: (d20cli.language.character_entries): these are the fields that say it has a value of its own.
 VALUES = ("modifier", "rank", "score")
-PARSED = 4096  # request texts whose parse verify keeps
+MAX_PARSED = 100_000  # characters one verify has the grammar read (module doc)
+PARSE_COST = 16  # characters counted for each text parsed, besides its own
+TABLE_TEXT = 64  # characters of a table's text counted as one, but for its `{...}` rolls
+_ROLLS = re.compile(r"\{[^{}]*+\}")  # a `{...}` roll in an entry (possessive: linear)
 
 
-def text_problem(row: dict[str, Any]) -> str | None:
+class OverBudget(ParseError):
+    """An export whose texts would take more parsing than verify does (MAX_PARSED)."""
+
+
+class Texts:
+    """What one verify parses: each different request text (its parse cache JSON, or the
+    parser's message) and each different set of tables (by the hash of their text) once,
+    counted against MAX_PARSED. `row`: the row being checked, for the message."""
+
+    def __init__(self) -> None:
+        self.left = MAX_PARSED
+        self.row = 0
+        self._parsed: dict[str, Any] = {}
+        self._tables: dict[bytes, dict[str, Table]] = {}
+
+    def _count(self, size: int) -> None:
+        self.left -= size + PARSE_COST
+        if self.left < 0:
+            raise OverBudget(
+                f"row {self.row} of the export: its request texts and tables hold more than "
+                f"{MAX_PARSED:,} characters for verify to parse (each different one "
+                "once; an evening's rolls hold far fewer): refused"
+            )
+
+    def parsed(self, text: str) -> Any:
+        """The parse cache's JSON of `text` parsed, or the parser's error message (str)."""
+        from d20cli.language.grammar import parse_request
+        from d20cli.language.parse_cache import encode
+
+        found = self._parsed.get(text)
+        if found is None:
+            self._count(len(text))
+            try:
+                found = encode(parse_request(text))
+            except D20Error as err:
+                found = err.message
+            except RecursionError:
+                found = "nested too deeply"
+            self._parsed[text] = found
+        return found
+
+    def tables(self, root: str, files: dict[str, str]) -> dict[str, Table]:
+        """The tables a table roll's replay keeps (d20cli.app.sealed.read_tables), read
+        once for each different text of them."""
+        from d20cli.app.sealed import read_tables
+
+        key = hashlib.sha256(json.dumps([root, files], sort_keys=True).encode()).digest()
+        found = self._tables.get(key)
+        if found is None:
+            self._count(sum(_table_cost(text) for text in files.values()))
+            found = self._tables[key] = read_tables(root, files)
+        return found
+
+
+def _table_cost(text: str) -> int:
+    """What reading a table's text counts: its `{...}` rolls, and a TABLE_TEXT-th of it."""
+    return sum(len(roll) for roll in _ROLLS.findall(text)) + len(text) // TABLE_TEXT
+
+
+def text_problem(row: dict[str, Any], texts: Texts) -> str | None:
     """Why the row's request text is not a true spelling of the request rolled (None: it
     is): the text must hold no control or bidi character and must parse, with no
     character file or config, into the request rolled, but for what the text cannot
@@ -48,7 +124,7 @@ def text_problem(row: dict[str, Any]) -> str | None:
         if replay.get("text") == text:  # (in its replay, which verify rolls again)
             return None
         return f"its request text {shown(text)} is not the request rolled ({replay['@']})"
-    typed = _parsed(text)
+    typed = texts.parsed(text)
     if isinstance(typed, str):
         if row["character"] is not None:  # the entries' words shown in it (see the doc)
             return None
@@ -60,28 +136,6 @@ def text_problem(row: dict[str, Any]) -> str | None:
         f"its request text {shown(text)} is not the request rolled (they differ at "
         f"{visible(where.lstrip('.'))[:60] or 'its kind'})"
     )
-
-
-_PARSED: dict[str, Any] = {}
-
-
-def _parsed(text: str) -> Any:
-    """The parse cache's JSON of `text` parsed, or the parser's error message (str)."""
-    from d20cli.language.grammar import parse_request
-    from d20cli.language.parse_cache import encode
-
-    found = _PARSED.get(text)
-    if found is None:
-        try:
-            found = encode(parse_request(text))
-        except D20Error as err:
-            found = err.message
-        except RecursionError:
-            found = "nested too deeply"
-        if len(_PARSED) >= PARSED:
-            _PARSED.clear()
-        _PARSED[text] = found
-    return found
 
 
 def _disagree(typed: Any, rolled: Any, character: bool, path: str) -> str | None:
