@@ -132,7 +132,8 @@ def run(
                     rolled = (prepared.one(roller),)
                 except (D20Error, RecursionError) as err:
                     return _failed(err, text, opts, out, [])
-            return _rolled(text, opts, out, context, rolled, log, prepared.work)
+            # its notes were said when it was prepared (once a run: Context.say_notes)
+            return _rolled(text, opts, out, context, rolled, log, prepared.work, said=True)
     return request(text, opts, out, context)
 
 
@@ -317,6 +318,7 @@ def request(text: str, opts: Options, out: Output, context: Context | None = Non
             context.check_strict(text, opts)  # --strict: before anything is rolled
             prepared = None if own_context else _prepare(text, given, opts, context)
             if prepared is not None:
+                context.say_notes(text, opts, out)  # now: the prepared line will not
                 context.prepared.keep(text, prepared)
                 results = prepared.results(context.roller(opts))
             else:
@@ -437,10 +439,12 @@ def _rolled(
     rolled: Iterable[Result],
     log: RollLog | None,
     work: int,
+    said: bool = False,
 ) -> Outcome:
     """Log, print (or tally, with --summary) the results of a request as they are rolled;
     an error on the way is printed and gives BAD_INPUT. `work`: the command's work
-    budget, which bounds what it may print."""
+    budget, which bounds what it may print. `said`: the request's notes were said when
+    it was first run in this context (a prepared line), so they are not looked for."""
     results: list[Result] = []
     status = ExitStatus.OK
     tally: Tally | None = None
@@ -449,7 +453,7 @@ def _rolled(
     try:
         output_limit = work * OUTPUT_PER_WORK
         for result in rolled:
-            if not results:
+            if not results and not said:
                 context.say_notes(text, opts, out)  # before the first result (a bad one: alone)
             if log is not None:
                 log.add(result)
