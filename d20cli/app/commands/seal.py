@@ -198,8 +198,8 @@ def verify_command(
         typer.Option(
             "--receipts",
             metavar="FILE",
-            help="Receipts the table saw (sealed #P receipt HEX lines, or the saved output), "
-            "to check (- reads stdin).",
+            help="Receipts the table saw (sealed #P receipt HEX lines, 16 hex digits at "
+            "least, or the saved output), to check (- reads stdin).",
         ),
     ] = None,
     rows: Annotated[
