@@ -434,7 +434,7 @@ def test_char_cli_round_trip() -> None:
     for word in ("aria", "levelup", "stealth", "+7 expertise=d6", "saves", "macro"):
         assert word in r.stdout
     r = runner.invoke(char_app, ["list"])
-    assert r.stdout.split()[:2] == ["aria", "levelup"]
+    assert r.stdout.splitlines()[1].split()[:2] == ["aria", "levelup"]  # under the header
     assert runner.invoke(char_app, ["unset", "aria", "macros.sneak"]).exit_code == 0
     assert runner.invoke(char_app, ["rm", "aria"]).exit_code == 0
     assert "no characters yet" in runner.invoke(char_app, ["list"]).stdout
@@ -657,3 +657,12 @@ def test_a_byte_order_mark_at_the_start_is_accepted(capsys: pytest.CaptureFixtur
     assert runner.invoke(char_app, ["set", "bruno", "fists", "+9"]).exit_code == 0
     assert characters.load("aria").lookup("stealth", "check") == "+7 expertise=d6"
     assert characters.load("bruno").lookup("fists", "check") == "+9"
+
+
+def test_char_list_has_a_header(sheet: Path) -> None:
+    """Issue 42 item 12: `char list` printed rows with no header."""
+    r = runner.invoke(char_app, ["list"])
+    assert r.exit_code == 0
+    head, *rows = r.stdout.splitlines()
+    assert head.split() == ["character", "system", "entries", "and", "macros"]
+    assert [row.split()[0] for row in rows] == ["aria", "bruno"]

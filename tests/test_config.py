@@ -71,6 +71,16 @@ def test_no_file_is_the_defaults() -> None:
     assert "no config file yet" in r.stdout
 
 
+def test_show_says_the_character_in_use() -> None:
+    """Issue 42 item 12: `config show` left out `character` (`d20 char use aria`)."""
+    from cli_helpers import write_sheet
+
+    write_sheet('[aria]\nstealth = "+7"\n')
+    assert runner.invoke(app, ["char", "use", "aria"]).exit_code == 0
+    r = runner.invoke(app, ["config", "show"])
+    assert r.exit_code == 0 and 'character = "aria"' in r.stdout.splitlines()
+
+
 def test_set_show_unset_round_trip() -> None:
     for args, said in (
         (["levelup.crit-dmg", "max"], 'levelup.crit-dmg = "max"'),

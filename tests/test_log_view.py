@@ -221,14 +221,15 @@ def _env(tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(
-    "args", [["log", "--export", "json"], ["log", "--export", "csv"], ["log", "--tsv"]]
+    "args",
+    [["log", "--export", "json"], ["log", "--export", "csv"], ["log", "--tsv", "-l", "20000"]],
 )
 def test_a_closed_pipe_ends_the_log_quietly(tmp_path: Path, args: list[str]) -> None:
     store = State.open()
     store.rolls.add(ROWS * 5000)
     store.close()
     run = subprocess.run(
-        f"{sys.executable} -m d20cli {' '.join(args)} -l 20000 | head -1; "
+        f"{sys.executable} -m d20cli {' '.join(args)} | head -1; "
         "echo status=${PIPESTATUS[0]} >&2",
         shell=True,
         executable="/bin/bash",
@@ -262,3 +263,38 @@ def test_on_a_terminal_the_table_fits_its_width(tmp_path: Path) -> None:
         assert max(len(line) for line in lines) <= width
         if width >= 130:  # room for every column, each label whole
             assert "Critical success" in child.before and "d20 12 (7)" in child.before
+
+
+def test_answering_no_to_clear_says_nothing_was_deleted(tmp_path: Path) -> None:
+    """Issue 42 item 12: `n` to `log --clear` on a terminal ended with no word."""
+    pexpect = pytest.importorskip("pexpect")
+    store = State.open()
+    store.rolls.add(ROWS)
+    count = store.rolls.count()
+    store.close()
+    env = {**_env(tmp_path), "NO_COLOR": "1", "TERM": "xterm"}
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "d20cli", "log", "--clear"],
+        env=env,
+        cwd=str(ROOT),
+        encoding="utf-8",
+        timeout=60,
+    )
+    child.expect(r"delete all [0-9,]+ logged rolls\?")
+    child.sendline("n")
+    child.expect("nothing deleted")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    store = State.open()
+    assert store.rolls.count() == count
+    store.close()
+
+
+@pytest.mark.parametrize("other", [["--export", "csv"], ["--export", "json"], ["--stats"]])
+def test_a_limit_that_would_not_be_kept_is_refused(other: list[str]) -> None:
+    """Issue 42 item 12: `log --export csv -l 3` exported every roll, -l ignored."""
+    r = CliRunner().invoke(log_app, [*other, "-l", "3"])
+    assert r.exit_code == 2
+    assert "-l/--limit is for the recent rolls" in r.output

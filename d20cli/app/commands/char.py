@@ -161,6 +161,7 @@ def char_list(
     if not found:
         out.text(f"no characters yet (d20 char add NAME --system ID; file: {_path()})")
         return
+    out.text(f"{'character':<16} {'system':<10} entries and macros")
     for c in found:
         entries, macros = len(c.entry_names()), len(c.macros)
         counts = f"{entries} {'entry' if entries == 1 else 'entries'}, "

@@ -60,6 +60,8 @@ def show_lines(config: Any) -> list[str]:
     lines.append(
         f"color = {_toml(config.color or 'auto')}" + ("" if config.color else "  # the default")
     )
+    if config.character is not None:  # `d20 char use aria`
+        lines.append(f"character = {_toml(config.character)}")
     for sid, keys in config.house.items():
         lines += ["", f"[{sid}]"]
         lines += [f"{key} = {_toml(value)}" for key, value in keys.items()]

@@ -58,7 +58,10 @@ EXPORT_FORMATS: tuple[str, ...] = ("json", "csv")
 
 @log_app.callback(invoke_without_command=True)
 def log_main(
-    limit: Annotated[int, typer.Option("--limit", "-l", min=1, help="How many rolls.")] = 20,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", "-l", min=1, help="How many recent rolls (20 by default)."),
+    ] = None,
     character: Annotated[
         str | None, typer.Option("--character", "-c", help="Only this character's rolls.")
     ] = None,
@@ -126,6 +129,12 @@ def log_main(
             raise ParseError("use one of --stats, --export, --clear and --prune at a time")
         if export is not None and export.lower() not in EXPORT_FORMATS:
             raise ParseError(f"--export takes json or csv, not {export!r}")
+        if limit is not None and (export is not None or stats or clear or prune):
+            what = "--export writes every roll" if export is not None else "it takes every roll"
+            raise ParseError(
+                f"-l/--limit is for the recent rolls, and {what}: narrow it with --since, "
+                "--until, -c NAME or --session N (or d20 log -l N --json for the last N)"
+            )
         now = datetime.now(UTC)
         only = LogFilter(
             character,
@@ -159,7 +168,7 @@ def log_main(
             elif stats:
                 _stats(store, only, out, command_options().json, no_color)
             else:
-                _recent(store, limit, only, out, command_options().json, tsv, no_color)
+                _recent(store, limit or 20, only, out, command_options().json, tsv, no_color)
         finally:
             state.close()
 
@@ -193,6 +202,7 @@ def _clear(store: Rolls, character: str | None, yes: bool, out: Output) -> None:
     n = store.count(character) - kept
     question = visible(f"delete {who} {n:,} logged rolls{note}?")
     if not yes and not typer.confirm(question, default=False):
+        out.text("nothing deleted")
         raise typer.Exit(int(ExitStatus.OK))
     gone = store.clear(character)
     kept_note = f"; the open sealed session's {kept:,} are kept" if kept else ""
@@ -578,6 +588,7 @@ def _prune(store: Rolls, before: str | None, keep: int | None, yes: bool, out: O
     n = log_retention.prunable(store, before, keep)
     question = f"delete {n:,} logged rolls ({' or '.join(what)})?"
     if n and not yes and not typer.confirm(question, default=False):
+        out.text("nothing deleted")
         raise typer.Exit(int(ExitStatus.OK))
     gone = log_retention.prune(store, before, keep)
     sealed = Sessions(store.db).current() is not None
