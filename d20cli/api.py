@@ -436,8 +436,7 @@ def _peer_readings(parsed: Parsed, line: str, strict: bool) -> None:
     counts 7 or more): a NotationWarning naming that peer (strict: a ParseError)."""
     for reading in readings(parsed, line):
         if strict:
-            at = line.find(reading.form.rsplit(" ", 1)[-1])
-            raise ParseError(f"{reading.note} (strict=True)", line, at + 1 if at >= 0 else None)
+            raise ParseError(f"{reading.note} (strict=True)", line, reading.column(line))
         warnings.warn(reading.note, NotationWarning, stacklevel=_outside())
 
 

@@ -394,7 +394,7 @@ class Context(Lookups):
             return
         request = self.parse(text)
         for reading in readings(request, text):
-            raise ParseError(f"{reading.note} (--strict)", text, _column(text, reading.form))
+            raise ParseError(f"{reading.note} (--strict)", text, reading.column(text))
         for word, column in stray_labels(request, text) if opts.as_ is None else ():
             raise ParseError(f"{_stray(word)} (--strict)", text, column)
         if opts.as_ is None:
@@ -406,17 +406,20 @@ class Context(Lookups):
         15` without --as: the roll is made at +0, which is allowed, but rarely what was
         meant); a form a major peer reads as another number (`5d10>7`: Roll20 counts 7 or
         more; d20cli.language.peer_readings). Said before the result is shown."""
-        for reading in readings(self.parse(text), text) if may_hold(text) else ():
+        if opts.as_ is not None and not may_hold(text):
+            return  # (most requests: nothing to look at, and no parse)
+        request = self.parse(text)
+        for reading in readings(request, text):
             if reading.note not in self.warned:
                 self.warned[reading.note] = True
                 out.warn(reading.note)
         if opts.as_ is not None:
             return
-        for word, _ in stray_labels(self.parse(text), text):
+        for word, _ in stray_labels(request, text):
             if word not in self.warned:
                 self.warned[word] = True
                 out.warn(_stray(word))
-        for word, _ in unvalued_words(self.parse(text)):
+        for word, _ in unvalued_words(request):
             if word in self.warned:
                 continue
             self.warned[word] = True
@@ -534,13 +537,6 @@ def _stray(word: str) -> str:
         f"{word[:30]!r} after the target is the roll's label: it names the roll and adds "
         f"nothing (a label goes before the modifier, or in brackets: [{word[:30]}])"
     )
-
-
-def _column(text: str, form: str) -> int | None:
-    """The column (1-based) of a reading's form in the text: its last word (`>7`, `cs`,
-    `k3`, `d%`), where the text holds it."""
-    at = text.find(form.rsplit(" ", 1)[-1])
-    return at + 1 if at >= 0 else None
 
 
 def _how() -> str:

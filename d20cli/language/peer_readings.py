@@ -37,6 +37,12 @@ class Reading(NamedTuple):
     form: str
     note: str
 
+    def column(self, text: str) -> int | None:
+        """The column (1-based) of the form in `text`: its last word (`>7`, `cs`, `k3`,
+        `d%`), where the text holds it."""
+        at = text.find(self.form.rsplit(" ", 1)[-1])
+        return at + 1 if at >= 0 else None
+
 
 #: Text that may hold such a form (most requests hold none, and are done at once).
 _MAYBE = re.compile(r"[<>%]|cs|k[0-9]", re.IGNORECASE)
