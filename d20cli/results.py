@@ -207,6 +207,7 @@ class Damage(JsonText):
     critical: bool
     expression: str  # the damage expression as rolled, e.g. "2d8+4" on a critical hit
     labels: dict[str, int] | None = None  # per-type subtotals: {"slashing": 7, "fire": 5}
+    untyped: int | None = None  # the rest of the total beside the labels: `+3` in `1d8[x]+3`
 
     def dice_text(self) -> str:
         """The JSON text of `dice`."""
@@ -219,17 +220,21 @@ class Damage(JsonText):
         )
         if self.labels:
             text += f', "labels": {JSON_ENCODER.encode(self.labels)}'
+        if self.untyped is not None:
+            text += f', "untyped": {self.untyped}'
         return text + "}"
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Damage:
         labels = data.get("labels")
+        untyped = data.get("untyped")
         return cls(
             int(data["total"]),
             _dice(data.get("dice", ())),
             bool(data.get("critical")),
             str(data.get("expression", "")),
             {str(k): int(v) for k, v in labels.items()} if isinstance(labels, dict) else None,
+            None if untyped is None else int(untyped),
         )
 
 

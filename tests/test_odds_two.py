@@ -133,7 +133,7 @@ def test_damage_labels_give_per_type_subtotals_and_modifier_dice_their_label() -
         return out.getvalue()
 
     attack = ("attack", "+5", "vs", "10", "dmg", "1d8[slashing]+3+2d6[fire]")
-    assert "= 13  (slashing 5, fire 5)" in run(*attack, "--dice", "12,5,2,3")
+    assert "= 13  (slashing 5, fire 5, untyped 3)" in run(*attack, "--dice", "12,5,2,3")
     line = run(*attack, "--dice", "20,5,2,3,1,1,1", "--json")
     data = json.loads(line)
     assert data["damage"]["labels"] == {"slashing": 7, "fire": 6}

@@ -58,6 +58,35 @@ class Evaluated:
                 out[node.expr.label] = out.get(node.expr.label, 0) + node.total
         return out
 
+    def untyped(self, labels: dict[str, int]) -> int | None:
+        """The part of the total no label names, when the labelled terms are added into it:
+        3 for `2d6[slashing]+3+1d6[fire]`, -1 for `2d6[fire]-1`, so that the labels'
+        subtotals and it add up to the total. None when it is 0, or when a labelled term is
+        subtracted, multiplied or inside a function, group or dice count (its share of the
+        total cannot be told, and the labels then give the labelled terms' own totals), and
+        when no labelled term rolls dice: labelled numbers alone are modifiers named
+        (`1d20+3[dex]+2[prof]`, a character's references), not types of a total."""
+        first_and_rest = (
+            [("+", self.first), *self.rest]
+            if isinstance(self, EvalArithmetic) and self.rest[0][0] in "+-"
+            else [("+", self)]
+        )
+        for op, part in first_and_rest:
+            whole = isinstance(part, EvalNumber | EvalDice) and part.expr.label is not None
+            if whole and op == "-":
+                return None
+            inside = part.children() if whole else [part]
+            if any(_labelled(node) for child in inside for node in child.walk()):
+                return None
+        if not any(isinstance(node, EvalDice) and _labelled(node) for node in self.walk()):
+            return None
+        rest = self.total - sum(labels.values())
+        return rest or None
+
+
+def _labelled(node: Evaluated) -> bool:
+    return isinstance(node, EvalNumber | EvalDice) and node.expr.label is not None
+
 
 @frozen(slots=True)
 class EvalNumber(Evaluated):

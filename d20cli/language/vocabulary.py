@@ -367,7 +367,11 @@ DICE_NOTATION: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("d{F,F,...}", "custom faces, each equally likely", ("d{0,0,1,2}", "3d{1,3,5}kh2")),
     ("Nd(EXPR)", "computed sides: the sides are rolled first", ("1d(1d4+2)",)),
     ("Nx EXPR", "N separate results", ("6x 4d6kh3",)),
-    ("[label]", "name a part, shown in the output and JSON", ("1d8[slashing] + 2d6[fire] + 3",)),
+    (
+        "[label]",
+        "name a part: its subtotal is shown, and the rest of the total as `untyped`",
+        ("1d8[slashing] + 2d6[fire] + 3",),
+    ),
     ("adv / dis", "on a lone 1d20: two d20s, keep the higher / lower", ("1d20+5 adv",)),
     ("# comment", "a comment, kept with the result", ("1d20 # initiative",)),
     (

@@ -191,8 +191,7 @@ def _roll_body(r: Result) -> Line:
     line.append((str(r.total), "bold yellow"))
     labels = r.detail.get("labels")
     if isinstance(labels, dict) and labels:
-        parts = ", ".join(f"{k} {v}" for k, v in labels.items())
-        line.append((f"  ({parts})", "dim"))
+        line.append((_breakdown(labels, r.detail.get("untyped")), "dim"))
     if r.target is not None:  # `3d6 vs 12`, `1d100 <= 45`: success by total
         op = r.detail.get("compare", ">=")
         line += [(f"  {'vs' if op == '>=' else op} {r.target}  ", ""), badge(r.outcome, r.label)]
@@ -306,6 +305,15 @@ def _check_body(r: Result) -> Line:
     return line
 
 
+def _breakdown(labels: dict[str, int], untyped: object) -> str:
+    """`  (slashing 3, fire 3, untyped 3)`: each label's subtotal, then the rest of the
+    total when there is one (an int), so that the parts add up to the total."""
+    parts = [f"{k} {v}" for k, v in labels.items()]
+    if isinstance(untyped, int):
+        parts.append(f"untyped {untyped}")
+    return f"  ({', '.join(parts)})"
+
+
 def _damage_line(dmg: Damage, mode: str | None = None) -> Line:
     line: Line = [("  damage ", "dim"), (dmg.expression, "cyan"), (" ", "")]
     if dmg.dice:
@@ -315,8 +323,7 @@ def _damage_line(dmg: Damage, mode: str | None = None) -> Line:
     line.append(("  = ", ""))
     line.append((str(dmg.total), "bold yellow"))
     if dmg.labels:
-        parts = ", ".join(f"{k} {v}" for k, v in dmg.labels.items())
-        line.append((f"  ({parts})", "dim"))
+        line.append((_breakdown(dmg.labels, dmg.untyped), "dim"))
     if dmg.critical:
         how = {"double": "total doubled", "max": "dice at maximum"}.get(str(mode), "dice doubled")
         line.append((f"  critical: {how}", "bold magenta"))

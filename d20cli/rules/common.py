@@ -123,6 +123,7 @@ class Evaluated(NamedTuple):
     dice: tuple[Die, ...]
     expr: Expr | None
     labels: dict[str, int] | None = None  # {label: subtotal} of labelled terms, if any
+    untyped: int | None = None  # the rest of the total beside them (Evaluated.untyped)
 
     @property
     def text(self) -> str:
@@ -143,8 +144,11 @@ def evaluate(expr: Expr | None, roller: Roller, role: str) -> Evaluated:
     if preset is not None:
         return Evaluated(preset, (), expr)
     ev = evaluation.evaluate(expr, roller, role=role)
-    labels = ev.labels() if "[" in str(expr) else None  # only a labelled term has "["
-    return Evaluated(ev.total, tuple(ev.dice()), expr, labels or None)
+    if "[" not in str(expr):  # only a labelled term has "["
+        return Evaluated(ev.total, tuple(ev.dice()), expr)
+    labels = ev.labels()
+    untyped = ev.untyped(labels) if labels else None
+    return Evaluated(ev.total, tuple(ev.dice()), expr, labels or None, untyped)
 
 
 _NOTHING = Evaluated(0, (), None)

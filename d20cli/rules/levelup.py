@@ -357,7 +357,7 @@ def _resolve_check(request: CheckRequest, roller: Roller, target: int | None) ->
         rolled = damage_roll(request, critical_expr, roll.natural, grade)
         if rolled is not None:
             ev = evaluate(rolled[0], roller, "damage")
-            damage = Damage(ev.total, ev.dice, rolled[1], ev.text, ev.labels)
+            damage = Damage(ev.total, ev.dice, rolled[1], ev.text, ev.labels, ev.untyped)
         else:
             notes.append("a miss: no damage")
     return Result(

@@ -255,7 +255,7 @@ def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
         rolled = damage_roll(request, roll.natural, grade)
         if rolled is not None:
             ev = evaluate(rolled[0], roller, "damage")
-            damage = Damage(ev.total, ev.dice, rolled[1], ev.text, ev.labels)
+            damage = Damage(ev.total, ev.dice, rolled[1], ev.text, ev.labels, ev.untyped)
         else:
             notes.append("a failure: no damage")
     return Result(

@@ -83,8 +83,10 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
 
     Dice have role "roll" (the two d20s of adv/dis: "d20") and the label of their term.
     detail: "expression" (as rolled, `2d20kh1+5` for `1d20+5 adv`), "labels" {label:
-    subtotal} when any term has a label, "comment" when the line had one, "compare" (the
-    target's comparison) with a target, which also fills target, outcome, label, success.
+    subtotal} when any term has a label, and "untyped" (the rest of the total, when the
+    labelled terms are added into it and do not make all of it: Evaluated.untyped),
+    "comment" when the line had one, "compare" (the target's comparison) with a target,
+    which also fills target, outcome, label, success.
     A roll of more than LIST_LIMIT dice has dice=() and a DiceSummary (count, kept, face
     histogram, sides) instead, which is what its JSON then carries.
     """
@@ -108,6 +110,9 @@ def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
         labels = tree.labels() if labelled else {}
     if labels:
         detail["labels"] = labels
+        untyped = tree.untyped(labels)
+        if untyped is not None:
+            detail["untyped"] = untyped
     if request.comment:
         detail["comment"] = request.comment
     goal = {} if request.target is None else _target_fields(request, tree.total, detail)
