@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from cli_helpers import d20
 
-from d20cli.dice import distribution
+from d20cli.dice import distribution, exploding, weights
 from d20cli.dice.evaluated import EvalDice
 from d20cli.dice.roller import make_roller
 from d20cli.dice.weights import Budget, TooCostly, keep
@@ -39,6 +39,8 @@ SQUARES = "{" + ",".join(str(i * i) for i in range(1, 1001)) + "}"  # 1,000 spre
         f"10d{SQUARES}",
         "2000d6",
         "(1d100)d100",  # a mixture of a hundred sums
+        "20d6!kh10",  # its explosions' splits were worked out first (1 s), then refused
+        "40d6!pkh10",
     ],
 )
 def test_big_weights_are_refused_before_the_work(text: str) -> None:
@@ -178,3 +180,43 @@ def test_odds_compare_shares_one_budget(
     pair = ["odds", "compare", "check +1 vs 11 expertise=d4", "check +2 vs 11 adv expertise=d4"]
     code, _, err = d20(pair, capsys)
     assert code == 2 and "steps left of 100 for all the odds of 'compare" in err, err
+
+
+@pytest.mark.parametrize("text", ["300d20{}", "{}+300d20", "300d20{}+1d4-1d4"])
+def test_adding_a_constant_costs_a_shift(text: str) -> None:
+    """`957d6+8` was refused where `957d6` computed: a constant was convolved as a table
+    (issue 43 item 4). A constant added or taken costs the values it shifts, no more."""
+    plain = Budget(distribution.DEFAULT_MAX_STATES, text)
+    distribution.distribution(parse_expression(text.format("")), budget=plain)
+    for constant in ("+8", "-8"):
+        shifted = Budget(distribution.DEFAULT_MAX_STATES, text)
+        form = text.format(constant) if text[0] != "{" else text.format(constant[1:] + "+")
+        dist = distribution.distribution(parse_expression(form), budget=shifted)
+        assert shifted.spent - plain.spent <= 2 * len(dist.counts)
+
+
+def test_a_constant_is_never_charged_as_a_product() -> None:
+    table = {v: v for v in range(10_000)}
+    assert weights.convolution_cost(table, {8: 1}) == len(table)
+    assert weights.convolution_cost({-3: 2}, table) == len(table)
+    assert weights.convolve(table, {8: 3}) == {v + 8: 3 * v for v in range(10_000)}
+    assert weights.convolve({8: 3}, table) == weights.convolve(table, {8: 3})
+
+
+@pytest.mark.parametrize("penetrate", [False, True])
+@pytest.mark.parametrize("d", [0, 1, 2, 5])
+def test_the_splits_of_an_exploding_keep_are_counted_before_the_work(
+    penetrate: bool, d: int
+) -> None:
+    """exploded_keep_cost counts the splits exploded_keep's DP makes, from the sizes alone:
+    the same splits as the DP's, die by die (a DP over the sizes, without weights)."""
+    if penetrate:
+        per_die = {(0, 1, 0, 0), (1, 0, d, 0), *((1, 0, k, 1) for k in range(d))}
+    else:
+        per_die = {(d + 1, 0), *((k, 1) for k in range(d + 1))}
+    splits = {(0,) * len(next(iter(per_die)))}
+    for i in range(1, 8):
+        splits = {tuple(x + y for x, y in zip(a, b, strict=True)) for a in splits for b in per_die}
+        sizes = exploding.split_sizes(i, d, penetrate)
+        assert len(sizes) == len(set(sizes)) == exploding._splits(i, d, penetrate)
+        assert set(sizes) == splits

@@ -57,7 +57,7 @@ from fractions import Fraction
 
 from d20cli.dice.combined import call_weights, group_weights, mixture
 from d20cli.dice.evaluate import too_large
-from d20cli.dice.exploding import chain, exploded_keep, unique
+from d20cli.dice.exploding import chain, exploded_keep, exploded_keep_cost, unique
 from d20cli.dice.tree import (
     MAX_SIDES,
     MAX_TOTAL,
@@ -328,8 +328,8 @@ class _Calculator:
     def term_cost(self, e: Dice, n: int) -> int:
         """Estimated steps of `self.term(e, n)`, from the sizes alone (no tables built).
 
-        For non-compound explosions with keep/drop this is the cost of the first stage;
-        `exploded_keep` charges the keep DPs once it knows how many it needs.
+        For non-compound explosions with keep/drop it includes the splits' DP and the keep
+        DP of each split (`exploding.exploded_keep_cost`).
         """
         return self._term_estimate(e, n)[0]
 
@@ -352,12 +352,14 @@ class _Calculator:
         kept = n if e.keep is None else e.keep.kept_count(n)
         if e.explode is not None:
             d = self.depth
+            values0, span0 = values, span
             work += d * faces * (span * (d + 1) + 1)  # the chain, level by level
             span *= d + 1
             values = span + 1
             unit_bits *= d + 1
             if e.keep is not None and not e.explode.compound:
-                work += n * (n * (d + 1) + 1) * (n + 1) * (d + 2) // 2
+                first = faces.bit_length() * (2 if e.reroll is not None and e.reroll.once else 1)
+                work += exploded_keep_cost(e, n, d, values0, span0, first)
                 return work, kept * span + 1, n * unit_bits
         if e.pool is not None:
             span = min(span, 2)

@@ -116,13 +116,22 @@ def power_cost(span: int, unit_bits: int, n: int) -> int:
     return slots + 2 * bigint_cost(bits // 2)
 
 
+def product_cost(bits_a: int, bits_b: int) -> int:
+    """Steps for one product of integers of these sizes: CPython cuts the longer into
+    pieces the size of the shorter and multiplies each, so a long table times a short one
+    (`300d20+1d4`) costs about their ratio times one short product, not a long one."""
+    short, long = sorted((max(bits_a, 1), max(bits_b, 1)))
+    return -(-long // short) * bigint_cost(short) + long // 3000
+
+
 def convolution_cost(a: Weights, b: Weights) -> int:
+    """Steps for `convolve(a, b)`: the pairs, or packing, one product and unpacking."""
     pairs = len(a) * len(b)
-    if pairs <= _SMALL_CONVOLUTION:
+    if pairs <= _SMALL_CONVOLUTION or min(len(a), len(b)) == 1:  # (one value: a shift)
         return pairs
-    slots = (max(a) - min(a)) + (max(b) - min(b)) + 1
-    bits = slots * (sum(a.values()).bit_length() + sum(b.values()).bit_length() + 8)
-    return 2 * slots + bigint_cost(bits)
+    span_a, span_b = max(a) - min(a), max(b) - min(b)
+    width = sum(a.values()).bit_length() + sum(b.values()).bit_length() + 8  # a slot's bits
+    return 2 * (span_a + span_b + 1) + product_cost((span_a + 1) * width, (span_b + 1) * width)
 
 
 def keep_cost(values: int, sizes: Sequence[int], keep: int, span: int, unit_bits: int) -> int:
@@ -164,6 +173,11 @@ def unpack(packed: int, lo: int, size: int, width: int) -> Weights:
 
 def convolve(a: Weights, b: Weights) -> Weights:
     """The weights of X + Y for independent X ~ a, Y ~ b."""
+    if len(b) == 1:  # a constant (`957d6+8`): a shift, as cheap as the table
+        ((y, wy),) = b.items()
+        return {x + y: wx * wy for x, wx in a.items()}
+    if len(a) == 1:
+        return convolve(b, a)
     if len(a) * len(b) <= _SMALL_CONVOLUTION:
         out: Weights = {}
         for x, wx in a.items():
