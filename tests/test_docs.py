@@ -32,6 +32,7 @@ from tests.docs_pages import (
     matches,
     page_name,
     pages,
+    prints_nothing_by_design,
     shell_lines,
 )
 
@@ -133,12 +134,35 @@ def shown_as(
         assert err.splitlines() == expected, said
         return
     assert status == 0, said
-    if not expected:
+    if not expected:  # only an example that sends its output away (a static test says so)
+        assert out == "", f"{said}show what it prints:\n{out}"
         return
     if forced(command):
         assert out.splitlines() == expected, said
     else:
         assert matches(expected, out.splitlines()), f"{said}{out}"
+
+
+def test_every_example_shows_its_output() -> None:
+    """A reader sees what each `$ ` example prints: every example shows its output lines,
+    but for one that sends its standard output away (`> /dev/null`, `> ~/rolls.json`),
+    whose run must then print nothing (test_examples_run_as_shown)."""
+    unseen = [
+        f"{page}:{n}: $ {command}"
+        for page, n, command, expected in CASES
+        if not expected and not prints_nothing_by_design(command)
+    ]
+    assert not unseen, "show what these print:\n" + "\n".join(unseen)
+
+
+def test_prints_nothing_by_design_is_a_redirection_of_standard_output() -> None:
+    assert prints_nothing_by_design("d20 roll 1d6 --repeat 1000000 | head -1 > /dev/null")
+    assert prints_nothing_by_design("d20 log --export json --session 1 > ~/rolls.json")
+    assert prints_nothing_by_design("d20 roll 1d6 >>log.txt")
+    assert not prints_nothing_by_design("d20 roll 1d6 2> /dev/null")
+    assert not prints_nothing_by_design("d20 roll 1d6 2>&1")
+    assert not prints_nothing_by_design("d20 roll '1d20 >= 5'")
+    assert not prints_nothing_by_design("d20 roll 1d6")
 
 
 def test_output_is_matched_by_shape() -> None:
