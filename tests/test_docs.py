@@ -284,6 +284,13 @@ def test_mkdocs_lists_every_page() -> None:
     assert on_disk <= listed, on_disk - listed
 
 
+def test_mkdocs_names_the_site_url() -> None:
+    """The site's address, which the sitemap and the canonical links need (without it
+    mkdocs writes an empty sitemap)."""
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert re.search(r"^site_url: https://\S+/$", config, flags=re.M)
+
+
 def test_the_systems_table_is_the_systems_data() -> None:
     """docs/systems/index.md's table: every id with every alias and verb `d20 systems`
     names; the README's list: every id, with verbs of that system."""
