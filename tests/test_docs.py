@@ -320,12 +320,30 @@ def _make_docs() -> ModuleType:
 
 
 def test_the_manual_page_and_the_notation_table_are_current() -> None:
-    """man/d20.1 and docs/notation.md's table are what scripts/make_docs.py makes from the
-    help data (run it after changing a verb, the notation, an option or a command)."""
+    """man/d20.1, docs/notation.md's table and the systems' pages are what
+    scripts/make_docs.py makes from the help data (run it after changing a verb, the
+    notation, a system, an option or a command)."""
     make_docs = _make_docs()
     assert (ROOT / "man" / "d20.1").read_text(encoding="utf-8") == make_docs.man_page()
     page = (DOCS / "notation.md").read_text(encoding="utf-8")
     assert make_docs.notation_page(page) == page
+    for path, text in make_docs.system_pages().items():
+        assert path.read_text(encoding="utf-8") == text, f"{path.name}: run scripts/make_docs.py"
+
+
+def test_a_system_page_is_headings_and_tables_made_from_the_program() -> None:
+    """Each system's page has its verbs, outcome tiers and words as tables made from the
+    program's data (checked above), not a paste of `d20 systems` output."""
+    from d20cli.api import systems
+
+    for info in systems():
+        page = (DOCS / "systems" / f"{info.id}.md").read_text(encoding="utf-8")
+        assert "$ d20 systems" not in page, info.id
+        assert "### Verbs" in page and "### Outcome tiers" in page, info.id
+        for verb in info.verbs:
+            assert f"| `{verb.name}` | " in page and f"`d20 {verb.example} " in page
+        assert all(f"| `{outcome.id}` |" in page for outcome in info.outcomes)
+        assert all(f"| `{word}` | {meaning} |" in page for word, meaning in info.words)
 
 
 def test_the_manual_page_names_every_verb_command_option_and_form() -> None:
