@@ -284,6 +284,17 @@ def test_mkdocs_lists_every_page() -> None:
     assert on_disk <= listed, on_disk - listed
 
 
+def test_the_home_page_leads_with_an_evening_at_the_table() -> None:
+    """The site's first page starts with what players type at the table and what it
+    prints, before the install."""
+    page = (DOCS / "index.md").read_text(encoding="utf-8")
+    sections = re.split(r"^## ", page, flags=re.M)
+    assert sections[1].startswith("An evening at the table\n")
+    shown = examples(sections[1])
+    assert len(shown) >= 8 and all(expected for _, expected in shown)
+    assert {"check", "attack", "init", "odds"} <= {c.split()[1] for c, _ in shown}
+
+
 def test_mkdocs_names_the_site_url() -> None:
     """The site's address, which the sitemap and the canonical links need (without it
     mkdocs writes an empty sitemap)."""
