@@ -1,7 +1,9 @@
-"""Write what the documentation takes from the help data: the manual page man/d20.1 and the
-notation table of docs/notation.md. Run it after changing the verbs, the notation, the
-options or the commands: `python scripts/make_docs.py` (tests/test_docs.py fails while
-either is out of date; `--check` exits 1 then, writing nothing).
+"""Write what the documentation takes from the help data: the manual page man/d20.1, the
+notation table of docs/notation.md and the reference of each system's page
+(docs/systems/ID.md: its verbs, outcome tiers, words and house defaults, as `d20 systems`
+gives them). Run it after changing the verbs, the notation, a system, the options or the
+commands: `python scripts/make_docs.py` (tests/test_docs.py fails while one is out of
+date; `--check` exits 1 then, writing nothing).
 
 Everything comes from the tables `d20 help` reads: the verbs (vocabulary.VERB_HELP), the
 dice notation (vocabulary.DICE_NOTATION), the systems (d20cli.systems()), the request
@@ -22,6 +24,9 @@ MAN_PAGE = ROOT / "man" / "d20.1"
 NOTATION_PAGE = ROOT / "docs" / "notation.md"
 BEGIN = "<!-- notation table: made by scripts/make_docs.py from DICE_NOTATION -->"
 END = "<!-- end of the notation table -->"
+SYSTEMS_DIR = ROOT / "docs" / "systems"
+SYSTEM_BEGIN = "<!-- system reference: made by scripts/make_docs.py from d20 systems -->"
+SYSTEM_END = "<!-- end of the system reference -->"
 
 EXIT_STATUSES = (
     ("0", "done"),
@@ -161,10 +166,84 @@ def notation_page(text: str) -> str:
     return text[:start] + notation_table() + text[end:]
 
 
+def cell(text: str) -> str:
+    """Text for a cell of a Markdown table (a `|` would split it)."""
+    if "|" in text:
+        raise ValueError(f"a | in {text!r} would split its cell")
+    return text
+
+
+def system_reference(system_id: str) -> str:
+    """The reference part of a system's page: what `d20 systems -s ID` prints, as headings
+    and tables."""
+    from d20cli.present.systems_view import house_example, systems_data
+
+    (system,) = [s for s in systems_data() if s["id"] == system_id]
+    aliases = ", ".join(f"`{a}`" for a in system["aliases"])
+    out = [
+        SYSTEM_BEGIN,
+        "",
+        f"Id `{system_id}`" + (f", also {aliases}" if aliases else "") + ": `--system "
+        f"{system_id}`. `d20 systems -s {system_id}` prints this reference in a terminal.",
+        "",
+        "### Verbs",
+        "",
+        "| verb | what it does | example |",
+        "| --- | --- | --- |",
+    ]
+    for verb, info in system["verbs"].items():
+        summary = cell(info["summary"])
+        if "outcomes" in info:
+            summary += " (outcomes: " + ", ".join(info["outcomes"].values()) + ")"
+        out.append(f"| `{verb}` | {summary} | `{cell(info['example'])}` |")
+    out += [
+        "",
+        "### Outcome tiers",
+        "",
+        "The outcomes its results can have; the id is the `outcome` of the JSON and the roll log.",
+        "",
+        "| tier | id |",
+        "| --- | --- |",
+        *(f"| {cell(label)} | `{oid}` |" for oid, label in system["outcomes"].items()),
+    ]
+    if system["words"]:
+        out += ["", "### Words", "", "| word | meaning |", "| --- | --- |"]
+        out += [f"| `{cell(w)}` | {cell(m)} |" for w, m in system["words"].items()]
+    if system["house_keys"]:
+        keys = ", ".join(f"`{k}`" for k in system["house_keys"])
+        example = house_example(system_id, system["house_keys"])
+        out += [
+            "",
+            "### House defaults",
+            "",
+            f"The config file's `[{system_id}]` table may set {keys} for every roll "
+            f"(`{example}`); see [house rules](../house-rules.md).",
+        ]
+    return "\n".join([*out, "", SYSTEM_END])
+
+
+def system_page(system_id: str, text: str) -> str:
+    """A system's page with its reference made again."""
+    start, end = text.index(SYSTEM_BEGIN), text.index(SYSTEM_END) + len(SYSTEM_END)
+    return text[:start] + system_reference(system_id) + text[end:]
+
+
+def system_pages() -> dict[Path, str]:
+    from d20cli.language.vocabulary import SYSTEM_IDS
+
+    return {
+        SYSTEMS_DIR / f"{sid}.md": system_page(
+            sid, (SYSTEMS_DIR / f"{sid}.md").read_text(encoding="utf-8")
+        )
+        for sid in SYSTEM_IDS
+    }
+
+
 def main(argv: list[str]) -> int:
     wanted = {
         MAN_PAGE: man_page(),
         NOTATION_PAGE: notation_page(NOTATION_PAGE.read_text(encoding="utf-8")),
+        **system_pages(),
     }
     stale = [p for p, text in wanted.items() if not p.exists() or p.read_text("utf-8") != text]
     if "--check" in argv:

@@ -57,6 +57,13 @@ def forced(command: str) -> bool:
     return bool(re.search(r"(^|\s)--(dice|seed)\b", command))
 
 
+def prints_nothing_by_design(command: str) -> bool:
+    """Whether an example sends its standard output away (`> /dev/null`, `> ~/rolls.json`):
+    the one kind of example a page shows with no output. Its run must print nothing."""
+    unquoted = re.sub(r"'[^']*'|\"[^\"]*\"", "''", command)
+    return bool(re.search(r"(?:^|\s)1?>>? *[^=&\s]", unquoted))
+
+
 def matches(expected: list[str], actual: list[str]) -> bool:
     """Output by shape: a line `...` stands for any lines (none too) and `...` inside a line
     for any text; every other character is compared as it is."""

@@ -32,6 +32,7 @@ from tests.docs_pages import (
     matches,
     page_name,
     pages,
+    prints_nothing_by_design,
     shell_lines,
 )
 
@@ -133,12 +134,35 @@ def shown_as(
         assert err.splitlines() == expected, said
         return
     assert status == 0, said
-    if not expected:
+    if not expected:  # only an example that sends its output away (a static test says so)
+        assert out == "", f"{said}show what it prints:\n{out}"
         return
     if forced(command):
         assert out.splitlines() == expected, said
     else:
         assert matches(expected, out.splitlines()), f"{said}{out}"
+
+
+def test_every_example_shows_its_output() -> None:
+    """A reader sees what each `$ ` example prints: every example shows its output lines,
+    but for one that sends its standard output away (`> /dev/null`, `> ~/rolls.json`),
+    whose run must then print nothing (test_examples_run_as_shown)."""
+    unseen = [
+        f"{page}:{n}: $ {command}"
+        for page, n, command, expected in CASES
+        if not expected and not prints_nothing_by_design(command)
+    ]
+    assert not unseen, "show what these print:\n" + "\n".join(unseen)
+
+
+def test_prints_nothing_by_design_is_a_redirection_of_standard_output() -> None:
+    assert prints_nothing_by_design("d20 roll 1d6 --repeat 1000000 | head -1 > /dev/null")
+    assert prints_nothing_by_design("d20 log --export json --session 1 > ~/rolls.json")
+    assert prints_nothing_by_design("d20 roll 1d6 >>log.txt")
+    assert not prints_nothing_by_design("d20 roll 1d6 2> /dev/null")
+    assert not prints_nothing_by_design("d20 roll 1d6 2>&1")
+    assert not prints_nothing_by_design("d20 roll '1d20 >= 5'")
+    assert not prints_nothing_by_design("d20 roll 1d6")
 
 
 def test_output_is_matched_by_shape() -> None:
@@ -260,6 +284,24 @@ def test_mkdocs_lists_every_page() -> None:
     assert on_disk <= listed, on_disk - listed
 
 
+def test_the_home_page_leads_with_an_evening_at_the_table() -> None:
+    """The site's first page starts with what players type at the table and what it
+    prints, before the install."""
+    page = (DOCS / "index.md").read_text(encoding="utf-8")
+    sections = re.split(r"^## ", page, flags=re.M)
+    assert sections[1].startswith("An evening at the table\n")
+    shown = examples(sections[1])
+    assert len(shown) >= 8 and all(expected for _, expected in shown)
+    assert {"check", "attack", "init", "odds"} <= {c.split()[1] for c, _ in shown}
+
+
+def test_mkdocs_names_the_site_url() -> None:
+    """The site's address, which the sitemap and the canonical links need (without it
+    mkdocs writes an empty sitemap)."""
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert re.search(r"^site_url: https://\S+/$", config, flags=re.M)
+
+
 def test_the_systems_table_is_the_systems_data() -> None:
     """docs/systems/index.md's table: every id with every alias and verb `d20 systems`
     names; the README's list: every id, with verbs of that system."""
@@ -289,12 +331,30 @@ def _make_docs() -> ModuleType:
 
 
 def test_the_manual_page_and_the_notation_table_are_current() -> None:
-    """man/d20.1 and docs/notation.md's table are what scripts/make_docs.py makes from the
-    help data (run it after changing a verb, the notation, an option or a command)."""
+    """man/d20.1, docs/notation.md's table and the systems' pages are what
+    scripts/make_docs.py makes from the help data (run it after changing a verb, the
+    notation, a system, an option or a command)."""
     make_docs = _make_docs()
     assert (ROOT / "man" / "d20.1").read_text(encoding="utf-8") == make_docs.man_page()
     page = (DOCS / "notation.md").read_text(encoding="utf-8")
     assert make_docs.notation_page(page) == page
+    for path, text in make_docs.system_pages().items():
+        assert path.read_text(encoding="utf-8") == text, f"{path.name}: run scripts/make_docs.py"
+
+
+def test_a_system_page_is_headings_and_tables_made_from_the_program() -> None:
+    """Each system's page has its verbs, outcome tiers and words as tables made from the
+    program's data (checked above), not a paste of `d20 systems` output."""
+    from d20cli.api import systems
+
+    for info in systems():
+        page = (DOCS / "systems" / f"{info.id}.md").read_text(encoding="utf-8")
+        assert "$ d20 systems" not in page, info.id
+        assert "### Verbs" in page and "### Outcome tiers" in page, info.id
+        for verb in info.verbs:
+            assert f"| `{verb.name}` | " in page and f"`d20 {verb.example} " in page
+        assert all(f"| `{outcome.id}` |" in page for outcome in info.outcomes)
+        assert all(f"| `{word}` | {meaning} |" in page for word, meaning in info.words)
 
 
 def test_the_manual_page_names_every_verb_command_option_and_form() -> None:

@@ -99,7 +99,7 @@ def systems_lines(only: str | None = None, width: int | None = None) -> list[Lin
         if system["house_keys"]:
             keys = ", ".join(system["house_keys"])
             lines.append([("  house defaults: ", "dim"), (f"[{system['id']}] {keys}", "")])
-            example = _house_example(system["id"], system["house_keys"])
+            example = house_example(system["id"], system["house_keys"])
             lines.append([("    e.g. ", "dim"), (example, "cyan")])
         column = max(len(v) for v in system["verbs"]) + 2
         for verb, info in system["verbs"].items():
@@ -123,7 +123,8 @@ _EXAMPLE_VALUES = {
 }
 
 
-def _house_example(sid: str, keys: list[str]) -> str:
+def house_example(sid: str, keys: list[str]) -> str:
+    """A `d20 config set` line for one of a system's house keys (also on its docs page)."""
     key = next(k for k in _EXAMPLE_VALUES if k in keys)
     return f"d20 config set {sid}.{key} {_EXAMPLE_VALUES[key]}"
 

@@ -1,0 +1,210 @@
+"""Write the pictures of the documentation: docs/images/*.svg, each the program's own
+terminal output (in colour) drawn by rich (`Console.export_svg`). Run it after changing
+what one of the commands below prints: `python scripts/make_screens.py`
+(tests/test_screens.py fails while a picture is out of date; `--check` exits 1 then,
+writing nothing).
+
+Each picture is made the same way every time: its commands run in a home of their own
+(an empty one for each picture, so no character or roll of yours is read), with forced
+dice, an 80-column terminal (110 for the shell, whose toolbar is long), 256 colours, a
+fixed title and no clock. A command's output is what `d20` writes on a terminal
+(FORCE_COLOR), read back from its escape codes.
+
+The shell's picture is not a capture of prompt_toolkit's screen (which cannot be taken the
+same way twice without a terminal emulator): it is the shell's own session
+(d20cli.app.shell.Session, as `d20 shell` runs it) given the lines, with its own prompt
+before each line, and its own toolbar text drawn below as prompt_toolkit draws a bottom
+toolbar (in reverse video, the terminal's width).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shlex
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, NamedTuple
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+IMAGES = ROOT / "docs" / "images"
+WIDTH = 80
+SHELL_WIDTH = 110  # the whole toolbar, which prompt_toolkit cuts at the terminal's width
+
+
+class Screen(NamedTuple):
+    """One picture: its file, its title, the commands run first and not shown (a
+    character made, an order rolled), and the commands shown with what they print."""
+
+    name: str
+    title: str
+    setup: tuple[str, ...]
+    shown: tuple[str, ...]
+
+
+SCREENS = (
+    Screen(
+        "odds-chart.svg",
+        "d20 odds",
+        (),
+        ("d20 odds roll 3d6 vs 12",),
+    ),
+    Screen(
+        "initiative.svg",
+        "d20 init",
+        (
+            "d20 char add aria --system levelup",
+            "d20 char set aria init +3 adv",
+            "d20 char add bruno --system mm",
+            "d20 char set bruno agility +4",
+        ),
+        (
+            "d20 init roll --dice 16,4,9",
+            "d20 init add goblin +2 x2 --dice 11,17",
+            "d20 init next",
+        ),
+    ),
+)
+
+#: The shell's picture: the lines typed, in one session.
+SHELL_TITLE = "d20 shell"
+SHELL_LINES = (
+    "check +5 vs 15 adv --dice 8,17",
+    "attack +7 vs 15 dmg 1d8+4 --dice 20,5,6",
+    "system pendagger",
+    "attempt adept fortune --dice 20",
+)
+SHELL_NAME = "shell.svg"
+
+
+def isolated(home: Path) -> None:
+    """This process's environment: a home of its own and a fixed terminal (colour, width)."""
+    for name in list(os.environ):
+        if name.startswith("D20_") or name in ("NO_COLOR", "COLORTERM", "MANPATH"):
+            del os.environ[name]
+    for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        os.environ[name] = str(home / name.lower())
+    os.environ.update(
+        HOME=str(home), FORCE_COLOR="1", TERM="xterm-256color", COLUMNS=str(WIDTH), LINES="50"
+    )
+
+
+def run_d20(command: str) -> str:
+    """What `d20 ...` writes on a terminal: standard output and error, escape codes kept."""
+    from d20cli.__main__ import main
+
+    words = shlex.split(command)
+    if words[0] != "d20":
+        raise ValueError(f"a screen runs d20 commands only: {command!r}")
+    written = io.StringIO()
+    with contextlib.redirect_stdout(written), contextlib.redirect_stderr(written):
+        status = main(words[1:])
+    if status != 0:
+        raise RuntimeError(f"{command!r} exited {status}:\n{written.getvalue()}")
+    return written.getvalue()
+
+
+def recorder(width: int = WIDTH) -> Any:
+    from rich.console import Console
+
+    return Console(
+        record=True,
+        width=width,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        highlight=False,
+        soft_wrap=False,
+        legacy_windows=False,
+    )
+
+
+def svg(console: Any, title: str, name: str) -> str:
+    """The recorded console as an SVG; its ids are named after the file, not the content."""
+    from rich.terminal_theme import MONOKAI
+
+    stem = name.removesuffix(".svg")
+    return str(console.export_svg(title=title, theme=MONOKAI, unique_id=f"d20-{stem}"))
+
+
+def typed(console: Any, prompt: str, line: str, style: str = "bold green") -> None:
+    from rich.text import Text
+
+    console.print(Text.assemble((prompt, style), (line, "bold")))
+
+
+def printed(console: Any, ansi: str) -> None:
+    from rich.text import Text
+
+    for line in ansi.rstrip("\n").split("\n"):
+        console.print(Text.from_ansi(line))
+
+
+def command_screen(screen: Screen) -> str:
+    for command in screen.setup:
+        run_d20(command)
+    console = recorder()
+    for command in screen.shown:
+        typed(console, "$ ", command)
+        printed(console, run_d20(command))
+    return svg(console, screen.title, screen.name)
+
+
+def shell_screen() -> str:
+    from rich.text import Text
+
+    from d20cli.app.options import Options
+    from d20cli.app.shell import Session
+    from d20cli.present.output import Output
+
+    os.environ["COLUMNS"] = str(SHELL_WIDTH)
+    written = io.StringIO()
+    session = Session(Options(), Output(written, written, color=True, width=SHELL_WIDTH))
+    session.warm()
+    console = recorder(SHELL_WIDTH)
+    for line in SHELL_LINES:
+        typed(console, session.prompt(), line, style="")  # prompt_toolkit's: no style
+        session.handle(line)
+        printed(console, written.getvalue())
+        written.seek(0)
+        written.truncate()
+    typed(console, session.prompt(), "", style="")
+    toolbar = session.toolbar()[:SHELL_WIDTH].ljust(SHELL_WIDTH)
+    console.print(Text(toolbar, style="reverse"))  # prompt_toolkit's bottom-toolbar style
+    session.context.close()
+    return svg(console, SHELL_TITLE, SHELL_NAME)
+
+
+def screens() -> dict[Path, str]:
+    """Every picture, made now, each in an empty home of its own."""
+    made: dict[Path, str] = {}
+    for screen in (*SCREENS, None):
+        with tempfile.TemporaryDirectory(prefix="d20-screen-") as home:
+            isolated(Path(home))
+            if screen is None:
+                made[IMAGES / SHELL_NAME] = shell_screen()
+            else:
+                made[IMAGES / screen.name] = command_screen(screen)
+    return made
+
+
+def main(argv: list[str]) -> int:
+    wanted = screens()
+    stale = [p for p, text in wanted.items() if not p.exists() or p.read_text("utf-8") != text]
+    if "--check" in argv:
+        for path in stale:
+            print(f"{path.relative_to(ROOT)} is out of date: run python scripts/make_screens.py")
+        return 1 if stale else 0
+    for path in stale:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(wanted[path], encoding="utf-8")
+        print(f"wrote {path.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
