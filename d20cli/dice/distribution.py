@@ -352,15 +352,13 @@ class _Calculator:
         kept = n if e.keep is None else e.keep.kept_count(n)
         if e.explode is not None:
             d = self.depth
-            values0, span0 = values, span
+            if e.keep is not None and not e.explode.compound:  # no chain: every die's own
+                work += exploded_keep_cost(e, n, d, _faces(e), unit_bits)
+                return work, kept * span * (d + 1) + 1, n * unit_bits * (d + 1)
             work += d * faces * (span * (d + 1) + 1)  # the chain, level by level
             span *= d + 1
             values = span + 1
             unit_bits *= d + 1
-            if e.keep is not None and not e.explode.compound:
-                first = faces.bit_length() * (2 if e.reroll is not None and e.reroll.once else 1)
-                work += exploded_keep_cost(e, n, d, values0, span0, first)
-                return work, kept * span + 1, n * unit_bits
         if e.pool is not None:
             span = min(span, 2)
         shape = kept * span + 1, n * unit_bits

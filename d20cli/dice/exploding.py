@@ -73,21 +73,54 @@ def split_sizes(n: int, d: int, penetrate: bool) -> list[tuple[int, ...]]:
     ]
 
 
-def exploded_keep_cost(e: Dice, n: int, d: int, values: int, span: int, bits: int) -> int:
+def exploded_keep_cost(e: Dice, n: int, d: int, faces: list[int], bits: int) -> int:
     """Steps of `exploded_keep` (the splits' DP, then a keep DP per split), from the sizes
-    alone, so that a request too costly is refused before any of it is done."""
+    alone, so that a request too costly is refused before any of it is done.
+
+    When the exploding faces' values are all above (or all below) the others', as for
+    `!` on the highest face, each split's keep DP places one kind of dice before the
+    other: a keep over the first kind (each of its states carrying the other kind's
+    dice), then (if the keep is not full) over the second.
+    Otherwise a keep over both kinds at once is charged, which costs more."""
     assert e.keep is not None and e.explode is not None
     penetrate = e.explode.penetrate
     ops = sum(_splits(i, d, penetrate) for i in range(n)) * (d + 2)
     dp = _SPLIT_STEP * ops
     if _splits(n, d, penetrate) > _MOST_SPLITS:
         return dp + _splits(n, d, penetrate)
+    keep = e.keep
+    point = e.explode_point()
+    boom = {e.value(f, False) for f in faces if point.matches(f)}
+    stop = {e.value(f, False) for f in faces if not point.matches(f)}
+
+    def cost(values: set[int], count: int, kept: int) -> int:
+        span = max(values) - min(values) if values else 0
+        span = span if e.pool is None else min(span, 2)
+        return keep_cost(len(values), [count], kept, span, bits) if kept > 0 else 0
+
+    apart = boom and stop and (min(boom) > max(stop) or max(boom) < min(stop))
+    if apart and not penetrate:
+        boom_first = (min(boom) > max(stop)) == (keep.kind in ("kh", "dl"))
+        total = dp
+        for sizes in split_sizes(n, d, penetrate):
+            k = keep.kept_count(sum(sizes))
+            (n1, g1), (n2, g2) = ((sizes[0], boom), (sizes[1], stop))[:: 1 if boom_first else -1]
+            # each state of the first keep weighs the other kind's n2 dice (their powers)
+            carry = 1 + n2 * bits // 100
+            total += cost(g1, n1, min(k, n1)) * carry + cost(g2, n2, k - n1) + 1
+        return total
+    every = boom | stop
     if penetrate:
-        values, span = 2 * values, span + 1  # an extra die counts one less
-    if e.pool is not None:
-        span = min(span, 2)
+        every |= {v - 1 for v in every}  # an extra die counts one less
+    span = max(every) - min(every) if e.pool is None else min(max(every) - min(every), 2)
+
+    def kinds(sizes: tuple[int, ...]) -> list[int]:
+        """Exploding and stopping dice (a penetrating first die and extra die of a kind
+        are placed at neighbouring values, so the DP's states grow as for two kinds)."""
+        return list(sizes) if not penetrate else [sizes[0] + sizes[2], sizes[1] + sizes[3]]
+
     return dp + sum(
-        keep_cost(values, list(sizes), e.keep.kept_count(sum(sizes)), span, bits)
+        keep_cost(len(every), kinds(sizes), keep.kept_count(sum(sizes)), span, bits)
         for sizes in split_sizes(n, d, penetrate)
     )
 
