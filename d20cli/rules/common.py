@@ -331,9 +331,18 @@ def crit_note(natural: int, crit: int | None) -> str | None:
 
 
 def side_result(
-    side: CheckRequest, roll: CheckRoll, system: str, notes: tuple[str, ...] = ()
+    side: CheckRequest,
+    roll: CheckRoll,
+    system: str,
+    notes: tuple[str, ...] = (),
+    before: tuple[str, ...] = (),
+    detail: Mapping[str, object] | None = None,
 ) -> Result:
-    """One side of a contest, as rolled (the contest grades the sides afterwards)."""
+    """One side of a contest, as rolled (the contest grades the sides afterwards). Its
+    notes say what a check's would, in the same order: advantage and disadvantage that
+    cancel, then `before` (mm's circumstance words), what the house words changed
+    (`roll.notes`), then `notes`; `detail`: the side's JSON extras before its house words
+    (mm's `circumstance`)."""
     return Result(
         request=side.text,
         system=system,
@@ -343,9 +352,16 @@ def side_result(
         modifier=roll.modifier,
         total=roll.total,
         name=side.name,
-        detail=house_detail(side),
-        notes=roll.notes + notes,
+        detail={**(detail or {}), **house_detail(side)},
+        notes=advantage_notes(side.adv, side.dis) + before + roll.notes + notes,
     )
+
+
+def lifted_notes(word: str, rows: Sequence[Result]) -> tuple[str, ...]:
+    """The notes of a contest's sides or a group's members, each after whose it is
+    (`side 1: advantage and disadvantage cancel: one d20`, `member 2: 1 rerolled -> 14
+    (lucky)`), for the whole result: its text shows the rows' own notes nowhere else."""
+    return tuple(f"{word} {n}: {note}" for n, row in enumerate(rows, 1) for note in row.notes)
 
 
 def house_detail(request: CheckRequest) -> dict[str, object]:

@@ -41,6 +41,7 @@ from d20cli.rules.common import (
     house_plan,
     house_roll,
     house_words_of,
+    lifted_notes,
     located,
     reject_words,
     resolve_roll,
@@ -318,7 +319,7 @@ def _resolve_contest(request: ContestRequest, roller: Roller) -> Result:
     notes: tuple[str, ...] = ()
     if grade.winner is None and len(sides) > 2:
         notes = (f"{side_list(contest_leaders(rolls))} share the best roll",)
-    notes = tuple(f"side {n}: {note}" for n, s in enumerate(sides, 1) for note in s.notes) + notes
+    notes = lifted_notes("side", sides) + notes
     return Result(
         request=request.text,
         system=ID,

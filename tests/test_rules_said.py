@@ -1,0 +1,130 @@
+"""Every rule applied is said (issue 42, items 6 to 8): advantage and disadvantage that
+cancel on a group member and a contest side, an mm opposed side's circumstance words, and
+where `lucky` applies. Through the command line (text and `--json`) and the Python API."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from cli_helpers import d20
+
+import d20cli
+
+CANCEL = "advantage and disadvantage cancel: one d20"
+
+
+def _json(args: list[str], capsys: pytest.CaptureFixture[str]) -> Any:
+    status, out, err = d20([*args, "--json"], capsys)
+    assert (status, err) == (0, "")
+    result = json.loads(out)
+    assert isinstance(result, dict)
+    return result
+
+
+def _text(args: list[str], capsys: pytest.CaptureFixture[str]) -> list[str]:
+    status, out, err = d20([*args, "--no-color"], capsys)
+    assert (status, err) == (0, "")
+    return out.splitlines()
+
+
+# --- item 6: advantage and disadvantage that cancel, said on every verb ------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "word", "rows"),
+    [
+        (["group", "+1", "adv", "dis,", "+2", "vs", "10", "--dice", "12,5"], "member", "members"),
+        (
+            ["contest", "+1", "ADV", "DISADV", "vs", "+2", "-s", "reglamento", "--dice", "12,5"],
+            "side",
+            "sides",
+        ),
+    ],
+)
+def test_a_member_or_side_says_advantage_and_disadvantage_cancel(
+    args: list[str], word: str, rows: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = _text(args, capsys)
+    assert lines[-1] == f"  {word} 1: {CANCEL}"
+    assert sum(CANCEL in line for line in lines) == 1  # the second member or side: no
+    result = _json(args, capsys)
+    first, second = result[rows]
+    assert first["notes"] == [CANCEL]  # as a plain check's JSON says it
+    assert "notes" not in second
+    assert result["notes"] == [f"{word} 1: {CANCEL}"]
+    assert [d["face"] for d in result["dice"]] == [12, 5]
+
+
+def test_the_same_field_as_a_plain_check(capsys: pytest.CaptureFixture[str]) -> None:
+    check = _json(["check", "+1", "adv", "dis", "vs", "10", "--dice", "12"], capsys)
+    group = _json(["group", "+1", "adv", "dis,", "+2", "vs", "10", "--dice", "12,5"], capsys)
+    assert check["notes"] == group["members"][0]["notes"] == [CANCEL]
+
+
+def test_one_kind_alone_is_no_cancel(capsys: pytest.CaptureFixture[str]) -> None:
+    lines = _text(
+        ["contest", "+1", "ADV", "vs", "+2", "-s", "reglamento", "--dice", "12,3,5"], capsys
+    )
+    assert not any("cancel" in line for line in lines)
+
+
+def test_a_contest_side_says_its_cancel_before_its_lucky_reroll(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["contest", "+1", "adv", "dis", "lucky", "vs", "+2", "-s", "reglamento"]
+    result = _json([*args, "--dice", "1,14,5"], capsys)
+    assert result["notes"] == [f"side 1: {CANCEL}", "side 1: 1 rerolled -> 14 (lucky)"]
+
+
+def test_the_api_says_it_too() -> None:
+    group = d20cli.roll("group +1 adv dis, +2 vs 10", dice=[12, 5])
+    assert group.members is not None
+    assert group.members[0].notes == (CANCEL,)
+    assert group.notes == (f"member 1: {CANCEL}",)
+    contest = d20cli.roll("contest +1 vs +2 ADV DISADV", system="reglamento", dice=[12, 5])
+    assert contest.sides is not None
+    assert contest.sides[1].notes == (CANCEL,)
+    assert contest.notes == (f"side 2: {CANCEL}",)
+
+
+def test_every_note_of_a_member_is_said(capsys: pytest.CaptureFixture[str]) -> None:
+    """A member's other notes (a lucky reroll, a natural read) were shown nowhere in the
+    text either."""
+    lines = _text(["group", "+1", "lucky,", "+2", "vs", "10", "--dice", "1,14,20"], capsys)
+    assert lines[-1] == "  member 1: 1 rerolled -> 14 (lucky)"
+    lines = _text(["group", "+1,", "-15", "vs", "10", "--dice", "12,20"], capsys)
+    assert lines[-1] == "  member 2: natural 20 below the DC: a plain failure"
+
+
+# --- item 7: an mm opposed side says what each circumstance word gave ----------------------
+
+
+def test_an_opposed_side_says_its_circumstance_words(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["opposed", "+5", "bonus", "vs", "+3", "major", "penalty", "-s", "mm", "--dice", "10,12"]
+    lines = _text(args, capsys)
+    assert lines[-2:] == ["  side 1: bonus +2", "  side 2: major-penalty -5"]
+    result = _json(args, capsys)
+    first, second = result["sides"]
+    assert (first["circumstance"], first["notes"]) == (2, ["bonus +2"])
+    assert (second["circumstance"], second["notes"]) == (-5, ["major-penalty -5"])
+    assert (first["total"], second["total"]) == (17, 10)
+    # as a check says them: `check +4 bonus vs 15` prints `bonus +2`, `"circumstance": 2`
+    check = _json(["check", "+4", "bonus", "vs", "15", "-s", "mm", "--dice", "10"], capsys)
+    assert (check["circumstance"], check["notes"]) == (2, ["bonus +2"])
+
+
+def test_a_side_without_circumstance_words_says_none(capsys: pytest.CaptureFixture[str]) -> None:
+    result = _json(["opposed", "+5", "vs", "+3", "bonus", "-s", "mm", "--dice", "10,12"], capsys)
+    first, second = result["sides"]
+    assert "circumstance" not in first and "notes" not in first
+    assert second["circumstance"] == 2
+    assert result["notes"] == ["side 2: bonus +2"]
+
+
+def test_opposed_circumstance_through_the_api() -> None:
+    r = d20cli.roll("opposed +5 major bonus minor penalty vs +3", system="mm", dice=[10, 12])
+    assert r.sides is not None
+    assert r.sides[0].detail["circumstance"] == 3
+    assert r.notes == ("side 1: major-bonus +5, minor-penalty -2",)
