@@ -5,12 +5,15 @@ where `lucky` applies. Through the command line (text and `--json`) and the Pyth
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from typing import Any
 
 import pytest
-from cli_helpers import d20
+from cli_helpers import d20, write_sheet
 
 import d20cli
+from d20cli.rules import get_system
+from d20cli.rules.mm.checks import PERCENT_NOT_LUCKY
 
 CANCEL = "advantage and disadvantage cancel: one d20"
 
@@ -128,3 +131,104 @@ def test_opposed_circumstance_through_the_api() -> None:
     assert r.sides is not None
     assert r.sides[0].detail["circumstance"] == 3
     assert r.notes == ("side 1: major-bonus +5, minor-penalty -2",)
+
+
+# --- item 8: where `lucky` applies, as docs/house-rules.md says --------------------------
+
+
+@pytest.mark.parametrize(
+    ("system", "outcome"), [("reglamento", "favorable"), ("pendagger", "lucky")]
+)
+def test_lucky_rerolls_a_luck_roll_of_1(
+    system: str, outcome: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["luck", "lucky", "-s", system, "--dice", "1,14"]
+    assert "  1 rerolled -> 14 (lucky)" in _text(args, capsys)
+    result = _json(args, capsys)
+    assert (result["natural"], result["outcome"]) == (14, outcome)
+    assert [(d["face"], d["kept"]) for d in result["dice"]] == [(1, False), (14, True)]
+    assert result["dice"][0]["flags"] == ["rerolled"]
+    assert result["house"] == {"lucky": True}
+    assert result["notes"] == ["1 rerolled -> 14 (lucky)"]
+
+
+def test_lucky_leaves_a_luck_roll_of_another_face(capsys: pytest.CaptureFixture[str]) -> None:
+    result = _json(["luck", "lucky", "-s", "reglamento", "--dice", "2"], capsys)
+    assert (result["natural"], result["outcome"], result["house"]) == (
+        2,
+        "unfavorable",
+        {"lucky": True},
+    )
+    assert "notes" not in result
+
+
+def test_a_lucky_luck_roll_with_advantage_and_fortune(capsys: pytest.CaptureFixture[str]) -> None:
+    both = _json(["luck", "adv", "dis", "lucky", "-s", "reglamento", "--dice", "1,14"], capsys)
+    assert both["notes"] == [CANCEL, "1 rerolled -> 14 (lucky)"]
+    adv = _json(["luck", "adv", "lucky", "-s", "pendagger", "--dice", "1,5,12"], capsys)
+    assert (adv["natural"], adv["outcome"]) == (12, "lucky")  # 12 (for the 1) beats 5
+    fortune = _json(["luck", "lucky", "fortune", "-s", "pendagger", "--dice", "1,20"], capsys)
+    assert fortune["notes"][:2] == ["1 rerolled -> 20 (lucky)", "20 taken as a 10: +1 fortune die"]
+    assert (fortune["total"], fortune["fortune_gained"]) == (10, 1)
+
+
+@pytest.mark.parametrize(
+    ("system", "favourable"), [("reglamento", "favorable"), ("pendagger", "lucky")]
+)
+def test_the_odds_of_a_lucky_luck_roll(
+    system: str, favourable: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 1 (1 in 20) is rolled again: the chance of a good face rises by a 20th of it."""
+    plain = _json(["odds", "luck", "-s", system], capsys)["odds"][favourable]
+    lucky = _json(["odds", "luck", "lucky", "-s", system], capsys)["odds"][favourable]
+    p = Fraction(plain)
+    assert Fraction(lucky) == p + p / 20
+    assert d20cli.odds("luck lucky", system=system).outcomes[favourable] == p + p / 20
+
+
+def test_a_default_lucky_reaches_a_luck_roll(capsys: pytest.CaptureFixture[str]) -> None:
+    assert d20(["config", "set", "reglamento.lucky", "true"], capsys)[0] == 0
+    result = _json(["luck", "-s", "reglamento", "--dice", "1,14"], capsys)
+    assert (result["house"], result["house_from"]) == ({"lucky": True}, {"lucky": "config"})
+    lines = _text(["luck", "-s", "reglamento", "--dice", "1,14"], capsys)
+    assert lines[-2:] == ["  1 rerolled -> 14 (lucky)", "  house rules: lucky (from the config)"]
+
+
+def test_lucky_on_a_luck_roll_through_the_api() -> None:
+    r = d20cli.roll("luck lucky", system="pendagger", dice=[1, 3])
+    assert (r.natural, r.outcome, r.detail["house"]) == (3, "unlucky", {"lucky": True})
+    write_sheet("[pip]\nlucky = true\n")
+    r = d20cli.roll("luck", system="reglamento", character="pip", dice=[1, 11])
+    assert (r.natural, r.detail["house_from"]) == (11, {"lucky": "pip"})
+
+
+def test_lucky_on_percent_says_why_not(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = d20(["percent", "45", "lucky", "-s", "mm", "--dice", "1"], capsys)
+    assert (status, out) == (2, "")
+    first, text, caret = err.splitlines()
+    assert first == f"d20: error at column 12: {PERCENT_NOT_LUCKY}"
+    assert "read low" in first and "best face" in first
+    assert (text, caret) == ("  percent 45 lucky", "             ^")
+    status, out, _ = d20(["percent", "45", "lucky", "-s", "mm", "--json"], capsys)
+    assert status == 2 and json.loads(out)["kind"] == "rules"
+    with pytest.raises(d20cli.RulesError, match="lucky does not apply to percent"):
+        d20cli.roll("percent 45% lucky", system="mm", dice=[1])
+
+
+def test_a_default_lucky_does_not_reach_percent(capsys: pytest.CaptureFixture[str]) -> None:
+    assert d20(["config", "set", "mm.lucky", "true"], capsys)[0] == 0
+    result = _json(["percent", "45", "-s", "mm", "--dice", "1"], capsys)
+    assert (result["outcome"], "house" in result) == ("success", False)
+    # while an mm check takes it
+    check = _json(["check", "+1", "vs", "10", "-s", "mm", "--dice", "1,14"], capsys)
+    assert check["house"] == {"lucky": True}
+
+
+def test_help_and_completion_offer_lucky_on_luck(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = d20(["help", "luck"], capsys)
+    assert status == 0
+    assert "d20 luck ADV lucky -s reglamento" in out
+    assert "d20 luck adv lucky -s pendagger" in out
+    for system in ("reglamento", "pendagger"):
+        assert "lucky" in get_system(system).house_words["luck"]
+    assert "percent" not in get_system("mm").house_words

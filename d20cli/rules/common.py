@@ -390,6 +390,18 @@ def house_detail(request: CheckRequest) -> dict[str, object]:
     return out
 
 
+def luck_detail(request: LuckRequest) -> dict[str, object]:
+    """The `house` entry of a luck roll's JSON (`{"house": {"lucky": true}}`, and
+    `house_from` when it was put in by default), as `house_detail` writes a check's; empty
+    without `lucky`, the one house word a luck roll takes."""
+    if not request.lucky:
+        return {}
+    out: dict[str, object] = {"house": {"lucky": True}}
+    if request.house_from:
+        out["house_from"] = dict(request.house_from)
+    return out
+
+
 #: The house words of one d20 roll, as word kinds (CHECK_WORD_KINDS).
 HOUSE_KINDS = frozenset({"crit", "lucky", "min", "crit-dmg"})
 
