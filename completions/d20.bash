@@ -37,14 +37,14 @@ _d20_words() {
         'levelup roll vs'|'reglamento contest vs'|'reglamento roll vs'|'mm opposed vs'|'mm compare vs'|'mm percent '|'mm roll vs'|'pendagger roll vs') _d20_r='' ;;
         'reglamento check '|'reglamento save '|'reglamento contest ') _d20_r='vs adv advantage dis disadv disadvantage crit lucky min' ;;
         'reglamento attack ') _d20_r='vs adv advantage dis disadv disadvantage dmg crit lucky min' ;;
-        'reglamento luck ') _d20_r='adv advantage dis disadv disadvantage' ;;
+        'reglamento luck ') _d20_r='adv advantage dis disadv disadvantage lucky' ;;
         'mm check '|'mm resist '|'mm opposed ') _d20_r='vs bonus penalty minor-bonus minor-penalty major-bonus major-penalty lucky min' ;;
         'mm check vs'|'mm attack vs'|'mm resist vs'|'mm routine vs') _d20_r='DC dc very-easy easy average tough challenging formidable heroic super-heroic nigh-impossible defense parry dodge fortitude toughness will rank routine' ;;
         'mm attack ') _d20_r='vs bonus penalty minor-bonus minor-penalty major-bonus major-penalty crit lucky min' ;;
         'mm routine ') _d20_r='vs bonus penalty minor-bonus minor-penalty major-bonus major-penalty' ;;
         'mm compare ') _d20_r=vs ;;
         'pendagger attempt '|'pendagger check '|'pendagger attack '|'pendagger defend ') _d20_r='doomed hopeless inept untrained novice trained adept master epic legendary godlike adv advantage dis disadv disadvantage reliable unreliable fortune lucky' ;;
-        'pendagger luck ') _d20_r='adv advantage dis disadv disadvantage fortune' ;;
+        'pendagger luck ') _d20_r='adv advantage dis disadv disadvantage fortune lucky' ;;
         'pendagger scores ') _d20_r=players= ;;
         'pendagger fortune ') _d20_r='show spend boon no-boon' ;;
         'pendagger fortune spend') _d20_r='reroll hint escape value' ;;

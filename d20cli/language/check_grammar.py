@@ -221,9 +221,8 @@ def _house_number(word: str) -> pp.ParserElement:
     return (_kw(word) - value).set_name(f"'{word} N'").set_parse_action(check)
 
 
-house = (
-    _house_number(CRIT) | _house_number(MIN) | _kw(LUCKY).set_parse_action(_item(LUCKY, True))
-).set_name("a house word")
+lucky = _kw(LUCKY).set_parse_action(_item(LUCKY, True))
+house = (_house_number(CRIT) | _house_number(MIN) | lucky).set_name("a house word")
 crit_dmg = (
     pp.Suppress(pp.Regex(rf"{CRIT_DMG}(?![\w-])", _I))
     - pp.Suppress(pp.Opt(pp.Literal("=")))
@@ -275,10 +274,13 @@ compare_body = (
     - pp.Suppress(_kw(VS))
     - any_integer.copy().add_parse_action(_item("second"))
 )
-percent_body = integer.copy().add_parse_action(_item("percent")) + pp.Opt(
-    pp.Suppress(pp.Literal("%").leave_whitespace())
+# `lucky` is read after a percent so that the rules can say why it does not apply there
+percent_body = (
+    integer.copy().add_parse_action(_item("percent"))
+    + pp.Opt(pp.Suppress(pp.Literal("%").leave_whitespace()))
+    + pp.Opt(lucky)
 )
-luck_body = pp.ZeroOrMore(adv | dis | flag)
+luck_body = pp.ZeroOrMore(adv | dis | flag | lucky)
 scores_body = pp.Opt(
     (pp.Suppress(_kw(PLAYERS) + pp.Literal("=")) - integer) | integer
 ).set_parse_action(lambda s, loc, t: [Item("players", t[0], loc + 1)] if t else [])

@@ -9,7 +9,7 @@ the chosen system offers advantage or expertise is decided by d20cli.rules.
     TARGET: N | very-easy .. nigh-impossible | defense N | rank N | routine ±N
     group MEMBER {, MEMBER} [vs TARGET]      MEMBER: [LABEL] [±MOD] {option}
     contest|opposed SIDE vs SIDE {vs SIDE}   SIDE: [LABEL] [±MOD] {option}
-    compare N vs N      percent N[%]      luck {adv | dis | fortune}
+    compare N vs N      percent N[%] [lucky]      luck {adv | dis | fortune | lucky}
     scores [N | players=N]      fortune [show | spend [USE] | boon | no-boon]      roll ...
     USE: reroll | hint | escape | value      (roll: dice_grammar; `;`, `[[...]]`: roll_parts)
 
@@ -268,16 +268,26 @@ def _build(verb: str, text: str, toks: pp.ParseResults, verb_column: int) -> Req
             verb, text, items["first"].value, items["second"].value, columns=columns
         )
     if verb == "percent":
-        return PercentRequest(verb, text, items["percent"].value, columns=columns)
+        return PercentRequest(
+            verb, text, items["percent"].value, columns=columns, lucky=LUCKY in items
+        )
     if verb == "luck":
         counts = {k: sum(1 for p in parts if p.kind == k) for k in ("adv", "dis")}
         for p in parts:
             if p.kind in ("reliable", "unreliable"):
                 raise ParseError(
-                    f"a luck roll takes adv, dis or fortune, not {p.kind}", text, p.column
+                    f"a luck roll takes adv, dis, fortune or lucky, not {p.kind}",
+                    text,
+                    p.column,
                 )
         return LuckRequest(
-            verb, text, counts["adv"], counts["dis"], "fortune" in items, columns=columns
+            verb,
+            text,
+            counts["adv"],
+            counts["dis"],
+            "fortune" in items,
+            columns=columns,
+            lucky=LUCKY in items,
         )
     if verb == "scores":
         players = items["players"].value if "players" in items else None

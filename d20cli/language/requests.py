@@ -211,18 +211,22 @@ class CompareRequest(_Located):
 
 @frozen
 class PercentRequest(_Located):
-    """`percent 45`: a percent chance rolled on a d20."""
+    """`percent 45`: a percent chance rolled on a d20. lucky: `lucky` was given (read so
+    that mm can say why it does not apply: d20cli.rules.mm.checks)."""
 
     verb: str
     text: str
     percent: int
     repeat: int = 1
     columns: Columns = ()
+    lucky: bool = False
 
 
 @frozen
 class LuckRequest(_Located):
-    """`luck` (optionally `adv`, `dis`, `fortune`)."""
+    """`luck` (optionally `adv`, `dis`, `fortune`, and the house word `lucky`: each d20
+    showing a 1 is rolled once more, as on a check). house_from: as a CheckRequest's,
+    where a `lucky` put in by default came from (d20cli.rules.house)."""
 
     verb: str
     text: str
@@ -231,6 +235,8 @@ class LuckRequest(_Located):
     fortune: bool = False
     repeat: int = 1
     columns: Columns = ()
+    lucky: bool = False
+    house_from: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
 
 @frozen

@@ -335,9 +335,18 @@ def crit_note(natural: int, crit: int | None) -> str | None:
 
 
 def side_result(
-    side: CheckRequest, roll: CheckRoll, system: str, notes: tuple[str, ...] = ()
+    side: CheckRequest,
+    roll: CheckRoll,
+    system: str,
+    notes: tuple[str, ...] = (),
+    before: tuple[str, ...] = (),
+    detail: Mapping[str, object] | None = None,
 ) -> Result:
-    """One side of a contest, as rolled (the contest grades the sides afterwards)."""
+    """One side of a contest, as rolled (the contest grades the sides afterwards). Its
+    notes say what a check's would, in the same order: advantage and disadvantage that
+    cancel, then `before` (mm's circumstance words), what the house words changed
+    (`roll.notes`), then `notes`; `detail`: the side's JSON extras before its house words
+    (mm's `circumstance`)."""
     return Result(
         request=side.text,
         system=system,
@@ -347,9 +356,16 @@ def side_result(
         modifier=roll.modifier,
         total=roll.total,
         name=side.name,
-        detail=house_detail(side),
-        notes=roll.notes + notes,
+        detail={**(detail or {}), **house_detail(side)},
+        notes=advantage_notes(side.adv, side.dis) + before + roll.notes + notes,
     )
+
+
+def lifted_notes(word: str, rows: Sequence[Result]) -> tuple[str, ...]:
+    """The notes of a contest's sides or a group's members, each after whose it is
+    (`side 1: advantage and disadvantage cancel: one d20`, `member 2: 1 rerolled -> 14
+    (lucky)`), for the whole result: its text shows the rows' own notes nowhere else."""
+    return tuple(f"{word} {n}: {note}" for n, row in enumerate(rows, 1) for note in row.notes)
 
 
 def house_detail(request: CheckRequest) -> dict[str, object]:
@@ -375,6 +391,18 @@ def house_detail(request: CheckRequest) -> dict[str, object]:
         out["entry"] = request.entry
     if request.situational is not None:  # the modifier typed after it, added: `"+2"`
         out["situational"] = request.situational
+    return out
+
+
+def luck_detail(request: LuckRequest) -> dict[str, object]:
+    """The `house` entry of a luck roll's JSON (`{"house": {"lucky": true}}`, and
+    `house_from` when it was put in by default), as `house_detail` writes a check's; empty
+    without `lucky`, the one house word a luck roll takes."""
+    if not request.lucky:
+        return {}
+    out: dict[str, object] = {"house": {"lucky": True}}
+    if request.house_from:
+        out["house_from"] = dict(request.house_from)
     return out
 
 

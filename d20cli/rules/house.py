@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from d20cli.frozen import field, fields, frozen, replace
-from d20cli.language.requests import CheckRequest, ContestRequest, GroupRequest
+from d20cli.language.requests import CheckRequest, ContestRequest, GroupRequest, LuckRequest
 
 if TYPE_CHECKING:
     from d20cli.language.requests import Request
@@ -133,6 +133,12 @@ def with_house(request: Request, system: System, defaults: HouseDefaults) -> Req
         if all(a is b for a, b in zip(sides, request.sides, strict=True)):
             return request
         return replace(request, sides=sides)
+    if isinstance(request, LuckRequest):  # `lucky`, the one house word of a luck roll
+        kinds = takes.get(request.verb, frozenset())
+        if "lucky" not in kinds or request.lucky or not defaults.lucky:
+            return request
+        where = defaults.source("lucky")
+        return replace(request, lucky=True, house_from=(("lucky", where),) if where else ())
     return request
 
 

@@ -36,6 +36,7 @@ from d20cli.rules.common import (
     house_plan,
     house_roll,
     house_words_of,
+    lifted_notes,
     located,
     reject_words,
     resolve_roll,
@@ -405,6 +406,7 @@ def _resolve_group(request: GroupRequest, roller: Roller) -> Result:
         and 2 * successes == len(members)
     ):
         notes = (f"at-least-half: {successes} of {len(members)} is enough",)
+    notes = lifted_notes("member", members) + notes
     return Result(
         request=request.text,
         system=ID,

@@ -41,7 +41,9 @@ from d20cli.rules.common import (
     house_plan,
     house_roll,
     house_words_of,
+    lifted_notes,
     located,
+    luck_detail,
     reject_words,
     resolve_roll,
     roll_d20,
@@ -112,6 +114,7 @@ _HOUSE = frozenset({"crit", "lucky", "min"})
 _OFFERED = frozenset({"adv", "dis", "modifier", "target"}) | _HOUSE
 _OFFERED_ATTACK = _OFFERED | {"dmg"}
 _OFFERED_SIDE = frozenset({"adv", "dis", "modifier"}) | _HOUSE
+_OFFERED_LUCK = frozenset({"adv", "dis", "lucky"})  # a luck roll's d20 may be lucky
 
 _OTHER_VERBS = {
     "group": "group checks are levelup's; roll each check",
@@ -318,7 +321,7 @@ def _resolve_contest(request: ContestRequest, roller: Roller) -> Result:
     notes: tuple[str, ...] = ()
     if grade.winner is None and len(sides) > 2:
         notes = (f"{side_list(contest_leaders(rolls))} share the best roll",)
-    notes = tuple(f"side {n}: {note}" for n, s in enumerate(sides, 1) for note in s.notes) + notes
+    notes = lifted_notes("side", sides) + notes
     return Result(
         request=request.text,
         system=ID,
@@ -338,7 +341,7 @@ def _resolve_contest(request: ContestRequest, roller: Roller) -> Result:
 def _resolve_luck(request: LuckRequest, roller: Roller) -> Result:
     if request.fortune:
         raise located(request, "fortune dice are pendagger's", "fortune")
-    d20 = roll_d20(roller, request.adv, request.dis, role="luck")
+    d20 = roll_d20(roller, request.adv, request.dis, role="luck", lucky=request.lucky)
     grade = grade_luck(d20.natural)
     return Result(
         request=request.text,
@@ -350,7 +353,8 @@ def _resolve_luck(request: LuckRequest, roller: Roller) -> Result:
         outcome=grade.outcome,
         label=grade.label,
         success=grade.success,
-        notes=advantage_notes(request.adv, request.dis),
+        detail=luck_detail(request),
+        notes=advantage_notes(request.adv, request.dis) + d20.notes,
     )
 
 
@@ -386,7 +390,7 @@ OFFERS = {
     "save": offer(_OFFERED, vs=("dc",)),
     "attack": offer(_OFFERED_ATTACK, vs=("ac", "dc")),
     "contest": offer(_OFFERED_SIDE | {"side"}, vs=()),
-    "luck": offer(("adv", "dis")),
+    "luck": offer(("adv", "dis", "lucky")),
     "roll": roll.OFFER,
 }
 
@@ -402,7 +406,13 @@ SYSTEM = System(
     check_plan=check_plan,
     contest_plan=contest_plan,
     house_words=house_words_of(
-        {"check": _OFFERED, "save": _OFFERED, "attack": _OFFERED_ATTACK, "contest": _OFFERED_SIDE}
+        {
+            "check": _OFFERED,
+            "save": _OFFERED,
+            "attack": _OFFERED_ATTACK,
+            "contest": _OFFERED_SIDE,
+            "luck": _OFFERED_LUCK,
+        }
     ),
     initiative=InitiativeRule(
         ("dex", "dexterity"),

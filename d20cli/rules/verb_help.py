@@ -95,7 +95,10 @@ def _reglamento() -> dict[str, VerbHelp]:
             ("contest +3 vs +1 adv", "contest +1 vs +2 adv vs +3"),
         ),
         "luck": VerbHelp(
-            (), (("luck", "no words: 1-10 unfavorable, 11-20 favorable"),), (), ("luck",)
+            ("ADV / DISADV", "lucky"),
+            (("luck", "1d20: 1-10 unfavorable, 11-20 favorable"),),
+            (),
+            ("luck", "luck ADV lucky"),
         ),
         "roll": _ROLL,
     }
@@ -163,7 +166,15 @@ def _pendagger() -> dict[str, VerbHelp]:
         "check": attempt._replace(examples=("check adept", "check 12 unreliable")),
         "attack": attempt._replace(examples=("attack 14 adv", "attack trained +1")),
         "defend": attempt._replace(examples=("defend master", "defend novice dis")),
-        "luck": VerbHelp((), (("luck", "no words: 10 or higher is lucky"),), (), ("luck",)),
+        "luck": VerbHelp(
+            ("adv / dis", "lucky"),
+            (
+                ("luck", "1d20: 10 or higher is lucky"),
+                ("fortune", "take a natural 20 as a 10 to gain a fortune die"),
+            ),
+            (),
+            ("luck", "luck adv lucky", "luck fortune"),
+        ),
         "scores": VerbHelp(
             (),
             (("N / players=N", "how many players share the dice (also --players N)"),),

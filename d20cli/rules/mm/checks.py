@@ -307,7 +307,16 @@ def _resolve_check(request: CheckRequest, roller: Roller) -> Result:
     )
 
 
+#: Why `lucky` is refused on a percent roll (docs/rules-decisions.md, "House rules").
+PERCENT_NOT_LUCKY = (
+    "lucky does not apply to percent: its d20 is read low (face x 5 <= the chance), so a 1 "
+    "is its best face and rolling it again could never help"
+)
+
+
 def _resolve_percent(request: PercentRequest, roller: Roller) -> Result:
+    if request.lucky:
+        raise located(request, PERCENT_NOT_LUCKY, "lucky")
     if not 0 <= request.percent <= 100:
         raise RulesError(
             f"a percent chance is 0 to 100, not {request.percent}",

@@ -15,6 +15,7 @@ from d20cli.results import Die, Result
 from d20cli.rules.common import (
     Grade,
     house_roll,
+    lifted_notes,
     reject_words,
     side_list,
     side_result,
@@ -23,7 +24,13 @@ from d20cli.rules.common import (
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
-from d20cli.rules.mm.checks import _HINTS, _OFFERED_SIDE, ID, circumstance_total
+from d20cli.rules.mm.checks import (
+    _HINTS,
+    _OFFERED_SIDE,
+    ID,
+    circumstance_note,
+    circumstance_total,
+)
 
 
 def opposed_leaders(rolls: Sequence[tuple[int, int]]) -> tuple[int, ...]:
@@ -110,7 +117,12 @@ def _resolve_opposed(request: ContestRequest, roller: Roller) -> Result:
         flat = circumstance_total(side.circumstances)
         roll = house_roll(roller, side, flat=flat)
         rolls.append((roll.total, roll.modifier))
-        sides.append(side_result(side, roll, ID))
+        said: tuple[str, ...] = ()
+        detail: dict[str, object] = {}
+        if side.circumstances:  # as a check says them: `bonus +2`, `"circumstance": 2`
+            said = (circumstance_note(side.circumstances),)
+            detail["circumstance"] = flat
+        sides.append(side_result(side, roll, ID, before=said, detail=detail))
     dice = tuple(d for s in sides for d in s.dice)
     notes: tuple[str, ...] = ()
     if len(sides) == 2:
@@ -144,7 +156,7 @@ def _resolve_opposed(request: ContestRequest, roller: Roller) -> Result:
         label=grade.label,
         sides=tuple(replace(s, success=n == grade.winner) for n, s in enumerate(sides, start=1)),
         winner=grade.winner,
-        notes=tuple(f"side {n}: {x}" for n, s in enumerate(sides, 1) for x in s.notes) + notes,
+        notes=lifted_notes("side", sides) + notes,
     )
 
 

@@ -28,7 +28,7 @@ Decisions where the texts are silent:
   group the 12 dice go round the members in order (a group of 4 rolls 1d6 each per
   ability, as the 3-4 row says). The lowest die is dropped (the first of equal lowest).
   Without a player count, 1 player. At most 100 players.
-- luck takes adv/dis like any d20 roll.
+- luck takes adv/dis like any d20 roll, and the house word `lucky` (a 1 rolled again).
 """
 
 from __future__ import annotations
@@ -60,6 +60,7 @@ from d20cli.rules.pendagger.attempts import (
     FORTUNE_GAINED,
     LUCK_OFFER,
     OFFERED_ATTEMPT,
+    OFFERED_LUCK,
     attempt_level,
     check_plan,
     grade_attempt,
@@ -161,7 +162,7 @@ WORDS: tuple[tuple[str, str], ...] = (
     ("adv / dis", "advantage, disadvantage (also ADV, DISADV, disadv)"),
     ("reliable", "one level up unless the face is 1; unreliable: down unless 20"),
     ("fortune", "take a natural 20 as a normal success to gain a fortune die"),
-    ("lucky", "house: an attempt's d20 showing 1 is rolled once more (no crit N, min N)"),
+    ("lucky", "house: a d20 showing 1 is rolled once more (attempt, luck; no crit N, min N)"),
     ("spend [USE]", "fortune spend: reroll (the default), hint, escape or value"),
 )
 
@@ -187,7 +188,9 @@ SYSTEM = System(
     rank_for_score=rank_for_score,
     check_plan=check_plan,
     fortune=FORTUNE,
-    house_words=house_words_of(dict.fromkeys(ATTEMPT_VERBS, OFFERED_ATTEMPT)),
+    house_words=house_words_of(
+        {**dict.fromkeys(ATTEMPT_VERBS, OFFERED_ATTEMPT), "luck": OFFERED_LUCK}
+    ),
     initiative=InitiativeRule(
         ("dex", "dexterity"),
         roll_initiative,

@@ -16,6 +16,7 @@ from d20cli.rules.common import (
     advantage_notes,
     house_detail,
     located,
+    luck_detail,
     reject_words,
     roll_d20,
 )
@@ -73,7 +74,8 @@ OFFERED_ATTEMPT = _OFFERED  # the words of an attempt (System.house_words)
 
 #: What completion offers after an attempt's verb, and after `luck` (`LuckRequest`).
 ATTEMPT_OFFER = offer(_OFFERED)
-LUCK_OFFER = offer(("adv", "dis", "fortune"))
+OFFERED_LUCK = frozenset({"adv", "dis", "fortune", "lucky"})  # a luck roll's words
+LUCK_OFFER = offer(OFFERED_LUCK)
 
 
 def attempt_level(face: int, rank: str, reliable: bool = False, unreliable: bool = False) -> str:
@@ -290,5 +292,13 @@ def luck_result(request: LuckRequest, face: int, dice: tuple[Die, ...], fortune:
 
 
 def resolve_luck(request: LuckRequest, roller: Roller) -> Result:
-    d20 = roll_d20(roller, request.adv, request.dis, role="luck")
-    return luck_result(request, d20.natural, d20.dice, request.fortune)
+    """A luck roll; `lucky` rerolls a d20 showing 1 once, as on an attempt (a fortune
+    reroll of it, `spend_fortune`, is a new roll of its own and is not lucky)."""
+    d20 = roll_d20(roller, request.adv, request.dis, role="luck", lucky=request.lucky)
+    result = luck_result(request, d20.natural, d20.dice, request.fortune)
+    if not request.lucky:
+        return result
+    house = {**result.detail, **luck_detail(request)}
+    before = advantage_notes(request.adv, request.dis)  # the cancel, then the reroll
+    notes = before + d20.notes + result.notes[len(before) :]
+    return replace(result, detail=house, notes=notes)
