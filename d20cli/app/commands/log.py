@@ -337,11 +337,24 @@ def dice_words(dice: list[Any]) -> str:
     return ", ".join(" ".join(faces) for _, faces in groups)
 
 
+def local_time(at: str) -> str:
+    """The log's time text (ISO 8601, UTC) as people read it: `2026-05-01 20:15:03` in
+    the local time zone (`TZ`). A text that is no time (a hand-edited row) is shown as it
+    is, cut to the length of a time."""
+    try:
+        parsed = datetime.fromisoformat(at)
+        parsed = parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+        return parsed.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    except (ValueError, OverflowError, OSError):  # (a year that has no local time)
+        return at.replace("T", " ")[:19]
+
+
 def row_fields(row: Row, labels: Labels, iso: bool) -> list[str]:
-    """A row as the fields of a line: time, character, request, dice, total, outcome
-    label, mark (forced, seeded, `sealed N` for a roll of sealed session N, or empty);
-    every field made visible, as each comes from a file that may be someone else's."""
-    at = row.at if iso else row.at.replace("T", " ")[:19]
+    """A row as the fields of a line: time (`iso`: the log's own, ISO 8601 in UTC; else
+    local time, `local_time`), character, request, dice, total, outcome label, source
+    (forced, seeded, `sealed N` for a roll of sealed session N, or empty); every field
+    made visible, as each comes from a file that may be someone else's."""
+    at = row.at if iso else local_time(row.at)
     label = "" if row.outcome is None else outcome_label(labels, row.system, row.verb, row.outcome)
     fields = [
         at,
@@ -377,7 +390,8 @@ def _recent(
             out.text(said + (f" for {visible(only.character)}" if only.character else ""))
         return
     labels = outcome_labels()
-    if tsv or not out.stdout.isatty():
+    console = None if tsv or not out.stdout.isatty() else _console(out, no_color)
+    if console is None or console.width < TABLE_LEAST:
         for r in found:  # user text is made visible: a tab in it is `\t`, not a tab
             fields = row_fields(r, labels, iso=tsv)  # (a line at a time: memory of one)
             if tsv:
@@ -387,12 +401,15 @@ def _recent(
                 out.stdout.write("  ".join(f for f in fields if f) + "\n")
         out.stdout.flush()
         return
-    _table(found, labels, _console(out, no_color))
+    _table(found, labels, console)
 
 
-#: Below these terminal widths the table leaves out the year, then the dice (the plain
-#: lines and --tsv always hold every field).
-WIDE, NARROW = 100, 80
+#: Below these terminal widths the table leaves out the year, then the dice; below TINY it
+#: folds the time onto two lines (date, then time), names the character column `char`
+#: (left out when no row has a character) and shows the source after the outcome; below
+#: TABLE_LEAST there is no room for a table: the plain lines are shown (they and --tsv
+#: always hold every field).
+WIDE, NARROW, TINY, TABLE_LEAST = 100, 80, 60, 40
 #: The longest field the table shows whole; a longer one (a request with a long label, or
 #: a row from someone else's state.db) is cut there, ending in `…`: rich lays out a table
 #: in time and memory that grow with its cells (20 rows of 60,000 characters: 2.6 s).
@@ -400,30 +417,37 @@ MAX_CELL = 200
 
 
 def _table(found: list[Row], labels: Labels, console: Any) -> None:
-    """The rolls as a table that fits the terminal's width."""
+    """The rolls as a table that fits the terminal's width, times in local time."""
     from rich.table import Table
 
     width = int(console.width)
-    time = "time (UTC)" if width >= NARROW else "UTC"
-    columns = [time, "character", "request", "dice", "total", "outcome", ""]
+    tiny = width < TINY
+    columns = ["time", "character", "request", "dice", "total", "outcome", "source"]
     keep = [True] * 7
+    keep[1] = not tiny or any(r.character for r in found)
     keep[3] = width >= NARROW
-    keep[6] = any(MARKS.get(r.source, r.source) for r in found)
+    keep[6] = not tiny and any(r.session is not None or MARKS.get(r.source) for r in found)
     least = {"character": 5, "request": 8, "total": 5, "outcome": 9}
+    if tiny:
+        least = {"character": 4, "total": 5, "outcome": 8}
     table = Table(expand=False, padding=(0, 1) if width >= NARROW else (0, 0))
     for column, kept in zip(columns, keep, strict=True):
         if kept:
             table.add_column(
-                column,
+                "char" if tiny and column == "character" else column,
                 justify="right" if column == "total" else "left",
-                no_wrap=column == time,
+                no_wrap=column == "time" and not tiny,
                 overflow="fold",
                 min_width=least.get(column),
+                width=5 if tiny and column == "time" else None,  # MM-DD over HH:MM
+                max_width=10 if tiny and column == "character" else None,
             )
     for r in found:
         fields = row_fields(r, labels, iso=False)
         if width < WIDE:
             fields[0] = fields[0][5:16]  # MM-DD HH:MM
+        if tiny and fields[6]:  # the source after the outcome: `Success, seeded`
+            fields[5] = ", ".join(f for f in fields[5:7] if f)
         fields = [f if len(f) <= MAX_CELL else f[: MAX_CELL - 1] + "…" for f in fields]
         table.add_row(*(_cell(f) for f, kept in zip(fields, keep, strict=True) if kept))
     console.print(table)
