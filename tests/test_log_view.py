@@ -203,7 +203,7 @@ def test_stats_count_the_naturals_of_every_die_per_character_and_session() -> No
     # three days apart: two sessions; aria rolled in both
     assert [len(s["naturals"]) for s in aria["sessions"]] == [1, 2]
     assert aria["sessions"][0]["naturals"]["d20"]["rolled"] == 2
-    text = log("--stats").stdout
+    text = log("--stats", "--details").stdout
     assert "aria: naturals" in text and "naturals per session" in text
 
 
