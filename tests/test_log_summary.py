@@ -221,3 +221,14 @@ def test_less_pages_and_quits_on_q() -> None:
     child.close()
     assert child.exitstatus == 0
     assert "naturals per session" not in child.before  # quit on the first page
+
+
+def test_a_terminal_that_does_not_say_its_height_counts_as_lines_or_24(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from d20cli.app import pager
+    from d20cli.present.output import Output
+
+    monkeypatch.setattr(pager.os, "get_terminal_size", lambda fd: os.terminal_size((80, 0)))
+    monkeypatch.setenv("LINES", "30")
+    assert pager.terminal_lines(Output()) == 30

@@ -44,11 +44,13 @@ def pager_command(out: Output, no_pager: bool = False) -> str | None:
 
 
 def terminal_lines(out: Output) -> int:
-    """The height of the terminal standard output is (LINES, as rich and shutil read it)."""
+    """The height of the terminal standard output is; when the terminal does not say (0),
+    `LINES`, else 24 (shutil's reading)."""
     try:
-        return os.get_terminal_size(out.stdout.fileno()).lines
+        lines = os.get_terminal_size(out.stdout.fileno()).lines
     except (AttributeError, ValueError, OSError):
-        return shutil.get_terminal_size().lines
+        lines = 0
+    return lines if lines > 0 else shutil.get_terminal_size().lines
 
 
 @contextmanager
