@@ -188,7 +188,7 @@ _d20_offer() {
                 verify) _d20_r='--commitment --receipts --rows --json --help -h' ;;
                 char) _d20_r='--help -h' ;;
                 party) _d20_r='--json --help -h' ;;
-                log) _d20_r='--limit -l --character -c --since --until --system -s --outcome --session --stats --export --clear --prune --before --keep --yes -y --tsv --json --no-color --help -h' ;;
+                log) _d20_r='--limit -l --character -c --since --until --system -s --outcome --session --stats --details --export --clear --prune --before --keep --yes -y --tsv --json --no-pager --no-color --help -h' ;;
                 config) _d20_r='--help -h' ;;
                 init) _d20_r='--json --no-color --system -s --seed --dice --as --help -h' ;;
                 check|save|attack|luck|resist|routine|attempt|defend|fortune) _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --strict --seed --dice --repeat -n --budget --work --as --boon --help -h' ;;

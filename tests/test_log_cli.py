@@ -72,7 +72,8 @@ def test_rolls_as_a_character_are_logged_under_its_name(env: dict[str, str]) -> 
     assert said[0].startswith("roll log: 1 row, ") and said[1:] == ["no d20s logged yet"]
     assert d20(["check", "stealth", "vs", "15", "--as", "aria", "-n", "50"], env).returncode == 0
     stats = d20(["log", "--stats"], env)
-    assert stats.returncode == 0 and "aria: 50 d20s" in stats.stdout
+    assert stats.returncode == 0 and "aria: 51 rolls, " in stats.stdout  # the forced one too
+    assert "\n  50 d20s: " in stats.stdout  # but not its d20
 
 
 def test_processes_starting_together_on_a_new_database_all_keep_it(env: dict[str, str]) -> None:

@@ -203,7 +203,7 @@ def test_stats_count_the_naturals_of_every_die_per_character_and_session() -> No
     # three days apart: two sessions; aria rolled in both
     assert [len(s["naturals"]) for s in aria["sessions"]] == [1, 2]
     assert aria["sessions"][0]["naturals"]["d20"]["rolled"] == 2
-    text = log("--stats").stdout
+    text = log("--stats", "--details").stdout
     assert "aria: naturals" in text and "naturals per session" in text
 
 
@@ -242,27 +242,78 @@ def test_a_closed_pipe_ends_the_log_quietly(tmp_path: Path, args: list[str]) -> 
     assert run.stderr.decode().strip() == "status=0"
 
 
-def test_on_a_terminal_the_table_fits_its_width(tmp_path: Path) -> None:
+#: A time zone five and a half hours east of UTC, as a POSIX TZ (no tz database needed).
+EAST = "IST-05:30"
+
+
+def _local(at_text: str, fmt: str) -> str:
+    """`at_text` (the log's UTC time) as EAST's local time."""
+    return (datetime.fromisoformat(at_text) + timedelta(hours=5, minutes=30)).strftime(fmt)
+
+
+def _terminal_log(env: dict[str, str], width: int, *args: str) -> list[str]:
     pexpect = pytest.importorskip("pexpect")
-    env = {**_env(tmp_path), "NO_COLOR": "1", "TERM": "xterm"}
-    for width in (60, 130):
-        child = pexpect.spawn(
-            sys.executable,
-            ["-m", "d20cli", "log"],
-            env=env,
-            cwd=str(ROOT),
-            dimensions=(40, width),
-            encoding="utf-8",
-            timeout=60,
-        )
-        child.expect(pexpect.EOF)
-        child.close()
-        assert child.exitstatus == 0
-        lines = child.before.replace("\r", "").splitlines()
-        assert any("┃" in line for line in lines) and "Critical" in child.before
-        assert max(len(line) for line in lines) <= width
-        if width >= 130:  # room for every column, each label whole
-            assert "Critical success" in child.before and "d20 12 (7)" in child.before
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "d20cli", "log", *args],
+        env=env,
+        cwd=str(ROOT),
+        dimensions=(200, width),
+        encoding="utf-8",
+        timeout=60,
+    )
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    lines: list[str] = child.before.replace("\r", "").splitlines()
+    return lines
+
+
+@pytest.mark.parametrize("width", [40, 60, 80, 120, 130])
+def test_on_a_terminal_the_table_fits_its_width(tmp_path: Path, width: int) -> None:
+    """Issue 42 item 11: at 40 columns `d20 log -l 3`'s table broke its borders. At every
+    width its lines fit, each row is framed, and the last column has a header."""
+    env = {**_env(tmp_path), "NO_COLOR": "1", "TERM": "xterm", "TZ": EAST}
+    for args in ((), ("-l", "3")):
+        lines = _terminal_log(env, width, *args)
+        assert max(len(line) for line in lines) <= width, "\n".join(lines)
+        assert lines[0].startswith("┏") and lines[0].endswith("┓")
+        assert lines[-1].startswith("└") and lines[-1].endswith("┘")
+        # every line of the table has as many column borders as the header line
+        assert {line.count("│") for line in lines[3:-1]} == {lines[1].count("┃")}
+        text = "\n".join(lines)
+        assert "Critical" in text and "Fumble" in text
+        assert ("source" in lines[1]) == (width >= 60)  # below: after the outcome
+        assert "forced" in text
+        if width >= 130 and not args:  # room for every column, each label whole
+            assert "Critical success" in text and "d20 12 (7)" in text
+
+
+def test_the_table_and_the_plain_lines_show_local_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 42 item 12: the log's times in local time for people (TZ), UTC in --tsv,
+    --json and the exports."""
+    import time
+
+    newest = ROWS[3][0]
+    text = "\n".join(_terminal_log({**_env(tmp_path), "NO_COLOR": "1", "TZ": EAST}, 120))
+    assert _local(newest, "%Y-%m-%d %H:%M:%S") in text
+    text = "\n".join(_terminal_log({**_env(tmp_path), "NO_COLOR": "1", "TZ": EAST}, 80))
+    assert _local(newest, "%m-%d %H:%M") in text  # (no year below 100 columns)
+    monkeypatch.setenv("TZ", EAST)
+    time.tzset()
+    try:
+        plain = log().stdout.splitlines()
+        assert plain[3].startswith(_local(newest, "%Y-%m-%d %H:%M:%S") + "  aria  ")
+        assert log("--tsv").stdout.splitlines()[3].startswith(newest + "\t")
+        assert json.loads(log("--json").stdout)[-1]["at"] == newest
+        exported = json.loads(log("--export", "json").stdout)
+        assert exported[-1]["at"] == newest
+        assert newest in log("--export", "csv").stdout
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
 
 
 def test_answering_no_to_clear_says_nothing_was_deleted(tmp_path: Path) -> None:

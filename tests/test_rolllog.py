@@ -277,7 +277,7 @@ def test_stats_count_the_d20s_per_character() -> None:
     assert found["bruno"].counts[0] == 50 and found["bruno"].counts[19] == 150
     assert "unlikely" in found["bruno"].verdict
 
-    r = runner.invoke(log_app, ["--stats", "--no-color"])
+    r = runner.invoke(log_app, ["--stats", "--no-color", "--details"])
     assert r.exit_code == 0, r.output
     assert "aria: 200 d20s, chi-square 0.00 (19 df), p = 1.0000" in r.stdout
     assert "consistent with a fair die" in r.stdout and "unlikely to be a fair die" in r.stdout

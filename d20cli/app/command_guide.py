@@ -84,8 +84,10 @@ GUIDE: dict[str, Guide] = {
     "log": Guide(
         "Every roll is kept in the state database (--no-log or D20_NO_LOG=1 to skip). "
         "d20 log shows the recent rolls, with filters (--character, --since, --until, "
-        "--system, --outcome, --session); --stats tests the d20s' fairness; --export "
-        "prints every roll as JSON or CSV; --clear and --prune delete rolls.",
+        "--system, --outcome, --session); --stats sums up each character's rolls and tests "
+        "the d20s' fairness (--details: the faces and naturals); --export prints every "
+        "roll as JSON or CSV; --clear and --prune delete rolls. On a terminal, a view "
+        "taller than it goes through PAGER (less; --no-pager: never).",
         ("log", "log --limit 5 --tsv", "log --stats"),
     ),
     "config": Guide(

@@ -40,7 +40,7 @@ from d20cli.dice.roller import Roller
 from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
 from d20cli.frozen import replace
 from d20cli.language.vocabulary import SYSTEM_IDS, TABLE, VERBS
-from d20cli.present.output import Output
+from d20cli.present.output import Output, color_wanted
 from d20cli.present.render import quiet_text, render_result
 from d20cli.results import Result
 from d20cli.rolling import rolls
@@ -50,6 +50,7 @@ from d20cli.rolling.rolls import check_text, first_word, in_text, is_bare
 
 if TYPE_CHECKING:
     from d20cli.language.requests import Request
+    from d20cli.present.progress import Meter
     from d20cli.present.tally import Tally
     from d20cli.rules import System
     from d20cli.store.rolllog import RollLog
@@ -301,18 +302,23 @@ def request(text: str, opts: Options, out: Output, context: Context | None = Non
     holding = opts.repeat > 1 and out.flush_lines
     if holding:
         out.flush_lines = False
+    meter: Meter | None = None
     try:
         try:
             if opts.summary and opts.repeat == 1:
                 raise ParseError("--summary tallies the runs of --repeat N: add one, e.g. -n 1000")
             opts = context.as_options(text, opts)
             sealed = context.sealed_for(opts, out)  # each sealed roll is rolled and logged
+            meter = _repeat_meter(opts, out)
             tally = None
             if opts.summary and opts.repeat > 1 and opts.dice is None and sealed is None:
-                tally = sampled_tally(text, opts, context)
+                tally = sampled_tally(text, opts, context, meter)
             if tally is not None:
+                _close(meter)
                 print_tally(tally, opts, out)
                 return Outcome(ExitStatus.OK, [])
+            if meter is not None:
+                meter.total = opts.repeat  # (the runs, counted as each ends)
             if opts.repeat > MAX_ROLLED_RUNS:
                 check_rolled_runs(opts.repeat, "--repeat", _fewer_runs(opts))
             context.check_strict(text, opts)  # --strict: before anything is rolled
@@ -322,12 +328,16 @@ def request(text: str, opts: Options, out: Output, context: Context | None = Non
                 context.prepared.keep(text, prepared)
                 results = prepared.results(context.roller(opts))
             else:
-                results = results_of(text, opts, out, context)
+                step = None if meter is None else meter.step
+                results = results_of(text, opts, out, context, step)
         except (D20Error, RecursionError) as err:
+            _close(meter)
             return _failed(err, text, opts, out, [])
         log = context.log_for(opts, out)
-        return _rolled(text, opts, out, context, results, log, context.work_for(opts))
+        work = context.work_for(opts)
+        return _rolled(text, opts, out, context, results, log, work, meter=meter)
     finally:
+        _close(meter)
         try:
             if holding:
                 out.flush_lines = True
@@ -363,8 +373,55 @@ def _prepare(
     return prepare(given, opts, request, system.resolve, plan, work, roller, context.prepared.space)
 
 
+def _repeat_meter(opts: Options, out: Output) -> Meter | None:
+    """The progress of `--repeat N` (N > 1) on standard error (d20cli.present.progress):
+    with `--summary`, or when the results go to a pipe or a file (on a terminal, the
+    lines of the results show how far it has gone); never with -q or --json."""
+    if opts.repeat <= 1:
+        return None
+    from d20cli.present.progress import Meter, wanted
+
+    if not wanted(out.stderr, opts.quiet, opts.json):
+        return None
+    if not opts.summary and _is_terminal(out.stdout):
+        return None
+    color = color_wanted(out.stderr, opts.color_choice() == "never")
+    return Meter(out.stderr, "tallying" if opts.summary else "rolling", None, color).start()
+
+
+def _odds_meter(opts: Options, out: Output) -> Meter | None:
+    """The progress of `odds` on standard error: `--simulate N` counts its rolls; exact
+    odds have no steps to count (the walk does not know how long it is), so a spinner
+    with the time taken; never with -q or --json."""
+    from d20cli.present.progress import Meter, wanted
+
+    if not wanted(out.stderr, opts.quiet, opts.json):
+        return None
+    color = color_wanted(out.stderr, opts.color_choice() == "never")
+    if opts.simulate is not None:
+        return Meter(out.stderr, "simulating", opts.simulate, color).start()
+    return Meter(out.stderr, "working out the odds", None, color, counted=False).start()
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _close(meter: Meter | None) -> None:
+    """Wipe a progress bar (before the output it would be drawn over)."""
+    if meter is not None:
+        meter.close()
+
+
 def results_of(
-    text: str, opts: Options, out: Output | None = None, context: Context | None = None
+    text: str,
+    opts: Options,
+    out: Output | None = None,
+    context: Context | None = None,
+    step: Callable[[], None] | None = None,
 ) -> Iterator[Result]:
     """Parse `text` (verb first): the results of the request, repeats included, as they
     are rolled (errors in the words are raised here, before any result).
@@ -375,7 +432,8 @@ def results_of(
     With `out` (the edge: command line, standard input, shell), pendagger's fortune dice
     are kept in the state database: an attempt or luck roll is remembered and may gain a
     die, and the `fortune` verb shows or spends them (d20cli.app.fortune). The rolling
-    itself is the library's too (d20cli.rolling)."""
+    itself is the library's too (d20cli.rolling). `step`: called as each run of the
+    request ends (a progress bar)."""
     check_text(text)
     context = context or Context()
     system = context.system_for(opts)
@@ -383,14 +441,17 @@ def results_of(
     hooks = out is not None and system.fortune is not None
     who = context.character_names(text, opts.as_) if opts.as_ else ()
     if opts.dice is None:
-        return _results(request, system, opts, out if hooks else None, context, True, who)
+        return _results(request, system, opts, out if hooks else None, context, True, who, step)
     # --dice: every face is counted before anything is shown, logged or stored. A first
     # pass rolls the whole request writing nothing (too many or too few faces is an error
     # here); a request with no state to write yields that pass's results.
-    checked = list(_results(request, system, opts, out if hooks else None, context, False, who))
+    first = None if hooks else step  # (the pass that is the work)
+    checked = list(
+        _results(request, system, opts, out if hooks else None, context, False, who, first)
+    )
     if not hooks:
         return iter(checked)
-    return _results(request, system, opts, out, context, True, who)
+    return _results(request, system, opts, out, context, True, who, step)
 
 
 def _results(
@@ -401,6 +462,7 @@ def _results(
     context: Context,
     write: bool,
     who: tuple[str, ...] = (),
+    step: Callable[[], None] | None = None,
 ) -> Iterator[Result]:
     """The results of one request (`results_of`); with `out`, pendagger's fortune dice are
     kept (`write`: False checks and rolls everything but stores nothing)."""
@@ -422,7 +484,8 @@ def _results(
         resolve_one = context.sealing.wrap(resolve_one)
 
     work = context.work_for(opts)
-    return rolls.results(request, resolve_one, roller, opts.repeat, work, rolls.plan(request))
+    plan = rolls.plan(request)
+    return rolls.results(request, resolve_one, roller, opts.repeat, work, plan, step)
 
 
 def exit_for(result: Result, opts: Options) -> ExitStatus:
@@ -440,11 +503,13 @@ def _rolled(
     log: RollLog | None,
     work: int,
     said: bool = False,
+    meter: Meter | None = None,
 ) -> Outcome:
     """Log, print (or tally, with --summary) the results of a request as they are rolled;
     an error on the way is printed and gives BAD_INPUT. `work`: the command's work
     budget, which bounds what it may print. `said`: the request's notes were said when
-    it was first run in this context (a prepared line), so they are not looked for."""
+    it was first run in this context (a prepared line), so they are not looked for.
+    `meter`: the progress bar of the rolling, wiped before a tally is printed."""
     results: list[Result] = []
     status = ExitStatus.OK
     tally: Tally | None = None
@@ -485,7 +550,9 @@ def _rolled(
                 status = max(status, exit_for(result, opts))
             results = [result]
     except (D20Error, RecursionError) as err:
+        _close(meter)
         return _failed(err, text, opts, out, results)
+    _close(meter)
     if tally is not None:
         print_tally(tally, opts, out)
     return Outcome(status, results)
@@ -556,19 +623,24 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
         opts = context.as_options(text, context.with_character(opts))  # its system too
         parse = _request_reader(context, opts)  # with the house defaults, as a roll would be
         context.check_strict(text, opts)  # --strict: an error; else a note before the odds
-        if opts.simulate is not None:
-            check_rolled_runs(opts.simulate, "--simulate", "estimate from fewer runs")
-            found = simulate(
-                text,
-                opts.system_id(),
-                opts.simulate,
-                opts.seed,
-                opts.dice_budget(),
-                opts.work_budget(),
-                parse=parse,
-            )
-        else:
-            found = odds_of(text, opts.system_id(), parse=parse, within=command)
+        meter = _odds_meter(opts, out)
+        try:
+            if opts.simulate is not None:
+                check_rolled_runs(opts.simulate, "--simulate", "estimate from fewer runs")
+                found = simulate(
+                    text,
+                    opts.system_id(),
+                    opts.simulate,
+                    opts.seed,
+                    opts.dice_budget(),
+                    opts.work_budget(),
+                    parse=parse,
+                    step=None if meter is None else meter.step,
+                )
+            else:
+                found = odds_of(text, opts.system_id(), parse=parse, within=command)
+        finally:
+            _close(meter)
         context.say_notes(text, opts, out)  # after any error (a bad request: its error alone)
         return found
 

@@ -17,6 +17,7 @@ from d20cli.present.output import Output
 from d20cli.results import Result
 
 if TYPE_CHECKING:
+    from d20cli.present.progress import Meter
     from d20cli.present.tally import Tally
 
 
@@ -24,11 +25,14 @@ SAMPLE_CHUNK = 100_000
 MAX_WEIGHT_BITS = 1000  # a common denominator beyond 2^1000: the results are rolled instead
 
 
-def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
+def sampled_tally(
+    text: str, opts: Options, context: Context, meter: Meter | None = None
+) -> Tally | None:
     """`--repeat N --summary`: the N results drawn from the request's exact distribution of
     (outcome, total) pairs, which the odds engine computes by walking the same resolver.
     That is the same as rolling N times and counting, and fast for a million rolls. None
-    when the distribution is too costly to compute (the caller then rolls each one)."""
+    when the distribution is too costly to compute (the caller then rolls each one).
+    `meter`: counts the results drawn, SAMPLE_CHUNK at a time."""
     from d20cli.present.tally import Tally
     from d20cli.probability.engine import joint_outcomes
 
@@ -56,11 +60,15 @@ def sampled_tally(text: str, opts: Options, context: Context) -> Tally | None:
         tally.sides = len(getattr(request, "sides", ()))
     counts = [0] * len(keys)
     remaining = opts.repeat * request.repeat
+    if meter is not None:
+        meter.total = remaining
     while remaining:
         n = min(remaining, SAMPLE_CHUNK)
         remaining -= n
         for i in rng.choices(range(len(keys)), cum_weights=cumulative, k=n):
             counts[i] += 1
+        if meter is not None:
+            meter.step(n)
     for (outcome, total, winner), n in zip(keys, counts, strict=True):
         tally.add_many(outcome, None, total, n, winner)
     return tally

@@ -422,10 +422,12 @@ def simulate(
     budget: int = DEFAULT_BUDGET,
     work: int | None = None,
     parse: Callable[[str], Request] | None = None,
+    step: Callable[[], None] | None = None,
 ) -> Odds:
     """An estimate from `rolls` random rolls (labelled as an estimate): each roll has the
     dice `budget`, and all of them together at most `work` dice (None: no limit).
-    `parse`: as for `odds_of`."""
+    `parse`: as for `odds_of`. `step`: called after each roll (a progress bar counts
+    them)."""
     from d20cli.dice.evaluate import fewest_dice
     from d20cli.rules import get_system
 
@@ -445,6 +447,8 @@ def simulate(
         if run:
             roller.next_run()
         acc.add(1, rolls, system.resolve(request, roller))
+        if step is not None:
+            step()
     odds = acc.odds(request.text, system.id, request.verb, order)
     odds.labels = {**odds.labels, **{k: v for k, v in labels.items() if k in odds.outcomes}}
     odds.estimate = rolls

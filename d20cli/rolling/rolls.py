@@ -95,6 +95,7 @@ def results(
     repeat: int = 1,
     work: int | None = None,
     planned: Plan | None = None,
+    step: Callable[[], None] | None = None,
 ) -> Iterator[Result]:
     """Each result of `request` (`6x 4d6kh3` gives six, `1d20+5; 2d6+3` two), `repeat`
     times over, resolved by `resolve` (a system's `resolve`, or the edge's wrapper of it)
@@ -105,7 +106,8 @@ def results(
     `repeat` runs has the whole budget, and all of them together at most `work` dice
     (None: no limit; a command that must roll more is refused before a die is rolled).
     At the end the roller checks that it is done (`--dice` faces left over are an
-    error). `planned`: `plan(request)`, when the caller keeps it."""
+    error). `planned`: `plan(request)`, when the caller keeps it. `step`: called as each
+    run ends (a progress bar counts them)."""
     units, least, least_nx, each = plan(request) if planned is None else planned
     if repeat * each > MAX_ROLLED_RUNS:  # a group's members and a contest's sides count
         raise BudgetError(
@@ -124,6 +126,8 @@ def results(
         for unit in units:
             for _ in range(unit.repeat):
                 yield resolve(unit, roller)
+        if step is not None:
+            step()
     roller.finish()
 
 

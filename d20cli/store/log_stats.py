@@ -90,6 +90,12 @@ class Fairness:
         return sum((c - e) ** 2 / e for c in self.counts) if e else 0.0
 
     @property
+    def mean(self) -> float | None:
+        """The mean face (10.5 for a fair die); None without a d20."""
+        n = self.rolls
+        return sum(f * c for f, c in enumerate(self.counts, 1)) / n if n else None
+
+    @property
     def p_value(self) -> float | None:
         return chi_square_p(self.chi_square, SIDES - 1) if self.rolls else None
 
@@ -208,6 +214,39 @@ def _filter(only: LogFilter) -> tuple[str, tuple[Any, ...]]:
     """` AND ...` for the rows `only` keeps (columns of `rolls AS r`), and its values."""
     sql, args = only.where("r.")
     return (f" AND {sql}" if sql else ""), args
+
+
+# --- outcomes --------------------------------------------------------------------------
+
+
+@frozen
+class Outcomes:
+    """One character's logged rolls, and how many of them succeeded or failed (an outcome
+    id that ends in `success` or `failure`: every system's tiers; a contest's winner or a
+    luck roll is neither)."""
+
+    rolls: int = 0
+    successes: int = 0
+    failures: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        return {"rolls": self.rolls, "successes": self.successes, "failures": self.failures}
+
+
+def outcomes(rolls: Rolls, only: LogFilter | None = None) -> dict[str | None, Outcomes]:
+    """The rows `only` keeps, counted per character (None: rolls made as no character);
+    forced faces (`--dice`: dice read off the table, say) count here as any roll."""
+    where, args = _filter(combine(None, only))
+
+    def query(conn: sqlite3.Connection) -> dict[str | None, Outcomes]:
+        found = conn.execute(
+            "SELECT r.character, count(*), sum(r.outcome LIKE '%success'), "
+            f"sum(r.outcome LIKE '%failure') FROM rolls AS r WHERE 1{where} GROUP BY r.character",
+            args,
+        ).fetchall()
+        return {_who(who): Outcomes(n, int(s or 0), int(f or 0)) for who, n, s, f in found}
+
+    return rolls.db.read("the roll log", query)
 
 
 # --- naturals ---------------------------------------------------------------------------

@@ -6,8 +6,12 @@
   (`--seed`) are marked.
 - Filters for every view: `--character`, `--since`/`--until` (a date, a date and time, or
   a time ago such as `2h`), `--system`, `--outcome`.
-- `--stats`: the fairness of the d20s, and the naturals (1 and the top face) of every die
-  size, per character and per session (d20cli.store.log_stats).
+- `--stats`: a summary per character (rolls, successes and failures, natural 20s and 1s,
+  the mean d20, the fairness of the d20s); `--stats --details` adds the faces of the d20s
+  and the naturals (1 and the top face) of every die size, per character and per
+  session (d20cli.store.log_stats).
+- On a terminal, the table and `--stats` go through a pager when they are taller than
+  it (d20cli.app.pager; `PAGER`, `--no-pager`).
 - `--session N`: only the rolls of sealed session N (`d20 seal`); `--export json
   --session N` is the export of one session for `d20 verify`, with its own hash chain.
 - `--export json|csv`: every row, streamed; `--clear`: delete (never the rows of a
@@ -37,7 +41,7 @@ from d20cli.present.output import Output
 from d20cli.visible import visible
 
 if TYPE_CHECKING:
-    from d20cli.store.log_stats import Naturals
+    from d20cli.store.log_stats import Fairness, Naturals, Outcomes
     from d20cli.store.rolllog import LogFilter, Rolls, Row
 
 log_app = typer.Typer(
@@ -88,7 +92,20 @@ def log_main(
         ),
     ] = None,
     stats: Annotated[
-        bool, typer.Option("--stats", help="Fairness of the d20s; naturals of every die.")
+        bool,
+        typer.Option(
+            "--stats",
+            help="A summary per character: rolls, successes, natural 20s and 1s, mean d20, "
+            "fairness.",
+        ),
+    ] = False,
+    details: Annotated[
+        bool,
+        typer.Option(
+            "--details",
+            help="With --stats: each character's d20 faces, the naturals of every die and "
+            "of each session.",
+        ),
     ] = False,
     export: Annotated[
         str | None, typer.Option("--export", help="Print every roll as json or csv.")
@@ -114,6 +131,13 @@ def log_main(
     ] = False,
     tsv: Annotated[bool, typer.Option("--tsv", help="Tab-separated lines.")] = False,
     json: Annotated[bool, typer.Option("--json", help="JSON instead of a table.")] = False,
+    no_pager: Annotated[
+        bool,
+        typer.Option(
+            "--no-pager",
+            help="Never page: on a terminal, output taller than it goes through PAGER (less).",
+        ),
+    ] = False,
     no_color: Annotated[bool, typer.Option("--no-color", help="Plain text.")] = False,
 ) -> None:
     """Show recent rolls; --stats tests the dice, --export json|csv prints them all."""
@@ -127,6 +151,8 @@ def log_main(
     with _errors(out):
         if sum((stats, export is not None, clear, prune)) > 1:
             raise ParseError("use one of --stats, --export, --clear and --prune at a time")
+        if details and not stats:
+            raise ParseError("--details goes with --stats: d20 log --stats --details")
         if export is not None and export.lower() not in EXPORT_FORMATS:
             raise ParseError(f"--export takes json or csv, not {export!r}")
         if limit is not None and (export is not None or stats or clear or prune):
@@ -166,9 +192,10 @@ def log_main(
             elif export is not None:
                 _export(store, export.lower(), only, out)
             elif stats:
-                _stats(store, only, out, command_options().json, no_color)
+                _stats(store, only, out, command_options().json, no_color, details, no_pager)
             else:
-                _recent(store, limit or 20, only, out, command_options().json, tsv, no_color)
+                json_out = command_options().json
+                _recent(store, limit or 20, only, out, json_out, tsv, no_color, no_pager)
         finally:
             state.close()
 
@@ -337,11 +364,24 @@ def dice_words(dice: list[Any]) -> str:
     return ", ".join(" ".join(faces) for _, faces in groups)
 
 
+def local_time(at: str) -> str:
+    """The log's time text (ISO 8601, UTC) as people read it: `2026-05-01 20:15:03` in
+    the local time zone (`TZ`). A text that is no time (a hand-edited row) is shown as it
+    is, cut to the length of a time."""
+    try:
+        parsed = datetime.fromisoformat(at)
+        parsed = parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+        return parsed.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    except (ValueError, OverflowError, OSError):  # (a year that has no local time)
+        return at.replace("T", " ")[:19]
+
+
 def row_fields(row: Row, labels: Labels, iso: bool) -> list[str]:
-    """A row as the fields of a line: time, character, request, dice, total, outcome
-    label, mark (forced, seeded, `sealed N` for a roll of sealed session N, or empty);
-    every field made visible, as each comes from a file that may be someone else's."""
-    at = row.at if iso else row.at.replace("T", " ")[:19]
+    """A row as the fields of a line: time (`iso`: the log's own, ISO 8601 in UTC; else
+    local time, `local_time`), character, request, dice, total, outcome label, source
+    (forced, seeded, `sealed N` for a roll of sealed session N, or empty); every field
+    made visible, as each comes from a file that may be someone else's."""
+    at = row.at if iso else local_time(row.at)
     label = "" if row.outcome is None else outcome_label(labels, row.system, row.verb, row.outcome)
     fields = [
         at,
@@ -363,6 +403,7 @@ def _recent(
     json: bool,
     tsv: bool,
     no_color: bool,
+    no_pager: bool = False,
 ) -> None:
     found = store.recent(limit, only=only)
     if json:
@@ -377,7 +418,8 @@ def _recent(
             out.text(said + (f" for {visible(only.character)}" if only.character else ""))
         return
     labels = outcome_labels()
-    if tsv or not out.stdout.isatty():
+    console = None if tsv or not out.stdout.isatty() else _console(out, no_color)
+    if console is None or console.width < TABLE_LEAST:
         for r in found:  # user text is made visible: a tab in it is `\t`, not a tab
             fields = row_fields(r, labels, iso=tsv)  # (a line at a time: memory of one)
             if tsv:
@@ -387,12 +429,18 @@ def _recent(
                 out.stdout.write("  ".join(f for f in fields if f) + "\n")
         out.stdout.flush()
         return
-    _table(found, labels, _console(out, no_color))
+    from d20cli.app.pager import paged
+
+    with paged(console, out, no_pager) as shown:
+        _table(found, labels, shown)
 
 
-#: Below these terminal widths the table leaves out the year, then the dice (the plain
-#: lines and --tsv always hold every field).
-WIDE, NARROW = 100, 80
+#: Below these terminal widths the table leaves out the year, then the dice; below TINY it
+#: folds the time onto two lines (date, then time), names the character column `char`
+#: (left out when no row has a character) and shows the source after the outcome; below
+#: TABLE_LEAST there is no room for a table: the plain lines are shown (they and --tsv
+#: always hold every field).
+WIDE, NARROW, TINY, TABLE_LEAST = 100, 80, 60, 40
 #: The longest field the table shows whole; a longer one (a request with a long label, or
 #: a row from someone else's state.db) is cut there, ending in `…`: rich lays out a table
 #: in time and memory that grow with its cells (20 rows of 60,000 characters: 2.6 s).
@@ -400,30 +448,37 @@ MAX_CELL = 200
 
 
 def _table(found: list[Row], labels: Labels, console: Any) -> None:
-    """The rolls as a table that fits the terminal's width."""
+    """The rolls as a table that fits the terminal's width, times in local time."""
     from rich.table import Table
 
     width = int(console.width)
-    time = "time (UTC)" if width >= NARROW else "UTC"
-    columns = [time, "character", "request", "dice", "total", "outcome", ""]
+    tiny = width < TINY
+    columns = ["time", "character", "request", "dice", "total", "outcome", "source"]
     keep = [True] * 7
+    keep[1] = not tiny or any(r.character for r in found)
     keep[3] = width >= NARROW
-    keep[6] = any(MARKS.get(r.source, r.source) for r in found)
+    keep[6] = not tiny and any(r.session is not None or MARKS.get(r.source) for r in found)
     least = {"character": 5, "request": 8, "total": 5, "outcome": 9}
+    if tiny:
+        least = {"character": 4, "total": 5, "outcome": 8}
     table = Table(expand=False, padding=(0, 1) if width >= NARROW else (0, 0))
     for column, kept in zip(columns, keep, strict=True):
         if kept:
             table.add_column(
-                column,
+                "char" if tiny and column == "character" else column,
                 justify="right" if column == "total" else "left",
-                no_wrap=column == time,
+                no_wrap=column == "time" and not tiny,
                 overflow="fold",
                 min_width=least.get(column),
+                width=5 if tiny and column == "time" else None,  # MM-DD over HH:MM
+                max_width=10 if tiny and column == "character" else None,
             )
     for r in found:
         fields = row_fields(r, labels, iso=False)
         if width < WIDE:
             fields[0] = fields[0][5:16]  # MM-DD HH:MM
+        if tiny and fields[6]:  # the source after the outcome: `Success, seeded`
+            fields[5] = ", ".join(f for f in fields[5:7] if f)
         fields = [f if len(f) <= MAX_CELL else f[: MAX_CELL - 1] + "…" for f in fields]
         table.add_row(*(_cell(f) for f, kept in zip(fields, keep, strict=True) if kept))
     console.print(table)
@@ -461,11 +516,25 @@ def _export(store: Rolls, kind: str, only: LogFilter, out: Output) -> None:
     stream.flush()
 
 
-def _stats(store: Rolls, only: LogFilter, out: Output, json: bool, no_color: bool) -> None:
-    from d20cli.store.log_stats import SIDES, Fairness, fairness, log_size, naturals
+def _stats(
+    store: Rolls,
+    only: LogFilter,
+    out: Output,
+    json: bool,
+    no_color: bool,
+    details: bool = False,
+    no_pager: bool = False,
+) -> None:
+    """`--stats`: the log's size, then a summary line per character (rolls, successes and
+    failures, natural 20s and 1s, the mean d20 and the fairness verdict); with `details`,
+    each character's d20 faces (a histogram from MIN_ROLLS d20s on, the counts in one
+    line before), its naturals of every die size, and the naturals of each session."""
+    from d20cli.app.pager import paged
+    from d20cli.store.log_stats import SIDES, Fairness, fairness, log_size, naturals, outcomes
 
     found = fairness(store, only=only)
     seen = naturals(store, only=only)
+    tallied = outcomes(store, only=only)
     size = log_size(store)
     have = {f.character for f in found}
     for who in seen.characters:  # rolled other dice, but no d20
@@ -473,41 +542,124 @@ def _stats(store: Rolls, only: LogFilter, out: Output, json: bool, no_color: boo
             found.append(Fairness(who, (0,) * SIDES))
     found.sort(key=lambda f: (f.character is not None, f.character or ""))
     if json:
-        out.json([{**f.to_json(), **seen.to_json(f.character)} for f in found])
+        out.json([_stats_json(f, seen, tallied) for f in found])
         return
     rows = f"{size.rows:,} row{'s' if size.rows != 1 else ''}"
-    out.text(f"roll log: {rows}, {size.bytes:,} bytes on disk")
-    if not found:
-        out.text("no d20s logged yet" + (f" for {only.character}" if only.character else ""))
-        return
+    with paged(_console(out, no_color), out, no_pager) as console:
+        console.print(f"roll log: {rows}, {size.bytes:,} bytes on disk", markup=False)
+        if not found:
+            who = f" for {only.character}" if only.character else ""
+            console.print(_cell(f"no d20s logged yet{who}"))
+            return
+        _summary(console, found, tallied)
+        if not details:
+            console.print(
+                "more: d20 log --stats --details (each character's d20 faces, the "
+                "naturals of every die and of each session)",
+                markup=False,
+            )
+            return
+        for f in found:
+            _faces(console, f)
+            _naturals_table(console, f.character, seen)
+        _sessions_table(console, seen)
+
+
+def _stats_json(f: Fairness, seen: Naturals, tallied: dict[str | None, Outcomes]) -> Any:
+    """One character's object of `--stats --json`: its fairness test, naturals and
+    sessions, and its `summary` (what the text's summary line says)."""
+    from d20cli.store.log_stats import Outcomes
+
+    told = tallied.get(f.character, Outcomes())
+    mean = f.mean
+    summary = {
+        **told.to_json(),
+        "natural_20s": f.counts[-1],
+        "natural_1s": f.counts[0],
+        "mean_d20": None if mean is None else round(mean, 6),
+    }
+    return {**f.to_json(), **seen.to_json(f.character), "summary": summary}
+
+
+def _plural(n: int, word: str, words: str | None = None) -> str:
+    return f"{n:,} {word if n == 1 else (words or word + 's')}"
+
+
+def summary_lines(f: Fairness, told: Outcomes) -> list[str]:
+    """What `--stats` says of one character: its rolls, successes and failures; its d20s
+    (natural 20s and 1s, the mean, each against what a fair die gives); the fairness."""
+    from d20cli.store.log_stats import MIN_ROLLS
+
+    who = f.character or "(no character)"
+    lines = [
+        f"{who}: {_plural(told.rolls, 'roll')}, {_plural(told.successes, 'success', 'successes')}"
+        f", {_plural(told.failures, 'failure')}"
+    ]
+    p, mean = f.p_value, f.mean
+    if p is None or mean is None:
+        lines.append("  no d20s")
+        return lines
+    lines.append(
+        f"  {_plural(f.rolls, 'd20')}: {_plural(f.counts[-1], 'natural 20')}, "
+        f"{_plural(f.counts[0], 'natural 1')} ({f.expected:,.1f} expected each), "
+        f"mean {mean:.2f} (10.5 expected)"
+    )
+    if f.rolls < MIN_ROLLS:
+        verdict = f"too few d20s to judge yet ({f.rolls:,} of the {MIN_ROLLS} needed)"
+    else:
+        verdict = f"{f.verdict}, p = {p:.4f}"
+    lines.append(f"  fairness: {verdict}")
+    return lines
+
+
+def _summary(console: Any, found: list[Fairness], tallied: dict[str | None, Outcomes]) -> None:
+    """`summary_lines` for each character, its name in bold."""
+    from rich.text import Text
+
+    from d20cli.store.log_stats import Outcomes
+
+    for f in found:
+        first, *rest = summary_lines(f, tallied.get(f.character, Outcomes()))
+        name = visible(f.character or "(no character)")
+        console.print(Text.assemble((name, "bold"), visible(first[len(name) :])))
+        for line in rest:
+            console.print(Text(line))
+
+
+def _faces(console: Any, f: Fairness) -> None:
+    """A character's d20 faces: a histogram against the expected count from MIN_ROLLS
+    d20s on; fewer cannot be judged yet, so they are one line of counts instead."""
     from rich.table import Table
 
-    console = _console(out, no_color)
-    for f in found:
-        p = f.p_value
-        title = (
-            f"{f.character or '(no character)'}: {f.rolls:,} d20s, "
-            f"chi-square {f.chi_square:.2f} (19 df), p = {p:.4f}"
-            if p is not None
-            else f"{f.character or '(no character)'}: no d20s"
-        )
-        if p is not None:
-            table = Table(
-                title=_cell(title), title_justify="left", caption=f.verdict, caption_justify="left"
+    from d20cli.store.log_stats import MIN_ROLLS
+
+    p = f.p_value
+    who = f.character or "(no character)"
+    if p is None:
+        console.print(_cell(f"{who}: no d20s"))
+        return
+    if f.rolls < MIN_ROLLS:
+        counts = " ".join(str(n) for n in f.counts)
+        console.print(
+            _cell(
+                f"{who}: {f.rolls:,} d20s, too few to judge yet (a histogram from "
+                f"{MIN_ROLLS}); faces 1 to 20: {counts}"
             )
-            table.add_column("face", justify="right")
-            table.add_column("count", justify="right")
-            table.add_column("expected", justify="right")
-            table.add_column("")
-            top = max(f.counts) or 1
-            for face, n in enumerate(f.counts, 1):
-                bar = "█" * round(30 * n / top)
-                table.add_row(str(face), f"{n:,}", f"{f.expected:,.1f}", bar)
-            console.print(table)
-        else:
-            out.text(visible(title))
-        _naturals_table(console, f.character, seen)
-    _sessions_table(console, seen)
+        )
+        return
+    title = f"{who}: {f.rolls:,} d20s, chi-square {f.chi_square:.2f} (19 df), p = {p:.4f}"
+    table = Table(
+        title=_cell(title), title_justify="left", caption=f.verdict, caption_justify="left"
+    )
+    table.add_column("face", justify="right")
+    table.add_column("count", justify="right")
+    table.add_column("expected", justify="right")
+    table.add_column("")
+    top = max(f.counts) or 1
+    for face, n in enumerate(f.counts, 1):
+        bar = "█" * round(30 * n / top)
+        table.add_row(str(face), f"{n:,}", f"{f.expected:,.1f}", bar)
+    console.print(table)
 
 
 def _naturals_table(console: Any, who: str | None, seen: Naturals) -> None:
@@ -527,17 +679,18 @@ def _naturals_table(console: Any, who: str | None, seen: Naturals) -> None:
 
 
 def _sessions_table(console: Any, seen: Naturals) -> None:
-    """Naturals per session and character: 1s and top faces of each die size."""
+    """Naturals per session and character: 1s and top faces of each die size, the
+    session's times in local time."""
     from rich.table import Table
 
     if not seen.sessions:
         return
     table = Table(title="naturals per session (1s / top faces)", title_justify="left")
-    for column in ("session (UTC)", "character", "dice"):
+    for column in ("session", "character", "dice"):
         table.add_column(column, overflow="fold")
     for s in seen.sessions:
-        start = s.start.replace("T", " ")[:16]
-        end = s.end.replace("T", " ")[11:16]
+        start = local_time(s.start)[:16]
+        end = local_time(s.end)[11:16]
         order = sorted(s.naturals, key=lambda c: (c is not None, c or ""))
         for who in order:
             sizes = s.naturals[who]
