@@ -183,6 +183,27 @@ def test_when_reads_dates_times_and_times_ago() -> None:
         when("soon", now, "--since")
 
 
+def test_days_and_times_without_an_offset_are_local(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table shows local time, so a day or time typed as it reads there is local too
+    (a time copied from the table finds its row); a time with an offset keeps it."""
+    import time
+
+    monkeypatch.setenv("TZ", "IST-05:30")
+    time.tzset()
+    try:
+        now = datetime(2026, 5, 3, 20, 0, tzinfo=UTC)  # 01:30 on 4 May in IST
+        assert when("today", now, "--since") == "2026-05-03T18:30:00.000+00:00"
+        assert when("yesterday", now, "--since") == "2026-05-02T18:30:00.000+00:00"
+        assert when("2026-05-01", now, "--since") == "2026-04-30T18:30:00.000+00:00"
+        assert when("2026-05-01", now, "--until", end=True) == "2026-05-01T18:30:00.000+00:00"
+        assert when("2026-05-01 18:30", now, "--since") == "2026-05-01T13:00:00.000+00:00"
+        assert when("2026-05-01T18:30Z", now, "--since") == "2026-05-01T18:30:00.000+00:00"
+        assert when("2h", now, "--since") == "2026-05-03T18:00:00.000+00:00"
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
 def test_dice_words() -> None:
     assert dice_words([]) == ""
     assert dice_words([{"summary": {"count": 5000}}]) == "5000 dice, summarised"

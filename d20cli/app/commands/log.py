@@ -71,7 +71,9 @@ def log_main(
     ] = None,
     since: Annotated[
         str | None,
-        typer.Option("--since", help="Rolls from then on: 2026-05-01, '2026-05-01 18:00', 2h."),
+        typer.Option(
+            "--since", help="Rolls from then on (local time): 2026-05-01, '2026-05-01 18:00', 2h."
+        ),
     ] = None,
     until: Annotated[
         str | None, typer.Option("--until", help="Rolls before then (a date: up to its end).")
@@ -246,8 +248,9 @@ _UNITS = {"s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800}
 def when(text: str, now: datetime, option: str, end: bool = False) -> str:
     """The log's time text (UTC) for `--since`/`--until`: a time ago (`30m`, `2h`, `7d`,
     `1w`), `today`, `yesterday`, a date (`2026-05-01`: its start, or with `end` the start
-    of the next day, so that `--until` takes the whole day) or a date and time (UTC unless
-    it gives an offset: `2026-05-01 18:00`, `2026-05-01T18:00+02:00`)."""
+    of the next day, so that `--until` takes the whole day) or a date and time. Days and
+    times are local (`TZ`), as the log's table shows them, unless the time gives an offset
+    (`2026-05-01 18:00`, `2026-05-01T18:00+02:00`, `2026-05-01T16:00Z`)."""
     from d20cli.store.rolllog import stamp
 
     try:
@@ -269,19 +272,28 @@ def _when(word: str, now: datetime, end: bool) -> datetime | None:
     """`when`'s datetime, None when `word` is none of its forms."""
     at: datetime | None = None
     ago = _AGO.fullmatch(word)
-    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    midnight = now.astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
     if ago is not None:
         at = now - timedelta(seconds=int(ago.group(1)) * _UNITS[ago.group(2)])
     elif word in ("today", "yesterday"):
         at = midnight - timedelta(days=0 if word == "today" else 1)
         at += timedelta(days=1) if end else timedelta(0)
     elif word.isascii() and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", word):
-        at = datetime.fromisoformat(word).replace(tzinfo=UTC)  # (ValueError: no such day)
+        at = _local(datetime.fromisoformat(word))  # (ValueError: no such day)
         at += timedelta(days=1) if end else timedelta(0)
     elif word.isascii() and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[t ][0-9:.+\-z ]+", word):
         at = datetime.fromisoformat(word.upper().replace(" ", "T", 1).replace(" ", ""))
-        at = at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+        at = at if at.tzinfo is not None else _local(at)
     return at
+
+
+def _local(at: datetime) -> datetime:
+    """A time without an offset, read as local; one with no local time (the year 1) as
+    UTC, which `when` then finds out of the log's range."""
+    try:
+        return at.astimezone()
+    except (OverflowError, OSError, ValueError):
+        return at.replace(tzinfo=UTC)
 
 
 def _system(name: str) -> str:
@@ -736,7 +748,7 @@ def _prune(store: Rolls, before: str | None, keep: int | None, yes: bool, out: O
     from d20cli.store import log_retention
     from d20cli.store.sealing import Sessions
 
-    what = [f"before {before.replace('T', ' ')[:19]} UTC"] if before is not None else []
+    what = [f"before {local_time(before)}"] if before is not None else []
     what += [f"older than the newest {keep:,}"] if keep is not None else []
     n = log_retention.prunable(store, before, keep)
     question = f"delete {n:,} logged rolls ({' or '.join(what)})?"
