@@ -95,7 +95,7 @@ def run(
         head = tokens[0].lower() if tokens else ""
         if head in SETTING_WORDS and settings is not None and line is not None:
             return Outcome(settings(tokens, line), [])  # (never kept: it is not a request)
-        if head == "init":  # (never kept: the order changes)
+        if head == "init" and not wants_help(tokens):  # (never kept: the order changes)
             from d20cli.app.commands.initiative import run_init
 
             return Outcome(run_init(tokens[1:], base, out, context), [])

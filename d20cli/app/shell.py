@@ -47,7 +47,7 @@ from d20cli.app.completion.engine import (
     scan,
 )
 from d20cli.app.context import Context
-from d20cli.app.options import Options, split_line
+from d20cli.app.options import Options, split_line, wants_help
 from d20cli.app.run import SETTING_WORDS, playing, run, setting, shown_system, without_program
 from d20cli.errors import D20Error, ExitStatus, NotSaved, ParseError, StateError
 from d20cli.frozen import frozen
@@ -256,8 +256,8 @@ class Session:
                 return self._help(tokens, text)
             if head == CLEAR and len(tokens) == 1:
                 return self._clear()
-            if head in SHELL_COMMANDS:
-                return self._command(tokens, text)
+            if head in SHELL_COMMANDS or (head in COMMANDS and wants_help(tokens)):
+                return self._command(tokens, text)  # `init add --help`: typer's, its own
             if head in AGAIN_WORDS:
                 if self.last_tokens is None:
                     raise ParseError("nothing to repeat yet: roll something first", text, 1)
@@ -315,6 +315,11 @@ class Session:
         from d20cli.app.help import help_lines
         from d20cli.present.help_view import help_width, paragraph
 
+        if wants_help(tokens):  # `help --help`: the help command's own
+            from d20cli.app.help import help_usage_lines
+
+            self.out.text("\n".join(help_usage_lines(help_width())))
+            return ExitStatus.OK
         if len(tokens) > 2:
             raise ParseError("help takes one verb: help check", text, text.find(tokens[2]) + 1)
         try:
