@@ -354,7 +354,7 @@ def _prepare(
     ):
         return None
     system = context.system_for(opts)
-    if system.fortune is not None:
+    if system.fortune is not None or opts.boon:  # (--boon: results_of refuses it here)
         return None
     check_text(text)
     request = context.request_for(text, system, opts)
@@ -379,6 +379,7 @@ def results_of(
     check_text(text)
     context = context or Context()
     system = context.system_for(opts)
+    fortune.check_boon(opts, system.id)
     request = context.request_for(text, system, opts)
     hooks = out is not None and system.fortune is not None
     who = context.character_names(text, opts.as_) if opts.as_ else ()
