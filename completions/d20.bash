@@ -74,7 +74,7 @@ $0 ~ "^[ \t]*\\[" {
     if (match($0, head)) {
         name = substr($0, RSTART, RLENGTH)
         gsub(/[][ \t"]/, "", name)
-        if (want == "") print name
+        if (want == "" && tolower(name) != "party") print name
     }
     next
 }
@@ -89,7 +89,7 @@ $0 ~ "^[ \t]*\\[" {
     if (match($0, head)) {
         name = substr($0, RSTART, RLENGTH)
         gsub(/[][ \t"]/, "", name)
-        if (want == "") print name
+        if (want == "" && tolower(name) != "party") print name
     }
     next
 }
@@ -196,6 +196,20 @@ _d20_offer() {
                 scores) _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --strict --seed --dice --repeat -n --budget --work --as --players --help -h' ;;
                 odds) _d20_r='--system -s --json --quiet -q --csv --totals --color --no-color --no-log --strict --seed --simulate --budget --work --as --players --help -h' ;;
                 *) _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --strict --seed --dice --repeat -n --budget --work --as --help -h' ;;
+            esac
+            case " $_d20_r " in *' --boon '*)
+                local mine="$_d20_r"
+                _d20_config
+                if [[ -z "$char" ]]; then char="$D20_CHARACTER"; fi
+                if [[ -z "$char" ]]; then _d20_config_value character; char="$_d20_r"; fi
+                [[ "$char" == [Nn][Oo][Nn][Ee] ]] && char=""
+                if [[ -z "$sys" && -n "$char" ]]; then _d20_characters "$char"; sys="$_d20_csys"; fi
+                [[ -z "$sys" ]] && sys="$D20_SYSTEM"
+                if [[ -z "$sys" ]]; then _d20_config_value system; sys="$_d20_r"; fi
+                local key="${sys,,}"
+                _d20_system "${key//[_. ]/-}"
+                _d20_r=" $mine "
+                case "$_d20_sys" in pendagger) ;; *) _d20_r="${_d20_r/ --boon / }" ;; esac ;;
             esac
             return ;;
     esac

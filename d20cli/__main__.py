@@ -115,6 +115,10 @@ def dispatch(args: list[str]) -> int:
 
         sys.stdout.write(f"d20 {version()}\n")
         return int(ExitStatus.OK)
+    if command in (TABLE, "shell") and line.asked and line.words:
+        from d20cli.app.cli import run_app
+
+        return run_app(args)  # `d20 table list --help`: the command's own help, typer's
     if (command and _typer_reads(command, bool(line.asked))) or (not command and line.asked):
         from d20cli.app.cli import run_command
 
@@ -125,9 +129,11 @@ def dispatch(args: list[str]) -> int:
         return _without_words(line.opts)
     if command == "help":
         from d20cli.app.help import run_help
+        from d20cli.app.options import HELP_FLAGS
         from d20cli.present.output import Output
 
-        return int(run_help(line.words[1:], line.opts, Output(), _command_group))
+        asked = any(a in HELP_FLAGS for a in line.asked)  # `d20 help --help`
+        return int(run_help(line.words[1:], line.opts, Output(), _command_group, asked))
     if command == "shell":
         return _shell(line)
     if command in VERBS or command in ("odds", TABLE) or line.opts.as_ or is_bare(command):

@@ -564,12 +564,13 @@ def test_install_writes_to_the_users_completion_dirs(
 
 def test_a_verb_is_offered_the_options_it_takes(words: completion.Table) -> None:
     """The options after a verb are those its option table says it takes
-    (`OptionSpec.taken_by`), for every verb and `odds`."""
+    (`OptionSpec.taken_by`), for every verb and `odds`, but --boon in the default system
+    (levelup: no fortune dice)."""
     for verb in (*VERBS, "odds"):
         taken = {n for spec in OPTIONS if spec.taken_by(verb) for n in spec.names}
         assert set(words.option_names(verb)) == taken, verb
         offered = set(bash_complete(f"d20 {'odds check' if verb == 'odds' else verb} -"))
-        assert offered == taken | {"--help", "-h"}, verb
+        assert offered == (taken - {"--boon"}) | {"--help", "-h"}, verb
 
 
 def test_the_shell_offers_the_entries_a_verb_can_use(in_use: Path) -> None:
@@ -707,3 +708,47 @@ def test_zsh_tab_runs_no_file_name(hostile: Path, tmp_path: Path) -> None:
 def test_fish_tab_runs_no_file_name(hostile: Path, tmp_path: Path) -> None:
     child = _fish(f"source {COMPLETIONS / 'd20.fish'}", hostile)
     _tab_in_a_terminal(child, tmp_path)
+
+
+def _everywhere(line: str, t: completion.Table) -> list[list[str]]:
+    """What each completer offers for `line`: bash, the shell's engine, zsh and fish
+    (where installed), sorted."""
+    names = Names(
+        completion.Lazy(character_names),
+        completion.Lazy(completion.table_names),
+        "",
+        lambda n: "pendagger" if n == "pip" else "",
+    )
+    found = [bash_complete(line), python_complete(line, t, names)]
+    found += [zsh_complete(line)] if ZSH is not None else []
+    found += [fish_complete(line)] if FISH is not None else []
+    return [sorted(f) for f in found]
+
+
+@pytest.mark.parametrize(
+    ("line", "boon"),
+    [
+        ("d20 check +5 vs 15 --b", False),
+        ("d20 -s mm check +5 --b", False),
+        ("d20 attempt adept -s pd --b", True),
+        ("d20 luck --system=pendagger --b", True),
+        ("d20 --as pip check +1 --b", True),
+    ],
+)
+def test_boon_is_offered_only_where_there_are_fortune_dice(
+    line: str, boon: bool, config: Path, words: completion.Table
+) -> None:
+    """--boon is a Pen & Dagger option (fortune dice): refused elsewhere, so not offered."""
+    path = config / "characters.toml"
+    path.write_text(path.read_text(encoding="utf-8") + '[pip]\nsystem = "pd"\n', "utf-8")
+    expected = sorted(["--budget", *(["--boon"] if boon else [])])
+    assert all(found == expected for found in _everywhere(line, words)), line
+
+
+def test_char_show_offers_characters_not_the_party(config: Path, words: completion.Table) -> None:
+    """`[party]` in the characters file is the party, not a character: `char show party`
+    answers "no character 'party'", so completion does not offer it there."""
+    path = config / "characters.toml"
+    path.write_text(path.read_text(encoding="utf-8") + '[party]\nmembers = ["aria"]\n', "utf-8")
+    for line in ("d20 char show ", "d20 char rm ", "d20 --as "):
+        assert all(found == ["aria", "bob", "carl-3"] for found in _everywhere(line, words)), line

@@ -253,3 +253,39 @@ def test_the_boon_setting_can_be_turned_off() -> None:
     assert "let go" in off.notes[0]
     roll("attempt adept fortune", 20)
     assert held() == 2
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "+5", "vs", "15", "--boon"],
+        ["-s", "mm", "check", "+5", "vs", "15", "--boon", "--dice", "10"],
+        ["save", "+2", "vs", "12", "--boon", "-n", "3"],
+        ["luck", "-s", "reglamento", "--boon"],
+    ],
+)
+def test_boon_is_refused_without_fortune_dice(
+    args: list[str], state_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--boon holds more fortune dice: on a system without them it would do nothing, so it
+    is a one-line error naming the systems that take it, and nothing is rolled."""
+    from d20cli.__main__ import main
+
+    assert main(args) == 2
+    out, err = capsys.readouterr()
+    assert not out and len(err.splitlines()) == 1
+    assert "--boon is for the systems with fortune dice (pendagger), not " in err
+    assert err.startswith("d20: error") and "Traceback" not in err
+    assert main(["log", "--json"]) == 0
+    assert capsys.readouterr().out.strip() in ("", "[]")
+
+
+def test_boon_on_standard_input_refuses_the_line_and_goes_on(state_home: Path) -> None:
+    from d20cli.app.stdin import run_lines
+
+    out, err = io.StringIO(), io.StringIO()
+    lines = io.StringIO("check +5 vs 15 --boon\nattempt adept --boon -s pd --dice 9\n")
+    status = run_lines(lines, Options(), Output(out, err, color=False))
+    assert int(status) == 2
+    assert "line 1" in err.getvalue() and "--boon is for" in err.getvalue()
+    assert "Normal success" in out.getvalue() and "the boon is on" in out.getvalue()

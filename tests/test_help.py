@@ -12,7 +12,7 @@ from d20cli.app.cli import command_group
 from d20cli.app.command_guide import GUIDE
 from d20cli.app.commands import COMMANDS
 from d20cli.app.help import ODDS_EXAMPLES, command_info
-from d20cli.language.vocabulary import DICE_NOTATION, VERB_HELP, VERBS
+from d20cli.language.vocabulary import DICE_NOTATION, TABLE_ACTIONS, VERB_HELP, VERBS
 from d20cli.present.help_view import overview_examples, verb_examples
 
 
@@ -213,3 +213,141 @@ def test_shell_help_fits_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     text = stdout.getvalue()
     assert "In the shell:" in text and "Usage: d20 check" in text
     assert all(len(line) <= 80 for line in text.splitlines())
+
+
+def _command_paths() -> list[tuple[str, ...]]:
+    """Every command and subcommand of the typer app, as typed after `d20` (the app
+    itself says which: a new command is in this list with no change here)."""
+
+    def walk(command: object, path: tuple[str, ...]) -> list[tuple[str, ...]]:
+        subs: dict[str, object] = dict(getattr(command, "commands", None) or {})
+        return [path, *(p for name, sub in subs.items() for p in walk(sub, (*path, name)))]
+
+    return walk(command_group(), ())
+
+
+def _command_at(path: tuple[str, ...]) -> object:
+    command: object = command_group()
+    for name in path:
+        command = getattr(command, "commands", {})[name]
+    return command
+
+
+def _own_usage(path: tuple[str, ...], command: object) -> list[str]:
+    """What the usage of `d20 PATH --help` must say: its path, and its words (the click
+    arguments; the forms of a command that reads its words itself; a verb's WORDS)."""
+    if not path:
+        return ["Usage: d20 [OPTIONS] COMMAND [ARGS]..."]
+    where = f"d20 {' '.join(path)}"
+    if path[0] in VERB_HELP or path == ("odds",):
+        return [f"Usage: {where} {'VERB ' if path == ('odds',) else ''}WORDS... [OPTIONS]"]
+    if path == ("help",):
+        return ["Usage: d20 help [VERB | COMMAND]"]
+    forms: tuple[str, ...] = getattr(command, "forms", ())
+    if forms:
+        return [f"Usage: {where} {forms[0]}", *(f"{where} {form}" for form in forms[1:])]
+    params = getattr(command, "params", [])
+    names = [p.name.upper() for p in params if p.param_type_name == "argument"]
+    return [f"Usage: {where} ", *names]
+
+
+@pytest.mark.parametrize("path", _command_paths(), ids=lambda p: " ".join(p) or "d20")
+def test_every_command_help_is_its_own(
+    path: tuple[str, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`d20 ... --help` of every command and subcommand shows that command's usage line
+    (never the program's), with its arguments."""
+    command = _command_at(path)
+    settings = getattr(command, "context_settings", None) or {}
+    params = getattr(command, "params", [])
+    if (
+        settings.get("allow_extra_args")
+        and not any(p.param_type_name == "argument" for p in params)
+        and not getattr(command, "commands", None)
+        and path[0] not in (*VERB_HELP, "odds", "help")
+    ):  # a command that reads its own words says them (typer cannot)
+        assert getattr(command, "forms", None), path
+    for flag in ("--help", "-h"):
+        status, out, err = run([*path, flag], capsys)
+        assert status == 0 and not err, (path, err)
+        usage = out.splitlines()[0]
+        expected = _own_usage(path, command)
+        assert usage.startswith(expected[0]), (path, usage)
+        assert all(word in out.split("\n\n")[0] for word in expected[1:]), (path, out[:400])
+
+
+@pytest.mark.parametrize("action", TABLE_ACTIONS)
+def test_a_table_action_help_is_the_table_help(
+    action: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = run(["table", action, "--help"], capsys)
+    assert status == 0 and out.startswith("Usage: d20 table NAME|FILE [OPTIONS]")
+    assert f"d20 table {action}" in out.split("\n\n")[0]
+
+
+def test_init_add_help_names_its_words(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(["init", "add", "--help"], capsys)
+    assert status == 0
+    assert out.startswith("Usage: d20 init add NAME [+N] [adv|dis] [xN] [OPTIONS]")
+
+
+def test_help_of_a_command_in_the_shell_and_on_standard_input_is_its_own() -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    lines = "table list --help\ninit add --help\nhelp --help\nchar show --help\n"
+    env = {**os.environ, "PYTHONPATH": str(root), "NO_COLOR": "1"}
+    shell = subprocess.run(
+        [sys.executable, "-m", "d20cli", "shell"],
+        input=lines,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=root,
+        timeout=240,
+    )
+    assert shell.returncode == 0 and "error" not in shell.stderr, shell.stderr
+    usages = [line for line in shell.stdout.splitlines() if line.startswith("Usage:")]
+    assert usages == [
+        "Usage: d20 table NAME|FILE [OPTIONS]",
+        "Usage: d20 init add NAME [+N] [adv|dis] [xN] [OPTIONS]",
+        "Usage: d20 help [VERB | COMMAND] [-s ID]",
+        "Usage: d20 char show [OPTIONS] NAME",
+    ]
+    piped = subprocess.run(
+        [sys.executable, "-m", "d20cli"],
+        input="table --help\ninit add --help\nhelp --help\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=root,
+        timeout=240,
+    )
+    assert piped.returncode == 0 and not piped.stderr, piped.stderr
+    usages = [line for line in piped.stdout.splitlines() if line.startswith("Usage:")]
+    assert [u.split()[2] for u in usages] == ["table", "init", "help"]
+
+
+@pytest.mark.parametrize("columns", [40, 80, 120])
+def test_every_help_page_fits_the_terminal(
+    columns: int, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every `--help` of the typer app and every `d20 help` page is wrapped to the
+    terminal's width (COLUMNS): it fits 40 columns, and on a wide terminal the program's
+    own help uses the room (click would stop at 80) up to help_view.MAX_WIDTH."""
+    from d20cli.present.help_view import MAX_WIDTH
+
+    monkeypatch.setenv("COLUMNS", str(columns))
+    pages = [[*path, "--help"] for path in _command_paths()]
+    pages += [["help"], *(["help", topic] for topic in (*VERBS, *COMMANDS))]
+    for args in pages:
+        status, out, _ = run(args, capsys)
+        assert status == 0 and out, args
+        too_wide = [line for line in out.splitlines() if len(line) > columns]
+        assert not too_wide, (args, too_wide)
+    _, out, _ = run(["--help"], capsys)
+    widest = max(len(line) for line in out.splitlines())
+    assert widest > min(columns, MAX_WIDTH) - 10

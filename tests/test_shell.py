@@ -19,9 +19,10 @@ import pexpect
 import pytest
 
 from d20cli.app.options import Options
-from d20cli.app.shell import Session, run_lines_in_session
+from d20cli.app.shell import Session, fit_toolbar, run_lines_in_session
 from d20cli.language.vocabulary import SYSTEM_IDS
 from d20cli.present.output import Output
+from tests.cli_helpers import write_sheet
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 60  # a wait for the shell, never a time it must keep: a busy machine waits longer
@@ -34,7 +35,7 @@ def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path
     yield home
 
 
-def spawn(state_home: Path, *args: str) -> pexpect.spawn:
+def spawn(state_home: Path, *args: str, columns: int = 140) -> pexpect.spawn:
     env = {
         **os.environ,
         "XDG_STATE_HOME": str(state_home),
@@ -49,7 +50,7 @@ def spawn(state_home: Path, *args: str) -> pexpect.spawn:
         ["-m", "d20cli", "shell", *args],
         env=env,
         cwd=str(ROOT),
-        dimensions=(30, 140),
+        dimensions=(30, columns),
         encoding="utf-8",
         timeout=TIMEOUT,
     )
@@ -202,16 +203,87 @@ def test_help(state_home: Path) -> None:
 
 def test_toolbar_shows_system_fortune_and_last_result(state_home: Path) -> None:
     s, _, _ = session()
-    assert "system: levelup" in s.toolbar() and "fortune" not in s.toolbar()
+    assert "system: levelup" in s.toolbar(140) and "fortune" not in s.toolbar(140)
     s.handle("check +5 vs 15 --dice 12")
-    assert "last: 17 Success" in s.toolbar()
+    assert "last: 17 Success" in s.toolbar(140)
     s.handle("system pd")
     assert s.prompt() == "d20 pendagger> "
-    assert "fortune dice: 0" in s.toolbar()
+    assert "fortune dice: 0" in s.toolbar(140)
     s.context.state(s.out).fortune.set("player", 2)
     s.handle("attempt adept --dice 9")
-    assert "fortune dice: 2" in s.toolbar()
-    assert "last: 9 Normal success" in s.toolbar()
+    assert "fortune dice: 2" in s.toolbar(140)
+    assert "last: 9 Normal success" in s.toolbar(140)
+
+
+@pytest.mark.parametrize("columns", [20, 40, 80, 110, 120, 200])
+def test_toolbar_fits_and_keeps_the_system_and_the_hint(columns: int) -> None:
+    """Narrower separators first, then the last result, the turn, the fortune dice and
+    the character let go, then a shorter hint: never past the width, and the system and
+    the hint always on it (from 40 columns)."""
+    parts = {
+        "system": "system: pendagger",
+        "as": "as: aria-the-bold",
+        "fortune": "fortune dice: 2",
+        "turn": "turn: goblin-12 (round 3)",
+        "last": "last: 17 Normal success",
+    }
+    line = fit_toolbar(parts, columns)
+    assert len(line) <= columns
+    if columns >= 40:
+        assert "system: pendagger" in line and "help · TAB" in line
+    if columns >= 80:
+        assert "as: aria-the-bold" in line and "fortune dice: 2" in line
+    if columns >= 110:
+        assert "Ctrl-D quits" in line and "fortune dice: 2" in line
+    if columns >= 200:
+        assert all(text in line for text in parts.values())
+
+
+def test_toolbar_shows_a_name_made_visible() -> None:
+    line = fit_toolbar({"system": "system: levelup", "as": "as: a\x1b[2Jb"}, 120)
+    assert "\x1b" not in line and "as: a" in line
+
+
+@pytest.mark.parametrize("columns", [40, 80, 110, 120])
+def test_toolbar_in_a_terminal_keeps_its_hint(state_home: Path, columns: int) -> None:
+    """In a real terminal of each width, after a roll (system, character, fortune dice and
+    the last result for the toolbar): the toolbar drawn fits the width and keeps the
+    system and the hint, whole from 110 columns. prompt_toolkit draws the toolbar only
+    when it knows where the cursor is, so this terminal answers its position requests."""
+    write_sheet('[aria-the-bold]\nsystem = "pendagger"\n')
+    env = {
+        **os.environ,
+        "XDG_STATE_HOME": str(state_home),
+        "TERM": "xterm",
+        "NO_COLOR": "1",
+        "PYTHONPATH": str(ROOT),
+    }
+    env.pop("PROMPT_TOOLKIT_NO_CPR", None)
+    env.pop("D20_SYSTEM", None)
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "d20cli", "shell", "-s", "pd", "--as", "aria-the-bold"],
+        env=env,
+        cwd=str(ROOT),
+        dimensions=(30, columns),
+        encoding="utf-8",
+        timeout=TIMEOUT,
+    )
+    child.expect(re.escape("\x1b[6n"))  # where is the cursor?
+    child.send("\x1b[1;1R")
+    wait_prompt(child, "pendagger aria-the-bold")
+    child.sendline("attempt adept --dice 9")
+    child.expect("Normal success")
+    child.expect(re.escape("\x1b[6n"))
+    child.send("\x1b[10;1R")
+    child.expect(r"\x1b\[[0-9;]*m( system: [^\r\x1b]*)")
+    drawn = child.match.group(1).rstrip()
+    assert len(drawn) <= columns, drawn
+    assert drawn.startswith(" system: pendagger") and "help · TAB" in drawn, drawn
+    if columns >= 110:
+        assert drawn.endswith("help · TAB · Ctrl-D quits") and "as: aria-the-bold" in drawn
+    child.expect(re.escape("\x1b[?25h"))  # (drawn after the prompt: keys are read now)
+    assert leave(child) == 0
 
 
 def test_piped_shell_command(state_home: Path) -> None:
@@ -455,7 +527,6 @@ def test_completion_offers_no_name_with_controls() -> None:
     from d20cli.app.shell import completions
     from d20cli.language.vocabulary import VERB_HELP
     from d20cli.store import characters
-    from tests.cli_helpers import write_sheet
 
     write_sheet(BIDI_SHEET)
     assert len(characters.character_names()) == 4  # (the file holds them all)
@@ -472,7 +543,6 @@ def test_completion_offers_no_name_with_controls() -> None:
 
 
 def test_tab_in_a_terminal_never_draws_a_bidi_name(state_home: Path) -> None:
-    from tests.cli_helpers import write_sheet
 
     write_sheet(BIDI_SHEET)
     child = spawn(state_home)

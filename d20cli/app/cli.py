@@ -16,7 +16,7 @@ import typer
 from typer.core import TyperGroup
 
 from d20cli.app.commands import COMMANDS
-from d20cli.app.commands.shared import command_options, command_output
+from d20cli.app.commands.shared import command_options, command_output, usage_forms
 from d20cli.app.completion import install as completion_install
 from d20cli.app.completion.engine import (
     CHARACTERS,
@@ -66,7 +66,7 @@ app = typer.Typer(
         "`d20 help VERB` explains the words a verb takes in each system; `d20 VERB --help` "
         "shows its options; `d20 systems` lists the rule systems; `d20 odds VERB ...` gives "
         "the exact odds instead of a roll.\n\n"
-        "\b\nEvery command takes --no-log, --no-color, --color WHEN and --system/-s ID."
+        "Every command takes --no-log, --no-color, --color WHEN and --system/-s ID."
     ),
     epilog=(
         "Exit status: 0 done; 1 a failed outcome with --exit-status; 2 bad input "
@@ -163,23 +163,23 @@ def systems_command(
     show_systems(out, opts.json, only)
 
 
-def _table_options() -> str:
-    """The options of `d20 table NAME`, as `d20 VERB --help` groups them (each group kept
-    as laid out: click's \\b)."""
+def _table_options(width: int) -> list[str]:
+    """The options of `d20 table NAME`, as `d20 VERB --help` groups them."""
     from d20cli.app.help import option_lines
 
-    text = "\n".join(option_lines("table", 78)).strip("\n")
-    return "\n\n".join("\b\n" + group for group in text.split("\n\n"))
+    return option_lines("table", width)[1:]  # (its first line is blank)
 
 
 @app.command(
     "table",
+    cls=usage_forms(
+        "NAME|FILE [OPTIONS]", "list", "show NAME|FILE", "check FILE...", epilog=_table_options
+    ),
     context_settings={
         "allow_extra_args": True,
         "ignore_unknown_options": True,
         "help_option_names": ["--help", "-h"],
     },
-    epilog=_table_options(),
 )
 def table_command(ctx: typer.Context) -> None:
     """Roll tables: roll one (table NAME), list, show or check them.
@@ -227,6 +227,7 @@ def run_command(line: CommandLine) -> int:
     from typer._click.exceptions import ClickException, UsageError
 
     from d20cli.app.commands.shared import tidy_help, typer_line, usage_error
+    from d20cli.present.help_view import help_width
 
     out = Output()
     argv = list(line.tokens)
@@ -236,7 +237,15 @@ def run_command(line: CommandLine) -> int:
         group: Any = typer.main.get_command(app)
         tidy_help(group)
         args, opts = typer_line(group, line)
-        code = group.main(args=args, prog_name="d20", standalone_mode=False, obj=opts)
+        width = help_width()  # the terminal's, as every help page (click's stops at 80)
+        code = group.main(
+            args=args,
+            prog_name="d20",
+            standalone_mode=False,
+            obj=opts,
+            terminal_width=width,
+            max_content_width=width,
+        )
     except UsageError as err:
         if type(err).__name__ == "NoArgsIsHelpError" and err.ctx is not None:
             typer.echo(err.ctx.get_help())  # `d20 char`: its help, as with --help
@@ -260,6 +269,7 @@ def run_command(line: CommandLine) -> int:
 
 @app.command(
     "shell",
+    cls=usage_forms("[OPTIONS]"),
     help=COMMANDS["shell"] + " Takes the options of a request, for the whole session "
     "(-s ID, --seed N, --json, --no-log, ...).",
     context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
@@ -385,9 +395,12 @@ def odds_command(ctx: typer.Context) -> None:
 def help_command(ctx: typer.Context) -> None:
     """The words each verb takes, per system, with examples: d20 help [VERB]."""
     from d20cli.app.help import run_help
-    from d20cli.app.options import split_options
+    from d20cli.app.options import HELP_FLAGS, split_options
 
     out = Output()
+    before = list(ctx.args)[: list(ctx.args).index("--")] if "--" in ctx.args else ctx.args
+    if any(a in HELP_FLAGS for a in before):  # `help --help`: its own usage
+        raise typer.Exit(int(run_help([], command_options(), out, asked=True)))
     try:
         words, opts = split_options(list(ctx.args))
     except D20Error as err:

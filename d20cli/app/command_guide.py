@@ -24,6 +24,7 @@ GUIDE: dict[str, Guide] = {
         "d20 help VERB explains the words the verb takes in each system (-s ID: in that "
         "system only); d20 help COMMAND explains a command.",
         ("help", "help roll", "help check -s levelup", "help char"),
+        "d20 help [VERB | COMMAND] [-s ID]",
     ),
     "systems": Guide(
         "Each rule system with its id and aliases, its outcome tiers, the words its verbs "
@@ -102,6 +103,7 @@ GUIDE: dict[str, Guide] = {
         "adds monsters (goblin +2 x3), init next moves the turn and counts rounds, init "
         "rm takes one out and init clear ends the encounter.",
         ("init add goblin +2 x2", "init", "init next", "init clear"),
+        "d20 init [show | roll | add NAME [+N] [adv|dis] [xN] | next | rm NAME | clear] [OPTIONS]",
     ),
     "seal": Guide(
         "Starts a sealed session for a remote game: it prints a commitment to post to the "

@@ -73,6 +73,19 @@ def rules_of(system_name: str) -> Fortune | None:
     return get_system(system_name).fortune
 
 
+def with_fortune_dice() -> tuple[str, ...]:
+    """The ids of the systems that keep fortune dice (those `--boon` is for)."""
+    return tuple(sid for sid in SYSTEM_IDS if rules_of(sid) is not None)
+
+
+def check_boon(opts: Options, system_id: str) -> None:
+    """RulesError for `--boon` on a request of a system without fortune dice: the option
+    would do nothing there, and no option is silently ignored."""
+    if opts.boon and rules_of(system_id) is None:
+        takers = ", ".join(with_fortune_dice())
+        raise RulesError(f"--boon is for the systems with fortune dice ({takers}), not {system_id}")
+
+
 def most(rules: Fortune, opts: Options, store: State) -> int:
     return rules.most_boon if boon(opts, store) else rules.most
 

@@ -61,12 +61,12 @@ def verb_usage_lines(verb: str, width: int) -> list[str]:
     """`d20 VERB --help` (or `d20 odds --help`)."""
     if verb == "odds":
         usage = [
-            "Usage: d20 odds VERB WORDS... [OPTIONS]",
-            '       d20 odds compare "REQUEST" "REQUEST"... [OPTIONS]',
+            *paragraph("Usage: d20 odds VERB WORDS... [OPTIONS]", width, 0, 16),
+            *paragraph('d20 odds compare "REQUEST" "REQUEST"... [OPTIONS]', width, 7, 24),
         ]
         summary, examples = ODDS_SUMMARY, ODDS_EXAMPLES
     else:
-        usage = [f"Usage: d20 {verb} WORDS... [OPTIONS]"]
+        usage = paragraph(f"Usage: d20 {verb} WORDS... [OPTIONS]", width, 0, 11 + len(verb))
         summary, examples = VERB_HELP[verb]
     lines = [*usage, "", *paragraph(summary, width, 2)]
     lines += ["", "Examples:", *example_lines(examples, width)]
@@ -145,7 +145,8 @@ def command_lines(name: str, width: int, group: Any = None) -> list[str]:
     options and examples."""
     info = command_info(name, group)
     lines = [*paragraph(f"d20 {name}: {info.summary}", width, 0, 2), ""]
-    lines += [*paragraph(info.about, width), "", f"Usage: {info.usage}"]
+    lines += [*paragraph(info.about, width), ""]
+    lines += paragraph(f"Usage: {info.usage}", width, 0, len("Usage: "))
     for title, pairs in (
         ("Commands", info.subcommands),
         ("Arguments", info.arguments),
@@ -154,7 +155,18 @@ def command_lines(name: str, width: int, group: Any = None) -> list[str]:
         if pairs:
             lines += ["", f"{title}:", *rows(pairs, width)]
     lines += ["", "Examples:", *example_lines(info.examples, width)]
+    if name == "help":  # (its --help says no more)
+        return lines
     return [*lines, "", f"More: d20 {name} --help"]
+
+
+def help_usage_lines(width: int) -> list[str]:
+    """`d20 help --help`: the help command's own usage, what it shows, and examples."""
+    info = command_info("help")
+    lines = [*paragraph(f"Usage: {info.usage}", width, 0, len("Usage: ")), ""]
+    lines += paragraph(info.summary, width, 2)
+    lines += ["", *paragraph(info.about, width, 2)]
+    return [*lines, "", "Examples:", *example_lines(info.examples, width)]
 
 
 def show_verb_help(tokens: Sequence[str], out: Output) -> ExitStatus:
@@ -169,9 +181,16 @@ def show_verb_help(tokens: Sequence[str], out: Output) -> ExitStatus:
 
 
 def verb_help(verb: str, out: Output) -> ExitStatus:
-    """`d20 VERB --help` for the verb (or `odds`) a command line names; an unknown word is
-    an error."""
+    """`d20 VERB --help` for the verb (or `odds`) a command line names; a command's name
+    (a line of standard input: `table --help`) gives what `d20 help COMMAND` says; an
+    unknown word is an error."""
     verb = verb.lower()
+    if verb in COMMANDS and verb not in ("odds", "help"):  # `table --help` read as a line
+        out.text("\n".join(command_lines(verb, help_width())))
+        return ExitStatus.OK
+    if verb == "help":
+        out.text("\n".join(help_usage_lines(help_width())))
+        return ExitStatus.OK
     if verb not in VERB_HELP and verb != "odds":
         out.error(ParseError(unknown_topic(verb, [*VERBS, *COMMANDS])))
         return ExitStatus.BAD_INPUT
@@ -223,11 +242,15 @@ def run_help(
     opts: Options,
     out: Output,
     group: Callable[[], Any] | None = None,
+    asked: bool = False,
 ) -> ExitStatus:
     """`d20 help [TOPIC] [-s ID]` (the words after `help`, the options read): print the
     help; an unknown topic is an error (exit 2). `group`: what gives the typer app's click
     group, for a command's subcommands and options (typer is imported only for a
-    command's help)."""
+    command's help). `asked`: `d20 help --help`, the help command's own usage."""
+    if asked:
+        out.text("\n".join(help_usage_lines(help_width())))
+        return ExitStatus.OK
     try:
         if len(words) > 1:
             raise ParseError(f"help takes one verb or command, not {' '.join(words)[:60]!r}")

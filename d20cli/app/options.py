@@ -327,7 +327,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "boon",
         ("--boon",),
-        "the boon option: hold up to 4 fortune dice (on until `fortune no-boon`)",
+        "the boon option: hold up to 4 fortune dice (on until `fortune no-boon`; pendagger only)",
         group="system",
         verbs=_FORTUNE_VERBS,
         odds=False,

@@ -96,7 +96,7 @@ def run(
         head = tokens[0].lower() if tokens else ""
         if head in SETTING_WORDS and settings is not None and line is not None:
             return Outcome(settings(tokens, line), [])  # (never kept: it is not a request)
-        if head == "init":  # (never kept: the order changes)
+        if head == "init" and not wants_help(tokens):  # (never kept: the order changes)
             from d20cli.app.commands.initiative import run_init
 
             return Outcome(run_init(tokens[1:], base, out, context), [])
@@ -364,7 +364,7 @@ def _prepare(
     ):
         return None
     system = context.system_for(opts)
-    if system.fortune is not None:
+    if system.fortune is not None or opts.boon:  # (--boon: results_of refuses it here)
         return None
     check_text(text)
     request = context.request_for(text, system, opts)
@@ -437,6 +437,7 @@ def results_of(
     check_text(text)
     context = context or Context()
     system = context.system_for(opts)
+    fortune.check_boon(opts, system.id)
     request = context.request_for(text, system, opts)
     hooks = out is not None and system.fortune is not None
     who = context.character_names(text, opts.as_) if opts.as_ else ()

@@ -47,7 +47,7 @@ from d20cli.app.completion.engine import (
     scan,
 )
 from d20cli.app.context import Context
-from d20cli.app.options import Options, split_line
+from d20cli.app.options import Options, split_line, wants_help
 from d20cli.app.run import SETTING_WORDS, playing, run, setting, shown_system, without_program
 from d20cli.errors import D20Error, ExitStatus, NotSaved, ParseError, StateError
 from d20cli.frozen import frozen
@@ -178,21 +178,22 @@ class Session:
         except D20Error:
             return False
 
-    def toolbar(self) -> str:
-        parts = [f" system: {self.system}"]
+    def toolbar(self, width: int | None = None) -> str:
+        """The bottom toolbar, fitted to `width` (default: the terminal's) so that the
+        system and the hint are always on it (`fit_toolbar`)."""
+        parts = {"system": f"system: {self.system}"}
         if self.character:
-            parts.append(f"as: {self.character}")
+            parts["as"] = f"as: {self.character}"
         if self.has_fortune:
             held = "?" if self.fortune_unknown else self.fortune_held or 0
-            parts.append(f"fortune dice: {held}")
+            parts["fortune"] = f"fortune dice: {held}"
         if self.turn:
-            parts.append(self.turn)
+            parts["turn"] = self.turn
         r = self.last_result
         if r is not None:
             last = [str(x) for x in (r.total, r.label or r.outcome) if x is not None]
-            parts.append("last: " + (" ".join(last) if last else r.verb))
-        parts.append("help · TAB · Ctrl-D quits")
-        return visible("  │  ".join(parts))  # names and labels come from files and users
+            parts["last"] = "last: " + (" ".join(last) if last else r.verb)
+        return fit_toolbar(parts, _columns() if width is None else width)
 
     def refresh(self) -> None:
         """Save what the last line deferred (its last roll, so another `d20` sees it) and
@@ -256,8 +257,8 @@ class Session:
                 return self._help(tokens, text)
             if head == CLEAR and len(tokens) == 1:
                 return self._clear()
-            if head in SHELL_COMMANDS:
-                return self._command(tokens, text)
+            if head in SHELL_COMMANDS or (head in COMMANDS and wants_help(tokens)):
+                return self._command(tokens, text)  # `init add --help`: typer's, its own
             if head in AGAIN_WORDS:
                 if self.last_tokens is None:
                     raise ParseError("nothing to repeat yet: roll something first", text, 1)
@@ -315,6 +316,11 @@ class Session:
         from d20cli.app.help import help_lines
         from d20cli.present.help_view import help_width, paragraph
 
+        if wants_help(tokens):  # `help --help`: the help command's own
+            from d20cli.app.help import help_usage_lines
+
+            self.out.text("\n".join(help_usage_lines(help_width())))
+            return ExitStatus.OK
         if len(tokens) > 2:
             raise ParseError("help takes one verb: help check", text, text.find(tokens[2]) + 1)
         try:
@@ -458,6 +464,51 @@ def _interactive(session: Session) -> int:
 
 
 TOO_LONG = f"the line is longer than {MAX_LINE:,} characters; it was skipped"
+
+#: The toolbar's hint, shorter on a narrow terminal; the parts it lets go when the line
+#: is too long, first to last (the last result is on the screen above it already).
+HINTS: tuple[str, ...] = ("help · TAB · Ctrl-D quits", "help · TAB", "help")
+LET_GO: tuple[str, ...] = ("last", "turn", "fortune", "as")
+#: How the toolbar narrows, step by step: (separator, parts of LET_GO let go, hint).
+_NARROWING: tuple[tuple[str, int, int], ...] = (
+    ("  │  ", 0, 0),
+    (" │ ", 0, 0),
+    (" │ ", 1, 0),
+    (" │ ", 2, 0),
+    (" │ ", 2, 1),
+    (" │ ", 3, 1),
+    (" │ ", 4, 1),
+    (" │ ", 4, 2),
+)
+
+
+def _columns() -> int:
+    """The terminal's width as prompt_toolkit draws it (80 outside a prompt)."""
+    from prompt_toolkit.application.current import get_app_or_none
+
+    app = get_app_or_none()
+    return app.output.get_size().columns if app is not None else 80
+
+
+def fit_toolbar(parts: dict[str, str], width: int) -> str:
+    """The toolbar's line from `parts` (system, as, fortune, turn, last: their texts, in
+    that order), at most `width` columns (_NARROWING): the separators narrowed, the last
+    result and the turn let go, the hint shortened, the fortune dice and the character
+    let go; past that the end is cut with "…". So the system and a hint stay: at 40
+    columns, `system: pendagger │ help · TAB`. Every part is made visible (names and
+    labels come from files and users)."""
+    from prompt_toolkit.utils import get_cwidth
+
+    shown = {key: visible(text) for key, text in parts.items()}
+    line = ""
+    for sep, let_go, hint in _NARROWING:
+        kept = [text for key, text in shown.items() if key not in LET_GO[:let_go]]
+        line = " " + sep.join([*kept, HINTS[hint]])
+        if get_cwidth(line) <= width:
+            return line
+    while line and get_cwidth(line + "…") > width:
+        line = line[:-1]
+    return line + "…"
 
 
 def line_limit(room: Callable[[], int], inner: Any = None) -> Any:

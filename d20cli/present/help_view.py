@@ -45,16 +45,22 @@ def rows(
     pairs: Iterable[tuple[str, str]], width: int, indent: int = 2, names: int | None = None
 ) -> list[str]:
     """Two columns: each name, and its meaning wrapped under itself (the meaning's lines
-    keep its column). A name wider than NAME_COLUMN has its meaning on the next line.
+    keep its column). A name wider than NAME_COLUMN (or a third of the width) has its
+    meaning on the next line.
     `names`: the width of the name column (default: the widest name)."""
     pairs = list(pairs)
     if not pairs:
         return []
     widest = names if names is not None else max(len(name) for name, _ in pairs)
-    column = min(widest, NAME_COLUMN) + 2
+    column = min(widest, NAME_COLUMN, width // 3) + 2  # (narrower on a narrow terminal)
     lines: list[str] = []
     for name, meaning in pairs:
         start = indent + column
+        longest = max((len(word) for word in meaning.split()), default=0)
+        if longest > width - start:  # a word that cannot fit the column: a deeper line
+            start = min(start, indent + 4)
+            lines += [" " * indent + name, *paragraph(meaning, width, start)]
+            continue
         if len(name) > column - 2:
             lines.append(" " * indent + name)
             lines += paragraph(meaning, width, start)
@@ -173,7 +179,8 @@ def verb_lines(verb: str, width: int, systems: Sequence[str] = SYSTEM_IDS) -> li
 
     summary, _ = VERB_HELP[verb]
     lines = [*paragraph(f"d20 {verb}: {summary}", width, 0, 2), ""]
-    lines.append(f"Usage: d20 {verb} WORDS... [OPTIONS]   (options: d20 {verb} --help)")
+    usage = f"Usage: d20 {verb} WORDS... [OPTIONS]   (options: d20 {verb} --help)"
+    lines += paragraph(usage, width, 0, 2)
     lines += paragraph(f"With -q, each result prints {QUIET[verb]}.", width, 0, 2)
     groups, without = _groups(verb, systems)
     for sids, own_summary in groups:
@@ -182,7 +189,7 @@ def verb_lines(verb: str, width: int, systems: Sequence[str] = SYSTEM_IDS) -> li
         if found is None:
             continue
         title = ", ".join(sids) if len(sids) > 1 else f"{system.id} ({system.title})"
-        lines += ["", title, *paragraph(own_summary, width, 2)]
+        lines += ["", *paragraph(title, width, 0, 2), *paragraph(own_summary, width, 2)]
         meanings = word_meanings(system, found)
         if meanings:
             lines += ["  words:", *rows(meanings, width, 4)]

@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
-from d20cli.app.commands.initiative import SUBCOMMANDS, run_init
-from d20cli.app.commands.shared import command_options, command_output
+from d20cli.app.commands.initiative import SUBCOMMANDS, WORDS, run_init
+from d20cli.app.commands.shared import command_options, command_output, usage_forms
 
 _SETTINGS = {
     "allow_extra_args": True,
@@ -36,6 +36,7 @@ init_app = typer.Typer(
     rich_markup_mode=None,
     context_settings=_SETTINGS,
     epilog=_EPILOG,
+    subcommand_metavar="[COMMAND [ARGS]...]",  # bare `d20 init` shows the order
 )
 
 
@@ -68,7 +69,14 @@ def _make(sub: str, summary: str) -> None:
         _run([sub, *ctx.args, *(ctx.obj or [])])
 
     command.__doc__ = summary
-    init_app.command(sub, help=summary, epilog=_EPILOG, context_settings=_SETTINGS)(command)
+    words = f"{WORDS[sub]} [OPTIONS]".lstrip()
+    init_app.command(
+        sub,
+        cls=usage_forms(words),
+        help=summary,
+        epilog=_EPILOG,
+        context_settings=_SETTINGS,
+    )(command)
 
 
 for _sub, _summary in SUBCOMMANDS.items():

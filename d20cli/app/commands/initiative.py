@@ -46,6 +46,15 @@ SUBCOMMANDS: dict[str, str] = {
     "rm": "Take one out of the order: `d20 init rm goblin-2`.",
     "clear": "End the encounter: empty the order.",
 }
+#: The words each subcommand takes (`d20 init add --help` shows them).
+WORDS: dict[str, str] = {
+    "show": "",
+    "roll": "",
+    "add": "NAME [+N] [adv|dis] [xN]",
+    "next": "",
+    "rm": "NAME",
+    "clear": "",
+}
 USAGE = (
     "d20 init [roll | add NAME [+N] [adv|dis] [xN] | next | rm NAME | clear] "
     "[--system ID] [--seed N] [--dice F,F,...] [--as NAME,NAME] [--json]"
@@ -349,6 +358,7 @@ __all__ = [
     "INIT_OPTIONS",
     "SUBCOMMANDS",
     "USAGE",
+    "WORDS",
     "character_roll",
     "monster_rolls",
     "party",

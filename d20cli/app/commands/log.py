@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 log_app = typer.Typer(
     name="log",
     help="The roll log: recent rolls, exports, and a fairness test of the dice.",
+    subcommand_metavar="",  # no subcommands: `d20 log [OPTIONS]`
     add_completion=False,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["--help", "-h"]},

@@ -20,7 +20,7 @@ or command, the command line with a caret under the bad word, exit status 2.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -263,6 +263,38 @@ def _whole_summaries(group: Any) -> None:
         if not command.short_help:
             command.short_help = command.get_short_help_str(10**6)  # its first sentence
         _whole_summaries(command)
+
+
+def usage_forms(*forms: str, epilog: Callable[[int], list[str]] | None = None) -> Any:
+    """The class of a typer command that reads its own words (ctx.args, which typer does
+    not see as arguments): its usage is `forms`, each after the command's path
+    (`table NAME|FILE [OPTIONS]`, then `table list`, ...), in `d20 COMMAND --help` (the
+    class's `forms`). `epilog`: the lines after the help for a width (the options
+    `table` reads as a request's), laid out when the help is shown, to the terminal's
+    width."""
+    from typer.core import TyperCommand
+
+    class WithForms(TyperCommand):
+        def collect_usage_pieces(self, ctx: Any) -> list[str]:
+            return [forms[0]]
+
+        def format_usage(self, ctx: Any, formatter: Any) -> None:
+            formatter.write_usage(ctx.command_path, forms[0])
+            for form in forms[1:]:
+                formatter.write_usage(ctx.command_path, form, prefix=" " * len("Usage: "))
+
+        def format_epilog(self, ctx: Any, formatter: Any) -> None:
+            if epilog is None:
+                super().format_epilog(ctx, formatter)
+                return
+            formatter.write_paragraph()
+            with formatter.indentation():
+                indent = " " * formatter.current_indent
+                for line in epilog(formatter.width - formatter.current_indent):
+                    formatter.write(f"{indent}{line}\n" if line else "\n")
+
+    WithForms.forms = forms  # type: ignore[attr-defined]
+    return WithForms
 
 
 def plain_metavars(command: Any) -> None:

@@ -47,9 +47,13 @@ class Option:
     dynamic: str = ""  # or the names it takes: CHARACTERS (--as)
     verbs: tuple[str, ...] | None = None  # the verbs that take it (None: every verb)
     odds: bool = True  # whether `d20 odds` takes it
+    systems: tuple[str, ...] | None = None  # the systems it is for (None: every one)
 
-    def taken_by(self, verb: str) -> bool:
-        """Whether `d20 VERB` (verb "odds": `d20 odds`) takes it (`OptionSpec.taken_by`)."""
+    def taken_by(self, verb: str, system: str = "") -> bool:
+        """Whether `d20 VERB` (verb "odds": `d20 odds`) takes it (`OptionSpec.taken_by`),
+        in `system` if given (`--boon`: the systems with fortune dice)."""
+        if system and self.systems is not None and system not in self.systems:
+            return False
         if verb == "odds":
             return self.odds
         return self.verbs is None or verb in self.verbs
@@ -118,13 +122,17 @@ class Table:
     commands: tuple[Command, ...] = field(default=())
     top_options: tuple[str, ...] = ("--version", *HELP_OPTIONS)
 
-    def option_names(self, verb: str | None = None) -> tuple[str, ...]:
+    def option_names(self, verb: str | None = None, system: str = "") -> tuple[str, ...]:
         """The request options' names; with `verb`, of those the verb takes (a word that
-        is no verb: every option)."""
+        is no verb: every option), in `system` if given."""
         known = verb is None or verb == "odds" or any(verb in s.verbs for s in self.systems)
         return tuple(
-            n for o in self.options if not known or o.taken_by(verb or "") for n in o.names
+            n for o in self.options if not known or o.taken_by(verb or "", system) for n in o.names
         )
+
+    def system_options(self) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
+        """The options only some systems take, with those systems: ((names, systems),)."""
+        return tuple((o.names, o.systems) for o in self.options if o.systems is not None)
 
     def verb_groups(self) -> dict[str, tuple[str, ...]]:
         """The verbs grouped by the options they take: {verb: option names} for every verb
@@ -163,7 +171,9 @@ def _key(name: str) -> str:
 
 
 def request_options() -> tuple[Option, ...]:
-    """The request options; `--system` offers the four ids, `--as` the characters."""
+    """The request options; `--system` offers the four ids, `--as` the characters;
+    `--boon` is for the systems with fortune dice only (d20cli.app.fortune)."""
+    from d20cli.app.fortune import with_fortune_dice
     from d20cli.app.options import OPTIONS
 
     return tuple(
@@ -175,6 +185,7 @@ def request_options() -> tuple[Option, ...]:
             CHARACTERS if spec.field == "as_" else "",
             spec.verbs,
             spec.odds,
+            with_fortune_dice() if spec.field == "boon" else None,
         )
         for spec in OPTIONS
     )
@@ -339,7 +350,8 @@ def _offered(place: Place, cur: str, t: Table, names: Names) -> Iterable[str]:
             return (*t.option_names(), *t.top_options)
         if command is not None and command.name != "odds":
             return command.option_names()
-        return (*t.option_names(place.cmd.lower()), *HELP_OPTIONS)
+        sid = in_force(place, t, names).id  # (`--boon`: where there are fortune dice)
+        return (*t.option_names(place.cmd.lower(), sid), *HELP_OPTIONS)
     system = in_force(place, t, names)
     who = character(place, names)
     if not place.cmd:

@@ -5,6 +5,7 @@ Python. Names that live in files are read by fish itself, as in the bash and zsh
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from d20cli.app.completion.engine import (
@@ -238,10 +239,6 @@ def _complete_function(t: Table) -> list[str]:
         "        end",
         "        return",
         "    end",
-        "    if string match -q -- '-*' $cur",
-        '        __d20_options (string lower -- "$cmd")',
-        "        return",
-        "    end",
         '    test -z "$char"; and set char $D20_CHARACTER',
         '    test -z "$char"; and set char (__d20_config_value character)',
         '    string match -qi -- none "$char"; and set char',
@@ -249,6 +246,20 @@ def _complete_function(t: Table) -> list[str]:
         '    test -z "$sys"; and set sys $D20_SYSTEM',
         '    test -z "$sys"; and set sys (__d20_config_value system)',
         '    set sys (__d20_system "$sys")',
+        "    if string match -q -- '-*' $cur",
+        '        set -l offered (__d20_options (string lower -- "$cmd"))',
+    ]
+    for names, systems in t.system_options():  # `--boon`: only where it does something
+        drop = "|".join(re.escape(n) for n in names)
+        keep = _fq(f"^({drop})\\t")
+        out.append(
+            f"        contains -- $sys {_words(systems)}; "
+            f"or set offered (string match -v -r -- {keep} $offered)"
+        )
+    out += [
+        "        printf '%s\\n' $offered",
+        "        return",
+        "    end",
         '    if test -z "$cmd"',
         "        __d20_verbs $sys",
     ]

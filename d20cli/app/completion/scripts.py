@@ -28,7 +28,8 @@ from d20cli.app.completion.engine import (
     Table,
 )
 
-#: The awk program that reads characters.toml (`want` empty: every `[name]` header;
+#: The awk program that reads characters.toml (`want` empty: every `[name]` header but
+#: `[party]`, the file's party and no character, as d20cli.store.characters reads it;
 #: else the `system = "..."` of character `want`); `q` is a single quote.
 CHARACTERS_AWK = r"""BEGIN {
     head = "^[ \t]*\\[[ \t]*\"?[A-Za-z][A-Za-z0-9_" q "-]*\"?[ \t]*\\]"
@@ -39,7 +40,7 @@ $0 ~ "^[ \t]*\\[" {
     if (match($0, head)) {
         name = substr($0, RSTART, RLENGTH)
         gsub(/[][ \t"]/, "", name)
-        if (want == "") print name
+        if (want == "" && tolower(name) != "party") print name
     }
     next
 }
@@ -253,20 +254,36 @@ def _offer_body(t: Table, shell: str) -> list[str]:
             lines.append(f"                {_arm([c.name])}) _d20_r={_q(c.option_names())} ;;")
     for verbs, taken in _grouped(t.verb_groups().items()):
         lines.append(f"                {_arm(verbs)}) _d20_r={_q((*taken, *HELP_OPTIONS))} ;;")
+    in_force = [  # the system in force: on the line, the character's, D20_SYSTEM, config
+        "_d20_config",
+        'if [[ -z "$char" ]]; then char="$D20_CHARACTER"; fi',
+        'if [[ -z "$char" ]]; then _d20_config_value character; char="$_d20_r"; fi',
+        '[[ "$char" == [Nn][Oo][Nn][Ee] ]] && char=""',
+        'if [[ -z "$sys" && -n "$char" ]]; then _d20_characters "$char"; sys="$_d20_csys"; fi',
+        '[[ -z "$sys" ]] && sys="$D20_SYSTEM"',
+        'if [[ -z "$sys" ]]; then _d20_config_value system; sys="$_d20_r"; fi',
+        'local key="${sys,,}"' if shell == "bash" else "local key=${(L)sys}",
+        '_d20_system "${key//[_. ]/-}"',
+    ]
     lines += [
         f"                *) _d20_r={_q((*t.option_names(), *HELP_OPTIONS))} ;;",
         "            esac",
+    ]
+    for only, systems in t.system_options():  # `--boon`: only where it does something
+        drop = "; ".join(f'_d20_r="${{_d20_r/ {n} / }}"' for n in only)
+        found = "|".join(f"*{shlex.quote(f' {n} ')}*" for n in only)
+        lines += [
+            f'            case " $_d20_r " in {found})',
+            '                local mine="$_d20_r"',
+            *(f"                {line}" for line in in_force),
+            '                _d20_r=" $mine "',
+            f'                case "$_d20_sys" in {_arm(list(systems))}) ;; *) {drop} ;; esac ;;',
+            "            esac",
+        ]
+    lines += [
         "            return ;;",
         "    esac",
-        "    _d20_config",
-        '    if [[ -z "$char" ]]; then char="$D20_CHARACTER"; fi',
-        '    if [[ -z "$char" ]]; then _d20_config_value character; char="$_d20_r"; fi',
-        '    [[ "$char" == [Nn][Oo][Nn][Ee] ]] && char=""',
-        '    if [[ -z "$sys" && -n "$char" ]]; then _d20_characters "$char"; sys="$_d20_csys"; fi',
-        '    [[ -z "$sys" ]] && sys="$D20_SYSTEM"',
-        '    if [[ -z "$sys" ]]; then _d20_config_value system; sys="$_d20_r"; fi',
-        '    local key="${sys,,}"' if shell == "bash" else "    local key=${(L)sys}",
-        '    _d20_system "${key//[_. ]/-}"',
+        *(f"    {line}" for line in in_force),
         '    _d20_r=""',
         '    if [[ -z "$cmd" ]]; then',
         '        _d20_verbs "$_d20_sys"',
