@@ -89,7 +89,7 @@ def _noted(result: Result, odds: Any) -> Result:
 
 
 @functools.cache
-def _chance_words() -> Callable[[Result, Any], tuple[str, dict[str, str]] | None]:
+def _chance_words() -> Callable[[Result, Any], tuple[str, dict[str, str | float]] | None]:
     """d20cli.probability.chances.chance_words, imported at the first result with --odds
     (a plain roll never imports the odds engine) and then kept: an import statement
     in with_chance cost a batch with --odds 1 µs a line."""
