@@ -376,6 +376,7 @@ def _group_odds(
     n = len(request.members)
     odds = Odds(request.text, system.id, request.verb, order=order)
     successes: dict[int, Fraction] = {}
+    won: Fraction | None = None  # the chance the group succeeds, as its grade says
     for k, p in enumerate(count):
         if not p:
             continue
@@ -384,6 +385,9 @@ def _group_odds(
         odds.outcomes[key] = odds.outcomes.get(key, Fraction(0)) + p
         odds.labels.setdefault(key, labels.get(key, key))
         successes[k] = p
+        if grade.success is not None:
+            won = (won or Fraction(0)) + (p if grade.success else 0)
+    odds.success = won
     odds.extra["successes"] = {str(k): ratio(p) for k, p in successes.items()}
     return odds
 
