@@ -337,3 +337,93 @@ def test_the_width_comes_from_the_terminal(monkeypatch: pytest.MonkeyPatch) -> N
     assert all(len(line) <= 40 for line in terminal.getvalue().splitlines())
     console = Console(width=120, file=io.StringIO())
     assert Output(io.StringIO(), io.StringIO(), color=False, console=console).columns() == 120
+
+
+# --- --summary of an attack with damage ---------------------------------------------------
+
+
+def _summary(words: str, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    status, out, err = d20([*split_line(words), "--summary", "--json"], capsys)
+    assert status == 0, err
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+def test_summary_of_an_attack_with_damage_gives_the_damage(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    words = "attack +7 vs 15 dmg 1d8+4 --repeat 1000 --seed 1"
+    status, out, _ = d20([*split_line(words), "--summary"], capsys)
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[-2] == "  mean total 17.14  min 8  max 27"  # as before: the same draws
+    assert re.fullmatch(
+        r"  mean damage \d+\.\d\d per attack, \d+\.\d\d per hit  min \d+  max \d+", lines[-1]
+    )
+    data = _summary(words, capsys)
+    damage = data["damage"]
+    assert set(damage) == {"mean", "mean_per_hit", "min", "max", "hits"}
+    hits = data["outcomes"]["success"] + data["outcomes"]["critical_success"]
+    assert damage["hits"] == hits
+    assert damage["mean"] == pytest.approx(damage["mean_per_hit"] * hits / 1000)
+    assert 5 <= damage["min"] <= damage["max"] <= 20  # 1d8+4, or 2d8+4 on a critical hit
+
+
+def test_summary_damage_is_drawn_from_the_exact_odds(capsys: pytest.CaptureFixture[str]) -> None:
+    """Drawn a million times, the damage per attack is the odds' expected damage, and its
+    least and most are the damage's own (a critical hit doubles the dice)."""
+    damage = _summary("attack +7 vs 15 dmg 1d8+4 --repeat 1000000 --seed 7", capsys)["damage"]
+    expected = float(odds_of("attack +7 vs 15 dmg 1d8+4", "levelup").damage_mean or 0)
+    assert damage["mean"] == pytest.approx(expected, abs=0.03)  # (5.75; its sd is 0.005)
+    assert (damage["min"], damage["max"]) == (5, 20)
+    assert damage["hits"] == pytest.approx(650_000, rel=0.01)
+
+
+def test_summary_damage_of_rolled_results(capsys: pytest.CaptureFixture[str]) -> None:
+    """With --dice each result is rolled (not drawn): the damage is counted as rolled."""
+    data = _summary("attack +7 vs 15 dmg 1d8+4 -n 3 --dice 20,5,5,3,10,2", capsys)
+    # a critical hit (5+5+4 = 14), a miss (3+7 = 10 < 15), a hit (10+7 = 17: 2+4 = 6)
+    assert data["damage"] == {"mean": 20 / 3, "mean_per_hit": 10.0, "min": 6, "max": 14, "hits": 2}
+    _status, out, _ = d20(
+        [*split_line("attack +7 vs 15 dmg 1d8+4 -n 3 --dice 20,5,5,3,10,2"), "--summary"], capsys
+    )
+    assert out.splitlines()[-1] == "  mean damage 6.67 per attack, 10.00 per hit  min 6  max 14"
+
+
+def test_summary_of_an_attack_that_never_hits_still_has_its_damage(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    data = _summary("attack +7 vs 15 dmg 1d8+4 -n 2 --dice 2,3", capsys)
+    assert data["damage"] == {
+        "mean": 0.0,
+        "mean_per_hit": None,
+        "min": None,
+        "max": None,
+        "hits": 0,
+    }
+    _status, out, _ = d20(
+        [*split_line("attack +7 vs 15 dmg 1d8+4 -n 2 --dice 2,3"), "--summary"], capsys
+    )
+    assert out.splitlines()[-1] == "  mean damage 0.00 per attack (no hit)"
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "check +5 vs 15 -n 100 --seed 1",
+        "attack +7 vs 15 -n 100 --seed 1",
+        "roll 2d6 -n 50 --seed 1",
+    ],
+)
+def test_summary_without_damage_is_as_it_was(
+    words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert "damage" not in _summary(words, capsys)
+    _status, out, _ = d20([*split_line(words), "--summary"], capsys)
+    assert "damage" not in out
+
+
+def test_summary_damage_in_another_system(capsys: pytest.CaptureFixture[str]) -> None:
+    damage = _summary("attack +5 vs 15 dmg 1d8 -s reglamento -n 1000 --seed 2", capsys)["damage"]
+    assert 1 <= damage["min"] <= damage["max"] <= 16
+    assert damage["hits"] > 0

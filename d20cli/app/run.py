@@ -35,7 +35,13 @@ from d20cli.app.options import (
     wants_help,
 )
 from d20cli.app.result_output import emit
-from d20cli.app.tallies import outcome_labels, print_tally, sampled_tally, with_chance
+from d20cli.app.tallies import (
+    damage_expected,
+    outcome_labels,
+    print_tally,
+    sampled_tally,
+    with_chance,
+)
 from d20cli.dice.roller import Roller
 from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
 from d20cli.frozen import replace
@@ -469,6 +475,7 @@ def _rolled(
 
                     tally = Tally(result.request, result.system, result.verb)
                     tally.labels.update(outcome_labels(context, opts, result.verb))
+                    tally.with_damage = damage_expected(text, opts, context)
                 tally.add(result)
                 continue
             printed += emit(

@@ -33,6 +33,7 @@ class Odds(Shown):
     winners: dict[int, Fraction] | None = None  # a contest of 3+ sides: side -> P(it wins)
     side_names: list[str] = field(default_factory=list)  # those sides' names, in order
     notes: list[str] = field(default_factory=list)
+    # more of the odds, as JSON gives them (one of DECIMAL_FIELDS: a Fraction, or a map of them)
     extra: dict[str, Any] = field(default_factory=dict)
     # what `chance_words` said of each outcome, remembered with the odds (no part of them)
     said: dict[Any, tuple[str, dict[str, str | float]]] = field(
@@ -84,10 +85,11 @@ class Odds(Shown):
             _both(out, "winners", {str(n): p for n, p in sorted(self.winners.items())})
         if self.estimate is not None:
             out["estimate"] = {"rolls": self.estimate}
-        for key, value in self.extra.items():  # exact fractions already (engine.py)
-            out[key] = value
-            if key in DECIMAL_FIELDS:
-                out[f"{key}_decimal"] = _decimals(value)
+        for key, value in self.extra.items():
+            if key in DECIMAL_FIELDS:  # a Fraction, or a map of them (engine.py)
+                _both(out, key, value)
+            else:
+                out[key] = value
         return out
 
     def ordered_outcomes(self) -> list[tuple[str, Fraction]]:
@@ -124,13 +126,6 @@ def _both(out: dict[str, Any], key: str, value: Fraction | dict[str, Fraction]) 
     else:
         out[key] = {k: ratio(p) for k, p in value.items()}
         out[f"{key}_decimal"] = {k: decimal(p) for k, p in value.items()}
-
-
-def _decimals(value: Any) -> Any:
-    """The numbers of a field written as exact fractions ("num/den", or a map of them)."""
-    if isinstance(value, dict):
-        return {k: _decimals(v) for k, v in value.items()}
-    return decimal(Fraction(value))
 
 
 def fractions_over(counts: dict[int, int], den: int) -> dict[int, Fraction]:
@@ -268,4 +263,9 @@ def _generic_label(r: Result) -> str:
     return label.split(" (", 1)[0]
 
 
-Joint = dict[tuple[str | None, int | None, int | None], Fraction]
+#: (outcome, total, winning side of a contest of three or more sides) -> its probability
+#: (`engine.joint_outcomes`).
+Case = tuple[str | None, int | None, int | None]
+Joint = dict[Case, Fraction]
+#: A distribution of damage: (total, weight) pairs, the weights integers.
+Spread = tuple[tuple[int, int], ...]
