@@ -6,6 +6,8 @@ fraction to a float, which overflows past 10^308, and nothing calls `str` on an 
 beyond Python's limit on digits (4,300), which raises:
 
 - `exact_fraction` / `exact_int`: every digit, for JSON.
+- `decimal`: a probability (or a mean) as the nearest float, for JSON beside its exact
+  fraction (a float of a chance never overflows; one below 1e-308 is 0.0).
 - `scientific`: `3.2e-130`, computed from the integers, for any magnitude.
 - `short_fraction`: `193/2400` when that is short, else `≈ 3.2e-130` (for people).
 - `one_in`: `1 in 400`, `1 in 12.4`, `1 in 6.1e+102`.
@@ -40,6 +42,13 @@ def exact_int(n: int) -> str:
 def exact_fraction(p: Fraction) -> str:
     """`numerator/denominator`, every digit (the JSON form of a probability)."""
     return f"{exact_int(p.numerator)}/{exact_int(p.denominator)}"
+
+
+def decimal(p: Fraction) -> float:
+    """The float nearest to `p` (the numerator divided by the denominator as integers,
+    correctly rounded whatever their size): what JSON gives beside an exact fraction, so
+    that a program can do arithmetic on it (`jq '.success_decimal * 100'`)."""
+    return p.numerator / p.denominator
 
 
 def len_digits(n: int) -> int:

@@ -177,7 +177,7 @@ def test_a_summary_whose_weights_float_cannot_hold_is_rolled(
     from d20cli.probability import engine as odds
 
     tiny = Fraction(1, 2**2000)
-    joint = {("success", 20): tiny, ("failure", 1): 1 - tiny}
+    joint = odds.JointOutcomes({("success", 20, None): tiny, ("failure", 1, None): 1 - tiny}, {})
     monkeypatch.setattr(odds, "joint_outcomes", lambda request, system: joint)
     opts = Options(repeat=10, summary=True)
     assert sampled_tally("check +0 vs 10", opts, Context()) is None

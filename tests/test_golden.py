@@ -54,10 +54,25 @@ ODDS_CASES: dict[str, str] = {
 }
 
 
-def _render(words: str, odds: bool = False) -> str:
+#: Odds at the widths of a narrow, a middling and a wide terminal: every table fits, its
+#: columns aligned, and no fraction is broken across lines.
+WIDTH_CASES: dict[str, tuple[str, int]] = {
+    "odds-check-40": ("check +5 vs 15", 40),
+    "odds-check-120": ("check +5 vs 15", 120),
+    "odds-group-40": ("group +3, +5, -1, +2, +0, +4 vs 12", 40),
+    "odds-group-80": ("group +3, +5, -1, +2, +0, +4 vs 12", 80),
+    "odds-group-110": ("group +3, +5, -1, +2, +0, +4 vs 12", 110),
+    "odds-group-120": ("group +3, +5, -1, +2, +0, +4 vs 12", 120),
+    "odds-pendagger-40": ("attempt adept -s pd", 40),
+    "odds-attack-40": ("attack +7 vs 15 dmg 1d8+4", 40),
+    "odds-compare-40": ('compare "check +5 vs 15 adv" "check +5 vs 15 expertise=d8"', 40),
+}
+
+
+def _render(words: str, odds: bool = False, width: int = 80) -> str:
     buffer = io.StringIO()
     console = Console(
-        width=80, file=buffer, color_system=None, force_terminal=False, highlight=False
+        width=width, file=buffer, color_system=None, force_terminal=False, highlight=False
     )
     out = Output(buffer, io.StringIO(), color=False, console=console)
     from d20cli.app.options import split_line
@@ -86,6 +101,12 @@ def test_golden_output(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(ODDS_CASES))
 def test_golden_odds(name: str) -> None:
     _check(name, _render(ODDS_CASES[name], odds=True))
+
+
+@pytest.mark.parametrize("name", sorted(WIDTH_CASES))
+def test_golden_odds_widths(name: str) -> None:
+    words, width = WIDTH_CASES[name]
+    _check(name, _render(words, odds=True, width=width))
 
 
 def test_colour_marks_dropped_dice_and_badges() -> None:

@@ -198,6 +198,11 @@ def test_chance_words_are_made_once_and_read_as_before() -> None:
     words = engine.chance_words(result, odds)
     assert words == (
         "Success \u2014 you had 50.0% (55.0% to succeed)",
-        {"chance": "1/2", "success_chance": "11/20"},
+        {
+            "chance": "1/2",
+            "chance_decimal": 0.5,
+            "success_chance": "11/20",
+            "success_chance_decimal": 0.55,
+        },
     )
     assert engine.chance_words(result, odds) is words

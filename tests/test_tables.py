@@ -345,7 +345,15 @@ def test_odds_table_on_the_command_line(
         ("6", "1/6"),
     ]
     six = [t for t in data["entries"][0]["nested"][0]["totals"] if t["total"] == 6]
-    assert six == [{"total": 6, "chance": "1/4", "overall": "1/8"}]
+    assert six == [
+        {
+            "total": 6,
+            "chance": "1/4",
+            "chance_decimal": 0.25,
+            "overall": "1/8",
+            "overall_decimal": 0.125,
+        }
+    ]
     status, out, _ = run(["odds", "table", "loot", "--no-color"], capsys)
     assert status == 0 and "  1-3   50.00%  {1d4+2} goblins" in out.splitlines()
 

@@ -41,7 +41,8 @@ GUIDE: dict[str, Guide] = {
     ),
     "odds": Guide(
         "The exact chance of every outcome of a request, as fractions, percentages and "
-        "'1 in N', from the same rules that roll it; a roll's totals as a chart. `odds "
+        "'1 in N', then the chance of success or better, from the same rules that roll "
+        "it; a roll's totals as a chart. `odds "
         'compare "A" "B"` puts requests side by side; --simulate N estimates from N rolls.',
         (
             "odds check +5 vs 15 adv expertise=d6",

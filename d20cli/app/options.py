@@ -237,7 +237,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "summary",
         ("--summary",),
-        "with --repeat: a tally of outcomes instead of rolls",
+        "with --repeat: a tally of outcomes (and an attack's damage) instead of rolls",
         odds=False,
     ),
     OptionSpec(

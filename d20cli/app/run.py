@@ -35,7 +35,13 @@ from d20cli.app.options import (
     wants_help,
 )
 from d20cli.app.result_output import emit
-from d20cli.app.tallies import outcome_labels, print_tally, sampled_tally, with_chance
+from d20cli.app.tallies import (
+    damage_expected,
+    outcome_labels,
+    print_tally,
+    sampled_tally,
+    with_chance,
+)
 from d20cli.dice.roller import Roller
 from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
 from d20cli.frozen import replace
@@ -535,6 +541,7 @@ def _rolled(
 
                     tally = Tally(result.request, result.system, result.verb)
                     tally.labels.update(outcome_labels(context, opts, result.verb))
+                    tally.with_damage = damage_expected(text, opts, context)
                 tally.add(result)
                 continue
             printed += emit(
@@ -679,9 +686,9 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     elif opts.quiet:
         out.text("\n\n".join(quiet_odds_text(r) for r in results))
     elif comparing:
-        out.lines(compare_lines(results))
+        out.lines(compare_lines(results, width=out.columns()))
     else:
-        out.lines(odds_lines(results[0], totals=opts.totals))
+        out.lines(odds_lines(results[0], totals=opts.totals, width=out.columns()))
     return ExitStatus.OK
 
 

@@ -6,11 +6,11 @@ only shows them."""
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from d20cli.number_format import one_in, percent, short_fraction
 from d20cli.present.output import plain_text
-from d20cli.present.render import Line, badge
+from d20cli.present.render import Line, Seg, badge
 from d20cli.probability.model import NO_OUTCOME, Odds
 from d20cli.results import show_as
 
@@ -21,9 +21,151 @@ def _bar(p: Fraction, width: int = 30) -> str:
     return "\u2588" * full + ("" if not part else chr(0x2590 - part))
 
 
-def odds_lines(odds: Odds, totals: bool = False) -> list[Any]:
+#: The widest a bar is drawn, and the narrowest worth drawing: on a narrower terminal the
+#: bars shrink down to MIN_BAR, then are left out.
+BAR, MIN_BAR = 30, 8
+#: The room the fraction and "1 in N" columns are given when the line has it: short
+#: fractions line up as they always have; a longer one widens its column for every row.
+CELL = 12
+#: The first column of a row's numbers folded under its label (a terminal too narrow for
+#: the row): they are never cut or wrapped inside a fraction.
+FOLD_INDENT = 6
+
+
+class Chance(NamedTuple):
+    """One row of a table of chances: its label (pieces already padded to the label
+    column), the chance, the chance as a fraction and as "1 in N" (None: no such column)."""
+
+    label: Line
+    p: Fraction
+    fraction: str
+    one_in: str | None
+
+
+def _tag(text: str, style: str) -> Seg:
+    """A row name that is no outcome, shaped as an outcome's badge is (a space either
+    side) and with a background style, `on default` (none to see), so that plain text
+    strips it as it strips a badge: the rows stay aligned with and without colour."""
+    return (f" {text} ", f"{style} on default")
+
+
+def _text_width(line: Line) -> int:
+    return sum(len(text) for text, _ in line)
+
+
+def chance_rows(rows: list[Chance], width: int | None, bar_style: str) -> list[Line]:
+    """The rows laid out for a terminal `width` columns wide (None: as wide as they
+    need). Each row is its label, the percent, the fraction, "1 in N" and a bar, the
+    columns aligned over all the rows, however long a fraction is. When that is too
+    wide: the fraction and "1 in N" columns as narrow as their longest, and the bar
+    shorter; then no bar; then each row's fraction and "1 in N" folded onto a line of
+    their own under it. A fraction is never broken across lines."""
+    if not rows:
+        return []
+    label = max(_text_width(r.label) for r in rows)
+    fraction = max(len(r.fraction) for r in rows)
+    one_in = max((len(r.one_in) for r in rows if r.one_in is not None), default=None)
+
+    def numbers(fw: int, ow: int | None) -> int:  # the width of the columns after the label
+        return 8 + 2 + fw + (2 + ow if ow is not None else 0)
+
+    roomy = (max(CELL, fraction), None if one_in is None else max(CELL, one_in))
+    tight = (fraction, one_in)
+    if width is None:
+        return [_row(r, *roomy, BAR, bar_style) for r in rows]
+    if label + numbers(*roomy) + 2 + BAR <= width:
+        return [_row(r, *roomy, BAR, bar_style) for r in rows]
+    room = width - label - numbers(*tight) - 2
+    if room >= MIN_BAR:
+        return [_row(r, *tight, min(BAR, room), bar_style) for r in rows]
+    if label + numbers(*tight) <= width:
+        return [_row(r, *tight, 0, bar_style) for r in rows]
+    room = width - label - 8 - 2  # the label and the percent, then a bar if it fits
+    bar = min(BAR, room) if room >= MIN_BAR else 0
+    rest = fraction + (2 + one_in if one_in is not None else 0)
+    indent = max(2, min(FOLD_INDENT, width - rest))
+    apart = indent + rest > width  # "1 in N" on a line of its own too
+    lines: list[Line] = []
+    for r in rows:
+        lines.append(_row(r, 0, None, bar, bar_style, numbers=False))
+        folded = [f"{r.fraction:>{fraction}}"]
+        if r.one_in is not None and one_in is not None:
+            folded.append(f"{r.one_in:>{one_in}}")
+        if apart:
+            lines += [[(" " * indent + cell, "dim")] for cell in folded]
+        else:
+            lines.append([(" " * indent + "  ".join(folded), "dim")])
+    return lines
+
+
+def _row(
+    r: Chance,
+    fw: int,
+    ow: int | None,
+    bar: int,
+    bar_style: str,
+    numbers: bool = True,
+) -> Line:
+    """One row: the label, the percent, then (`numbers`) the fraction in `fw` columns and
+    "1 in N" in `ow`, then a bar `bar` wide (none when 0), with no spaces at the end."""
+    line: Line = [*r.label, (percent(r.p, width=8), "bold")]
+    tail = ""
+    if numbers:
+        tail = f"  {r.fraction:>{fw}}"
+        if ow is not None and r.one_in is not None:
+            tail += f"  {r.one_in:>{ow}}"
+    drawn = _bar(r.p, bar) if bar else ""
+    if drawn:
+        tail += "  "
+    if tail:
+        line.append((tail, "dim"))
+    if drawn:
+        line.append((drawn, bar_style))
+    return line
+
+
+def _fit(first: Line, rest: Line, width: int | None) -> list[Line]:
+    """`first` and `rest` on one line, two spaces apart; on a terminal too narrow for
+    that, `rest` on a line of its own under `first`, indented."""
+    if width is None or _text_width(first) + 2 + _text_width(rest) <= width:
+        return [[*first, ("  ", ""), *rest]]
+    return [first, [("    ", ""), *rest]]
+
+
+def _fraction(p: Fraction, odds: Odds) -> str:
+    """The chance as a fraction: exact (short), or of an estimate its count of rolls."""
+    if odds.estimate is None:
+        return short_fraction(p)
+    return f"{int(p * odds.estimate):,}/{odds.estimate:,}"
+
+
+def success_row(odds: Odds) -> tuple[str, Fraction] | None:
+    """The chance of success or better, where a request has one: the tiers the system
+    counts as a success (`Odds.success`), named by the lowest of them ("Success or
+    better", "Hit or better", "Limited success or better"; "Any success" if they are not
+    the best tiers in a row). None when there is no such chance, when it is 0, or when
+    one tier alone holds it (its own row already says it)."""
+    success = odds.success
+    if not success:
+        return None
+    held = Fraction(0)
+    for tiers, (key, p) in enumerate(reversed(odds.ordered_outcomes()), start=1):
+        held += p
+        if held == success:
+            if tiers < 2:
+                return None
+            name = odds.labels.get(key, key.replace("_", " ").capitalize())
+            return f"{name} or better", success
+        if held > success:
+            break
+    return "Any success", success
+
+
+def odds_lines(odds: Odds, totals: bool = False, width: int | None = None) -> list[Any]:
     """Lines (render.Line) for people: each outcome as a fraction, a percent, 1 in N and a
-    bar; the totals as a histogram; mean, standard deviation, min and max."""
+    bar, then the chance of success or better; the totals as a histogram; mean, standard
+    deviation, min and max. `width`: the terminal's columns, which every table fits
+    (None: no limit, as on a pipe)."""
 
     head: Line = [(f"odds {odds.request}", "bold"), (f"  [{odds.system}]", "dim")]
     if odds.estimate is not None:
@@ -31,56 +173,54 @@ def odds_lines(odds: Odds, totals: bool = False) -> list[Any]:
     lines: list[Line] = [head]
     rows = odds.ordered_outcomes()
     if rows:
-        width = max(len(odds.labels.get(k, k)) for k, _ in rows) + 2
+        better = success_row(odds)
+        names = [odds.labels.get(k, k) for k, _ in rows] + ([better[0]] if better else [])
+        column = max(len(name) for name in names) + 2
+        chances: list[Chance] = []
         for key, p in rows:
             label = odds.labels.get(key, key.replace("_", " "))
             b = badge(key if key != NO_OUTCOME else None, label)
-            pad = " " * max(0, width - len(b[0]))
-            if odds.estimate is None:
-                frac = short_fraction(p)
-            else:
-                frac = f"{int(p * odds.estimate):,}/{odds.estimate:,}"
-            lines.append(
-                [
-                    ("  ", ""),
-                    b,
-                    (pad, ""),
-                    (percent(p, width=8), "bold"),
-                    (f"  {frac:>12}  {one_in(p):>12}  ", "dim"),
-                    (_bar(p), "green"),
-                ]
-            )
+            pad = " " * max(0, column - len(b[0]))
+            chances.append(Chance([("  ", ""), b, (pad, "")], p, _fraction(p, odds), one_in(p)))
+        if better is not None:
+            name, p = better
+            tag = _tag(name, "bold")
+            pad = " " * max(0, column - len(tag[0]))
+            chances.append(Chance([("  ", ""), tag, (pad, "")], p, _fraction(p, odds), one_in(p)))
+        lines += chance_rows(chances, width, "green")
     if odds.winners is not None:
-        lines += _winner_lines(odds)
+        lines += _winner_lines(odds, width)
     if odds.degrees:
         lines.append([("  degrees:", "dim")])
-        for d, p in sorted(odds.degrees.items()):
-            lines.append(
-                [
-                    (f"    {d:+d}".ljust(8), "bold"),
-                    (percent(p, width=8), ""),
-                    (f"  {short_fraction(p):>12}  ", "dim"),
-                    (_bar(p), "cyan"),
-                ]
-            )
+        degrees = [
+            Chance([(f"    {d:+d}".ljust(8), "bold")], p, short_fraction(p), None)
+            for d, p in sorted(odds.degrees.items())
+        ]
+        lines += chance_rows(degrees, width, "cyan")
     # The totals of a dice expression are what `odds roll` is asked; those of a check
     # only with --totals (its outcome tiers are the answer).
     if odds.distribution and (totals or not odds.outcomes or odds.verb == "roll"):
-        lines += _histogram(odds.distribution)
+        lines += _histogram(odds.distribution, width=width)
     if odds.damage_mean is not None:
-        lines.append(
+        lines += _fit(
             [
                 ("  expected damage per attack ", "dim"),
                 (f"{float(odds.damage_mean):.3f}", "bold yellow"),
-                (f"  ({short_fraction(odds.damage_mean)})", "dim"),
-            ]
+            ],
+            [(f"({short_fraction(odds.damage_mean)})", "dim")],
+            width,
         )
         by_mode = odds.extra.get("damage_mean_by_crit_dmg")
         if isinstance(by_mode, dict):  # house rules: what each crit-dmg mode would give
-            each = "  ".join(f"{mode} {float(Fraction(m)):.3f}" for mode, m in by_mode.items())
-            lines.append([("  by crit-dmg: ", "dim"), (each, "")])
+            each = [f"{mode} {float(Fraction(m)):.3f}" for mode, m in by_mode.items()]
+            said = "  by crit-dmg: " + "  ".join(each)
+            if width is None or len(said) <= width:
+                lines.append([("  by crit-dmg: ", "dim"), ("  ".join(each), "")])
+            else:  # one mode a line
+                lines.append([("  by crit-dmg:", "dim")])
+                lines += [[(f"    {mode}", "")] for mode in each]
         if odds.damage_distribution:  # hits and critical hits together, misses as 0
-            lines += _histogram(odds.damage_distribution, what="damage")
+            lines += _histogram(odds.damage_distribution, what="damage", width=width)
     ranks = odds.extra.get("ranks")
     if isinstance(ranks, dict):
         lines.append([("  ranks: ", "dim")])
@@ -91,28 +231,19 @@ def odds_lines(odds: Odds, totals: bool = False) -> list[Any]:
     return lines
 
 
-def _winner_lines(odds: Odds) -> list[Any]:
+def _winner_lines(odds: Odds, width: int | None = None) -> list[Any]:
     """Each side's chance to win (a contest of three or more sides)."""
 
     assert odds.winners is not None
     names = {n: odds.side_names[n - 1] for n in odds.winners if n <= len(odds.side_names)}
     tags = {n: f"side {n}" + (f" ({names[n]})" if names.get(n) else "") for n in odds.winners}
-    width = max(len(tag) for tag in tags.values()) + 2
+    column = max(len(tag) for tag in tags.values()) + 2
     lines: list[Line] = [[("  each side's chance to win:", "dim")]]
-    for n, p in sorted(odds.winners.items()):
-        if odds.estimate is None:
-            frac = short_fraction(p)
-        else:
-            frac = f"{int(p * odds.estimate):,}/{odds.estimate:,}"
-        lines.append(
-            [
-                (f"    {tags[n]}".ljust(width + 4), "bold"),
-                (percent(p, width=8), ""),
-                (f"  {frac:>12}  {one_in(p):>12}  ", "dim"),
-                (_bar(p), "cyan"),
-            ]
-        )
-    return lines
+    rows = [
+        Chance([(f"    {tags[n]}".ljust(column + 4), "bold")], p, _fraction(p, odds), one_in(p))
+        for n, p in sorted(odds.winners.items())
+    ]
+    return lines + chance_rows(rows, width, "cyan")
 
 
 #: Totals less likely than this (shown as `<0.01%`) are left out of the chart's tails; a
@@ -130,19 +261,24 @@ def cumulative(dist: dict[int, Fraction]) -> list[tuple[int, Fraction, Fraction,
     return rows
 
 
-def _histogram(dist: dict[int, Fraction], max_rows: int = 40, what: str = "total") -> list[Any]:
+def _histogram(
+    dist: dict[int, Fraction], max_rows: int = 40, what: str = "total", width: int | None = None
+) -> list[Any]:
     """The totals: mean, sd, min, max; then a row per total (buckets when there are many)
-    with the chance of exactly it, at least it and at most it, and a bar."""
+    with the chance of exactly it, at least it and at most it, and a bar (shorter on a
+    narrow terminal, `width` columns, and none where it would be shorter than MIN_BAR)."""
     lines: list[Line] = []
     mean = sum((t * p for t, p in dist.items()), Fraction(0))
     var = sum(((t - mean) ** 2 * p for t, p in dist.items()), Fraction(0))
     lo, hi = min(dist), max(dist)
-    lines.append(
+    lines += _fit(
         [
             (f"  {what}: mean ", "dim"),
             (f"{float(mean):.3f}", "bold yellow"),
-            (f"  sd {float(var) ** 0.5:.3f}  min {lo}  max {hi}", "dim"),
-        ]
+            (f"  sd {float(var) ** 0.5:.3f}", "dim"),
+        ],
+        [(f"min {lo}  max {hi}", "dim")],
+        width,
     )
     table = cumulative(dist)
     shown = [row for row in table if row[1] >= SIGNIFICANT] or table
@@ -163,16 +299,15 @@ def _histogram(dist: dict[int, Fraction], max_rows: int = 40, what: str = "total
     else:
         rows = [(str(t), p, up, down) for t, p, up, down in shown]
     top = max(r[1] for r in rows)
-    width = max([len(r[0]) for r in rows] + [len(what)])
-    lines.append([(f"  {what:>{width}}  exactly  at least   at most", "dim")])
+    column = max([len(r[0]) for r in rows] + [len(what)])
+    lines.append([(f"  {what:>{column}}  exactly  at least   at most", "dim")])
+    bar = BAR if width is None else min(BAR, width - (2 + column + 1 + 8 + 1 + 9 + 1 + 9 + 2))
     for label, p, up, down in rows:
-        lines.append(
-            [
-                (f"  {label:>{width}} ", "bold"),
-                (f"{percent(p, width=8)} {percent(up, width=9)} {percent(down, width=9)}  ", ""),
-                (_bar(p / top if top else p), "blue"),
-            ]
-        )
+        cells = f"{percent(p, width=8)} {percent(up, width=9)} {percent(down, width=9)}"
+        line: Line = [(f"  {label:>{column}} ", "bold"), (cells, "")]
+        if bar >= MIN_BAR:
+            line += [("  ", ""), (_bar(p / top if top else p, bar), "blue")]
+        lines.append(line)
     if below or above:
         beyond = [f"below {first}: {percent(below)}" if below else ""]
         beyond += [f"above {last}: {percent(above)}" if above else ""]
@@ -183,10 +318,12 @@ def _histogram(dist: dict[int, Fraction], max_rows: int = 40, what: str = "total
 NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def compare_lines(odds: list[Odds]) -> list[Any]:
+def compare_lines(odds: list[Odds], width: int | None = None) -> list[Any]:
     """`odds compare A B C ...`: expected damage first when any request is an attack (the
-    number that says which does more), then each outcome's probability side by side, then
-    the mean totals; with two requests, the difference B-A."""
+    number that says which does more), then each outcome's probability side by side and
+    the chance of success or better, then the mean totals; with two requests, the
+    difference B-A. On a terminal `width` columns wide that a row does not fit, each row's
+    numbers go on a line of their own under its name, the columns still aligned."""
     names = [
         NAMES[i % len(NAMES)] + ("" if i < len(NAMES) else str(i // len(NAMES)))
         for i in range(len(odds))
@@ -202,38 +339,64 @@ def compare_lines(odds: list[Odds]) -> list[Any]:
     labels: dict[str, str] = {}
     for o in reversed(odds):
         labels.update(o.labels)
-    width = max([len(labels.get(k, k)) + 2 for k in keys] + [len("expected damage")])
+    better = _compared_success(odds)
+    column = max(
+        [len(labels.get(k, k)) + 2 for k in keys]
+        + [len("expected damage") + 2, len(better) + 2 if better else 0]
+    )
     two = len(odds) == 2
-    head = " " * (width + 2) + "".join(f"{n:>9}" for n in names) + ("      B-A" if two else "")
-    lines.append([(head, "dim")])
+    cells_width = 9 * len(odds) + (9 if two else 0)
+    fold = width is not None and 2 + column + cells_width > width
+    lead = " " * 4 if fold else " " * column  # where the numbers start
+    head = "".join(f"{n:>9}" for n in names) + ("      B-A" if two else "")
+    if fold:
+        lines.append([(lead + head, "dim")])
+    else:  # (the two columns of a badge's padding, which plain text strips as it does theirs)
+        lines.append([(lead, ""), _tag("", "dim"), (head, "dim")])
 
-    def row(name: str, values: list[float], fmt: str, style: str = "") -> Line:
-        cells = "".join(format(v, fmt) for v in values)
-        out: Line = [(f"  {name:<{width}}", style), (cells, "")]
+    def numbers(values: list[float], fmt: str, suffix: str = "") -> Line:
+        out: Line = [("".join(format(v, fmt) + suffix for v in values), "")]
         if two:
             d = values[1] - values[0]
             out.append((f"{d:+9.2f}", "bold green" if d > 0 else "bold red" if d < 0 else ""))
         return out
 
+    def row(name: Line, values: list[float], fmt: str, suffix: str = "") -> list[Line]:
+        if fold:
+            return [name, [(lead, ""), *numbers(values, fmt, suffix)]]
+        pad = " " * max(0, column + 2 - _text_width(name))
+        return [[*name, (pad, ""), *numbers(values, fmt, suffix)]]
+
     damage = [o.damage_mean for o in odds]
     if any(d is not None for d in damage):
         values = [float(d) if d is not None else 0.0 for d in damage]
-        lines.append(row("expected damage", values, "9.3f", "bold yellow"))
+        lines += row([("  ", ""), _tag("expected damage", "bold yellow")], values, "9.3f")
         best = max(range(len(values)), key=lambda i: values[i])
         lines.append([(f"  most damage: {names[best]} ({odds[best].request})", "bold")])
     for k in keys:
         values = [float(o.outcomes.get(k, Fraction(0))) * 100 for o in odds]
         bd = badge(k if k != NO_OUTCOME else None, labels.get(k, k))
-        cells = "".join(f"{v:8.2f}%" for v in values)
-        line: Line = [("  ", ""), bd, (" " * max(0, width - len(bd[0])), ""), (cells, "")]
-        if two:
-            d = values[1] - values[0]
-            line.append((f"{d:+9.2f}", "bold green" if d > 0 else "bold red" if d < 0 else ""))
-        lines.append(line)
+        lines += row([("  ", ""), bd], values, "8.2f", "%")
+    if better is not None:
+        values = [float(o.success or 0) * 100 for o in odds]
+        lines += row([("  ", ""), _tag(better, "bold")], values, "8.2f", "%")
     means = [o.mean for o in odds]
     if all(m is not None for m in means):
-        lines.append(row("mean total", [float(m) for m in means if m is not None], "9.3f", "dim"))
+        values = [float(m) for m in means if m is not None]
+        lines += row([("  ", ""), _tag("mean total", "dim")], values, "9.3f")
     return lines
+
+
+def _compared_success(odds: list[Odds]) -> str | None:
+    """The name of `odds compare`'s row of the chance of success or better: shown when
+    every request has that chance and one of them spreads it over two tiers or more
+    (`success_row`); named as they name it, or "Any success" if they differ."""
+    if any(o.success is None for o in odds):
+        return None
+    said = {row[0] for row in map(success_row, odds) if row is not None}
+    if not said:
+        return None
+    return said.pop() if len(said) == 1 else "Any success"
 
 
 def csv_text(odds: Odds) -> str:

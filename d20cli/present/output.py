@@ -203,6 +203,22 @@ class Output:
             )
         return self._console
 
+    def columns(self) -> int | None:
+        """How many columns a line may take before the terminal wraps it: the console's
+        width when lines go through rich (the terminal's, or the one a test gives), the
+        terminal's on a terminal without colour, None on a pipe (no line is wrapped)."""
+        if self.color or self._console is not None:
+            return int(self.console().width)
+        try:
+            terminal = self.stdout.isatty()
+        except (AttributeError, ValueError):
+            terminal = False
+        if not terminal:
+            return None
+        import shutil
+
+        return shutil.get_terminal_size().columns
+
     def lines(self, lines: list[Line]) -> None:
         """Lines of styled pieces. Every piece is shown with its control characters made
         visible (d20cli.visible), and given to rich as a Text, never as markup: a label

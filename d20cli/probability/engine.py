@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from d20cli.bounded import Bounded
 from d20cli.dice import distribution
@@ -32,10 +32,11 @@ from d20cli.probability.memo import OddsMemo
 from d20cli.probability.model import (
     NO_OUTCOME,
     Accumulator,
+    Case,
     Joint,
     Odds,
+    Spread,
     fractions_over,
-    ratio,
 )
 from d20cli.probability.walk import MAX_PATHS, Branches, odds_budget, paths
 from d20cli.results import Result
@@ -213,7 +214,7 @@ def _compute_odds(
     return odds
 
 
-def _damage_by_mode(damage: Any, normal: Fraction, critical: Fraction) -> dict[str, str]:
+def _damage_by_mode(damage: Any, normal: Fraction, critical: Fraction) -> dict[str, Fraction]:
     """The expected damage per attack under each crit-dmg mode (`rules.common.
     critical_damage`), from the chances of a normal and of a critical damage roll: a
     mode changes only what a critical hit rolls, never whether it hits. A mode whose
@@ -227,10 +228,10 @@ def _damage_by_mode(damage: Any, normal: Fraction, critical: Fraction) -> dict[s
         return Fraction(sum(t * w for t, w in dist.counts.items()), dist.denominator)
 
     base = normal * mean(damage)
-    out: dict[str, str] = {}
+    out: dict[str, Fraction] = {}
     for mode in CRIT_DMG_MODES:
         try:
-            out[mode] = ratio(base + critical * mean(critical_damage(damage, mode)))
+            out[mode] = base + critical * mean(critical_damage(damage, mode))
         except D20Error:
             continue
     return out
@@ -281,7 +282,7 @@ def _roll_odds(request: Any, system_id: str, within: Budget | None = None) -> Od
             f"explosions counted to a depth of {distribution.DEFAULT_EXPLODE_DEPTH}; "
             f"the cap leaves out {percent(dist.truncated, 6)}"
         )
-        odds.extra["truncated"] = ratio(dist.truncated)
+        odds.extra["truncated"] = dist.truncated
     goal = request.target
     if goal is not None:  # `3d6 vs 12`: the chance of success, directly
         won = sum((p for t, p in odds.distribution.items() if goal.matches(t)), Fraction(0))
@@ -307,7 +308,7 @@ def _scores_odds(request: Any, system: Any) -> Odds:
         for total, p in odds.distribution.items():
             rank = str(rank_of(total))
             ranks[rank] = ranks.get(rank, Fraction(0)) + p
-        odds.extra["ranks"] = {k: ratio(v) for k, v in ranks.items()}
+        odds.extra["ranks"] = ranks
     odds.notes.append("one ability score: 4d6 with the lowest die dropped")
     return odds
 
@@ -376,6 +377,7 @@ def _group_odds(
     n = len(request.members)
     odds = Odds(request.text, system.id, request.verb, order=order)
     successes: dict[int, Fraction] = {}
+    won: Fraction | None = None  # the chance the group succeeds, as its grade says
     for k, p in enumerate(count):
         if not p:
             continue
@@ -384,29 +386,48 @@ def _group_odds(
         odds.outcomes[key] = odds.outcomes.get(key, Fraction(0)) + p
         odds.labels.setdefault(key, labels.get(key, key))
         successes[k] = p
-    odds.extra["successes"] = {str(k): ratio(p) for k, p in successes.items()}
+        if grade.success is not None:
+            won = (won or Fraction(0)) + (p if grade.success else 0)
+    odds.success = won
+    odds.extra["successes"] = {str(k): p for k, p in successes.items()}
     return odds
 
 
-def joint_outcomes(request: Any, system: Any, max_paths: int = 20_000) -> Joint | None:
+class JointOutcomes(NamedTuple):
+    """What `joint_outcomes` gives: the probability of each case (outcome, total, winning
+    side), and of the cases that roll damage, the probability of each distribution of
+    damage they roll it from (a case that sometimes rolls none has less than its own)."""
+
+    cases: Joint
+    damage: dict[Case, dict[Spread, Fraction]]
+
+
+def joint_outcomes(request: Any, system: Any, max_paths: int = 20_000) -> JointOutcomes | None:
     """The exact probability of each (outcome, total, winning side) of a request, from a
-    walk over its resolver (the side only of a contest of three or more sides, else None);
-    None when the walk would be long (the caller then rolls instead)."""
+    walk over its resolver (the side only of a contest of three or more sides, else None),
+    and the damage each rolls (`JointOutcomes`); None when the walk would be long (the
+    caller then rolls instead)."""
     joint: Joint = {}
+    damage_of: dict[Case, dict[Spread, Fraction]] = {}
     budget = odds_budget(request.text)
     try:
-        for weight, den, result, _ in paths(
+        for weight, den, result, damage in paths(
             lambda roller: system.resolve(request, roller),
             _totals_provider(budget),
             max_paths,
             budget,
-            convolve_damage=True,  # the damage is no part of the joint
+            convolve_damage=True,  # the damage's distribution, apart from the dice
         ):
+            p = Fraction(weight, den)
             key = (result.outcome, result.total, _many_sides_winner(result))
-            joint[key] = joint.get(key, Fraction(0)) + Fraction(weight, den)
+            joint[key] = joint.get(key, Fraction(0)) + p
+            if result.damage is not None:  # (its total a placeholder when `damage` is given)
+                spread = damage or ((result.damage.total, 1),)
+                mix = damage_of.setdefault(key, {})
+                mix[spread] = mix.get(spread, Fraction(0)) + p
     except TooCostly:
         return None
-    return joint
+    return JointOutcomes(joint, damage_of)
 
 
 def _many_sides_winner(result: Result) -> int | None:

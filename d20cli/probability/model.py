@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from d20cli.number_format import exact_fraction
+from d20cli.number_format import decimal, exact_fraction
 from d20cli.results import Result, Shown
 
 if TYPE_CHECKING:
@@ -33,9 +33,10 @@ class Odds(Shown):
     winners: dict[int, Fraction] | None = None  # a contest of 3+ sides: side -> P(it wins)
     side_names: list[str] = field(default_factory=list)  # those sides' names, in order
     notes: list[str] = field(default_factory=list)
+    # more of the odds, as JSON gives them (one of DECIMAL_FIELDS: a Fraction, or a map of them)
     extra: dict[str, Any] = field(default_factory=dict)
     # what `chance_words` said of each outcome, remembered with the odds (no part of them)
-    said: dict[Any, tuple[str, dict[str, str]]] = field(
+    said: dict[Any, tuple[str, dict[str, str | float]]] = field(
         default_factory=dict, repr=False, compare=False
     )
 
@@ -46,44 +47,85 @@ class Odds(Shown):
         return sum((t * p for t, p in self.distribution.items()), Fraction(0))
 
     def to_json(self) -> dict[str, Any]:
+        """The odds as JSON: every probability an exact fraction ("11/20"), and beside
+        each field of them the same values as numbers under the name with `_decimal`
+        (`"success": "11/20", "success_decimal": 0.55`; DECIMAL_FIELDS)."""
         out: dict[str, Any] = {
             "request": self.request,
             "system": self.system,
             "verb": self.verb,
-            "odds": {k: ratio(v) for k, v in self.ordered_outcomes()},
         }
+        _both(out, "odds", dict(self.ordered_outcomes()))
         if self.degrees is not None:
-            out["degrees"] = {f"{d:+d}": ratio(p) for d, p in sorted(self.degrees.items())}
+            _both(out, "degrees", {f"{d:+d}": p for d, p in sorted(self.degrees.items())})
         if self.distribution is not None:
-            out["distribution"] = {str(t): ratio(p) for t, p in sorted(self.distribution.items())}
+            _both(out, "distribution", {str(t): p for t, p in sorted(self.distribution.items())})
             below = Fraction(0)
             at_least, at_most = {}, {}
             for t, p in sorted(self.distribution.items()):
-                at_least[str(t)] = ratio(1 - below)
+                at_least[str(t)] = 1 - below
                 below += p
-                at_most[str(t)] = ratio(below)
-            out["at_least"], out["at_most"] = at_least, at_most
+                at_most[str(t)] = below
+            _both(out, "at_least", at_least)
+            _both(out, "at_most", at_most)
             mean = self.mean
             out["mean"] = float(mean) if mean is not None else None  # a number
             out["mean_exact"] = exact_number(mean) if mean is not None else None
         if self.damage_mean is not None:
-            out["damage_mean"] = ratio(self.damage_mean)
+            _both(out, "damage_mean", self.damage_mean)
         if self.damage_distribution is not None:
-            out["damage_distribution"] = {
-                str(t): ratio(p) for t, p in sorted(self.damage_distribution.items())
-            }
+            _both(
+                out,
+                "damage_distribution",
+                {str(t): p for t, p in sorted(self.damage_distribution.items())},
+            )
         if self.success is not None:
-            out["success"] = ratio(self.success)
+            _both(out, "success", self.success)
         if self.winners is not None:
-            out["winners"] = {str(n): ratio(p) for n, p in sorted(self.winners.items())}
+            _both(out, "winners", {str(n): p for n, p in sorted(self.winners.items())})
         if self.estimate is not None:
             out["estimate"] = {"rolls": self.estimate}
-        out.update(self.extra)
+        for key, value in self.extra.items():
+            if key in DECIMAL_FIELDS:  # a Fraction, or a map of them (engine.py)
+                _both(out, key, value)
+            else:
+                out[key] = value
         return out
 
     def ordered_outcomes(self) -> list[tuple[str, Fraction]]:
         rank = {oid: i for i, oid in enumerate(self.order)}
         return sorted(self.outcomes.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0]))
+
+
+#: The odds' JSON fields whose values are exact fractions (or maps of them), each written
+#: again beside itself as numbers, under the name with `_decimal`: a program reads the
+#: exact value, or does arithmetic on the number (`jq '.odds_decimal.success * 100'`).
+DECIMAL_FIELDS = frozenset(
+    {
+        "odds",
+        "degrees",
+        "distribution",
+        "at_least",
+        "at_most",
+        "damage_mean",
+        "damage_distribution",
+        "success",
+        "winners",
+        "successes",
+        "ranks",
+        "damage_mean_by_crit_dmg",
+        "truncated",
+    }
+)
+
+
+def _both(out: dict[str, Any], key: str, value: Fraction | dict[str, Fraction]) -> None:
+    """`out[key]`: the exact fraction(s); `out[key_decimal]`: the same as numbers."""
+    if isinstance(value, Fraction):
+        out[key], out[f"{key}_decimal"] = ratio(value), decimal(value)
+    else:
+        out[key] = {k: ratio(p) for k, p in value.items()}
+        out[f"{key}_decimal"] = {k: decimal(p) for k, p in value.items()}
 
 
 def fractions_over(counts: dict[int, int], den: int) -> dict[int, Fraction]:
@@ -221,4 +263,9 @@ def _generic_label(r: Result) -> str:
     return label.split(" (", 1)[0]
 
 
-Joint = dict[tuple[str | None, int | None, int | None], Fraction]
+#: (outcome, total, winning side of a contest of three or more sides) -> its probability
+#: (`engine.joint_outcomes`).
+Case = tuple[str | None, int | None, int | None]
+Joint = dict[Case, Fraction]
+#: A distribution of damage: (total, weight) pairs, the weights integers.
+Spread = tuple[tuple[int, int], ...]

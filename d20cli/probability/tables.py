@@ -29,6 +29,7 @@ from d20cli.errors import D20Error
 from d20cli.frozen import field, frozen
 from d20cli.language.table_parts import Part, parsed
 from d20cli.language.tables import Entry, Table
+from d20cli.number_format import decimal
 from d20cli.probability import walk
 from d20cli.probability.model import ratio
 
@@ -79,9 +80,18 @@ def _entry_json(entry: EntryOdds) -> dict[str, Any]:
     return {
         "entry": entry.key,
         "text": entry.text,
-        "chance": ratio(entry.chance),
-        "overall": ratio(entry.overall),
+        **_chances(entry.chance, entry.overall),
         "nested": [_roll_json(r, entry.overall) for r in entry.rolls],
+    }
+
+
+def _chances(chance: Fraction, overall: Fraction) -> dict[str, Any]:
+    """`chance` and `overall` as exact fractions, each with its number beside it."""
+    return {
+        "chance": ratio(chance),
+        "chance_decimal": decimal(chance),
+        "overall": ratio(overall),
+        "overall_decimal": decimal(overall),
     }
 
 
@@ -89,17 +99,13 @@ def _roll_json(roll: RollOdds, overall: Fraction) -> dict[str, Any]:
     if roll.kind == "table" and roll.table is not None:
         return {"kind": "table", **roll.table.to_json()}
     if roll.kind == "dice":
-        totals = [
-            {"total": t, "chance": ratio(p), "overall": ratio(p * overall)}
-            for t, p in sorted(roll.totals.items())
-        ]
+        totals = [{"total": t, **_chances(p, p * overall)} for t, p in sorted(roll.totals.items())]
         return {"kind": "dice", "expression": roll.body, "totals": totals}
     outcomes = [
         {
             "outcome": o,
             "label": roll.labels.get(o, o),
-            "chance": ratio(p),
-            "overall": ratio(p * overall),
+            **_chances(p, p * overall),
         }
         for o, p in roll.outcomes.items()
     ]
