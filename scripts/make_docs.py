@@ -239,22 +239,28 @@ def system_pages() -> dict[Path, str]:
     }
 
 
-def main(argv: list[str]) -> int:
-    wanted = {
-        MAN_PAGE: man_page(),
-        NOTATION_PAGE: notation_page(NOTATION_PAGE.read_text(encoding="utf-8")),
-        **system_pages(),
-    }
+def write_stale(wanted: dict[Path, str], argv: list[str], script: str) -> int:
+    """Write the files of `wanted` whose text differs; with `--check` in `argv`, write
+    nothing and say which are out of date (exit status 1), naming `script` to run."""
     stale = [p for p, text in wanted.items() if not p.exists() or p.read_text("utf-8") != text]
     if "--check" in argv:
         for path in stale:
-            print(f"{path.relative_to(ROOT)} is out of date: run python scripts/make_docs.py")
+            print(f"{path.relative_to(ROOT)} is out of date: run python scripts/{script}")
         return 1 if stale else 0
     for path in stale:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(wanted[path], encoding="utf-8")
         print(f"wrote {path.relative_to(ROOT)}")
     return 0
+
+
+def main(argv: list[str]) -> int:
+    wanted = {
+        MAN_PAGE: man_page(),
+        NOTATION_PAGE: notation_page(NOTATION_PAGE.read_text(encoding="utf-8")),
+        **system_pages(),
+    }
+    return write_stale(wanted, argv, "make_docs.py")
 
 
 if __name__ == "__main__":

@@ -193,17 +193,9 @@ def screens() -> dict[Path, str]:
 
 
 def main(argv: list[str]) -> int:
-    wanted = screens()
-    stale = [p for p, text in wanted.items() if not p.exists() or p.read_text("utf-8") != text]
-    if "--check" in argv:
-        for path in stale:
-            print(f"{path.relative_to(ROOT)} is out of date: run python scripts/make_screens.py")
-        return 1 if stale else 0
-    for path in stale:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(wanted[path], encoding="utf-8")
-        print(f"wrote {path.relative_to(ROOT)}")
-    return 0
+    from make_docs import write_stale  # (this folder, beside this script)
+
+    return write_stale(screens(), argv, "make_screens.py")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,6 +43,17 @@ def run_line(line: str) -> tuple[int, str, str, float]:
     start = time.perf_counter()
     status = int(run_tokens(tokens, Options(), output).status)  # (`odds ...` too)
     return status, out.getvalue(), err.getvalue(), time.perf_counter() - start
+
+
+def log(*args: str) -> Any:
+    """`d20 log ARGS` through typer's CliRunner: its result (never a traceback)."""
+    from typer.testing import CliRunner
+
+    from d20cli.app.commands.log import log_app
+
+    result = CliRunner().invoke(log_app, list(args))
+    assert "Traceback" not in result.output
+    return result
 
 
 def run_odds(tokens: list[str], base: Options, out: Output) -> ExitStatus:

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import log
 from typer.testing import CliRunner
 
-from d20cli.app.commands.log import log_app
 from d20cli.app.pager import screen_lines
 from d20cli.store.state import State, db_path
 
@@ -48,12 +48,6 @@ def logged() -> Iterator[None]:
     store.rolls.add(_rows("bruno", [5], "first_wins"))
     store.close()
     yield
-
-
-def log(*args: str) -> Any:
-    result = runner.invoke(log_app, list(args))
-    assert "Traceback" not in result.output
-    return result
 
 
 def test_stats_start_with_a_summary_of_each_character() -> None:

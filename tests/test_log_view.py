@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import log
 from typer.testing import CliRunner
 
 from d20cli.app.commands.log import dice_words, log_app, when
@@ -96,12 +97,6 @@ def logged() -> Iterator[None]:
     store.rolls.add(ROWS)
     store.close()
     yield
-
-
-def log(*args: str) -> Any:
-    result = runner.invoke(log_app, list(args))
-    assert "Traceback" not in result.output
-    return result
 
 
 def test_on_a_pipe_one_plain_line_per_roll_with_labels_and_marks() -> None:
