@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import d20cli  # noqa: E402
+import d20cli
 
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 SLICE = float(os.environ.get("BENCH_SLICE", "0.25"))
