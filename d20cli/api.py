@@ -32,10 +32,13 @@ BudgetError for a request past the dice budget), with `text` and, where known, t
 `column` of the fault. A wrong argument (a seed that is not a whole number, both `seed`
 and `dice`) is a TypeError or ValueError, as elsewhere in Python.
 
-Threads: a call makes its own roller and shares nothing with other calls but a cache of
-parsed requests, kept under a lock (the grammar's parser has process-wide state). Threads
-may roll at once, and each gets the dice of its own seed. A `random.Random` or `Roller`
-passed in is the caller's: shared between threads, the order of its dice is theirs.
+Threads: a call makes its own roller; unseeded, it draws from its thread's generator
+(`_random`: seeded from the OS once a thread, not once a call). Calls share the requests
+already read (`_READY`: each with its plan and its results by their faces, a DiceMemo)
+and the parsed requests (`_PARSED`), bounded, read without a lock and changed under one
+(the grammar's parser has process-wide state). Threads may roll at once, and each gets
+the dice of its own seed. A `random.Random` or `Roller` passed in is the caller's: shared
+between threads, the order of its dice is theirs.
 """
 
 from __future__ import annotations
