@@ -133,6 +133,7 @@ def main() -> None:
     words = levelup._words
     variants: dict[str, tuple[Callable[[Context], None], Callable[[], None], Callable[[], None]]]
     idle = lambda: None  # noqa: E731
+    read = roll._read
     variants = {
         "every memo on": (nothing, idle, idle),
         "Context.prepared (prepared_line)": (no_prepared, idle, idle),
@@ -142,7 +143,11 @@ def main() -> None:
         "Context._house": (forget("_house"), idle, idle),
         "Context.as_parsed": (forget("as_parsed"), idle, idle),
         "results.shared_die": (nothing, *unwrapped(results, "shared_die", common)),
-        "roll._read": (nothing, *unwrapped(roll, "_read")),
+        "roll._read": (
+            nothing,
+            lambda: setattr(roll, "_read", roll._read_text.__wrapped__),
+            lambda: setattr(roll, "_read", read),
+        ),
         "levelup._words": (
             nothing,
             lambda: setattr(levelup, "_words", levelup._read_words),

@@ -32,10 +32,13 @@ BudgetError for a request past the dice budget), with `text` and, where known, t
 `column` of the fault. A wrong argument (a seed that is not a whole number, both `seed`
 and `dice`) is a TypeError or ValueError, as elsewhere in Python.
 
-Threads: a call makes its own roller and shares nothing with other calls but a cache of
-parsed requests, kept under a lock (the grammar's parser has process-wide state). Threads
-may roll at once, and each gets the dice of its own seed. A `random.Random` or `Roller`
-passed in is the caller's: shared between threads, the order of its dice is theirs.
+Threads: a call makes its own roller; unseeded, it draws from its thread's generator
+(`_random`: seeded from the OS once a thread, not once a call). Calls share the requests
+already read (`_READY`: each with its plan and its results by their faces, a DiceMemo)
+and the parsed requests (`_PARSED`), bounded, read without a lock and changed under one
+(the grammar's parser has process-wide state). Threads may roll at once, and each gets
+the dice of its own seed. A `random.Random` or `Roller` passed in is the caller's: shared
+between threads, the order of its dice is theirs.
 """
 
 from __future__ import annotations
@@ -67,7 +70,8 @@ from d20cli.present.output import result_text  # noqa: F401 (it makes str(result
 from d20cli.probability.model import Odds
 from d20cli.results import SCHEMA_VERSION, Damage, DiceSummary, Die, Result, Score
 from d20cli.rolling import rolls
-from d20cli.rolling.limits import MAX_BUDGET, MAX_REPEAT, MAX_WORK
+from d20cli.rolling.dice_memo import MAX_TEXT, Call, DiceMemo, Draw, MemoSpace
+from d20cli.rolling.limits import MAX_BUDGET, MAX_REPEAT, MAX_ROLLED_RUNS, MAX_WORK
 from d20cli.rules import SYSTEM_IDS, get_system
 from d20cli.rules.house import HouseDefaults, with_house
 from d20cli.store.as_character import read_through
@@ -342,23 +346,173 @@ def _rolled(
     one: bool,
     strict: bool = False,
 ) -> tuple[Result, ...]:
+    if character is None and type(request) is str and (system is None or isinstance(system, str)):
+        ready = _ready(request, system, strict)  # (read once, and kept: `_READY`)
+        line = ready.line
+        try:
+            if one and ready.count > 1:
+                raise _too_many(ready.count, ready.text)
+            if ready.single and repeat == 1:
+                return (ready.one(roller, work),)
+            return tuple(
+                rolls.results(ready.parsed, ready.rules.resolve, roller, repeat, work, ready.plan)
+            )
+        except BudgetError as err:  # the roller's words are the command line's
+            raise _placed(
+                BudgetError(_api_words(err.message), err.text, err.column), request, line
+            ) from None
+        except D20Error as err:
+            raise _placed(err, request, line) from None
+        except RecursionError:
+            raise ParseError("the request is nested too deeply", request, None) from None
     line = _request_line(request)
     with _placed_in(request, line):
         rules, parsed, text, _, who = _read(request, line, system, character, strict)
         count = sum(unit.repeat for unit in rolls.each_roll(parsed))
         if one and count > 1:
-            at = re.search(r"(?<![\w.])[0-9]+x(?![\w])", text, re.IGNORECASE)
-            raise ParseError(
-                f"this request makes {count} results; d20cli.roll gives one "
-                "(d20cli.roll_all gives them all)",
-                text,
-                at.start() + 1 if at else None,
-            )
+            raise _too_many(count, text)
         resolve = rules.resolve if who is None else rolls.through(rules.resolve, (who,))
         try:
             return tuple(rolls.results(parsed, resolve, roller, repeat, work))
         except BudgetError as err:  # the roller's words are the command line's
             raise BudgetError(_api_words(err.message), err.text, err.column) from None
+
+
+def _too_many(count: int, text: str) -> ParseError:
+    """The error of `roll` for a request of `count` results."""
+    at = re.search(r"(?<![\w.])[0-9]+x(?![\w])", text, re.IGNORECASE)
+    return ParseError(
+        f"this request makes {count} results; d20cli.roll gives one "
+        "(d20cli.roll_all gives them all)",
+        text,
+        at.start() + 1 if at else None,
+    )
+
+
+class _Ready:
+    """A request read once for a system, without a character (`_ready`): what a call works
+    out before its first die, kept so that the same text again goes straight to its dice,
+    as a batch's prepared line does (d20cli.rolling.prepared).
+
+    line: the request line; rules, parsed, text: as `_read` gives them; notes: the
+    NotationWarnings it gives (said again on every call); count: its results; plan: its
+    plan (d20cli.rolling.rolls.plan); single: it makes one result (not `1d20; 1d6`, not
+    `3x 4d6`), rolled by `one`; memo: its results by their faces
+    (d20cli.rolling.dice_memo), for rolls of a `random.Random`."""
+
+    __slots__ = (
+        "count",
+        "line",
+        "memo",
+        "notes",
+        "parsed",
+        "plan",
+        "resolve",
+        "rules",
+        "single",
+        "text",
+    )
+
+    def __init__(self, line: str, read: _Read, notes: tuple[str, ...]) -> None:
+        self.line = line
+        self.rules, self.parsed, self.text = read.rules, read.parsed, read.text
+        self.resolve = read.rules.resolve
+        self.notes = notes
+        self.plan = plan = rolls.plan(read.parsed)
+        self.count = sum(unit.repeat for unit in plan.units)
+        self.single = (
+            plan.units == (read.parsed,)
+            and read.parsed.repeat == 1
+            and plan.results <= MAX_ROLLED_RUNS
+        )
+        memo = None
+        if self.single and len(read.parsed.text) <= MAX_TEXT:
+            memo = _SharedMemo(_READY.space)
+        self.memo = memo
+
+    def one(self, roller: Roller, work: int) -> Result:
+        """The one result of a `single` request rolled with `roller`
+        (d20cli.rolling.rolls.one); a `RandomRoller`'s through the memo."""
+        memo = self.memo if type(roller) is RandomRoller else None
+        return rolls.one(self.parsed, self.resolve, roller, work, self.plan, memo)
+
+
+class _SharedMemo(DiceMemo):
+    """A DiceMemo that threads share: a roll it holds is read without a lock (the tree
+    only grows, and a leaf is an immutable Result); a roll it does not hold is resolved
+    and kept under `_MEMO_LOCK`, which also guards the space the memos share.
+
+    It keeps at most LEAVES results (a batch's line, 2,048): a request of a few ways to
+    fall (`1d20+5`: 20) is answered from it, and one of many (`2d20kh1+1d6+5`: 2,400) is
+    soon dropped for its misses (d20cli.rolling.dice_memo), so that it does not fill the
+    space the others need."""
+
+    __slots__ = ()
+
+    LEAVES = 512
+
+    def _resolve(
+        self,
+        request: Parsed,
+        resolve: Callable[[Parsed, Roller], Result],
+        roller: Roller,
+        taken: list[Call],
+    ) -> Result:
+        with _MEMO_LOCK:
+            return super()._resolve(request, resolve, roller, taken)
+
+    def _keep(self, calls: list[Call], result: Result, size: int) -> None:
+        node: object = self.root
+        for _, _, _, face in calls:  # another thread kept these faces since they missed
+            if type(node) is not Draw:
+                break
+            node = node.branches.get(face)
+        else:
+            if node is not None and type(node) is not Draw:
+                return
+        super()._keep(calls, result, size)
+
+
+class _Prepared(Bounded[tuple[str, str | None, bool], _Ready]):
+    """The requests `_ready` read, by (text, system as given, strict): `Bounded(size)`, and
+    the space their memos share (d20cli.rolling.dice_memo: ROOM bytes), made anew when
+    the requests are let go (their memos go with them)."""
+
+    __slots__ = ("space",)
+
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.space = MemoSpace()
+
+    def clear(self) -> None:
+        super().clear()
+        self.space = MemoSpace()
+
+
+_MEMO_LOCK = threading.Lock()
+_READY_LOCK = threading.Lock()
+READY_CACHE_SIZE = SIZE
+_READY = _Prepared(READY_CACHE_SIZE)
+
+
+def _ready(request: str, system: str | None, strict: bool) -> _Ready:
+    """The request read for `system` (no character), from `_READY`, or read now and kept
+    (a request that cannot be read raises, and is not kept). Its NotationWarnings are said
+    on every call."""
+    key = (request, system, strict)
+    ready = _READY.get(key)
+    if ready is not None:
+        for note in ready.notes:
+            warnings.warn(note, NotationWarning, stacklevel=_outside())
+        return ready
+    line = _request_line(request)
+    with _placed_in(request, line):
+        read = _read(request, line, system, None, strict)  # (it says the warnings)
+    notes = () if strict else tuple(reading.note for reading in readings(read.parsed, line))
+    ready = _Ready(line, read, notes)
+    with _READY_LOCK:
+        _READY[key] = ready
+    return ready
 
 
 #: How a budget error names its way out on the command line, and in the API.
@@ -487,17 +641,22 @@ def _request_line(request: str) -> str:
 
 @contextmanager
 def _placed_in(given: str, line: str) -> Iterator[None]:
-    """Errors of the request placed in its text. An error in the text with `roll` put in
-    front of a bare expression is placed in the text as the caller gave it."""
+    """Errors of the request placed in its text (`_placed`)."""
     try:
         yield
     except D20Error as err:
-        err = rolls.in_text(err, line)
-        if line != given and err.text == line and err.column is not None:
-            err = err.located(given, max(1, err.column - (len(line) - len(given))))
-        raise err from None
+        raise _placed(err, given, line) from None
     except RecursionError:
         raise ParseError("the request is nested too deeply", given, None) from None
+
+
+def _placed(err: D20Error, given: str, line: str) -> D20Error:
+    """`err` placed in the request's text. An error in the text with `roll` put in front
+    of a bare expression is placed in the text as the caller gave it."""
+    err = rolls.in_text(err, line)
+    if line != given and err.text == line and err.column is not None:
+        err = err.located(given, max(1, err.column - (len(line) - len(given))))
+    return err
 
 
 _PARSE_LOCK = threading.RLock()
@@ -527,7 +686,12 @@ def _roller(
     rng: random.Random | Roller | None,
     budget: int,
 ) -> Roller:
-    """The roller of one call: `rng` as it is, or one made as the command line makes it."""
+    """The roller of one call: `rng` as it is, or one made as the command line makes it
+    (without seed, dice or rng: from the calling thread's generator, `_random`)."""
+    if seed is None and dice is None and rng is None:
+        if type(budget) is not int or not 1 <= budget <= MAX_BUDGET:
+            _check_whole("budget", budget, MAX_BUDGET)
+        return RandomRoller(_random(), budget)
     given = [n for n, v in (("seed", seed), ("dice", dice), ("rng", rng)) if v is not None]
     if len(given) > 1:
         raise TypeError(f"give one of seed, dice and rng, not {' and '.join(given)}")
@@ -547,6 +711,28 @@ def _roller(
             if isinstance(face, bool) or not isinstance(face, int):
                 raise TypeError(f"dice are faces (whole numbers), not {face!r}")
     return make_roller(seed, faces, budget)
+
+
+_THREAD = threading.local()
+
+
+def _random() -> random.Random:
+    """The calling thread's generator of fresh dice: seeded from the OS the first time the
+    thread rolls without a seed (not on every call), and again in a forked child (which
+    would else roll its parent's dice)."""
+    try:
+        return _THREAD.rng  # type: ignore[no-any-return]
+    except AttributeError:
+        rng = _THREAD.rng = random.Random(int.from_bytes(os.urandom(16), "big"))
+        return rng
+
+
+def _forget_randoms() -> None:
+    global _THREAD
+    _THREAD = threading.local()
+
+
+os.register_at_fork(after_in_child=_forget_randoms)
 
 
 def _work(work: int) -> int:

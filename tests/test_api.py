@@ -220,17 +220,24 @@ def test_odds_are_the_command_lines(
 def test_the_command_line_and_the_library_take_one_path(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Both resolve through d20cli.rolling.rolls.results: no second way to do a roll."""
+    """Both resolve through d20cli.rolling.rolls.results (a request of one result, the
+    same again: rolls.one, which a batch's prepared line takes too): no second way to do
+    a roll."""
     from d20cli.rolling import rolls as rolling
 
     calls: list[str] = []
-    results = rolling.results
+    results, one = rolling.results, rolling.one
 
     def spy(request: Any, *args: Any, **kwargs: Any) -> Any:
         calls.append(request.text)
         return results(request, *args, **kwargs)
 
+    def spy_one(request: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(request.text)
+        return one(request, *args, **kwargs)
+
     monkeypatch.setattr(rolling, "results", spy)
+    monkeypatch.setattr(rolling, "one", spy_one)
     _cli(["check", "+5", "vs", "15", "--seed", "3", "--no-log"], capsys)
     d20cli.roll("check +5 vs 16", seed=3)
     d20cli.roll_all("check +5 vs 17", seed=3)
@@ -428,7 +435,8 @@ def test_two_threads_with_their_own_seeds_roll_reproducibly() -> None:
 
     from d20cli import api
 
-    api._PARSED.clear()  # the threads parse at the same time, not from the cache
+    api._PARSED.clear()  # the threads parse at the same time, not from the caches
+    api._READY.clear()
     threads = [threading.Thread(target=run, args=(seed,)) for seed in (1, 2)]
     for thread in threads:
         thread.start()

@@ -145,7 +145,7 @@ def test_the_memo_is_bounded_in_a_lane_and_in_a_run(monkeypatch: pytest.MonkeyPa
     """A lane keeps at most MAX_LEAVES results, all lanes together ROOM bytes of them
     (LEAF_BYTES a character of each one's JSON); a full lane that keeps missing stops
     using its tree and gives its room back."""
-    monkeypatch.setattr(dice_memo, "MAX_LEAVES", 30)
+    monkeypatch.setattr(dice_memo.DiceMemo, "LEAVES", 30)  # (MAX_LEAVES, as made)
     monkeypatch.setattr(dice_memo, "MISSES", 50)
     _, _, _, context = batch(["roll 3d6"] * 400 + ["check +1 vs 10"] * 100, "memo")
     lanes = lanes_by_text(context)

@@ -156,6 +156,8 @@ class DiceMemo:
 
     __slots__ = ("budget", "bytes", "hits", "leaves", "misses", "on", "root", "space", "wait")
 
+    LEAVES = MAX_LEAVES  # results it keeps at most
+
     def __init__(self, space: MemoSpace) -> None:
         self.root: Node | None = None
         self.budget = -1  # the roller's budget the results were made with
@@ -225,7 +227,7 @@ class DiceMemo:
             self.drop()  # the resolver used fewer faces than the tree made it draw
             return result
         space = self.space
-        if recorder.count <= MAX_DICE and self.leaves < MAX_LEAVES and not space.full:
+        if recorder.count <= MAX_DICE and self.leaves < self.LEAVES and not space.full:
             size = LEAF_BYTES * len(result.json_text())
             if size <= space.left:
                 self._keep(recorder.calls, result, size)

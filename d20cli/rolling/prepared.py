@@ -15,7 +15,7 @@ from d20cli.frozen import frozen
 from d20cli.rolling import rolls
 from d20cli.rolling.dice_memo import MAX_TEXT, DiceMemo, MemoSpace
 from d20cli.rolling.limits import MAX_ROLLED_RUNS
-from d20cli.rolling.rolls import Plan, refused_as
+from d20cli.rolling.rolls import Plan
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -58,17 +58,7 @@ class PreparedLine(Generic[Settings]):
     def one(self, roller: Roller) -> Result:
         """The result of a request of one result (`single`), rolled as `results` rolls it,
         without a generator (a batch rolls a line after another)."""
-        least = self.plan.least
-        roller.start_command(
-            self.work, least, 1, refused_as(self.request, 1, least) if least else ""
-        )
-        memo = self.memo
-        if memo is None:
-            result = self.resolve(self.request, roller)
-        else:  # the result kept for these faces, if any (d20cli.rolling.dice_memo)
-            result = memo.roll(self.request, self.resolve, roller)
-        roller.finish()
-        return result
+        return rolls.one(self.request, self.resolve, roller, self.work, self.plan, self.memo)
 
 
 def prepare(

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
     from d20cli.language.requests import Request
     from d20cli.results import Result
+    from d20cli.rolling.dice_memo import DiceMemo
 
 
 def check_text(text: str) -> None:
@@ -129,6 +130,26 @@ def results(
         if step is not None:
             step()
     roller.finish()
+
+
+def one(
+    request: Request,
+    resolve: Callable[[Request, Roller], Result],
+    roller: Roller,
+    work: int | None,
+    planned: Plan,
+    memo: DiceMemo | None = None,
+) -> Result:
+    """The result of a request that makes one result (its plan's units are the request
+    alone, not repeated: a prepared line's `single`), rolled as `results(request, resolve,
+    roller, 1, work, planned)` rolls it, without a generator (a batch, or the library,
+    rolls one after another). `memo`: its results by their faces
+    (d20cli.rolling.dice_memo), for a roller that draws from a generator."""
+    least = planned.least
+    roller.start_command(work, least, 1, refused_as(request, 1, least) if least else "")
+    result = resolve(request, roller) if memo is None else memo.roll(request, resolve, roller)
+    roller.finish()
+    return result
 
 
 def refused_as(request: Request, repeat: int, least: int) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from d20cli.bounded import memo
+from d20cli.bounded import Bounded, memo
 from d20cli.dice.advantage import adv_problem, plain_d20s
 from d20cli.dice.evaluate import EvalDice, EvalGroup, evaluate, summarise
 from d20cli.dice.roller import Roller
@@ -73,9 +73,25 @@ def critical_counts(terms: list[EvalDice]) -> dict[str, int]:
 
 
 @memo(1024)  # pure; a batch rolls the same few expressions again
-def _read(expr: Expr) -> tuple[str, bool]:
+def _read_text(expr: Expr) -> tuple[str, bool]:
     """An expression's text, and whether any of its terms has a label."""
     return str(expr), any(getattr(n, "label", None) is not None for n, _ in walk(expr))
+
+
+#: `_read_text` of an expression by its identity (an expression is kept with its answer,
+#: so no other takes its id): a prepared request rolls the same expression object again,
+#: and its hash walks the whole tree.
+_READ: Bounded[int, tuple[Expr, str, bool]] = Bounded(1024)
+
+
+def _read(expr: Expr) -> tuple[str, bool]:
+    """An expression's text, and whether any of its terms has a label."""
+    kept = _READ.get(id(expr))
+    if kept is not None and kept[0] is expr:
+        return kept[1], kept[2]
+    text, labelled = _read_text(expr)
+    _READ[id(expr)] = (expr, text, labelled)
+    return text, labelled
 
 
 def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
