@@ -166,6 +166,42 @@ def notation_page(text: str) -> str:
     return text[:start] + notation_table() + text[end:]
 
 
+MODULES_BEGIN = "<!-- every module: made by scripts/make_docs.py from the modules' docstrings -->"
+MODULES_END = "<!-- end of every module -->"
+ARCHITECTURE_PAGE = ROOT / "docs" / "architecture.md"
+
+
+def first_sentence(text: str) -> str:
+    """A docstring's first sentence, on one line (up to its first '. ' or its first
+    paragraph's end)."""
+    paragraph = " ".join(text.strip().split("\n\n")[0].split())
+    end = re.search(r"(?<!e\.g)(?<!i\.e)\.(\s|$)", paragraph)
+    return paragraph if end is None else paragraph[: end.start() + 1]
+
+
+def module_table() -> str:
+    """Every module of the package and the first sentence of its docstring."""
+    import ast
+
+    rows = ["| module | what it holds |", "| --- | --- |"]
+    for path in sorted((ROOT / "d20cli").rglob("*.py")):
+        name = path.relative_to(ROOT).as_posix()
+        source = path.read_text(encoding="utf-8")
+        if not source.strip():  # an empty __init__.py: the package's marker alone
+            continue
+        doc = ast.get_docstring(ast.parse(source))
+        if not doc:
+            raise ValueError(f"{name} has no docstring: say what the module holds")
+        rows.append(f"| `{name}` | {cell(first_sentence(doc).replace('|', '/'))} |")
+    return "\n".join([MODULES_BEGIN, "", *rows, "", MODULES_END])
+
+
+def architecture_page(text: str) -> str:
+    """The architecture page with its list of every module made again."""
+    start, end = text.index(MODULES_BEGIN), text.index(MODULES_END) + len(MODULES_END)
+    return text[:start] + module_table() + text[end:]
+
+
 def cell(text: str) -> str:
     """Text for a cell of a Markdown table (a `|` would split it)."""
     if "|" in text:
@@ -258,6 +294,7 @@ def main(argv: list[str]) -> int:
     wanted = {
         MAN_PAGE: man_page(),
         NOTATION_PAGE: notation_page(NOTATION_PAGE.read_text(encoding="utf-8")),
+        ARCHITECTURE_PAGE: architecture_page(ARCHITECTURE_PAGE.read_text(encoding="utf-8")),
         **system_pages(),
     }
     return write_stale(wanted, argv, "make_docs.py")

@@ -277,6 +277,26 @@ def test_every_option_has_a_mention() -> None:
     assert not missing, f"no page mentions {missing}"
 
 
+def test_the_architecture_page_names_only_what_exists() -> None:
+    """docs/architecture.md names modules as paths (`rolling/prepared.py`) and names in
+    them as `module.NAME` (`prepared.PreparedLines`): each is there in the package (every
+    module is named by the page's generated list, which test_the_manual_page_and_the_
+    notation_table_are_current keeps current)."""
+    import importlib
+
+    text = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    package = ROOT / "d20cli"
+    modules = {p.stem: p for p in package.rglob("*.py") if p.stem != "__init__"}
+    paths = [p.relative_to(ROOT).as_posix() for p in ROOT.glob("[dsbt]*/**/*.py")]
+    for path in set(re.findall(r"`((?:d20cli/)?[a-z_]+(?:/[a-z_]+)+\.py)`", text)):
+        assert any(p == path or p.endswith("/" + path) for p in paths), path
+    for module, name in set(re.findall(r"`([a-z_]+)\.([A-Z][A-Za-z_]+)`", text)):
+        if module not in modules:
+            continue  # (`random.Random`, `dataclasses.FrozenInstanceError`: not ours)
+        dotted = ".".join(modules[module].relative_to(ROOT).with_suffix("").parts)
+        assert hasattr(importlib.import_module(dotted), name), f"{module}.{name}"
+
+
 def test_mkdocs_lists_every_page() -> None:
     nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     listed = set(re.findall(r"([\w/-]+\.md)", nav))
@@ -331,15 +351,18 @@ def _make_docs() -> ModuleType:
 
 
 def test_the_manual_page_and_the_notation_table_are_current() -> None:
-    """man/d20.1, docs/notation.md's table and the systems' pages are what
-    scripts/make_docs.py makes from the help data (run it after changing a verb, the
-    notation, a system, an option or a command)."""
+    """man/d20.1, docs/notation.md's table, the systems' pages and architecture.md's list
+    of every module are what scripts/make_docs.py makes from the help data and the
+    modules' docstrings (run it after changing a verb, the notation, a system, an option,
+    a command or a module)."""
     make_docs = _make_docs()
     assert (ROOT / "man" / "d20.1").read_text(encoding="utf-8") == make_docs.man_page()
     page = (DOCS / "notation.md").read_text(encoding="utf-8")
     assert make_docs.notation_page(page) == page
     for path, text in make_docs.system_pages().items():
         assert path.read_text(encoding="utf-8") == text, f"{path.name}: run scripts/make_docs.py"
+    page = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    assert make_docs.architecture_page(page) == page, "architecture.md: run scripts/make_docs.py"
 
 
 def test_a_system_page_is_headings_and_tables_made_from_the_program() -> None:
