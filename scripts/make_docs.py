@@ -28,6 +28,10 @@ SYSTEMS_DIR = ROOT / "docs" / "systems"
 SYSTEM_BEGIN = "<!-- system reference: made by scripts/make_docs.py from d20 systems -->"
 SYSTEM_END = "<!-- end of the system reference -->"
 
+PERFORMANCE_PAGE = ROOT / "docs" / "performance.md"
+CACHES_BEGIN = "<!-- cache table: made by scripts/make_docs.py from d20cli.bounded.CACHES -->"
+CACHES_END = "<!-- end of the cache table -->"
+
 EXIT_STATUSES = (
     ("0", "done"),
     (
@@ -239,6 +243,36 @@ def system_pages() -> dict[Path, str]:
     }
 
 
+def cache_table() -> str:
+    """The table of every memo, from the registry d20cli.bounded keeps (each memo is
+    declared there, with its bound, where it is made): the package imported whole."""
+    import importlib
+    import pkgutil
+
+    import d20cli
+    from d20cli.bounded import CACHES
+
+    for info in pkgutil.walk_packages(d20cli.__path__, "d20cli."):
+        if not info.name.endswith("__main__"):
+            importlib.import_module(info.name)
+    rows = [
+        "| memo | where | bound | key → value | what it buys (measured) |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    mine = [c for c in CACHES.values() if c.module.startswith("d20cli.")]
+    for c in sorted(mine, key=lambda c: (c.module, c.name)):
+        where = c.module.removeprefix("d20cli.").replace(".", "/") + ".py"
+        bound = f"{c.kind}({c.size:,}" + (f", most={c.most:,} values" if c.most else "") + ")"
+        rows.append(f"| `{c.name}` | `{where}` | {bound} | {cell(c.holds)} | {cell(c.buys)} |")
+    return "\n".join([CACHES_BEGIN, "", *rows, "", CACHES_END])
+
+
+def cache_page(text: str) -> str:
+    """docs/performance.md with its table of memos made again."""
+    start, end = text.index(CACHES_BEGIN), text.index(CACHES_END) + len(CACHES_END)
+    return text[:start] + cache_table() + text[end:]
+
+
 def write_stale(wanted: dict[Path, str], argv: list[str], script: str) -> int:
     """Write the files of `wanted` whose text differs; with `--check` in `argv`, write
     nothing and say which are out of date (exit status 1), naming `script` to run."""
@@ -259,6 +293,7 @@ def main(argv: list[str]) -> int:
         MAN_PAGE: man_page(),
         NOTATION_PAGE: notation_page(NOTATION_PAGE.read_text(encoding="utf-8")),
         **system_pages(),
+        PERFORMANCE_PAGE: cache_page(PERFORMANCE_PAGE.read_text(encoding="utf-8")),
     }
     return write_stale(wanted, argv, "make_docs.py")
 

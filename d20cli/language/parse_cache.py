@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from d20cli.bounded import Bounded
+from d20cli.bounded import Bounded, declare
 from d20cli.dice import modifiers, tree
 from d20cli.frozen import MISSING, Field, fields, is_frozen
 from d20cli.language import requests
@@ -234,7 +234,12 @@ class _Decoder:
             raise ValueError(f"{field} {data} is outside {low:,}..{high:,}")
 
 
-_FIELDS: Bounded[type, dict[str, str]] = Bounded(len(CLASSES))  # by class of the registry
+_FIELDS: Bounded[type, dict[str, str]] = declare(
+    "parse_cache._FIELDS",
+    len(CLASSES),
+    holds="a cached class → its field types (one per class of the registry)",
+    buys="a cache entry's decode: 101 µs instead of 111 µs (x1.1)",
+).new()
 
 
 def _check_fields(cls: type, kwargs: dict[str, Any]) -> None:
