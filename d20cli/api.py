@@ -70,7 +70,7 @@ from d20cli.present.output import result_text  # noqa: F401 (it makes str(result
 from d20cli.probability.model import Odds
 from d20cli.results import SCHEMA_VERSION, Damage, DiceSummary, Die, Result, Score
 from d20cli.rolling import rolls
-from d20cli.rolling.dice_memo import MAX_TEXT, Call, DiceMemo, Draw, MemoSpace
+from d20cli.rolling.dice_memo import MAX_MEMO_TEXT, Call, DiceMemo, Draw, MemoSpace
 from d20cli.rolling.limits import MAX_BUDGET, MAX_REPEAT, MAX_ROLLED_RUNS, MAX_WORK
 from d20cli.rules import SYSTEM_IDS, get_system
 from d20cli.rules.house import HouseDefaults, with_house
@@ -426,7 +426,7 @@ class _Ready:
             and plan.results <= MAX_ROLLED_RUNS
         )
         memo = None
-        if self.single and len(read.parsed.text) <= MAX_TEXT:
+        if self.single and len(read.parsed.text) <= MAX_MEMO_TEXT:
             memo = _SharedMemo(_READY.space)
         self.memo = memo
 

@@ -222,3 +222,47 @@ def test_the_cache_table_is_made_from_the_registry() -> None:
     for cache in CACHES.values():
         if cache.module.startswith("d20cli"):
             assert f"`{cache.name}`" in page, cache.name
+
+
+def test_the_limits_table_is_made_from_each_limits_home(monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/limits.md's table is what scripts/make_docs.py makes from each limit's one
+    constant (LIMIT_HOMES): changing the constant changes the page, and the rows' text
+    types no limit of its own (a number of four digits or more is in an example)."""
+    import re
+
+    from test_docs import _make_docs
+
+    from d20cli.language import vocabulary
+
+    make_docs = _make_docs()
+    page = (ROOT / "docs" / "limits.md").read_text("utf-8")
+    assert make_docs.limits_page(page) == page, "run python scripts/make_docs.py"
+    monkeypatch.setattr(vocabulary, "MAX_REQUEST", 12_345)
+    assert "| request length | 12,345 characters" in make_docs.limits_table()
+    for limit, default in make_docs.LIMITS:
+        literal = re.sub(r"`[^`]*`|\{[^}]*\}", "", limit + default)
+        assert not re.search(r"\d[\d,]{3,}", literal), limit
+
+
+def test_a_limit_is_one_constant_imported_where_it_is_used() -> None:
+    """The request's length is one constant: the grammar, the disk caches' codec, standard
+    input, the shell and `roll` read the same object, and no module of the package
+    defines another constant of the same name with another value."""
+    from d20cli.app import shell, stdin
+    from d20cli.language import dice_grammar, parse_cache, vocabulary
+    from d20cli.rolling import rolls
+
+    homes = (dice_grammar, parse_cache, stdin, shell, rolls)
+    assert all(m.MAX_REQUEST is vocabulary.MAX_REQUEST for m in homes)
+    values: dict[str, set[object]] = {}
+    for _file, tree in _sources():
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+                for target in node.targets:
+                    if isinstance(target, ast.Name) and target.id.startswith("MAX_"):
+                        values.setdefault(target.id, set()).add(node.value.value)
+    assert {n: v for n, v in values.items() if len(v) > 1 and n in RENAMED} == {}
+
+
+#: Names that meant different numbers in different modules (issue 41): each now has one.
+RENAMED = ("MAX_TEXT", "MAX_REQUEST", "MAX_MEMO_TEXT", "MAX_ENTRY_TEXT", "MAX_SHAPE_TEXT")
