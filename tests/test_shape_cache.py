@@ -80,7 +80,7 @@ def test_big_templates_keep_the_file_within_its_bytes(
     monkeypatch.setattr(request_cache, "MAX_FILE_BYTES", 50_000)  # (the files' one writer)
     path = tmp_path / "shapes.json"
     cache = ShapeCache(str(path))
-    for n in range(1, 34):  # up to 480 characters (MAX_TEXT 500)
+    for n in range(1, 34):  # up to 480 characters (MAX_SHAPE_TEXT 500)
         text = "group " + ", ".join(["+1 adv bonus"] * n) + " vs 12"
         cache.put(text, parse_request(text), parse_request)
     cache.save()

@@ -114,7 +114,7 @@ def run(
         if read is None:
             return Outcome(ExitStatus.BAD_INPUT, [])
         reading = _reading(*read, out)
-        if line is not None and context is not None and len(context.lines) < Context.CACHE_SIZE:
+        if line is not None and context is not None and len(context.lines) < context.lines.size:
             context.lines[line] = reading
     words, opts, text, plain = reading
     if not plain:

@@ -38,6 +38,7 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from d20cli.bounded import Bounded, declare
 from d20cli.dice.roller import RandomRoller
 from d20cli.dice.sealed import (
     RECEIPT_SHOWN,
@@ -61,7 +62,22 @@ if TYPE_CHECKING:
     from d20cli.store.state import State
 
 UNSEAL = "d20 unseal first"
-REPLAYS = 4096  # requests whose replay text a run keeps
+#: A sealed run's memos (`SealedStream`), declared once.
+REPLAYS = declare(
+    "SealedStream._replays",
+    holds="id(request) → the request and its replay text (a batch repeats them)",
+    buys="a request's replay text is made once a run",
+)
+CANONICAL = declare(
+    "SealedStream._canonical",
+    holds="replay text → its canonical JSON (the receipt's)",
+    buys="a repeated request's canonical JSON is made once a run",
+)
+ROLLERS = declare(
+    "SealedStream._rollers",
+    holds="budget → the stream's roller",
+    buys="one roller for each budget, drawing from the stream",
+)
 
 
 def refused(what: str) -> ParseError:
@@ -125,23 +141,21 @@ class SealedStream:
         # positions cannot be saved): a batch stops, a shell reads the session again
         self.ended: str | None = None
         self.rng = random.Random()
-        self._rollers: dict[int, RandomRoller] = {}
+        self._rollers: Bounded[int, RandomRoller] = ROLLERS.new()
         # rolled and not yet logged: result id -> (result, position, replay)
         self.pending: dict[int, tuple[Result, int, str]] = {}
         # the replay text of the requests of this run (a batch repeats them), by id
-        self._replays: dict[int, tuple[Request, str]] = {}
+        self._replays: Bounded[int, tuple[Request, str]] = REPLAYS.new()
         # the receipt of the last roll logged, and of the logged results not yet shown
         self.head = session.head or receipts_start(session.commitment)
         self.receipts: dict[int, tuple[Result, int, str]] = {}
-        self._canonical: dict[str, str] = {}  # replay text -> its canonical JSON
+        self._canonical: Bounded[str, str] = CANONICAL.new()  # replay text -> its canonical JSON
 
     def replay(self, request: Request) -> str:
         """`replay_text(request)`, made once per request of the run."""
         found = self._replays.get(id(request))
         if found is not None and found[0] is request:
             return found[1]
-        if len(self._replays) >= REPLAYS:
-            self._replays.clear()
         text = replay_text(request)
         self._replays[id(request)] = (request, text)
         return text
@@ -250,8 +264,6 @@ class SealedStream:
 
         shown = self._canonical.get(replay)
         if shown is None:
-            if len(self._canonical) >= REPLAYS:
-                self._canonical.clear()
             shown = self._canonical[replay] = canonical(json.loads(replay))
         return receipt_body(
             self.session.commitment,

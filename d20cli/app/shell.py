@@ -51,9 +51,8 @@ from d20cli.app.options import Options, split_line, wants_help
 from d20cli.app.run import SETTING_WORDS, playing, run, setting, shown_system, without_program
 from d20cli.errors import D20Error, ExitStatus, NotSaved, ParseError, StateError
 from d20cli.frozen import frozen
-from d20cli.language.vocabulary import CHECK_VERBS, SYSTEM_IDS, TABLE
+from d20cli.language.vocabulary import CHECK_VERBS, MAX_REQUEST, SYSTEM_IDS, TABLE
 from d20cli.present.output import Output
-from d20cli.rolling.limits import MAX_LINE
 from d20cli.visible import visible
 
 if TYPE_CHECKING:
@@ -431,7 +430,7 @@ def _interactive(session: Session) -> int:
                 yield Completion(word, start_position=-len(cur))
 
     out = session.out
-    typed = line_limit(lambda: MAX_LINE - len(prompt.default_buffer.text))
+    typed = line_limit(lambda: MAX_REQUEST - len(prompt.default_buffer.text))
     prompt: Any = PromptSession(
         input=typed,
         history=_history(out),
@@ -445,7 +444,7 @@ def _interactive(session: Session) -> int:
 
     def message() -> str:
         if typed.skipping:
-            return f"(the rest of a line longer than {MAX_LINE:,} characters: Enter) "
+            return f"(the rest of a line longer than {MAX_REQUEST:,} characters: Enter) "
         return session.prompt()
 
     while not session.done:
@@ -463,7 +462,7 @@ def _interactive(session: Session) -> int:
     return int(ExitStatus.OK)
 
 
-TOO_LONG = f"the line is longer than {MAX_LINE:,} characters; it was skipped"
+TOO_LONG = f"the line is longer than {MAX_REQUEST:,} characters; it was skipped"
 
 #: The toolbar's hint, shorter on a narrow terminal; the parts it lets go when the line
 #: is too long, first to last (the last result is on the screen above it already).
@@ -568,7 +567,7 @@ def line_limit(room: Callable[[], int], inner: Any = None) -> Any:
                         out.append(KeyPress(Keys.ControlC, "\x03"))
                         self.refused = True
                         self.skipping = not pasted  # (a paste is all there)
-                        left = MAX_LINE  # (the next prompt's line)
+                        left = MAX_REQUEST  # (the next prompt's line)
                         continue
                     if not pasted and not (out and out[-1].key == Keys.Escape and not piece):
                         piece.append(key.data)
@@ -576,7 +575,7 @@ def line_limit(room: Callable[[], int], inner: Any = None) -> Any:
                 insert()
                 out.append(key)
                 if key.key in enter:
-                    left = MAX_LINE  # (the next prompt's line)
+                    left = MAX_REQUEST  # (the next prompt's line)
             insert()
             if skipping != self.skipping:
                 get_app().invalidate()  # the prompt says whether a line is skipped

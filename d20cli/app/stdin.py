@@ -15,8 +15,8 @@ from d20cli.app.context import Context
 from d20cli.app.options import Options
 from d20cli.app.run import run, setting
 from d20cli.errors import D20Error, ExitStatus, ParseError
+from d20cli.language.vocabulary import MAX_REQUEST
 from d20cli.present.output import Output
-from d20cli.rolling.limits import MAX_LINE
 
 
 def run_lines(
@@ -91,9 +91,9 @@ def stdin_lines(
     """Lines of standard input, decoded one by one so that a line of invalid UTF-8 is
     reported as that line's error and the rest still run.
 
-    A line longer than MAX_LINE characters is reported (naming its line number) as soon as
+    A line longer than MAX_REQUEST characters is reported (naming its line number) as soon as
     it passes the limit, and the rest of it, up to its newline, is read and dropped: the
-    time is linear in the input, and no more than MAX_LINE characters of a line are held.
+    time is linear in the input, and no more than MAX_REQUEST characters of a line are held.
 
     before_wait: called whenever reading on would wait for more input (the output is
     flushed then, so a consumer sees every answer to what was sent so far, and a batch
@@ -106,7 +106,7 @@ def stdin_lines(
             if before_wait is not None:
                 before_wait()
             line = raw.rstrip("\r\n") if isinstance(raw, str) else raw.rstrip(b"\r\n")
-            if _chars(line) > MAX_LINE:
+            if _chars(line) > MAX_REQUEST:
                 yield _too_long(number)
             else:
                 yield raw if isinstance(raw, str) else _decoded(raw, number)
@@ -133,21 +133,21 @@ def stdin_lines(
                 pieces.clear()
                 size = 0
             number += 1
-            if len(raw) > MAX_LINE and _chars(raw.removesuffix(b"\r")) > MAX_LINE:
+            if len(raw) > MAX_REQUEST and _chars(raw.removesuffix(b"\r")) > MAX_REQUEST:
                 yield _too_long(number)
             else:
                 yield _decoded(raw, number)
         if tail and not skipping:
             pieces.append(tail)
             size += _chars(tail)
-            if size > MAX_LINE + 1:  # (+1: a carriage return may end it)
+            if size > MAX_REQUEST + 1:  # (+1: a carriage return may end it)
                 pieces.clear()
                 size = 0
                 skipping = True
                 yield _too_long(number + 1)
     if pieces:
         raw = b"".join(pieces)
-        too_long = _chars(raw.removesuffix(b"\r")) > MAX_LINE
+        too_long = _chars(raw.removesuffix(b"\r")) > MAX_REQUEST
         yield _too_long(number + 1) if too_long else _decoded(raw, number + 1)
 
 
@@ -165,7 +165,7 @@ def _chars(raw: bytes | str) -> int:
 
 
 def _too_long(number: int) -> ParseError:
-    return ParseError(f"line {number} is longer than {MAX_LINE:,} characters; it was skipped")
+    return ParseError(f"line {number} is longer than {MAX_REQUEST:,} characters; it was skipped")
 
 
 def _decoded(raw: bytes, number: int) -> str | D20Error:

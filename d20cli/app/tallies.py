@@ -4,7 +4,6 @@ odds (`sampled_tally`) and printed (`print_tally`), and the chance each result h
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 from collections.abc import Callable
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from d20cli.app.context import Context
 from d20cli.app.options import Options
+from d20cli.bounded import memo
 from d20cli.frozen import replace
 from d20cli.present.output import Output
 from d20cli.results import Result
@@ -158,7 +158,11 @@ def _noted(result: Result, odds: Any) -> Result:
     return result.noted(*words)
 
 
-@functools.cache
+@memo(
+    1,
+    holds="() → `chance_words`, imported once",
+    buys="an import statement cost a batch with --odds 1 µs a line",
+)
 def _chance_words() -> Callable[[Result, Any], tuple[str, dict[str, str | float]] | None]:
     """d20cli.probability.chances.chance_words, imported at the first result with --odds
     (a plain roll never imports the odds engine) and then kept: an import statement

@@ -90,14 +90,13 @@ from d20cli.language.requests import RollRequest
 from d20cli.language.vocabulary import (
     COMPLETION_WORDS,
     MAX_NX,
-    MAX_TEXT,
+    MAX_REQUEST,
     MAX_TREE_DEPTH,
     VERBS,
 )
 
 pp.ParserElement.enable_packrat()
 
-MAX_LENGTH = MAX_TEXT
 MAX_PAREN_DEPTH = 100
 MAX_ITEMS = 100  # the most arguments of a function or expressions in a group
 MAX_FACES = LIST_LIMIT  # the most faces of a custom die
@@ -421,9 +420,9 @@ roll_line = (
 def check_input(text: str) -> int:
     """Reject over-long input, over-deep parentheses and digits other than 0-9; return the
     parentheses' depth."""
-    if len(text) > MAX_LENGTH:
+    if len(text) > MAX_REQUEST:
         raise ParseError(
-            f"the input is longer than {MAX_LENGTH:,} characters", text, MAX_LENGTH + 1
+            f"the input is longer than {MAX_REQUEST:,} characters", text, MAX_REQUEST + 1
         )
     if not text.isascii():
         at = _foreign_digit(text)

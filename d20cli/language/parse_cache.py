@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from d20cli.bounded import Bounded
+from d20cli.bounded import Bounded, declare
 from d20cli.dice import modifiers, tree
 from d20cli.frozen import MISSING, Field, fields, is_frozen
 from d20cli.language import requests
@@ -30,7 +30,7 @@ from d20cli.language.vocabulary import (  # the grammar's limits, as the grammar
     MAX_NUMBER,
     MAX_NX,
     MAX_PARTS,
-    MAX_TEXT,
+    MAX_REQUEST,
     MAX_TREE_DEPTH,
     MAX_WORD_NUMBER,
 )
@@ -136,7 +136,7 @@ def decode(data: Any, classes: dict[str, type], text: str | None = None) -> Any:
         root = data.get("text") if isinstance(data, dict) else None
         root = root if isinstance(root, str) else ""
         return _Decoder(classes, root, checked=False).value(data, 0, None, False)
-    if not isinstance(text, str) or not 0 < len(text) <= MAX_TEXT:
+    if not isinstance(text, str) or not 0 < len(text) <= MAX_REQUEST:
         raise ValueError("an entry's text must be a request of 1 to 10,000 characters")
     request = _Decoder(classes, text, checked=True).value(data, 0, None, False)
     if not isinstance(request, REQUESTS) or getattr(request, "text", None) != text:
@@ -234,7 +234,12 @@ class _Decoder:
             raise ValueError(f"{field} {data} is outside {low:,}..{high:,}")
 
 
-_FIELDS: Bounded[type, dict[str, str]] = Bounded(len(CLASSES))  # by class of the registry
+_FIELDS: Bounded[type, dict[str, str]] = declare(
+    "parse_cache._FIELDS",
+    len(CLASSES),
+    holds="a cached class → its field types (one per class of the registry)",
+    buys="a cache entry's decode: 101 µs instead of 111 µs (x1.1)",
+).new()
 
 
 def _check_fields(cls: type, kwargs: dict[str, Any]) -> None:

@@ -20,7 +20,7 @@ A fill the grammar would refuse is `Refused` (a miss: the caller parses the
 text, so errors and carets always come from the grammar); a template that is not one
 `build` could have written is ValueError (or KeyError, TypeError).
 
-Only ASCII, printable texts of at most MAX_TEXT characters with 1 to MAX_SLOTS numbers
+Only ASCII, printable texts of at most MAX_SHAPE_TEXT characters with 1 to MAX_SLOTS numbers
 written without leading zeros have a shape.
 """
 
@@ -43,7 +43,7 @@ from d20cli.language.vocabulary import (
     MAX_WORD_NUMBER,
 )
 
-MAX_TEXT = 500  # characters of a text that has a shape
+MAX_SHAPE_TEXT = 500  # characters of a text that has a shape
 MAX_SLOTS = 40  # numbers in it
 
 _DIGITS = re.compile(r"[0-9]+")
@@ -81,7 +81,7 @@ class Refused(Exception):
 def split(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     """The text's pieces around its numbers and the numbers (as typed), or None when it
     has no shape (see the module doc)."""
-    if len(text) > MAX_TEXT or not text.isascii() or not text.isprintable():
+    if len(text) > MAX_SHAPE_TEXT or not text.isascii() or not text.isprintable():
         return None
     numbers = tuple(_DIGITS.findall(text))
     if not numbers or len(numbers) > MAX_SLOTS:

@@ -107,7 +107,11 @@ def parsed(part: Part) -> Expr | Request:
     return _parsed(part.kind, part.body)
 
 
-@memo(1024)
+@memo(
+    1024,
+    holds="a table entry's roll (`{1d4+2}`) → its parsed form",
+    buys="parsed once: 0.1 µs instead of 501 µs",
+)
 def _parsed(kind: str, body: str) -> Expr | Request:
     try:
         if kind == "dice":

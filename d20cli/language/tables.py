@@ -38,7 +38,7 @@ from d20cli.language.table_parts import Part, split_parts
 
 MAX_FILE_BYTES = 256 * 1024  # a table file
 MAX_ENTRIES = 1000  # entries of one table
-MAX_TEXT = 2000  # characters of one entry's text
+MAX_ENTRY_TEXT = 2000  # characters of one entry's text
 MAX_WEIGHT = 1_000_000  # the weights of a table together (the sides of its die)
 MAX_FACES = 10_000  # the totals a table's die can show
 MAX_FILE_ROLLS = 400  # `{...}` rolls in one file's entries together
@@ -181,8 +181,8 @@ def _toml(text: str, source: str) -> dict[str, Any] | Problem:
 def _parts(text: Any, where: str, line: int | None) -> tuple[str, tuple[Part, ...]]:
     if not isinstance(text, str):
         raise _Bad(f"{where}: the text must be a string", line)
-    if len(text) > MAX_TEXT:
-        raise _Bad(f"{where}: the text is over {MAX_TEXT:,} characters", line)
+    if len(text) > MAX_ENTRY_TEXT:
+        raise _Bad(f"{where}: the text is over {MAX_ENTRY_TEXT:,} characters", line)
     try:
         return text, split_parts(text)
     except D20Error as err:

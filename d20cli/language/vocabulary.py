@@ -209,7 +209,7 @@ HOUSE_RANGE: tuple[int, int] = (2, 20)
 # dice_modifiers) refuses past them, and what reads a request without the grammar (the
 # disk caches' codec, d20cli.language.parse_cache; the shapes, d20cli.language.shapes)
 # checks them from here. A die's sides are the dice engine's (d20cli.dice.tree.MAX_SIDES).
-MAX_TEXT = 10_000  # characters of a request
+MAX_REQUEST = 10_000  # characters of a request
 DICE_DIGITS = 12  # digits of a number in a dice expression
 WORD_DIGITS = 9  # digits of a number in a request's own words (DCs, scores, modifiers)
 MAX_NUMBER = 10**DICE_DIGITS - 1
@@ -220,7 +220,7 @@ MAX_PARTS = 1000  # members of a group check, sides of a contest or opposed chec
 MAX_TREE_DEPTH = 200  # levels of an expression
 #: nodes of an expression whose names a character's entries filled in: as many as the
 #: longest request can type (`1+1+1...`: a number and a sign each)
-MAX_TREE_NODES = MAX_TEXT // 2
+MAX_TREE_NODES = MAX_REQUEST // 2
 
 
 KEYWORDS: tuple[str, ...] = (

@@ -16,7 +16,7 @@ from collections.abc import Callable, Hashable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from d20cli.bounded import Bounded
+from d20cli.bounded import Bounded, declare
 from d20cli.dice import distribution
 from d20cli.dice.roller import DEFAULT_BUDGET, Roller, make_roller
 from d20cli.dice.weights import Budget, TooCostly
@@ -51,6 +51,13 @@ if TYPE_CHECKING:
 # --- computing the odds of a request ----------------------------------------------------
 
 
+TOTALS = declare(
+    "engine._totals_provider",
+    holds="an expression of one odds request → its totals",
+    buys="each distinct expression of one request is worked out once",
+)
+
+
 def _totals_provider(budget: Budget) -> Callable[[object], Branches | None]:
     """Whole-expression answers for the replay roller, from d20cli.dice.distribution, cached
     per expression for one odds request. Each distribution may take at most the usual
@@ -60,7 +67,7 @@ def _totals_provider(budget: Budget) -> Callable[[object], Branches | None]:
     the walk rolls it die by die and the failing path raises the error."""
     from d20cli.dice import distribution
 
-    cache: Bounded[object, Branches | None] = Bounded()  # (one request's expressions)
+    cache: Bounded[object, Branches | None] = TOTALS.new()  # (one request's expressions)
 
     def totals(expr: object) -> Branches | None:
         if expr not in cache:

@@ -21,12 +21,26 @@ import copy
 import threading
 from collections.abc import Callable, Hashable
 
-from d20cli.bounded import Bounded
+from d20cli.bounded import SIZE, Bounded, declare
 from d20cli.probability.model import Odds
 
-MAX_ENTRIES = 4096
+MAX_ENTRIES = SIZE
 MAX_VALUES = 200_000
-MAX_SAME = MAX_ENTRIES  # requests found by identity (`OddsMemo.get_or_compute`'s `same`)
+#: The engine's memo (`engine.MEMO`): odds by request, weighed by their values.
+ODDS = declare(
+    "engine.MEMO",
+    MAX_ENTRIES,
+    MAX_VALUES,
+    holds="request and its settings → odds (weighed by the values their tables hold)",
+    buys="`odds_of` of a known request: 7.4 µs instead of 385 µs (x52)",
+)
+#: Requests found by identity (`OddsMemo.get_or_compute`'s `same`).
+SAME = declare(
+    "engine.MEMO._same",
+    MAX_ENTRIES,
+    holds="id(request) → the request, its key and its odds",
+    buys="a request asked again as the same object is found without hashing it",
+)
 
 
 def size_of(odds: Odds) -> int:
@@ -67,12 +81,12 @@ class OddsMemo:
         self.max_entries = max_entries
         self.max_values = max_values
         # key -> (odds, their size_of), weighed by that size
-        self._table: Bounded[Hashable, tuple[Odds, int]] = Bounded(
-            max_entries, max_values, _size_kept
-        )
+        self._table: Bounded[Hashable, tuple[Odds, int]] = ODDS._replace(
+            size=max_entries, most=max_values
+        ).new(_size_kept)
         self._lock = threading.Lock()
         # id(request) -> (request, the rest of its key, the odds kept under that key)
-        self._same: Bounded[int, tuple[object, Hashable, Odds]] = Bounded(MAX_SAME)
+        self._same: Bounded[int, tuple[object, Hashable, Odds]] = SAME.new()
 
     @property
     def _values(self) -> int:

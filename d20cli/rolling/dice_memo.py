@@ -22,7 +22,7 @@ request that goes over a budget is never kept: its error comes from the resolver
 A prepared line rolls its first WAIT rolls plainly: a line rolled a few times only would
 fill the space and gain nothing.
 
-Bounded: only a request of at most MAX_TEXT characters has a memo, and only a result of
+Bounded: only a request of at most MAX_MEMO_TEXT characters has a memo, and only a result of
 at most MAX_DICE dice is kept; MAX_LEAVES leaves in one prepared line, and a run's
 prepared lines share a `MemoSpace` of ROOM bytes (a leaf is counted as LEAF_BYTES for
 each character of its JSON line: measured, a kept result takes four to six times its
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 MAX_LEAVES = 2048  # results one prepared line keeps (`roll 4d6kh3` has 1,296 ways to fall)
 ROOM = 8_000_000  # bytes of results the prepared lines of one run keep together, about
 LEAF_BYTES = 6  # a kept result's bytes for each character of its JSON line, about
-MAX_TEXT = 120  # characters of a request whose results are kept (a result's size grows
+MAX_MEMO_TEXT = 120  # characters of a request whose results are kept (a result's size grows
 MAX_DICE = 12  # with its text and its dice: a kept result is at most a few kilobytes)
 WAIT = 32  # rolls of a prepared line before its memo starts
 MISSES = 256  # misses of a full tree before its share of misses is judged

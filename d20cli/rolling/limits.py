@@ -4,7 +4,6 @@ them from here."""
 
 from __future__ import annotations
 
-MAX_LINE = 10_000  # characters in one request
 MAX_REPEAT = 10_000_000  # --repeat and --simulate: runs of one request
 #: Runs rolled one by one (each printed, or tallied by rolling it) in one command: about
 #: 20 s of work at most. `--repeat N --summary` drawn from the exact odds goes to MAX_REPEAT.

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from d20cli.frozen import frozen
 from d20cli.rolling import rolls
-from d20cli.rolling.dice_memo import MAX_TEXT, DiceMemo, MemoSpace
+from d20cli.rolling.dice_memo import MAX_MEMO_TEXT, DiceMemo, MemoSpace
 from d20cli.rolling.limits import MAX_ROLLED_RUNS
 from d20cli.rolling.rolls import Plan
 
@@ -76,7 +76,7 @@ def prepare(
     text is short)."""
     single = plan.units == (request,) and request.repeat == 1 and plan.results <= MAX_ROLLED_RUNS
     memo = None
-    if single and space is not None and len(request.text) <= MAX_TEXT:
+    if single and space is not None and len(request.text) <= MAX_MEMO_TEXT:
         memo = DiceMemo(space)
     return PreparedLine(given, opts, request, resolve, plan, work, roller, single, memo)
 

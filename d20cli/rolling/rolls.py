@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from d20cli.errors import BudgetError, D20Error, ParseError
 from d20cli.frozen import replace
-from d20cli.language.vocabulary import VERBS
-from d20cli.rolling.limits import MAX_LINE, MAX_ROLLED_RUNS
+from d20cli.language.vocabulary import MAX_REQUEST, VERBS
+from d20cli.rolling.limits import MAX_ROLLED_RUNS
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -26,11 +26,13 @@ if TYPE_CHECKING:
 
 
 def check_text(text: str) -> None:
-    """ParseError for a request that is empty or longer than MAX_LINE characters."""
+    """ParseError for a request that is empty or longer than MAX_REQUEST characters."""
     if not text.strip():
         raise ParseError("nothing to roll: give a verb and its words, e.g. `check +5 vs 15`")
-    if len(text) > MAX_LINE:
-        raise ParseError(f"the request is {len(text):,} characters long; the limit is {MAX_LINE:,}")
+    if len(text) > MAX_REQUEST:
+        raise ParseError(
+            f"the request is {len(text):,} characters long; the limit is {MAX_REQUEST:,}"
+        )
 
 
 #: How a bare dice expression begins: a number, a die (`d20`, `d%`, `dF`, `d(`), a

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
-from d20cli.bounded import Bounded
+from d20cli.bounded import Bounded, declare
 from d20cli.errors import RulesError
 from d20cli.language.requests import CheckRequest, GroupRequest, Request, Target
 from d20cli.results import Damage, Result
@@ -293,7 +293,11 @@ def _read_words(request: CheckRequest) -> _Words:
 
 #: `_words`' memo, by the request's identity (the request is kept with its words, so its
 #: id is not another's while they are kept).
-_READ: Bounded[int, tuple[CheckRequest, _Words]] = Bounded()
+_READ: Bounded[int, tuple[CheckRequest, _Words]] = declare(
+    "levelup._READ",
+    holds="id(request) → a levelup check's words (expertise, critical, notes)",
+    buys="batch x1.12 to x1.24: a request's words are read once",
+).new()
 
 
 def _words(request: CheckRequest) -> _Words:

@@ -67,7 +67,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from d20cli.bounded import Bounded
+from d20cli.bounded import Bounded, declare
 from d20cli.errors import D20Error, ParseError, closest
 from d20cli.frozen import field, frozen
 from d20cli.language.vocabulary import CHECK_VERBS, KEYWORDS, VERBS
@@ -151,7 +151,12 @@ class Character:
 
 #: The character files read, by path, with the (mtime, size) they were read at, and
 #: their parties (a file read again unchanged is not parsed again).
-_cache: Bounded[Path, tuple[tuple[int, int], dict[str, Character]]] = Bounded(16)
+_cache: Bounded[Path, tuple[tuple[int, int], dict[str, Character]]] = declare(
+    "characters._cache",
+    16,
+    holds="path → the characters file read, with its stamp",
+    buys="`load_all`: 2.6 µs instead of 355 µs (x134)",
+).new()
 
 
 def _read_text(path: Path) -> str | None:
@@ -297,7 +302,12 @@ def load_all(path: Path | None = None) -> dict[str, Character]:
 
 #: The reserved table of the file that holds the party: `[party]` with `members = [...]`.
 PARTY = "party"
-_parties: Bounded[Path, tuple[str, ...]] = Bounded(16)
+_parties: Bounded[Path, tuple[str, ...]] = declare(
+    "characters._parties",
+    16,
+    holds="path → the party the characters file names",
+    buys="read with the file's characters (`_cache`)",
+).new()
 
 
 def party_from(value: Any, path: Path, found: dict[str, Character]) -> tuple[str, ...]:

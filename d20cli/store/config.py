@@ -45,7 +45,7 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
-from d20cli.bounded import Bounded
+from d20cli.bounded import Bounded, declare
 from d20cli.errors import D20Error, ParseError
 from d20cli.frozen import field, frozen
 from d20cli.store.files import no_such_file, xdg_dir
@@ -92,7 +92,12 @@ class Config:
 
 #: The files read, by path, with the (mtime, size, inode) they were read at: a file read
 #: again unchanged is not parsed again (one `stat`).
-_cache: Bounded[str, tuple[tuple[int, int, int], Config]] = Bounded(16)
+_cache: Bounded[str, tuple[tuple[int, int, int], Config]] = declare(
+    "config._cache",
+    16,
+    holds="path → the config file read, checked by `stat`",
+    buys="`load_config`: 4.0 µs instead of 51 µs (x13)",
+).new()
 
 
 def load_config(path: str | None = None) -> Config:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from d20cli.bounded import Bounded
+from d20cli.bounded import Bounded, declare
 from d20cli.errors import D20Error, ParseError
 from d20cli.frozen import frozen
 from d20cli.language.tables import (
@@ -62,7 +62,12 @@ class Read:
     problems: tuple[Problem, ...]
 
 
-_cache: Bounded[str, tuple[tuple[int, int], Read]] = Bounded(256)  # by path, with its stamp
+_cache: Bounded[str, tuple[tuple[int, int], Read]] = declare(
+    "tables._cache",
+    256,
+    holds="path → the table file read, with its stamp",
+    buys="`read_file`: 2.4 µs instead of 130 µs (x55)",
+).new()
 
 
 def read_file(path: str, name: str | None = None) -> Read:
