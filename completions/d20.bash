@@ -178,19 +178,19 @@ _d20_offer() {
         -*)
             case "${cmd,,}" in
                 '') _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --strict --seed --dice --repeat -n --budget --work --as --version --help -h' ;;
-                systems) _d20_r='--json --system -s --help -h' ;;
-                table) _d20_r='--help -h' ;;
-                shell) _d20_r='--system -s --json --quiet -q --csv --totals --odds --summary --exit-status --color --no-color --no-log --strict --seed --dice --repeat -n --simulate --budget --work --as --players --boon --help -h' ;;
-                completion) _d20_r='--install --help -h' ;;
                 help) _d20_r='--help -h' ;;
+                systems) _d20_r='--json --system -s --help -h' ;;
+                shell) _d20_r='--system -s --json --quiet -q --csv --totals --odds --summary --exit-status --color --no-color --no-log --strict --seed --dice --repeat -n --simulate --budget --work --as --players --boon --help -h' ;;
+                table) _d20_r='--help -h' ;;
+                completion) _d20_r='--install --help -h' ;;
                 seal) _d20_r='--status --json --help -h' ;;
                 unseal) _d20_r='--show --json --help -h' ;;
                 verify) _d20_r='--commitment --receipts --rows --json --help -h' ;;
-                char) _d20_r='--help -h' ;;
-                party) _d20_r='--json --help -h' ;;
-                log) _d20_r='--limit -l --character -c --since --until --system -s --outcome --session --stats --details --export --clear --prune --before --keep --yes -y --tsv --json --no-pager --no-color --help -h' ;;
-                config) _d20_r='--help -h' ;;
                 init) _d20_r='--json --no-color --system -s --seed --dice --as --help -h' ;;
+                party) _d20_r='--json --help -h' ;;
+                char) _d20_r='--help -h' ;;
+                config) _d20_r='--help -h' ;;
+                log) _d20_r='--limit -l --character -c --since --until --system -s --outcome --session --stats --details --export --clear --prune --before --keep --yes -y --tsv --json --no-pager --no-color --help -h' ;;
                 check|save|attack|luck|resist|routine|attempt|defend|fortune) _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --strict --seed --dice --repeat -n --budget --work --as --boon --help -h' ;;
                 group|roll|contest|opposed|compare|percent) _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --strict --seed --dice --repeat -n --budget --work --as --help -h' ;;
                 scores) _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --strict --seed --dice --repeat -n --budget --work --as --players --help -h' ;;
@@ -225,29 +225,12 @@ _d20_offer() {
     _d20_r=""
     if [[ -z "$cmd" ]]; then
         _d20_verbs "$_d20_sys"
-        _d20_r="$_d20_r "'systems table shell completion odds help seal unseal verify char party log config init'
+        _d20_r="$_d20_r "'odds help systems shell table completion seal unseal verify init party char config log'
         if [[ -n "$char" ]]; then _d20_entries "$char" macros; fi
         return
     fi
     local verb="$cmd"
     case "$cmd" in
-        systems)
-            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "''
-            fi
-            return ;;
-        table)
-            if (( ${#args[@]} == 0 )); then _d20_tables; _d20_r="$_d20_r "'list show check'
-            elif (( ${#args[@]} == 1 )); then case "${args[0]}" in show) _d20_tables ;; esac
-            fi
-            return ;;
-        shell)
-            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "''
-            fi
-            return ;;
-        completion)
-            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "'bash zsh fish'
-            fi
-            return ;;
         odds)
             if (( ${#args[@]} == 0 )); then
                 _d20_verbs "$_d20_sys"
@@ -258,6 +241,23 @@ _d20_offer() {
             args=("${args[@]:1}") ;;
         help)
             if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "''
+            fi
+            return ;;
+        systems)
+            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "''
+            fi
+            return ;;
+        shell)
+            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "''
+            fi
+            return ;;
+        table)
+            if (( ${#args[@]} == 0 )); then _d20_tables; _d20_r="$_d20_r "'list show check'
+            elif (( ${#args[@]} == 1 )); then case "${args[0]}" in show) _d20_tables ;; esac
+            fi
+            return ;;
+        completion)
+            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "'bash zsh fish'
             fi
             return ;;
         seal)
@@ -272,25 +272,25 @@ _d20_offer() {
             if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "''
             fi
             return ;;
-        char)
-            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "'add set unset show list rm use path'
-            elif (( ${#args[@]} == 1 )); then case "${args[0]}" in set|unset|show|rm|use) _d20_characters ;; esac
+        init)
+            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "'show roll add next rm clear'
             fi
             return ;;
         party)
             if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "'add rm clear'
             fi
             return ;;
-        log)
-            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "''
+        char)
+            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "'add set unset show list rm use path'
+            elif (( ${#args[@]} == 1 )); then case "${args[0]}" in set|unset|show|rm|use) _d20_characters ;; esac
             fi
             return ;;
         config)
             if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "'show set unset path'
             fi
             return ;;
-        init)
-            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "'show roll add next rm clear'
+        log)
+            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "''
             fi
             return ;;
     esac

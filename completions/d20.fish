@@ -173,32 +173,32 @@ function __d20_options --description 'the options after command $argv[1]'
     switch $argv[1]
         case ''
             printf '%s\t%s\n' '--system' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '-s' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '--json' 'one JSON object per result line' '--quiet' 'print only the fields of each result, one shape a verb (d20 help VERB)' '-q' 'print only the fields of each result, one shape a verb (d20 help VERB)' '--csv' 'CSV rows (total, exactly, at least, at most)' '--totals' 'the chart of totals of a check too' '--odds' 'show the chance of the outcome beside the roll' '--summary' 'with --repeat: a tally of outcomes (and an attack\'s damage) instead of rolls' '--exit-status' 'exit status 1 when the outcome is a failure (0 on success)' '--color' 'colour: auto (on a terminal), always or never (also FORCE_COLOR, NO_COLOR)' '--no-color' 'plain text, no colours (--color=never)' '--no-log' 'do not write this roll to the roll log' '--strict' 'a label word with no value is an error, not a note' '--seed' 'seed the dice: the same seed gives the same rolls' '--dice' 'use these faces instead of random ones, in roll order' '--repeat' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '-n' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '--simulate' 'estimate from N random rolls instead of exact odds' '--budget' 'the most dice one request may roll (default 1,000,000)' '--work' 'the most dice one command may roll over all its runs (default 20,000,000)' '--as' 'resolve label words and macros through this character' '--players' 'how many players roll the dice' '--boon' 'the boon option: hold up to 4 fortune dice (on until `fortune no-boon`; pendagger only)' '--version' 'Show the version.' '--help' 'Show help.' '-h' 'Show help.'
-        case 'systems'
-            printf '%s\t%s\n' '--json' 'As JSON.' '--system' 'Show only this system.' '-s' 'Show only this system.' '--help' 'Show help.' '-h' 'Show help.'
-        case 'table'
-            printf '%s\t%s\n' '--help' 'Show help.' '-h' 'Show help.'
-        case 'shell'
-            printf '%s\t%s\n' '--system' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '-s' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '--json' 'one JSON object per result line' '--quiet' 'print only the fields of each result, one shape a verb (d20 help VERB)' '-q' 'print only the fields of each result, one shape a verb (d20 help VERB)' '--csv' 'CSV rows (total, exactly, at least, at most)' '--totals' 'the chart of totals of a check too' '--odds' 'show the chance of the outcome beside the roll' '--summary' 'with --repeat: a tally of outcomes (and an attack\'s damage) instead of rolls' '--exit-status' 'exit status 1 when the outcome is a failure (0 on success)' '--color' 'colour: auto (on a terminal), always or never (also FORCE_COLOR, NO_COLOR)' '--no-color' 'plain text, no colours (--color=never)' '--no-log' 'do not write this roll to the roll log' '--strict' 'a label word with no value is an error, not a note' '--seed' 'seed the dice: the same seed gives the same rolls' '--dice' 'use these faces instead of random ones, in roll order' '--repeat' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '-n' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '--simulate' 'estimate from N random rolls instead of exact odds' '--budget' 'the most dice one request may roll (default 1,000,000)' '--work' 'the most dice one command may roll over all its runs (default 20,000,000)' '--as' 'resolve label words and macros through this character' '--players' 'how many players roll the dice' '--boon' 'the boon option: hold up to 4 fortune dice (on until `fortune no-boon`; pendagger only)' '--help' 'Show help.' '-h' 'Show help.'
-        case 'completion'
-            printf '%s\t%s\n' '--install' 'Install it for your shell (writes a file).' '--help' 'Show help.' '-h' 'Show help.'
         case 'help'
             printf '%s\t%s\n' '--help' 'Show help.' '-h' 'Show help.'
+        case 'systems'
+            printf '%s\t%s\n' '--json' 'As JSON.' '--system' 'Show only this system.' '-s' 'Show only this system.' '--help' 'Show help.' '-h' 'Show help.'
+        case 'shell'
+            printf '%s\t%s\n' '--system' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '-s' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '--json' 'one JSON object per result line' '--quiet' 'print only the fields of each result, one shape a verb (d20 help VERB)' '-q' 'print only the fields of each result, one shape a verb (d20 help VERB)' '--csv' 'CSV rows (total, exactly, at least, at most)' '--totals' 'the chart of totals of a check too' '--odds' 'show the chance of the outcome beside the roll' '--summary' 'with --repeat: a tally of outcomes (and an attack\'s damage) instead of rolls' '--exit-status' 'exit status 1 when the outcome is a failure (0 on success)' '--color' 'colour: auto (on a terminal), always or never (also FORCE_COLOR, NO_COLOR)' '--no-color' 'plain text, no colours (--color=never)' '--no-log' 'do not write this roll to the roll log' '--strict' 'a label word with no value is an error, not a note' '--seed' 'seed the dice: the same seed gives the same rolls' '--dice' 'use these faces instead of random ones, in roll order' '--repeat' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '-n' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '--simulate' 'estimate from N random rolls instead of exact odds' '--budget' 'the most dice one request may roll (default 1,000,000)' '--work' 'the most dice one command may roll over all its runs (default 20,000,000)' '--as' 'resolve label words and macros through this character' '--players' 'how many players roll the dice' '--boon' 'the boon option: hold up to 4 fortune dice (on until `fortune no-boon`; pendagger only)' '--help' 'Show help.' '-h' 'Show help.'
+        case 'table'
+            printf '%s\t%s\n' '--help' 'Show help.' '-h' 'Show help.'
+        case 'completion'
+            printf '%s\t%s\n' '--install' 'Install it for your shell (writes a file).' '--help' 'Show help.' '-h' 'Show help.'
         case 'seal'
             printf '%s\t%s\n' '--status' 'Show the open session\'s commitment.' '--json' 'As JSON.' '--help' 'Show help.' '-h' 'Show help.'
         case 'unseal'
             printf '%s\t%s\n' '--show' 'Print the seed of closed session N again (it stays in the state database).' '--json' 'As JSON.' '--help' 'Show help.' '-h' 'Show help.'
         case 'verify'
             printf '%s\t%s\n' '--commitment' 'The commitment posted before play, to check.' '--receipts' 'Receipts the table saw (sealed #P receipt HEX lines, 16 hex digits at least, or the saved output), to check (- reads stdin).' '--rows' 'A line for every row, not only the failed ones.' '--json' 'As JSON.' '--help' 'Show help.' '-h' 'Show help.'
-        case 'char'
-            printf '%s\t%s\n' '--help' 'Show help.' '-h' 'Show help.'
-        case 'party'
-            printf '%s\t%s\n' '--json' 'The party as JSON.' '--help' 'Show help.' '-h' 'Show help.'
-        case 'log'
-            printf '%s\t%s\n' '--limit' 'How many recent rolls (20 by default).' '-l' 'How many recent rolls (20 by default).' '--character' 'Only this character\'s rolls.' '-c' 'Only this character\'s rolls.' '--since' 'Rolls from then on (local time): 2026-05-01, \'2026-05-01 18:00\', 2h.' '--until' 'Rolls before then (a date: up to its end).' '--system' 'Only rolls of this system.' '-s' 'Only rolls of this system.' '--outcome' 'Only these outcomes (ids or labels): success,critical_success.' '--session' 'Only the rolls of this sealed session (for d20 verify).' '--stats' 'A summary per character: rolls, successes, natural 20s and 1s, mean d20, fairness.' '--details' 'With --stats: each character\'s d20 faces, the naturals of every die and of each session.' '--export' 'Print every roll as json or csv.' '--clear' 'Delete the logged rolls.' '--prune' 'Delete old rolls: with --before DATE and/or --keep N.' '--before' 'With --prune: the rolls before then (2026-05-01, 30d).' '--keep' 'With --prune: keep only the newest N rolls.' '--yes' 'With --clear or --prune: do not ask.' '-y' 'With --clear or --prune: do not ask.' '--tsv' 'Tab-separated lines.' '--json' 'JSON instead of a table.' '--no-pager' 'Never page: on a terminal, output taller than it goes through PAGER (less).' '--no-color' 'Plain text.' '--help' 'Show help.' '-h' 'Show help.'
-        case 'config'
-            printf '%s\t%s\n' '--help' 'Show help.' '-h' 'Show help.'
         case 'init'
             printf '%s\t%s\n' '--json' 'The order as one JSON object.' '--no-color' 'Plain text.' '--system' 'Rule system.' '-s' 'Rule system.' '--seed' 'Seed the dice.' '--dice' 'Use these faces.' '--as' 'The party: NAME,NAME.' '--help' 'Show help.' '-h' 'Show help.'
+        case 'party'
+            printf '%s\t%s\n' '--json' 'The party as JSON.' '--help' 'Show help.' '-h' 'Show help.'
+        case 'char'
+            printf '%s\t%s\n' '--help' 'Show help.' '-h' 'Show help.'
+        case 'config'
+            printf '%s\t%s\n' '--help' 'Show help.' '-h' 'Show help.'
+        case 'log'
+            printf '%s\t%s\n' '--limit' 'How many recent rolls (20 by default).' '-l' 'How many recent rolls (20 by default).' '--character' 'Only this character\'s rolls.' '-c' 'Only this character\'s rolls.' '--since' 'Rolls from then on (local time): 2026-05-01, \'2026-05-01 18:00\', 2h.' '--until' 'Rolls before then (a date: up to its end).' '--system' 'Only rolls of this system.' '-s' 'Only rolls of this system.' '--outcome' 'Only these outcomes (ids or labels): success,critical_success.' '--session' 'Only the rolls of this sealed session (for d20 verify).' '--stats' 'A summary per character: rolls, successes, natural 20s and 1s, mean d20, fairness.' '--details' 'With --stats: each character\'s d20 faces, the naturals of every die and of each session.' '--export' 'Print every roll as json or csv.' '--clear' 'Delete the logged rolls.' '--prune' 'Delete old rolls: with --before DATE and/or --keep N.' '--before' 'With --prune: the rolls before then (2026-05-01, 30d).' '--keep' 'With --prune: keep only the newest N rolls.' '--yes' 'With --clear or --prune: do not ask.' '-y' 'With --clear or --prune: do not ask.' '--tsv' 'Tab-separated lines.' '--json' 'JSON instead of a table.' '--no-pager' 'Never page: on a terminal, output taller than it goes through PAGER (less).' '--no-color' 'Plain text.' '--help' 'Show help.' '-h' 'Show help.'
         case 'check' 'save' 'attack' 'luck' 'resist' 'routine' 'attempt' 'defend' 'fortune'
             printf '%s\t%s\n' '--system' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '-s' 'rule system: levelup, reglamento, mm, pendagger (also D20_SYSTEM)' '--json' 'one JSON object per result line' '--quiet' 'print only the fields of each result, one shape a verb (d20 help VERB)' '-q' 'print only the fields of each result, one shape a verb (d20 help VERB)' '--odds' 'show the chance of the outcome beside the roll' '--summary' 'with --repeat: a tally of outcomes (and an attack\'s damage) instead of rolls' '--exit-status' 'exit status 1 when the outcome is a failure (0 on success)' '--color' 'colour: auto (on a terminal), always or never (also FORCE_COLOR, NO_COLOR)' '--no-color' 'plain text, no colours (--color=never)' '--no-log' 'do not write this roll to the roll log' '--strict' 'a label word with no value is an error, not a note' '--seed' 'seed the dice: the same seed gives the same rolls' '--dice' 'use these faces instead of random ones, in roll order' '--repeat' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '-n' 'roll the request N times (at most 1,000,000; 10,000,000 with --summary)' '--budget' 'the most dice one request may roll (default 1,000,000)' '--work' 'the most dice one command may roll over all its runs (default 20,000,000)' '--as' 'resolve label words and macros through this character' '--boon' 'the boon option: hold up to 4 fortune dice (on until `fortune no-boon`; pendagger only)' '--help' 'Show help.' '-h' 'Show help.'
         case 'group' 'roll' 'contest' 'opposed' 'compare' 'percent'
@@ -262,36 +262,12 @@ function __d20_complete --description 'what d20 takes at the cursor'
     end
     if test -z "$cmd"
         __d20_verbs $sys
-        printf '%s\t%s\n' 'systems' 'List the rule systems with their verbs, words, outcome tiers and examples.' 'table' 'Roll tables: roll one (table NAME), list, show or check them.' 'shell' 'The interactive shell: one request per line, TAB completion, history, `again`. Takes the options of a request, for the whole session (-s ID, --seed N, --json, --no-log, ...).' 'completion' 'Print the completion script for bash, zsh or fish (or --install it).' 'odds' 'The exact probability of every outcome of a request, instead of a roll.' 'help' 'The words each verb takes, per system, with examples: d20 help [VERB].' 'seal' 'Start a sealed session: a commitment to share, then rolls anyone can verify.' 'unseal' 'End the sealed session and print its seed, to verify its rolls with.' 'verify' 'Check a sealed session\'s exported log against its seed: d20 verify LOG SEED.' 'char' 'Characters: name your bonuses once (--as NAME).' 'party' 'The party: characters who roll together (--as party).' 'log' 'The roll log: recent rolls, fairness, export.' 'config' 'The config file: default system, colour, house-rule defaults.' 'init' 'Initiative: roll the party\'s, add monsters, show the order, next turn.'
+        printf '%s\t%s\n' 'odds' 'The exact probability of every outcome of a request, instead of a roll.' 'help' 'The words each verb takes, per system, with examples: d20 help [VERB].' 'systems' 'List the rule systems with their verbs, words, outcome tiers and examples.' 'shell' 'The interactive shell: one request per line, TAB completion, history, `again`. Takes the options of a request, for the whole session (-s ID, --seed N, --json, --no-log, ...).' 'table' 'Roll tables: roll one (table NAME), list, show or check them.' 'completion' 'Print the completion script for bash, zsh or fish (or --install it).' 'seal' 'Start a sealed session: a commitment to share, then rolls anyone can verify.' 'unseal' 'End the sealed session and print its seed, to verify its rolls with.' 'verify' 'Check a sealed session\'s exported log against its seed: d20 verify LOG SEED.' 'init' 'Initiative: roll the party\'s, add monsters, show the order, next turn.' 'party' 'The party: characters who roll together (--as party).' 'char' 'Characters: name your bonuses once (--as NAME).' 'config' 'The config file: default system, colour, house-rule defaults.' 'log' 'The roll log: recent rolls, fairness, export.'
         test -n "$char"; and __d20_entries $char macros
         return
     end
     set -l verb $cmd
     switch $cmd
-        case 'systems'
-            if not set -q args[1]
-            end
-            return
-        case 'table'
-            if not set -q args[1]
-                printf '%s\n' 'list' 'show' 'check'
-                __d20_tables
-            else if test (count $args) -eq 1
-                switch $args[1]
-                    case 'show'
-                        __d20_tables; return
-                end
-            end
-            return
-        case 'shell'
-            if not set -q args[1]
-            end
-            return
-        case 'completion'
-            if not set -q args[1]
-                printf '%s\n' 'bash' 'zsh' 'fish'
-            end
-            return
         case odds
             if not set -q args[1]
                 __d20_verbs $sys
@@ -310,6 +286,30 @@ function __d20_complete --description 'what d20 takes at the cursor'
             if not set -q args[1]
             end
             return
+        case 'systems'
+            if not set -q args[1]
+            end
+            return
+        case 'shell'
+            if not set -q args[1]
+            end
+            return
+        case 'table'
+            if not set -q args[1]
+                printf '%s\n' 'list' 'show' 'check'
+                __d20_tables
+            else if test (count $args) -eq 1
+                switch $args[1]
+                    case 'show'
+                        __d20_tables; return
+                end
+            end
+            return
+        case 'completion'
+            if not set -q args[1]
+                printf '%s\n' 'bash' 'zsh' 'fish'
+            end
+            return
         case 'seal'
             if not set -q args[1]
             end
@@ -322,6 +322,16 @@ function __d20_complete --description 'what d20 takes at the cursor'
             if not set -q args[1]
             end
             return
+        case 'init'
+            if not set -q args[1]
+                printf '%s\n' 'show' 'roll' 'add' 'next' 'rm' 'clear'
+            end
+            return
+        case 'party'
+            if not set -q args[1]
+                printf '%s\n' 'add' 'rm' 'clear'
+            end
+            return
         case 'char'
             if not set -q args[1]
                 printf '%s\n' 'add' 'set' 'unset' 'show' 'list' 'rm' 'use' 'path'
@@ -332,23 +342,13 @@ function __d20_complete --description 'what d20 takes at the cursor'
                 end
             end
             return
-        case 'party'
-            if not set -q args[1]
-                printf '%s\n' 'add' 'rm' 'clear'
-            end
-            return
-        case 'log'
-            if not set -q args[1]
-            end
-            return
         case 'config'
             if not set -q args[1]
                 printf '%s\n' 'show' 'set' 'unset' 'path'
             end
             return
-        case 'init'
+        case 'log'
             if not set -q args[1]
-                printf '%s\n' 'show' 'roll' 'add' 'next' 'rm' 'clear'
             end
             return
     end

@@ -16,7 +16,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from d20cli.app.commands import COMMANDS
+from d20cli.app.commands import COMMANDS, RUNNER_TYPER_HELP, TYPER
 from d20cli.app.streams import OutputFailed, guarded_streams, report
 from d20cli.errors import D20Error, ExitStatus, NotSaved, ParseError, StateError
 from d20cli.language.vocabulary import TABLE, VERBS
@@ -39,9 +39,10 @@ def _typer_reads(command: str, helping: bool) -> bool:
     """Whether the typer app reads the line of `command`; else the runner reads it, as a
     request's line (a verb, `odds`, `table NAME`, `help`, `shell`, a word that is no
     command), without importing typer."""
-    if command in (TABLE, "shell"):
-        return helping  # `d20 table --help`, `d20 shell --help`: typer's
-    return command in COMMANDS and command not in ("help", "odds")
+    row = COMMANDS.get(command)
+    if row is None:
+        return False
+    return row.reader == TYPER or (helping and row.reader == RUNNER_TYPER_HELP)
 
 
 def _failed(line: CommandLine) -> int:
@@ -115,7 +116,8 @@ def dispatch(args: list[str]) -> int:
 
         sys.stdout.write(f"d20 {version()}\n")
         return int(ExitStatus.OK)
-    if command in (TABLE, "shell") and line.asked and line.words:
+    row = COMMANDS.get(command)
+    if row is not None and row.reader == RUNNER_TYPER_HELP and line.asked and line.words:
         from d20cli.app.cli import run_app
 
         return run_app(args)  # `d20 table list --help`: the command's own help, typer's

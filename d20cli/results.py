@@ -375,109 +375,148 @@ class Result(JsonText, Shown):
         d20cli.rolling.dice_memo)."""
         text: str | None = self.__dict__.get("_json_text")
         if text is None:
-            text = self.__dict__["_json_text"] = self._json()
+            text = self.__dict__["_json_text"] = _write_json(self)
         return text
-
-    def _json(self) -> str:
-        parts = [
-            f'{{"request": {_string(self.request)}, "system": {_string(self.system)}, '
-            f'"verb": {_string(self.verb)}, "dice": {self.dice_text()}, '
-            f'"natural": {_NULL if self.natural is None else self.natural}, '
-            f'"modifier": {_NULL if self.modifier is None else self.modifier}, '
-            f'"total": {_NULL if self.total is None else self.total}, '
-            f'"target": {_NULL if self.target is None else self.target}, '
-            f'"outcome": {_NULL if self.outcome is None else _string(self.outcome)}, '
-            f'"label": {_NULL if self.label is None else _string(self.label)}, '
-            f'"success": {_BOOL[self.success]}, '
-            f'"degree": {_NULL if self.degree is None else self.degree}'
-        ]
-        if self.name is not None:
-            parts.append(f'"name": {_string(self.name)}')
-        if self.character is not None:
-            parts.append(f'"character": {_string(self.character)}')
-        if self.party is not None:
-            parts.append(f'"party": {_list(map(_string, self.party))}')
-        if self.dice_summary is not None:
-            parts.append(f'"dice_summary": {self.dice_summary.json_text()}')
-        if self.damage is not None:
-            parts.append(f'"damage": {self.damage.json_text()}')
-        if self.members is not None:
-            parts.append(f'"members": {_parts(self.members)}')
-        if self.sides is not None:
-            parts.append(f'"sides": {_parts(self.sides)}')
-            parts.append(f'"winner": {_NULL if self.winner is None else self.winner}')
-        if self.scores is not None:
-            parts.append(f'"scores": {_parts(self.scores)}')
-        for key, value in self.detail.items():  # never one of the keys above
-            text = _string(value) if type(value) is str else JSON_ENCODER.encode(value)
-            parts.append(f"{_string(key)}: {text}")
-        if self.notes:
-            parts.append(f'"notes": {_list(map(_string, self.notes))}')
-        return ", ".join(parts) + "}"
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Result:
-        """The Result whose JSON this is (keys not of the fields come back as `detail`)."""
-
-        def parts(key: str, make: Any) -> Any:
-            value = data.get(key)
-            return None if value is None else tuple(make(x) for x in value)
-
-        damage, summary = data.get("damage"), data.get("dice_summary")
-        return cls(
-            request=str(data.get("request", "")),
-            system=str(data.get("system", "")),
-            verb=str(data.get("verb", "")),
-            dice=_dice(data.get("dice", ())),
-            natural=data.get("natural"),
-            modifier=data.get("modifier"),
-            total=data.get("total"),
-            target=data.get("target"),
-            outcome=data.get("outcome"),
-            label=data.get("label"),
-            success=data.get("success"),
-            degree=data.get("degree"),
-            name=data.get("name"),
-            character=_optional_str(data.get("character")),
-            party=None if data.get("party") is None else tuple(map(str, data["party"])),
-            damage=None if damage is None else Damage.from_json(damage),
-            members=parts("members", Result.from_json),
-            sides=parts("sides", Result.from_json),
-            winner=data.get("winner"),
-            scores=parts("scores", Score.from_json),
-            dice_summary=None if summary is None else DiceSummary.from_json(summary),
-            detail={k: v for k, v in data.items() if k not in _RESULT_KEYS},
-            notes=tuple(str(n) for n in data.get("notes", ())),
-        )
+        """The Result whose JSON this is (keys not of the fields come back as `detail`),
+        read key by key as RESULT_JSON declares them."""
+        values = {key: _READ[kind](data.get(key), part) for key, kind, part in _READ_KEYS}
+        detail = {k: v for k, v in data.items() if k not in _RESULT_KEYS}
+        return cls(**values, detail=detail)
 
 
-#: The JSON keys a Result writes from its fields; any other key is a `detail` entry.
-_RESULT_KEYS = frozenset(
-    (
-        "request",
-        "system",
-        "verb",
-        "dice",
-        "natural",
-        "modifier",
-        "total",
-        "target",
-        "outcome",
-        "label",
-        "success",
-        "degree",
-        "name",
-        "character",
-        "party",
-        "damage",
-        "members",
-        "sides",
-        "winner",
-        "scores",
-        "dice_summary",
-        "notes",
-    )
+# --- a Result's JSON, declared once ------------------------------------------------------
+# Each key is written as its kind says (a kind of `..._IF_SET` only when the field is not
+# None); the writer is compiled from the table, as hand-written code, for speed.
+TEXT = "text"  # a string
+DICE = "dice"  # the dice, as `dice_text` writes them
+NUMBER = "number"  # a number, or null
+TEXT_OR_NULL = "text or null"
+BOOL = "bool"  # true, false or null
+TEXT_IF_SET = "text, if set"
+TEXTS_IF_SET = "texts, if set"  # a list of strings
+PART_IF_SET = "part, if set"  # a part (its class is the row's third item)
+PARTS_IF_SET = "parts, if set"  # a list of parts
+WINNER = "winner"  # with `sides` only: a number, or null (a tie)
+DETAIL = "detail"  # the entries of `detail`, each its own key, as they are
+TEXTS_IF_ANY = "texts, if any"  # a list of strings, left out when empty
+
+#: A Result's JSON, key by key in the order written: the key (the field of that name), its
+#: kind and, for a part, the part's class. `json_text` is compiled from it and `from_json`
+#: reads by it; a key that is not here is an entry of `detail`.
+RESULT_JSON: tuple[tuple[str, str, Any], ...] = (
+    ("request", TEXT, None),
+    ("system", TEXT, None),
+    ("verb", TEXT, None),
+    ("dice", DICE, None),
+    ("natural", NUMBER, None),
+    ("modifier", NUMBER, None),
+    ("total", NUMBER, None),
+    ("target", NUMBER, None),
+    ("outcome", TEXT_OR_NULL, None),
+    ("label", TEXT_OR_NULL, None),
+    ("success", BOOL, None),
+    ("degree", NUMBER, None),
+    ("name", TEXT_IF_SET, None),
+    ("character", TEXT_IF_SET, None),
+    ("party", TEXTS_IF_SET, None),
+    ("dice_summary", PART_IF_SET, DiceSummary),
+    ("damage", PART_IF_SET, Damage),
+    ("members", PARTS_IF_SET, Result),
+    ("sides", PARTS_IF_SET, Result),
+    ("winner", WINNER, None),
+    ("scores", PARTS_IF_SET, Score),
+    ("detail", DETAIL, None),
+    ("notes", TEXTS_IF_ANY, None),
 )
+
+#: How each kind's value is written (V: the field's value) and when (None: always).
+_WRITE: dict[str, tuple[str, str | None]] = {
+    TEXT: ("_string(V)", None),
+    DICE: ("self.dice_text()", None),
+    NUMBER: ("_NULL if V is None else V", None),
+    TEXT_OR_NULL: ("_NULL if V is None else _string(V)", None),
+    BOOL: ("_BOOL[V]", None),
+    TEXT_IF_SET: ("_string(V)", "V is not None"),
+    TEXTS_IF_SET: ("_list(map(_string, V))", "V is not None"),
+    PART_IF_SET: ("V.json_text()", "V is not None"),
+    PARTS_IF_SET: ("_parts(V)", "V is not None"),
+    WINNER: ("_NULL if V is None else V", "self.sides is not None"),
+    TEXTS_IF_ANY: ("_list(map(_string, V))", "V"),
+}
+#: How each kind's value is read back (v: the JSON value, None when missing; part: the
+#: row's class).
+_READ: dict[str, Callable[[Any, Any], Any]] = {
+    TEXT: lambda v, part: "" if v is None else str(v),
+    DICE: lambda v, part: _dice(v or ()),
+    NUMBER: lambda v, part: v,
+    TEXT_OR_NULL: lambda v, part: _optional_str(v),
+    BOOL: lambda v, part: v,
+    TEXT_IF_SET: lambda v, part: _optional_str(v),
+    TEXTS_IF_SET: lambda v, part: None if v is None else tuple(map(str, v)),
+    PART_IF_SET: lambda v, part: None if v is None else part.from_json(v),
+    PARTS_IF_SET: lambda v, part: None if v is None else tuple(map(part.from_json, v)),
+    WINNER: lambda v, part: v,
+    TEXTS_IF_ANY: lambda v, part: tuple(str(n) for n in v or ()),
+}
+_READ_KEYS = tuple(row for row in RESULT_JSON if row[1] != DETAIL)
+#: The JSON keys a Result writes from its fields; any other key is a `detail` entry.
+_RESULT_KEYS = frozenset(key for key, _, _ in _READ_KEYS)
+_DETAIL = """\
+    for key, value in self.detail.items():  # never one of the declared keys
+        text = _string(value) if type(value) is str else JSON_ENCODER.encode(value)
+        parts.append(f"{_string(key)}: {text}")"""
+
+
+def _writer_source() -> str:
+    """The source of `Result._json`: the keys always written in one f-string, then each
+    other key (and detail's) appended when it is set."""
+    head: list[str] = []
+    body: list[str] = []
+    for key, kind, _ in RESULT_JSON:
+        if kind == DETAIL:
+            body.append(_DETAIL)
+            continue
+        value, when = _WRITE[kind]
+        field = f"self.{key}"
+        text = f'"{key}": {{{value.replace("V", field)}}}'
+        if when is None and not body:
+            head.append(text)
+        else:
+            condition = when.replace("V", field) if when is not None else "True"
+            body.append(f"    if {condition}:\n        parts.append(f'{text}')")
+    first = ", ".join(head)
+    return "\n".join(
+        [
+            "def _json(self):",
+            f"    parts = [f'{{{{{first}']",
+            *body,
+            '    return ", ".join(parts) + "}"',
+        ]
+    )
+
+
+def _compiled_writer(result: Result) -> str:
+    """The first JSON line of a run: compile the writer (0.5 ms, which a run that writes
+    no JSON never pays), put it in its place, and write the line with it."""
+    global _write_json
+    space: dict[str, Any] = {
+        "_string": _string,
+        "_NULL": _NULL,
+        "_BOOL": _BOOL,
+        "_list": _list,
+        "_parts": _parts,
+        "JSON_ENCODER": JSON_ENCODER,
+    }
+    exec(compile(_writer_source(), "<d20cli.results.RESULT_JSON>", "exec"), space)
+    _write_json = space["_json"]
+    return _write_json(result)
+
+
+#: A Result's JSON line, as RESULT_JSON declares it (`Result.json_text` keeps it).
+_write_json: Callable[[Result], str] = _compiled_writer
 
 
 def _optional_str(value: Any) -> str | None:

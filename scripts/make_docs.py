@@ -8,7 +8,7 @@ date; `--check` exits 1 then, writing nothing).
 Everything comes from the tables `d20 help` reads: the verbs (vocabulary.VERB_HELP), the
 dice notation (vocabulary.DICE_NOTATION), the systems (d20cli.systems()), the request
 options (app.options.OPTIONS) and the commands (app.help.command_info: the typer app and
-the guide).
+the command registry, d20cli.app.commands).
 """
 
 from __future__ import annotations

@@ -236,12 +236,12 @@ def test_needs_quotes_finds_what_a_shell_would_read() -> None:
 def test_every_example_help_shows_is_quoted() -> None:
     """`d20 help`, `d20 help VERB` and `d20 help COMMAND` (and so the manual page) show
     examples a reader types as shown."""
-    from d20cli.app.command_guide import GUIDE
+    from d20cli.app.commands import COMMANDS
     from d20cli.present.help_view import overview_examples, verb_examples
 
     shown = [*overview_examples(), *(e for verb in VERBS for e in verb_examples(verb))]
     shown += [e for _, examples in VERB_HELP.values() for e in examples]
-    shown += [e for guide in GUIDE.values() for e in guide.examples]
+    shown += [e for row in COMMANDS.values() for e in row.examples]
     assert not [e for e in shown if needs_quotes(f"d20 {e}")]
 
 

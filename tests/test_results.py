@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from d20cli.__main__ import main
 from d20cli.app.options import Options
 from d20cli.app.run import results_of
 from d20cli.results import JSON_ENCODER, Damage, DiceSummary, Die, Result, Score
@@ -224,3 +225,65 @@ def test_equal_dice_are_one_object_and_a_long_label_is_not_kept() -> None:
     assert first == again and not any(a is b for a, b in zip(first, again, strict=True))
     assert [d.json_text() for d in first] == [d.json_text() for d in again]
     assert first[0].label == long
+
+
+def test_json_matches_the_contract(capsys: pytest.CaptureFixture[str]) -> None:
+    """The JSON contract (docs/scripting.md), through the command line."""
+    status = main(["check", "+5", "vs", "15", "adv", "--json", "--dice", "17,4", "-s", "levelup"])
+    assert status == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj == {
+        "request": "check +5 vs 15 adv",
+        "system": "levelup",
+        "verb": "check",
+        "dice": [
+            {"sides": 20, "face": 17, "kept": True, "role": "d20"},
+            {"sides": 20, "face": 4, "kept": False, "role": "d20"},
+        ],
+        "natural": 17,
+        "modifier": 5,
+        "total": 22,
+        "target": 15,
+        "outcome": "success",
+        "label": "Success",
+        "success": True,
+        "degree": None,
+    }
+
+
+def test_the_declared_keys_are_the_ones_written_in_order() -> None:
+    """RESULT_JSON is the writer's and the reader's one list: a result with every key set
+    writes them in its order, and reads back whole."""
+    from d20cli.results import DETAIL, RESULT_JSON
+
+    die = Die(20, 17)
+    side = Result("check +1", "mm", "check")
+    full = Result(
+        "r",
+        "s",
+        "v",
+        (die,),
+        1,
+        2,
+        3,
+        4,
+        "success",
+        "Success",
+        True,
+        1,
+        "stealth",
+        Damage(3, (die,), False, "1d6"),
+        (side,),
+        (side,),
+        None,
+        (Score("1", (die,), 10, 0, "B"),),
+        DiceSummary(1, 1, {17: 1}, (20,)),
+        "aria",
+        ("aria",),
+        {"x": 1},
+        None,
+        ("a note",),
+    )
+    written = list(json.loads(full.json_text()))
+    assert written == [k if kind != DETAIL else "x" for k, kind, _ in RESULT_JSON]
+    assert Result.from_json(full.to_json()).json_text() == full.json_text()

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from importlib import import_module
 from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
-from d20cli.app.commands import COMMANDS
-from d20cli.app.commands.shared import command_options, command_output, usage_forms
+from d20cli.app.commands import COMMANDS, GROUP, module_of
+from d20cli.app.commands.shared import command_options
 from d20cli.app.completion import install as completion_install
 from d20cli.app.completion.engine import (
     CHARACTERS,
@@ -27,7 +28,7 @@ from d20cli.app.completion.engine import (
     request_options,
 )
 from d20cli.app.options import CommandLine
-from d20cli.errors import D20Error, ExitStatus, ParseError
+from d20cli.errors import D20Error, ExitStatus
 from d20cli.language.vocabulary import TABLE, TABLE_ACTIONS, VERB_HELP
 from d20cli.present.output import Output
 
@@ -126,91 +127,6 @@ def main_callback(
         raise typer.Exit(int(run_stdin(command_options())))
 
 
-def _add_sub_apps() -> None:
-    from d20cli.app.commands.char import char_app
-    from d20cli.app.commands.config import config_app
-    from d20cli.app.commands.log import log_app
-    from d20cli.app.commands.party import party_app
-
-    app.add_typer(char_app, name="char", help=COMMANDS["char"])
-    app.add_typer(party_app, name="party", help=COMMANDS["party"])
-    app.add_typer(log_app, name="log", help=COMMANDS["log"])
-    app.add_typer(config_app, name="config", help=COMMANDS["config"])
-    from d20cli.app.commands.init import init_app
-
-    app.add_typer(init_app, name="init", help=COMMANDS["init"])
-
-
-_add_sub_apps()
-
-
-@app.command("systems", help=COMMANDS["systems"])
-def systems_command(
-    json: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
-    system: Annotated[
-        str | None,
-        typer.Option("--system", "-s", metavar="ID", help="Show only this system."),
-    ] = None,
-) -> None:
-    """List the rule systems with their verbs, outcome tiers and an example per verb."""
-    from d20cli.app.commands.shared import command_errors
-    from d20cli.present.systems_view import show_systems
-    from d20cli.rules import system_id
-
-    out, opts = command_output(), command_options()  # `d20 -s mm systems` too
-    with command_errors(out):
-        only = system_id(opts.system) if opts.system is not None else None
-    show_systems(out, opts.json, only)
-
-
-def _table_options(width: int) -> list[str]:
-    """The options of `d20 table NAME`, as `d20 VERB --help` groups them."""
-    from d20cli.app.help import option_lines
-
-    return option_lines("table", width)[1:]  # (its first line is blank)
-
-
-@app.command(
-    "table",
-    cls=usage_forms(
-        "NAME|FILE [OPTIONS]", "list", "show NAME|FILE", "check FILE...", epilog=_table_options
-    ),
-    context_settings={
-        "allow_extra_args": True,
-        "ignore_unknown_options": True,
-        "help_option_names": ["--help", "-h"],
-    },
-)
-def table_command(ctx: typer.Context) -> None:
-    """Roll tables: roll one (table NAME), list, show or check them.
-
-    A table is NAME.toml in $XDG_CONFIG_HOME/d20cli/tables/ (or a file's path): a
-    die and [entries] ("1-3" = "{1d4} rats"), or [[entry]] tables with weight and
-    text. Braces in an entry roll dice ({2d6}), another table ({table:NAME}) or a
-    request ({check +5 vs 15}, with the table's system). --dice gives the faces in
-    roll order: the table's die, then each roll in the entry, left to right, a nested
-    table's rolls before the next. The README's "Roll tables" section has the rest.
-
-    Examples:
-
-      d20 table loot
-
-      d20 table examples/tables/road.toml --repeat 3 --seed 7
-
-      d20 table list
-
-      d20 table show loot
-
-      d20 table check loot.toml
-
-      d20 odds table loot
-    """
-    from d20cli.app.run import run
-
-    outcome = run(["table", *ctx.args], command_options(), Output())
-    raise typer.Exit(int(outcome.status))
-
-
 def run_app(argv: list[str]) -> int:
     """Run the typer app on argv (without the program name); return the exit status."""
     from d20cli.app.options import read_command_line
@@ -265,30 +181,6 @@ def run_command(line: CommandLine) -> int:
     if code is None:
         return 0
     return code if isinstance(code, int) else int(ExitStatus.BAD_INPUT)
-
-
-@app.command(
-    "shell",
-    cls=usage_forms("[OPTIONS]"),
-    help=COMMANDS["shell"] + " Takes the options of a request, for the whole session "
-    "(-s ID, --seed N, --json, --no-log, ...).",
-    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-)
-def shell_command(ctx: typer.Context) -> None:
-    """The interactive shell: one request per line, TAB completion, history, `again`."""
-    from d20cli.app.options import split_options
-    from d20cli.app.shell import Commands, run_shell
-
-    base = command_options()
-    try:
-        words, opts = split_options(list(ctx.args))
-        if words:
-            raise ParseError(f"shell takes options only, not {' '.join(words)[:40]!r}")
-    except D20Error as err:
-        Output().error(err, base.json or "--json" in ctx.args)
-        raise typer.Exit(int(ExitStatus.BAD_INPUT)) from None
-    commands = Commands(run_app, lambda: completion_commands(VERB_HELP))
-    raise typer.Exit(run_shell(base.merged(opts), commands))
 
 
 def completion_commands(verbs: Iterable[str]) -> tuple[Command, ...]:
@@ -353,62 +245,6 @@ def completion_script(shell: str, install: bool = False) -> str:
     return completion_install.script(shell, commands)
 
 
-@app.command("completion", help=COMMANDS["completion"])
-def completion_command(
-    shell: Annotated[str, typer.Argument(help="bash, zsh or fish")] = "bash",
-    install: Annotated[
-        bool, typer.Option("--install", help="Install it for your shell (writes a file).")
-    ] = False,
-) -> None:
-    """Print the completion script for bash, zsh or fish (or --install it)."""
-
-    try:
-        text = completion_script(shell, install)
-    except D20Error as err:
-        Output().error(err)
-        raise typer.Exit(int(ExitStatus.BAD_INPUT)) from None
-    if install:
-        typer.echo(text)
-    else:
-        sys.stdout.write(text)
-
-
-@app.command(
-    "odds",
-    help=COMMANDS["odds"],
-    add_help_option=False,
-    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-)
-def odds_command(ctx: typer.Context) -> None:
-    """The exact probability of every outcome of a request, instead of a roll."""
-    from d20cli.app.run import run
-
-    raise typer.Exit(int(run(["odds", *ctx.args], command_options(), Output()).status))
-
-
-@app.command(
-    "help",
-    help=COMMANDS["help"],
-    add_help_option=False,
-    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-)
-def help_command(ctx: typer.Context) -> None:
-    """The words each verb takes, per system, with examples: d20 help [VERB]."""
-    from d20cli.app.help import run_help
-    from d20cli.app.options import HELP_FLAGS, split_options
-
-    out = Output()
-    before = list(ctx.args)[: list(ctx.args).index("--")] if "--" in ctx.args else ctx.args
-    if any(a in HELP_FLAGS for a in before):  # `help --help`: its own usage
-        raise typer.Exit(int(run_help([], command_options(), out, asked=True)))
-    try:
-        words, opts = split_options(list(ctx.args))
-    except D20Error as err:
-        out.error(err, command_options().json)
-        raise typer.Exit(int(ExitStatus.BAD_INPUT)) from None
-    raise typer.Exit(int(run_help(words, command_options().merged(opts), out, command_group)))
-
-
 def command_group() -> Any:
     """The app's click group: its commands' subcommands, arguments and options, as
     `d20 COMMAND --help` shows them (`d20 help COMMAND` and the manual page read it)."""
@@ -417,10 +253,18 @@ def command_group() -> Any:
     return typer.main.get_command(app)
 
 
-def _add_seal_commands() -> None:
-    from d20cli.app.commands.seal import register
+def _mount() -> None:
+    """Mount every command of the registry (d20cli.app.commands), in its order: the module
+    the row names makes a typer app, `app`, which is the group `d20 NAME` (GROUP) or holds
+    the command NAME (COMMAND), with the row's help unless the command states its own."""
+    for row in COMMANDS.values():
+        made: typer.Typer = import_module(module_of(row)).app
+        if row.mount == GROUP:
+            app.add_typer(made, name=row.name, help=row.help)
+            continue
+        command = next(c for c in made.registered_commands if c.name == row.name)
+        command.help = command.help or row.help
+        app.registered_commands.append(command)
 
-    register(app)  # seal, unseal, verify (after the others in `d20 --help`)
 
-
-_add_seal_commands()
+_mount()

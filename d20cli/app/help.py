@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from d20cli.app.command_guide import GUIDE
-from d20cli.app.commands import COMMANDS
+from d20cli.app.commands import COMMANDS, RUNNER
 from d20cli.app.options import (
     HELP_FLAGS,
     OPTION_GROUPS,
@@ -32,8 +31,8 @@ from d20cli.present.help_view import (
 )
 from d20cli.present.output import Output
 
-ODDS_SUMMARY = COMMANDS["odds"]
-ODDS_EXAMPLES: tuple[str, ...] = GUIDE["odds"].examples
+ODDS_SUMMARY = COMMANDS["odds"].help
+ODDS_EXAMPLES: tuple[str, ...] = COMMANDS["odds"].examples
 
 
 def option_name(spec: OptionSpec) -> str:
@@ -86,7 +85,8 @@ def verb_usage_lines(verb: str, width: int) -> list[str]:
 class CommandInfo(NamedTuple):
     """A command that is not a verb, as `d20 help COMMAND` and the manual page show it: its
     line and usage, its subcommands, arguments and options (name, help), from the typer
-    app that `d20 COMMAND --help` reads, and the guide's paragraph and examples."""
+    app that `d20 COMMAND --help` reads, and the registry's paragraph and examples
+    (d20cli.app.commands)."""
 
     name: str
     summary: str
@@ -103,9 +103,9 @@ def _first_paragraph(text: str | None) -> str:
 
 
 def command_info(name: str, group: Any = None) -> CommandInfo:
-    """What the guide and the typer app say about the command `name` (in COMMANDS).
+    """What the registry and the typer app say about the command `name` (in COMMANDS).
     `group`: the app's click group (d20cli.app.cli.command_group()), which the callers above
-    the app pass in; without it, the guide alone (the shell's help)."""
+    the app pass in; without it, the registry alone (the shell's help)."""
     cmd = group.commands[name] if group is not None else None
     subcommands = tuple(
         (sub, _first_paragraph(c.help)) for sub, c in getattr(cmd, "commands", {}).items()
@@ -127,10 +127,10 @@ def command_info(name: str, group: Any = None) -> CommandInfo:
         + (" COMMAND [ARGS]..." if subcommands else "")
         + (f" {words}" if words else "")
     )
-    guide = GUIDE[name]
+    guide = COMMANDS[name]
     return CommandInfo(
         name,
-        COMMANDS[name],
+        guide.help,
         guide.usage or f"{usage} [OPTIONS]",
         guide.about,
         subcommands,
@@ -185,7 +185,7 @@ def verb_help(verb: str, out: Output) -> ExitStatus:
     (a line of standard input: `table --help`) gives what `d20 help COMMAND` says; an
     unknown word is an error."""
     verb = verb.lower()
-    if verb in COMMANDS and verb not in ("odds", "help"):  # `table --help` read as a line
+    if verb in COMMANDS and COMMANDS[verb].reader != RUNNER:  # `table --help` as a line
         out.text("\n".join(command_lines(verb, help_width())))
         return ExitStatus.OK
     if verb == "help":
@@ -224,7 +224,7 @@ def help_lines(
             order = [first] if only else [first, *(s for s in order if s != first)]
         return verb_lines(word, width, order)
     if word == "odds":
-        about = paragraph(GUIDE["odds"].about, width)
+        about = paragraph(COMMANDS["odds"].about, width)
         return [
             *paragraph(f"d20 odds: {ODDS_SUMMARY}", width, 0, 2),
             "",

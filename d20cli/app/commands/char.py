@@ -13,7 +13,7 @@ from d20cli.app.commands.shared import command_options, command_output
 from d20cli.present.output import Output
 from d20cli.visible import visible
 
-char_app = typer.Typer(
+app = typer.Typer(
     name="char",
     help=(
         "Characters: named modifiers and macros, kept in characters.toml in the config "
@@ -43,7 +43,7 @@ def _console(out: Output, no_color: bool = False) -> Any:
 # --- d20 char ---------------------------------------------------------------------------
 
 
-@char_app.command("add")
+@app.command("add")
 def char_add(
     name: Annotated[str, typer.Argument(help="The character's name, e.g. aria.")],
     system: Annotated[
@@ -59,7 +59,7 @@ def char_add(
     out.text(f"added {c.name}" + (f" ({c.system})" if c.system else ""))
 
 
-@char_app.command(
+@app.command(
     "set",
     # everything after the key is the value: `-1`, `-n 2` and `--as` inside it are words
     context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
@@ -91,9 +91,7 @@ def char_set(
     out.text(f"{name}: {written} = {' '.join(value) or 'true'}")  # `char set aria lucky`
 
 
-@char_app.command(
-    "unset", context_settings={"ignore_unknown_options": True, "allow_extra_args": False}
-)
+@app.command("unset", context_settings={"ignore_unknown_options": True, "allow_extra_args": False})
 def char_unset(
     name: Annotated[str, typer.Argument(help="The character.")],
     key: Annotated[
@@ -110,7 +108,7 @@ def char_unset(
     out.text(f"{name}: removed {key}")
 
 
-@char_app.command("show")
+@app.command("show")
 def char_show(
     name: Annotated[str, typer.Argument(help="The character.")],
     json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
@@ -145,7 +143,7 @@ def char_show(
     _console(out, no_color).print(table)
 
 
-@char_app.command("list")
+@app.command("list")
 def char_list(
     json: Annotated[bool, typer.Option("--json", help="A JSON array.")] = False,
 ) -> None:
@@ -175,7 +173,7 @@ def _path() -> str:
     return str(characters_path())
 
 
-@char_app.command("rm")
+@app.command("rm")
 def char_rm(name: Annotated[str, typer.Argument(help="The character to remove.")]) -> None:
     """Remove a character (from the party and the initiative order too)."""
     from d20cli.store import characters
@@ -206,7 +204,7 @@ def _leave_order(name: str, out: Output) -> None:
         out.text(f"removed {visible(name)} from the initiative order{turn}")
 
 
-@char_app.command("use")
+@app.command("use")
 def char_use(
     name: Annotated[
         str | None, typer.Argument(help="The character (or party, or aria,bob); none stops.")
@@ -234,7 +232,7 @@ def char_use(
         out.warn(left)
 
 
-@char_app.command("path")
+@app.command("path")
 def char_path() -> None:
     """Print where the characters file is (edit it by hand if you like)."""
     command_output().text(_path())

@@ -12,7 +12,7 @@ from d20cli.app.commands.shared import command_errors as _errors
 from d20cli.app.commands.shared import command_options, command_output
 from d20cli.present.output import Output
 
-config_app = typer.Typer(
+app = typer.Typer(
     name="config",
     help=(
         "The config file: the default system, colour, and house-rule defaults per system "
@@ -76,7 +76,7 @@ def _still(out: Output, problem: str | None) -> None:
         out.warn(f"the config file still has a problem: {problem}")
 
 
-@config_app.command("show")
+@app.command("show")
 def config_show(
     json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
 ) -> None:
@@ -92,7 +92,7 @@ def config_show(
     out.text("\n".join(show_lines(config)))
 
 
-@config_app.command("set")
+@app.command("set")
 def config_set(
     key: Annotated[str, typer.Argument(help=f"The key: {KEYS_HELP}.")],
     value: Annotated[list[str], typer.Argument(help="The value, e.g. max, 19, true, mm.")],
@@ -108,7 +108,7 @@ def config_set(
     _still(out, left)
 
 
-@config_app.command("unset")
+@app.command("unset")
 def config_unset(
     key: Annotated[str, typer.Argument(help="The key (or a system, for its whole table).")],
 ) -> None:
@@ -123,7 +123,7 @@ def config_unset(
     _still(out, left)
 
 
-@config_app.command("path")
+@app.command("path")
 def config_path_command() -> None:
     """Print where the config file is (edit it by hand if you like)."""
     from d20cli.store.config import config_path

@@ -24,7 +24,7 @@ _EPILOG = (
     "character), --json (the order as one JSON object), --no-color."
 )
 
-init_app = typer.Typer(
+app = typer.Typer(
     name="init",
     help=(
         "Initiative at the table: `d20 init roll` rolls the party's, `d20 init add goblin "
@@ -44,7 +44,7 @@ def _run(words: list[str]) -> None:
     raise typer.Exit(int(run_init(words, command_options(), command_output())))
 
 
-@init_app.callback(invoke_without_command=True)
+@app.callback(invoke_without_command=True)
 def init_main(
     ctx: typer.Context,
     json: Annotated[bool, typer.Option("--json", help="The order as one JSON object.")] = False,
@@ -70,7 +70,7 @@ def _make(sub: str, summary: str) -> None:
 
     command.__doc__ = summary
     words = f"{WORDS[sub]} [OPTIONS]".lstrip()
-    init_app.command(
+    app.command(
         sub,
         cls=usage_forms(words),
         help=summary,

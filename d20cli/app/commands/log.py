@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from d20cli.store.log_stats import Fairness, Naturals, Outcomes
     from d20cli.store.rolllog import LogFilter, Rolls, Row
 
-log_app = typer.Typer(
+app = typer.Typer(
     name="log",
     help="The roll log: recent rolls, exports, and a fairness test of the dice.",
     subcommand_metavar="",  # no subcommands: `d20 log [OPTIONS]`
@@ -61,7 +61,7 @@ MAX_SHOWN_DICE = 40  # faces a line lists before it says how many more
 EXPORT_FORMATS: tuple[str, ...] = ("json", "csv")
 
 
-@log_app.callback(invoke_without_command=True)
+@app.callback(invoke_without_command=True)
 def log_main(
     limit: Annotated[
         int | None,

@@ -14,7 +14,7 @@ from d20cli.app.commands.shared import command_options, command_output
 from d20cli.present.output import Output
 from d20cli.visible import visible
 
-party_app = typer.Typer(
+app = typer.Typer(
     name="party",
     help=(
         "The party: the characters who roll together. `d20 party add aria bob`, then "
@@ -36,7 +36,7 @@ def _show(members: tuple[str, ...], json: bool, out: Output) -> None:
         out.text("no party yet (d20 party add aria bob)")
 
 
-@party_app.callback()
+@app.callback()
 def party_main(
     ctx: typer.Context,
     json: Annotated[bool, typer.Option("--json", help="The party as JSON.")] = False,
@@ -52,7 +52,7 @@ def party_main(
     _show(members, command_options().json, out)
 
 
-@party_app.command("add")
+@app.command("add")
 def party_add(
     names: Annotated[list[str], typer.Argument(help="Characters to add, in turn order.")],
 ) -> None:
@@ -65,7 +65,7 @@ def party_add(
     _show(members, False, out)
 
 
-@party_app.command("rm")
+@app.command("rm")
 def party_rm(
     names: Annotated[list[str], typer.Argument(help="Characters to take out of the party.")],
 ) -> None:
@@ -78,7 +78,7 @@ def party_rm(
     _show(members, False, out)
 
 
-@party_app.command("clear")
+@app.command("clear")
 def party_clear() -> None:
     """Empty the party."""
     from d20cli.store import characters

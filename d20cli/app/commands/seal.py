@@ -17,7 +17,6 @@ from typing import Annotated, Any
 
 import typer
 
-from d20cli.app.commands import COMMANDS
 from d20cli.app.commands.shared import command_errors, command_options, command_output
 from d20cli.errors import ParseError, StateError
 from d20cli.present.output import Output
@@ -241,8 +240,7 @@ UNSEAL_NOTE = (
 )
 
 
-def register(app: typer.Typer) -> None:
-    """Add `seal`, `unseal` and `verify` to the typer app (d20cli.app.cli)."""
-    app.command("seal", help=COMMANDS["seal"], epilog=SEAL_NOTE)(seal_command)
-    app.command("unseal", help=COMMANDS["unseal"], epilog=UNSEAL_NOTE)(unseal_command)
-    app.command("verify", help=COMMANDS["verify"], epilog=VERIFY_EXIT)(verify_command)
+app = typer.Typer()
+app.command("seal", epilog=SEAL_NOTE)(seal_command)
+app.command("unseal", epilog=UNSEAL_NOTE)(unseal_command)
+app.command("verify", epilog=VERIFY_EXIT)(verify_command)
