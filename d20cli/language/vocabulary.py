@@ -9,7 +9,10 @@ in that system's module. Light: no imports, so the fast start-up path reads it f
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
 
 VERB_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
     "check": (
@@ -324,6 +327,22 @@ CHECK_WORD: dict[str, Word] = {word.kind: word for word in CHECK_WORDS}
 
 #: The words that stand alone and set their field (the grammar's flag element).
 FLAG_WORDS: tuple[str, ...] = tuple(s for w in CHECK_WORDS if w.flag for s in w.spellings)
+
+
+def word_rows(
+    kinds: Collection[str], meanings: dict[str, str] | None = None
+) -> tuple[tuple[str, str], ...]:
+    """The (form, meaning) rows of help and `d20 systems` for these kinds of check word
+    (a collection of kinds): the modifier and the target first, then in the order of
+    CHECK_WORDS, one row a form (`adv / dis`); `meanings`: a system's own meaning of a
+    kind, else the word's. A system's verbs list the rows of the kinds each takes."""
+    own = meanings or {}
+    rows: dict[str, str] = {}
+    for word in sorted(CHECK_WORDS, key=lambda w: w.kind not in ("modifier", "target")):
+        if word.kind in kinds and word.form:
+            rows.setdefault(word.form, own.get(word.kind, word.meaning))
+    return tuple(rows.items())
+
 
 # The grammar's number limits, stated once: the grammar (grammar_checks, dice_grammar,
 # dice_modifiers) refuses past them, and what reads a request without the grammar (the
