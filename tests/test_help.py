@@ -351,3 +351,17 @@ def test_every_help_page_fits_the_terminal(
     _, out, _ = run(["--help"], capsys)
     widest = max(len(line) for line in out.splitlines())
     assert widest > min(columns, MAX_WIDTH) - 10
+
+
+def test_help_lists_the_words_each_verb_takes(capsys: pytest.CaptureFixture[str]) -> None:
+    """`d20 help VERB` lists what the verb's rules take (levelup.TAKES): a levelup attack
+    takes expertise, and help says so; a check takes no dmg, and help does not list it."""
+    from d20cli.rules import levelup
+
+    assert "expertise" in levelup.TAKES["attack"]
+    status, out, _ = run(["help", "attack", "-s", "levelup"], capsys)
+    assert status == 0 and "expertise[=dN]" in out
+    status, out, _ = run(["attack", "+7", "vs", "15", "expertise=d6", "--dice", "10,4"], capsys)
+    assert status == 0 and "21" in out
+    _, out, _ = run(["help", "check", "-s", "levelup"], capsys)
+    assert "expertise[=dN]" in out and "dmg EXPR" not in out

@@ -7,6 +7,7 @@ fractions, and the errors the very same messages."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from fractions import Fraction
 
 import pytest
@@ -18,9 +19,10 @@ from d20cli.dice.roller import RandomRoller
 from d20cli.dice.weights import TooCostly
 from d20cli.errors import D20Error
 from d20cli.language.grammar import parse_request
+from d20cli.language.vocabulary import CHECK_WORDS
 from d20cli.probability import engine, walk
 from d20cli.probability.model import Odds
-from d20cli.rules import get_system
+from d20cli.rules import get_system, levelup, reglamento
 
 
 def _add(table: dict[object, Fraction], key: object, p: Fraction) -> None:
@@ -198,45 +200,66 @@ def test_the_graded_pairs_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 _MODIFIERS = st.sampled_from(["+0", "+5", "-2", "+3+1d4", "+1d6-1", "+2d4kh1", "-1d3"])
-_HOUSE = st.lists(
-    st.sampled_from(["adv", "dis", "lucky", "crit 19", "crit 18", "min 10", "min 6"]),
-    max_size=3,
-    unique_by=lambda w: w.split()[0],
-)
+#: The kinds of word drawn by their own strategies (a modifier, a target, damage with its
+#: crit-dmg); every other word a verb takes is drawn from its declared samples.
+_DRAWN_APART = frozenset({"modifier", "target", "dmg", "crit-dmg"})
+
+
+def _words(takes: Mapping[str, frozenset[str]]) -> st.SearchStrategy[tuple[str, list[str]]]:
+    """A verb of a system (its `TAKES`) with up to four of the words it takes, one of each
+    kind, drawn from the samples of the words' one declaration (vocabulary.CHECK_WORDS):
+    a word declared with samples is proved here without editing this test."""
+
+    def of(verb: str) -> st.SearchStrategy[tuple[str, list[str]]]:
+        pairs = [
+            (word.kind, sample)
+            for word in CHECK_WORDS
+            if word.kind in takes[verb] and word.kind not in _DRAWN_APART
+            for sample in word.samples
+        ]
+        drawn = st.lists(st.sampled_from(pairs), max_size=4, unique_by=lambda p: p[0])
+        return drawn.map(lambda ps: (verb, [sample for _, sample in ps]))
+
+    return st.sampled_from(["check", "save", "attack"]).flatmap(of)
+
+
+def test_the_drawn_words_cover_the_declared_ones() -> None:
+    drawn = {word.kind for word in CHECK_WORDS if word.samples}
+    assert {"adv", "dis", "expertise", "crit", "lucky", "min"} <= drawn
+    assert "expertise" in levelup.TAKES["attack"] and "expertise" not in reglamento.TAKES["check"]
 
 
 @settings(max_examples=60, deadline=None)
 @given(
-    st.sampled_from(["check", "save", "attack"]),
+    _words(levelup.TAKES),
     _MODIFIERS,
     st.integers(1, 32),
-    st.sampled_from(["", "expertise=d4", "expertise=d6", "expertise=d8", "expertise expertise"]),
-    _HOUSE,
     st.sampled_from(["", "dmg 1d6+2", "dmg 2d4 crit-dmg=max", "dmg 3"]),
 )
 def test_levelup_checks_graded_are_walked(
-    verb: str, modifier: str, dc: int, expertise: str, house: list[str], damage: str
+    words: tuple[str, list[str]], modifier: str, dc: int, damage: str
 ) -> None:
+    verb, drawn = words
     if verb != "attack":
         damage = ""
-    text = " ".join(w for w in (verb, modifier, f"vs {dc}", expertise, *house, damage) if w)
+    text = " ".join(w for w in (verb, modifier, f"vs {dc}", *drawn, damage) if w)
     assert graded(text, "levelup") == walked(text, "levelup")
 
 
 @settings(max_examples=40, deadline=None)
 @given(
-    st.sampled_from(["check", "save", "attack"]),
+    _words(reglamento.TAKES),
     _MODIFIERS,
     st.integers(1, 30),
-    _HOUSE,
     st.sampled_from(["", "dmg 1d6+2"]),
 )
 def test_reglamento_checks_graded_are_walked(
-    verb: str, modifier: str, dc: int, house: list[str], damage: str
+    words: tuple[str, list[str]], modifier: str, dc: int, damage: str
 ) -> None:
+    verb, drawn = words
     if verb != "attack":
         damage = ""
-    text = " ".join(w for w in (verb, modifier, f"vs {dc}", *house, damage) if w)
+    text = " ".join(w for w in (verb, modifier, f"vs {dc}", *drawn, damage) if w)
     assert graded(text, "reglamento") == walked(text, "reglamento")
 
 

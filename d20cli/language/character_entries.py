@@ -10,8 +10,9 @@ of the check and no modifier. Then `merge_entries` looks the label up in the cha
   none), and the typed modifier is a situational bonus that adds to the entry's
   (`check stealth +2 vs 15` with stealth `+7 expertise=d6` rolls +7+2 with the expertise
   die; the request keeps it as `situational`, for the output to show);
-- words that count (adv, dis, reliable, unreliable) add up and lists (expertise grants,
-  circumstances) are joined, the entry's first, as if its words stood after the label;
+- as each word's `vocabulary.Word.merge` says: words that count (adv, dis, reliable,
+  unreliable) add up and lists (expertise grants, circumstances) are joined, the
+  entry's first, as if its words stood after the label;
 - a word that holds one value (a target, dmg, crit, min, crit-dmg, lucky, fortune) keeps
   the request's value when both give one: the request beats the character;
 - after a check-like verb, each group member and each side of a contest resolve the same
@@ -46,14 +47,14 @@ from d20cli.language.requests import (
     Request,
     RollRequest,
 )
-from d20cli.language.vocabulary import MAX_TREE_DEPTH, MAX_TREE_NODES
+from d20cli.language.vocabulary import CHECK_WORDS, MAX_TREE_DEPTH, MAX_TREE_NODES
 
 Parse = Callable[[str], Request]
 
 #: Fields that count how often a word was given: the entry's and the request's add up.
-_COUNTS = ("adv", "dis", "reliable", "unreliable")
+_COUNTS = tuple(word.field for word in CHECK_WORDS if word.merge == "count")
 #: Fields that list words in order: the entry's come first (its words stand first).
-_LISTS = ("expertise", "circumstances")
+_LISTS = tuple(word.field for word in CHECK_WORDS if word.merge == "list")
 #: Fields the merge does not take from an entry.
 _OWN = frozenset(
     (

@@ -20,6 +20,7 @@ from d20cli.language.requests import Target
 from d20cli.language.vocabulary import (
     ADV_WORDS,
     CHECK_VERBS,
+    CHECK_WORDS,
     CIRCUMSTANCE_WORDS,
     CONTEST_VERBS,
     CRIT,
@@ -167,7 +168,11 @@ expertise = (
 expertise.set_parse_action(
     lambda s, loc, t: Item("expertise", t[1] if len(t) > 1 else EXPERTISE_SIZES[0], loc + 1)
 )
-flag = _kw(*FLAG_WORDS).set_parse_action(lambda s, loc, t: Item(_word(t[0]), 1, loc + 1))
+#: The kind of each flag word's spelling (`vocabulary.Word.flag`).
+_FLAG_KINDS = {s: w.kind for w in CHECK_WORDS if w.flag for s in w.spellings}
+flag = _kw(*FLAG_WORDS).set_parse_action(
+    lambda s, loc, t: Item(_FLAG_KINDS[_word(t[0])], True, loc + 1)
+)
 circumstance = _kw(*CIRCUMSTANCE_WORDS).set_parse_action(
     lambda s, loc, t: Item("circumstance", _word(t[0]), loc + 1)
 )

@@ -62,11 +62,11 @@ from d20cli.language.requests import (
 from d20cli.language.roll_parts import parse_roll_line
 from d20cli.language.vocabulary import (
     CHECK_VERBS,
+    CHECK_WORD,
+    CHECK_WORDS,
     CONTEST_VERBS,
-    CRIT_DMG,
     FORTUNE_USES,
     LUCKY,
-    MIN,
     OTHER_VERBS,
     VERBS,
 )
@@ -148,16 +148,15 @@ def _in_order(verb: str, text: str, items: list[Item]) -> list[Item]:
 
 
 def _check(verb: str, text: str, items: list[Item], verb_column: int) -> CheckRequest:
+    """The CheckRequest of a check's words: each sets the field its `vocabulary.Word`
+    declares, by the word's merge ("count": how many times, "list": in order, "one":
+    once; a flag word set twice is set)."""
     items = _in_order(verb, text, items)
     fields: dict[str, Any] = {}
-    counts = {"adv": 0, "dis": 0, "reliable": 0, "unreliable": 0}
-    grants: list[int] = []
-    words: list[str] = []
     for item in items:
         kind = item.kind
-        if kind in counts:
-            counts[kind] += 1
-        elif kind == "adjust":  # several rank adjustments add up: `attempt trained +1 -1`
+        word = CHECK_WORD.get(kind)
+        if kind == "adjust":  # several rank adjustments add up: `attempt trained +1 -1`
             fields["adjust"] = fields.get("adjust", 0) + int(item.value)
         elif kind == "target_name":
             if item.value == "ac" and verb != "attack":
@@ -166,18 +165,14 @@ def _check(verb: str, text: str, items: list[Item], verb_column: int) -> CheckRe
                     text,
                     item.column,
                 )
-        elif kind == "expertise":
-            grants.append(int(item.value))
-        elif kind == "circumstance":
-            words.append(str(item.value))
-        elif kind == "fortune":
-            fields["fortune"] = True
-        elif kind == LUCKY:
-            fields["lucky"] = True
+        elif word is not None and word.merge == "count":
+            fields[word.field] = fields.get(word.field, 0) + 1
+        elif word is not None and word.merge == "list":
+            fields.setdefault(word.field, []).append(item.value)
+        elif item.value is True:  # a flag word (`fortune`, `lucky`): once is as twice
+            fields[word.field if word is not None else kind] = True
         else:
-            key = {"label": "name", "dmg": "damage", MIN: "floor", CRIT_DMG: "crit_dmg"}.get(
-                kind, kind
-            )
+            key = word.field if word is not None else "name" if kind == "label" else kind
             if key == "modifier" and key in fields:
                 raise ParseError(
                     f"a {verb} takes one modifier: write them as one, like +5+2",
@@ -190,18 +185,14 @@ def _check(verb: str, text: str, items: list[Item], verb_column: int) -> CheckRe
                     f"a {verb} takes only {what.get(key, 'one ' + kind)}", text, item.column
                 )
             fields[key] = item.value
-    return CheckRequest(
-        verb=verb,
-        text=text,
-        expertise=tuple(grants),
-        circumstances=tuple(words),
-        columns=_columns(items, verb_column),
-        adv=counts["adv"],
-        dis=counts["dis"],
-        reliable=counts["reliable"],
-        unreliable=counts["unreliable"],
-        **fields,
-    )
+    for name in _LISTS:
+        if name in fields:
+            fields[name] = tuple(fields[name])
+    return CheckRequest(verb=verb, text=text, columns=_columns(items, verb_column), **fields)
+
+
+#: The fields that list their words in order.
+_LISTS = tuple(word.field for word in CHECK_WORDS if word.merge == "list")
 
 
 def _member(verb: str, text: str, items: list[Item], verb_column: int) -> CheckRequest:
@@ -274,7 +265,7 @@ def _build(verb: str, text: str, toks: pp.ParseResults, verb_column: int) -> Req
     if verb == "luck":
         counts = {k: sum(1 for p in parts if p.kind == k) for k in ("adv", "dis")}
         for p in parts:
-            if p.kind in ("reliable", "unreliable"):
+            if p.kind not in _LUCK_WORDS:
                 raise ParseError(
                     f"a luck roll takes adv, dis, fortune or lucky, not {p.kind}",
                     text,
@@ -297,6 +288,10 @@ def _build(verb: str, text: str, toks: pp.ParseResults, verb_column: int) -> Req
         use = items["use"].value if "use" in items else FORTUNE_USES[0]
         return FortuneRequest(verb, text, action, use, columns=columns)
     raise AssertionError(verb)
+
+
+#: The words a luck roll takes (its grammar reads every flag word, to say this).
+_LUCK_WORDS = ("adv", "dis", "fortune", LUCKY)
 
 
 def lines() -> dict[str, pp.ParserElement]:

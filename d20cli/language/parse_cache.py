@@ -27,6 +27,7 @@ from d20cli.dice import modifiers, tree
 from d20cli.frozen import MISSING, Field, fields, is_frozen
 from d20cli.language import requests
 from d20cli.language.vocabulary import (  # the grammar's limits, as the grammar reads them
+    CHECK_WORDS,
     MAX_NUMBER,
     MAX_NX,
     MAX_PARTS,
@@ -74,7 +75,8 @@ EXPRESSIONS: tuple[type, ...] = (
 
 MAX_JSON_DEPTH = 700  # levels of an entry's JSON (a 200-level expression takes ~600)
 NODES_PER_CHARACTER = 8
-COUNTS = frozenset({"adv", "dis", "reliable", "unreliable"})  # one word each
+# the fields that count words, one a word (`vocabulary.Word.merge`)
+COUNTS = frozenset(word.field for word in CHECK_WORDS if word.merge == "count")
 ROOT = {"@r": 1}  # the request's own text
 
 _ALIASES: dict[str, tuple[Any, ...]] = {

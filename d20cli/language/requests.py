@@ -20,33 +20,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, TypeAlias
 
-from d20cli.frozen import field, frozen
+from d20cli.frozen import field, fields, frozen
+from d20cli.language.vocabulary import CHECK_WORDS
 
 if TYPE_CHECKING:
     from d20cli.dice.tree import Compare, Expr
 
 
 #: The kinds of word a check request may carry besides its verb, in the order a system
-#: reports the first one it does not offer (see `CheckRequest.word_kinds`).
-CHECK_WORD_KINDS: tuple[str, ...] = (
-    "adv",
-    "dis",
-    "expertise",
-    "circumstance",
-    "reliable",
-    "unreliable",
-    "fortune",
-    "rank",
-    "score",
-    "adjust",
-    "dmg",
-    "modifier",
-    "target",
-    "crit",
-    "lucky",
-    "min",
-    "crit-dmg",
-)
+#: reports the first one it does not offer (see `CheckRequest.word_kinds`): the kinds of
+#: `vocabulary.CHECK_WORDS`, where each is declared.
+CHECK_WORD_KINDS: tuple[str, ...] = tuple(word.kind for word in CHECK_WORDS)
 
 Columns: TypeAlias = tuple[tuple[str, int], ...]
 
@@ -145,27 +129,20 @@ class CheckRequest(_Located):
     word_kinds: frozenset[str] = field(init=False, repr=False, compare=False, default=frozenset())
 
     def __post_init__(self) -> None:
-        given = {
-            "adv": self.adv > 0,
-            "dis": self.dis > 0,
-            "expertise": bool(self.expertise),
-            "circumstance": bool(self.circumstances),
-            "reliable": self.reliable > 0,
-            "unreliable": self.unreliable > 0,
-            "fortune": self.fortune,
-            "rank": self.rank is not None,
-            "score": self.score is not None,
-            "adjust": self.adjust is not None,
-            "dmg": self.damage is not None,
-            "modifier": self.modifier is not None,
-            "target": self.target is not None,
-            "crit": self.crit is not None,
-            "lucky": self.lucky,
-            "min": self.floor is not None,
-            "crit-dmg": self.crit_dmg is not None,
-        }
-        kinds = frozenset(kind for kind, yes in given.items() if yes)
+        # a kind is given when its field differs from the field's default
+        kinds = frozenset(
+            kind
+            for kind, name, default in _GIVEN
+            if (value := getattr(self, name)) is not default and value != default
+        )
         object.__setattr__(self, "word_kinds", kinds)
+
+
+#: (kind, CheckRequest field, the field's default) of each check word.
+_DEFAULTS = {f.name: f.default for f in fields(CheckRequest)}
+_GIVEN: tuple[tuple[str, str, object], ...] = tuple(
+    (word.kind, word.field, _DEFAULTS[word.field]) for word in CHECK_WORDS
+)
 
 
 @frozen

@@ -9,6 +9,11 @@ in that system's module. Light: no imports, so the fast start-up path reads it f
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
 VERB_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
     "check": (
         "Roll a d20 check against a DC (pendagger: an attempt).",
@@ -166,9 +171,6 @@ DIS_WORDS: tuple[str, ...] = ("dis", "disadv", "disadvantage")
 TARGET_NAMES: tuple[str, ...] = ("dc", "ac")
 
 
-FLAG_WORDS: tuple[str, ...] = ("reliable", "unreliable", "fortune")
-
-
 TARGET_PREFIXES: tuple[str, ...] = ("defense", "rank", "routine")
 
 #: What the grammar says a target (after `vs`) may be, in every system; an error in a
@@ -204,6 +206,143 @@ GROUP_RULES: tuple[str, ...] = ("more-than-half", "at-least-half")
 
 #: The lowest and highest N of `crit N` and `min N`.
 HOUSE_RANGE: tuple[int, int] = (2, 20)
+
+
+class Word(NamedTuple):
+    """One kind of word of a d20 check (check, save, attack, ..., a group member, a contest
+    side), declared once: the grammar, the Request's `word_kinds`, a character's entries,
+    completion, help and the odds properties read it; a system names the kinds each of its
+    verbs takes (`System.takes`), and its rules read the field.
+
+    kind: the kind's name (`CheckRequest.word_kinds`, the request's columns, a system's
+    lists); field: the `CheckRequest` field it sets, whose default means "not given";
+    spellings: what completion offers, as typed (none: a number or an expression);
+    merge: how a character's entry and the request combine it: "count" (they add up),
+    "list" (joined, the entry's first) or "one" (the request's value wins);
+    flag: a word alone that sets its field (a count by one, else True), read by the
+    grammar's flag element; house: a house rule word (`d20cli.rules.house`);
+    form, meaning: its row in `d20 systems` and `d20 help VERB` (a system may say the
+    meaning its own way); samples: words as typed that the odds properties draw from
+    (tests/test_odds_checks.py)."""
+
+    kind: str
+    field: str
+    spellings: tuple[str, ...] = ()
+    merge: str = "one"
+    flag: bool = False
+    house: bool = False
+    form: str = ""
+    meaning: str = ""
+    samples: tuple[str, ...] = ()
+
+
+#: Every kind of word a d20 check may carry besides its verb and label, in the order a
+#: system reports the first one it does not take (`rules.common.reject_words`).
+CHECK_WORDS: tuple[Word, ...] = (
+    Word(
+        "adv",
+        "adv",
+        ADV_WORDS,
+        "count",
+        form="adv / dis",
+        meaning="advantage, disadvantage (also advantage, disadv, ADV, DISADV)",
+        samples=("adv",),
+    ),
+    Word("dis", "dis", DIS_WORDS, "count", form="adv / dis", samples=("dis",)),
+    Word(
+        "expertise",
+        "expertise",
+        (EXPERTISE, *(f"{EXPERTISE}=d{n}" for n in EXPERTISE_SIZES)),
+        "list",
+        form="expertise[=dN]",
+        meaning="an expertise die: d4, d6 or d8; more grants step it up",
+        samples=("expertise=d4", "expertise=d6", "expertise=d8", "expertise expertise"),
+    ),
+    Word("circumstance", "circumstances", CIRCUMSTANCE_WORDS, "list"),
+    Word("reliable", "reliable", ("reliable",), "count", flag=True),
+    Word("unreliable", "unreliable", ("unreliable",), "count", flag=True),
+    Word("fortune", "fortune", ("fortune",), flag=True),
+    Word("rank", "rank", RANK_WORDS),
+    Word("score", "score"),
+    Word("adjust", "adjust"),
+    Word(
+        "dmg",
+        "damage",
+        (DMG,),
+        form="dmg EXPR",
+        meaning="attack damage: dmg 1d8+4; a critical rolls every dice term twice",
+    ),
+    Word(
+        "modifier",
+        "modifier",
+        form="+N / -N",
+        meaning="the modifier, dice allowed: +5, -1, +3+1d4",
+    ),
+    Word(
+        "target",
+        "target",
+        (VS,),
+        form="vs N",
+        meaning="the DC or AC: vs 15, vs DC 15, vs AC 15 (attacks)",
+    ),
+    Word(
+        "crit",
+        "crit",
+        (CRIT,),
+        house=True,
+        form="crit N",
+        meaning="house: a face of N or more reads as a natural 20 (crit 19, crit=19)",
+        samples=("crit 19", "crit 18"),
+    ),
+    Word(
+        "lucky",
+        "lucky",
+        (LUCKY,),
+        house=True,
+        form="lucky",
+        meaning="house: a d20 showing 1 is rolled once more, the new face used",
+        samples=("lucky",),
+    ),
+    Word(
+        "min",
+        "floor",
+        (MIN,),
+        house=True,
+        form="min N",
+        meaning="house: a d20 face below N counts as N for the total (min 10)",
+        samples=("min 10", "min 6"),
+    ),
+    Word(
+        "crit-dmg",
+        "crit_dmg",
+        tuple(f"{CRIT_DMG}={mode}" for mode in CRIT_DMG_MODES),
+        house=True,
+        form="crit-dmg=MODE",
+        meaning="house: a critical's damage: dice (twice, the default), double, max",
+    ),
+)
+
+#: Each check word by its kind.
+CHECK_WORD: dict[str, Word] = {word.kind: word for word in CHECK_WORDS}
+
+#: The words that stand alone and set their field (the grammar's flag element).
+FLAG_WORDS: tuple[str, ...] = tuple(s for w in CHECK_WORDS if w.flag for s in w.spellings)
+
+
+def word_rows(
+    kinds: Collection[str], meanings: dict[str, str] | None = None
+) -> tuple[tuple[str, str], ...]:
+    """The (form, meaning) rows of help and `d20 systems` for these kinds of check word
+    (a collection of kinds): the modifier and the target first, then in the order of
+    CHECK_WORDS, one row a form (`adv / dis`); `meanings`: a system's own meaning of a
+    kind, else the word's. A system's verbs list the rows of the kinds each takes."""
+    own = meanings or {}
+    rows: dict[str, str] = {}
+    for word in sorted(CHECK_WORDS, key=lambda w: w.kind not in ("modifier", "target")):
+        if word.kind in kinds and word.form:
+            rows.setdefault(word.form, own.get(word.kind, word.meaning))
+    return tuple(rows.items())
+
 
 # The grammar's number limits, stated once: the grammar (grammar_checks, dice_grammar,
 # dice_modifiers) refuses past them, and what reads a request without the grammar (the
@@ -254,22 +393,12 @@ COMPLETION_WORDS: tuple[str, ...] = (*KEYWORDS, *DEFENSE_WORDS, *FORTUNE_USES, "
 #: `players=`, the fortune actions and uses, and what may follow `vs` (`dc`, `ac`,
 #: `named-dc`, `defense`, `rank-target`, `routine-target`). A system names the kinds each of
 #: its verbs takes (`rules.offers`); this table holds the words, in the order offered.
+_PLACED = ("target", "rank")  # offered first, in this order
 KIND_WORDS: dict[str, tuple[str, ...]] = {
     "target": (VS,),
     "side": (VS,),
     "rank": RANK_WORDS,
-    "adv": ADV_WORDS,
-    "dis": DIS_WORDS,
-    "expertise": (EXPERTISE, *(f"{EXPERTISE}=d{n}" for n in EXPERTISE_SIZES)),
-    "circumstance": CIRCUMSTANCE_WORDS,
-    "reliable": ("reliable",),
-    "unreliable": ("unreliable",),
-    "fortune": ("fortune",),
-    "dmg": (DMG,),
-    "crit": (CRIT,),
-    "lucky": (LUCKY,),
-    "min": (MIN,),
-    "crit-dmg": tuple(f"{CRIT_DMG}={mode}" for mode in CRIT_DMG_MODES),
+    **{w.kind: w.spellings for w in CHECK_WORDS if w.spellings and w.kind not in _PLACED},
     "group-rule": GROUP_RULES,
     "players": (f"{PLAYERS}=",),
     "fortune-action": FORTUNE_ACTIONS,

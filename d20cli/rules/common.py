@@ -21,6 +21,7 @@ from d20cli.dice import tree as dice
 from d20cli.errors import RulesError
 from d20cli.frozen import field, frozen
 from d20cli.language.requests import CHECK_WORD_KINDS, RollRequest
+from d20cli.language.vocabulary import CHECK_WORDS
 from d20cli.results import Die, Result, shared_die
 from d20cli.rules import roll
 from d20cli.rules.critical import critical_damage as critical_damage
@@ -407,7 +408,7 @@ def luck_detail(request: LuckRequest) -> dict[str, object]:
 
 
 #: The house words of one d20 roll, as word kinds (CHECK_WORD_KINDS).
-HOUSE_KINDS = frozenset({"crit", "lucky", "min", "crit-dmg"})
+HOUSE_KINDS = frozenset(word.kind for word in CHECK_WORDS if word.house)
 
 
 def house_words_of(offered: Mapping[str, Collection[str]]) -> dict[str, frozenset[str]]:

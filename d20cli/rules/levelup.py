@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from d20cli.bounded import Bounded, declare
 from d20cli.errors import RulesError
 from d20cli.language.requests import CheckRequest, GroupRequest, Request, Target
+from d20cli.language.vocabulary import word_rows
 from d20cli.results import Damage, Result
 from d20cli.rules import roll
 from d20cli.rules.common import (
@@ -108,9 +109,16 @@ _HINTS = {
     "crit-dmg": "crit-dmg (what a critical hit does to damage) is for attacks with dmg",
 }
 
-# The words a check or save may carry; an attack may also carry damage.
-_OFFERED = frozenset({"adv", "dis", "expertise", "modifier", "target", "crit", "lucky", "min"})
-_OFFERED_ATTACK = _OFFERED | {"dmg", "crit-dmg"}
+_CHECK = frozenset({"adv", "dis", "expertise", "modifier", "target", "crit", "lucky", "min"})
+
+#: The words each verb takes (kinds of `vocabulary.CHECK_WORDS`), the one list its rules
+#: check a request against, help and `d20 systems` list and completion offers.
+TAKES: dict[str, frozenset[str]] = {
+    "check": _CHECK,
+    "save": _CHECK,
+    "attack": _CHECK | {"dmg", "crit-dmg"},
+    "group": _CHECK,
+}
 
 _OTHER_VERBS = {
     "contest": "a contest is reglamento's; roll two checks",
@@ -267,7 +275,7 @@ def _target_number(request: CheckRequest | GroupRequest, target: Target | None) 
 
 def _checked(request: CheckRequest) -> tuple[int | None, Expr | None]:
     """A check's words checked before any die: its expertise die and critical damage."""
-    reject_words(request, _OFFERED_ATTACK if request.verb == "attack" else _OFFERED, _HINTS, ID)
+    reject_words(request, TAKES[request.verb], _HINTS, ID)
     return expertise_size(request.expertise), _critical_expr(request)
 
 
@@ -438,26 +446,21 @@ def resolve(request: Request, roller: Roller) -> Result:
     raise unknown_verb(request, ID, VERBS, _OTHER_VERBS.get(request.verb))
 
 
-#: The words a request may carry in this system, for `d20 systems` and help.
-WORDS: tuple[tuple[str, str], ...] = (
-    ("+N / -N", "the modifier, dice allowed: +5, -1, +3+1d4"),
-    ("vs N", "the DC or AC: vs 15, vs DC 15, vs AC 15 (attacks)"),
-    ("adv / dis", "advantage, disadvantage (also advantage, disadv, ADV, DISADV)"),
-    ("expertise[=dN]", "an expertise die: d4, d6 or d8; more grants step it up"),
-    ("dmg EXPR", "attack damage: dmg 1d8+4; a critical rolls every dice term twice"),
-    ("crit N", "house: a face of N or more reads as a natural 20 (crit 19, crit=19)"),
-    ("lucky", "house: a d20 showing 1 is rolled once more, the new face used"),
-    ("min N", "house: a d20 face below N counts as N for the total (min 10)"),
-    ("crit-dmg=MODE", "house: a critical's damage: dice (twice, the default), double, max"),
-    ("at-least-half", "house: a group check succeeds when half succeed (default more-than-half)"),
+#: The house rule word of a group check: (form, meaning), as `word_rows` gives a word's.
+GROUP_RULE = (
+    "at-least-half",
+    "house: a group check succeeds when half succeed (default more-than-half)",
 )
 
-#: What completion offers after each verb: the words this module accepts (`_OFFERED`).
+#: The words a request may carry in this system, for `d20 systems` and help.
+WORDS: tuple[tuple[str, str], ...] = (*word_rows(frozenset().union(*TAKES.values())), GROUP_RULE)
+
+#: What completion offers after each verb: the words it takes (`TAKES`).
 OFFERS = {
-    "check": offer(_OFFERED, vs=("dc",)),
-    "save": offer(_OFFERED, vs=("dc",)),
-    "attack": offer(_OFFERED_ATTACK, vs=("ac", "dc")),
-    "group": offer(_OFFERED | {"group-rule"}, vs=("dc",)),
+    "check": offer(TAKES["check"], vs=("dc",)),
+    "save": offer(TAKES["save"], vs=("dc",)),
+    "attack": offer(TAKES["attack"], vs=("ac", "dc")),
+    "group": offer(TAKES["group"] | {"group-rule"}, vs=("dc",)),
     "roll": roll.OFFER,
 }
 
@@ -470,9 +473,7 @@ SYSTEM = System(
     aliases=("a5e", "level-up"),
     words=WORDS,
     grade_group=grade_group,
-    house_words=house_words_of(
-        {"check": _OFFERED, "save": _OFFERED, "attack": _OFFERED_ATTACK, "group": _OFFERED}
-    ),
+    house_words=house_words_of(TAKES),
     initiative=InitiativeRule(
         ("dex", "dexterity"),
         from_check(resolve),

@@ -109,12 +109,18 @@ _HINTS = {
     "crit-dmg": "reglamento never doubles damage on a critical, so it has no crit-dmg",
 }
 
-# The words a check or save may carry (an attack may also carry damage), and a contest side.
-_HOUSE = frozenset({"crit", "lucky", "min"})
-_OFFERED = frozenset({"adv", "dis", "modifier", "target"}) | _HOUSE
-_OFFERED_ATTACK = _OFFERED | {"dmg"}
-_OFFERED_SIDE = frozenset({"adv", "dis", "modifier"}) | _HOUSE
-_OFFERED_LUCK = frozenset({"adv", "dis", "lucky"})  # a luck roll's d20 may be lucky
+_CHECK = frozenset({"adv", "dis", "modifier", "target", "crit", "lucky", "min"})
+
+#: The words each verb takes (kinds of `vocabulary.CHECK_WORDS`; a contest's: each side's),
+#: the one list its rules check a request against, completion offers and the house
+#: defaults read.
+TAKES: dict[str, frozenset[str]] = {
+    "check": _CHECK,
+    "save": _CHECK,
+    "attack": _CHECK | {"dmg"},
+    "contest": _CHECK - {"target"},
+    "luck": frozenset({"adv", "dis", "lucky"}),  # a luck roll's d20 may be lucky
+}
 
 _OTHER_VERBS = {
     "group": "group checks are levelup's; roll each check",
@@ -208,8 +214,7 @@ def _target(request: CheckRequest) -> int | None:
 
 def _checked(request: CheckRequest) -> int | None:
     """A check's words checked before any die; its target."""
-    offered = _OFFERED_ATTACK if request.verb == "attack" else _OFFERED
-    reject_words(request, offered, _HINTS, ID)
+    reject_words(request, TAKES[request.verb], _HINTS, ID)
     return _target(request)
 
 
@@ -296,7 +301,7 @@ def contest_plan(request: Request) -> ContestPlan | None:
     if not (isinstance(request, ContestRequest) and request.verb == "contest"):
         return None
     for side in request.sides:  # every side's words before any die
-        reject_words(side, _OFFERED_SIDE, _HINTS, ID)
+        reject_words(side, TAKES["contest"], _HINTS, ID)
     sides = tuple(house_plan(side, _no_grade) for side in request.sides)
     return ContestPlan(sides, partial(grade_sides, request))
 
@@ -310,7 +315,7 @@ def _resolve_contest(request: ContestRequest, roller: Roller) -> Result:
     rolls: list[tuple[int, int]] = []  # (natural, total) of each side
     rolled: list[tuple[int, int]] = []  # (face, total) of each side
     for side in request.sides:  # every side's words before any die
-        reject_words(side, _OFFERED_SIDE, _HINTS, ID)
+        reject_words(side, TAKES["contest"], _HINTS, ID)
     for side in request.sides:
         roll = house_roll(roller, side)
         rolls.append((crit_natural(roll.natural, side.crit), roll.total))
@@ -384,13 +389,13 @@ WORDS: tuple[tuple[str, str], ...] = (
     ("min N", "house: a d20 face below N counts as N for the total (min 10)"),
 )
 
-#: What completion offers after each verb: the words this module accepts (`_OFFERED`).
+#: What completion offers after each verb: the words it takes (`TAKES`).
 OFFERS = {
-    "check": offer(_OFFERED, vs=("dc",)),
-    "save": offer(_OFFERED, vs=("dc",)),
-    "attack": offer(_OFFERED_ATTACK, vs=("ac", "dc")),
-    "contest": offer(_OFFERED_SIDE | {"side"}, vs=()),
-    "luck": offer(("adv", "dis", "lucky")),
+    "check": offer(TAKES["check"], vs=("dc",)),
+    "save": offer(TAKES["save"], vs=("dc",)),
+    "attack": offer(TAKES["attack"], vs=("ac", "dc")),
+    "contest": offer(TAKES["contest"] | {"side"}, vs=()),
+    "luck": offer(TAKES["luck"]),
     "roll": roll.OFFER,
 }
 
@@ -405,15 +410,7 @@ SYSTEM = System(
     offers=OFFERS,
     check_plan=check_plan,
     contest_plan=contest_plan,
-    house_words=house_words_of(
-        {
-            "check": _OFFERED,
-            "save": _OFFERED,
-            "attack": _OFFERED_ATTACK,
-            "contest": _OFFERED_SIDE,
-            "luck": _OFFERED_LUCK,
-        }
-    ),
+    house_words=house_words_of(TAKES),
     initiative=InitiativeRule(
         ("dex", "dexterity"),
         from_check(resolve),

@@ -18,6 +18,7 @@ from d20cli.language.vocabulary import (
     DICE_NOTATION,
     FORTUNE_USES,
     RANK_WORDS,
+    word_rows,
 )
 from d20cli.rules.common import System
 
@@ -43,11 +44,15 @@ _LABEL = ("LABEL", "a character's entry in place of the modifier, with --as NAME
 
 
 def _levelup() -> dict[str, VerbHelp]:
-    check = ("+N / -N", "vs N", "adv / dis", "expertise[=dN]", *_HOUSE)
+    from d20cli.rules.levelup import GROUP_RULE, TAKES
+
+    def takes(verb: str) -> tuple[str, ...]:  # the words of `TAKES`, as help names them
+        return tuple(form for form, _ in word_rows(TAKES[verb]))
+
     dice = (("expertise dice", ", ".join(("d4", "d6", "d8"))),)
     return {
         "check": VerbHelp(
-            check,
+            takes("check"),
             (_LABEL,),
             dice,
             (
@@ -56,9 +61,11 @@ def _levelup() -> dict[str, VerbHelp]:
                 "check +5 vs 15 lucky min 10",
             ),
         ),
-        "save": VerbHelp(check, (_LABEL,), dice, ("save -1 vs 12 dis", "save +3 vs 14 expertise")),
+        "save": VerbHelp(
+            takes("save"), (_LABEL,), dice, ("save -1 vs 12 dis", "save +3 vs 14 expertise")
+        ),
         "attack": VerbHelp(
-            ("+N / -N", "vs N", "adv / dis", "dmg EXPR", *_HOUSE, "crit-dmg=MODE"),
+            takes("attack"),
             (_LABEL,),
             (("crit-dmg modes", ", ".join(CRIT_DMG_MODES)),),
             (
@@ -68,7 +75,7 @@ def _levelup() -> dict[str, VerbHelp]:
             ),
         ),
         "group": VerbHelp(
-            ("+N / -N", "vs N", "adv / dis", "expertise[=dN]", "at-least-half", *_HOUSE),
+            (*takes("group"), GROUP_RULE[0]),
             (("A, B, C", "the members' modifiers, each with its own adv, dis or expertise"),),
             (),
             ("group +3, +5 adv, -1 vs 12", "group +2, +2, +0, -1 vs 10 at-least-half"),

@@ -96,35 +96,33 @@ _ROUTINE_HINTS = {
 }
 
 
-_OFFERED = frozenset({"modifier", "target", "circumstance"})
-_OFFERED_ROLLED = _OFFERED | {"lucky", "min"}  # a check or resist: its d20 may be lucky
-_OFFERED_ATTACK = _OFFERED_ROLLED | {"crit"}  # Improved Critical's threat range
+_ROUTINE = frozenset({"modifier", "target", "circumstance"})  # no die: no house word
+_ROLLED = _ROUTINE | {"lucky", "min"}  # a check or resist: its d20 may be lucky
 
+#: The words each verb takes (kinds of `vocabulary.CHECK_WORDS`; opposed: each side's),
+#: the one list its rules check a request against, completion offers and the house
+#: defaults read (`System.house_words`).
+TAKES: dict[str, frozenset[str]] = {
+    "check": _ROLLED,
+    "resist": _ROLLED,
+    "attack": _ROLLED | {"crit"},  # Improved Critical's threat range
+    "routine": _ROUTINE,
+    "opposed": _ROLLED - {"target"},
+}
 
-_OFFERED_SIDE = frozenset({"modifier", "circumstance", "lucky", "min"})
-
-#: The house words each verb takes (System.house_words): none on a routine check.
-HOUSE_WORDS = house_words_of(
-    {
-        "check": _OFFERED_ROLLED,
-        "resist": _OFFERED_ROLLED,
-        "attack": _OFFERED_ATTACK,
-        "routine": _OFFERED,
-        "opposed": _OFFERED_SIDE,
-    }
-)
+HOUSE_WORDS = house_words_of(TAKES)
 
 #: What may follow `vs` in a check: a number or DC name, defense N (or a named defense),
 #: rank N, routine +N (`_dc`).
 _TARGETS = ("dc", "named-dc", "defense", "rank-target", "routine-target")
 
-#: What completion offers after each verb: the words this module accepts (`_OFFERED`).
+#: What completion offers after each verb: the words it takes (`TAKES`).
 OFFERS = {
-    "check": offer(_OFFERED_ROLLED, vs=_TARGETS),
-    "attack": offer(_OFFERED_ATTACK, vs=_TARGETS),
-    "resist": offer(_OFFERED_ROLLED, vs=_TARGETS),
-    "routine": offer(_OFFERED, vs=_TARGETS),
-    "opposed": offer(_OFFERED_SIDE | {"side"}, vs=()),
+    "check": offer(TAKES["check"], vs=_TARGETS),
+    "attack": offer(TAKES["attack"], vs=_TARGETS),
+    "resist": offer(TAKES["resist"], vs=_TARGETS),
+    "routine": offer(TAKES["routine"], vs=_TARGETS),
+    "opposed": offer(TAKES["opposed"] | {"side"}, vs=()),
     "compare": offer(("side",), vs=()),
     "percent": offer(()),
     "roll": roll.OFFER,
@@ -235,10 +233,7 @@ def circumstance_note(words: tuple[str, ...]) -> str:
 def _checked(request: CheckRequest) -> tuple[int | None, dict[str, object]]:
     """A check's words checked before any die; its DC and what the DC was named."""
     verb = request.verb
-    if verb == "routine":
-        reject_words(request, _OFFERED, _ROUTINE_HINTS, ID)
-    else:
-        reject_words(request, _OFFERED_ATTACK if verb == "attack" else _OFFERED_ROLLED, _HINTS, ID)
+    reject_words(request, TAKES[verb], _ROUTINE_HINTS if verb == "routine" else _HINTS, ID)
     return _dc(request)
 
 

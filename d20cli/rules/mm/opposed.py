@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
 from d20cli.rules.mm.checks import (
     _HINTS,
-    _OFFERED_SIDE,
     ID,
+    TAKES,
     circumstance_note,
     circumstance_total,
 )
@@ -112,7 +112,7 @@ def _resolve_opposed(request: ContestRequest, roller: Roller) -> Result:
     sides: list[Result] = []
     rolls: list[tuple[int, int]] = []  # (total, bonus) of each side
     for side in request.sides:  # every side's words before any die
-        reject_words(side, _OFFERED_SIDE, _HINTS, ID)
+        reject_words(side, TAKES["opposed"], _HINTS, ID)
     for side in request.sides:
         flat = circumstance_total(side.circumstances)
         roll = house_roll(roller, side, flat=flat)
