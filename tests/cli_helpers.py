@@ -49,7 +49,7 @@ def log(*args: str) -> Any:
     """`d20 log ARGS` through typer's CliRunner: its result (never a traceback)."""
     from typer.testing import CliRunner
 
-    from d20cli.app.commands.log import log_app
+    from d20cli.app.commands.log import app as log_app
 
     result = CliRunner().invoke(log_app, list(args))
     assert "Traceback" not in result.output

@@ -12,7 +12,7 @@ import pytest
 from cli_helpers import d20, write_sheet
 from typer.testing import CliRunner
 
-from d20cli.app.commands.char import char_app
+from d20cli.app.commands.char import app as char_app
 from d20cli.app.completion.engine import Names, table
 from d20cli.app.options import Options
 from d20cli.app.shell import Session, completions

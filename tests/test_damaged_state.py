@@ -229,7 +229,7 @@ time.sleep(600)
 def test_a_locked_database_is_not_shown_as_empty(monkeypatch: pytest.MonkeyPatch) -> None:
     from typer.testing import CliRunner
 
-    from d20cli.app.commands.log import log_app
+    from d20cli.app.commands.log import app as log_app
 
     monkeypatch.setattr(database, "BUSY_TIMEOUT", 0.5)
     monkeypatch.setattr(database, "NOTE_AFTER", 0.1)

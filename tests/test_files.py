@@ -198,7 +198,7 @@ def test_a_link_at_the_characters_lock_is_not_followed(tmp_path: Path) -> None:
     appended to) its target. Now the change is refused with a clear error, exit 2."""
     from typer.testing import CliRunner
 
-    from d20cli.app.commands.char import char_app
+    from d20cli.app.commands.char import app as char_app
 
     target = tmp_path / "elsewhere" / "created-by-d20"
     target.parent.mkdir()

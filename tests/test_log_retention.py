@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from d20cli.__main__ import main
 from d20cli.app.commands import log as log_cli
-from d20cli.app.commands.log import log_app
+from d20cli.app.commands.log import app as log_app
 from d20cli.store import config
 from d20cli.store.log_retention import keep_newest
 from d20cli.store.rolllog import stamp

@@ -19,7 +19,8 @@ import pytest
 from cli_helpers import log
 from typer.testing import CliRunner
 
-from d20cli.app.commands.log import dice_words, log_app, when
+from d20cli.app.commands.log import app as log_app
+from d20cli.app.commands.log import dice_words, when
 from d20cli.errors import ParseError
 from d20cli.store.rolllog import stamp
 from d20cli.store.state import State, db_path

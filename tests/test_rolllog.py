@@ -21,7 +21,7 @@ from state_helpers import close_opened, logging_on, opened, output  # noqa: F401
 from typer.testing import CliRunner
 
 from d20cli.app.commands import log as log_cli
-from d20cli.app.commands.log import log_app
+from d20cli.app.commands.log import app as log_app
 from d20cli.app.context import open_log
 from d20cli.app.options import Options
 from d20cli.app.run import results_of
