@@ -48,6 +48,7 @@ from d20cli.rules import roll
 from d20cli.rules.common import (
     Fortune,
     System,
+    VerbOdds,
     house_words_of,
     resolve_roll,
     unknown_verb,
@@ -168,6 +169,7 @@ WORDS: tuple[tuple[str, str], ...] = (
 
 
 FORTUNE = Fortune(
+    verb="fortune",
     verbs=(*ATTEMPT_VERBS, "luck"),
     most=FORTUNE_MAX,
     most_boon=FORTUNE_MAX_BOON,
@@ -185,7 +187,14 @@ SYSTEM = System(
     resolve,
     aliases=("pd", "pen-and-dagger"),
     words=WORDS,
-    rank_for_score=rank_for_score,
+    verb_odds={
+        "scores": VerbOdds(
+            "4d6dl1", "one ability score: 4d6 with the lowest die dropped", rank_for_score
+        ),
+        "fortune": VerbOdds(
+            refused="fortune has no odds: it shows or spends the fortune dice you hold"
+        ),
+    },
     check_plan=check_plan,
     fortune=FORTUNE,
     house_words=house_words_of(
