@@ -14,7 +14,7 @@ No rules of a particular system live here.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from d20cli.dice import evaluate as evaluation
 from d20cli.dice import tree as dice
@@ -459,6 +459,32 @@ def unknown_verb(
     if hint:
         message += f" ({hint})"
     return RulesError(message, request.text, 1)
+
+
+#: One way a system resolves a request: the request class it takes, the verbs (None: any
+#: verb of that class) and the function that rolls it.
+Route = tuple[type, Collection[str] | None, Callable[[Any, "Roller"], Result]]
+
+
+def resolver(
+    system: str, verbs: Iterable[str], hints: Mapping[str, str], *routes: Route
+) -> Callable[[Request, Roller], Result]:
+    """A system's resolve function, the dispatch every system shares: the first route
+    whose class the request is (and whose verbs hold its verb) rolls it; else `roll`, the
+    same in every system; else the error naming the system's verbs (with `hints`' word on
+    what the system has instead of that verb)."""
+    listed = tuple(verbs)
+
+    def resolve(request: Request, roller: Roller) -> Result:
+        for kind, taken, rolls in routes:
+            if isinstance(request, kind) and (taken is None or request.verb in taken):
+                return rolls(request, roller)
+        rolled = resolve_roll(request, roller, system)
+        if rolled is not None:
+            return rolled
+        raise unknown_verb(request, system, listed, hints.get(request.verb))
+
+    return resolve
 
 
 @frozen

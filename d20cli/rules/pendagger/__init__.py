@@ -40,7 +40,6 @@ from d20cli.language.requests import (
     CheckRequest,
     FortuneRequest,
     LuckRequest,
-    Request,
     ScoresRequest,
 )
 from d20cli.results import Result
@@ -50,8 +49,7 @@ from d20cli.rules.common import (
     System,
     VerbOdds,
     house_words_of,
-    resolve_roll,
-    unknown_verb,
+    resolver,
 )
 from d20cli.rules.initiative import InitiativeRule
 from d20cli.rules.offers import offer
@@ -135,25 +133,26 @@ _OTHER_VERBS = {
 }
 
 
-def resolve(request: Request, roller: Roller) -> Result:
-    """Resolve a request with the Pen & Dagger rules."""
-    if isinstance(request, CheckRequest) and request.verb in ATTEMPT_VERBS:
-        return resolve_attempt(request, roller)
-    if isinstance(request, LuckRequest):
-        return resolve_luck(request, roller)
-    if isinstance(request, ScoresRequest):
-        return resolve_scores(request, roller)
-    if isinstance(request, FortuneRequest):
-        raise RulesError(
-            "fortune dice are held by the session: use `fortune` in `d20 shell` "
-            "(or with the saved state)",
-            request.text,
-            1,
-        )
-    rolled = resolve_roll(request, roller, ID)
-    if rolled is not None:
-        return rolled
-    raise unknown_verb(request, ID, VERBS, _OTHER_VERBS.get(request.verb))
+def _fortune_held(request: FortuneRequest, roller: Roller) -> Result:
+    """The `fortune` verb without the state that holds the dice (the Python API)."""
+    raise RulesError(
+        "fortune dice are held by the session: use `fortune` in `d20 shell` "
+        "(or with the saved state)",
+        request.text,
+        1,
+    )
+
+
+#: Resolve a request with the Pen & Dagger rules.
+resolve = resolver(
+    ID,
+    VERBS,
+    _OTHER_VERBS,
+    (CheckRequest, ATTEMPT_VERBS, resolve_attempt),
+    (LuckRequest, None, resolve_luck),
+    (ScoresRequest, None, resolve_scores),
+    (FortuneRequest, None, _fortune_held),
+)
 
 
 #: The words a request may carry in this system, for `d20 systems` and help.
