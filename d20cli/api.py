@@ -72,6 +72,7 @@ from d20cli.results import SCHEMA_VERSION, Damage, DiceSummary, Die, Result, Sco
 from d20cli.rolling import rolls
 from d20cli.rolling.dice_memo import MAX_MEMO_TEXT, Call, DiceMemo, Draw, MemoSpace
 from d20cli.rolling.limits import MAX_BUDGET, MAX_REPEAT, MAX_ROLLED_RUNS, MAX_WORK
+from d20cli.rules import DEFAULT_SYSTEM as _DEFAULT_ID
 from d20cli.rules import SYSTEM_IDS, get_system
 from d20cli.rules.house import HouseDefaults, with_house
 from d20cli.store.as_character import read_through
@@ -117,7 +118,7 @@ class _Default(str):
 
 
 #: The system a request is rolled in when none is given (a character's own beats it).
-DEFAULT_SYSTEM: str = _Default("levelup")
+DEFAULT_SYSTEM: str = _Default(_DEFAULT_ID)
 
 
 def roll(

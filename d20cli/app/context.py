@@ -20,7 +20,7 @@ from d20cli.language.grammar_checks import check_valued, stray_labels, unvalued_
 from d20cli.language.peer_readings import may_hold, readings
 from d20cli.present.output import Output
 from d20cli.rolling.prepared import PreparedLine, PreparedLines
-from d20cli.rules import get_system
+from d20cli.rules import DEFAULT_SYSTEM, get_system
 from d20cli.rules.house import HouseDefaults, with_house
 from d20cli.rules.offers import in_system_terms
 from d20cli.store.seal_marker import CHANGES, marked
@@ -246,7 +246,7 @@ class Lookups:
     def system_for(self, opts: Options) -> System:
         if opts.system is None and self._default_system is None:
             self._default_system = opts.system_id()  # D20_SYSTEM, read once per run
-        return get_system(opts.system or self._default_system or "levelup")
+        return get_system(opts.system or self._default_system or DEFAULT_SYSTEM)
 
     def work_for(self, opts: Options) -> int:
         """The work budget of a command with these options (D20_WORK read once per run)."""

@@ -15,7 +15,7 @@ from typing import Any
 from d20cli.dice.roller import DEFAULT_BUDGET, DEFAULT_WORK
 from d20cli.errors import ASCII_DIGITS, BudgetError, ParseError, foreign_digit, not_a_digit
 from d20cli.frozen import fields, frozen, replace
-from d20cli.language.vocabulary import CHECK_VERBS, SYSTEM_IDS
+from d20cli.language.vocabulary import CHECK_VERBS, DEFAULT_SYSTEM, SYSTEM_IDS
 from d20cli.rolling.limits import MAX_BUDGET, MAX_REPEAT, MAX_ROLLED_RUNS, MAX_WORK
 from d20cli.store.files import env_flag
 
@@ -153,7 +153,10 @@ class Options:
         """--system, else D20_SYSTEM, else the config file's `system`, else levelup (the
         environment beats the file, as Unix programs do)."""
         return (
-            self.system or os.environ.get("D20_SYSTEM", "").strip() or _config_system() or "levelup"
+            self.system
+            or os.environ.get("D20_SYSTEM", "").strip()
+            or _config_system()
+            or DEFAULT_SYSTEM
         )
 
     def dice_budget(self) -> int:

@@ -477,18 +477,19 @@ def _results(
     resolve_one: Callable[[Request, Roller], Result] = system.resolve
     if who:  # rolled through characters: each result says whose it is
         resolve_one = rolls.through(resolve_one, who)
-    if out is not None:
+    kept = system.fortune
+    if out is not None and kept is not None:
         resolve_through = resolve_one
 
         def resolve_kept(request: Request, roller: Roller) -> Result:
-            if request.verb == "fortune":
+            if request.verb == kept.verb:
                 return fortune.handle(request, roller, opts, out, context, write)
             result = resolve_through(request, roller)
             return fortune.record(request, result, opts, out, context, write)
 
         resolve_one = resolve_kept
     if context.sealing is not None:  # each roll at its position of the stream
-        resolve_one = context.sealing.wrap(resolve_one)
+        resolve_one = context.sealing.wrap(resolve_one, system.fortune)
 
     work = context.work_for(opts)
     plan = rolls.plan(request)

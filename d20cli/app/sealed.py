@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from d20cli.language.requests import Request
     from d20cli.language.tables import Table
     from d20cli.results import Result
+    from d20cli.rules.common import Fortune
     from d20cli.store.state import State
 
 UNSEAL = "d20 unseal first"
@@ -228,12 +229,14 @@ class SealedStream:
         return result
 
     def wrap(
-        self, resolve: Callable[[Request, Roller], Result]
+        self, resolve: Callable[[Request, Roller], Result], fortune: Fortune | None = None
     ) -> Callable[[Request, Roller], Result]:
-        """`resolve` with each roll at the next position of the stream (`roll`)."""
+        """`resolve` with each roll at the next position of the stream (`roll`); the verb
+        of the system's `fortune` dice takes none."""
+        kept = None if fortune is None else fortune.verb
 
         def sealed(request: Request, roller: Roller) -> Result:
-            if request.verb == "fortune":  # shows or spends dice: rolls none but a reroll
+            if request.verb == kept:  # shows or spends dice: rolls none but a reroll
                 if getattr(request, "action", "show") == "spend" and (
                     getattr(request, "use", "reroll") == "reroll"
                 ):

@@ -42,8 +42,6 @@ def sampled_tally(
 
     system = context.system_for(opts)
     request = context.request_for(text, system, opts)
-    if request.verb in ("fortune", "scores"):
-        return None
     joint = joint_outcomes(request, system)
     if joint is None:
         return None

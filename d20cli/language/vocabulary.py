@@ -415,6 +415,10 @@ KIND_WORDS: dict[str, tuple[str, ...]] = {
 #: The system ids, in the order they are listed.
 SYSTEM_IDS: tuple[str, ...] = ("levelup", "reglamento", "mm", "pendagger")
 
+#: The system a request is rolled in when none is named (--system, D20_SYSTEM, the config
+#: file, a character's own): stated here once, read wherever a default is needed.
+DEFAULT_SYSTEM: str = "levelup"
+
 
 #: Other names for the systems (lower case; spaces, underscores and dots read as "-").
 ALIASES: dict[str, str] = {

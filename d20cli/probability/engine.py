@@ -7,7 +7,7 @@ d20cli.probability.model).
 
 Verbs whose walks would be too long (large group checks, ability scores) are computed
 from their members' odds and the system's own hooks (`System.grade_group`,
-`System.rank_for_score`); `odds roll` is the expression's exact distribution.
+`System.verb_odds`); `odds roll` is the expression's exact distribution.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from d20cli.probability.model import (
 )
 from d20cli.probability.walk import MAX_PATHS, Branches, odds_budget, paths
 from d20cli.results import Result
+from d20cli.rules.common import VerbOdds
 
 if TYPE_CHECKING:
     from d20cli.language.requests import Request
@@ -152,10 +153,9 @@ def _compute_odds(
     order, labels = _outcome_order(system, verb)
     if verb == "roll":
         return _roll_odds(request, system.id, within)
-    if verb == "fortune":
-        raise D20Error("fortune has no odds: it shows or spends the fortune dice you hold")
-    if verb == "scores":
-        return _scores_odds(request, system)
+    own = system.verb_odds.get(verb)
+    if own is not None:  # pendagger's `scores` and `fortune`
+        return _verb_odds(request, system.id, own)
     if isinstance(request, GroupRequest):
         grade_group = system.grade_group
         if grade_group is not None:  # else the walk below gets the system's own error
@@ -300,23 +300,27 @@ def _roll_odds(request: Any, system_id: str, within: Budget | None = None) -> Od
     return odds
 
 
-def _scores_odds(request: Any, system: Any) -> Odds:
-    """The distribution of one ability score (4d6, lowest dropped) and of its rank."""
+def _verb_odds(request: Any, system_id: str, own: VerbOdds) -> Odds:
+    """The odds a system states for a verb (`System.verb_odds`): refused, or the
+    distribution of its expression (pendagger's ability score, 4d6 with the lowest
+    dropped) and of each total's rank."""
     from d20cli.dice import distribution
     from d20cli.language.dice_grammar import parse_expression
 
-    rank_of = system.rank_for_score
-    dist = distribution.distribution(parse_expression("4d6dl1"))
+    if own.refused is not None or own.expression is None:
+        raise D20Error(own.refused or f"{request.verb} has no odds")
+    dist = distribution.distribution(parse_expression(own.expression))
     den = dist.denominator
-    odds = Odds(request.text, system.id, "scores")
+    odds = Odds(request.text, system_id, request.verb)
     odds.distribution = fractions_over(dist.counts, den)
-    if rank_of is not None:
+    if own.rank is not None:
         ranks: dict[str, Fraction] = {}
         for total, p in odds.distribution.items():
-            rank = str(rank_of(total))
+            rank = str(own.rank(total))
             ranks[rank] = ranks.get(rank, Fraction(0)) + p
         odds.extra["ranks"] = ranks
-    odds.notes.append("one ability score: 4d6 with the lowest die dropped")
+    if own.note:
+        odds.notes.append(own.note)
     return odds
 
 
@@ -412,8 +416,10 @@ class JointOutcomes(NamedTuple):
 def joint_outcomes(request: Any, system: Any, max_paths: int = 20_000) -> JointOutcomes | None:
     """The exact probability of each (outcome, total, winning side) of a request, from a
     walk over its resolver (the side only of a contest of three or more sides, else None),
-    and the damage each rolls (`JointOutcomes`); None when the walk would be long (the
-    caller then rolls instead)."""
+    and the damage each rolls (`JointOutcomes`); None when the walk would be long, or the
+    verb's odds are not a walk's (`System.verb_odds`): the caller then rolls instead."""
+    if request.verb in system.verb_odds:
+        return None
     joint: Joint = {}
     damage_of: dict[Case, dict[Spread, Fraction]] = {}
     budget = odds_budget(request.text)

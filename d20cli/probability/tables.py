@@ -29,6 +29,7 @@ from d20cli.errors import D20Error
 from d20cli.frozen import field, frozen
 from d20cli.language.table_parts import Part, parsed
 from d20cli.language.tables import Entry, Table
+from d20cli.language.vocabulary import DEFAULT_SYSTEM
 from d20cli.number_format import decimal
 from d20cli.probability import walk
 from d20cli.probability.model import ratio
@@ -154,7 +155,7 @@ def _engine_odds(
     request = parsed(part)
     odds = odds_of(
         part.body,
-        system or "levelup",
+        system or DEFAULT_SYSTEM,
         parse=lambda _text: request,  # type: ignore[arg-type,return-value]
         within=within,
     )

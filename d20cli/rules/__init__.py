@@ -11,10 +11,18 @@ from importlib import import_module
 from typing import Any
 
 from d20cli.errors import RulesError
-from d20cli.language.vocabulary import ALIASES, SYSTEM_IDS
+from d20cli.language.vocabulary import ALIASES, DEFAULT_SYSTEM, SYSTEM_IDS
 from d20cli.rules.common import System
 
-__all__ = ["ALIASES", "SYSTEMS", "SYSTEM_IDS", "System", "get_system", "system_id"]
+__all__ = [
+    "ALIASES",
+    "DEFAULT_SYSTEM",
+    "SYSTEMS",
+    "SYSTEM_IDS",
+    "System",
+    "get_system",
+    "system_id",
+]
 
 
 def system_id(name: str) -> str:

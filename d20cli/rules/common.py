@@ -14,7 +14,7 @@ No rules of a particular system live here.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from d20cli.dice import evaluate as evaluation
 from d20cli.dice import tree as dice
@@ -462,12 +462,40 @@ def unknown_verb(
     return RulesError(message, request.text, 1)
 
 
+#: One way a system resolves a request: the request class it takes, the verbs (None: any
+#: verb of that class) and the function that rolls it.
+Route = tuple[type, Collection[str] | None, Callable[[Any, "Roller"], Result]]
+
+
+def resolver(
+    system: str, verbs: Iterable[str], hints: Mapping[str, str], *routes: Route
+) -> Callable[[Request, Roller], Result]:
+    """A system's resolve function, the dispatch every system shares: the first route
+    whose class the request is (and whose verbs hold its verb) rolls it; else `roll`, the
+    same in every system; else the error naming the system's verbs (with `hints`' word on
+    what the system has instead of that verb)."""
+    listed = tuple(verbs)
+
+    def resolve(request: Request, roller: Roller) -> Result:
+        for kind, taken, rolls in routes:
+            if isinstance(request, kind) and (taken is None or request.verb in taken):
+                return rolls(request, roller)
+        rolled = resolve_roll(request, roller, system)
+        if rolled is not None:
+            return rolled
+        raise unknown_verb(request, system, listed, hints.get(request.verb))
+
+    return resolve
+
+
 @frozen
 class Fortune:
     """The hooks of a system whose rolls can gain fortune dice that a holder keeps between
     rolls (Pen & Dagger). The count lives in the state (the app's business); the rules are
     these.
 
+    verb: the verb that shows or spends the dice a holder keeps (the app answers it from the
+    state, never the resolver; under a seal it takes no position, and a reroll is refused).
     verbs: the verbs whose results may gain a die or be rerolled by spending one.
     most / most_boon: how many a holder keeps, without and with the boon option.
     show(request, held, most): the result that shows the count.
@@ -477,12 +505,27 @@ class Fortune:
     caller drops it when the holder already has the most.
     """
 
+    verb: str
     verbs: tuple[str, ...]
     most: int
     most_boon: int
     show: Callable[[FortuneRequest, int, int], Result]
     reroll: Callable[[CheckRequest | LuckRequest, Result, Roller], Result]
     gained: str
+
+
+class VerbOdds(NamedTuple):
+    """The odds of a verb that a walk over its resolver does not give (`System.verb_odds`).
+
+    refused: the error's message, for a verb that has no odds (it rolls nothing);
+    expression: else the dice expression whose exact distribution they are, `note` says so;
+    rank: the name of each total (an ability score's rank), shown beside the distribution.
+    Such a verb has no sampled `--summary` either: its results are rolled one by one."""
+
+    expression: str | None = None
+    note: str = ""
+    rank: Callable[[int], str] | None = None
+    refused: str | None = None
 
 
 @frozen
@@ -501,8 +544,9 @@ class System:
     hook, never for a system id):
     grade_group: a group check's grade from its members' successes and the request's group
     rule word (None: the system's default) (the odds of a large group are computed from
-    it); rank_for_score: an ability score's rank (the odds of `scores`); fortune: fortune
-    dice (see Fortune); initiative: how a combatant rolls initiative (rules/initiative.py);
+    it); verb_odds: verb -> the odds of a verb a walk does not give (`VerbOdds`: pendagger's
+    `scores`, a distribution, and `fortune`, none); fortune: fortune dice (see Fortune);
+    initiative: how a combatant rolls initiative (rules/initiative.py);
     check_plan: how a request is rolled and graded when it is one d20 check (`CheckPlan`;
     None for any other request), raising the errors its resolver would: the odds of such a
     check are computed from the plan, grading each (face, total) once; contest_plan: the
@@ -517,7 +561,7 @@ class System:
     aliases: tuple[str, ...] = ()
     words: tuple[tuple[str, str], ...] = ()
     grade_group: Callable[[Sequence[bool | None], str | None], Grade] | None = None
-    rank_for_score: Callable[[int], str] | None = None
+    verb_odds: Mapping[str, VerbOdds] = field(default_factory=dict)
     fortune: Fortune | None = None
     house_words: Mapping[str, frozenset[str]] = field(default_factory=dict)
     initiative: InitiativeRule | None = None

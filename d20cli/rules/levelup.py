@@ -40,8 +40,7 @@ from d20cli.rules.common import (
     lifted_notes,
     located,
     reject_words,
-    resolve_roll,
-    unknown_verb,
+    resolver,
 )
 from d20cli.rules.initiative import InitiativeRule, from_check
 from d20cli.rules.offers import offer
@@ -434,16 +433,18 @@ def _resolve_group(request: GroupRequest, roller: Roller) -> Result:
     )
 
 
-def resolve(request: Request, roller: Roller) -> Result:
-    """Resolve a request with the Level Up rules."""
-    if isinstance(request, CheckRequest) and request.verb in GRADERS:
-        return _resolve_check(request, roller, _target_number(request, request.target))
-    if isinstance(request, GroupRequest):
-        return _resolve_group(request, roller)
-    rolled = resolve_roll(request, roller, ID)
-    if rolled is not None:
-        return rolled
-    raise unknown_verb(request, ID, VERBS, _OTHER_VERBS.get(request.verb))
+def _resolve_one(request: CheckRequest, roller: Roller) -> Result:
+    return _resolve_check(request, roller, _target_number(request, request.target))
+
+
+#: Resolve a request with the Level Up rules.
+resolve = resolver(
+    ID,
+    VERBS,
+    _OTHER_VERBS,
+    (CheckRequest, GRADERS, _resolve_one),
+    (GroupRequest, None, _resolve_group),
+)
 
 
 #: The house rule word of a group check: (form, meaning), as `word_rows` gives a word's.

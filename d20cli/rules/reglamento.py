@@ -45,12 +45,11 @@ from d20cli.rules.common import (
     located,
     luck_detail,
     reject_words,
-    resolve_roll,
+    resolver,
     roll_d20,
     side_list,
     side_result,
     side_won,
-    unknown_verb,
 )
 from d20cli.rules.initiative import InitiativeRule, from_check
 from d20cli.rules.offers import offer
@@ -363,18 +362,15 @@ def _resolve_luck(request: LuckRequest, roller: Roller) -> Result:
     )
 
 
-def resolve(request: Request, roller: Roller) -> Result:
-    """Resolve a request with the reglamento rules."""
-    if isinstance(request, CheckRequest) and request.verb in CHECK_VERBS:
-        return _resolve_check(request, roller)
-    if isinstance(request, ContestRequest) and request.verb == "contest":
-        return _resolve_contest(request, roller)
-    if isinstance(request, LuckRequest):
-        return _resolve_luck(request, roller)
-    rolled = resolve_roll(request, roller, ID)
-    if rolled is not None:
-        return rolled
-    raise unknown_verb(request, ID, VERBS, _OTHER_VERBS.get(request.verb))
+#: Resolve a request with the reglamento rules.
+resolve = resolver(
+    ID,
+    VERBS,
+    _OTHER_VERBS,
+    (CheckRequest, CHECK_VERBS, _resolve_check),
+    (ContestRequest, ("contest",), _resolve_contest),
+    (LuckRequest, None, _resolve_luck),
+)
 
 
 #: The words a request may carry in this system, for `d20 systems` and help.

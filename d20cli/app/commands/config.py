@@ -10,6 +10,7 @@ import typer
 
 from d20cli.app.commands.shared import command_errors as _errors
 from d20cli.app.commands.shared import command_options, command_output
+from d20cli.language.vocabulary import DEFAULT_SYSTEM
 from d20cli.present.output import Output
 
 app = typer.Typer(
@@ -49,12 +50,12 @@ def show_lines(config: Any) -> list[str]:
         return [
             f"# no config file yet: {config_path()}",
             "# (d20 config set KEY VALUE makes one; e.g. d20 config set levelup.crit-dmg max)",
-            'system = "levelup"  # the default',
+            f'system = "{DEFAULT_SYSTEM}"  # the default',
             'color = "auto"  # the default',
         ]
     lines = [f"# {config.path}"]
     lines.append(
-        f"system = {_toml(config.system or 'levelup')}"
+        f"system = {_toml(config.system or DEFAULT_SYSTEM)}"
         + ("" if config.system else "  # the default")
     )
     lines.append(

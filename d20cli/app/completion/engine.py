@@ -24,6 +24,7 @@ from d20cli.language.vocabulary import (
     ALIASES,
     CHECK_VERBS,
     CONTEST_VERBS,
+    DEFAULT_SYSTEM,
     SYSTEM_IDS,
     VERB_HELP,
     VERBS,
@@ -32,7 +33,6 @@ from d20cli.language.vocabulary import (
 SHELLS: tuple[str, ...] = ("bash", "zsh", "fish")
 FILE_NAMES: Mapping[str, str] = {"bash": "d20.bash", "zsh": "_d20", "fish": "d20.fish"}
 HELP_OPTIONS: tuple[str, ...] = ("--help", "-h")
-DEFAULT_SYSTEM = SYSTEM_IDS[0]
 #: What a dynamic value names: the characters in the characters file, the roll tables.
 CHARACTERS = "characters"
 TABLES = "tables"

@@ -10,7 +10,6 @@ from collections.abc import Iterable
 
 from d20cli.app.completion.engine import (
     CHARACTERS,
-    DEFAULT_SYSTEM,
     LABEL_VERBS,
     TABLES,
     Command,
@@ -27,6 +26,7 @@ from d20cli.app.completion.scripts import (
     _verb_groups,
     table_name_pattern,
 )
+from d20cli.language.vocabulary import DEFAULT_SYSTEM
 
 
 def _table_file() -> str:

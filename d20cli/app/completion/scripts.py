@@ -19,7 +19,6 @@ from collections.abc import Iterable
 
 from d20cli.app.completion.engine import (
     CHARACTERS,
-    DEFAULT_SYSTEM,
     HELP_OPTIONS,
     LABEL_VERBS,
     TABLES,
@@ -27,6 +26,7 @@ from d20cli.app.completion.engine import (
     Option,
     Table,
 )
+from d20cli.language.vocabulary import DEFAULT_SYSTEM
 
 #: The awk program that reads characters.toml (`want` empty: every `[name]` header but
 #: `[party]`, the file's party and no character, as d20cli.store.characters reads it;

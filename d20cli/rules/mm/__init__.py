@@ -28,26 +28,18 @@ Decisions where the texts are silent:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from d20cli.language.requests import (
     CheckRequest,
     CompareRequest,
     ContestRequest,
     PercentRequest,
-    Request,
 )
-from d20cli.results import Result
 from d20cli.rules.common import (
     SIDE_WINS,
     System,
-    resolve_roll,
-    unknown_verb,
+    resolver,
 )
 from d20cli.rules.initiative import InitiativeRule, from_check
-
-if TYPE_CHECKING:
-    from d20cli.dice.roller import Roller
 from d20cli.rules.mm.checks import (
     CHECK_VERBS,
     CIRCUMSTANCES,
@@ -131,20 +123,16 @@ _OTHER_VERBS = {
 }
 
 
-def resolve(request: Request, roller: Roller) -> Result:
-    """Resolve a request with the Mutants & Masterminds rules."""
-    if isinstance(request, CheckRequest) and request.verb in CHECK_VERBS:
-        return _resolve_check(request, roller)
-    if isinstance(request, ContestRequest) and request.verb == "opposed":
-        return _resolve_opposed(request, roller)
-    if isinstance(request, CompareRequest):
-        return _resolve_compare(request, roller)
-    if isinstance(request, PercentRequest):
-        return _resolve_percent(request, roller)
-    rolled = resolve_roll(request, roller, ID)
-    if rolled is not None:
-        return rolled
-    raise unknown_verb(request, ID, VERBS, _OTHER_VERBS.get(request.verb))
+#: Resolve a request with the Mutants & Masterminds rules.
+resolve = resolver(
+    ID,
+    VERBS,
+    _OTHER_VERBS,
+    (CheckRequest, CHECK_VERBS, _resolve_check),
+    (ContestRequest, ("opposed",), _resolve_opposed),
+    (CompareRequest, None, _resolve_compare),
+    (PercentRequest, None, _resolve_percent),
+)
 
 
 #: The words a request may carry in this system, for `d20 systems` and help.

@@ -40,7 +40,6 @@ from d20cli.language.requests import (
     CheckRequest,
     FortuneRequest,
     LuckRequest,
-    Request,
     ScoresRequest,
 )
 from d20cli.results import Result
@@ -48,9 +47,9 @@ from d20cli.rules import roll
 from d20cli.rules.common import (
     Fortune,
     System,
+    VerbOdds,
     house_words_of,
-    resolve_roll,
-    unknown_verb,
+    resolver,
 )
 from d20cli.rules.initiative import InitiativeRule
 from d20cli.rules.offers import offer
@@ -134,25 +133,26 @@ _OTHER_VERBS = {
 }
 
 
-def resolve(request: Request, roller: Roller) -> Result:
-    """Resolve a request with the Pen & Dagger rules."""
-    if isinstance(request, CheckRequest) and request.verb in ATTEMPT_VERBS:
-        return resolve_attempt(request, roller)
-    if isinstance(request, LuckRequest):
-        return resolve_luck(request, roller)
-    if isinstance(request, ScoresRequest):
-        return resolve_scores(request, roller)
-    if isinstance(request, FortuneRequest):
-        raise RulesError(
-            "fortune dice are held by the session: use `fortune` in `d20 shell` "
-            "(or with the saved state)",
-            request.text,
-            1,
-        )
-    rolled = resolve_roll(request, roller, ID)
-    if rolled is not None:
-        return rolled
-    raise unknown_verb(request, ID, VERBS, _OTHER_VERBS.get(request.verb))
+def _fortune_held(request: FortuneRequest, roller: Roller) -> Result:
+    """The `fortune` verb without the state that holds the dice (the Python API)."""
+    raise RulesError(
+        "fortune dice are held by the session: use `fortune` in `d20 shell` "
+        "(or with the saved state)",
+        request.text,
+        1,
+    )
+
+
+#: Resolve a request with the Pen & Dagger rules.
+resolve = resolver(
+    ID,
+    VERBS,
+    _OTHER_VERBS,
+    (CheckRequest, ATTEMPT_VERBS, resolve_attempt),
+    (LuckRequest, None, resolve_luck),
+    (ScoresRequest, None, resolve_scores),
+    (FortuneRequest, None, _fortune_held),
+)
 
 
 #: The words a request may carry in this system, for `d20 systems` and help.
@@ -168,6 +168,7 @@ WORDS: tuple[tuple[str, str], ...] = (
 
 
 FORTUNE = Fortune(
+    verb="fortune",
     verbs=(*ATTEMPT_VERBS, "luck"),
     most=FORTUNE_MAX,
     most_boon=FORTUNE_MAX_BOON,
@@ -185,7 +186,14 @@ SYSTEM = System(
     resolve,
     aliases=("pd", "pen-and-dagger"),
     words=WORDS,
-    rank_for_score=rank_for_score,
+    verb_odds={
+        "scores": VerbOdds(
+            "4d6dl1", "one ability score: 4d6 with the lowest die dropped", rank_for_score
+        ),
+        "fortune": VerbOdds(
+            refused="fortune has no odds: it shows or spends the fortune dice you hold"
+        ),
+    },
     check_plan=check_plan,
     fortune=FORTUNE,
     house_words=house_words_of(
