@@ -439,6 +439,10 @@ class Modifier:
         """The text form of the field's value (`""` when unset)."""
         return "" if value is None else str(value)
 
+    def endless(self, value: Any) -> bool:
+        """Could the field's value roll without end (`Rule.endless`)?"""
+        return isinstance(value, Rule) and value.endless()
+
     def example(self, e: Dice, choose: Choose) -> Any:
         """A value of the field for `e`'s dice, drawn by `choose` (the property tests)."""
         assert self.rule is not None
@@ -469,6 +473,9 @@ class _Flag(Modifier):
 
     def text(self, value: Any) -> str:
         return "u" if value else ""
+
+    def endless(self, value: Any) -> bool:
+        return bool(value)  # a repeated face is rolled again until the faces differ
 
     def example(self, e: Dice, choose: Choose) -> bool:
         return True
