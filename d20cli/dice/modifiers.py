@@ -14,15 +14,30 @@ How far an explosion chains is `Explode.depth`. Re-exported by d20cli.dice.tree.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, TypeVar
+from typing import Any, ClassVar, Literal, NamedTuple, Protocol, TypeVar
 
 from d20cli.frozen import frozen
 
-if TYPE_CHECKING:
-    from d20cli.dice.tree import Dice
-
 T = TypeVar("T")
+
+
+class Dice(Protocol):
+    """What a modifier's steps read of its dice term (d20cli.dice.tree.Dice, which
+    imports this module)."""
+
+    @property
+    def _range(self) -> tuple[int, int]: ...
+    @property
+    def _what(self) -> str: ...
+    @property
+    def hi(self) -> int: ...
+    @property
+    def reroll(self) -> Reroll | None: ...
+    def clamp(self, face: int) -> int: ...
+    def explode_point(self) -> Compare: ...
+    def face_values(self) -> list[int]: ...
 
 
 class TermBounds(NamedTuple):
@@ -422,6 +437,20 @@ class Crit(Rule):
 
 
 SortOrder = Literal["a", "d"]
+
+
+def rule_classes() -> tuple[type[Rule], ...]:
+    """Every modifier class (a `Rule` and its variants, subclasses included): the request
+    codec (d20cli.language.parse_cache) reads them by name."""
+    out: list[type[Rule]] = []
+    stack = list(reversed(Rule.__subclasses__()))
+    while stack:
+        cls = stack.pop()
+        # (a slotted frozen class is made anew: the first class made stays a subclass)
+        if getattr(sys.modules[cls.__module__], cls.__name__, None) is cls:
+            out.append(cls)
+        stack.extend(reversed(cls.__subclasses__()))
+    return tuple(out)
 
 
 class Modifier:
