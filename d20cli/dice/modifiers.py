@@ -473,9 +473,11 @@ class Modifier:
         return isinstance(value, Rule) and value.endless()
 
     def example(self, e: Dice, choose: Choose) -> Any:
-        """A value of the field for `e`'s dice, drawn by `choose` (the property tests)."""
-        assert self.rule is not None
-        return self.rule.example(e, choose)
+        """A value of the field for `e`'s dice, drawn by `choose` (the property tests):
+        of its class or of a variant (a subclass) of it."""
+        rule = self.rule
+        assert rule is not None
+        return choose.one_of([c for c in rule_classes() if issubclass(c, rule)]).example(e, choose)
 
 
 class _Limit(Modifier):
