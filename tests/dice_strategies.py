@@ -2,30 +2,31 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
-from d20cli.dice.evaluate import never_ends
+from d20cli.dice.evaluate import never_ends, unique_problem
+from d20cli.dice.modifiers import MODIFIERS, Choose
 from d20cli.dice.tree import (
     Arithmetic,
     Call,
     Compare,
-    Crit,
     Dice,
-    Explode,
     Expr,
     Group,
     Keep,
     Neg,
     Number,
     Pool,
-    Reroll,
 )
 from d20cli.errors import ParseError
+from d20cli.frozen import replace
 from d20cli.language.dice_grammar import parse_expression
 
 OPS = (">=", "<=", ">", "<", "=", "!=")
+T = TypeVar("T")
 
 labels = st.none() | st.text(alphabet="abcdefghijklmnopqrstuvwxyz _-", min_size=1, max_size=8).map(
     str.strip
@@ -36,69 +37,79 @@ def compare_points(lo: int, hi: int) -> st.SearchStrategy[Compare]:
     return st.builds(Compare, st.sampled_from(OPS), st.integers(lo - 1, hi + 1))
 
 
+class _Draw(Choose):
+    """A modifier's example choices (`Modifier.example`), drawn by hypothesis."""
+
+    def __init__(self, draw: st.DrawFn) -> None:
+        self.draw = draw
+
+    def flag(self) -> bool:
+        return self.draw(st.booleans())
+
+    def integer(self, lo: int, hi: int) -> int:
+        return self.draw(st.integers(lo, hi))
+
+    def one_of(self, options: Sequence[T]) -> T:
+        return self.draw(st.sampled_from(options))
+
+
+def draw_modifiers(
+    draw: st.DrawFn,
+    bare: Dice,
+    valid: Callable[[dict[str, Any]], Dice | None],
+    endless: bool = True,
+) -> Dice:
+    """`bare` with modifiers drawn from the registry (d20cli.dice.modifiers.MODIFIERS),
+    so a new modifier is covered without editing a strategy: each may be drawn, from its
+    own `example`; without `endless`, none that could roll without end (a brute force
+    cannot enumerate those). Combinations `valid` refuses (None) lose one modifier at a
+    time, the last first, until it accepts one."""
+    choose = _Draw(draw)
+    mods: dict[str, Any] = {}
+    for m in MODIFIERS:
+        if draw(st.booleans()):
+            value = m.example(bare, choose)
+            if endless or not m.endless(value):
+                mods[m.field] = value
+    term = valid(mods)
+    while term is None:
+        for key in reversed(list(mods)):
+            term = valid({k: v for k, v in mods.items() if k != key})
+            if term is not None:
+                break
+        else:
+            mods.popitem()
+            term = valid(mods)
+    return term
+
+
 @st.composite
 def dice(draw: st.DrawFn, counts: st.SearchStrategy[int | Expr] | None = None) -> Dice:
     custom = st.lists(st.integers(-3, 6), min_size=1, max_size=5).map(tuple)
     sides: Any = draw(st.integers(1, 20) | st.sampled_from([100, "F"]) | custom)
-    if isinstance(sides, tuple):  # custom faces `d{0,0,1,2}`
-        lo, hi = min(sides), max(sides)
-    else:
-        lo, hi = (-1, 1) if sides == "F" else (1, int(sides))
     count = draw(counts if counts is not None else st.integers(0, 4))
-    mods: dict[str, Any] = {}
-    if draw(st.booleans()):
-        point = draw(compare_points(lo, hi))
-        once = draw(st.booleans())
-        more = tuple(draw(st.lists(compare_points(lo, hi), max_size=2)))  # `r1r2`
-        reroll = Reroll(point, once, more)
-        if once or not all(reroll.matches(f) for f in range(lo, hi + 1)):
-            mods["reroll"] = reroll
-    if draw(st.booleans()):
-        point = draw(st.none() | compare_points(lo, hi))
-        if point is None or not point.matches_all(lo, hi):
-            if point is None and lo == hi:
-                pass  # a d1 always shows its highest face: it would explode forever
-            else:
-                mods["explode"] = Explode(point, draw(st.booleans()), draw(st.booleans()))
-    if draw(st.booleans()):
-        a, b = sorted(draw(st.lists(st.integers(lo, hi), min_size=2, max_size=2)))
-        which = draw(st.sampled_from(["min", "max", "both"]))
-        if which in ("min", "both"):
-            mods["minimum"] = a
-        if which in ("max", "both"):
-            mods["maximum"] = b
-    if draw(st.booleans()):
-        mods["keep"] = Keep(
-            draw(st.sampled_from(["kh", "kl", "dh", "dl"])), draw(st.integers(0, 4))
-        )
-    if draw(st.integers(0, 3)) == 0:
-        success = draw(st.builds(Compare, st.sampled_from(OPS), st.integers(lo, hi)))
-        failure = draw(st.none() | compare_points(lo, hi))
-        mods["pool"] = Pool(success, failure)
+    label = draw(labels)
+
+    def valid(mods: dict[str, Any]) -> Dice | None:
+        """A term the grammar reads and that can always be rolled (rerolls and
+        explosions that never stop, too many unique faces are errors)."""
         explode = mods.get("explode")
-        if explode is not None and explode.point is None:
+        if explode is not None and explode.point is None and "pool" in mods:
             # `!` directly followed by a comparison reads as the explosion's point, so a
             # pool of exploding dice spells the point out: `6d10!=10>=7`.
-            mods["explode"] = Explode(Compare("=", hi), explode.compound, explode.penetrate)
-    if draw(st.integers(0, 3)) == 0:
-        mods["crit"] = Crit(draw(st.none() | compare_points(lo, hi)), draw(compare_points(lo, hi)))
-    mods["sort"] = draw(st.sampled_from([None, None, "a", "d"]))
-    if {"reroll", "minimum", "maximum"} & set(mods):  # not with an explosion (peers differ)
-        mods.pop("explode", None)
-    term = Dice(count, sides, label=draw(labels), **mods)  # type: ignore[arg-type]
-    if never_ends(term) is not None:  # rerolls and explosions that never stop are errors
-        mods.pop("explode", None)
-        term = Dice(count, sides, label=term.label, **mods)  # type: ignore[arg-type]
-    if (
-        "explode" not in mods
-        and isinstance(count, int)
-        and draw(st.integers(0, 3)) == 0
-        and not (term.reroll is not None and term.reroll.once)
-        and count <= term.unique_faces()
-        and not (isinstance(sides, tuple) and len(set(sides)) < len(sides))
-    ):
-        term = Dice(count, sides, label=term.label, unique=True, **mods)  # type: ignore[arg-type]
-    return term
+            hi = Dice(1, sides).hi
+            mods = {**mods, "explode": replace(explode, point=Compare("=", hi))}
+        try:
+            term = Dice(count, sides, label=label, **mods)
+            most = count if isinstance(count, int) else int(count.bounds()[1])
+            if never_ends(term) is None and unique_problem(term, most) is None:
+                parse_expression(str(term))
+                return term
+        except (ValueError, ParseError):
+            pass
+        return None
+
+    return draw_modifiers(draw, Dice(1, sides), valid)
 
 
 numbers = st.builds(Number, st.integers(0, 30), labels)

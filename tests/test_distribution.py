@@ -17,20 +17,15 @@ from d20cli.dice.evaluate import evaluate
 from d20cli.dice.roller import Roller
 from d20cli.dice.tree import (
     Arithmetic,
-    Compare,
-    Crit,
     Dice,
-    Explode,
     Expr,
-    Keep,
     Neg,
     Number,
-    Pool,
-    Reroll,
 )
 from d20cli.dice.weights import TooCostly
 from d20cli.errors import D20Error, DiceError
 from d20cli.language.dice_grammar import parse_expression
+from tests.dice_strategies import draw_modifiers
 
 DEPTH = 10  # the explosion depth used for the icepool comparisons
 
@@ -327,44 +322,23 @@ def _brute_force(expr: Expr, max_paths: int = 5_000) -> dict[int, Fraction] | No
     return out
 
 
-_ops = st.sampled_from(["=", ">", "<", ">=", "<="])
-
-
-def _compare(hi: int) -> st.SearchStrategy[Compare]:
-    return st.builds(Compare, _ops, st.integers(-1, hi + 1))
-
-
 _SIDES: list[int | Literal["F"]] = [1, 2, 3, 4, 6, "F"]
 
 
 @st.composite
 def _dice(draw: st.DrawFn, counts: st.SearchStrategy[int | Expr], rerolls: bool) -> Dice:
-    """A dice term; with `rerolls`, also `r` and explosions (which brute force cannot end)."""
+    """A dice term with modifiers from the registry; with `rerolls`, also those that may
+    roll without end (`r`, explosions, `u`: brute force cannot end them)."""
     sides: int | Literal["F"] = draw(st.sampled_from(_SIDES))
-    hi = 1 if sides == "F" else sides
-    reroll = None
-    if draw(st.booleans()):
-        once = True if not rerolls else draw(st.booleans())
-        reroll = Reroll(draw(_compare(hi)), once, tuple(draw(st.lists(_compare(hi), max_size=1))))
-    return Dice(
-        count=draw(counts),
-        sides=sides,
-        reroll=reroll,
-        explode=draw(
-            st.none() | st.builds(Explode, st.none() | _compare(hi), st.booleans(), st.booleans())
-        )
-        if rerolls
-        else None,
-        minimum=draw(st.none() | st.integers(-1, hi)),
-        maximum=draw(st.none() | st.integers(0, hi + 1)),
-        keep=draw(
-            st.none()
-            | st.builds(Keep, st.sampled_from(["kh", "kl", "dh", "dl"]), st.integers(0, 3))
-        ),
-        pool=draw(st.none() | st.builds(Pool, _compare(hi), st.none() | _compare(hi))),
-        crit=draw(st.none() | st.builds(Crit, _compare(hi), st.none() | _compare(hi))),
-        sort=draw(st.sampled_from([None, "a", "d"])),
-    )
+    count = draw(counts)
+
+    def valid(mods: dict[str, Any]) -> Dice | None:
+        try:
+            return Dice(count, sides, **mods)
+        except ValueError:
+            return None
+
+    return draw_modifiers(draw, Dice(1, sides), valid, endless=rerolls)
 
 
 def _exprs(rerolls: bool) -> st.SearchStrategy[Expr]:

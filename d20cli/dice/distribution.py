@@ -223,13 +223,10 @@ def _link(e: Dice) -> Weights:
     reroll = e.reroll
     if reroll is None:
         return counts
-    m = sum(c for f, c in counts.items() if reroll.matches(f))
-    if m == len(faces) and not reroll.once:
+    link = reroll.weights(counts)
+    if not link:
         raise DiceError(f"'{e}' would reroll forever: every face matches '{reroll}'")
-    if not reroll.once:
-        return {f: c for f, c in counts.items() if not reroll.matches(f)}
-    n = len(faces)  # once: a matching face is replaced by a fresh roll
-    return {f: c * (m + (0 if reroll.matches(f) else n)) for f, c in counts.items()}
+    return link
 
 
 class _Calculator:
@@ -351,7 +348,7 @@ class _Calculator:
         work = 3 * faces  # building, clamping and sorting the face table
         kept = n if e.keep is None else e.keep.kept_count(n)
         if e.explode is not None:
-            d = self.depth
+            d = e.explode.depth(self.depth)
             if e.keep is not None and not e.explode.compound:  # no chain: every die's own
                 work += exploded_keep_cost(e, n, d, _faces(e), unit_bits)
                 return work, kept * span * (d + 1) + 1, n * unit_bits * (d + 1)
@@ -387,25 +384,30 @@ class _Calculator:
             unit = mapped(link, lambda f: e.clamp(f))
             return self.units(e, n, unit, score, highest), Fraction(0)
         point = e.explode_point()
-        if all(point.matches(f) for f in _faces(e)) or all(point.matches(f) for f in link):
+        depth = e.explode.depth(self.depth)
+        endless = e.explode.endless()
+        if endless and (
+            all(point.matches(f) for f in _faces(e)) or all(point.matches(f) for f in link)
+        ):
             raise DiceError(f"'{e}' would explode forever: every face matches '{e.explode}'")
         p = Fraction(sum(w for f, w in link.items() if point.matches(f)), sum(link.values()))
-        truncated = 1 - (1 - p ** (self.depth + 1)) ** n if n else Fraction(0)
+        cut = e.explode.cut_at(self.depth)  # else the explosion itself stops first
+        truncated = 1 - (1 - p ** (depth + 1)) ** n if n and cut else Fraction(0)
         if e.explode.compound:
             unit = chain(
-                self.depth, link, point, lambda f: e.value(f, False), lambda f: e.value(f, True)
+                depth, link, point, lambda f: e.value(f, False), lambda f: e.value(f, True)
             )
             return self.units(e, n, unit, score, highest), truncated
         if e.keep is None:  # every extra die counts (or scores) on its own
             per_die = chain(
-                self.depth,
+                depth,
                 link,
                 point,
                 lambda f: score(e.value(f, False)),
                 lambda f: score(e.value(f, True)),
             )
             return power(per_die, n), truncated
-        return exploded_keep(self.budget, self.depth, e, n, link, point, score, highest), truncated
+        return exploded_keep(self.budget, depth, e, n, link, point, score, highest), truncated
 
     def units(
         self, e: Dice, n: int, unit: Weights, score: Callable[[int], int], highest: bool

@@ -49,7 +49,6 @@ from d20cli.dice.evaluated import EvalNumber as EvalNumber
 from d20cli.dice.evaluated import Evaluated as Evaluated
 from d20cli.dice.evaluated import compounded, marked
 from d20cli.dice.evaluated import summarise as summarise
-from d20cli.dice.modifiers import Compare
 from d20cli.dice.roller import MAX_ONE_BY_ONE, Roller
 from d20cli.dice.tree import (
     MAX_SIDES,
@@ -90,25 +89,23 @@ def evaluate(
 
 
 def never_ends(e: Dice) -> str | None:
-    """Why rerolling or exploding `e` could never stop, or None if it always can."""
+    """Why rerolling or exploding `e` could never stop, or None if it always can: each
+    modifier in turn leaves the faces a die may settle on, or says why none is left."""
+    rules = e._rules
+    if not rules:
+        return None
     lo, hi = e._range
-    sticky = e.reroll if e.reroll is not None and not e.reroll.once else None
-    boom = e.explode_point() if e.explode is not None else None
-    points = [*(() if sticky is None else sticky.points), *(() if boom is None else (boom,))]
+    points = [p for rule in rules for p in rule.compare_points(e)]
+    if not points:
+        return None
     # Each point's non-matching faces are one or two intervals whose ends lie next to its
     # value, so if some face stops them all, one of these candidates does.
     candidates = {lo, hi} | {p.value + d for p in points for d in (-1, 0, 1)}
     faces = [f for f in candidates if lo <= f <= hi] if e.custom is None else list(e.custom)
-    if sticky is not None and all(sticky.matches(f) for f in faces):
-        return f"{e._what} would reroll forever: every face matches '{e.reroll}'"
-    survivors = [f for f in faces if sticky is None or not sticky.matches(f)]
-    if boom is not None and all(boom.matches(f) for f in survivors):
-        if sticky is None:
-            return f"{e._what} would explode forever: every face matches '{e.explode}'"
-        return (
-            f"{e._what} would explode forever: every face left after '{e.reroll}' "
-            f"matches '{e.explode}'"
-        )
+    for rule in rules:
+        faces, problem = rule.never_ends(e, faces)
+        if problem is not None:
+            return problem
     return None
 
 
@@ -122,42 +119,21 @@ def unique_problem(e: Dice, n: int) -> str | None:
     return None
 
 
-def _expect_within_budget(e: Dice, n: int, point: Compare, roller: Roller) -> None:
-    """Refuse exploding dice that would, on average, roll past the budget (`500000d2!`)
-    before rolling any of them."""
-    values = e.face_values()
-    faces = len(values)
-    exploding = sum(1 for v in values if point.matches(v))  # fewer than faces: checked before
-    # each chain rolls 1/(1-p) dice on average, p = exploding/faces: in all, num/den exactly
-    num, den = n * faces, faces - exploding
-    if num >= (roller.budget - roller.count) * den:
-        raise roller.over_budget(
-            e._what, f": with its explosions it rolls about {-(-num // den):,} on average"
-        )
-    if roller.count * den + num > MAX_ONE_BY_ONE * den:
-        raise _one_by_one(e)
-
-
-def _expect_rerolls_within_budget(e: Dice, n: int, roller: Roller) -> None:
-    """Refuse rerolling dice that would, on average, roll past the budget or past
-    MAX_ONE_BY_ONE (`2000000d6r1`) before rolling any of them."""
-    reroll = e.reroll
-    if reroll is None:
-        return
-    lo, hi = e._range
-    faces = hi - lo + 1
-    matching = min(sum(p.count_in(lo, hi) for p in (reroll.point, *reroll.more)), faces - 1)
-    # on average n(1+p) dice rolled once, n/(1-p) until none matches: num/den exactly
-    if reroll.once:
-        num, den = n * (faces + matching), faces
-    else:
-        num, den = n * faces, faces - matching
-    if num > (roller.budget - roller.count) * den:
-        raise roller.over_budget(
-            e._what, f": with its rerolls it rolls about {-(-num // den):,} on average"
-        )
-    if roller.count * den + num > MAX_ONE_BY_ONE * den:
-        raise _one_by_one(e)
+def _expect_within_budget(e: Dice, n: int, roller: Roller) -> None:
+    """Refuse dice whose rerolls or explosions would, on average, roll past the budget
+    (`500000d2!`) or past MAX_ONE_BY_ONE (`2000000d6r1`) before rolling any of them."""
+    for rule in e._rules:
+        expected = rule.expected_dice(e, n)
+        if expected is None:
+            continue
+        num, den, what, reach = expected
+        left = (roller.budget - roller.count) * den
+        if num > left or (reach and num == left):
+            raise roller.over_budget(
+                e._what, f": with its {what} it rolls about {-(-num // den):,} on average"
+            )
+        if roller.count * den + num > MAX_ONE_BY_ONE * den:
+            raise _one_by_one(e)
 
 
 def _one_by_one(e: Dice) -> BudgetError:
@@ -382,9 +358,8 @@ class _Evaluator:
         problem = never_ends(e) or unique_problem(e, n)
         if problem is not None:
             raise DiceError(problem)
-        if point is not None:
-            _expect_within_budget(e, n, point, roller)
-        _expect_rerolls_within_budget(e, n, roller)
+        _expect_within_budget(e, n, roller)
+        limit = None if explode is None else explode.chain_limit
         seen: set[int] | None = set() if e.unique else None
         compound = explode is not None and explode.compound
         clamps = e.minimum is not None or e.maximum is not None
@@ -399,6 +374,7 @@ class _Evaluator:
             face = draw()
             unit: list[int] = []
             extra = False  # the first die of a chain, not one an explosion added
+            chained = 0  # the extra dice this chain has added
             while True:  # one chain link: a die, its rerolls, then maybe an explosion
                 if reroll is not None or seen is not None:
                     times = 0
@@ -422,7 +398,7 @@ class _Evaluator:
                         fl = ("min",) if clamped > face else ("max",)
                 if value != e.clamp(face):
                     fl = (*fl, "penetrated")
-                again = point is not None and point.matches(face)
+                again = point is not None and point.matches(face) and chained != limit
                 if again:
                     fl = ("exploded", *fl)
                 if compound:
@@ -435,6 +411,7 @@ class _Evaluator:
                 if not again:
                     break
                 extra = True
+                chained += 1
                 roller.charge(1, what)
                 if roller.count > MAX_ONE_BY_ONE:
                     raise _one_by_one(e)

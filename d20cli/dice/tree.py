@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 from d20cli.dice.arith import FUNCTIONS, Bounded, call_value, floordiv_bounds, mod_bounds, mul
 from d20cli.dice.modifiers import COMPARE_OPS as COMPARE_OPS
 from d20cli.dice.modifiers import KEEP_KINDS as KEEP_KINDS
+from d20cli.dice.modifiers import MODIFIERS, Rule, TermBounds
 from d20cli.dice.modifiers import Compare as Compare
 from d20cli.dice.modifiers import CompareOp as CompareOp
 from d20cli.dice.modifiers import Crit as Crit
@@ -102,6 +103,8 @@ class Dice(Bounded):
         init=False, repr=False, compare=False, hash=False, default=None
     )
     _computed: bool = field(init=False, repr=False, compare=False, hash=False, default=False)
+    # and the modifiers whose value is a Rule (`rules`), in the order of MODIFIERS
+    _rules: tuple[Rule, ...] = field(init=False, repr=False, compare=False, hash=False, default=())
 
     precedence: ClassVar[int] = _ATOM
 
@@ -114,22 +117,13 @@ class Dice(Bounded):
         problem = self.unique_conflict()
         if problem is not None:
             raise ValueError(problem)
-        text = self._render()
+        values = [getattr(self, m.field) for m in MODIFIERS]
+        mods = "".join([m.text(v) for m, v in zip(MODIFIERS, values, strict=True)])
+        text = self._render(mods)
         object.__setattr__(self, "_text", text)
         object.__setattr__(self, "_what", f"'{text}'")
-        plain = (
-            isinstance(self.sides, _PLAIN_SIDES)
-            and self.reroll is None
-            and self.explode is None
-            and self.minimum is None
-            and self.maximum is None
-            and self.keep is None
-            and self.pool is None
-            and not self.unique
-            and self.crit is None
-            and self.sort is None
-        )
-        object.__setattr__(self, "_plain", plain)
+        object.__setattr__(self, "_rules", tuple(v for v in values if isinstance(v, Rule)))
+        object.__setattr__(self, "_plain", isinstance(self.sides, _PLAIN_SIDES) and not mods)
         if isinstance(sides, tuple):
             if not sides:
                 raise ValueError("custom faces need at least one value")
@@ -181,25 +175,16 @@ class Dice(Bounded):
                 return f"'{word}{v}' is outside the faces {lo}..{hi} of '{self}'"
         return None
 
-    def _render(self) -> str:
+    def _render(self, mods: str) -> str:
         c = self.count
         count = str(c) if isinstance(c, int) else f"({c})"
-        side_text = self._side_text()
-        mods = "".join(
-            s
-            for s in (
-                "" if self.reroll is None else str(self.reroll),
-                "" if self.explode is None else str(self.explode),
-                "" if self.minimum is None else f"mi{self.minimum}",
-                "" if self.maximum is None else f"ma{self.maximum}",
-                "" if self.keep is None else str(self.keep),
-                "" if self.pool is None else str(self.pool),
-                "u" if self.unique else "",  # after a pool: `u>=4` is rpg-dice-roller's
-                "" if self.crit is None else str(self.crit),
-                "" if self.sort is None else f"s{self.sort}",
-            )
-        )
-        return f"{count}d{side_text}{mods}{_label_text(self.label)}"
+        return f"{count}d{self._side_text()}{mods}{_label_text(self.label)}"
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        """The modifiers set whose value is a Rule (`Reroll`, `Explode`, ...), in the
+        order of MODIFIERS: the steps of bounds, `never_ends` and the budget loop over them."""
+        return self._rules
 
     def __str__(self) -> str:
         return self._text
@@ -244,38 +229,11 @@ class Dice(Bounded):
         if isinstance(sides, int) and not 1 <= sides <= MAX_SIDES:
             return (0.0, 0.0)  # cannot be rolled (an error), so no bounds worth computing
         faces = self.face_values()
-        if self.reroll is not None and not self.reroll.once:
-            faces = [f for f in faces if not self.reroll.matches(f)] or faces
-        natural = faces
         clamped = [self.clamp(f) for f in faces]
-        ulo, uhi = float(min(clamped)), float(max(clamped))
-        kmin, kmax = cmin, cmax
-        if self.explode is not None:
-            point = self.explode_point()
-            exploding = [self.clamp(f) for f in natural if point.matches(f)]
-            if exploding and self.explode.penetrate:
-                ulo = ulo - 1  # an extra die counts one less
-                if self.explode.compound:
-                    ulo = ulo + 1 if ulo >= 0 else -math.inf
-                    uhi = math.inf
-                else:
-                    kmax = math.inf
-            elif exploding:
-                if self.explode.compound:
-                    if any(v > 0 for v in exploding):
-                        uhi = math.inf
-                    if any(v < 0 for v in exploding):
-                        ulo = -math.inf
-                else:
-                    kmax = math.inf
-        if self.keep is not None:
-            if self.keep.kind in ("kh", "kl"):
-                kmin, kmax = min(kmin, self.keep.n), min(kmax, self.keep.n)
-            else:
-                kmin = max(kmin - self.keep.n, 0.0)
-                kmax = max(kmax - self.keep.n, 0.0)
-        if self.pool is not None:
-            return (-kmax if self.pool.failure is not None else 0.0, kmax)
+        b = TermBounds(faces, float(min(clamped)), float(max(clamped)), cmin, cmax)
+        for rule in self._rules:
+            b = rule.bounds(self, b)
+        _, ulo, uhi, kmin, kmax = b
         cands = [mul(k, u) for k in (kmin, kmax) for u in (ulo, uhi)]
         return (min(cands), max(cands))
 

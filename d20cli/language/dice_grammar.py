@@ -58,6 +58,7 @@ import pyparsing as pp
 
 from d20cli.dice.advantage import adv_problem
 from d20cli.dice.evaluate import unique_problem
+from d20cli.dice.modifiers import MODIFIERS
 from d20cli.dice.tree import (
     LIST_LIMIT,
     MAX_SIDES,
@@ -150,17 +151,10 @@ _sides = (
     | _computed_sides
 ).set_name("a number of sides after 'd'")
 
-_MOD_NAMES = {
-    "reroll": "a reroll",
-    "explode": "an explosion",
-    "minimum": "'mi'",
-    "maximum": "'ma'",
-    "keep": "keep/drop",
-    "pool": "a pool target",
-    "unique": "'u'",
+# How a message names each modifier (the grammar's two critical markers are one `Crit`).
+_MOD_NAMES = {m.field: m.what for m in MODIFIERS} | {
     "crit_success": "a 'cs' marker",
     "crit_failure": "a 'cf' marker",
-    "sort": "a sort",
 }
 
 

@@ -49,11 +49,7 @@ CLASSES: tuple[type, ...] = (
     requests.FortuneRequest,
     requests.RollRequest,
     tree.Compare,
-    tree.Reroll,
-    tree.Explode,
-    tree.Keep,
-    tree.Pool,
-    tree.Crit,
+    *modifiers.rule_classes(),  # Reroll, Explode, Keep, Pool, Crit and their variants
     tree.Number,
     tree.Dice,
     tree.Neg,
