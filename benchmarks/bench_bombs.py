@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_bombs.py
 
-Runs every request of tests/test_bombs.py's BOMBS in-process (after a warm-up that
+Runs every request of tests/test_limits_bombs.py's BOMBS in-process (after a warm-up that
 imports the grammar, systems and odds engine), best of 3, and prints milliseconds, the
 status and the first line of the message. Target: < 100 ms each.
 
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from test_bombs import BOMBS  # noqa: E402
+from test_limits_bombs import BOMBS  # noqa: E402
 
 from d20cli.app.options import Options, split_line  # noqa: E402
 from d20cli.app.run import run as run_tokens  # noqa: E402

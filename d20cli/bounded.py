@@ -13,7 +13,7 @@ nothing but functools and sys.
 Every memo is registered here (`CACHES`), by its name, with its module and its bounds:
 `declare` names a `Bounded` (and `.new()` makes it; a memo made per run or per request is
 declared once, at import), and `memo` registers the function it bounds. docs/performance.md's
-table of caches is made from `CACHES` (scripts/make_docs.py), and tests/test_caches.py
+table of caches is made from `CACHES` (scripts/make_docs.py), and tests/test_bounded_registry.py
 fails on a memo made any other way."""
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from tests.cli_helpers import d20
 ROOT = Path(__file__).parent.parent
 CORPUS = Path(__file__).parent / "peer_notation_corpus" / "corpus.txt"
 SEED = 11
-# The peer-read forms warn (NotationWarning, tested in test_peer_decisions): not here.
+# The peer-read forms warn (NotationWarning, tested in test_peer_readings): not here.
 pytestmark = pytest.mark.filterwarnings("ignore::d20cli.errors.NotationWarning")
 
 

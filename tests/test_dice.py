@@ -130,7 +130,7 @@ def test_min_max() -> None:
     tree = roll("3d6mi2ma5", [1, 6, 3])
     assert tree.total == 10
     assert shown(tree) == [(2, True, ("min",)), (5, True, ("max",)), (3, True, ())]
-    # with an explosion, peers clamp at another step: refused (tests/test_peer_decisions.py)
+    # with an explosion, peers clamp at another step: refused (tests/test_peer_readings.py)
     with pytest.raises(ParseError, match="'ma' with an explosion"):
         parse_expression("1d6!ma5")
 

@@ -82,7 +82,7 @@ def test_examples_run_as_shown(
 # An example with any of these is a shell line, run by bash; any other is one `d20`
 # command, run in-process by d20's own main() (a process start each is 0.1-0.2 s: half a
 # minute of the suite). The process itself (its streams, status and exit) is tried by
-# tests/test_streams.py, tests/test_signals.py and the shell lines here.
+# tests/test_streams.py, tests/test_streams_signals.py and the shell lines here.
 _SHELL = re.compile(r"[|<>;&$`()*!\\~]|\b(?:echo|printf|cat|if)\b")
 
 

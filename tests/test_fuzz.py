@@ -1,7 +1,7 @@
 """Fuzzing the request path in-process: whatever the words, a request ends with status 0
 or 2, a status 2 carries a one-line `d20: error` message (and maybe the text with a
 caret), nothing escapes as an exception (RecursionError, MemoryError, ...). How long an example
-takes is not tested (the counted budgets bound it: tests/test_bounds.py).
+takes is not tested (the counted budgets bound it: tests/test_limits_budgets.py).
 
 The inputs: arbitrary text (any unicode, control characters), very long lines, deep
 parentheses, and near misses made by mutating valid requests (tokens dropped,

@@ -200,7 +200,7 @@ def test_text_that_is_not_utf8_and_huge_totals_are_stored_safely() -> None:
 
 def test_a_failing_write_keeps_its_rows_and_stops_the_rolls() -> None:
     """A write that fails puts its rows back and raises NotSaved, so the output that would
-    show them is never written (tests/test_interrupt_matrix.py); the rolls do not go on
+    show them is never written (tests/test_log_interrupt_matrix.py); the rolls do not go on
     unlogged. `close` tries once more without waiting, and drops what it cannot write."""
     out, err = output()
     store = Broken()

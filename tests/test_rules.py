@@ -1,5 +1,6 @@
-"""The second reading of the four rule texts (issue 12): wrong results fixed, the words the
-texts use, and output that says why. Every rule with forced dice, boundaries first."""
+"""Each rule of the four rule texts as written (read a second time in issue 12): the results,
+the words the texts use, and output that says why. Every rule with forced dice, boundaries
+first."""
 
 from __future__ import annotations
 

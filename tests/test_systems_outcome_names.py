@@ -67,7 +67,7 @@ def test_odds_name_each_outcome_as_its_roll_does(sid: str, text: str) -> None:
         assert name_in(label, outcome, names) or label == names[outcome], (text, outcome)
 
 
-def test_the_names_the_issue_found_apart(capsys: pytest.CaptureFixture[str]) -> None:
+def test_roll_and_odds_name_an_outcome_alike(capsys: pytest.CaptureFixture[str]) -> None:
     def out(*words: str) -> str:
         status, text, err = d20([*words, "--no-log"], capsys)
         assert (status, err) == (0, "")

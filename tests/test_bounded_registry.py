@@ -192,23 +192,23 @@ def test_the_registry_names_every_memo_with_its_module_and_bound() -> None:
 
 
 def test_declare_registers_once_and_refuses_a_second_memo_of_a_name() -> None:
-    cache = declare("test_caches.kept", 3, holds="k → v", buys="a test")
+    cache = declare("test_bounded_registry.kept", 3, holds="k → v", buys="a test")
     assert (
-        CACHES["test_caches.kept"]
+        CACHES["test_bounded_registry.kept"]
         == cache
-        == declare("test_caches.kept", 3, holds="k → v", buys="a test")
+        == declare("test_bounded_registry.kept", 3, holds="k → v", buys="a test")
     )
     made = cache.new()
     assert isinstance(made, Bounded) and made.size == 3
     with pytest.raises(ValueError, match="two memos"):
-        declare("test_caches.kept", 4, holds="k → v", buys="a test")
+        declare("test_bounded_registry.kept", 4, holds="k → v", buys="a test")
 
     @memo(2, holds="x → x", buys="a test")
     def same(x: int) -> int:
         return x
 
     assert same(1) == 1
-    assert isinstance(CACHES[f"test_caches.{same.__qualname__}"], Cache)
+    assert isinstance(CACHES[f"test_bounded_registry.{same.__qualname__}"], Cache)
 
 
 def test_the_cache_table_is_made_from_the_registry() -> None:

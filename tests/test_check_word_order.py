@@ -84,13 +84,13 @@ def test_a_shuffled_request_parses_as_the_canonical_one(
 @pytest.mark.parametrize(
     ("line", "fields"),
     [
-        ("check adv +5 vs 15", {"adv": 1}),  # the issue's examples
+        ("check adv +5 vs 15", {"adv": 1}),  # issue 33's examples
         ("attack adv +7 vs 15 dmg 1d8", {"adv": 1}),
         ("save disadvantage +3 vs 12", {"dis": 1}),
         ("attack dis +7 vs 15 dmg 1d8 + 4", {"dis": 1}),
     ],
 )
-def test_the_issue_examples_parse(line: str, fields: dict[str, int]) -> None:
+def test_adv_and_dis_before_the_modifier_parse(line: str, fields: dict[str, int]) -> None:
     request = parse_request(line)
     assert request.modifier is not None
     for name, value in fields.items():

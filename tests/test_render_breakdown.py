@@ -34,7 +34,9 @@ def test_a_roll_breakdown_adds_up_or_gives_no_rest(
     assert out.splitlines()[1].endswith(f"  {breakdown}")
 
 
-def test_the_issue_roll_shows_its_untyped_three(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_flat_number_beside_labelled_dice_is_untyped_and_adds_up(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     _, out, _ = d20(["roll", "2d6[slashing]+3+1d6[fire]", "--dice", "1,2,3", "--json"], capsys)
     data = json.loads(out)
     assert data["total"] == 9

@@ -1,4 +1,4 @@
-"""Odds II (issue 17): cumulative columns (exactly, at least, at most), tails trimmed with
+"""The odds views (issue 17): cumulative columns (exactly, at least, at most), tails trimmed with
 the mass beyond named, `--csv`, `mean` as a number and an exact fraction, and `odds
 compare` of any number of requests with expected damage first for attacks."""
 

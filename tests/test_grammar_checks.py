@@ -40,7 +40,7 @@ def test_a_near_word_is_an_error_that_names_the_word(line: str, column: int, mea
     assert info.value.kind == "parse"
 
 
-def test_the_issue_example_exits_2_and_rolls_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_misspelt_flag_exits_2_and_rolls_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = d20(["check", "advantge", "+5", "vs", "15"], capsys)
     assert status == 2
     assert out == ""

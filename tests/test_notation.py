@@ -1,5 +1,6 @@
-"""Dice notation II (issue 17): the Roll20 / Foundry / rpg-dice-roller forms, each parsed,
-rolled, shown, in JSON and with exact odds (against icepool or a brute force here)."""
+"""The notation of the peer dice rollers (issue 17): the Roll20 / Foundry / rpg-dice-roller
+forms, each parsed, rolled, shown, in JSON and with exact odds (against icepool or a brute
+force here)."""
 
 from __future__ import annotations
 
