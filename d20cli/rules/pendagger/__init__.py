@@ -54,12 +54,11 @@ from d20cli.rules.common import (
 from d20cli.rules.initiative import InitiativeRule
 from d20cli.rules.offers import offer
 from d20cli.rules.pendagger.attempts import (
-    ATTEMPT_OFFER,
     ATTEMPT_VERBS,
     FORTUNE_GAINED,
-    LUCK_OFFER,
-    OFFERED_ATTEMPT,
-    OFFERED_LUCK,
+    INSTEAD,
+    LACKS,
+    TAKES,
     attempt_level,
     check_plan,
     grade_attempt,
@@ -121,18 +120,6 @@ OUTCOMES: tuple[tuple[str, str], ...] = (
 )
 
 
-_OTHER_VERBS = {
-    "save": "use attempt (or defend) with the rank: attempt adept",
-    "group": "group checks are levelup's",
-    "contest": "contest is reglamento's",
-    "opposed": "opposed is mm's",
-    "compare": "compare is mm's",
-    "percent": "percent is mm's; use roll 1d100",
-    "resist": "resist is mm's; use defend",
-    "routine": "routine checks are mm's",
-}
-
-
 def _fortune_held(request: FortuneRequest, roller: Roller) -> Result:
     """The `fortune` verb without the state that holds the dice (the Python API)."""
     raise RulesError(
@@ -147,7 +134,6 @@ def _fortune_held(request: FortuneRequest, roller: Roller) -> Result:
 resolve = resolver(
     ID,
     VERBS,
-    _OTHER_VERBS,
     (CheckRequest, ATTEMPT_VERBS, resolve_attempt),
     (LuckRequest, None, resolve_luck),
     (ScoresRequest, None, resolve_scores),
@@ -196,17 +182,17 @@ SYSTEM = System(
     },
     check_plan=check_plan,
     fortune=FORTUNE,
-    house_words=house_words_of(
-        {**dict.fromkeys(ATTEMPT_VERBS, OFFERED_ATTEMPT), "luck": OFFERED_LUCK}
-    ),
+    house_words=house_words_of(TAKES),
+    takes=TAKES,
+    instead=INSTEAD,
+    lacks=LACKS,
     initiative=InitiativeRule(
         ("dex", "dexterity"),
         roll_initiative,
         "d20 + the init entry, else the Dexterity modifier: floor((dex score - 10) / 2)",
     ),
     offers={
-        **dict.fromkeys(ATTEMPT_VERBS, ATTEMPT_OFFER),
-        "luck": LUCK_OFFER,
+        **{verb: offer(kinds) for verb, kinds in TAKES.items()},
         "scores": offer(("players",)),
         "fortune": offer(("fortune-action",), spend=("fortune-use",)),
         "roll": roll.OFFER,
