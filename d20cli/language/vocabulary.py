@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
+    from collections.abc import Collection, Mapping
 
 VERB_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
     "check": (
@@ -288,12 +288,52 @@ CHECK_WORDS: tuple[Word, ...] = (
         named="expertise die",
     ),
     Word("circumstance", "circumstances", CIRCUMSTANCE_WORDS, "list", named="circumstance words"),
-    Word("reliable", "reliable", ("reliable",), "count", flag=True, named="'reliable'"),
-    Word("unreliable", "unreliable", ("unreliable",), "count", flag=True, named="'unreliable'"),
-    Word("fortune", "fortune", ("fortune",), flag=True, named="fortune dice"),
-    Word("rank", "rank", RANK_WORDS, named="ranks", role="base"),
-    Word("score", "score", named="ability scores", role="base"),
-    Word("adjust", "adjust", named="rank adjustments"),
+    Word(
+        "reliable",
+        "reliable",
+        ("reliable",),
+        "count",
+        flag=True,
+        form="reliable",
+        meaning="one level up unless the face is 1; unreliable: down unless 20",
+        named="'reliable'",
+    ),
+    Word(
+        "unreliable",
+        "unreliable",
+        ("unreliable",),
+        "count",
+        flag=True,
+        form="reliable",
+        named="'unreliable'",
+    ),
+    Word(
+        "fortune",
+        "fortune",
+        ("fortune",),
+        flag=True,
+        form="fortune",
+        meaning="take a natural 20 as a normal success to gain a fortune die",
+        named="fortune dice",
+    ),
+    Word(
+        "rank",
+        "rank",
+        RANK_WORDS,
+        form="RANK / SCORE",
+        meaning="a rank (adept) or an ability score (14)",
+        named="ranks",
+        role="base",
+    ),
+    Word("score", "score", form="RANK / SCORE", named="ability scores", role="base"),
+    Word(
+        "adjust",
+        "adjust",
+        form="+N / -N",
+        meaning="rank adjustments after it; several add up: trained +1 -1",
+        named="rank adjustments",
+        role="base",
+    ),
     Word(
         "dmg",
         "damage",
@@ -372,18 +412,26 @@ CHECK_WORD: dict[str, Word] = {word.kind: word for word in CHECK_WORDS}
 FLAG_WORDS: tuple[str, ...] = tuple(s for w in CHECK_WORDS if w.flag for s in w.spellings)
 
 
+_ROW_ORDER = {"base": 0, "target": 1}  # the roles listed first, in this order
+
+
 def word_rows(
-    kinds: Collection[str], meanings: dict[str, str] | None = None
+    kinds: Collection[str],
+    meanings: Mapping[str, str] | None = None,
+    forms: Mapping[str, str] | None = None,
 ) -> tuple[tuple[str, str], ...]:
     """The (form, meaning) rows of help and `d20 systems` for these kinds of check word
-    (a collection of kinds): the modifier and the target first, then in the order of
-    CHECK_WORDS, one row a form (`adv / dis`); `meanings`: a system's own meaning of a
-    kind, else the word's. A system's verbs list the rows of the kinds each takes."""
+    (a collection of kinds): what the d20 adds first (a modifier, a rank), then the
+    target, then in the order of CHECK_WORDS, one row a form (`adv / dis`); `meanings`,
+    `forms`: a system's own meaning and form of a kind (`System.forms`), else the word's.
+    A system's verbs list the rows of the kinds each takes."""
     own = meanings or {}
+    spelt = forms or {}
     rows: dict[str, str] = {}
-    for word in sorted(CHECK_WORDS, key=lambda w: w.kind not in ("modifier", "target")):
-        if word.kind in kinds and word.form:
-            rows.setdefault(word.form, own.get(word.kind, word.meaning))
+    for word in sorted(CHECK_WORDS, key=lambda w: _ROW_ORDER.get(w.role, 2)):
+        form = spelt.get(word.kind, word.form)
+        if word.kind in kinds and form:
+            rows.setdefault(form, own.get(word.kind, word.meaning))
     return tuple(rows.items())
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from d20cli.frozen import replace
 from d20cli.language.requests import CheckRequest, ContestRequest, LuckRequest, Request
+from d20cli.language.vocabulary import word_rows
 from d20cli.results import Damage, Result
 from d20cli.rules import roll
 from d20cli.rules.common import (
@@ -353,16 +354,22 @@ resolve = resolver(
 )
 
 
+#: How reglamento writes and means its words, for `d20 systems` and help (`word_rows`).
+FORMS = {"adv": "ADV / DISADV", "dis": "ADV / DISADV"}
+_MEANINGS = {
+    "modifier": "the attribute as a modifier: +3, -1",
+    "target": "the difficulty: vs 15, vs DC 15",
+    "adv": "advantage, disadvantage (any case; also adv, dis, advantage)",
+    "dmg": "attack damage, rolled on a success: dmg 1d6+2",
+    "crit": "house: a face of N or more is a critical success (crit 19)",
+}
+#: A contest's sides: (form, meaning), as `word_rows` gives a word's.
+SIDES = ("A vs B vs C", "contest sides, two or more, each with its own ADV/DISADV")
+
 #: The words a request may carry in this system, for `d20 systems` and help.
 WORDS: tuple[tuple[str, str], ...] = (
-    ("+N / -N", "the attribute as a modifier: +3, -1"),
-    ("vs N", "the difficulty: vs 15, vs DC 15"),
-    ("ADV / DISADV", "advantage, disadvantage (any case; also adv, dis, advantage)"),
-    ("dmg EXPR", "attack damage, rolled on a success: dmg 1d6+2"),
-    ("A vs B vs C", "contest sides, two or more, each with its own ADV/DISADV"),
-    ("crit N", "house: a face of N or more is a critical success (crit 19)"),
-    ("lucky", "house: a d20 showing 1 is rolled once more, the new face used"),
-    ("min N", "house: a d20 face below N counts as N for the total (min 10)"),
+    *word_rows(frozenset().union(*TAKES.values()), _MEANINGS, FORMS),
+    SIDES,
 )
 
 #: What completion offers after each verb: the words it takes (`TAKES`).
@@ -390,6 +397,7 @@ SYSTEM = System(
     takes=TAKES,
     instead=INSTEAD,
     lacks=LACKS,
+    forms=FORMS,
     initiative=InitiativeRule(
         ("dex", "dexterity"),
         from_check(resolve),

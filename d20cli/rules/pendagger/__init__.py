@@ -42,6 +42,7 @@ from d20cli.language.requests import (
     LuckRequest,
     ScoresRequest,
 )
+from d20cli.language.vocabulary import word_rows
 from d20cli.results import Result
 from d20cli.rules import roll
 from d20cli.rules.common import (
@@ -141,15 +142,18 @@ resolve = resolver(
 )
 
 
+#: What pendagger's words mean its own way, for `d20 systems` and help (`word_rows`).
+_MEANINGS = {
+    "adv": "advantage, disadvantage (also ADV, DISADV, disadv)",
+    "lucky": "house: a d20 showing 1 is rolled once more (attempt, luck; no crit N, min N)",
+}
+#: `fortune spend USE`: (form, meaning), as `word_rows` gives a word's.
+SPEND = ("spend [USE]", "fortune spend: reroll (the default), hint, escape or value")
+
 #: The words a request may carry in this system, for `d20 systems` and help.
 WORDS: tuple[tuple[str, str], ...] = (
-    ("RANK / SCORE", "a rank (adept) or an ability score (14)"),
-    ("+N / -N", "rank adjustments after it; several add up: trained +1 -1"),
-    ("adv / dis", "advantage, disadvantage (also ADV, DISADV, disadv)"),
-    ("reliable", "one level up unless the face is 1; unreliable: down unless 20"),
-    ("fortune", "take a natural 20 as a normal success to gain a fortune die"),
-    ("lucky", "house: a d20 showing 1 is rolled once more (attempt, luck; no crit N, min N)"),
-    ("spend [USE]", "fortune spend: reroll (the default), hint, escape or value"),
+    *word_rows(frozenset().union(*TAKES.values()), _MEANINGS),
+    SPEND,
 )
 
 
