@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
+    from collections.abc import Collection, Mapping
 
 VERB_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
     "check": (
@@ -77,6 +77,21 @@ VERB_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 VERBS: tuple[str, ...] = tuple(VERB_HELP)
+
+#: What to use in a system that lacks a verb: requests whose verb a system may have,
+#: tried in order (the first whose verb the system has is the hint, d20cli.rules.hints).
+#: Which systems have a verb is each system's own `verbs`; this table names none.
+VERB_INSTEAD: dict[str, tuple[str, ...]] = {
+    "save": ("resist", "defend"),
+    "group": ("check",),
+    "contest": ("opposed",),
+    "opposed": ("contest",),
+    "luck": ("percent 50",),
+    "attempt": ("check",),
+    "defend": ("save", "resist"),
+    "percent": ("roll 1d100",),
+    "resist": ("save", "defend"),
+}
 
 
 #: `table NAME` rolls a roll table (d20cli.app.commands.table); not a verb of the grammar, it
@@ -223,7 +238,9 @@ class Word(NamedTuple):
     grammar's flag element; house: a house rule word (`d20cli.rules.house`);
     form, meaning: its row in `d20 systems` and `d20 help VERB` (a system may say the
     meaning its own way); samples: words as typed that the odds properties draw from
-    (tests/test_odds_checks.py)."""
+    (tests/test_odds_checks.py); named: how an error names it in a system that lacks it
+    ("levelup has no ranks"); role: what it does, one of ROLES, which says what that
+    system offers instead (`System.instead`; d20cli.rules.hints writes the message)."""
 
     kind: str
     field: str
@@ -234,6 +251,14 @@ class Word(NamedTuple):
     form: str = ""
     meaning: str = ""
     samples: tuple[str, ...] = ()
+    named: str = ""
+    role: str = "roll"
+
+
+#: What a check word does, for the error of a system that lacks it (`Word.role`): it makes
+#: the roll better or worse, it is what the d20 adds (a modifier, a rank), the target, a
+#: damage roll, or a house rule.
+ROLES: tuple[str, ...] = ("roll", "base", "target", "damage", "house")
 
 
 #: Every kind of word a d20 check may carry besides its verb and label, in the order a
@@ -247,8 +272,11 @@ CHECK_WORDS: tuple[Word, ...] = (
         form="adv / dis",
         meaning="advantage, disadvantage (also advantage, disadv, ADV, DISADV)",
         samples=("adv",),
+        named="advantage",
     ),
-    Word("dis", "dis", DIS_WORDS, "count", form="adv / dis", samples=("dis",)),
+    Word(
+        "dis", "dis", DIS_WORDS, "count", form="adv / dis", samples=("dis",), named="disadvantage"
+    ),
     Word(
         "expertise",
         "expertise",
@@ -257,26 +285,71 @@ CHECK_WORDS: tuple[Word, ...] = (
         form="expertise[=dN]",
         meaning="an expertise die: d4, d6 or d8; more grants step it up",
         samples=("expertise=d4", "expertise=d6", "expertise=d8", "expertise expertise"),
+        named="expertise die",
     ),
-    Word("circumstance", "circumstances", CIRCUMSTANCE_WORDS, "list"),
-    Word("reliable", "reliable", ("reliable",), "count", flag=True),
-    Word("unreliable", "unreliable", ("unreliable",), "count", flag=True),
-    Word("fortune", "fortune", ("fortune",), flag=True),
-    Word("rank", "rank", RANK_WORDS),
-    Word("score", "score"),
-    Word("adjust", "adjust"),
+    Word("circumstance", "circumstances", CIRCUMSTANCE_WORDS, "list", named="circumstance words"),
+    Word(
+        "reliable",
+        "reliable",
+        ("reliable",),
+        "count",
+        flag=True,
+        form="reliable",
+        meaning="one level up unless the face is 1; unreliable: down unless 20",
+        named="'reliable'",
+    ),
+    Word(
+        "unreliable",
+        "unreliable",
+        ("unreliable",),
+        "count",
+        flag=True,
+        form="reliable",
+        named="'unreliable'",
+    ),
+    Word(
+        "fortune",
+        "fortune",
+        ("fortune",),
+        flag=True,
+        form="fortune",
+        meaning="take a natural 20 as a normal success to gain a fortune die",
+        named="fortune dice",
+    ),
+    Word(
+        "rank",
+        "rank",
+        RANK_WORDS,
+        form="RANK / SCORE",
+        meaning="a rank (adept) or an ability score (14)",
+        named="ranks",
+        role="base",
+    ),
+    Word("score", "score", form="RANK / SCORE", named="ability scores", role="base"),
+    Word(
+        "adjust",
+        "adjust",
+        form="+N / -N",
+        meaning="rank adjustments after it; several add up: trained +1 -1",
+        named="rank adjustments",
+        role="base",
+    ),
     Word(
         "dmg",
         "damage",
         (DMG,),
         form="dmg EXPR",
         meaning="attack damage: dmg 1d8+4; a critical rolls every dice term twice",
+        named="damage roll",
+        role="damage",
     ),
     Word(
         "modifier",
         "modifier",
         form="+N / -N",
         meaning="the modifier, dice allowed: +5, -1, +3+1d4",
+        named="modifier",
+        role="base",
     ),
     Word(
         "target",
@@ -284,6 +357,8 @@ CHECK_WORDS: tuple[Word, ...] = (
         (VS,),
         form="vs N",
         meaning="the DC or AC: vs 15, vs DC 15, vs AC 15 (attacks)",
+        named="DC (vs N)",
+        role="target",
     ),
     Word(
         "crit",
@@ -293,6 +368,8 @@ CHECK_WORDS: tuple[Word, ...] = (
         form="crit N",
         meaning="house: a face of N or more reads as a natural 20 (crit 19, crit=19)",
         samples=("crit 19", "crit 18"),
+        named="crit N",
+        role="house",
     ),
     Word(
         "lucky",
@@ -302,6 +379,8 @@ CHECK_WORDS: tuple[Word, ...] = (
         form="lucky",
         meaning="house: a d20 showing 1 is rolled once more, the new face used",
         samples=("lucky",),
+        named="lucky",
+        role="house",
     ),
     Word(
         "min",
@@ -311,6 +390,8 @@ CHECK_WORDS: tuple[Word, ...] = (
         form="min N",
         meaning="house: a d20 face below N counts as N for the total (min 10)",
         samples=("min 10", "min 6"),
+        named="min N",
+        role="house",
     ),
     Word(
         "crit-dmg",
@@ -319,6 +400,8 @@ CHECK_WORDS: tuple[Word, ...] = (
         house=True,
         form="crit-dmg=MODE",
         meaning="house: a critical's damage: dice (twice, the default), double, max",
+        named="crit-dmg",
+        role="damage",
     ),
 )
 
@@ -329,18 +412,26 @@ CHECK_WORD: dict[str, Word] = {word.kind: word for word in CHECK_WORDS}
 FLAG_WORDS: tuple[str, ...] = tuple(s for w in CHECK_WORDS if w.flag for s in w.spellings)
 
 
+_ROW_ORDER = {"base": 0, "target": 1}  # the roles listed first, in this order
+
+
 def word_rows(
-    kinds: Collection[str], meanings: dict[str, str] | None = None
+    kinds: Collection[str],
+    meanings: Mapping[str, str] | None = None,
+    forms: Mapping[str, str] | None = None,
 ) -> tuple[tuple[str, str], ...]:
     """The (form, meaning) rows of help and `d20 systems` for these kinds of check word
-    (a collection of kinds): the modifier and the target first, then in the order of
-    CHECK_WORDS, one row a form (`adv / dis`); `meanings`: a system's own meaning of a
-    kind, else the word's. A system's verbs list the rows of the kinds each takes."""
+    (a collection of kinds): what the d20 adds first (a modifier, a rank), then the
+    target, then in the order of CHECK_WORDS, one row a form (`adv / dis`); `meanings`,
+    `forms`: a system's own meaning and form of a kind (`System.forms`), else the word's.
+    A system's verbs list the rows of the kinds each takes."""
     own = meanings or {}
+    spelt = forms or {}
     rows: dict[str, str] = {}
-    for word in sorted(CHECK_WORDS, key=lambda w: w.kind not in ("modifier", "target")):
-        if word.kind in kinds and word.form:
-            rows.setdefault(word.form, own.get(word.kind, word.meaning))
+    for word in sorted(CHECK_WORDS, key=lambda w: _ROW_ORDER.get(w.role, 2)):
+        form = spelt.get(word.kind, word.form)
+        if word.kind in kinds and form:
+            rows.setdefault(form, own.get(word.kind, word.meaning))
     return tuple(rows.items())
 
 

@@ -426,21 +426,21 @@ def located(request: Request, message: str, key: str | None = None) -> RulesErro
 
 
 def reject_words(
-    request: CheckRequest,
-    offered: Collection[str],
-    hints: Mapping[str, str],
-    system: str,
+    request: CheckRequest, offered: Collection[str], system: str, verb: str | None = None
 ) -> None:
     """Raise a RulesError for the first word kind in the request that `offered` lacks (in
-    the order of `CHECK_WORD_KINDS`).
-
-    hints: word kind -> message (what the system offers instead)."""
+    the order of `CHECK_WORD_KINDS`), saying what the system offers instead
+    (`hints.word_hint`). verb: the verb whose words `offered` are (a contest side's
+    request says `check`; default: the request's)."""
     lacking = request.word_kinds.difference(offered)
     if not lacking:
         return
+    from d20cli.rules import get_system
+    from d20cli.rules.hints import word_hint
+
     key = next(kind for kind in CHECK_WORD_KINDS if kind in lacking)
-    default = f"{system} does not use {key!r} with {request.verb!r}"
-    raise located(request, hints.get(key, default), key)
+    message = word_hint(get_system(system), verb or request.verb, key)
+    raise located(request, message, key)
 
 
 def resolve_roll(request: Request, roller: Roller, system: str) -> Result | None:
@@ -468,12 +468,12 @@ Route = tuple[type, Collection[str] | None, Callable[[Any, "Roller"], Result]]
 
 
 def resolver(
-    system: str, verbs: Iterable[str], hints: Mapping[str, str], *routes: Route
+    system: str, verbs: Iterable[str], *routes: Route
 ) -> Callable[[Request, Roller], Result]:
     """A system's resolve function, the dispatch every system shares: the first route
     whose class the request is (and whose verbs hold its verb) rolls it; else `roll`, the
-    same in every system; else the error naming the system's verbs (with `hints`' word on
-    what the system has instead of that verb)."""
+    same in every system; else the error naming the system's verbs (with what to use
+    instead of that verb, `hints.verb_hint`)."""
     listed = tuple(verbs)
 
     def resolve(request: Request, roller: Roller) -> Result:
@@ -483,7 +483,11 @@ def resolver(
         rolled = resolve_roll(request, roller, system)
         if rolled is not None:
             return rolled
-        raise unknown_verb(request, system, listed, hints.get(request.verb))
+        from d20cli.rules import get_system
+        from d20cli.rules.hints import verb_hint
+
+        hint = verb_hint(get_system(system), request.verb)
+        raise unknown_verb(request, system, listed, hint)
 
     return resolve
 
@@ -539,6 +543,13 @@ class System:
     aliases: other names `get_system` accepts.
     words: (word, meaning) for the request words this system takes, as `d20 systems` and
     help list them; offers: verb -> the words completion offers after it (`Offer`).
+    takes: verb -> the kinds of check word it takes (`vocabulary.CHECK_WORDS`; a contest's:
+    each side's), the one list its rules check a request against (`reject_words`), which
+    help, completion, the house defaults and the other systems' errors read;
+    instead: a `Word.role` -> what the system offers in place of a word of that role it
+    lacks ("use adv or dis"); lacks: a kind (or "VERB KIND") -> the system's own word on
+    why it lacks it, before the derived one (d20cli.rules.hints); forms: a kind -> the
+    system's own form of it in help (`ADV / DISADV`), the key of its row in `words`.
 
     Optional hooks, for what only some systems have (code outside systems/ asks for the
     hook, never for a system id):
@@ -569,6 +580,10 @@ class System:
     check_plan: Callable[[Request], CheckPlan | None] | None = None
     contest_plan: Callable[[Request], ContestPlan | None] | None = None
     verb_outcomes: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    takes: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    instead: Mapping[str, str] = field(default_factory=dict)
+    lacks: Mapping[str, str] = field(default_factory=dict)
+    forms: Mapping[str, str] = field(default_factory=dict)
 
     def outcome_names(self, verb: str) -> dict[str, str]:
         """Each outcome id's one name in a result of `verb`, which the roll, its odds, the

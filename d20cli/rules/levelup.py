@@ -95,19 +95,6 @@ VERB_OUTCOMES: dict[str, dict[str, str]] = {
 #: Expertise die sizes in stepping order; a grant past the last changes nothing.
 EXPERTISE_STEPS: tuple[int, ...] = (4, 6, 8)
 
-_HINTS = {
-    "circumstance": "levelup has no circumstance words; use adv or dis (or a modifier)",
-    "reliable": "reliable is a pendagger word; levelup has adv, dis and expertise",
-    "unreliable": "unreliable is a pendagger word; levelup has adv, dis and expertise",
-    "fortune": "fortune dice are pendagger's; levelup has adv, dis and expertise",
-    "rank": "ranks are pendagger's; a levelup roll takes a signed modifier: check +5 vs 15",
-    "score": "a levelup modifier needs its sign (+14 or -1); bare numbers are pendagger "
-    "ability scores",
-    "adjust": "rank adjustments are pendagger's",
-    "dmg": "only attack takes dmg in levelup",
-    "crit-dmg": "crit-dmg (what a critical hit does to damage) is for attacks with dmg",
-}
-
 _CHECK = frozenset({"adv", "dis", "expertise", "modifier", "target", "crit", "lucky", "min"})
 
 #: The words each verb takes (kinds of `vocabulary.CHECK_WORDS`), the one list its rules
@@ -119,18 +106,10 @@ TAKES: dict[str, frozenset[str]] = {
     "group": _CHECK,
 }
 
-_OTHER_VERBS = {
-    "contest": "a contest is reglamento's; roll two checks",
-    "luck": "luck rolls are reglamento's and pendagger's",
-    "percent": "percent is mm's; use roll 1d100",
-    "attempt": "attempt is pendagger's; use check",
-    "defend": "defend is pendagger's; use save or check",
-    "resist": "resist is mm's; use save",
-    "opposed": "opposed is mm's",
-    "compare": "compare is mm's",
-    "routine": "routine checks are mm's",
-    "scores": "scores is pendagger's",
-    "fortune": "fortune dice are pendagger's",
+#: What levelup offers in place of a word it lacks, by the word's role (d20cli.rules.hints).
+INSTEAD = {
+    "roll": "use adv or dis, or an expertise die (or a modifier)",
+    "base": "a levelup roll takes a signed modifier: check +5 vs 15",
 }
 
 
@@ -274,7 +253,7 @@ def _target_number(request: CheckRequest | GroupRequest, target: Target | None) 
 
 def _checked(request: CheckRequest) -> tuple[int | None, Expr | None]:
     """A check's words checked before any die: its expertise die and critical damage."""
-    reject_words(request, TAKES[request.verb], _HINTS, ID)
+    reject_words(request, TAKES[request.verb], ID)
     return expertise_size(request.expertise), _critical_expr(request)
 
 
@@ -441,7 +420,6 @@ def _resolve_one(request: CheckRequest, roller: Roller) -> Result:
 resolve = resolver(
     ID,
     VERBS,
-    _OTHER_VERBS,
     (CheckRequest, GRADERS, _resolve_one),
     (GroupRequest, None, _resolve_group),
 )
@@ -483,4 +461,6 @@ SYSTEM = System(
     offers=OFFERS,
     check_plan=check_plan,
     verb_outcomes=VERB_OUTCOMES,
+    takes=TAKES,
+    instead=INSTEAD,
 )

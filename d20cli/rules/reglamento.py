@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from d20cli.frozen import replace
 from d20cli.language.requests import CheckRequest, ContestRequest, LuckRequest, Request
+from d20cli.language.vocabulary import word_rows
 from d20cli.results import Damage, Result
 from d20cli.rules import roll
 from d20cli.rules.common import (
@@ -92,19 +93,14 @@ OUTCOMES: tuple[tuple[str, str], ...] = (
 
 CHECK_VERBS = ("check", "save", "attack")
 
-_HINTS = {
-    "expertise": "reglamento has no expertise die; use adv or dis (or a modifier)",
-    "circumstance": "reglamento has no circumstance words; use adv or dis (or a modifier)",
-    "reliable": "reliable is a pendagger word; reglamento has adv and dis",
-    "unreliable": "unreliable is a pendagger word; reglamento has adv and dis",
-    "fortune": "fortune dice are pendagger's; reglamento has adv and dis",
-    "rank": "ranks are pendagger's; a reglamento roll takes the attribute as a signed "
-    "modifier: check +3 vs 15",
-    "score": "a reglamento attribute needs its sign (+3 or -1); bare numbers are pendagger "
-    "ability scores",
-    "adjust": "rank adjustments are pendagger's",
-    "dmg": "only attack takes dmg",
-    "target": "a contest side has no target: contest +3 vs +1",
+#: What reglamento offers in place of a word it lacks, by the word's role, and its own
+#: word on what its rules lack (d20cli.rules.hints).
+INSTEAD = {
+    "roll": "use adv or dis (or a modifier)",
+    "base": "a reglamento roll takes the attribute as a signed modifier: check +3 vs 15",
+}
+LACKS = {
+    "contest target": "a contest side has no target: contest +3 vs +1",
     "crit-dmg": "reglamento never doubles damage on a critical, so it has no crit-dmg",
 }
 
@@ -120,20 +116,6 @@ TAKES: dict[str, frozenset[str]] = {
     "contest": _CHECK - {"target"},
     "luck": frozenset({"adv", "dis", "lucky"}),  # a luck roll's d20 may be lucky
 }
-
-_OTHER_VERBS = {
-    "group": "group checks are levelup's; roll each check",
-    "percent": "percent is mm's; use roll 1d100",
-    "attempt": "attempt is pendagger's; use check",
-    "defend": "defend is pendagger's; use save",
-    "resist": "resist is mm's; use save",
-    "opposed": "use contest",
-    "compare": "compare is mm's",
-    "routine": "routine checks are mm's",
-    "scores": "scores is pendagger's",
-    "fortune": "fortune dice are pendagger's",
-}
-
 
 # --- pure rules -----------------------------------------------------------------------
 
@@ -213,7 +195,7 @@ def _target(request: CheckRequest) -> int | None:
 
 def _checked(request: CheckRequest) -> int | None:
     """A check's words checked before any die; its target."""
-    reject_words(request, TAKES[request.verb], _HINTS, ID)
+    reject_words(request, TAKES[request.verb], ID)
     return _target(request)
 
 
@@ -300,7 +282,7 @@ def contest_plan(request: Request) -> ContestPlan | None:
     if not (isinstance(request, ContestRequest) and request.verb == "contest"):
         return None
     for side in request.sides:  # every side's words before any die
-        reject_words(side, TAKES["contest"], _HINTS, ID)
+        reject_words(side, TAKES["contest"], ID, "contest")
     sides = tuple(house_plan(side, _no_grade) for side in request.sides)
     return ContestPlan(sides, partial(grade_sides, request))
 
@@ -314,7 +296,7 @@ def _resolve_contest(request: ContestRequest, roller: Roller) -> Result:
     rolls: list[tuple[int, int]] = []  # (natural, total) of each side
     rolled: list[tuple[int, int]] = []  # (face, total) of each side
     for side in request.sides:  # every side's words before any die
-        reject_words(side, TAKES["contest"], _HINTS, ID)
+        reject_words(side, TAKES["contest"], ID, "contest")
     for side in request.sides:
         roll = house_roll(roller, side)
         rolls.append((crit_natural(roll.natural, side.crit), roll.total))
@@ -366,23 +348,28 @@ def _resolve_luck(request: LuckRequest, roller: Roller) -> Result:
 resolve = resolver(
     ID,
     VERBS,
-    _OTHER_VERBS,
     (CheckRequest, CHECK_VERBS, _resolve_check),
     (ContestRequest, ("contest",), _resolve_contest),
     (LuckRequest, None, _resolve_luck),
 )
 
 
+#: How reglamento writes and means its words, for `d20 systems` and help (`word_rows`).
+FORMS = {"adv": "ADV / DISADV", "dis": "ADV / DISADV"}
+_MEANINGS = {
+    "modifier": "the attribute as a modifier: +3, -1",
+    "target": "the difficulty: vs 15, vs DC 15",
+    "adv": "advantage, disadvantage (any case; also adv, dis, advantage)",
+    "dmg": "attack damage, rolled on a success: dmg 1d6+2",
+    "crit": "house: a face of N or more is a critical success (crit 19)",
+}
+#: A contest's sides: (form, meaning), as `word_rows` gives a word's.
+SIDES = ("A vs B vs C", "contest sides, two or more, each with its own ADV/DISADV")
+
 #: The words a request may carry in this system, for `d20 systems` and help.
 WORDS: tuple[tuple[str, str], ...] = (
-    ("+N / -N", "the attribute as a modifier: +3, -1"),
-    ("vs N", "the difficulty: vs 15, vs DC 15"),
-    ("ADV / DISADV", "advantage, disadvantage (any case; also adv, dis, advantage)"),
-    ("dmg EXPR", "attack damage, rolled on a success: dmg 1d6+2"),
-    ("A vs B vs C", "contest sides, two or more, each with its own ADV/DISADV"),
-    ("crit N", "house: a face of N or more is a critical success (crit 19)"),
-    ("lucky", "house: a d20 showing 1 is rolled once more, the new face used"),
-    ("min N", "house: a d20 face below N counts as N for the total (min 10)"),
+    *word_rows(frozenset().union(*TAKES.values()), _MEANINGS, FORMS),
+    SIDES,
 )
 
 #: What completion offers after each verb: the words it takes (`TAKES`).
@@ -407,6 +394,10 @@ SYSTEM = System(
     check_plan=check_plan,
     contest_plan=contest_plan,
     house_words=house_words_of(TAKES),
+    takes=TAKES,
+    instead=INSTEAD,
+    lacks=LACKS,
+    forms=FORMS,
     initiative=InitiativeRule(
         ("dex", "dexterity"),
         from_check(resolve),

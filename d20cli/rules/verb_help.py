@@ -10,6 +10,7 @@ takes which.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 from d20cli.language.vocabulary import (
@@ -43,12 +44,19 @@ _ROLL = VerbHelp(
 _LABEL = ("LABEL", "a character's entry in place of the modifier, with --as NAME")
 
 
-def _levelup() -> dict[str, VerbHelp]:
-    from d20cli.rules.levelup import GROUP_RULE, TAKES
+def _taking(system: System) -> Callable[[str], tuple[str, ...]]:
+    """A verb's words (`System.takes`), as help names them (the system's forms)."""
 
-    def takes(verb: str) -> tuple[str, ...]:  # the words of `TAKES`, as help names them
-        return tuple(form for form, _ in word_rows(TAKES[verb]))
+    def takes(verb: str) -> tuple[str, ...]:
+        return tuple(form for form, _ in word_rows(system.takes[verb], forms=system.forms))
 
+    return takes
+
+
+def _levelup(system: System) -> dict[str, VerbHelp]:
+    from d20cli.rules.levelup import GROUP_RULE
+
+    takes = _taking(system)
     dice = (("expertise dice", ", ".join(("d4", "d6", "d8"))),)
     return {
         "check": VerbHelp(
@@ -84,25 +92,26 @@ def _levelup() -> dict[str, VerbHelp]:
     }
 
 
-def _reglamento() -> dict[str, VerbHelp]:
-    check = ("+N / -N", "vs N", "ADV / DISADV", *_HOUSE)
+def _reglamento(system: System) -> dict[str, VerbHelp]:
+    from d20cli.rules.reglamento import SIDES
+
+    takes = _taking(system)
     return {
-        "check": VerbHelp(check, (_LABEL,), (), ("check +3 vs 15 adv", "check -1 vs 12 crit 19")),
-        "save": VerbHelp(check, (_LABEL,), (), ("save +1 vs 12", "save +2 vs 14 DISADV")),
+        "check": VerbHelp(
+            takes("check"), (_LABEL,), (), ("check +3 vs 15 adv", "check -1 vs 12 crit 19")
+        ),
+        "save": VerbHelp(takes("save"), (_LABEL,), (), ("save +1 vs 12", "save +2 vs 14 DISADV")),
         "attack": VerbHelp(
-            (*check[:3], "dmg EXPR", *_HOUSE),
-            (_LABEL,),
-            (),
-            ("attack +4 vs 13", "attack +4 vs 13 dmg 1d6+2"),
+            takes("attack"), (_LABEL,), (), ("attack +4 vs 13", "attack +4 vs 13 dmg 1d6+2")
         ),
         "contest": VerbHelp(
-            ("A vs B vs C", "ADV / DISADV", *_HOUSE),
+            (SIDES[0], *takes("contest")),
             (),
             (),
             ("contest +3 vs +1 adv", "contest +1 vs +2 adv vs +3"),
         ),
         "luck": VerbHelp(
-            ("ADV / DISADV", "lucky"),
+            takes("luck"),
             (("luck", "1d20: 1-10 unfavorable, 11-20 favorable"),),
             (),
             ("luck", "luck ADV lucky"),
@@ -111,7 +120,7 @@ def _reglamento() -> dict[str, VerbHelp]:
     }
 
 
-def _mm() -> dict[str, VerbHelp]:
+def _mm(system: System) -> dict[str, VerbHelp]:
     from d20cli.rules.mm.checks import CIRCUMSTANCES, NAMED_DCS
 
     named = (("named DCs", ", ".join(f"{w} {dc}" for w, dc in NAMED_DCS.items())),)
@@ -156,9 +165,12 @@ def _mm() -> dict[str, VerbHelp]:
     }
 
 
-def _pendagger() -> dict[str, VerbHelp]:
+def _pendagger(system: System) -> dict[str, VerbHelp]:
+    from d20cli.rules.pendagger import SPEND
+
+    takes = _taking(system)
     attempt = VerbHelp(
-        ("RANK / SCORE", "+N / -N", "adv / dis", "reliable", "fortune", "lucky"),
+        takes("attempt"),
         (),
         (("ranks", ", ".join(RANK_WORDS)),),
         (
@@ -174,7 +186,7 @@ def _pendagger() -> dict[str, VerbHelp]:
         "attack": attempt._replace(examples=("attack 14 adv", "attack trained +1")),
         "defend": attempt._replace(examples=("defend master", "defend novice dis")),
         "luck": VerbHelp(
-            ("adv / dis", "lucky"),
+            tuple(form for form in takes("luck") if form != "fortune"),  # its own below
             (
                 ("luck", "1d20: 10 or higher is lucky"),
                 ("fortune", "take a natural 20 as a 10 to gain a fortune die"),
@@ -189,7 +201,7 @@ def _pendagger() -> dict[str, VerbHelp]:
             ("scores", "scores 5", "scores players=3"),
         ),
         "fortune": VerbHelp(
-            ("spend [USE]",),
+            (SPEND[0],),
             (
                 ("show", "how many fortune dice are held (the default)"),
                 ("boon / no-boon", "hold up to 4 fortune dice, or the usual 2"),
@@ -209,7 +221,7 @@ def verb_help(system: System, verb: str) -> VerbHelp | None:
     if verb not in system.verbs:
         return None
     table = _TABLES.get(system.id)
-    found = table().get(verb) if table is not None else None
+    found = table(system).get(verb) if table is not None else None
     if found is None:
         _, example = system.verbs[verb]
         return VerbHelp(tuple(w for w, _ in system.words), (), (), (example,))

@@ -45,9 +45,12 @@ from d20cli.rules.mm.checks import (
     CIRCUMSTANCES,
     HOUSE_WORDS,
     ID,
+    INSTEAD,
+    LACKS,
     NAMED_DCS,
     OFFERS,
     ROUTINE_BASE,
+    TAKES,
     _resolve_check,
     _resolve_percent,
     check_plan,
@@ -111,23 +114,10 @@ VERB_OUTCOMES: dict[str, dict[str, str]] = {
 }
 
 
-_OTHER_VERBS = {
-    "save": "mm saves are resistance checks: resist +6 vs rank 8",
-    "group": "group checks are levelup's",
-    "contest": "use opposed (rolled) or compare (no roll)",
-    "luck": "luck rolls are reglamento's and pendagger's; try percent 50",
-    "attempt": "attempt is pendagger's; use check",
-    "defend": "defend is pendagger's; use resist",
-    "scores": "scores is pendagger's",
-    "fortune": "fortune dice are pendagger's",
-}
-
-
 #: Resolve a request with the Mutants & Masterminds rules.
 resolve = resolver(
     ID,
     VERBS,
-    _OTHER_VERBS,
     (CheckRequest, CHECK_VERBS, _resolve_check),
     (ContestRequest, ("opposed",), _resolve_opposed),
     (CompareRequest, None, _resolve_compare),
@@ -167,6 +157,9 @@ SYSTEM = System(
     offers=OFFERS,
     check_plan=check_plan,
     verb_outcomes=VERB_OUTCOMES,
+    takes=TAKES,
+    instead=INSTEAD,
+    lacks=LACKS,
 )
 
 __all__ = [

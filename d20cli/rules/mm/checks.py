@@ -67,32 +67,18 @@ ROUTINE_BASE = 10
 CHECK_VERBS = ("check", "attack", "resist", "routine")
 
 
-_ADV_HINT = (
-    "mm has no advantage or disadvantage; use circumstance words: "
-    "bonus (+2), penalty (-2), major-bonus (+5), major-penalty (-5)"
-)
-
-
-_HINTS = {
-    "adv": _ADV_HINT,
-    "dis": _ADV_HINT,
-    "expertise": "mm has no expertise die; use circumstance words: bonus, major-bonus",
-    "reliable": "reliable is a pendagger word; mm has circumstance words (bonus, penalty, ...)",
-    "unreliable": "unreliable is a pendagger word; mm has circumstance words",
-    "fortune": "fortune dice are pendagger's",
-    "rank": "rank words are pendagger's; an mm check takes a signed modifier: check +5 vs 15",
-    "score": "an mm modifier needs its sign (+8 or -1); bare numbers are pendagger ability scores",
-    "adjust": "rank adjustments are pendagger's",
-    "dmg": "mm attacks have no damage roll (damage is a resistance check: resist +6 vs rank 8)",
-    "target": "a side of opposed has no target: opposed +8 vs +6",
-    "crit": "mm's crit N is Improved Critical, a threat range for attacks only",
-    "crit-dmg": "mm attacks have no damage roll, so no crit-dmg",
+#: What mm offers in place of a word it lacks, by the word's role, and its own word on what
+#: its rules lack (d20cli.rules.hints).
+INSTEAD = {
+    "roll": "use circumstance words: "
+    "bonus (+2), penalty (-2), major-bonus (+5), major-penalty (-5)",
+    "base": "an mm check takes a signed modifier: check +5 vs 15",
+    "damage": "damage is a resistance check: resist +6 vs rank 8",
 }
-
-#: A routine check rolls no die, so no house word applies to it.
-_ROUTINE_HINTS = {
-    **_HINTS,
-    **{k: f"a routine check rolls no die: no {k}" for k in ("crit", "lucky", "min")},
+LACKS = {
+    "crit": "mm's crit N is Improved Critical, a threat range for attacks only",
+    "opposed target": "a side of opposed has no target: opposed +8 vs +6",
+    **{f"routine {k}": f"a routine check rolls no die: no {k}" for k in ("crit", "lucky", "min")},
 }
 
 
@@ -233,7 +219,7 @@ def circumstance_note(words: tuple[str, ...]) -> str:
 def _checked(request: CheckRequest) -> tuple[int | None, dict[str, object]]:
     """A check's words checked before any die; its DC and what the DC was named."""
     verb = request.verb
-    reject_words(request, TAKES[verb], _ROUTINE_HINTS if verb == "routine" else _HINTS, ID)
+    reject_words(request, TAKES[verb], ID)
     return _dc(request)
 
 

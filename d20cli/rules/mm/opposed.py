@@ -25,7 +25,6 @@ from d20cli.rules.common import (
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
 from d20cli.rules.mm.checks import (
-    _HINTS,
     ID,
     TAKES,
     circumstance_note,
@@ -112,7 +111,7 @@ def _resolve_opposed(request: ContestRequest, roller: Roller) -> Result:
     sides: list[Result] = []
     rolls: list[tuple[int, int]] = []  # (total, bonus) of each side
     for side in request.sides:  # every side's words before any die
-        reject_words(side, TAKES["opposed"], _HINTS, ID)
+        reject_words(side, TAKES["opposed"], ID, "opposed")
     for side in request.sides:
         flat = circumstance_total(side.circumstances)
         roll = house_roll(roller, side, flat=flat)

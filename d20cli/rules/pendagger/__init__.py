@@ -42,6 +42,7 @@ from d20cli.language.requests import (
     LuckRequest,
     ScoresRequest,
 )
+from d20cli.language.vocabulary import word_rows
 from d20cli.results import Result
 from d20cli.rules import roll
 from d20cli.rules.common import (
@@ -54,12 +55,11 @@ from d20cli.rules.common import (
 from d20cli.rules.initiative import InitiativeRule
 from d20cli.rules.offers import offer
 from d20cli.rules.pendagger.attempts import (
-    ATTEMPT_OFFER,
     ATTEMPT_VERBS,
     FORTUNE_GAINED,
-    LUCK_OFFER,
-    OFFERED_ATTEMPT,
-    OFFERED_LUCK,
+    INSTEAD,
+    LACKS,
+    TAKES,
     attempt_level,
     check_plan,
     grade_attempt,
@@ -121,18 +121,6 @@ OUTCOMES: tuple[tuple[str, str], ...] = (
 )
 
 
-_OTHER_VERBS = {
-    "save": "use attempt (or defend) with the rank: attempt adept",
-    "group": "group checks are levelup's",
-    "contest": "contest is reglamento's",
-    "opposed": "opposed is mm's",
-    "compare": "compare is mm's",
-    "percent": "percent is mm's; use roll 1d100",
-    "resist": "resist is mm's; use defend",
-    "routine": "routine checks are mm's",
-}
-
-
 def _fortune_held(request: FortuneRequest, roller: Roller) -> Result:
     """The `fortune` verb without the state that holds the dice (the Python API)."""
     raise RulesError(
@@ -147,7 +135,6 @@ def _fortune_held(request: FortuneRequest, roller: Roller) -> Result:
 resolve = resolver(
     ID,
     VERBS,
-    _OTHER_VERBS,
     (CheckRequest, ATTEMPT_VERBS, resolve_attempt),
     (LuckRequest, None, resolve_luck),
     (ScoresRequest, None, resolve_scores),
@@ -155,15 +142,18 @@ resolve = resolver(
 )
 
 
+#: What pendagger's words mean its own way, for `d20 systems` and help (`word_rows`).
+_MEANINGS = {
+    "adv": "advantage, disadvantage (also ADV, DISADV, disadv)",
+    "lucky": "house: a d20 showing 1 is rolled once more (attempt, luck; no crit N, min N)",
+}
+#: `fortune spend USE`: (form, meaning), as `word_rows` gives a word's.
+SPEND = ("spend [USE]", "fortune spend: reroll (the default), hint, escape or value")
+
 #: The words a request may carry in this system, for `d20 systems` and help.
 WORDS: tuple[tuple[str, str], ...] = (
-    ("RANK / SCORE", "a rank (adept) or an ability score (14)"),
-    ("+N / -N", "rank adjustments after it; several add up: trained +1 -1"),
-    ("adv / dis", "advantage, disadvantage (also ADV, DISADV, disadv)"),
-    ("reliable", "one level up unless the face is 1; unreliable: down unless 20"),
-    ("fortune", "take a natural 20 as a normal success to gain a fortune die"),
-    ("lucky", "house: a d20 showing 1 is rolled once more (attempt, luck; no crit N, min N)"),
-    ("spend [USE]", "fortune spend: reroll (the default), hint, escape or value"),
+    *word_rows(frozenset().union(*TAKES.values()), _MEANINGS),
+    SPEND,
 )
 
 
@@ -196,17 +186,17 @@ SYSTEM = System(
     },
     check_plan=check_plan,
     fortune=FORTUNE,
-    house_words=house_words_of(
-        {**dict.fromkeys(ATTEMPT_VERBS, OFFERED_ATTEMPT), "luck": OFFERED_LUCK}
-    ),
+    house_words=house_words_of(TAKES),
+    takes=TAKES,
+    instead=INSTEAD,
+    lacks=LACKS,
     initiative=InitiativeRule(
         ("dex", "dexterity"),
         roll_initiative,
         "d20 + the init entry, else the Dexterity modifier: floor((dex score - 10) / 2)",
     ),
     offers={
-        **dict.fromkeys(ATTEMPT_VERBS, ATTEMPT_OFFER),
-        "luck": LUCK_OFFER,
+        **{verb: offer(kinds) for verb, kinds in TAKES.items()},
         "scores": offer(("players",)),
         "fortune": offer(("fortune-action",), spend=("fortune-use",)),
         "roll": roll.OFFER,

@@ -10,6 +10,7 @@ from d20cli.errors import RulesError
 from d20cli.frozen import replace
 from d20cli.language.requests import CheckRequest, LuckRequest, Request
 from d20cli.results import Die, Result
+from d20cli.rules import get_system
 from d20cli.rules.common import (
     CheckPlan,
     Grade,
@@ -20,7 +21,7 @@ from d20cli.rules.common import (
     reject_words,
     roll_d20,
 )
-from d20cli.rules.offers import offer
+from d20cli.rules.hints import word_hint
 from d20cli.rules.pendagger.ladder import (
     ID,
     LEVEL_LABELS,
@@ -50,32 +51,33 @@ ATTEMPT_VERBS = ("attempt", "check", "attack", "defend")
 LUCKY_FROM = 10  # a luck roll of 10 or higher is lucky
 
 
-_HINTS = {
-    "modifier": "a pendagger attempt takes a rank or an ability score, not a modifier: "
+#: The words of an attempt (each of ATTEMPT_VERBS) and of a luck roll (kinds of
+#: `vocabulary.CHECK_WORDS`), the one list its rules check a request against, completion
+#: offers and the house defaults read.
+_ATTEMPT = frozenset(
+    {"adv", "dis", "reliable", "unreliable", "fortune", "rank", "score", "adjust", "lucky"}
+)
+TAKES: dict[str, frozenset[str]] = {
+    **dict.fromkeys(ATTEMPT_VERBS, _ATTEMPT),
+    "luck": frozenset({"adv", "dis", "fortune", "lucky"}),
+}
+
+#: What pendagger offers in place of a word it lacks, by the word's role, and its own word
+#: on what its rules lack (d20cli.rules.hints).
+INSTEAD = {
+    "roll": "use adv, reliable or a rank adjustment (+1)",
+    "base": "a pendagger attempt takes a rank or an ability score: "
     "attempt adept, attempt 14, attempt trained +1",
-    "target": "pendagger attempts have no DC: the rank's row on the Success Table decides "
-    "(attempt adept)",
-    "expertise": "pendagger has no expertise die; use adv, reliable or a rank adjustment (+1)",
-    "circumstance": "pendagger has no circumstance words; use a rank adjustment (+1, -1) or "
-    "reliable / unreliable",
-    "dmg": "pendagger attempts have no damage roll; use roll 1d8+2",
-    "crit-dmg": "pendagger attempts have no damage roll, so no crit-dmg",
+    "target": "the rank's row on the Success Table decides (attempt adept)",
+    "damage": "roll the damage: roll 1d8+2",
+}
+#: Pendagger's own word on the house rules its Success Table has no place for.
+LACKS = {
     "crit": "pendagger has no critical range: a natural 20 reads the Success Table; use "
     "reliable or a rank adjustment (+1)",
     "min": "pendagger reads the face on the Success Table, so it has no minimum face; use "
     "reliable or a rank adjustment (+1)",
 }
-
-
-_OFFERED = frozenset(
-    {"adv", "dis", "reliable", "unreliable", "fortune", "rank", "score", "adjust", "lucky"}
-)
-OFFERED_ATTEMPT = _OFFERED  # the words of an attempt (System.house_words)
-
-#: What completion offers after an attempt's verb, and after `luck` (`LuckRequest`).
-ATTEMPT_OFFER = offer(_OFFERED)
-OFFERED_LUCK = frozenset({"adv", "dis", "fortune", "lucky"})  # a luck roll's words
-LUCK_OFFER = offer(OFFERED_LUCK)
 
 
 def attempt_level(face: int, rank: str, reliable: bool = False, unreliable: bool = False) -> str:
@@ -174,8 +176,8 @@ def rank_path(detail: dict[str, object]) -> str:
 
 def _check_attempt_words(request: CheckRequest) -> None:
     if request.rank is None and request.score is None and request.modifier is not None:
-        raise located(request, _HINTS["modifier"], "modifier")
-    reject_words(request, _OFFERED, _HINTS, ID)
+        raise located(request, word_hint(get_system(ID), request.verb, "modifier"), "modifier")
+    reject_words(request, TAKES[request.verb], ID)
 
 
 def attempt_result(
