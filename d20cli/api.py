@@ -267,7 +267,7 @@ def parse(
     ...     d20cli.parse("check +5 vs 15 adv", system="mm")
     ... except d20cli.RulesError as err:
     ...     print(f"column {err.column}: {err.message}")
-    column 16: mm has no advantage or disadvantage; use circumstance words: bonus (+2), ...
+    column 16: mm has no advantage; use circumstance words: bonus (+2), ...
     """
     probe = _roller(None, None, random.Random(0), budget)
     line = _request_line(request)

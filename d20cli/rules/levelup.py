@@ -106,6 +106,12 @@ TAKES: dict[str, frozenset[str]] = {
     "group": _CHECK,
 }
 
+#: What levelup says of a word a verb lacks, before the derived hint (d20cli.rules.hints).
+LACKS = {
+    f"{verb} crit-dmg": "crit-dmg (what a critical hit does to damage) is for attacks with dmg"
+    for verb in ("check", "save", "group")
+}
+
 #: What levelup offers in place of a word it lacks, by the word's role (d20cli.rules.hints).
 INSTEAD = {
     "roll": "use adv or dis, or an expertise die (or a modifier)",
@@ -463,4 +469,5 @@ SYSTEM = System(
     verb_outcomes=VERB_OUTCOMES,
     takes=TAKES,
     instead=INSTEAD,
+    lacks=LACKS,
 )

@@ -77,6 +77,7 @@ INSTEAD = {
 }
 LACKS = {
     "crit": "mm's crit N is Improved Critical, a threat range for attacks only",
+    "crit-dmg": "mm attacks have no damage roll, so no crit-dmg",
     "opposed target": "a side of opposed has no target: opposed +8 vs +6",
     **{f"routine {k}": f"a routine check rolls no die: no {k}" for k in ("crit", "lucky", "min")},
 }

@@ -73,6 +73,7 @@ INSTEAD = {
 }
 #: Pendagger's own word on the house rules its Success Table has no place for.
 LACKS = {
+    "crit-dmg": "pendagger attempts have no damage roll, so no crit-dmg",
     "crit": "pendagger has no critical range: a natural 20 reads the Success Table; use "
     "reliable or a rank adjustment (+1)",
     "min": "pendagger reads the face on the Success Table, so it has no minimum face; use "
