@@ -56,6 +56,28 @@ def log(*args: str) -> Any:
     return result
 
 
+def log_in_terminal(env: dict[str, str], rows: int, columns: int, *args: str) -> str:
+    """`d20 log ARGS` in a real terminal of this size (pexpect): what it showed, which
+    must end with exit status 0 (the test is skipped without pexpect)."""
+    import sys
+
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "d20cli", "log", *args],
+        env=env,
+        cwd=str(Path(__file__).resolve().parent.parent),
+        dimensions=(rows, columns),
+        encoding="utf-8",
+        timeout=60,
+    )
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    shown: str = child.before.replace("\r", "")
+    return shown
+
+
 def run_odds(tokens: list[str], base: Options, out: Output) -> ExitStatus:
     """`odds TOKENS...` through the one request path (d20cli.app.run.run): its status."""
     return run_tokens(["odds", *tokens], base, out).status

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import log
+from cli_helpers import log, log_in_terminal
 from typer.testing import CliRunner
 
 from d20cli.app.pager import screen_lines
@@ -128,21 +128,7 @@ def _fake_pager(tmp_path: Path) -> tuple[str, Path]:
 
 
 def _terminal(env: dict[str, str], rows: int, *args: str) -> str:
-    pexpect = pytest.importorskip("pexpect")
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "d20cli", "log", *args],
-        env=env,
-        cwd=str(ROOT),
-        dimensions=(rows, 100),
-        encoding="utf-8",
-        timeout=60,
-    )
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0, child.before
-    shown: str = child.before.replace("\r", "")
-    return shown
+    return log_in_terminal(env, rows, 100, *args)
 
 
 def test_a_view_taller_than_the_terminal_goes_through_the_pager(tmp_path: Path) -> None:

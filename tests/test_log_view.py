@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import log
+from cli_helpers import log, log_in_terminal
 from typer.testing import CliRunner
 
 from d20cli.app.commands.log import app as log_app
@@ -269,21 +269,7 @@ def _local(at_text: str, fmt: str) -> str:
 
 
 def _terminal_log(env: dict[str, str], width: int, *args: str) -> list[str]:
-    pexpect = pytest.importorskip("pexpect")
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "d20cli", "log", *args],
-        env=env,
-        cwd=str(ROOT),
-        dimensions=(200, width),
-        encoding="utf-8",
-        timeout=60,
-    )
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
-    lines: list[str] = child.before.replace("\r", "").splitlines()
-    return lines
+    return log_in_terminal(env, 200, width, *args).splitlines()
 
 
 @pytest.mark.parametrize("width", [40, 60, 80, 120, 130])
