@@ -5,6 +5,7 @@ JSON, and two processes changing one encounter at once."""
 
 from __future__ import annotations
 
+import io
 import json
 import multiprocessing
 import os
@@ -305,3 +306,16 @@ def test_two_processes_changing_one_encounter_lose_nothing() -> None:
     hp = {c.name: c.vitals.hp for c in found.order}
     assert hp == {"orc-1": 80, "orc-2": 90}  # every one of the 30 hurts counted
     assert len(kept) == 61  # the add and 60 changes, each one row
+
+
+def test_the_shell_toolbar_shows_the_current_combatants_hp_and_conditions() -> None:
+    from d20cli.app.options import Options
+    from d20cli.app.shell import Session
+    from d20cli.present.output import Output
+
+    ok("add", "aria", "+5", "hp", "12", "--dice", "15")
+    ok("hurt", "aria", "8")
+    ok("cond", "aria", "blessed")
+    session = Session(Options(), Output(io.StringIO(), io.StringIO()))
+    session.refresh()
+    assert session.turn == "turn: aria (round 1) 4/12 HP, blessed"

@@ -72,11 +72,11 @@ SUBCOMMANDS: dict[str, str] = {
 WORDS: dict[str, str] = {
     "show": "",
     "roll": "",
-    "add": "NAME [+N] [adv|dis] [xN] [=N] [hp N|hp XdY] [ac N] [toughness N]",
+    "add": "NAME [+N] [xN] [=N] [hp N] [ac N]",
     "pin": "NAME N",
     "hurt": "NAME N [crit]",
     "heal": "NAME N [temp]",
-    "cond": "NAME CONDITION [Nr | until end|start of NAME's turn | off]",
+    "cond": "NAME WORD [Nr|until end of NAME|off]",
     "note": "NAME [TEXT...]",
     "next": "",
     "dyn": "[on|off]",
@@ -758,8 +758,9 @@ def _show(encounter: Encounter, opts: Options, out: Output, sealed: Result | Non
 
 
 def turn_text(out: Output, context: Context) -> str | None:
-    """Whose turn it is, for the shell's toolbar ("turn: aria (round 2)"); None with no
-    order (or a state that cannot be read)."""
+    """Whose turn it is, for the shell's toolbar ("turn: aria (round 2) 4/12 HP, blessed":
+    with the combatant's HP, state and conditions); None with no order (or a state that
+    cannot be read)."""
     from d20cli.store import initiative
 
     try:
@@ -768,7 +769,16 @@ def turn_text(out: Output, context: Context) -> str | None:
         return None
     if encounter.turn is None:
         return None
-    return f"turn: {encounter.turn} (round {encounter.round})"
+    from d20cli.rules.encounter import hp_text
+
+    shown = f"turn: {encounter.turn} (round {encounter.round})"
+    now = next((c for c in encounter.order if c.name == encounter.turn), None)
+    if now is not None:
+        kept = [hp_text(now.vitals), now.vitals.state, *(k.name for k in now.conditions)]
+        kept = [k for k in kept if k]
+        if kept:
+            shown += " " + ", ".join(kept)
+    return shown
 
 
 __all__ = [
