@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from d20cli.__main__ import main
 from d20cli.app.cli import app
+from d20cli.app.completion.engine import Names
 from d20cli.store import initiative
 from d20cli.store.state import State
 
@@ -319,3 +320,20 @@ def test_the_shell_toolbar_shows_the_current_combatants_hp_and_conditions() -> N
     session = Session(Options(), Output(io.StringIO(), io.StringIO()))
     session.refresh()
     assert session.turn == "turn: aria (round 1) 4/12 HP, blessed"
+
+
+def test_completion_knows_combatant_and_condition_names() -> None:
+    from d20cli.app.cli import completion_commands
+    from d20cli.app.completion.engine import candidates, table
+    from d20cli.app.options import Options
+    from d20cli.app.shell import Session
+    from d20cli.language.vocabulary import VERB_HELP
+    from d20cli.present.output import Output
+
+    ok("add", "goblin", "+2", "x2", "--dice", "5,6")
+    session = Session(Options(), Output(io.StringIO(), io.StringIO()))
+    names = Names(combatants=session.combatant_names(), conditions=session.condition_names())
+    t = table(completion_commands(VERB_HELP))
+    assert candidates(["init", "hurt"], "gob", t, names) == ["goblin-2", "goblin-1"]
+    assert candidates(["init", "cond", "goblin-1"], "pr", t, names) == ["prone"]
+    assert "restrained" in candidates(["init", "cond", "goblin-1"], "", t, names)
