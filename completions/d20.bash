@@ -273,7 +273,7 @@ _d20_offer() {
             fi
             return ;;
         init)
-            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "'show roll add next rm clear'
+            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "'show roll add pin hurt heal cond note next dyn undo rm save load list clear'
             fi
             return ;;
         party)

@@ -324,7 +324,7 @@ function __d20_complete --description 'what d20 takes at the cursor'
             return
         case 'init'
             if not set -q args[1]
-                printf '%s\n' 'show' 'roll' 'add' 'next' 'rm' 'clear'
+                printf '%s\n' 'show' 'roll' 'add' 'pin' 'hurt' 'heal' 'cond' 'note' 'next' 'dyn' 'undo' 'rm' 'save' 'load' 'list' 'clear'
             end
             return
         case 'party'

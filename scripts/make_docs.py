@@ -368,6 +368,15 @@ LIMIT_HOMES = {
     "TABLE_LINES": "probability.tables:MAX_LINES",
     "TABLE_STEPS": "probability.tables:MAX_STEPS",
     "LIST_LIMIT": "dice.tree:LIST_LIMIT",
+    "COMBATANTS": "store.initiative:MAX_COMBATANTS",
+    "UNDO": "store.initiative:MAX_UNDO",
+    "NOTES": "store.initiative:MAX_NOTES",
+    "CONDITIONS": "rules.encounter:MAX_CONDITIONS",
+    "COND_ROUNDS": "rules.encounter:MAX_ROUNDS",
+    "POINTS": "rules.encounter:MAX_POINTS",
+    "ENCOUNTER_FILE": "store.encounters:MAX_FILE_BYTES",
+    "ENCOUNTER_ENTRIES": "store.encounters:MAX_ENTRIES",
+    "ENCOUNTER_DEPTH": "store.encounters:MAX_DEPTH",
 }
 
 #: The rows of docs/limits.md's table: a limit, and its default with `{NAME:FORMAT}` for
@@ -502,6 +511,17 @@ LIMITS = (
         "a table's die",
         "the dice budget and the work budget of a plain roll; more than {LIST_LIMIT:,} dice "
         "are kept as a summary (`roll_dice_summary`), as a `roll` keeps them",
+    ),
+    (
+        "an encounter (`d20 init`)",
+        "{COMBATANTS:,} combatants; HP, AC, damage and healing up to {POINTS:,}; "
+        "{CONDITIONS:,} conditions a combatant, each at most {COND_ROUNDS:,} rounds; notes of "
+        "{NOTES:,} characters; `init undo` takes back the last {UNDO:,} changes",
+    ),
+    (
+        "an encounter file (`d20 init load`)",
+        "{ENCOUNTER_FILE:KiB}, refused before it is parsed; {ENCOUNTER_ENTRIES:,} "
+        "`[[combatant]]` entries; TOML nested {ENCOUNTER_DEPTH:,} levels",
     ),
 )
 

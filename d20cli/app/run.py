@@ -117,6 +117,12 @@ def run(
         if line is not None and context is not None and len(context.lines) < context.lines.size:
             context.lines[line] = reading
     words, opts, text, plain = reading
+    if words and words[0].lower() == "attack" and _target_word(words) is not None:
+        from d20cli.app.commands.attack_target import attack_on
+
+        attacked = attack_on(words, opts, out, context, request)
+        if attacked is not None:
+            return Outcome(*attacked)
     if not plain:
         out = output_for(opts, out)
         if words and words[0] == "odds":
@@ -150,6 +156,21 @@ class ReadLine(NamedTuple):
 
     words: Sequence[str]
     opts: Options
+
+
+def _target_word(words: Sequence[str]) -> int | None:
+    """Where an attack names a combatant as its target (`vs AC goblin-2`, `vs goblin-2`):
+    the word's index, else None (a number, or a word of the language)."""
+    from d20cli.language.vocabulary import COMPLETION_WORDS
+
+    for i, w in enumerate(words[:-1]):
+        if w.lower() != "vs":
+            continue
+        j = i + 2 if words[i + 1].lower() == "ac" and i + 2 < len(words) else i + 1
+        name = words[j]
+        if name[:1].isalpha() and name.lower() not in {c.lower() for c in COMPLETION_WORDS}:
+            return j
+    return None
 
 
 def _reading(words: list[str], opts: Options, out: Output) -> tuple[list[str], Options, str, bool]:

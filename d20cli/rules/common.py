@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
     from d20cli.dice.tree import Expr
     from d20cli.language.requests import CheckRequest, FortuneRequest, LuckRequest, Request
+    from d20cli.rules.encounter import Harm
     from d20cli.rules.initiative import InitiativeRule
 
 
@@ -557,7 +558,8 @@ class System:
     rule word (None: the system's default) (the odds of a large group are computed from
     it); verb_odds: verb -> the odds of a verb a walk does not give (`VerbOdds`: pendagger's
     `scores`, a distribution, and `fortune`, none); fortune: fortune dice (see Fortune);
-    initiative: how a combatant rolls initiative (rules/initiative.py);
+    initiative: how a combatant rolls initiative (rules/initiative.py); harm: damage,
+    healing and 0 HP in an encounter (rules/encounter.py);
     check_plan: how a request is rolled and graded when it is one d20 check (`CheckPlan`;
     None for any other request), raising the errors its resolver would: the odds of such a
     check are computed from the plan, grading each (face, total) once; contest_plan: the
@@ -576,6 +578,7 @@ class System:
     fortune: Fortune | None = None
     house_words: Mapping[str, frozenset[str]] = field(default_factory=dict)
     initiative: InitiativeRule | None = None
+    harm: Harm | None = None
     offers: Mapping[str, Offer] = field(default_factory=dict)
     check_plan: Callable[[Request], CheckPlan | None] | None = None
     contest_plan: Callable[[Request], ContestPlan | None] | None = None

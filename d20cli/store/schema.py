@@ -5,7 +5,7 @@ migrated down."""
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 #: MIGRATIONS[n] takes the schema from version n to n + 1.
 MIGRATIONS: tuple[str, ...] = (
@@ -101,6 +101,20 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE rolls ADD COLUMN receipt TEXT;
     ALTER TABLE sessions ADD COLUMN head TEXT;
+    """,
+    # 7 -> 8: the encounter (d20cli.store.initiative): each combatant's `extra` (the JSON of
+    # its pin, reported total, initiative words and system, HP, defenses, notes and
+    # conditions), whether initiative is rolled again each round (`dyn`), and the
+    # encounter's history: one row a change, holding the encounter as it was before it
+    # (`init undo` puts the last one back and deletes it).
+    """
+    ALTER TABLE initiative ADD COLUMN extra TEXT NOT NULL DEFAULT '{}';
+    ALTER TABLE initiative_turn ADD COLUMN dyn INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE IF NOT EXISTS initiative_history (
+        id     INTEGER PRIMARY KEY,
+        what   TEXT NOT NULL,
+        before TEXT NOT NULL
+    );
     """,
 )
 

@@ -134,15 +134,27 @@ _ROWS: tuple[Command, ...] = (
         "Initiative: roll the party's, add monsters, show the order, next turn.",
         mount=GROUP,
         about=(
-            "An initiative order for an encounter, kept in the state database: init roll "
-            "rolls the party's (each character's init entry, else its system's), init add "
-            "adds monsters (goblin +2 x3), init next moves the turn and counts rounds, init "
-            "rm takes one out and init clear ends the encounter."
+            "An encounter, kept in the state database: init roll rolls the party's "
+            "initiative, init add adds combatants (goblin +2 x3 hp 7 ac 15, aria, cleo "
+            "=17), init pin fixes a place, init hurt and init heal change HP by the "
+            "system's rule for 0 HP, init cond sets conditions (10r, until end of aria's "
+            "turn), init next moves the turn, init dyn rerolls each round, init undo takes "
+            "a change back, init save, load and list keep encounters, init clear ends it. "
+            "An attack vs AC NAME hits a combatant."
         ),
-        examples=("init add goblin +2 x2", "init", "init next", "init clear"),
+        examples=(
+            "init add goblin +2 x2 hp 7 ac 15",
+            "init hurt goblin-1 4",
+            "init cond goblin-2 prone",
+            "init",
+            "init next",
+            "init undo",
+            "init clear",
+        ),
         usage=(
-            "d20 init [show | roll | add NAME [+N] [adv|dis] [xN] | next | rm NAME | clear] "
-            "[OPTIONS]"
+            "d20 init [show | roll | add NAME [+N] [xN] [=N] [hp N] [ac N] | pin NAME N | "
+            "hurt NAME N | heal NAME N | cond NAME WORD [Nr] | note NAME TEXT | next | dyn | "
+            "undo | rm NAME | save NAME | load NAME | list | clear] [OPTIONS]"
         ),
     ),
     Command(
