@@ -118,7 +118,7 @@ def read(data: Mapping[str, Any]) -> Sheet:
     skipped: list[NotMapped] = []
 
     levels = [
-        _F.number(item, f"items.{i}.system.classLevels", 0, 0, 20)
+        _F.number(item, "system.classLevels", 0, 0, 20)
         for i, item in enumerate(items)
         if isinstance(item, Mapping) and item.get("type") == "class"
     ]

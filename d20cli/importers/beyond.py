@@ -75,6 +75,7 @@ KNOWN = "the character service's v5 JSON"
 WHAT = "a D&D Beyond character"
 _F = Fields(WHAT)
 _DICE = re.compile(r"[0-9]{1,2}(d[0-9]{1,3})?")
+_RESTRICTED = ("bonus", "proficiency", "expertise", "advantage", "disadvantage")
 _SOURCES = ("race", "class", "background", "item", "feat", "condition")
 
 
@@ -207,9 +208,10 @@ def _stat(character: Mapping[str, Any], f: Fields, group: str, index: int) -> in
     for i, row in enumerate(rows):
         if f.get(row, "id", int) == index + 1:
             low = 1 if group == "stats" else -30
-            return f.number(
+            value: int | None = f.number(
                 character, f"{group}.{i}.value", None, low if group != "overrideStats" else 1, 30
             )
+            return value
     if group == "stats":
         raise ParseError(f"{WHAT}: stats has no ability {index + 1} ({NAMES[index]})")
     return None
@@ -250,7 +252,7 @@ def _modifiers(
             f.get(m, "subType", str)
             if source == "item" and m.get("componentId") not in worn:
                 continue
-            if m.get("restriction") and m["type"] in ("bonus", "proficiency", "expertise"):
+            if m.get("restriction") and m["type"] in _RESTRICTED:
                 said = str(m.get("friendlySubtypeName") or m["subType"])[:40]
                 skipped.append(
                     NotMapped(

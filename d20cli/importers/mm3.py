@@ -106,7 +106,7 @@ def read(data: Mapping[str, Any]) -> Sheet:
     taken: set[str] = set()
 
     def total(path: str) -> int:
-        return _F.number(system, path, low=-_RANK, high=_RANK)
+        return int(_F.number(system, path, low=-_RANK, high=_RANK))
 
     for key, word in ABILITIES.items():
         value = total(f"caracteristique.{key}.total")
@@ -133,7 +133,7 @@ def read(data: Mapping[str, Any]) -> Sheet:
                 continue
             value = total(f"{at}.total")
             entries.append(
-                Entry(f"checks.{word}", signed(value), f"{at}.total ({label[:40]})", value)
+                Entry(f"checks.{listed_key}", signed(value), f"{at}.total ({label[:40]})", value)
             )
     for key, word in DEFENSES.items():
         value = total(f"defense.{key}.total")
