@@ -46,7 +46,7 @@ def nesting(text: str) -> int:
     if not brackets:
         return 0
     weights = brackets.translate(_WEIGHT).encode("latin-1")
-    return max(map(operator.sub, itertools.accumulate(weights), itertools.count(1)))
+    return int(max(map(operator.sub, itertools.accumulate(weights), itertools.count(1))))
 
 
 def read_json(path: str | os.PathLike[str]) -> Any:
@@ -115,8 +115,7 @@ def _check_words(sheet: Sheet) -> None:
             parse_request(text)
         except D20Error as err:
             raise ParseError(
-                f"the sheet's {entry.source}: the words {entry.words!r} do not read "
-                f"({err.message})"
+                f"the sheet's {entry.source}: the words {entry.words!r} do not read ({err.message})"
             ) from None
 
 

@@ -233,17 +233,25 @@ def add(
     rolls: Sequence[InitiativeRoll],
     roller: Roller,
     seen: list[Combatant] | None = None,
+    kind: str = "monster",
 ) -> tuple[Encounter, list[str]]:
     """Add combatants named after `base` (`monster_names`), one per roll, to the order;
     the round and whose turn it is stay (with no order yet: round 1, the first's turn).
-    Returns the order and the names given (`seen`: as `start`'s)."""
+    kind "character": one character of that name, who takes the place it had. Returns
+    the order and the names given (`seen`: as `start`'s)."""
 
     def change(conn: sqlite3.Connection) -> tuple[Encounter, list[str]]:
         kept = _rows(conn)
+        if kind == "character":
+            kept = [c for c in kept if c.name.lower() != base.lower()]
         if seen is not None:
             seen[:] = kept
-        names = monster_names(base, len(rolls), [c.name for c in kept])
-        new = [(n, "monster", r) for n, r in zip(names, rolls, strict=True)]
+        names = (
+            [base]
+            if kind == "character"
+            else monster_names(base, len(rolls), [c.name for c in kept])
+        )
+        new = [(n, kind, r) for n, r in zip(names, rolls, strict=True)]
         order = joined(kept, new, roller)
         now = _turn(conn)
         if now.turn is None:
