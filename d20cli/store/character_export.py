@@ -20,7 +20,7 @@ from d20cli.store.characters import Character
 from d20cli.visible import visible
 
 FORMATS = ("toml", "json", "md")
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
+_MARKDOWN = re.compile(r"([\\`*_\[\]<>|~])")
 #: The groups of the card, in order: group -> its heading.
 _HEADINGS = {
     "checks": "Checks",
@@ -86,7 +86,10 @@ def _card(character: Character) -> str:
     source = character.imported.get("format")
     if source:
         when = character.imported.get("date", "")
-        lines.append(f"Imported from a {_md(source)} sheet {_md(when)}".rstrip())
+        from d20cli.importers import FORMATS
+
+        kind = FORMATS.get(str(source), str(source))
+        lines.append(f"Imported from a {_md(kind)} on {_md(when)}")
     facts = [
         f"{label} {character.imported[key]}"
         for key, label in (("level", "Level"), ("prof", "Proficiency"), ("ac", "AC"), ("hp", "HP"))
