@@ -172,9 +172,9 @@ _MAGIC = re.compile(r"(?:^|\s)\+[0-9]{1,2}(?=\s|$)")
 
 def slug(text: str) -> str:
     """A label word made of a sheet's name for something (`Sleight of Hand` ->
-    `sleight-of-hand`, `+1 Longsword` -> `longsword`): a magic `+N` left out, lower case, runs of anything but
-    letters and digits as one `-`, leading digits moved to the end, at most MAX_KEY
-    characters. Empty when nothing is left."""
+    `sleight-of-hand`, `+1 Longsword` -> `longsword`): a magic `+N` left out, lower case,
+    runs of anything but letters and digits as one `-`, leading digits moved to the end, at
+    most MAX_KEY characters. Empty when nothing is left."""
     text = _MAGIC.sub(" ", f" {text} ")  # `+1 Longsword`, `Shortbow +1`: a longsword, a shortbow
     words = _SLUG.sub("-", text.lower()).strip("-")
     lead = re.match(r"^[0-9-]+", words)
