@@ -281,8 +281,8 @@ _d20_offer() {
             fi
             return ;;
         char)
-            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "'add set unset show list rm use path'
-            elif (( ${#args[@]} == 1 )); then case "${args[0]}" in set|unset|show|rm|use) _d20_characters ;; esac
+            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "'add set unset show list rm use import export path'
+            elif (( ${#args[@]} == 1 )); then case "${args[0]}" in set|unset|show|rm|use|export) _d20_characters ;; esac
             fi
             return ;;
         config)

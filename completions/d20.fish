@@ -334,10 +334,10 @@ function __d20_complete --description 'what d20 takes at the cursor'
             return
         case 'char'
             if not set -q args[1]
-                printf '%s\n' 'add' 'set' 'unset' 'show' 'list' 'rm' 'use' 'path'
+                printf '%s\n' 'add' 'set' 'unset' 'show' 'list' 'rm' 'use' 'import' 'export' 'path'
             else if test (count $args) -eq 1
                 switch $args[1]
-                    case 'set' 'unset' 'show' 'rm' 'use'
+                    case 'set' 'unset' 'show' 'rm' 'use' 'export'
                         __d20_characters; return
                 end
             end

@@ -49,7 +49,7 @@ import re
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -65,6 +65,7 @@ from d20cli.errors import (
     StateError,
 )
 from d20cli.frozen import frozen
+from d20cli.importers import Sheet
 from d20cli.language.peer_readings import readings
 from d20cli.present.output import result_text  # noqa: F401 (it makes str(result) the text)
 from d20cli.probability.model import Odds
@@ -101,9 +102,11 @@ __all__ = [
     "Roller",
     "RulesError",
     "Score",
+    "Sheet",
     "StateError",
     "SystemInfo",
     "VerbInfo",
+    "import_character",
     "odds",
     "parse",
     "roll",
@@ -307,6 +310,27 @@ class SystemInfo:
     verbs: tuple[VerbInfo, ...]
     outcomes: tuple[OutcomeInfo, ...]
     words: tuple[tuple[str, str], ...]
+
+
+def import_character(
+    path_or_data: str | os.PathLike[str] | Mapping[str, Any], system: str | None = None
+) -> Sheet:
+    """A character sheet read, as `d20 char import` reads it, without writing a file: a
+    path to the JSON another program saved (a Foundry VTT Level Up A5E or Mutants &
+    Masterminds 3e actor's Export Data, a D&D Beyond character's JSON), or that JSON
+    already parsed. The `Sheet` has `format`, `version`, `name`, `system`, `entries`
+    (each an `Entry`: `key` such as "checks.stealth", `words` such as "+7 expertise=d6",
+    `source`, the sheet's fields, and `total`, the modifier the sheet shows), `not_mapped`
+    (each a `field` and a `reason`), `facts` and `to_json()`. `system`: the system to
+    import as (it must be the one the format fits). Bad input: ParseError.
+
+    >>> sheet = import_character("tests/fixtures/import/a5e_aria.json")
+    >>> sheet.system, sheet.words()["checks.stealth"]
+    ('levelup', '+7 expertise=d6')
+    """
+    from d20cli.store.character_import import load_sheet
+
+    return load_sheet(path_or_data, system)
 
 
 def systems() -> tuple[SystemInfo, ...]:

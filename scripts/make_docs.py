@@ -377,6 +377,8 @@ LIMIT_HOMES = {
     "ENCOUNTER_FILE": "store.encounters:MAX_FILE_BYTES",
     "ENCOUNTER_ENTRIES": "store.encounters:MAX_ENTRIES",
     "ENCOUNTER_DEPTH": "store.encounters:MAX_DEPTH",
+    "SHEET_BYTES": "store.character_import:MAX_BYTES",
+    "SHEET_DEPTH": "store.character_import:MAX_DEPTH",
 }
 
 #: The rows of docs/limits.md's table: a limit, and its default with `{NAME:FORMAT}` for
@@ -506,6 +508,11 @@ LIMITS = (
         "{TABLE_LINES:,} entries and rolls listed; {TABLE_STEPS:,} steps for its "
         "distributions together, and {COMMAND_STEPS:,} steps for the whole table, its "
         "requests' odds included",
+    ),
+    (
+        "a character sheet (`d20 char import`)",
+        "{SHEET_BYTES:MiB}, refused before it is read; JSON nested at most {SHEET_DEPTH} deep, "
+        "counted on the text before it is parsed (in time proportional to its length)",
     ),
     (
         "a table's die",

@@ -73,6 +73,7 @@ def _value(name: str, data: st.DataObject) -> Any:
 
 def test_the_signatures_are_covered() -> None:
     assert {f.__name__ for f in FUNCTIONS} == {
+        "import_character",
         "odds",
         "parse",
         "roll",

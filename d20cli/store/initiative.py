@@ -521,16 +521,23 @@ def add(
 ) -> tuple[Encounter, list[str]]:
     """Add combatants named after `base` (`monster_names`), one per roll, to the order;
     the round and whose turn it is stay (with no order yet: round 1, the first's turn).
-    Returns the order and the names given (`seen`: as `start`'s). `joining`: one
-    combatant a roll whose pin, reported total, words, HP and defenses the newcomer
-    takes (its name, total, modifier and dice are the roll's)."""
+    kind "character": one character of that name, who takes the place it had. Returns
+    the order and the names given (`seen`: as `start`'s). `joining`: one combatant a
+    roll whose pin, reported total, words, HP and defenses the newcomer takes (its name,
+    total, modifier and dice are the roll's)."""
 
     def change(conn: sqlite3.Connection) -> tuple[Encounter, list[str]]:
         _record(conn, f"init add {base}")
         kept = _rows(conn)
+        if kind == "character":
+            kept = [c for c in kept if c.name.lower() != base.lower()]
         if seen is not None:
             seen[:] = kept
-        names = monster_names(base, len(rolls), [c.name for c in kept])
+        names = (
+            [base]
+            if kind == "character"
+            else monster_names(base, len(rolls), [c.name for c in kept])
+        )
         new = [(n, kind, r) for n, r in zip(names, rolls, strict=True)]
         order = joined(kept, new, roller, joining)
         now = _turn(conn)

@@ -179,12 +179,16 @@ _ROWS: tuple[Command, ...] = (
             "in characters.toml in the config directory (a file you may edit by hand; d20 "
             "keeps your comments). Roll as one with --as NAME: `check stealth vs 15 --as "
             "aria` rolls aria's stealth entry; `char use NAME` makes every request roll as "
-            "it."
+            "it. `char import FILE` makes one from a sheet another program exported (Foundry "
+            "VTT Level Up A5E or Mutants & Masterminds 3e, D&D Beyond JSON), keeping what you "
+            "wrote by hand; `char export NAME --format md` prints a card."
         ),
         examples=(
             "char add aria --system levelup",
             "char set aria stealth +7 expertise=d6",
             "char set aria macros.sneak check stealth vs 15 adv",
+            "char import examples/sheets/aria-a5e.json --as aria --dry-run",
+            "char export aria --format md",
             "char show aria",
             "char list",
         ),

@@ -313,9 +313,9 @@ def _run(words: list[str], opts: Options, own: Options, out: Output, context: Co
 
         def roll_it(record: Record, seen: list[Combatant]) -> tuple[Encounter, list[Joined]]:
             if sub == "add":
-                name, rolls = monster_rolls(rest, system, context, roller, record)
-                found, names = initiative.add(store, name, rolls, roller, seen)
-                return found, [(n, "monster", r) for n, r in zip(names, rolls, strict=True)]
+                kind, name, rolls = _newcomer(rest, opts, system, context, roller, out, record)
+                found, names = initiative.add(store, name, rolls, roller, seen, kind)
+                return found, [(n, kind, r) for n, r in zip(names, rolls, strict=True)]
             party = _party_rolls(own, opts, context, roller, out, record)
             found = initiative.start(store, party, roller, seen)
             return found, [(n, "character", r) for n, r in party]
@@ -328,12 +328,43 @@ def _run(words: list[str], opts: Options, own: Options, out: Output, context: Co
         roller = context.roller(opts)
         system = context.system_for(opts)
         if sub == "add":
-            name, rolls = monster_rolls(rest, system, context, roller)
-            encounter, _ = initiative.add(store, name, rolls, roller)
+            kind, name, rolls = _newcomer(rest, opts, system, context, roller, out)
+            encounter, _ = initiative.add(store, name, rolls, roller, None, kind)
         else:
             rolled = _party_rolls(own, opts, context, roller, out)
             encounter = initiative.start(store, rolled, roller)
     _show(encounter, opts, out)
+
+
+def _newcomer(
+    words: list[str],
+    opts: Options,
+    system: System,
+    context: Context,
+    roller: Roller,
+    out: Output,
+    record: Record | None = None,
+) -> tuple[str, str, list[InitiativeRoll]]:
+    """`init add NAME [WORDS] [xN]`: a character's own roll when NAME alone names a
+    character of the characters file (its `init` entry, as `init roll` rolls it: `d20 init
+    add aria`), else monsters (`monster_rolls`). The kind, the name and the rolls."""
+    if len(words) == 1:
+        from d20cli.store import characters
+
+        found = characters.load_all()
+        low = words[0].lower()
+        character = found.get(words[0]) or next(
+            (c for k, c in found.items() if k.lower() == low), None
+        )
+        if character is not None:
+            try:
+                own = get_system(character.system) if character.system else system
+            except D20Error as err:
+                raise type(err)(f"{character.name}: {err.message}") from None
+            roll = character_roll(character, own, context, roller, out, record)
+            return "character", character.name, [roll]
+    name, rolls = monster_rolls(words, system, context, roller, record)
+    return "monster", name, rolls
 
 
 # --- the encounter (d20cli.app.commands.encounter) ---------------------------------------
@@ -371,6 +402,8 @@ def _joins(rest: list[str], context: Context, opts: Options, out: Output, store:
     if plain and told.reported is None and (character is None or len(words) > 1):
         return False
     sealed = context.sealed_for(opts, out) is not None
+    if sealed and plain and told.reported is None:
+        return False  # a character's own roll, from the session's stream (`_newcomer`)
     system = context.system_for(opts)
     kind = "monster"
     if character is not None:
