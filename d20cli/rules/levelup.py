@@ -11,13 +11,15 @@ Decisions where the texts are silent (also in docs/rules-decisions.md):
 - Damage that comes out below 0 is shown as rolled (the text names no minimum).
 """
 
-from __future__ import annotations
+# Annotations are evaluated (no `from __future__ import annotations`): a NamedTuple's
+# string annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
 
 from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
 from d20cli.bounded import Bounded, declare
+from d20cli.dice.tree import Expr
 from d20cli.errors import RulesError
 from d20cli.language.requests import CheckRequest, GroupRequest, Request, Target
 from d20cli.language.vocabulary import word_rows
@@ -47,7 +49,6 @@ from d20cli.rules.offers import offer
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
-    from d20cli.dice.tree import Expr
 
 ID = "levelup"
 TITLE = "Level Up Advanced 5th Edition"
@@ -333,7 +334,7 @@ def check_plan(request: Request) -> CheckPlan | None:
     return house_plan(request, partial(grade_roll, request, target), size, damage=damage)
 
 
-def _resolve_check(request: CheckRequest, roller: Roller, target: int | None) -> Result:
+def _resolve_check(request: CheckRequest, roller: "Roller", target: int | None) -> Result:
     verb = request.verb
     size, critical_expr, before, grants, detail = _words(request)  # errors before any die
     roll = house_roll(roller, request, size)
@@ -389,7 +390,7 @@ def _critical_expr(request: CheckRequest) -> Expr | None:
         raise located(request, exc.message, "crit-dmg") from None
 
 
-def _resolve_group(request: GroupRequest, roller: Roller) -> Result:
+def _resolve_group(request: GroupRequest, roller: "Roller") -> Result:
     target = _target_number(request, request.target)
     members = tuple(_resolve_check(m, roller, target) for m in request.members)
     grade = grade_group([m.success for m in members], request.rule)
@@ -418,7 +419,7 @@ def _resolve_group(request: GroupRequest, roller: Roller) -> Result:
     )
 
 
-def _resolve_one(request: CheckRequest, roller: Roller) -> Result:
+def _resolve_one(request: CheckRequest, roller: "Roller") -> Result:
     return _resolve_check(request, roller, _target_number(request, request.target))
 
 
