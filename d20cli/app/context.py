@@ -16,8 +16,7 @@ from d20cli.bounded import Bounded, declare
 from d20cli.dice.roller import RandomRoller, Roller, make_roller
 from d20cli.errors import NotSaved, ParseError, StateError
 from d20cli.frozen import replace
-from d20cli.language.grammar_checks import check_valued, stray_labels, unvalued_words
-from d20cli.language.peer_readings import may_hold, readings
+from d20cli.language.notes import may_hold, stray_labels, unvalued_words
 from d20cli.present.output import Output
 from d20cli.rolling.prepared import PreparedLine, PreparedLines
 from d20cli.rules import DEFAULT_SYSTEM, get_system
@@ -434,6 +433,9 @@ class Context(Lookups):
         major peer reads otherwise (`5d10>7`). Checked before anything is rolled."""
         if not opts.strict:
             return
+        from d20cli.language.grammar_checks import check_valued
+        from d20cli.language.peer_readings import readings
+
         request = self.parse(text)
         for reading in readings(request, text):
             raise ParseError(f"{reading.note} (--strict)", text, reading.column(text))
@@ -451,10 +453,13 @@ class Context(Lookups):
         if opts.as_ is not None and not may_hold(text):
             return  # (most requests: nothing to look at, and no parse)
         request = self.parse(text)
-        for reading in readings(request, text):
-            if reading.note not in self.warned:
-                self.warned[reading.note] = True
-                out.warn(reading.note)
+        if may_hold(text):
+            from d20cli.language.peer_readings import readings
+
+            for reading in readings(request, text):
+                if reading.note not in self.warned:
+                    self.warned[reading.note] = True
+                    out.warn(reading.note)
         if opts.as_ is not None:
             return
         for word, _ in stray_labels(request, text):

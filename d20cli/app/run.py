@@ -18,7 +18,8 @@ top to bottom, a request goes:
    errors become exit status 2.
 """
 
-from __future__ import annotations
+# Annotations are evaluated (no `from __future__ import annotations`): a NamedTuple's
+# string annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -57,7 +58,6 @@ from d20cli.rolling.rolls import check_text, first_word, in_text, is_bare
 if TYPE_CHECKING:
     from d20cli.language.requests import Request
     from d20cli.present.progress import Meter
-    from d20cli.present.tally import Tally
     from d20cli.rules import System
     from d20cli.store.rolllog import RollLog
 
@@ -72,7 +72,7 @@ class Outcome(NamedTuple):
 
 
 def run(
-    typed: str | Sequence[str] | ReadLine,
+    typed: "str | Sequence[str] | ReadLine",
     base: Options,
     out: Output,
     context: Context | None = None,
@@ -400,7 +400,7 @@ def _prepare(
     return prepare(given, opts, request, system.resolve, plan, work, roller, context.prepared.space)
 
 
-def _repeat_meter(opts: Options, out: Output) -> Meter | None:
+def _repeat_meter(opts: Options, out: Output) -> "Meter | None":
     """The progress of `--repeat N` (N > 1) on standard error (d20cli.present.progress):
     with `--summary`, or when the results go to a pipe or a file (on a terminal, the
     lines of the results show how far it has gone); never with -q or --json."""
@@ -416,7 +416,7 @@ def _repeat_meter(opts: Options, out: Output) -> Meter | None:
     return Meter(out.stderr, "tallying" if opts.summary else "rolling", None, color).start()
 
 
-def _odds_meter(opts: Options, out: Output) -> Meter | None:
+def _odds_meter(opts: Options, out: Output) -> "Meter | None":
     """The progress of `odds` on standard error: `--simulate N` counts its rolls; exact
     odds have no steps to count (the walk does not know how long it is), so a spinner
     with the time taken; never with -q or --json."""
@@ -437,7 +437,7 @@ def _is_terminal(stream: Any) -> bool:
         return False
 
 
-def _close(meter: Meter | None) -> None:
+def _close(meter: "Meter | None") -> None:
     """Wipe a progress bar (before the output it would be drawn over)."""
     if meter is not None:
         meter.close()
@@ -483,8 +483,8 @@ def results_of(
 
 
 def _results(
-    request: Request,
-    system: System,
+    request: "Request",
+    system: "System",
     opts: Options,
     out: Output | None,
     context: Context,
@@ -502,7 +502,7 @@ def _results(
     if out is not None and kept is not None:
         resolve_through = resolve_one
 
-        def resolve_kept(request: Request, roller: Roller) -> Result:
+        def resolve_kept(request: "Request", roller: Roller) -> Result:
             if request.verb == kept.verb:
                 return fortune.handle(request, roller, opts, out, context, write)
             result = resolve_through(request, roller)
@@ -529,10 +529,10 @@ def _rolled(
     out: Output,
     context: Context,
     rolled: Iterable[Result],
-    log: RollLog | None,
+    log: "RollLog | None",
     work: int,
     said: bool = False,
-    meter: Meter | None = None,
+    meter: "Meter | None" = None,
 ) -> Outcome:
     """Log, print (or tally, with --summary) the results of a request as they are rolled;
     an error on the way is printed and gives BAD_INPUT. `work`: the command's work
@@ -541,7 +541,7 @@ def _rolled(
     `meter`: the progress bar of the rolling, wiped before a tally is printed."""
     results: list[Result] = []
     status = ExitStatus.OK
-    tally: Tally | None = None
+    tally = None
     chances: Any = None
     printed = 0
     try:
@@ -559,9 +559,9 @@ def _rolled(
                 result = with_chance(result, chances)
             if opts.summary and opts.repeat > 1:
                 if tally is None:
-                    from d20cli.present.tally import Tally  # only for --summary
+                    from d20cli.present import tally as tallies  # only for --summary
 
-                    tally = Tally(result.request, result.system, result.verb)
+                    tally = tallies.Tally(result.request, result.system, result.verb)
                     tally.labels.update(outcome_labels(context, opts, result.verb))
                     tally.with_damage = damage_expected(text, opts, context)
                 tally.add(result)
@@ -608,7 +608,7 @@ def _fewer_runs(opts: Options) -> str:
     return "its exact odds are too costly to draw a --summary from; use fewer runs"
 
 
-def _request_reader(context: Context, opts: Options) -> Callable[[str], Request]:
+def _request_reader(context: Context, opts: Options) -> "Callable[[str], Request]":
     """How the odds engine reads a request: parsed, with the house defaults a roll with
     these options gets (d20cli.rules.house)."""
     system = context.system_for(opts)

@@ -11,7 +11,8 @@ makes a `typer.Typer` named `app`: for `mount=COMMAND`, the command itself
 (`d20 NAME SUB`). The row's one-line `help` is the command's help wherever it is shown.
 """
 
-from __future__ import annotations
+# Annotations are evaluated (no `from __future__ import annotations`): a NamedTuple's
+# string annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
 
 from typing import NamedTuple
 
