@@ -443,7 +443,27 @@ class _Tokens:
         """`err` placed at token `index` of the line (the caret under it)."""
         if err.column is not None or not 0 <= index < len(self.tokens):
             return err
-        return ParseError(err.message, self.text, self.columns[index])
+        shown = secret_masked(self.tokens)
+        if shown is self.tokens:
+            return ParseError(err.message, self.text, self.columns[index])
+        prefix = self.text[: len(self.text) - len(" ".join(self.tokens))]
+        return ParseError(
+            err.message, prefix + " ".join(shown), _Tokens(shown, prefix).columns[index]
+        )
+
+
+def secret_masked(tokens: Sequence[str]) -> Sequence[str]:
+    """`tokens` as a line under an error shows them: a webhook's URL (`--post URL`, a
+    secret) as `URL`; `tokens` itself when it holds none."""
+    if not any(t.startswith("--post") for t in tokens):
+        return tokens
+    shown = list(tokens)
+    for i, token in enumerate(tokens):
+        if token == "--post" and i + 1 < len(tokens):
+            shown[i + 1] = "URL"
+        elif token.startswith("--post="):
+            shown[i] = "--post=URL"
+    return shown
 
 
 def check_taken(verb: str, opts: Options, tokens: Sequence[str] = ()) -> None:
