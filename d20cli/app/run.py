@@ -349,6 +349,7 @@ def request(text: str, opts: Options, out: Output, context: Context | None = Non
             if opts.repeat > MAX_ROLLED_RUNS:
                 check_rolled_runs(opts.repeat, "--repeat", _fewer_runs(opts))
             context.check_strict(text, opts)  # --strict: before anything is rolled
+            log = context.log_for(opts, out)  # (a bad D20_POST: before anything is rolled)
             prepared = None if own_context else _prepare(text, given, opts, context)
             if prepared is not None:
                 context.say_notes(text, opts, out)  # now: the prepared line will not
@@ -360,7 +361,6 @@ def request(text: str, opts: Options, out: Output, context: Context | None = Non
         except (D20Error, RecursionError) as err:
             _close(meter)
             return _failed(err, text, opts, out, [])
-        log = context.log_for(opts, out)
         work = context.work_for(opts)
         return _rolled(text, opts, out, context, results, log, work, meter=meter)
     finally:

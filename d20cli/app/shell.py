@@ -286,6 +286,7 @@ class Session:
             return self._status(ExitStatus.BAD_INPUT)
         outcome = run(tokens, self.opts, self.out, self.context)
         self.context.flush()  # the roll log is written line by line
+        self.context.deliver_posts()  # after the line's output: a bounded wait
         self.context.recheck_seal()  # `d20 seal` or `unseal` in another terminal
         if outcome.status != ExitStatus.BAD_INPUT:
             self.last_tokens = tokens  # `again` repeats it, with what `again` added

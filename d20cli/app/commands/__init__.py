@@ -232,6 +232,18 @@ _ROWS: tuple[Command, ...] = (
         examples=("completion bash", "completion zsh --install"),
     ),
     Command(
+        "post",
+        AT_THE_TABLE,
+        "The rolls waiting to be posted to a webhook: --status, --retry sends them now.",
+        about=(
+            "With --post URL, D20_POST or post.url in the config file, each roll is posted "
+            "to a webhook (Discord's message, or JSON to any other receiver). A post that "
+            "could not be sent waits in the state database: d20 post --status shows what "
+            "waits and why, d20 post --retry sends it now, d20 post --clear drops it."
+        ),
+        examples=("post --status", "post --retry"),
+    ),
+    Command(
         "seal",
         SEALED,
         "Start a sealed session: a commitment to share, then rolls anyone can verify.",
