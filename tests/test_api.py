@@ -44,12 +44,14 @@ PUBLIC = {
     "RulesError",
     "Score",
     "StateError",
+    "Sweep",
     "SystemInfo",
     "VerbInfo",
     "odds",
     "parse",
     "roll",
     "roll_all",
+    "sweep",
     "systems",
     "version",
 }
@@ -61,6 +63,7 @@ PARAMETERS = {
         *("system", "seed", "dice", "character", "rng", "budget", "work", "repeat", "strict"),
     ],
     "odds": ["system", "character", "strict"],
+    "sweep": ["system", "character", "strict"],
     "parse": ["system", "character", "budget", "strict"],
     "systems": [],
 }
