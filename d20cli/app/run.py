@@ -699,7 +699,7 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     elif opts.quiet:
         out.text("\n\n".join(quiet_odds_text(r) for r in results))
     elif comparing:
-        out.lines(compare_lines(results, width=out.columns()))
+        out.lines(compare_lines(results, width=out.columns(), totals=opts.totals))
     else:
         out.lines(odds_lines(results[0], totals=opts.totals, width=out.columns()))
     return ExitStatus.OK
