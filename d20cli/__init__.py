@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         Score,
         Sheet,
         StateError,
+        Sweep,
         SystemInfo,
         VerbInfo,
         import_character,
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
         parse,
         roll,
         roll_all,
+        sweep,
         systems,
     )
 
@@ -65,6 +67,7 @@ __all__ = [
     "Score",
     "Sheet",
     "StateError",
+    "Sweep",
     "SystemInfo",
     "VerbInfo",
     "import_character",
@@ -72,6 +75,7 @@ __all__ = [
     "parse",
     "roll",
     "roll_all",
+    "sweep",
     "systems",
     "version",
 ]

@@ -69,6 +69,7 @@ from d20cli.importers import Sheet
 from d20cli.language.peer_readings import readings
 from d20cli.present.output import result_text  # noqa: F401 (it makes str(result) the text)
 from d20cli.probability.model import Odds
+from d20cli.probability.sweep import Sweep
 from d20cli.results import SCHEMA_VERSION, Damage, DiceSummary, Die, Result, Score
 from d20cli.rolling import rolls
 from d20cli.rolling.dice_memo import MAX_MEMO_TEXT, Call, DiceMemo, Draw, MemoSpace
@@ -104,6 +105,7 @@ __all__ = [
     "Score",
     "Sheet",
     "StateError",
+    "Sweep",
     "SystemInfo",
     "VerbInfo",
     "import_character",
@@ -111,6 +113,7 @@ __all__ = [
     "parse",
     "roll",
     "roll_all",
+    "sweep",
     "systems",
 ]
 
@@ -232,6 +235,41 @@ def odds(
     with _placed_in(request, line):
         read = _read(request, line, system, character, strict)
         return odds_of(line, read.rules.id, parse=read.parse)
+
+
+def sweep(
+    request: str,
+    *,
+    system: str | None = DEFAULT_SYSTEM,
+    character: str | Character | None = None,
+    strict: bool = False,
+) -> Sweep:
+    """The odds of a request with a range in place of one number (`check +5 vs 5..30`,
+    `attack +7 vs AC 10..25 dmg 1d8+4`, `check +0..+10 vs 15`): what `d20 odds` prints
+    for it. `points` holds `(value, Odds)` pairs, each the `odds` of the request typed at
+    that point; `to_json()` is the `--json` object. A request without a range is a
+    ParseError. The arguments are `roll`'s.
+
+    >>> import d20cli
+    >>> [(dc, o.success) for dc, o in d20cli.sweep("check +5 vs 24..26").points]
+    [(24, Fraction(1, 10)), (25, Fraction(1, 20)), (26, Fraction(0, 1))]
+    """
+    from d20cli.probability import walk
+    from d20cli.probability.sweep import find_range
+    from d20cli.probability.sweep import sweep as sweep_of
+
+    line = _request_line(request)
+    with _placed_in(request, line):
+        span = find_range(line)
+        if span is None:
+            raise ParseError("a sweep needs a range in place of a number: `vs 5..30`", line, 1)
+        command = walk.command_budget(line)
+        return sweep_of(
+            line,
+            span,
+            lambda text: odds(text, system=system, character=character, strict=strict),
+            command,
+        )
 
 
 @frozen

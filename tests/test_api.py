@@ -45,6 +45,7 @@ PUBLIC = {
     "Score",
     "StateError",
     "Sheet",
+    "Sweep",
     "SystemInfo",
     "VerbInfo",
     "import_character",
@@ -52,6 +53,7 @@ PUBLIC = {
     "parse",
     "roll",
     "roll_all",
+    "sweep",
     "systems",
     "version",
 }
@@ -63,6 +65,7 @@ PARAMETERS = {
         *("system", "seed", "dice", "character", "rng", "budget", "work", "repeat", "strict"),
     ],
     "odds": ["system", "character", "strict"],
+    "sweep": ["system", "character", "strict"],
     "parse": ["system", "character", "budget", "strict"],
     "systems": [],
 }

@@ -78,6 +78,7 @@ def test_the_signatures_are_covered() -> None:
         "parse",
         "roll",
         "roll_all",
+        "sweep",
         "systems",
         "version",
     }

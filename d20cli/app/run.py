@@ -688,6 +688,12 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
             return ExitStatus.BAD_INPUT
     else:
         texts = [rolls.request_line(request_text(words, opts))]
+    if any(".." in text for text in texts):  # a sweep: `odds check +5 vs 5..30`
+        from d20cli.app.odds_what_if import sweep_output
+
+        swept = sweep_output(texts, comparing, one, command, opts, out)
+        if swept is not None:
+            return swept
     results = []
     for text in texts:
         try:
@@ -697,6 +703,12 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
         except D20Error as err:
             out.error(in_text(err, text), opts.json)
             return ExitStatus.BAD_INPUT
+    if not comparing and opts.simulate is None and results[0].outcomes.keys() == {"none"}:
+        from d20cli.app.odds_what_if import no_target_output  # `odds check +5`: every DC
+
+        done = no_target_output(texts[0], results[0], one, command, opts, out)
+        if done is not None:
+            return done
     if opts.json:
         if comparing:
             out.json({"compare": [r.to_json() for r in results]})
@@ -708,7 +720,7 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     elif opts.quiet:
         out.text("\n\n".join(quiet_odds_text(r) for r in results))
     elif comparing:
-        out.lines(compare_lines(results, width=out.columns()))
+        out.lines(compare_lines(results, width=out.columns(), totals=opts.totals))
     else:
         out.lines(odds_lines(results[0], totals=opts.totals, width=out.columns()))
     return ExitStatus.OK
