@@ -239,10 +239,10 @@ def test_a_hostile_encounter_file_changes_nothing(tmp_path: Path, text: str, sai
 
 
 def test_a_file_too_large_is_refused_before_parsing(tmp_path: Path) -> None:
-    from d20cli.store.encounters import MAX_FILE_BYTES
+    from d20cli.store.encounters import MAX_ENCOUNTER_FILE_BYTES
 
     big = tmp_path / "big.toml"
-    big.write_text("#" * (MAX_FILE_BYTES + 1))
+    big.write_text("#" * (MAX_ENCOUNTER_FILE_BYTES + 1))
     assert "at most" in refused("load", str(big))
 
 

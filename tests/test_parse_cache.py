@@ -10,7 +10,7 @@ from cache_helpers import written
 
 from d20cli.language.grammar import parse_request
 from d20cli.language.parse_cache import classes, decode, encode
-from d20cli.store.request_cache import MAX_ENTRIES, ParseCache, cache_path
+from d20cli.store.request_cache import MAX_CACHE_ENTRIES, ParseCache, cache_path
 
 REQUESTS = [
     "check +5 vs 15 adv expertise=d6",
@@ -122,11 +122,11 @@ def test_a_changed_language_empties_the_cache(tmp_path: Path) -> None:
 def test_the_cache_stays_small(tmp_path: Path) -> None:
     cache = ParseCache(str(tmp_path / "requests.json"))
     request = parse_request("check +1 vs 10")
-    for i in range(MAX_ENTRIES + 10):
+    for i in range(MAX_CACHE_ENTRIES + 10):
         cache.put(f"text {i}", request)
     cache.save()
     raw = json.loads((tmp_path / "requests.json").read_text())
-    assert len(raw["requests"]) == MAX_ENTRIES
+    assert len(raw["requests"]) == MAX_CACHE_ENTRIES
     assert "text 0" not in raw["requests"]
 
 

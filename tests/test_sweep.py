@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import d20cli
 from d20cli.app.options import split_line
 from d20cli.probability import walk
-from d20cli.probability.sweep import MAX_POINTS, Crossing, break_even, find_range
+from d20cli.probability.sweep import MAX_SWEEP_POINTS, Crossing, break_even, find_range
 
 
 def _json(words: str, capsys: pytest.CaptureFixture[str]) -> Any:
@@ -141,7 +141,7 @@ def test_a_sweep_quietly_gives_a_line_per_point(capsys: pytest.CaptureFixture[st
     [
         ("check +5 vs 30..5", "a range goes up: 30..5 is empty (write 5..30)", 13),
         ("check +0..+3 vs 5..30", "a sweep takes one range", 17),
-        ("check +5 vs 1..1000", f"a sweep has at most {MAX_POINTS} points", 13),
+        ("check +5 vs 1..1000", f"a sweep has at most {MAX_SWEEP_POINTS} points", 13),
         ("check +5 vs 5..8 --simulate 100", "a sweep takes exact odds", None),
         ("attempt 0..2 -s pd", "an ability score is at least 1, not 0 (at value 0)", 9),
     ],

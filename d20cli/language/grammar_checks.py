@@ -31,9 +31,11 @@ from d20cli.language.vocabulary import (
 
 _I = re.IGNORECASE
 
-MAX_DIGITS = WORD_DIGITS  # a number in a request (not in its dice) has at most this many digits
+MAX_WORD_DIGITS = (
+    WORD_DIGITS  # a number in a request (not in its dice) has at most this many digits
+)
 MAX_GROUP = MAX_PARTS  # members of one group check
-MAX_SIDES = MAX_PARTS  # sides of one contest or opposed check
+MAX_CONTEST_SIDES = MAX_PARTS  # sides of one contest or opposed check
 
 
 # A signed number right after a number, with a space between and none after the sign:
@@ -114,14 +116,14 @@ _VS_WORD = re.compile(rf"(?<![\w-]){VS}(?![\w-])", _I)
 
 
 def check_side_count(line: str, verb: str) -> None:
-    """Refuse a contest of more than MAX_SIDES sides before parsing it: every `vs` starts
+    """Refuse a contest of more than MAX_CONTEST_SIDES sides before parsing it: every `vs` starts
     a side (no other word of a contest is `vs`)."""
     for n, match in enumerate(_VS_WORD.finditer(line), start=2):
-        if n > MAX_SIDES:
+        if n > MAX_CONTEST_SIDES:
             rest = line[match.end() :]
             column = match.end() + len(rest) - len(rest.lstrip()) + 1
             what = "a contest" if verb == "contest" else "an opposed check"
-            raise ParseError(f"{what} has at most {MAX_SIDES:,} sides", line, column)
+            raise ParseError(f"{what} has at most {MAX_CONTEST_SIDES:,} sides", line, column)
 
 
 #: A target typed where it cannot stand: `DC 15` without `vs`, `dc15` without a space.

@@ -5,7 +5,7 @@ odds are those of the request typed at each point of the range (`check +5 vs 5`,
 point's odds are exactly the odds of its request. Two sweeps over the same points
 compared (`odds compare`) have break-even points: where one overtakes the other.
 
-The points of one sweep are bounded (MAX_POINTS), and all their odds share one command's
+The points of one sweep are bounded (MAX_SWEEP_POINTS), and all their odds share one command's
 budget (d20cli.probability.walk.command_budget): the cost of the first point times the
 number of points is estimated before the rest are computed, and refused past it."""
 
@@ -21,7 +21,7 @@ from d20cli.dice.weights import Budget, TooCostly
 from d20cli.errors import D20Error, ParseError
 from d20cli.probability.model import NO_OUTCOME, Odds, exact_number, ratio
 
-MAX_POINTS = 201  # points one sweep may have (DC 0..200; more is a typo)
+MAX_SWEEP_POINTS = 201  # points one sweep may have (DC 0..200; more is a typo)
 #: A range word: `5..30`, `+0..+10`, `-2..3`: the whole word, a number each side.
 RANGE = re.compile(r"(?<!\S)([+-]?)([0-9]{1,6})\.\.([+-]?)([0-9]{1,6})(?!\S)")
 #: The number a sweep with no target sweeps (`odds check +5`): the DC.
@@ -58,7 +58,7 @@ class Span(NamedTuple):
 
 def find_range(text: str) -> Span | None:
     """The range in a request's text (None: it has none). ParseError for a range that
-    goes down, one of more than MAX_POINTS points, or a second range."""
+    goes down, one of more than MAX_SWEEP_POINTS points, or a second range."""
     found = list(RANGE.finditer(text))
     if not found:
         return None
@@ -73,9 +73,9 @@ def find_range(text: str) -> Span | None:
         raise ParseError(
             f"a range goes up: {m.group(0)} is empty (write {high}..{low})", text, m.start() + 1
         )
-    if high - low + 1 > MAX_POINTS:
+    if high - low + 1 > MAX_SWEEP_POINTS:
         raise ParseError(
-            f"a sweep has at most {MAX_POINTS} points; {m.group(0)} has {high - low + 1:,}",
+            f"a sweep has at most {MAX_SWEEP_POINTS} points; {m.group(0)} has {high - low + 1:,}",
             text,
             m.start() + 1,
         )
@@ -104,7 +104,7 @@ def no_target_span(text: str, odds: Odds) -> tuple[str, Span] | None:
         return None
     likely = [t for t, p in sorted(odds.distribution.items()) if p >= Fraction(1, 20_000)]
     low, high = likely[0], likely[-1] + 1
-    if high - low + 1 > MAX_POINTS:
+    if high - low + 1 > MAX_SWEEP_POINTS:
         return None
     swept = f"{text} vs {low}..{high}"
     span = find_range(swept)

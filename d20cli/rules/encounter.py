@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
 
 #: The largest HP, AC, damage or healing an encounter keeps (docs/limits.md).
-MAX_POINTS = 1_000_000
+MAX_HIT_POINTS = 1_000_000
 #: Conditions one combatant holds at most (docs/limits.md).
 MAX_CONDITIONS = 20
 #: Rounds a condition may last (`blessed 10r`) at most (docs/limits.md).
@@ -174,7 +174,7 @@ def attack_words(conditions: Sequence[Condition], against: Mapping[str, str]) ->
 
 __all__ = [
     "MAX_CONDITIONS",
-    "MAX_POINTS",
+    "MAX_HIT_POINTS",
     "MAX_ROUNDS",
     "NO_VITALS",
     "STATES",

@@ -1,9 +1,9 @@
 """`d20 char import FILE`: a character sheet saved by another program read, bounded, into a
 character of the characters file (d20cli.store.characters), and `d20cli.import_character`.
 
-The file is bounded before it is parsed: a regular file of at most MAX_BYTES of UTF-8
+The file is bounded before it is parsed: a regular file of at most MAX_SHEET_BYTES of UTF-8
 (d20cli.store.files.read_text refuses a larger one without reading it), whose JSON nests
-at most MAX_DEPTH arrays and objects deep (counted on the text in one linear pass, in C,
+at most MAX_SHEET_DEPTH arrays and objects deep (counted on the text in one linear pass, in C,
 before `json` sees it). Then the format is detected and read (d20cli.importers), every
 entry's words are checked as a request would read them, and the character is made or
 updated (`characters.import_entries`): entries the last import made are replaced,
@@ -27,8 +27,8 @@ from d20cli.importers import FORMATS, SYSTEMS, Sheet, read_sheet
 from d20cli.store.characters import ImportChanges, import_entries
 from d20cli.visible import visible
 
-MAX_BYTES = 8 * 1024 * 1024  # a sheet file (a D&D Beyond character of level 20: ~1 MB)
-MAX_DEPTH = 64  # arrays and objects in one another in a sheet's JSON (Foundry's: ~12)
+MAX_SHEET_BYTES = 8 * 1024 * 1024  # a sheet file (a D&D Beyond character of level 20: ~1 MB)
+MAX_SHEET_DEPTH = 64  # arrays and objects in one another in a sheet's JSON (Foundry's: ~12)
 _STRING = re.compile(r'"[^"]*"')
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _WEIGHT = str.maketrans({"[": "\x02", "{": "\x02", "]": "\x00", "}": "\x00"})
@@ -56,12 +56,12 @@ def read_json(path: str | os.PathLike[str]) -> Any:
     from d20cli.store.files import read_text
 
     where = os.fspath(path)
-    text = read_text(where, MAX_BYTES, "a character sheet")
+    text = read_text(where, MAX_SHEET_BYTES, "a character sheet")
     depth = nesting(text)
-    if depth > MAX_DEPTH:
+    if depth > MAX_SHEET_DEPTH:
         raise ParseError(
             f"{visible(where)}: JSON nested {depth:,} deep; a character sheet nests at most "
-            f"{MAX_DEPTH}"
+            f"{MAX_SHEET_DEPTH}"
         )
     try:
         return json.loads(text)
@@ -83,8 +83,8 @@ def load_sheet(
     if isinstance(path_or_data, Mapping):
         from d20cli.store.files import deeper_than
 
-        if deeper_than(path_or_data, MAX_DEPTH):
-            raise ParseError(f"the data nests deeper than {MAX_DEPTH}")
+        if deeper_than(path_or_data, MAX_SHEET_DEPTH):
+            raise ParseError(f"the data nests deeper than {MAX_SHEET_DEPTH}")
         data: Any = path_or_data
     elif isinstance(path_or_data, str | os.PathLike):
         data = read_json(path_or_data)

@@ -51,7 +51,7 @@ and not a word of the request language (`vs`, `adv`, a verb, a rank, ...). Write
 temporary file in the same directory, fsync, rename), under a lock file so two writers
 do not lose each other's change. A symbolic link at the file's place is written through
 (its target is replaced, the link stays). The file is read bounded
-(d20cli.store.files.read_text): a regular file of at most MAX_BYTES of UTF-8 (a byte
+(d20cli.store.files.read_text): a regular file of at most MAX_CHARACTERS_BYTES of UTF-8 (a byte
 order mark allowed); TOML nested too deeply is an error naming the file. A file that
 cannot be parsed is reported with its line and never overwritten; one whose shape is not
 characters (`[[aria]]`, `aria = "+7"`, a group that is not a table) is reported with the
@@ -86,7 +86,7 @@ from d20cli.store.files import (
 IMPORTED = "imported"
 #: Groups that belong to one verb (`saves` for save); the other groups serve every verb.
 VERB_GROUPS = frozenset(f"{v}s" for v in CHECK_VERBS)
-MAX_BYTES = 65_536  # a characters file, as a config file (90 characters of 25 entries)
+MAX_CHARACTERS_BYTES = 65_536  # a characters file, as a config file (90 characters of 25 entries)
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 _LABEL = re.compile(r"[a-z][\w'-]*", re.IGNORECASE)
 
@@ -167,7 +167,7 @@ _cache: Bounded[Path, tuple[tuple[int, int], dict[str, Character]]] = declare(
 
 
 def _read_text(path: Path) -> str | None:
-    """The file's text (None: there is none): at most MAX_BYTES of UTF-8 in a regular
+    """The file's text (None: there is none): at most MAX_CHARACTERS_BYTES of UTF-8 in a regular
     file, else ParseError naming the file (d20cli.store.files.read_text)."""
     try:
         os.stat(path)
@@ -175,7 +175,7 @@ def _read_text(path: Path) -> str | None:
         if no_such_file(err):  # (a link to nothing yet is no file: an edit writes its target)
             return None
         raise ParseError(f"cannot read {path}: {err.strerror or err}") from None
-    return read_text(str(path), MAX_BYTES, "a characters file")
+    return read_text(str(path), MAX_CHARACTERS_BYTES, "a characters file")
 
 
 def _shape(value: Any) -> str:

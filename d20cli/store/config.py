@@ -34,7 +34,7 @@ character's, which beats the file's; a house default goes only where the system 
 the word (d20cli.rules.house).
 
 A file that is not right (bad TOML, bad UTF-8, an unknown key, a value of the wrong type
-or out of range, a key that means nothing in that system, a file over MAX_BYTES) is a
+or out of range, a key that means nothing in that system, a file over MAX_CONFIG_BYTES) is a
 ParseError that names the file, the line and the key (a byte order mark at its start is
 allowed; TOML nested too deeply is an error): every roll reports it, it is never
 ignored. Reading is cheap when there is no file: one `stat`, and neither tomllib nor
@@ -56,7 +56,7 @@ from d20cli.frozen import field, frozen
 from d20cli.store.files import no_such_file, xdg_dir
 from d20cli.store.files import read_text as read_file_text
 
-MAX_BYTES = 65_536  # a config file is a few lines; a bigger one is a mistake
+MAX_CONFIG_BYTES = 65_536  # a config file is a few lines; a bigger one is a mistake
 COLOR_CHOICES: tuple[str, ...] = ("auto", "always", "never")
 TOP_KEYS: tuple[str, ...] = ("system", "color", "character")
 #: What `character` may hold: a character's name, `party`, or names with commas.
@@ -139,8 +139,8 @@ def load_config(path: str | None = None) -> Config:
 
 def read_text(target: str) -> str:
     """The file's text (d20cli.store.files.read_text): ParseError for a file that is not a
-    regular file, is over MAX_BYTES, or is not UTF-8 (naming the line of the bad byte)."""
-    return read_file_text(target, MAX_BYTES, "a config file")
+    regular file, is over MAX_CONFIG_BYTES, or is not UTF-8 (naming the line of the bad byte)."""
+    return read_file_text(target, MAX_CONFIG_BYTES, "a config file")
 
 
 _TOML_WHERE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")

@@ -16,7 +16,7 @@
 
 A saved encounter also keeps each combatant's total, HP, conditions and notes, and the
 round and whose turn it is, so that loading it goes on where it was. A file is read whole
-(at most `MAX_FILE_BYTES`) and checked before anything changes: a bad file is one error
+(at most `MAX_ENCOUNTER_FILE_BYTES`) and checked before anything changes: a bad file is one error
 naming the file and the entry, and the encounter stays as it was.
 """
 
@@ -31,10 +31,10 @@ from d20cli.errors import ParseError
 from d20cli.frozen import frozen
 from d20cli.store.files import atomic_write, deeper_than, read_text, xdg_dir
 
-MAX_FILE_BYTES = 256 * 1024  # an encounter file is refused past this, before parsing
-MAX_ENTRIES = 200  # [[combatant]] entries in one file
-MAX_LISTED = 1000  # files `d20 init list` shows
-MAX_DEPTH = 5  # TOML nesting of an encounter file
+MAX_ENCOUNTER_FILE_BYTES = 256 * 1024  # an encounter file is refused past this, before parsing
+MAX_ENCOUNTER_ENTRIES = 200  # [[combatant]] entries in one file
+MAX_ENCOUNTERS_LISTED = 1000  # files `d20 init list` shows
+MAX_ENCOUNTER_DEPTH = 5  # TOML nesting of an encounter file
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _KEYS = frozenset(
     (
@@ -110,7 +110,7 @@ def path_of(word: str) -> str:
 def names() -> list[str]:
     """The saved encounters, by name."""
     try:
-        found = sorted(os.listdir(encounters_dir()))[:MAX_LISTED]
+        found = sorted(os.listdir(encounters_dir()))[:MAX_ENCOUNTERS_LISTED]
     except OSError:
         return []
     return [f[:-5] for f in found if f.endswith(".toml") and NAME.fullmatch(f[:-5])]
@@ -139,7 +139,7 @@ def read(word: str, most_points: int, most_count: int, name_ok: re.Pattern[str])
     path = path_of(word)
     shown = os.path.basename(path)[:60]
     try:
-        text = read_text(path, MAX_FILE_BYTES, "an encounter file")
+        text = read_text(path, MAX_ENCOUNTER_FILE_BYTES, "an encounter file")
     except FileNotFoundError:
         known = names()
         hint = f" (saved: {', '.join(known[:10])})" if known else " (none saved yet)"
@@ -152,7 +152,7 @@ def read(word: str, most_points: int, most_count: int, name_ok: re.Pattern[str])
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError) as err:
         raise ParseError(f"{shown}: not an encounter file: {str(err)[:120]}") from None
-    if deeper_than(data, MAX_DEPTH):
+    if deeper_than(data, MAX_ENCOUNTER_DEPTH):
         raise ParseError(f"{shown}: nested too deeply for an encounter file")
     unknown = set(data) - {"combatant", "round", "turn"}
     if unknown:
@@ -164,8 +164,8 @@ def read(word: str, most_points: int, most_count: int, name_ok: re.Pattern[str])
         raise ParseError(f"{shown}: combatants are [[combatant]] tables")
     if not rows:
         raise ParseError(f"{shown}: no [[combatant]] in it")
-    if len(rows) > MAX_ENTRIES:
-        raise ParseError(f"{shown}: at most {MAX_ENTRIES} combatants, not {len(rows):,}")
+    if len(rows) > MAX_ENCOUNTER_ENTRIES:
+        raise ParseError(f"{shown}: at most {MAX_ENCOUNTER_ENTRIES} combatants, not {len(rows):,}")
     round_ = _int(data, "round", shown, 0, most_points) or 0
     turn = data.get("turn")
     if turn is not None and (not isinstance(turn, str) or not name_ok.fullmatch(turn)):
@@ -286,10 +286,10 @@ def write(word: str, round_: int, turn: str | None, rows: list[dict[str, Any]]) 
 
 
 __all__ = [
-    "MAX_DEPTH",
-    "MAX_ENTRIES",
-    "MAX_FILE_BYTES",
-    "MAX_LISTED",
+    "MAX_ENCOUNTERS_LISTED",
+    "MAX_ENCOUNTER_DEPTH",
+    "MAX_ENCOUNTER_ENTRIES",
+    "MAX_ENCOUNTER_FILE_BYTES",
     "EncounterFile",
     "Entry",
     "encounters_dir",

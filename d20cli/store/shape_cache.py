@@ -13,7 +13,7 @@ pay for more).
 
 Where: $XDG_CACHE_HOME/d20cli/shapes.json (default ~/.cache/d20cli/shapes.json);
 `D20_NO_CACHE=1` turns it off with the request cache. Bounded like the request cache:
-at most MAX_ENTRIES shapes (the most recently learnt), MAX_FILE_BYTES in all and
+at most MAX_CACHE_ENTRIES shapes (the most recently learnt), MAX_CACHE_FILE_BYTES in all and
 MAX_ENTRY_BYTES each, trimmed in one linear pass, written atomically; keyed by the
 modules that wrote it (the grammar's, d20cli/language/shapes.py and the probes'), so any
 change to them empties it.

@@ -17,7 +17,7 @@ from d20cli.errors import D20Error, ParseError
 from d20cli.frozen import replace
 from d20cli.rules.encounter import (
     MAX_CONDITIONS,
-    MAX_POINTS,
+    MAX_HIT_POINTS,
     MAX_ROUNDS,
     Condition,
     Said,
@@ -41,7 +41,7 @@ _NUMBER = re.compile(r"[+-]?[0-9]{1,7}")
 _ROUNDS = re.compile(r"([0-9]{1,5})r", re.IGNORECASE)
 
 
-def number(word: str, what: str, lo: int = 0, hi: int = MAX_POINTS) -> int:
+def number(word: str, what: str, lo: int = 0, hi: int = MAX_HIT_POINTS) -> int:
     """`word` as a whole number from lo to hi; ParseError saying what it should be."""
     if not _NUMBER.fullmatch(word) or not lo <= int(word) <= hi:
         raise ParseError(f"{what} is a whole number from {lo:,} to {hi:,}, not {word[:40]!r}")
@@ -80,13 +80,13 @@ def split_joining(words: list[str]) -> tuple[list[str], Joining]:
                     raise ParseError("give hp once")
                 told.hp = value
             elif low == "ac":
-                told.ac = number(value, "ac", -MAX_POINTS)
+                told.ac = number(value, "ac", -MAX_HIT_POINTS)
             else:
-                told.toughness = number(value, "toughness", -MAX_POINTS)
+                told.toughness = number(value, "toughness", -MAX_HIT_POINTS)
             i += 2
             continue
         if i and w.startswith("="):
-            told.reported = number(w[1:], "a reported initiative (=17)", -MAX_POINTS)
+            told.reported = number(w[1:], "a reported initiative (=17)", -MAX_HIT_POINTS)
             i += 1
             continue
         kept.append(w)
@@ -113,7 +113,7 @@ def hit_points(
     found: list[int | None] = []
     for _ in range(count):
         total = system.resolve(request, roller).total
-        found.append(min(max(total or 0, 1), MAX_POINTS))
+        found.append(min(max(total or 0, 1), MAX_HIT_POINTS))
     return found
 
 
@@ -131,11 +131,11 @@ def character_vitals(lookup: Callable[[str], str | None]) -> Joining:
     for name in ("ac", "armor", "armour"):
         value = lookup(name)
         if value is not None:
-            told.ac = number(value.strip(), f"the {name} entry", -MAX_POINTS)
+            told.ac = number(value.strip(), f"the {name} entry", -MAX_HIT_POINTS)
             break
     tough = lookup("toughness")
     if tough is not None:
-        told.toughness = number(tough.strip().lstrip("+"), "the toughness entry", -MAX_POINTS)
+        told.toughness = number(tough.strip().lstrip("+"), "the toughness entry", -MAX_HIT_POINTS)
     return told
 
 

@@ -28,7 +28,7 @@ from d20cli.language.requests import CheckRequest
 from d20cli.present.initiative_view import order_lines
 from d20cli.present.output import Output
 from d20cli.rules import get_system
-from d20cli.rules.encounter import MAX_POINTS as MAX_POINTS_
+from d20cli.rules.encounter import MAX_HIT_POINTS as MAX_POINTS_
 from d20cli.rules.encounter import STATES as STATES_
 from d20cli.rules.encounter import Condition
 from d20cli.rules.initiative import Combatant, sort_key
@@ -96,7 +96,7 @@ USAGE = (
 #: The options `init` takes (fields of Options); any other is an error.
 INIT_OPTIONS = frozenset(("system", "json", "seed", "dice", "as_", "no_color", "budget", "no_log"))
 MAX_COUNT = 100  # `xN`: monsters added at once
-MAX_DICE = 100  # dice in one initiative roll (they are kept with the order)
+MAX_INIT_DICE = 100  # dice in one initiative roll (they are kept with the order)
 _NAME = re.compile(r"[^\W\d_][\w'-]{0,39}")
 #: What a sealed session's initiative roll records of each roll: its system and request;
 #: and of each newcomer: its name, kind and roll (d20cli.app.commands.sealed_init).
@@ -226,9 +226,9 @@ def _as_typed(err: D20Error, words: list[str], kept: list[int]) -> D20Error:
 
 
 def _bounded(roll: InitiativeRoll) -> InitiativeRoll:
-    if len(roll.dice) > MAX_DICE:
+    if len(roll.dice) > MAX_INIT_DICE:
         raise ParseError(
-            f"an initiative roll keeps at most {MAX_DICE} dice, not {len(roll.dice):,}"
+            f"an initiative roll keeps at most {MAX_INIT_DICE} dice, not {len(roll.dice):,}"
         )
     return roll
 
