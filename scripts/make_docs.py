@@ -468,7 +468,7 @@ LIMITS = (
         "{CACHE_ENTRIES:,} shapes, {CACHE_FILE:,} bytes (an entry over {CACHE_ENTRY:,} is "
         "not kept); used only under the MAC of your key, as the parse cache; texts of at "
         "most {SHAPE_TEXT:,} characters and {SLOTS} numbers; {BUILDS} new shapes learnt per "
-        "run",
+        "run at their first sight, then a shape met a second time",
     ),
     (
         "dice rolled one by one (keep/drop, pools, rerolls, explosions, unique, min/max)",
