@@ -165,6 +165,7 @@ def test_a_cold_roll_with_a_warm_cache_does_not_import_pyparsing(tmp_path: Path)
     heavy = (
         *("pyparsing", "prompt_toolkit", "d20cli.probability", "d20cli.dice.distribution"),
         *("rich", "typer", "click", "pydantic", "sqlite3", "d20cli.app.shell", "tomlkit"),
+        *("textual", "d20cli.app.gm"),
         *("tempfile", "dataclasses", "inspect"),
     )
     # the first run fills the caches; then the same text (the request cache) and a new
