@@ -35,6 +35,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -194,14 +195,20 @@ class CommandLine(Input):
     """The command line: TAB completes as the shell does (the app's `complete`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("tab", "complete", "complete", show=False, priority=True),
         Binding("escape", "wipe", "clear the line", show=False),
     ]
 
-    def action_complete(self) -> None:
-        app = self.app
-        if isinstance(app, GmApp):
-            app.complete()
+    async def _on_key(self, event: events.Key) -> None:
+        """TAB completes here, in turn with the keys typed before it (a binding would
+        run before the characters still queued for the line were put in)."""
+        if event.key == "tab":
+            event.stop()
+            event.prevent_default()
+            app = self.app
+            if isinstance(app, GmApp):
+                app.complete()
+            return
+        await super()._on_key(event)
 
     def action_wipe(self) -> None:
         self.value = ""
