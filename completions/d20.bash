@@ -182,6 +182,7 @@ _d20_offer() {
                 systems) _d20_r='--json --system -s --help -h' ;;
                 shell) _d20_r='--system -s --json --quiet -q --csv --totals --odds --summary --exit-status --color --no-color --no-log --post --strict --seed --dice --repeat -n --simulate --budget --work --as --players --boon --help -h' ;;
                 table) _d20_r='--help -h' ;;
+                gm) _d20_r='--system -s --json --quiet -q --csv --totals --odds --summary --exit-status --color --no-color --no-log --post --strict --seed --dice --repeat -n --simulate --budget --work --as --players --boon --help -h' ;;
                 completion) _d20_r='--install --help -h' ;;
                 post) _d20_r='--status --retry --clear --json --help -h' ;;
                 seal) _d20_r='--status --json --help -h' ;;
@@ -226,7 +227,7 @@ _d20_offer() {
     _d20_r=""
     if [[ -z "$cmd" ]]; then
         _d20_verbs "$_d20_sys"
-        _d20_r="$_d20_r "'odds help systems shell table completion post seal unseal verify init party char config log'
+        _d20_r="$_d20_r "'odds help systems shell table gm completion post seal unseal verify init party char config log'
         if [[ -n "$char" ]]; then _d20_entries "$char" macros; fi
         return
     fi
@@ -255,6 +256,10 @@ _d20_offer() {
         table)
             if (( ${#args[@]} == 0 )); then _d20_tables; _d20_r="$_d20_r "'list show check'
             elif (( ${#args[@]} == 1 )); then case "${args[0]}" in show) _d20_tables ;; esac
+            fi
+            return ;;
+        gm)
+            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "''
             fi
             return ;;
         completion)

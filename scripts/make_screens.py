@@ -10,6 +10,10 @@ dice, an 80-column terminal (110 for the shell, whose toolbar is long), 256 colo
 fixed title and no clock. A command's output is what `d20` writes on a terminal
 (FORCE_COLOR), read back from its escape codes.
 
+The GM screen's picture is Textual's own screenshot (`App.export_screenshot`) of the
+screen run headless by Textual's test driver at 80x24, the lines typed on its command
+line.
+
 The shell's picture is not a capture of prompt_toolkit's screen (which cannot be taken the
 same way twice without a terminal emulator): it is the shell's own session
 (d20cli.app.shell.Session, as `d20 shell` runs it) given the lines, with its own prompt
@@ -79,6 +83,28 @@ SHELL_LINES = (
     "attempt adept fortune --dice 20",
 )
 SHELL_NAME = "shell.svg"
+
+#: The GM screen's picture: the fight set up, then the lines typed on its command line.
+GM_TITLE = "d20 gm"
+GM_NAME = "gm.svg"
+GM_HEIGHT = 24
+GM_SETUP = (
+    "d20 char add aria --system levelup",
+    "d20 char set aria init +3",
+    "d20 char set aria hp 12",
+    "d20 char set aria armor 15",
+    "d20 init add aria --dice 14",
+    "d20 init add goblin +2 x2 hp 2d6 ac 15 --dice 11,9,3,4,5,2",
+    "d20 init add cleo =17",
+    "d20 init pin lair 20",
+    "d20 init cond aria blessed 10r",
+    "d20 init next",
+)
+GM_LINES = (
+    "init next",
+    "init cond goblin-2 prone",
+    "attack +5 vs AC goblin-1 dmg 1d8+3 --dice 16,1",
+)
 
 
 def isolated(home: Path) -> None:
@@ -179,13 +205,44 @@ def shell_screen() -> str:
     return svg(console, SHELL_TITLE, SHELL_NAME)
 
 
+def gm_screen() -> str:
+    """The GM screen (d20cli.app.gm) at 80x24, run headless by Textual's own driver with
+    the lines typed on its command line, saved by Textual as an SVG."""
+    import asyncio
+
+    from d20cli.app.gm import GmApp
+    from d20cli.app.options import Options
+
+    for command in GM_SETUP:
+        run_d20(command)
+    app = GmApp(Options())
+    shot: list[str] = []
+
+    async def go() -> None:
+        async with app.run_test(size=(WIDTH, GM_HEIGHT)) as pilot:
+            await pilot.pause()
+            app.query_one("#output").clear()  # (its first lines say the keys: the footer does)
+            for line in GM_LINES:
+                app.run_line(line)
+            await pilot.pause()
+            shot.append(app.export_screenshot(title=GM_TITLE))
+
+    try:
+        asyncio.run(go())
+    finally:
+        app.session.context.close()
+    return shot[0]
+
+
 def screens() -> dict[Path, str]:
     """Every picture, made now, each in an empty home of its own."""
     made: dict[Path, str] = {}
-    for screen in (*SCREENS, None):
+    for screen in (*SCREENS, None, GM_NAME):
         with tempfile.TemporaryDirectory(prefix="d20-screen-") as home:
             isolated(Path(home))
-            if screen is None:
+            if screen == GM_NAME:
+                made[IMAGES / GM_NAME] = gm_screen()
+            elif screen is None:
                 made[IMAGES / SHELL_NAME] = shell_screen()
             else:
                 made[IMAGES / screen.name] = command_screen(screen)

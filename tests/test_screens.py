@@ -34,11 +34,12 @@ def test_the_pages_show_the_pictures_with_alt_text() -> None:
         for page in DOCS.glob("*.md")
     }
     pictures = {p.name for p in (DOCS / "images").glob("*.svg")}
-    assert pictures == {"odds-chart.svg", "initiative.svg", "shell.svg"}
+    assert pictures == {"odds-chart.svg", "initiative.svg", "shell.svg", "gm.svg"}
     where = {name: page for page, found in shown.items() for _, name in found}
     assert where == {
         "odds-chart.svg": "odds.md",
         "initiative.svg": "characters.md",
         "shell.svg": "index.md",
+        "gm.svg": "encounter.md",
     }
     assert all(len(alt.split()) >= 4 for found in shown.values() for alt, _ in found)

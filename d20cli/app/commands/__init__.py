@@ -159,6 +159,21 @@ _ROWS: tuple[Command, ...] = (
         ),
     ),
     Command(
+        "gm",
+        AT_THE_TABLE,
+        "The GM screen: the order with HP bars, the party, the roll log, a command line.",
+        about=(
+            "A full-screen game master's screen in the terminal: the initiative order with "
+            "HP bars, AC and conditions, whose turn it is, the party, the tail of the roll "
+            "log, and a command line that takes every request and init command with TAB "
+            "completion, as d20 shell does. F5 (Ctrl-N) next turn, F6 (Ctrl-Z) undo, F7 "
+            "(Ctrl-T) damage and F8 (Ctrl-Y) heal the combatant selected with the arrow "
+            "keys; Ctrl-C or Ctrl-D quits. It reads and writes the same state as the "
+            "commands: a change made in another terminal appears within half a second."
+        ),
+        examples=("gm", "gm -s mm"),
+    ),
+    Command(
         "party",
         AT_THE_TABLE,
         "The party: characters who roll together (--as party).",
