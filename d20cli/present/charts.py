@@ -495,6 +495,7 @@ def draw(chart: Chart, fmt: str) -> bytes:
     import matplotlib
     from matplotlib.figure import Figure
 
+    chart = _visible(chart)
     with matplotlib.rc_context(cast(Any, STYLE)):  # (its keys are typed as literals)
         rows = max(1, len(chart.panels))
         figure = Figure(figsize=(WIDTH_INCHES, 0.6 + PANEL_INCHES * rows), layout="constrained")
@@ -512,6 +513,24 @@ def draw(chart: Chart, fmt: str) -> bytes:
         buffer = io.BytesIO()
         figure.savefig(buffer, format=fmt, metadata=metadata, dpi=100)
     return buffer.getvalue()
+
+
+def _visible(chart: Chart) -> Chart:
+    """The chart with every text made visible (d20cli.visible): whatever a builder
+    passed, no control character reaches the picture (nor breaks its XML)."""
+    panels = tuple(
+        p._replace(
+            title=visible(p.title),
+            x_label=visible(p.x_label),
+            y_label=visible(p.y_label),
+            right_label=visible(p.right_label),
+            x=tuple(visible(x) for x in p.x),
+            series=tuple(s._replace(name=visible(s.name)) for s in p.series),
+            marks=tuple(m._replace(label=visible(m.label)) for m in p.marks),
+        )
+        for p in chart.panels
+    )
+    return chart._replace(title=visible(chart.title), panels=panels, note=visible(chart.note))
 
 
 def _draw_panel(ax: Any, index: int, panel: Panel) -> None:
