@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import d20
+from cli_helpers import d20, run_line
 
 from d20cli.present.charts import Chart, Panel, Series, draw
 
@@ -150,6 +150,33 @@ def test_a_compare_charts_the_totals_side_by_side(
     for s, one in zip(panel["series"], odds["compare"], strict=True):
         dist = {int(t): Fraction(p) for t, p in one["distribution"].items()}
         assert _fractions(s["values"]) == [dist.get(t, Fraction(0)) for t in range(1, 13)]
+
+
+def test_a_roll_table_charts_the_chance_of_each_entry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = tmp_path / "loot.toml"
+    table.write_text('die = "1d6"\n[entries]\n"1-3" = "copper"\n"4-5" = "silver"\n"6" = "gold"\n')
+    odds, _, data = _odds(["table", str(table)], tmp_path, capsys)
+    (panel,) = data["panels"]
+    assert panel["x"] == ["1-3 copper", "4-5 silver", "6 gold"]
+    assert _fractions(panel["series"][0]["values"]) == [
+        Fraction(e["chance"]) for e in odds["entries"]
+    ]
+
+
+def test_a_line_of_standard_input_takes_a_chart(tmp_path: Path) -> None:
+    chart = tmp_path / "line.svg"
+    status, out, err, _ = run_line(f"odds check +5 vs 15 --svg {chart} -q")
+    assert status == 0, err
+    assert out.splitlines()[0] == "critical_failure 0.05"
+    _, data = _svg(chart)
+    assert _fractions(data["panels"][0]["series"][0]["values"])[:4] == [
+        Fraction(1, 20),
+        Fraction(2, 5),
+        Fraction(1, 2),
+        Fraction(1, 20),
+    ]
 
 
 def test_the_luck_report_charts_what_was_seen_against_expected(
