@@ -1,5 +1,6 @@
 """Write the pictures of the documentation: docs/images/*.svg, each the program's own
-terminal output (in colour) drawn by rich (`Console.export_svg`). Run it after changing
+terminal output (in colour) drawn by rich (`Console.export_svg`), or a chart the program
+draws itself (`--svg FILE`: CHARTS). Run it after changing
 what one of the commands below prints: `python scripts/make_screens.py`
 (tests/test_screens.py fails while a picture is out of date; `--check` exits 1 then,
 writing nothing).
@@ -19,6 +20,10 @@ same way twice without a terminal emulator): it is the shell's own session
 (d20cli.app.shell.Session, as `d20 shell` runs it) given the lines, with its own prompt
 before each line, and its own toolbar text drawn below as prompt_toolkit draws a bottom
 toolbar (in reverse video, the terminal's width).
+
+A chart is the same bytes every time with one matplotlib; one checked in by another
+version of matplotlib is kept while its data (the description `--svg` writes) are the
+same, so that a new matplotlib alone does not make the docs out of date.
 """
 
 from __future__ import annotations
@@ -71,6 +76,35 @@ SCREENS = (
             "d20 init add goblin +2 x2 --dice 11,17",
             "d20 init next",
         ),
+    ),
+)
+
+
+class ChartShot(NamedTuple):
+    """One chart of the documentation: what `--svg FILE` writes for a command (the
+    commands of `setup` run first, in the same home: rolls for `log --luck`)."""
+
+    name: str
+    setup: tuple[str, ...]
+    command: str
+
+
+#: The charts the docs show (`--svg`, d20cli.present.charts), each drawn by the program.
+CHARTS = (
+    ChartShot("odds-check-chart.svg", (), "d20 odds check +5 vs 15 adv expertise=d6"),
+    ChartShot("sweep-chart.svg", (), "d20 odds attack +7 vs AC 10..25 dmg 1d8+4"),
+    ChartShot(
+        "compare-chart.svg",
+        (),
+        'd20 odds compare "attack +7 vs AC 12..20 dmg 1d8+4" "attack +4 vs AC 12..20 dmg 2d6+4"',
+    ),
+    ChartShot(
+        "luck-chart.svg",
+        (
+            "d20 attack +7 vs AC 15 dmg 1d8+4 --seed 4 -n 12 -q",
+            "d20 check +3 vs 12 --seed 9 -n 12 -q",
+        ),
+        "d20 log --luck",
     ),
 )
 
@@ -234,6 +268,33 @@ def gm_screen() -> str:
     return shot[0]
 
 
+def chart_shot(shot: ChartShot, home: Path) -> str:
+    """The SVG that `--svg` writes for the chart's command, run after its setup."""
+    for command in shot.setup:
+        run_d20(command)
+    path = home / shot.name
+    run_d20(f"{shot.command} --svg {shlex.quote(str(path))}")
+    return path.read_text(encoding="utf-8")
+
+
+def chart_data(svg: str) -> tuple[str, str]:
+    """A chart's matplotlib version and its data (the description `--svg` writes)."""
+    import re
+
+    version = re.search(r"Matplotlib v([^,<]+)", svg)
+    data = re.search(r"<dc:description>(.*?)</dc:description>", svg, re.S)
+    return (version.group(1) if version else "", data.group(1) if data else "")
+
+
+def same_chart(old: str, new: str) -> bool:
+    """Whether a chart checked in is the one drawn now: the same bytes, or (drawn by
+    another version of matplotlib, which may place a glyph elsewhere) the same data."""
+    if old == new:
+        return True
+    (old_version, old_data), (new_version, new_data) = chart_data(old), chart_data(new)
+    return old_version != new_version and old_data == new_data != ""
+
+
 def screens() -> dict[Path, str]:
     """Every picture, made now, each in an empty home of its own."""
     made: dict[Path, str] = {}
@@ -246,6 +307,13 @@ def screens() -> dict[Path, str]:
                 made[IMAGES / SHELL_NAME] = shell_screen()
             else:
                 made[IMAGES / screen.name] = command_screen(screen)
+    for shot in CHARTS:
+        with tempfile.TemporaryDirectory(prefix="d20-chart-") as home:
+            isolated(Path(home))
+            drawn = chart_shot(shot, Path(home))
+        path = IMAGES / shot.name
+        kept = path.read_text("utf-8") if path.exists() else ""
+        made[path] = kept if kept and same_chart(kept, drawn) else drawn
     return made
 
 
