@@ -135,8 +135,7 @@ def replayed(
 def logged_fields(result: Result) -> dict[str, Any]:
     """The fields of a roll-log row that the roll decides, as `d20 log --export json`
     writes them (what `verify` compares)."""
-    from d20cli.store.database import clean, int64
-    from d20cli.store.rolllog import dice_text, house_text, row_dice
+    from d20cli.store.row_fields import clean, dice_text, house_text, int64, row_dice
 
     house = house_text(result)
     return {

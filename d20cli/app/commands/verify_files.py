@@ -208,7 +208,7 @@ def _after(i: int, found: str) -> str:
 
 
 def _check_row(i: int, row: Any) -> None:
-    from d20cli.store.rolllog import MAX_ROW_DEPTH  # (the log's module opens sqlite3)
+    from d20cli.store.row_fields import MAX_ROW_DEPTH
 
     if not isinstance(row, dict):
         raise ParseError(f"row {i} of the export is not a JSON object")
