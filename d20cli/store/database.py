@@ -453,7 +453,7 @@ def _ms(seconds: float) -> int:
 # --- the values read back: each is what d20 writes there, else BadValue ----------------
 
 #: How deeply a JSON value d20 keeps in a column nests at most (a row's dice or house
-#: rules: d20cli.store.rolllog.MAX_ROW_DEPTH; a last roll's result, a few more).
+#: rules: d20cli.store.row_fields.MAX_ROW_DEPTH; a last roll's result, a few more).
 MAX_STORED_DEPTH = 32
 
 
