@@ -167,7 +167,7 @@ _d20_offer() {
     _d20_r=""
     case "$prev" in
         --system|-s) _d20_r='levelup reglamento mm pendagger'; return ;;
-        --svg|--png|--color|--post|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--players|--show|--commitment|--receipts|--limit|-l|--since|--until|--outcome|--session|--before|--keep) _d20_r=''; return ;;
+        --svg|--png|--color|--post|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--players|--show|--commitment|--receipts|--page|--limit|-l|--since|--until|--outcome|--session|--before|--keep) _d20_r=''; return ;;
         --as|--character|-c) _d20_config; _d20_characters; return ;;
         --export) _d20_r='json csv'; return ;;
     esac
@@ -187,7 +187,7 @@ _d20_offer() {
                 post) _d20_r='--status --retry --clear --json --help -h' ;;
                 seal) _d20_r='--status --json --help -h' ;;
                 unseal) _d20_r='--show --json --help -h' ;;
-                verify) _d20_r='--commitment --receipts --rows --json --help -h' ;;
+                verify) _d20_r='--commitment --receipts --rows --page --json --help -h' ;;
                 init) _d20_r='--json --no-color --system -s --seed --dice --as --help -h' ;;
                 party) _d20_r='--json --help -h' ;;
                 char) _d20_r='--help -h' ;;
@@ -343,7 +343,7 @@ _d20() {
         case "$w" in
             --system=*) sys="${w#*=}" ;;
             --as=*) char="${w#*=}" ;;
-            --system|-s|--svg|--png|--color|--post|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--as|--players|--show|--commitment|--receipts|--limit|-l|--character|-c|--since|--until|--outcome|--session|--export|--before|--keep) skip="$w" ;;
+            --system|-s|--svg|--png|--color|--post|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--as|--players|--show|--commitment|--receipts|--page|--limit|-l|--character|-c|--since|--until|--outcome|--session|--export|--before|--keep) skip="$w" ;;
             -s[!-]*) sys="${w#-s}" ;;
             -[!0-9]*) ;;
             *) if [[ -z "$cmd" ]]; then cmd="$w"; else args+=("$w"); fi ;;

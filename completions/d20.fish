@@ -158,7 +158,7 @@ function __d20_values --description 'the values of option $argv[1]'
     switch $argv[1]
         case '--system' '-s'
             printf '%s\n' 'levelup' 'reglamento' 'mm' 'pendagger'
-        case '--svg' '--png' '--color' '--post' '--seed' '--dice' '--repeat' '-n' '--simulate' '--budget' '--work' '--players' '--show' '--commitment' '--receipts' '--limit' '-l' '--since' '--until' '--outcome' '--session' '--before' '--keep'
+        case '--svg' '--png' '--color' '--post' '--seed' '--dice' '--repeat' '-n' '--simulate' '--budget' '--work' '--players' '--show' '--commitment' '--receipts' '--page' '--limit' '-l' '--since' '--until' '--outcome' '--session' '--before' '--keep'
             true
         case '--as' '--character' '-c'
             __d20_characters
@@ -192,7 +192,7 @@ function __d20_options --description 'the options after command $argv[1]'
         case 'unseal'
             printf '%s\t%s\n' '--show' 'Print the seed of closed session N again (it stays in the state database).' '--json' 'As JSON.' '--help' 'Show help.' '-h' 'Show help.'
         case 'verify'
-            printf '%s\t%s\n' '--commitment' 'The commitment posted before play, to check.' '--receipts' 'Receipts the table saw (sealed #P receipt HEX lines, 16 hex digits at least, or the saved output), to check (- reads stdin).' '--rows' 'A line for every row, not only the failed ones.' '--json' 'As JSON.' '--help' 'Show help.' '-h' 'Show help.'
+            printf '%s\t%s\n' '--commitment' 'The commitment posted before play, to check.' '--receipts' 'Receipts the table saw (sealed #P receipt HEX lines, 16 hex digits at least, or the saved output), to check (- reads stdin).' '--rows' 'A line for every row, not only the failed ones.' '--page' 'Write a page that verifies in a browser, offline, with d20\'s own code (no LOG or SEED: they are given to the page).' '--json' 'As JSON.' '--help' 'Show help.' '-h' 'Show help.'
         case 'init'
             printf '%s\t%s\n' '--json' 'The order as one JSON object.' '--no-color' 'Plain text.' '--system' 'Rule system.' '-s' 'Rule system.' '--seed' 'Seed the dice.' '--dice' 'Use these faces.' '--as' 'The party: NAME,NAME.' '--help' 'Show help.' '-h' 'Show help.'
         case 'party'
@@ -231,7 +231,7 @@ function __d20_complete --description 'what d20 takes at the cursor'
                 set sys (string replace -- --system= '' $w)
             case '--as=*'
                 set char (string replace -- --as= '' $w)
-            case '--system' '-s' '--svg' '--png' '--color' '--post' '--seed' '--dice' '--repeat' '-n' '--simulate' '--budget' '--work' '--as' '--players' '--show' '--commitment' '--receipts' '--limit' '-l' '--character' '-c' '--since' '--until' '--outcome' '--session' '--export' '--before' '--keep'
+            case '--system' '-s' '--svg' '--png' '--color' '--post' '--seed' '--dice' '--repeat' '-n' '--simulate' '--budget' '--work' '--as' '--players' '--show' '--commitment' '--receipts' '--page' '--limit' '-l' '--character' '-c' '--since' '--until' '--outcome' '--session' '--export' '--before' '--keep'
                 set skip $w
             case '-s?*'
                 string match -qr -- '^-s-' $w; or set sys (string sub -s 3 -- $w)

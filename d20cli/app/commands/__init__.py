@@ -291,7 +291,9 @@ _ROWS: tuple[Command, ...] = (
             "Rolls every roll of an exported sealed session again from its seed and checks "
             "the commitment (--commitment HEX, as posted before play), each request's text, "
             "the receipts the group saw (--receipts FILE) and the hash chain. Exit status 0 "
-            "when everything verifies, 1 when something does not."
+            "when everything verifies, 1 when something does not. --page FILE.html writes "
+            "one HTML file that does the same in a browser, offline, with this d20's own "
+            "code (Pyodide), for players without d20."
         ),
         examples=("verify rolls.json SEED --commitment HEX --receipts seen.txt",),
     ),
