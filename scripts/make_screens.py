@@ -255,6 +255,7 @@ def gm_screen() -> str:
     async def go() -> None:
         async with app.run_test(size=(WIDTH, GM_HEIGHT)) as pilot:
             await pilot.pause()
+            app.query_one("#command").cursor_blink = False  # (a blink: a picture of its own)
             app.query_one("#output").clear()  # (its first lines say the keys: the footer does)
             for line in GM_LINES:
                 app.run_line(line)
