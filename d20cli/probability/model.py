@@ -3,10 +3,12 @@ totals, degrees, damage and winners, and the accumulation of walked paths into t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import FrozenInstanceError, dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from d20cli.frozen import FrozenDict
 from d20cli.number_format import decimal, exact_fraction
 from d20cli.results import Result, Shown
 
@@ -16,14 +18,19 @@ if TYPE_CHECKING:
 
 @dataclass
 class Odds(Shown):
-    """The exact odds of one request."""
+    """The exact odds of one request.
+
+    The engine builds them, then seals them (`sealed`): from then on they are read-only,
+    their tables FrozenDicts (d20cli.frozen) and their lists tuples, and a field cannot be
+    set. So the odds remembered (d20cli.probability.memo) are the very object every caller
+    gets, the Python API's too, without a copy: `dict(odds.outcomes)` is one to change."""
 
     request: str
     system: str
     verb: str
     outcomes: dict[str, Fraction] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)
-    order: list[str] = field(default_factory=list)  # outcome ids, worst to best
+    order: Sequence[str] = field(default_factory=list)  # outcome ids, worst to best
     degrees: dict[int, Fraction] | None = None
     distribution: dict[int, Fraction] | None = None
     damage_mean: Fraction | None = None
@@ -31,14 +38,43 @@ class Odds(Shown):
     estimate: int | None = None  # --simulate N: the number of rolls behind an estimate
     success: Fraction | None = None  # the chance of any success, where results have one
     winners: dict[int, Fraction] | None = None  # a contest of 3+ sides: side -> P(it wins)
-    side_names: list[str] = field(default_factory=list)  # those sides' names, in order
-    notes: list[str] = field(default_factory=list)
+    side_names: Sequence[str] = field(default_factory=list)  # those sides' names, in order
+    notes: Sequence[str] = field(default_factory=list)
     # more of the odds, as JSON gives them (one of DECIMAL_FIELDS: a Fraction, or a map of them)
     extra: dict[str, Any] = field(default_factory=dict)
     # what `chance_words` said of each outcome, remembered with the odds (no part of them)
     said: dict[Any, tuple[str, dict[str, str | float]]] = field(
         default_factory=dict, repr=False, compare=False
     )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if "_sealed" in self.__dict__:
+            raise FrozenInstanceError(f"the odds are sealed (shared, read-only): {name}")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if "_sealed" in self.__dict__:
+            raise FrozenInstanceError(f"the odds are sealed (shared, read-only): {name}")
+        object.__delattr__(self, name)
+
+    def sealed(self) -> Odds:
+        """These odds made read-only, in place, and returned: each table a FrozenDict of
+        its items (a map of `extra` too), each list a tuple, and no field to be set again.
+        `said` stays a memo of the words read from them (d20cli.probability.chances)."""
+        own = self.__dict__
+        if "_sealed" in own:
+            return self
+        for name in _TABLES:
+            table = own[name]
+            if table is not None and type(table) is not FrozenDict:
+                own[name] = FrozenDict(table)
+        for name in ("order", "side_names", "notes"):
+            own[name] = tuple(own[name])
+        own["extra"] = FrozenDict(
+            {k: FrozenDict(v) if isinstance(v, Mapping) else v for k, v in self.extra.items()}
+        )
+        own["_sealed"] = True
+        return self
 
     @property
     def mean(self) -> Fraction | None:
@@ -89,13 +125,16 @@ class Odds(Shown):
             if key in DECIMAL_FIELDS:  # a Fraction, or a map of them (engine.py)
                 _both(out, key, value)
             else:
-                out[key] = value
+                out[key] = dict(value) if isinstance(value, Mapping) else value
         return out
 
     def ordered_outcomes(self) -> list[tuple[str, Fraction]]:
         rank = {oid: i for i, oid in enumerate(self.order)}
         return sorted(self.outcomes.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0]))
 
+
+#: The tables of `Odds` (each None, or a map), sealed into FrozenDicts.
+_TABLES = ("outcomes", "labels", "degrees", "distribution", "damage_distribution", "winners")
 
 #: The odds' JSON fields whose values are exact fractions (or maps of them), each written
 #: again beside itself as numbers, under the name with `_decimal`: a program reads the
@@ -119,7 +158,7 @@ DECIMAL_FIELDS = frozenset(
 )
 
 
-def _both(out: dict[str, Any], key: str, value: Fraction | dict[str, Fraction]) -> None:
+def _both(out: dict[str, Any], key: str, value: Fraction | Mapping[str, Fraction]) -> None:
     """`out[key]`: the exact fraction(s); `out[key_decimal]`: the same as numbers."""
     if isinstance(value, Fraction):
         out[key], out[f"{key}_decimal"] = ratio(value), decimal(value)
