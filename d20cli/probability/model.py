@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from d20cli.frozen import FrozenDict
 from d20cli.number_format import decimal, exact_fraction
-from d20cli.results import Result, Shown
+from d20cli.results import JSON_ENCODER, Result, Shown
 
 if TYPE_CHECKING:
     pass
@@ -127,6 +127,17 @@ class Odds(Shown):
             else:
                 out[key] = dict(value) if isinstance(value, Mapping) else value
         return out
+
+    def json_text(self) -> str:
+        """`to_json()` as one JSON text, written once for sealed odds and kept with them
+        (an odds line of a batch asked again prints the text written the first time)."""
+        own = self.__dict__
+        text: str | None = own.get("_json_text")
+        if text is None:
+            text = JSON_ENCODER.encode(self.to_json())
+            if "_sealed" in own:
+                own["_json_text"] = text
+        return text
 
     def ordered_outcomes(self) -> list[tuple[str, Fraction]]:
         rank = {oid: i for i, oid in enumerate(self.order)}
