@@ -60,8 +60,42 @@ def test_a_run_learns_a_few_shapes_only(tmp_path: Path) -> None:
     assert len(cache._load()) == shape_cache.MAX_BUILDS
 
 
+def test_a_run_learns_the_shapes_it_misses_again() -> None:
+    """Past the first MAX_BUILDS, a shape is learnt at its second miss in the run (a
+    batch's new texts of a shape it meets again), AGAIN templates a shape at most, and
+    MAX_LEARNT shapes in all."""
+    cache = ShapeCache("unused.json")  # (never read nor saved here)
+    cache._entries = {}
+    grammar: list[str] = []
+
+    def read(text: str) -> Any:  # as a run reads a text (Lookups.parse)
+        found = cache.get(text)
+        if found is None:
+            grammar.append(text)
+            found = parse_request(text)
+            cache.put(text, found, parse_request)
+        assert found == parse_request(text)
+        return found
+
+    texts = [f"check +5 vs 15{' adv' * i}" for i in range(10)]
+    for text in texts:
+        read(text)
+    assert len(cache._load()) == shape_cache.MAX_BUILDS  # each met once: no more learnt
+    for text in texts:
+        read(text.replace("15", "12"))
+    assert len(cache._load()) == len(texts)
+    grammar.clear()
+    for dc in (11, 12, 13):  # expertise dice of one shape, each met in the run
+        for die in (4, 6, 8):
+            read(f"check +5 vs {dc} lucky expertise=d{die}")
+    (held,) = (v for k, v in cache._load().items() if "lucky" in k)
+    assert list(held) == ["2=6", "2=8"]  # its first miss learnt nothing; then AGAIN
+    assert len(grammar) == 5 and cache.builds <= shape_cache.MAX_LEARNT
+
+
 def test_the_file_stays_small(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shape_cache, "MAX_BUILDS", 10**6)
+    monkeypatch.setattr(shape_cache, "MAX_LEARNT", 10**6)
     path = tmp_path / "shapes.json"
     cache = ShapeCache(str(path))
     first = None
@@ -79,6 +113,7 @@ def test_big_templates_keep_the_file_within_its_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(shape_cache, "MAX_BUILDS", 10**6)
+    monkeypatch.setattr(shape_cache, "MAX_LEARNT", 10**6)
     monkeypatch.setattr(request_cache, "MAX_FILE_BYTES", 50_000)  # (the files' one writer)
     path = tmp_path / "shapes.json"
     cache = ShapeCache(str(path))
@@ -157,6 +192,7 @@ def test_a_shape_keeps_at_most_its_variants(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(shape_cache, "MAX_BUILDS", 10**6)
+    monkeypatch.setattr(shape_cache, "MAX_LEARNT", 10**6)
     cache = ShapeCache(str(tmp_path / "shapes.json"))
     for n in range(shape_cache.MAX_VARIANTS + 3):
         text = f"roll 1d6 # take {n + 1}"  # (a comment's number is part of its meaning)
