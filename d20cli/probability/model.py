@@ -3,6 +3,7 @@ totals, degrees, damage and winners, and the accumulation of walked paths into t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import FrozenInstanceError, dataclass, field
 from fractions import Fraction
@@ -80,7 +81,8 @@ class Odds(Shown):
     def mean(self) -> Fraction | None:
         if not self.distribution:
             return None
-        return sum((t * p for t, p in self.distribution.items()), Fraction(0))
+        den, counts = over_one_denominator(self.distribution)
+        return Fraction(sum(t * n for t, n in counts.items()), den)
 
     def to_json(self) -> dict[str, Any]:
         """The odds as JSON: every probability an exact fraction ("11/20"), and beside
@@ -96,15 +98,17 @@ class Odds(Shown):
             _both(out, "degrees", {f"{d:+d}": p for d, p in sorted(self.degrees.items())})
         if self.distribution is not None:
             _both(out, "distribution", {str(t): p for t, p in sorted(self.distribution.items())})
-            below = Fraction(0)
+            # in whole numbers over one denominator: a Fraction's sum reduces at each step
+            den, counts = over_one_denominator(self.distribution)
+            below = 0
             at_least, at_most = {}, {}
-            for t, p in sorted(self.distribution.items()):
-                at_least[str(t)] = 1 - below
-                below += p
-                at_most[str(t)] = below
+            for t, n in sorted(counts.items()):
+                at_least[str(t)] = Fraction(den - below, den)
+                below += n
+                at_most[str(t)] = Fraction(below, den)
             _both(out, "at_least", at_least)
             _both(out, "at_most", at_most)
-            mean = self.mean
+            mean = Fraction(sum(t * n for t, n in counts.items()), den) if counts else None
             out["mean"] = float(mean) if mean is not None else None  # a number
             out["mean_exact"] = exact_number(mean) if mean is not None else None
         if self.damage_mean is not None:
@@ -176,6 +180,13 @@ def _both(out: dict[str, Any], key: str, value: Fraction | Mapping[str, Fraction
     else:
         out[key] = {k: ratio(p) for k, p in value.items()}
         out[f"{key}_decimal"] = {k: decimal(p) for k, p in value.items()}
+
+
+def over_one_denominator(table: Mapping[int, Fraction]) -> tuple[int, dict[int, int]]:
+    """The table's fractions as whole numbers over their least common denominator:
+    (denominator, {key: numerator})."""
+    den = math.lcm(*{p.denominator for p in table.values()})
+    return den, {k: p.numerator * (den // p.denominator) for k, p in table.items()}
 
 
 def fractions_over(counts: dict[int, int], den: int) -> dict[int, Fraction]:
