@@ -213,17 +213,18 @@ def batch() -> None:
 
 def odds_lines() -> None:
     """`odds REQUEST` lines on standard input (issue 43 item 3: under 0.3 ms a line): the
-    seeded table session's first 10,000 requests as odds lines, to JSON, roll log off,
-    with its disk caches warm. A line's CPU time is the batch's less one line's (the
-    start-up), over the lines less one: the median of RUNS runs, with the distinct
-    requests among them computed once each."""
+    seeded table session's first 10,000 requests (BENCH_ODDS_LINES) as odds lines, to
+    JSON, roll log off, with its disk caches warm. A line's CPU time is the batch's less
+    one line's (the start-up), over the lines less one: the median of RUNS runs, with
+    the distinct requests among them computed once each."""
     runs = 1 if QUICK else RUNS
     root = str(Path(__file__).resolve().parent.parent)
     tmp = tempfile.mkdtemp()
     env = dict(os.environ, XDG_CACHE_HOME=tmp, XDG_STATE_HOME=tmp, XDG_CONFIG_HOME=tmp)
     env.update(D20_NO_LOG="1", PYTHONPATH=root)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    lines = [b"odds " + line for line in mixed_batch(count=10_000).splitlines(keepends=True)]
+    count = int(os.environ.get("BENCH_ODDS_LINES", "10000"))
+    lines = [b"odds " + line for line in mixed_batch(count=count).splitlines(keepends=True)]
     many, one = b"".join(lines), lines[0]
 
     def cpu(data: bytes) -> float:

@@ -33,7 +33,8 @@ ODDS = declare(
     MAX_ENTRIES,
     MAX_VALUES,
     holds="request and its settings → odds (weighed by the values their tables hold)",
-    buys="`odds_of` of a known request: 7.4 µs instead of 385 µs (x52)",
+    buys="`odds_of` of a known request: 1.3 µs instead of 220 µs (x170; sealed odds are "
+    "not copied: 7.4 µs with the copy)",
 )
 #: Requests found by identity (`OddsMemo.get_or_compute`'s `same`).
 SAME = declare(
