@@ -507,7 +507,7 @@ _READY_LOCK = threading.Lock()
 _READY: _Prepared = declare(
     "api._READY",
     holds="(text, system as given, strict) → the request read (`_Prepared`), for calls "
-    "without a character; emptied with its memos and their space",
+    "without a character (`roll`, `roll_all`, `odds`); emptied with its memos and their space",
     buys="a known text goes to its dice: it is not checked, placed, read for its system or "
     "planned again. `d20cli.roll` with its memo off: `1d20+5` about x3.3, `8d6` x2.9, "
     "`check +5 vs 15 adv expertise=d6` x3.0 (with the thread's generator)",

@@ -1,6 +1,6 @@
 """Odds remembered by value: a request asked again (a batch with `--odds`, a shell session,
 a program that calls `d20cli.odds` in a loop) is answered from the odds computed the first
-time, as a fresh copy, instead of walking its resolver again.
+time (the very odds, sealed and read-only), instead of walking its resolver again.
 
 The key is everything the answer depends on: the request as parsed (a text read through
 a character, or with house defaults put in, is a different request), the system's id,
