@@ -17,7 +17,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from d20cli.app.commands.verify_files import MAX_BYTES, MAX_RECEIPTS_BYTES
+from d20cli.app.commands.verify_files import MAX_EXPORT_BYTES, MAX_RECEIPTS_BYTES
 from d20cli.dice.sealed import commitment, secret_text
 from d20cli.language.grammar import parse_request
 from d20cli.language.parse_cache import encode
@@ -103,7 +103,7 @@ def main() -> None:
     exported(
         "export: different 10,000-char texts",
         lambda i: row(i, slow_text(i), roll),
-        MAX_BYTES,
+        MAX_EXPORT_BYTES,
     )
     exported(
         "export: one 10,000-char text repeated", lambda i: row(i, slow_text(0), roll), 2**20 * 8
@@ -111,7 +111,7 @@ def main() -> None:
     exported(
         "export: tables of 60 KB, all different",
         lambda i: row(i, "table t", {**table, "files": {"t": big["t"] + f"# {i}\n"}}),
-        MAX_BYTES,
+        MAX_EXPORT_BYTES,
     )
     exported(
         "export 16 MiB: one 60 KB table rolled again",
@@ -126,17 +126,17 @@ def main() -> None:
     exported(
         "export: table rolls of 821 dice each",
         lambda i: row(i, "table t0", {**table, "text": "table t0", "table": "t0", "files": many}),
-        MAX_BYTES,
+        MAX_EXPORT_BYTES,
     )
     dice = encode(parse_request("roll 1000d20"))
     exported(
         "export: rows of 1000d20 (the dice budget)",
         lambda i: row(i, "roll 1000d20", dice),
-        MAX_BYTES,
+        MAX_EXPORT_BYTES,
     )
     exported("export 8 MiB: small rows", lambda i: row(i, "roll 1d6", roll), 8 * 2**20)
     if os.environ.get("BENCH_SLOW"):
-        exported("export 64 MiB: small rows", lambda i: row(i, "roll 1d6", roll), MAX_BYTES)
+        exported("export 64 MiB: small rows", lambda i: row(i, "roll 1d6", roll), MAX_EXPORT_BYTES)
     cases.append(("export 64 MiB: '[' nested", lambda d: _nested(d)))
 
     print(f"{'case':46} {'status':>6} {'CPU s':>8} {'peak MB':>8}  stderr")
@@ -165,7 +165,7 @@ def main() -> None:
 
 
 def _nested(d: Path) -> list[str]:
-    (d / "rolls.json").write_text("[" * MAX_BYTES, encoding="ascii")
+    (d / "rolls.json").write_text("[" * MAX_EXPORT_BYTES, encoding="ascii")
     return [str(d / "rolls.json")]
 
 

@@ -49,7 +49,7 @@ import re
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -65,9 +65,11 @@ from d20cli.errors import (
     StateError,
 )
 from d20cli.frozen import frozen
+from d20cli.importers import Sheet
 from d20cli.language.peer_readings import readings
 from d20cli.present.output import result_text  # noqa: F401 (it makes str(result) the text)
 from d20cli.probability.model import Odds
+from d20cli.probability.sweep import Sweep
 from d20cli.results import SCHEMA_VERSION, Damage, DiceSummary, Die, Result, Score
 from d20cli.rolling import rolls
 from d20cli.rolling.dice_memo import MAX_MEMO_TEXT, Call, DiceMemo, Draw, MemoSpace
@@ -101,13 +103,17 @@ __all__ = [
     "Roller",
     "RulesError",
     "Score",
+    "Sheet",
     "StateError",
+    "Sweep",
     "SystemInfo",
     "VerbInfo",
+    "import_character",
     "odds",
     "parse",
     "roll",
     "roll_all",
+    "sweep",
     "systems",
 ]
 
@@ -243,6 +249,41 @@ def odds(
         return odds_of(line, read.rules.id, parse=read.parse)
 
 
+def sweep(
+    request: str,
+    *,
+    system: str | None = DEFAULT_SYSTEM,
+    character: str | Character | None = None,
+    strict: bool = False,
+) -> Sweep:
+    """The odds of a request with a range in place of one number (`check +5 vs 5..30`,
+    `attack +7 vs AC 10..25 dmg 1d8+4`, `check +0..+10 vs 15`): what `d20 odds` prints
+    for it. `points` holds `(value, Odds)` pairs, each the `odds` of the request typed at
+    that point; `to_json()` is the `--json` object. A request without a range is a
+    ParseError. The arguments are `roll`'s.
+
+    >>> import d20cli
+    >>> [(dc, o.success) for dc, o in d20cli.sweep("check +5 vs 24..26").points]
+    [(24, Fraction(1, 10)), (25, Fraction(1, 20)), (26, Fraction(0, 1))]
+    """
+    from d20cli.probability import walk
+    from d20cli.probability.sweep import find_range
+    from d20cli.probability.sweep import sweep as sweep_of
+
+    line = _request_line(request)
+    with _placed_in(request, line):
+        span = find_range(line)
+        if span is None:
+            raise ParseError("a sweep needs a range in place of a number: `vs 5..30`", line, 1)
+        command = walk.command_budget(line)
+        return sweep_of(
+            line,
+            span,
+            lambda text: odds(text, system=system, character=character, strict=strict),
+            command,
+        )
+
+
 @frozen
 class Request:
     """A request read and checked without rolling (`parse`).
@@ -319,6 +360,27 @@ class SystemInfo:
     verbs: tuple[VerbInfo, ...]
     outcomes: tuple[OutcomeInfo, ...]
     words: tuple[tuple[str, str], ...]
+
+
+def import_character(
+    path_or_data: str | os.PathLike[str] | Mapping[str, Any], system: str | None = None
+) -> Sheet:
+    """A character sheet read, as `d20 char import` reads it, without writing a file: a
+    path to the JSON another program saved (a Foundry VTT Level Up A5E or Mutants &
+    Masterminds 3e actor's Export Data, a D&D Beyond character's JSON), or that JSON
+    already parsed. The `Sheet` has `format`, `version`, `name`, `system`, `entries`
+    (each an `Entry`: `key` such as "checks.stealth", `words` such as "+7 expertise=d6",
+    `source`, the sheet's fields, and `total`, the modifier the sheet shows), `not_mapped`
+    (each a `field` and a `reason`), `facts` and `to_json()`. `system`: the system to
+    import as (it must be the one the format fits). Bad input: ParseError.
+
+    >>> sheet = import_character("tests/fixtures/import/a5e_aria.json")
+    >>> sheet.system, sheet.words()["checks.stealth"]
+    ('levelup', '+7 expertise=d6')
+    """
+    from d20cli.store.character_import import load_sheet
+
+    return load_sheet(path_or_data, system)
 
 
 def systems() -> tuple[SystemInfo, ...]:

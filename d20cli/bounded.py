@@ -16,7 +16,8 @@ declared once, at import), and `memo` registers the function it bounds. docs/per
 table of caches is made from `CACHES` (scripts/make_docs.py), and tests/test_bounded_registry.py
 fails on a memo made any other way."""
 
-from __future__ import annotations
+# Annotations are evaluated (no `from __future__ import annotations`): a NamedTuple's
+# string annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
 
 import functools
 import sys
@@ -45,7 +46,9 @@ class Cache(NamedTuple):
     kind: str = "Bounded"
 
     def new(
-        self, weigh: Callable[[Any], int] | None = None, kind: type[Bounded[Any, Any]] | None = None
+        self,
+        weigh: Callable[[Any], int] | None = None,
+        kind: "type[Bounded[Any, Any]] | None" = None,
     ) -> Any:
         """A new memo of these bounds (`kind`: a subclass of `Bounded`)."""
         return (kind or Bounded)(self.size, self.most, weigh)

@@ -32,7 +32,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from operator import attrgetter
+from types import CodeType, FunctionType
 from typing import Any, TypeVar, dataclass_transform, overload
+
+from d20cli.bounded import memo
 
 T = TypeVar("T")
 K = TypeVar("K")
@@ -361,66 +364,100 @@ def _init(
     cls: type, all_fields: tuple[Field, ...], slotted: bool, sparse: bool = False
 ) -> Callable[..., None]:
     """An `__init__` with the dataclass's signature that stores the fields directly (a
-    field with `init=False` gets its default, as the dataclass's own would give it)."""
+    field with `init=False` gets its default, as the dataclass's own would give it).
+
+    Its source is written with the fields by position (argument `f0`, default `_d0`,
+    factory `_f0`, slot setter `_s0`, dictionary key `'#0'`), so classes of one form
+    share it: it is compiled once per form (`_init_code`), and each class's function is
+    that code with its own field names put back (argument names and keys), its own
+    defaults and its own globals."""
     env: dict[str, Any] = {"_NO_VALUE": _NO_VALUE}
-    args: list[str] = []
-    stores: list[tuple[str, str]] = []
-    for f in all_fields:
+    args: list[str] = []  # the arguments' names, as written in the source
+    names: list[str] = []  # ... and as the class names them
+    defaults: list[Any] = []
+    stores: list[tuple[int, str]] = []  # (field index, value)
+    for i, f in enumerate(all_fields):
         has_factory = f.default_factory is not MISSING
         if has_factory:
-            env[f"_factory_{f.name}"] = f.default_factory
+            env[f"_f{i}"] = f.default_factory
         if f.default is not MISSING:
-            env[f"_default_{f.name}"] = f.default
+            env[f"_d{i}"] = f.default
         if not f.init:
             if f.default is not MISSING:
-                stores.append((f.name, f"_default_{f.name}"))
+                stores.append((i, f"_d{i}"))
             elif has_factory:
-                stores.append((f.name, f"_factory_{f.name}()"))
+                stores.append((i, f"_f{i}()"))
             continue
-        value = f.name
+        args.append(f"f{i}")
+        names.append(f.name)
+        value = f"f{i}"
         if f.default is not MISSING:
-            args.append(f"{f.name}=_default_{f.name}")
+            defaults.append(f.default)
         elif has_factory:
-            args.append(f"{f.name}=_NO_VALUE")
-            value = f"_factory_{f.name}() if {f.name} is _NO_VALUE else {f.name}"
-        else:
-            args.append(f.name)
-        stores.append((f.name, value))
+            defaults.append(_NO_VALUE)
+            value = f"_f{i}() if f{i} is _NO_VALUE else f{i}"
+        stores.append((i, value))
     if slotted:
-        for name, _ in stores:
-            env[f"_set_{name}"] = cls.__dict__[name].__set__
-        body = [f"_set_{name}(self, {value})" for name, value in stores]
+        for i, _ in stores:
+            env[f"_s{i}"] = cls.__dict__[all_fields[i].name].__set__
+        body = [f"_s{i}(self, {value})" for i, value in stores]
     else:
         # The instance's dictionary, made whole and then set (filling the one the instance
         # starts with makes it grow on the way). A sparse class (Result: 24 fields, half of
         # them left at their defaults, made on every roll) starts from a copy of a
         # dictionary of the defaults (one memcpy) and stores only the values that are not
         # their default: a third cheaper to make than a display of 24 entries, which grows
-        # four times as it is filled, but a line of source per field to compile (1 ms).
+        # four times as it is filled.
         env["_set_dict"] = object.__dict__["__setattr__"]
         if not sparse:
-            pairs = ", ".join(f"{name!r}: {value}" for name, value in stores)
+            pairs = ", ".join(f"'#{i}': {value}" for i, value in stores)
             body = [f"_set_dict(self, '__dict__', {{{pairs}}})"]
         else:
             env["_template"] = {f.name: _default_of(f) for f in all_fields if _stored(f)}
             body = ["_dict_ = _template.copy()"]
-            for name, value in stores:
-                if value == f"_default_{name}":  # init=False: the template holds it
+            for i, value in stores:
+                if value == f"_d{i}":  # init=False: the template holds it
                     continue
-                if value == name and f"_default_{name}" in env:
-                    body.append(f"if {name} is not _default_{name}: _dict_[{name!r}] = {name}")
+                if value == f"f{i}" and f"_d{i}" in env:
+                    body.append(f"if f{i} is not _d{i}: _dict_['#{i}'] = f{i}")
                 else:
-                    body.append(f"_dict_[{name!r}] = {value}")
+                    body.append(f"_dict_['#{i}'] = {value}")
             body.append("_set_dict(self, '__dict__', _dict_)")
     if hasattr(cls, "__post_init__"):
         body.append("self.__post_init__()")
     source = f"def __init__(self, {', '.join(args)}):\n" + "".join(
         f"    {line}\n" for line in body or ["pass"]
     )
-    exec(source, env)  # as dataclasses itself builds __init__
-    init: Callable[..., None] = env["__init__"]
+    code = _init_code(source)
+    named = dict(zip(args, names, strict=True))
+    keys = {f"#{i}": f.name for i, f in enumerate(all_fields)}
+
+    def named_key(const: Any) -> Any:  # a key, or the tuple of a dictionary display's keys
+        if isinstance(const, tuple):
+            return tuple(named_key(c) for c in const)
+        return keys.get(const, const) if isinstance(const, str) else const
+
+    code = code.replace(
+        co_varnames=tuple(named.get(name, name) for name in code.co_varnames),
+        co_consts=tuple(named_key(c) for c in code.co_consts),
+    )
+    init: Callable[..., None] = FunctionType(code, env, "__init__", tuple(defaults) or None)
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     return init
+
+
+@memo(
+    256,
+    holds="an __init__'s source, written with its fields by position -> its compiled code",
+    buys="start-up: a class whose form another class has is made without compiling",
+)
+def _init_code(source: str) -> CodeType:
+    """The code of the one function `source` defines (as dataclasses builds `__init__`:
+    compiled from source)."""
+    made: dict[str, Any] = {}
+    exec(source, made)  # (not `compile`: its first call costs a start 2 ms, see above)
+    code: CodeType = made["__init__"].__code__
+    return code
 
 
 def _default_of(f: Field) -> Any:

@@ -338,18 +338,18 @@ LIMIT_HOMES = {
     "RUN_BYTES": "store.rolllog:MAX_RUN_BYTES",
     "TABLE_TEXT": "app.sealed:MAX_TABLE_TEXT",
     "TABLE_BYTES": "app.sealed:MAX_TABLE_BYTES",
-    "EXPORT_BYTES": "app.commands.verify_files:MAX_BYTES",
+    "EXPORT_BYTES": "app.commands.verify_files:MAX_EXPORT_BYTES",
     "ROW_BYTES": "app.commands.verify_files:MAX_ROW_BYTES",
     "RECEIPTS_BYTES": "app.commands.verify_files:MAX_RECEIPTS_BYTES",
     "PARSED": "app.commands.verify_text:MAX_PARSED",
-    "VERIFY_WORK": "app.commands.verify:MAX_WORK",
+    "VERIFY_WORK": "app.commands.verify:MAX_VERIFY_WORK",
     "TABLE_WORK": "app.commands.verify:TABLE_WORK",
     "BLOCK": "app.sealed:MAX_BLOCK",
-    "CACHE_ENTRIES": "store.request_cache:MAX_ENTRIES",
-    "CACHE_FILE": "store.request_cache:MAX_FILE_BYTES",
+    "CACHE_ENTRIES": "store.request_cache:MAX_CACHE_ENTRIES",
+    "CACHE_FILE": "store.request_cache:MAX_CACHE_FILE_BYTES",
     "CACHE_ENTRY": "store.request_cache:MAX_ENTRY_BYTES",
     "MEMO_TEXT": "rolling.dice_memo:MAX_MEMO_TEXT",
-    "MEMO_DICE": "rolling.dice_memo:MAX_DICE",
+    "MEMO_DICE": "rolling.dice_memo:MAX_MEMO_DICE",
     "LEAVES": "rolling.dice_memo:MAX_LEAVES",
     "ROOM": "rolling.dice_memo:ROOM",
     "SHAPE_TEXT": "language.shapes:MAX_SHAPE_TEXT",
@@ -368,6 +368,17 @@ LIMIT_HOMES = {
     "TABLE_LINES": "probability.tables:MAX_LINES",
     "TABLE_STEPS": "probability.tables:MAX_STEPS",
     "LIST_LIMIT": "dice.tree:LIST_LIMIT",
+    "COMBATANTS": "store.initiative:MAX_COMBATANTS",
+    "UNDO": "store.initiative:MAX_UNDO",
+    "NOTES": "store.initiative:MAX_NOTES",
+    "CONDITIONS": "rules.encounter:MAX_CONDITIONS",
+    "COND_ROUNDS": "rules.encounter:MAX_ROUNDS",
+    "POINTS": "rules.encounter:MAX_HIT_POINTS",
+    "ENCOUNTER_FILE": "store.encounters:MAX_ENCOUNTER_FILE_BYTES",
+    "ENCOUNTER_ENTRIES": "store.encounters:MAX_ENCOUNTER_ENTRIES",
+    "ENCOUNTER_DEPTH": "store.encounters:MAX_ENCOUNTER_DEPTH",
+    "SHEET_BYTES": "store.character_import:MAX_SHEET_BYTES",
+    "SHEET_DEPTH": "store.character_import:MAX_SHEET_DEPTH",
 }
 
 #: The rows of docs/limits.md's table: a limit, and its default with `{NAME:FORMAT}` for
@@ -499,9 +510,25 @@ LIMITS = (
         "requests' odds included",
     ),
     (
+        "a character sheet (`d20 char import`)",
+        "{SHEET_BYTES:MiB}, refused before it is read; JSON nested at most {SHEET_DEPTH} deep, "
+        "counted on the text before it is parsed (in time proportional to its length)",
+    ),
+    (
         "a table's die",
         "the dice budget and the work budget of a plain roll; more than {LIST_LIMIT:,} dice "
         "are kept as a summary (`roll_dice_summary`), as a `roll` keeps them",
+    ),
+    (
+        "an encounter (`d20 init`)",
+        "{COMBATANTS:,} combatants; HP, AC, damage and healing up to {POINTS:,}; "
+        "{CONDITIONS:,} conditions a combatant, each at most {COND_ROUNDS:,} rounds; notes of "
+        "{NOTES:,} characters; `init undo` takes back the last {UNDO:,} changes",
+    ),
+    (
+        "an encounter file (`d20 init load`)",
+        "{ENCOUNTER_FILE:KiB}, refused before it is parsed; {ENCOUNTER_ENTRIES:,} "
+        "`[[combatant]]` entries; TOML nested {ENCOUNTER_DEPTH:,} levels",
     ),
 )
 

@@ -73,10 +73,12 @@ def _value(name: str, data: st.DataObject) -> Any:
 
 def test_the_signatures_are_covered() -> None:
     assert {f.__name__ for f in FUNCTIONS} == {
+        "import_character",
         "odds",
         "parse",
         "roll",
         "roll_all",
+        "sweep",
         "systems",
         "version",
     }

@@ -255,7 +255,7 @@ PLACES: list[tuple[str, set[str] | None, set[str]]] = [
     ("d20 CHECK --", None, {"--csv", "--players", "--simulate", "--totals"}),
     ("d20 odds check --", None, {"--dice", "--repeat", "--summary", "--exit-status"}),
     ("d20 odds check --c", {"--csv", "--color"}, set()),
-    ("d20 -s pd scores --p", {"--players"}, set()),
+    ("d20 -s pd scores --p", {"--players", "--post"}, set()),
     ("d20 roll 1d6 --b", {"--budget"}, set()),
 ]
 

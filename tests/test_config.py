@@ -119,6 +119,7 @@ def test_set_show_unset_round_trip() -> None:
             "reglamento": {"min": 10},
         },
         "log": {"keep": None},
+        "post": {"url": None, "only": None, "format": None},
     }
     r = runner.invoke(app, ["config", "show"])
     assert r.stdout.splitlines()[1:4] == ['system = "mm"', 'color = "never"', ""]

@@ -293,7 +293,7 @@ def test_the_shell_history_is_read_from_its_end_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """prompt_toolkit's FileHistory read the whole file (a line of a gigabyte, a FIFO
-    that hung): the shell loads the last history.MAX_BYTES of a regular file."""
+    that hung): the shell loads the last history.MAX_HISTORY_BYTES of a regular file."""
     path = tmp_path / "history"
     text = "".join(f"\n# 2026-01-01 00:00:{i:02}\n+roll {i}d6\n" for i in range(50))
     path.write_text(text + "\n# 2026\n+check +5\n+vs 15\n", encoding="utf-8")

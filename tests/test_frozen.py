@@ -237,3 +237,29 @@ def test_its_own_field_fields_and_replace_mean_what_the_dataclass_ones_do() -> N
         type("Kept", (), {"__annotations__": {"k": "ClassVar[int]", "a": "int"}, "k": 3, "a": 1})
     )
     assert [f.name for f in own.fields(kept)] == ["a"] and kept.k == 3 and kept.a == 1
+
+
+def test_classes_of_one_form_share_a_compiled_init_with_their_own_names() -> None:
+    """`__init__` is compiled once per form (its fields by position) and each class gets
+    its own argument names, defaults, keys and errors (d20cli.frozen._init_code)."""
+
+    @frozen
+    class Spell:
+        name: str
+        level: int = 1
+
+    before = own_fields._init_code.cache_info()
+
+    @frozen
+    class Weapon:
+        kind: str
+        reach: int = 5
+
+    after = own_fields._init_code.cache_info()
+    assert after.hits == before.hits + 1 and after.misses == before.misses
+    assert str(inspect.signature(Weapon.__init__)) == "(self, kind, reach=5)"
+    assert Weapon("whip", reach=10).__dict__ == {"kind": "whip", "reach": 10}
+    assert Spell("shield").__dict__ == {"name": "shield", "level": 1}
+    with pytest.raises(TypeError, match="'kind'"):
+        Weapon()  # type: ignore[call-arg]
+    assert Weapon.__init__.__qualname__.endswith("Weapon.__init__")

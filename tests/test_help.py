@@ -288,7 +288,7 @@ def test_a_table_action_help_is_the_table_help(
 def test_init_add_help_names_its_words(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(["init", "add", "--help"], capsys)
     assert status == 0
-    assert out.startswith("Usage: d20 init add NAME [+N] [adv|dis] [xN] [OPTIONS]")
+    assert out.startswith("Usage: d20 init add NAME [+N] [xN] [=N] [hp N] [ac N] [OPTIONS]")
 
 
 def test_help_of_a_command_in_the_shell_and_on_standard_input_is_its_own() -> None:
@@ -313,7 +313,7 @@ def test_help_of_a_command_in_the_shell_and_on_standard_input_is_its_own() -> No
     usages = [line for line in shell.stdout.splitlines() if line.startswith("Usage:")]
     assert usages == [
         "Usage: d20 table NAME|FILE [OPTIONS]",
-        "Usage: d20 init add NAME [+N] [adv|dis] [xN] [OPTIONS]",
+        "Usage: d20 init add NAME [+N] [xN] [=N] [hp N] [ac N] [OPTIONS]",
         "Usage: d20 help [VERB | COMMAND] [-s ID]",
         "Usage: d20 char show [OPTIONS] NAME",
     ]

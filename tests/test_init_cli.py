@@ -138,7 +138,7 @@ def test_next_counts_rounds_and_rm_and_clear(sheet: Path) -> None:
     assert [o["name"] for o in order_of()["order"]] == ["aria", "bob", "goblin-2"]
     got = init("clear")
     assert got.stdout == "cleared the initiative order (3 combatants)\n"
-    assert order_of() == {"round": 0, "turn": None, "order": []}
+    assert order_of() == {"round": 0, "turn": None, "dyn": False, "order": []}
     assert init().stdout.startswith("no initiative order yet")
 
 
@@ -189,7 +189,7 @@ def test_the_entry_point_and_standard_input(
     assert status == 2
     text = stdout.getvalue()
     assert "removed ogre" in text
-    assert text.splitlines()[-1] == '{"round": 2, "turn": null, "order": []}'
+    assert text.splitlines()[-1] == '{"round": 2, "turn": null, "dyn": false, "order": []}'
     assert "line 3" in stderr.getvalue() and "unknown init command" in stderr.getvalue()
 
 
@@ -259,4 +259,4 @@ def test_a_removed_character_leaves_the_order(
     assert (order_of()["round"], order_of()["turn"]) == (1, "zed")
     init("rm", "zed")
     assert main(["char", "rm", "cleo"]) == 0  # the last one: no turn left
-    assert order_of() == {"round": 2, "turn": None, "order": []}
+    assert order_of() == {"round": 2, "turn": None, "dyn": False, "order": []}

@@ -226,6 +226,7 @@ def test_the_json_shape(store: State) -> None:
     assert found.to_json() == {
         "round": 1,
         "turn": "aria",
+        "dyn": False,
         "order": [
             {
                 "name": "aria",
@@ -237,6 +238,12 @@ def test_the_json_shape(store: State) -> None:
                     {"sides": 20, "face": 4, "kept": False, "role": "d20"},
                 ],
                 "rolloff": [],
+                "pinned": False,
+                "reported": False,
+                "hp": None,
+                "ac": None,
+                "conditions": [],
+                "state": None,
             }
         ],
     }
@@ -302,7 +309,7 @@ def test_a_version_3_database_gains_the_order() -> None:
     conn.commit()
     conn.close()
     store = State.open(path)
-    assert store.db.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+    assert store.db.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 9
     assert store.fortune.held("player") == 1
     assert initiative.load(store) == initiative.Encounter(0, None, ())
     initiative.add(store, "ogre", [r(3)], ForcedRoller([]))

@@ -10,6 +10,7 @@ Layers, lowest first (docs/architecture.md explains each):
     rules       the rule systems: every rule and nothing else
     probability exact odds from the same resolvers
     present     Result -> lines for people, JSON for programs
+    importers   character sheets of other programs (parsed JSON) -> entries, pure
     store       everything on disk
     rolling     a request rolled: checked, planned, resolved; prepared lines, the dice
                 memo, the limits (what the command line and the Python API share)
@@ -40,6 +41,7 @@ LAYERS = (
     ("rules", ("d20cli.rules",)),
     ("probability", ("d20cli.probability",)),
     ("present", ("d20cli.present",)),
+    ("importers", ("d20cli.importers",)),
     ("store", ("d20cli.store",)),
     ("rolling", ("d20cli.rolling",)),
     ("app", ("d20cli.app",)),

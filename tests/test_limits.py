@@ -122,3 +122,27 @@ def test_a_limit_row_at_its_limit(
     if name == "roll log":
         db = tmp_path / "state" / "d20cli" / "state.db"
         assert db.stat().st_size < 20 * MB  # 1.3 GB before the rows were capped
+
+
+def test_a_limit_name_means_one_number() -> None:
+    """Each `MAX_*` constant is defined in one module of the package: a limit is stated
+    once, under a name of its own, and imported where it is used (a module that needs the
+    same number imports it; a limit of another thing takes another name)."""
+    import ast
+
+    homes: dict[str, list[str]] = {}
+    for path in sorted(Path("d20cli").rglob("*.py")):
+        for node in ast.parse(path.read_text()).body:
+            targets = (
+                node.targets
+                if isinstance(node, ast.Assign)
+                else [node.target]
+                if isinstance(node, ast.AnnAssign)
+                else []
+            )
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id.startswith("MAX_"):
+                    homes.setdefault(target.id, []).append(str(path))
+    twice = {name: paths for name, paths in homes.items() if len(paths) > 1}
+    assert twice == {}
+    assert len(homes) > 50  # (the scan found the limits)

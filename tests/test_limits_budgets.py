@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import run_line
 
-from d20cli.store.characters import MAX_BYTES as MAX_CHARACTER_BYTES
+from d20cli.store.characters import MAX_CHARACTERS_BYTES as MAX_CHARACTER_BYTES
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -160,7 +160,7 @@ def test_work_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_rolling_as_a_character_reads_a_big_file_without_tomlkit(tmp_path: Path) -> None:
     """Issue 22 item 7: a 0.9 MB characters.toml made every `--as` roll take 3-6 s (tomlkit
     parsed it); reading uses tomllib, tomlkit only edits. (A file is now at most
-    characters.MAX_BYTES: this one is just under it.)"""
+    characters.MAX_CHARACTERS_BYTES: this one is just under it.)"""
     import os
     import subprocess
     import sys

@@ -208,7 +208,7 @@ def test_group_odds_give_the_chance_to_succeed(capsys: pytest.CaptureFixture[str
 def test_odds_compare_has_a_success_row(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = d20(["odds", "compare", "check +5 vs 15 adv", "check +5 vs 15"], capsys)
     assert status == 0
-    assert "  Success or better   79.75%   55.00%   -24.75" in out.splitlines()
+    assert "  Success or better   79.75%   55.00% -24.75 pp" in out.splitlines()
 
 
 def test_quiet_and_csv_odds_keep_their_tiers_only(capsys: pytest.CaptureFixture[str]) -> None:

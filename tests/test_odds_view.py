@@ -10,6 +10,7 @@ import itertools
 import json
 from fractions import Fraction
 
+import pytest
 from typer.testing import CliRunner
 
 import d20cli
@@ -141,3 +142,53 @@ def test_damage_labels_give_per_type_subtotals_and_modifier_dice_their_label() -
     assert "d20 12  bless 3  +3  = 18" in run(
         "check", "+3+1d4[bless]", "vs", "10", "--dice", "12,3"
     )
+
+
+# --- distributions side by side (`odds compare "roll 2d6" "roll 1d12"`, issue 46 item 3) ---
+
+
+def test_compare_of_rolls_shows_both_distributions_side_by_side(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from cli_helpers import d20
+
+    status, out, _ = d20(["odds", "compare", "roll 2d6", "roll 1d12"], capsys)
+    assert status == 0
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split()[:1] == ["total"])
+    assert lines[start - 1].split() == ["exactly", "at", "least", "at", "most"]
+    rows = {int(line.split()[0]): line.split() for line in lines[start + 1 :]}
+    assert sorted(rows) == list(range(1, 13))
+    # total 7: 2d6 6/36, 1d12 1/12; B-A -8.33 points; at least 7: 21/36 and 6/12;
+    # at most 7: 21/36 and 7/12 (worked by hand)
+    assert rows[7][:8] == ["7", "16.67%", "8.33%", "-8.33", "58.33%", "50.00%", "58.33%", "58.33%"]
+    assert rows[1][:4] == ["1", "0.00%", "8.33%", "+8.33"]
+    assert "█" in lines[start + 7]
+
+
+def test_compared_totals_match_each_distribution() -> None:
+    from d20cli.present.odds_view import compared_totals
+    from d20cli.present.output import plain_text
+
+    a = d20cli.odds("roll 1d4").distribution
+    b = d20cli.odds("roll 1d4+1").distribution
+    assert a is not None and b is not None
+    lines = [plain_text(line) for line in compared_totals([a, b], ["A", "B"], width=None)]
+    body = [line.split() for line in lines[3:]]
+    assert [r[0] for r in body] == ["1", "2", "3", "4", "5"]
+    assert body[0][1:8] == ["25.00%", "0.00%", "-25.00", "100.00%", "100.00%", "25.00%", "0.00%"]
+    assert body[4][1:8] == ["0.00%", "25.00%", "+25.00", "0.00%", "25.00%", "100.00%", "100.00%"]
+    # on a narrow terminal only the chance of exactly each total is kept
+    narrow = [plain_text(line) for line in compared_totals([a, b], ["A", "B"], width=40)]
+    assert narrow[1].split() == ["exactly"]
+    assert all(len(line) <= 40 for line in narrow)
+
+
+def test_a_check_compare_shows_totals_only_with_totals(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from cli_helpers import d20
+
+    args = ["odds", "compare", "check +5 vs 15", "check +3 vs 15 adv"]
+    assert "at least" not in d20(args, capsys)[1]
+    assert "at least" in d20([*args, "--totals"], capsys)[1]

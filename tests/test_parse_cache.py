@@ -10,7 +10,7 @@ from cache_helpers import written
 
 from d20cli.language.grammar import parse_request
 from d20cli.language.parse_cache import classes, decode, encode
-from d20cli.store.request_cache import MAX_ENTRIES, ParseCache, cache_path
+from d20cli.store.request_cache import MAX_CACHE_ENTRIES, ParseCache, cache_path
 
 REQUESTS = [
     "check +5 vs 15 adv expertise=d6",
@@ -122,11 +122,11 @@ def test_a_changed_language_empties_the_cache(tmp_path: Path) -> None:
 def test_the_cache_stays_small(tmp_path: Path) -> None:
     cache = ParseCache(str(tmp_path / "requests.json"))
     request = parse_request("check +1 vs 10")
-    for i in range(MAX_ENTRIES + 10):
+    for i in range(MAX_CACHE_ENTRIES + 10):
         cache.put(f"text {i}", request)
     cache.save()
     raw = json.loads((tmp_path / "requests.json").read_text())
-    assert len(raw["requests"]) == MAX_ENTRIES
+    assert len(raw["requests"]) == MAX_CACHE_ENTRIES
     assert "text 0" not in raw["requests"]
 
 
@@ -137,17 +137,26 @@ def test_no_cache_setting(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _loaded(words: str, heavy: tuple[str, ...], cache: Path) -> str:
     """What `d20 WORDS` prints, in a fresh interpreter with its own cache folder, then
-    `LOADED [...]`: which of the `heavy` modules it imported (read from sys.modules)."""
+    `LOADED [...]`: which of the `heavy` modules it imported (read from sys.modules), and
+    `COMPILED N`: how many times it called `compile()` (not counting the sources the
+    import system compiles where it finds no bytecode)."""
     import os
     import subprocess
     import sys
 
     env = {**os.environ, "XDG_CACHE_HOME": str(cache), "D20_NO_LOG": "1"}
     code = (
-        "import sys\n"
+        "import builtins, sys\n"
+        "compiled = []\n"
+        "def counted(*args, _compile=builtins.compile, **kwargs):\n"
+        "    if not sys._getframe(1).f_code.co_filename.startswith('<frozen importlib'):\n"
+        "        compiled.append(args[0])\n"
+        "    return _compile(*args, **kwargs)\n"
+        "builtins.compile = counted\n"
         "from d20cli.__main__ import main\n"
         "main(sys.argv[1:])\n"
         f"print('LOADED', [m for m in {heavy!r} if m in sys.modules])\n"
+        "print('COMPILED', len(compiled), compiled[:3])\n"
     )
     return subprocess.run(
         [sys.executable, "-c", code, *words.split()],
@@ -165,7 +174,8 @@ def test_a_cold_roll_with_a_warm_cache_does_not_import_pyparsing(tmp_path: Path)
     heavy = (
         *("pyparsing", "prompt_toolkit", "d20cli.probability", "d20cli.dice.distribution"),
         *("rich", "typer", "click", "pydantic", "sqlite3", "d20cli.app.shell", "tomlkit"),
-        *("tempfile", "dataclasses", "inspect"),
+        *("tempfile", "dataclasses", "inspect", "fractions", "decimal"),
+        *("d20cli.language.grammar_checks", "d20cli.language.peer_readings"),
     )
     # the first run fills the caches; then the same text (the request cache) and a new
     # text of the same shape (the shape cache, d20cli.store.shape_cache)
@@ -173,6 +183,17 @@ def test_a_cold_roll_with_a_warm_cache_does_not_import_pyparsing(tmp_path: Path)
         out = _loaded(words, heavy, tmp_path)
     assert "LOADED []" in out
     assert "check +3 vs 12" in out
+
+
+def test_a_cold_roll_with_a_warm_cache_calls_no_compile(tmp_path: Path) -> None:
+    """The first `compile()` of a process costs 2 ms (it makes Python's AST classes), and
+    each string annotation of a NamedTuple is one (typing.ForwardRef): so the path of a
+    plain, repeated request calls none (d20cli.frozen builds `__init__` with exec; the
+    modules whose NamedTuples it makes evaluate their annotations). A peer-read form
+    (`5d10>7`) and a label say their notes without it too."""
+    for words in ("check +5 vs 15 adv expertise=d6", "roll 4d6kh3", "attack +7 vs 15 dmg 1d8+4"):
+        _loaded(words, (), tmp_path)
+        assert "COMPILED 0 []" in _loaded(words, (), tmp_path), words
 
 
 def test_a_new_request_of_a_known_shape_does_not_import_pyparsing(tmp_path: Path) -> None:

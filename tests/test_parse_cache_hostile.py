@@ -21,7 +21,7 @@ from d20cli.language import grammar, parse_cache
 from d20cli.language.grammar import parse_request
 from d20cli.language.parse_cache import classes, decode, encode
 from d20cli.store import request_cache
-from d20cli.store.request_cache import MAX_ENTRIES, MAX_FILE_BYTES, ParseCache
+from d20cli.store.request_cache import MAX_CACHE_ENTRIES, MAX_CACHE_FILE_BYTES, ParseCache
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).parent / "fuzz_corpus"
@@ -51,10 +51,10 @@ def test_the_limits_are_the_grammars() -> None:
     from d20cli.language import dice_grammar, dice_modifiers
 
     assert parse_cache.MAX_REQUEST is stdin.MAX_REQUEST is dice_grammar.MAX_REQUEST
-    assert parse_cache.MAX_NUMBER == 10**dice_modifiers.MAX_DIGITS - 1
-    assert parse_cache.MAX_WORD_NUMBER == 10**grammar.MAX_DIGITS - 1
+    assert parse_cache.MAX_NUMBER == 10**dice_modifiers.MAX_DICE_DIGITS - 1
+    assert parse_cache.MAX_WORD_NUMBER == 10**grammar.MAX_WORD_DIGITS - 1
     assert parse_cache.MAX_NX == dice_grammar.MAX_NX
-    assert parse_cache.MAX_PARTS == grammar.MAX_GROUP == grammar.MAX_SIDES
+    assert parse_cache.MAX_PARTS == grammar.MAX_GROUP == grammar.MAX_CONTEST_SIDES
     assert parse_cache.MAX_TREE_DEPTH == dice_grammar.MAX_TREE_DEPTH
     assert tree.MAX_SIDES == 1_000_000
 
@@ -189,24 +189,24 @@ def test_a_huge_file_is_dropped_without_being_read(
 def test_long_unique_requests_keep_the_file_small_and_trimming_is_bounded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each put works on at most MAX_ENTRIES + 1 entries (the oldest go at once: the
+    """Each put works on at most MAX_CACHE_ENTRIES + 1 entries (the oldest go at once: the
     quadratic trimming of the file took hours), and saving encodes at most the entries
     kept, however many were put."""
     path = tmp_path / "requests.json"
     cache = ParseCache(str(path))
     request = parse_request("roll 1d6")
-    for i in range(3 * MAX_ENTRIES):
+    for i in range(3 * MAX_CACHE_ENTRIES):
         cache.put(f"roll 1d6 # {i} " + "x" * 5_000, request)  # text not checked on put
-        assert len(cache._load()) == min(i + 1, MAX_ENTRIES)
+        assert len(cache._load()) == min(i + 1, MAX_CACHE_ENTRIES)
     dumps = json.dumps
     encoded: list[object] = []
     monkeypatch.setattr(request_cache.json, "dumps", lambda v: encoded.append(v) or dumps(v))
     cache.save()
     monkeypatch.undo()
-    assert len(encoded) <= 2 * MAX_ENTRIES + 2  # (each entry's text and data; the head)
-    assert os.path.getsize(path) <= MAX_FILE_BYTES
+    assert len(encoded) <= 2 * MAX_CACHE_ENTRIES + 2  # (each entry's text and data; the head)
+    assert os.path.getsize(path) <= MAX_CACHE_FILE_BYTES
     kept = fields_of(path)["requests"]
-    assert 0 < len(kept) < MAX_ENTRIES and f"roll 1d6 # {3 * MAX_ENTRIES - 1} " in next(
+    assert 0 < len(kept) < MAX_CACHE_ENTRIES and f"roll 1d6 # {3 * MAX_CACHE_ENTRIES - 1} " in next(
         reversed(kept)
     )  # the newest that fit in the bytes
 
@@ -234,12 +234,12 @@ def test_the_limits_are_stated_once_in_the_vocabulary() -> None:
     """The grammar, the codec and the shapes read one statement of each number limit
     (d20cli.language.vocabulary): the very objects, not numbers written again."""
     from d20cli.language import dice_grammar, dice_modifiers, shapes, vocabulary
-    from d20cli.language.grammar_checks import MAX_DIGITS, MAX_GROUP
+    from d20cli.language.grammar_checks import MAX_GROUP, MAX_WORD_DIGITS
 
     assert parse_cache.MAX_NUMBER is vocabulary.MAX_NUMBER
     assert parse_cache.MAX_WORD_NUMBER is vocabulary.MAX_WORD_NUMBER
-    assert dice_modifiers.MAX_DIGITS is vocabulary.DICE_DIGITS
-    assert MAX_DIGITS is vocabulary.WORD_DIGITS and MAX_GROUP is vocabulary.MAX_PARTS
+    assert dice_modifiers.MAX_DICE_DIGITS is vocabulary.DICE_DIGITS
+    assert MAX_WORD_DIGITS is vocabulary.WORD_DIGITS and MAX_GROUP is vocabulary.MAX_PARTS
     assert dice_grammar.MAX_REQUEST is parse_cache.MAX_REQUEST is vocabulary.MAX_REQUEST
     assert shapes.RULES["Number", "value"][1] is vocabulary.MAX_NUMBER
     assert shapes.RULES["Dice", "minimum"][2] is vocabulary.MAX_SIGNED

@@ -61,6 +61,7 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("app/cli.py", "compare"): "the `odds compare` command's word",
     ("app/run.py", "compare"): "the `odds compare` command's word",
     ("app/shell.py", "fortune"): "the shell's `let go fortune`",
+    ("app/commands/initiative.py", "save"): "the `init save NAME` command's word",
     ("app/completion/engine.py", "group"): "completion offers a check's words after `group`",
 }
 

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from d20cli.__main__ import main
 from d20cli.app.cli import app
-from d20cli.app.commands.verify_files import MAX_BYTES
+from d20cli.app.commands.verify_files import MAX_EXPORT_BYTES
 from d20cli.dice.sealed import commitment, position_random, read_secret, secret_text
 from d20cli.store.sealing import GENESIS, canonical, row_hash
 from tests.cli_helpers import write_sheet
@@ -427,7 +427,7 @@ def test_rows_with_wrong_types_and_a_huge_file(
         assert result.stderr.startswith(f"d20: error: row 5 of the export: '{name}' is ")
     big = tmp_path / "big.json"
     with big.open("wb") as f:
-        f.truncate(MAX_BYTES + 1)
+        f.truncate(MAX_EXPORT_BYTES + 1)
     result = verify(str(big), seed)  # refused by its size, before it is read
     assert result.exit_code == 2 and "larger than 64 MiB" in result.stderr
     assert verify(str(tmp_path / "absent.json"), seed).stderr.startswith("d20: error: cannot read")

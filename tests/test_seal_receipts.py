@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from d20cli.app.cli import app
-from d20cli.app.commands.verify import MAX_WORK, replayed
+from d20cli.app.commands.verify import MAX_VERIFY_WORK, replayed
 from d20cli.app.commands.verify_files import read_receipts
 from d20cli.dice.sealed import (
     RECEIPT_SHOWN,
@@ -116,7 +116,7 @@ def rewrite(row: dict[str, Any], text: str, seed: str) -> None:
     assert found is not None
     row["request"] = text
     row["replay"] = encode(parse_request(text))
-    row.update(replayed(row, found[0], [MAX_WORK]))
+    row.update(replayed(row, found[0], [MAX_VERIFY_WORK]))
 
 
 def test_every_sealed_roll_shows_its_receipt(
@@ -526,7 +526,7 @@ def forge_replay(row: dict[str, Any], shown: str, rolled: str, seed: str) -> Non
     found = read_secret(seed)
     assert found is not None
     row["replay"] = {**encode(parse_request(rolled)), "text": shown}
-    row.update(replayed(row, found[0], [MAX_WORK]))
+    row.update(replayed(row, found[0], [MAX_VERIFY_WORK]))
     assert row["request"] == shown
 
 
@@ -695,7 +695,7 @@ def test_verify_reads_each_set_of_tables_once_within_the_budget(
     from d20cli.app.commands import verify as verify_module
 
     with monkeypatch.context() as patched:  # a table's die counts TABLE_WORK: 24 is none
-        patched.setattr(verify_module, "MAX_WORK", verify_module.TABLE_WORK - 1)
+        patched.setattr(verify_module, "MAX_VERIFY_WORK", verify_module.TABLE_WORK - 1)
         result = verify(write(tmp_path, rows), seed)
     assert result.exit_code == 1
     assert result.stdout.startswith("row 1 (id 1, position 0): FAILED: cannot be rolled again")
@@ -712,7 +712,7 @@ def test_verify_rolls_a_bounded_number_of_dice_and_a_table_die_counts_more(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """verify rolls at most MAX_WORK dice again in all, a die of a table roll counting
+    """verify rolls at most MAX_VERIFY_WORK dice again in all, a die of a table roll counting
     TABLE_WORK (it picks an entry and rolls its text's rolls): the rows past that fail,
     they are not rolled."""
     from d20cli.app.commands import verify as verify_module
@@ -733,7 +733,7 @@ def test_verify_rolls_a_bounded_number_of_dice_and_a_table_die_counts_more(
     result = verify(write(tmp_path, rows), seed)
     assert result.exit_code == 0
     needed = used[0]  # the dice of the session's five rolls
-    monkeypatch.setattr(verify_module, "MAX_WORK", needed - 1)
+    monkeypatch.setattr(verify_module, "MAX_VERIFY_WORK", needed - 1)
     result = verify(write(tmp_path, rows), seed)
     assert result.exit_code == 1
     assert "FAILED: cannot be rolled again" in result.stdout.splitlines()[-2]

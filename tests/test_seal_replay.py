@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from d20cli.app.commands.verify import MAX_WORK, logged_fields, replayed
+from d20cli.app.commands.verify import MAX_VERIFY_WORK, logged_fields, replayed
 from d20cli.app.commands.verify_text import Texts, text_problem
 from d20cli.app.sealed import SealedStream, replay_text
 from d20cli.dice.roller import DEFAULT_BUDGET
@@ -73,6 +73,6 @@ def test_a_sealed_roll_replays_exactly(
         "position": position,
         "replay": json.loads(replay_text(ready)),
     }
-    again = replayed(row, seed, [MAX_WORK])
+    again = replayed(row, seed, [MAX_VERIFY_WORK])
     assert again == {k: row[k] for k in again}
     assert text_problem({**row, "character": None}, Texts()) is None  # its text spells it

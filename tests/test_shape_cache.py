@@ -23,7 +23,7 @@ from d20cli.language import shapes
 from d20cli.language.grammar import parse_request
 from d20cli.language.shape_probes import build
 from d20cli.store import request_cache, shape_cache
-from d20cli.store.request_cache import MAX_ENTRIES, MAX_FILE_BYTES
+from d20cli.store.request_cache import MAX_CACHE_ENTRIES, MAX_CACHE_FILE_BYTES
 from d20cli.store.shape_cache import ShapeCache, shape_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,14 +99,14 @@ def test_the_file_stays_small(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     path = tmp_path / "shapes.json"
     cache = ShapeCache(str(path))
     first = None
-    for i in range(MAX_ENTRIES + 20):
+    for i in range(MAX_CACHE_ENTRIES + 20):
         text = f"roll 1d6 # {'x' * i}"  # a comment of its own: a shape of its own
         cache.put(text, parse_request(text), parse_request)
         first = first or shapes.key(shapes.split(text)[0])  # type: ignore[index]
     cache.save()
     kept = raw(path)["shapes"]
-    assert len(kept) == MAX_ENTRIES and first not in kept
-    assert os.path.getsize(path) <= MAX_FILE_BYTES
+    assert len(kept) == MAX_CACHE_ENTRIES and first not in kept
+    assert os.path.getsize(path) <= MAX_CACHE_FILE_BYTES
 
 
 def test_big_templates_keep_the_file_within_its_bytes(
@@ -114,7 +114,7 @@ def test_big_templates_keep_the_file_within_its_bytes(
 ) -> None:
     monkeypatch.setattr(shape_cache, "MAX_BUILDS", 10**6)
     monkeypatch.setattr(shape_cache, "MAX_LEARNT", 10**6)
-    monkeypatch.setattr(request_cache, "MAX_FILE_BYTES", 50_000)  # (the files' one writer)
+    monkeypatch.setattr(request_cache, "MAX_CACHE_FILE_BYTES", 50_000)  # (the files' one writer)
     path = tmp_path / "shapes.json"
     cache = ShapeCache(str(path))
     for n in range(1, 34):  # up to 480 characters (MAX_SHAPE_TEXT 500)
@@ -247,7 +247,7 @@ def hostile_files() -> list[tuple[str, Any]]:
                 }
             },
         ),
-        ("too many", {"shapes": {f"x{i}": _held(good) for i in range(MAX_ENTRIES + 1)}}),
+        ("too many", {"shapes": {f"x{i}": _held(good) for i in range(MAX_CACHE_ENTRIES + 1)}}),
         ("nested", "<nested>"),
         ("huge", "<huge>"),
     ]
@@ -263,7 +263,7 @@ def test_a_hostile_file_is_dropped_silently_and_rebuilt(
     elif content == "<nested>":
         path.write_text("[" * 100_000 + "]" * 100_000)
     elif content == "<huge>":
-        path.write_text(" " * (MAX_FILE_BYTES + 1))
+        path.write_text(" " * (MAX_CACHE_FILE_BYTES + 1))
     elif isinstance(content, dict):
         written(path, content)  # as this user's d20 would: the checks behind the MAC
     else:

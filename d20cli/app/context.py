@@ -16,8 +16,7 @@ from d20cli.bounded import Bounded, declare
 from d20cli.dice.roller import RandomRoller, Roller, make_roller
 from d20cli.errors import NotSaved, ParseError, StateError
 from d20cli.frozen import replace
-from d20cli.language.grammar_checks import check_valued, stray_labels, unvalued_words
-from d20cli.language.peer_readings import may_hold, readings
+from d20cli.language.notes import may_hold, stray_labels, unvalued_words
 from d20cli.present.output import Output
 from d20cli.rolling.prepared import PreparedLine, PreparedLines
 from d20cli.rules import DEFAULT_SYSTEM, get_system
@@ -31,6 +30,7 @@ if TYPE_CHECKING:
     from d20cli.probability.model import Odds
     from d20cli.rules import System
     from d20cli.store.as_character import AsRead
+    from d20cli.store.post_queue import PostPlan
     from d20cli.store.request_cache import ParseCache
     from d20cli.store.rolllog import RollLog, Rolls
     from d20cli.store.shape_cache import ShapeCache
@@ -298,8 +298,9 @@ class Context(Lookups):
         that line alone."""
         super().__init__(disk, shapes)
         self.seed = seed
-        self.logs: dict[tuple[str | None, bool, bool], RollLog | None] = {}  # not a memo:
-        # one per character and dice source, each holding rows not yet written
+        # not a memo: one per character, dice source and webhook, each holding rows not
+        # yet written
+        self.logs: dict[tuple[str | None, bool, bool, str | None], RollLog | None] = {}
         self._rng: random.Random | None = None if seed is None else random.Random(seed)
         self._rollers: Bounded[int, RandomRoller] = ROLLERS.new()  # by budget: one or two a run
         self._last_log: tuple[Options, RollLog | None] | None = None  # log_for's last answer
@@ -313,6 +314,7 @@ class Context(Lookups):
         self._seal_out: Output | None = None  # the output of the request that read it
         self._seal_read = -1
         self._look = False  # a group commit since the last request: `recheck_seal`
+        self._posts_sent = 0  # of the posts the logs queued, those delivery was tried for
 
     def state(self, out: Output) -> State:
         """The state database of this run (d20cli.store.state), opened at the first call
@@ -414,9 +416,14 @@ class Context(Lookups):
 
     def _log_for(self, opts: Options, out: Output) -> RollLog | None:
         if not self.logging(opts):
+            if opts.post is not None:
+                raise ParseError(
+                    "--post needs the roll log (a post waits in it until the receiver takes "
+                    "it): drop --no-log (or D20_NO_LOG)"
+                )
             return None
         run_seeded = opts.seed is None and opts.dice is None and self.seed is not None
-        key = (opts.as_, opts.dice is not None, opts.seed is not None or run_seeded)
+        key = (opts.as_, opts.dice is not None, opts.seed is not None or run_seeded, opts.post)
         if key not in self.logs:
             if run_seeded:
                 opts = replace(opts, seed=self.seed)  # the run's seeded stream
@@ -432,6 +439,9 @@ class Context(Lookups):
         major peer reads otherwise (`5d10>7`). Checked before anything is rolled."""
         if not opts.strict:
             return
+        from d20cli.language.grammar_checks import check_valued
+        from d20cli.language.peer_readings import readings
+
         request = self.parse(text)
         for reading in readings(request, text):
             raise ParseError(f"{reading.note} (--strict)", text, reading.column(text))
@@ -449,10 +459,13 @@ class Context(Lookups):
         if opts.as_ is not None and not may_hold(text):
             return  # (most requests: nothing to look at, and no parse)
         request = self.parse(text)
-        for reading in readings(request, text):
-            if reading.note not in self.warned:
-                self.warned[reading.note] = True
-                out.warn(reading.note)
+        if may_hold(text):
+            from d20cli.language.peer_readings import readings
+
+            for reading in readings(request, text):
+                if reading.note not in self.warned:
+                    self.warned[reading.note] = True
+                    out.warn(reading.note)
         if opts.as_ is not None:
             return
         for word, _ in stray_labels(request, text):
@@ -508,15 +521,32 @@ class Context(Lookups):
         except StateError as err:
             state.db.warn(f"cannot save the last roll: {err.message}")
 
+    def _queued_posts(self) -> int:
+        return sum(log.posted for log in self.logs.values() if log is not None)
+
+    def deliver_posts(self) -> None:
+        """Send the posts this run queued since the last call (d20cli.app.posting: after
+        the output that shows their rolls, waiting a bounded time; what is not sent stays
+        queued for the next run or `d20 post --retry`). Nothing when none were queued."""
+        queued = self._queued_posts()
+        if queued <= self._posts_sent or self._state is None:
+            return
+        self._posts_sent = queued
+        from d20cli.app.posting import deliver_after_run
+
+        deliver_after_run(self._state.db, self._state.db.warn)
+
     def close(self) -> None:
         """Save what lasts beyond the run: the roll log's buffered rows, the last rolls,
         the parse cache; and close the state database. A run that logged rolls then
-        prunes the log to the config file's `log.keep` (d20cli.store.log_retention)."""
+        prunes the log to the config file's `log.keep` (d20cli.store.log_retention), and
+        a run that queued posts sends them (`deliver_posts`)."""
         try:
             logged = any(log is not None for log in self.logs.values())
             for log in self.logs.values():
                 if log is not None:
                     log.close()
+            self.deliver_posts()
             self.logs.clear()
             self._last_log = None
             if self.sealing is not None and self._state is not None:
@@ -568,7 +598,38 @@ def open_log(opts: Options, out: Output, context: Context | None = None) -> Roll
 
     source = "dice" if opts.dice is not None else "seed" if opts.seed is not None else "random"
     store = None if context is None else (lambda: context.rolls(out))
-    return RollLog(opts.as_, source, out, store)
+    log = RollLog(opts.as_, source, out, store)
+    log.post = post_plan(opts)
+    return log
+
+
+#: What D20_POST says to turn posting off (the config file's `post.url` too).
+POST_OFF = frozenset({"off", "none", "no", "false", "0"})
+
+
+def post_plan(opts: Options) -> PostPlan | None:
+    """Where this run's rolls are posted: `--post URL`, else D20_POST (`off`: nowhere),
+    else the config file's `post.url` (None: nowhere, the default). ParseError for a
+    D20_POST that is not a webhook's URL (the message never repeats the URL)."""
+    from d20cli.store.config import load_config, url_problem
+
+    url = opts.post
+    if url is None:
+        env = os.environ.get("D20_POST", "").strip()
+        if env.lower() in POST_OFF and env:
+            return None
+        if env:
+            problem = url_problem(env)
+            if problem is not None:
+                raise ParseError(f"D20_POST must be a webhook's URL: {problem}")
+            url = env
+    config = load_config()
+    url = url or config.post_url
+    if url is None:
+        return None
+    from d20cli.store.post_queue import PostPlan, form_for
+
+    return PostPlan(url, form_for(url, config.post_format), config.post_only == "sealed")
 
 
 def _stray(word: str) -> str:

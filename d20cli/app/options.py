@@ -103,6 +103,17 @@ def color_value(name: str, text: str) -> str:
 COLOR_CHOICES: tuple[str, ...] = ("auto", "always", "never")
 
 
+def url_value(name: str, text: str) -> str:
+    """A webhook's URL (`--post`): ParseError saying what is wrong, never repeating it
+    (the URL holds the webhook's key)."""
+    from d20cli.store.config import url_problem
+
+    problem = url_problem(text)
+    if problem is not None:
+        raise ParseError(f"{name} takes a webhook's URL: {problem}")
+    return text.strip()
+
+
 @frozen
 class Options:
     system: str | None = None  # None: D20_SYSTEM, else the config file's, else levelup
@@ -126,6 +137,7 @@ class Options:
     work: int | None = None  # None: D20_WORK, else 20,000,000
     color: str | None = None  # --color=auto|always|never (None: auto)
     strict: bool = False  # a label word with no value is an error (Context.check_unvalued)
+    post: str | None = None  # --post URL: post the rolls to this webhook (d20cli.app.posting)
 
     def merged(self, other: Options) -> Options:
         """These options with every field that `other` sets (differs from the default) applied."""
@@ -258,6 +270,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec("no_color", ("--no-color",), "plain text, no colours (--color=never)"),
     OptionSpec("no_log", ("--no-log",), "do not write this roll to the roll log"),
+    OptionSpec(
+        "post",
+        ("--post",),
+        "post the roll to this webhook (Discord, or JSON to any other; also D20_POST, post.url)",
+        url_value,
+        "URL",
+        odds=False,
+    ),
     OptionSpec("strict", ("--strict",), "a label word with no value is an error, not a note"),
     OptionSpec(
         "seed",
@@ -423,7 +443,27 @@ class _Tokens:
         """`err` placed at token `index` of the line (the caret under it)."""
         if err.column is not None or not 0 <= index < len(self.tokens):
             return err
-        return ParseError(err.message, self.text, self.columns[index])
+        shown = secret_masked(self.tokens)
+        if shown is self.tokens:
+            return ParseError(err.message, self.text, self.columns[index])
+        prefix = self.text[: len(self.text) - len(" ".join(self.tokens))]
+        return ParseError(
+            err.message, prefix + " ".join(shown), _Tokens(shown, prefix).columns[index]
+        )
+
+
+def secret_masked(tokens: Sequence[str]) -> Sequence[str]:
+    """`tokens` as a line under an error shows them: a webhook's URL (`--post URL`, a
+    secret) as `URL`; `tokens` itself when it holds none."""
+    if not any(t.startswith("--post") for t in tokens):
+        return tokens
+    shown = list(tokens)
+    for i, token in enumerate(tokens):
+        if token == "--post" and i + 1 < len(tokens):
+            shown[i + 1] = "URL"
+        elif token.startswith("--post="):
+            shown[i] = "--post=URL"
+    return shown
 
 
 def check_taken(verb: str, opts: Options, tokens: Sequence[str] = ()) -> None:

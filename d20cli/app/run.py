@@ -18,7 +18,8 @@ top to bottom, a request goes:
    errors become exit status 2.
 """
 
-from __future__ import annotations
+# Annotations are evaluated (no `from __future__ import annotations`): a NamedTuple's
+# string annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -57,7 +58,6 @@ from d20cli.rolling.rolls import check_text, first_word, in_text, is_bare
 if TYPE_CHECKING:
     from d20cli.language.requests import Request
     from d20cli.present.progress import Meter
-    from d20cli.present.tally import Tally
     from d20cli.rules import System
     from d20cli.store.rolllog import RollLog
 
@@ -72,7 +72,7 @@ class Outcome(NamedTuple):
 
 
 def run(
-    typed: str | Sequence[str] | ReadLine,
+    typed: "str | Sequence[str] | ReadLine",
     base: Options,
     out: Output,
     context: Context | None = None,
@@ -117,6 +117,12 @@ def run(
         if line is not None and context is not None and len(context.lines) < context.lines.size:
             context.lines[line] = reading
     words, opts, text, plain = reading
+    if words and words[0].lower() == "attack" and _target_word(words) is not None:
+        from d20cli.app.commands.attack_target import attack_on
+
+        attacked = attack_on(words, opts, out, context, request)
+        if attacked is not None:
+            return Outcome(*attacked)
     if not plain:
         out = output_for(opts, out)
         if words and words[0] == "odds":
@@ -150,6 +156,21 @@ class ReadLine(NamedTuple):
 
     words: Sequence[str]
     opts: Options
+
+
+def _target_word(words: Sequence[str]) -> int | None:
+    """Where an attack names a combatant as its target (`vs AC goblin-2`, `vs goblin-2`):
+    the word's index, else None (a number, or a word of the language)."""
+    from d20cli.language.vocabulary import COMPLETION_WORDS
+
+    for i, w in enumerate(words[:-1]):
+        if w.lower() != "vs":
+            continue
+        j = i + 2 if words[i + 1].lower() == "ac" and i + 2 < len(words) else i + 1
+        name = words[j]
+        if name[:1].isalpha() and name.lower() not in {c.lower() for c in COMPLETION_WORDS}:
+            return j
+    return None
 
 
 def _reading(words: list[str], opts: Options, out: Output) -> tuple[list[str], Options, str, bool]:
@@ -328,6 +349,7 @@ def request(text: str, opts: Options, out: Output, context: Context | None = Non
             if opts.repeat > MAX_ROLLED_RUNS:
                 check_rolled_runs(opts.repeat, "--repeat", _fewer_runs(opts))
             context.check_strict(text, opts)  # --strict: before anything is rolled
+            log = context.log_for(opts, out)  # (a bad D20_POST: before anything is rolled)
             prepared = None if own_context else _prepare(text, given, opts, context)
             if prepared is not None:
                 context.say_notes(text, opts, out)  # now: the prepared line will not
@@ -339,7 +361,6 @@ def request(text: str, opts: Options, out: Output, context: Context | None = Non
         except (D20Error, RecursionError) as err:
             _close(meter)
             return _failed(err, text, opts, out, [])
-        log = context.log_for(opts, out)
         work = context.work_for(opts)
         return _rolled(text, opts, out, context, results, log, work, meter=meter)
     finally:
@@ -379,7 +400,7 @@ def _prepare(
     return prepare(given, opts, request, system.resolve, plan, work, roller, context.prepared.space)
 
 
-def _repeat_meter(opts: Options, out: Output) -> Meter | None:
+def _repeat_meter(opts: Options, out: Output) -> "Meter | None":
     """The progress of `--repeat N` (N > 1) on standard error (d20cli.present.progress):
     with `--summary`, or when the results go to a pipe or a file (on a terminal, the
     lines of the results show how far it has gone); never with -q or --json."""
@@ -395,7 +416,7 @@ def _repeat_meter(opts: Options, out: Output) -> Meter | None:
     return Meter(out.stderr, "tallying" if opts.summary else "rolling", None, color).start()
 
 
-def _odds_meter(opts: Options, out: Output) -> Meter | None:
+def _odds_meter(opts: Options, out: Output) -> "Meter | None":
     """The progress of `odds` on standard error: `--simulate N` counts its rolls; exact
     odds have no steps to count (the walk does not know how long it is), so a spinner
     with the time taken; never with -q or --json."""
@@ -416,7 +437,7 @@ def _is_terminal(stream: Any) -> bool:
         return False
 
 
-def _close(meter: Meter | None) -> None:
+def _close(meter: "Meter | None") -> None:
     """Wipe a progress bar (before the output it would be drawn over)."""
     if meter is not None:
         meter.close()
@@ -462,8 +483,8 @@ def results_of(
 
 
 def _results(
-    request: Request,
-    system: System,
+    request: "Request",
+    system: "System",
     opts: Options,
     out: Output | None,
     context: Context,
@@ -481,7 +502,7 @@ def _results(
     if out is not None and kept is not None:
         resolve_through = resolve_one
 
-        def resolve_kept(request: Request, roller: Roller) -> Result:
+        def resolve_kept(request: "Request", roller: Roller) -> Result:
             if request.verb == kept.verb:
                 return fortune.handle(request, roller, opts, out, context, write)
             result = resolve_through(request, roller)
@@ -508,10 +529,10 @@ def _rolled(
     out: Output,
     context: Context,
     rolled: Iterable[Result],
-    log: RollLog | None,
+    log: "RollLog | None",
     work: int,
     said: bool = False,
-    meter: Meter | None = None,
+    meter: "Meter | None" = None,
 ) -> Outcome:
     """Log, print (or tally, with --summary) the results of a request as they are rolled;
     an error on the way is printed and gives BAD_INPUT. `work`: the command's work
@@ -520,7 +541,7 @@ def _rolled(
     `meter`: the progress bar of the rolling, wiped before a tally is printed."""
     results: list[Result] = []
     status = ExitStatus.OK
-    tally: Tally | None = None
+    tally = None
     chances: Any = None
     printed = 0
     try:
@@ -538,9 +559,9 @@ def _rolled(
                 result = with_chance(result, chances)
             if opts.summary and opts.repeat > 1:
                 if tally is None:
-                    from d20cli.present.tally import Tally  # only for --summary
+                    from d20cli.present import tally as tallies  # only for --summary
 
-                    tally = Tally(result.request, result.system, result.verb)
+                    tally = tallies.Tally(result.request, result.system, result.verb)
                     tally.labels.update(outcome_labels(context, opts, result.verb))
                     tally.with_damage = damage_expected(text, opts, context)
                 tally.add(result)
@@ -587,7 +608,7 @@ def _fewer_runs(opts: Options) -> str:
     return "its exact odds are too costly to draw a --summary from; use fewer runs"
 
 
-def _request_reader(context: Context, opts: Options) -> Callable[[str], Request]:
+def _request_reader(context: Context, opts: Options) -> "Callable[[str], Request]":
     """How the odds engine reads a request: parsed, with the house defaults a roll with
     these options gets (d20cli.rules.house)."""
     system = context.system_for(opts)
@@ -672,6 +693,12 @@ def odds_for_words(
             return ExitStatus.BAD_INPUT
     else:
         texts = [rolls.request_line(request_text(words, opts))]
+    if any(".." in text for text in texts):  # a sweep: `odds check +5 vs 5..30`
+        from d20cli.app.odds_what_if import sweep_output
+
+        swept = sweep_output(texts, comparing, one, command, opts, out)
+        if swept is not None:
+            return swept
     results = []
     for text in texts:
         try:
@@ -681,6 +708,12 @@ def odds_for_words(
         except D20Error as err:
             out.error(in_text(err, text), opts.json)
             return ExitStatus.BAD_INPUT
+    if not comparing and opts.simulate is None and results[0].outcomes.keys() == {"none"}:
+        from d20cli.app.odds_what_if import no_target_output  # `odds check +5`: every DC
+
+        done = no_target_output(texts[0], results[0], one, command, opts, out)
+        if done is not None:
+            return done
     if opts.json:
         if comparing:
             out.json({"compare": [r.to_json() for r in results]})
@@ -692,7 +725,7 @@ def odds_for_words(
     elif opts.quiet:
         out.text("\n\n".join(quiet_odds_text(r) for r in results))
     elif comparing:
-        out.lines(compare_lines(results, width=out.columns()))
+        out.lines(compare_lines(results, width=out.columns(), totals=opts.totals))
     else:
         out.lines(odds_lines(results[0], totals=opts.totals, width=out.columns()))
     return ExitStatus.OK

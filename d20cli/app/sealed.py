@@ -323,13 +323,13 @@ MAX_TABLE_TEXT = 64 * 1024
 def sealed_tables(word: str, text: str, system: str) -> tuple[str, dict[str, Table], str]:
     """The table `word` names and those it reaches, read from their files' text, and the
     replay of a roll of it (ParseError when they cannot be sealed)."""
-    from d20cli.language.tables import MAX_FILE_BYTES
+    from d20cli.language.tables import MAX_TABLE_FILE_BYTES
     from d20cli.store.files import read_text
     from d20cli.store.tables import load
 
     root, found = load(word)
     files = {
-        name: read_text(table.source, MAX_FILE_BYTES, "a table file")
+        name: read_text(table.source, MAX_TABLE_FILE_BYTES, "a table file")
         for name, table in found.items()
     }
     if sum(len(t) for t in files.values()) > MAX_TABLE_TEXT:

@@ -194,6 +194,25 @@ class Session:
             parts["last"] = "last: " + (" ".join(last) if last else r.verb)
         return fit_toolbar(parts, _columns() if width is None else width)
 
+    def combatant_names(self) -> list[str]:
+        """The names in the encounter's order (completion: `init hurt NAME`)."""
+        from d20cli.store import initiative
+
+        try:
+            return [c.name for c in initiative.load(self.context.state(self.out)).order]
+        except D20Error:
+            return []
+
+    def condition_names(self) -> list[str]:
+        """The conditions the system in force names (completion: `init cond NAME WORD`)."""
+        from d20cli.rules import get_system
+
+        try:
+            harm = get_system(self.system).harm
+        except D20Error:
+            return []
+        return list(harm.conditions) if harm is not None else []
+
     def refresh(self) -> None:
         """Save what the last line deferred (its last roll, so another `d20` sees it) and
         re-read what the toolbar shows (fortune dice, whose turn it is)."""
@@ -267,6 +286,7 @@ class Session:
             return self._status(ExitStatus.BAD_INPUT)
         outcome = run(tokens, self.opts, self.out, self.context)
         self.context.flush()  # the roll log is written line by line
+        self.context.deliver_posts()  # after the line's output: a bounded wait
         self.context.recheck_seal()  # `d20 seal` or `unseal` in another terminal
         if outcome.status != ExitStatus.BAD_INPUT:
             self.last_tokens = tokens  # `again` repeats it, with what `again` added
@@ -423,7 +443,12 @@ def _interactive(session: Session) -> int:
                 except D20Error:
                     pass
             names = Names(
-                Lazy(characters.character_names), Lazy(table_names), session.system, system_of
+                Lazy(characters.character_names),
+                Lazy(table_names),
+                session.system,
+                system_of,
+                combatants=Lazy(session.combatant_names),
+                conditions=Lazy(session.condition_names),
             )
             cur, found = completions(before, words(), names, entries, macros)
             for word in found:

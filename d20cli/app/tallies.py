@@ -7,7 +7,6 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from d20cli.app.context import Context
@@ -18,6 +17,8 @@ from d20cli.present.output import Output
 from d20cli.results import Result
 
 if TYPE_CHECKING:
+    from fractions import Fraction
+
     from d20cli.present.progress import Meter
     from d20cli.present.tally import Tally
     from d20cli.probability.model import Spread
@@ -96,7 +97,7 @@ def _mix(
     the rest of the case's chance) and their weights."""
     options: list[Spread | None] = list(mix)
     chances = list(mix.values())
-    rest = case - sum(chances, Fraction(0))
+    rest = case - sum(chances, 0)  # a Fraction: the chances are
     if rest:
         options.append(None)
         chances.append(rest)

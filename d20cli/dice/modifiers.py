@@ -40,26 +40,22 @@ class Dice(Protocol):
     def face_values(self) -> list[int]: ...
 
 
-class TermBounds(NamedTuple):
-    """What a term's bounds are made of, step by step (`Dice.bounds`): the natural faces
-    one die may settle on, the least and most one counted unit (a die, a compound chain,
-    a pool's score) is worth, and the fewest and most units counted."""
+# The two NamedTuples are written as calls, their types as values: a NamedTuple's string
+# annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
 
-    faces: list[int]
-    lo: float
-    hi: float
-    fewest: float
-    most: float
+#: What a term's bounds are made of, step by step (`Dice.bounds`): the natural faces one
+#: die may settle on, the least and most one counted unit (a die, a compound chain, a
+#: pool's score) is worth, and the fewest and most units counted.
+TermBounds = NamedTuple(  # noqa: UP014 (a call: its types are values, see above)
+    "TermBounds",
+    [("faces", list[int]), ("lo", float), ("hi", float), ("fewest", float), ("most", float)],
+)
 
-
-class Expected(NamedTuple):
-    """About num/den dice rolled on average, because of `what` ("explosions"); `reach`:
-    refused when the average reaches what the budget has left, not only when it passes."""
-
-    num: int
-    den: int
-    what: str
-    reach: bool = False
+#: About num/den dice rolled on average, because of `what` ("explosions"); `reach`:
+#: refused when the average reaches what the budget has left, not only when it passes.
+Expected = NamedTuple(  # noqa: UP014 (a call: its types are values, see above)
+    "Expected", [("num", int), ("den", int), ("what", str), ("reach", bool)]
+)
 
 
 class Choose:
@@ -249,8 +245,8 @@ class Reroll(Rule):
         matching = min(sum(p.count_in(lo, hi) for p in self.points), faces - 1)
         # on average n(1+p) dice rolled once, n/(1-p) until none matches: num/den exactly
         if self.once:
-            return Expected(n * (faces + matching), faces, "rerolls")
-        return Expected(n * faces, faces - matching, "rerolls")
+            return Expected(n * (faces + matching), faces, "rerolls", False)
+        return Expected(n * faces, faces - matching, "rerolls", False)
 
     @classmethod
     def example(cls, e: Dice, choose: Choose) -> Reroll:

@@ -15,7 +15,7 @@ import pyparsing as pp
 
 from d20cli.frozen import frozen
 from d20cli.language import dice_grammar
-from d20cli.language.grammar_checks import MAX_DIGITS, near_word_message, near_words
+from d20cli.language.grammar_checks import MAX_WORD_DIGITS, near_word_message, near_words
 from d20cli.language.requests import Target
 from d20cli.language.vocabulary import (
     ADV_WORDS,
@@ -89,7 +89,7 @@ def _word(token: Any) -> str:
 
 def _to_int(s: str, loc: int, toks: pp.ParseResults) -> int:
     text = str(toks[0])
-    if len(text.lstrip("+-")) > MAX_DIGITS:
+    if len(text.lstrip("+-")) > MAX_WORD_DIGITS:
         raise pp.ParseFatalException(s, loc, f"{text[:20]} is too large a number")
     return int(text)
 
@@ -151,7 +151,7 @@ dis = _kw(*DIS_WORDS).set_parse_action(_item("dis", 1))
 _size = (
     pp.Regex(r"d([0-9]+)(?!\w)", _I)
     .set_name("an expertise die: " + ", ".join(f"d{n}" for n in EXPERTISE_SIZES))
-    .set_parse_action(lambda s, loc, t: int(t[0][1:][: MAX_DIGITS + 1]))
+    .set_parse_action(lambda s, loc, t: int(t[0][1:][: MAX_WORD_DIGITS + 1]))
 )
 
 

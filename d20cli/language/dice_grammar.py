@@ -78,7 +78,7 @@ from d20cli.dice.tree import (
 )
 from d20cli.errors import ParseError, not_a_digit
 from d20cli.language.dice_modifiers import (
-    MAX_DIGITS,
+    MAX_DICE_DIGITS,
     _fail,
     _int,
     group_modifier,
@@ -100,7 +100,7 @@ pp.ParserElement.enable_packrat()
 
 MAX_PAREN_DEPTH = 100
 MAX_ITEMS = 100  # the most arguments of a function or expressions in a group
-MAX_FACES = LIST_LIMIT  # the most faces of a custom die
+MAX_LIST_FACES = LIST_LIMIT  # the most faces of a custom die
 
 _I = re.IGNORECASE
 
@@ -116,8 +116,8 @@ _group = pp.Suppress("(") + expression + ~pp.Literal(",") - pp.Suppress(_close)
 
 
 def _build_faces(s: str, loc: int, toks: pp.ParseResults) -> tuple[int, ...]:
-    if len(toks) > MAX_FACES:
-        raise _fail(s, loc, f"a custom die has at most {MAX_FACES:,} faces, not {len(toks):,}")
+    if len(toks) > MAX_LIST_FACES:
+        raise _fail(s, loc, f"a custom die has at most {MAX_LIST_FACES:,} faces, not {len(toks):,}")
     return tuple(toks)  # one token: the tuple of faces
 
 
@@ -376,7 +376,7 @@ signed_expression = (pp.Opt(pp.Suppress("+")) + expression).set_name("a signed e
 
 
 def _repeat(s: str, loc: int, toks: pp.ParseResults) -> int:
-    n = int(toks[0][:-1][: MAX_DIGITS + 1])
+    n = int(toks[0][:-1][: MAX_DICE_DIGITS + 1])
     if not 1 <= n <= MAX_NX:
         raise _fail(s, loc, f"repeat {n} times? it must be 1 to {MAX_NX:,}")
     return n

@@ -17,7 +17,7 @@ import pyparsing as pp
 from d20cli.dice.tree import Compare, Explode, Keep, KeepKind, Pool, Reroll
 from d20cli.language.vocabulary import DICE_DIGITS
 
-MAX_DIGITS = DICE_DIGITS
+MAX_DICE_DIGITS = DICE_DIGITS
 
 _I = re.IGNORECASE
 
@@ -28,8 +28,8 @@ def _fail(s: str, loc: int, msg: str) -> pp.ParseFatalException:
 
 def _to_int(s: str, loc: int, toks: pp.ParseResults) -> int:
     text = toks[0]
-    if len(text) > MAX_DIGITS:
-        raise _fail(s, loc, f"number too large (more than {MAX_DIGITS} digits)")
+    if len(text) > MAX_DICE_DIGITS:
+        raise _fail(s, loc, f"number too large (more than {MAX_DICE_DIGITS} digits)")
     return int(text)
 
 

@@ -38,7 +38,7 @@ import pyparsing as pp
 from d20cli.dice.tree import Arithmetic, Neg, Number
 from d20cli.errors import ParseError
 from d20cli.language import dice_grammar
-from d20cli.language.grammar_checks import MAX_DIGITS as MAX_DIGITS
+from d20cli.language.grammar_checks import MAX_CONTEST_SIDES as MAX_CONTEST_SIDES
 from d20cli.language.grammar_checks import (
     MAX_GROUP,
     check_group_size,
@@ -47,7 +47,7 @@ from d20cli.language.grammar_checks import (
     check_side_count,
     message,
 )
-from d20cli.language.grammar_checks import MAX_SIDES as MAX_SIDES
+from d20cli.language.grammar_checks import MAX_WORD_DIGITS as MAX_WORD_DIGITS
 from d20cli.language.requests import (
     CheckRequest,
     CompareRequest,

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from d20cli.errors import ParseError
+from d20cli.language.notes import unvalued_words
 from d20cli.language.vocabulary import (
     ADV_WORDS,
     CIRCUMSTANCE_WORDS,
@@ -30,9 +31,11 @@ from d20cli.language.vocabulary import (
 
 _I = re.IGNORECASE
 
-MAX_DIGITS = WORD_DIGITS  # a number in a request (not in its dice) has at most this many digits
+MAX_WORD_DIGITS = (
+    WORD_DIGITS  # a number in a request (not in its dice) has at most this many digits
+)
 MAX_GROUP = MAX_PARTS  # members of one group check
-MAX_SIDES = MAX_PARTS  # sides of one contest or opposed check
+MAX_CONTEST_SIDES = MAX_PARTS  # sides of one contest or opposed check
 
 
 # A signed number right after a number, with a space between and none after the sign:
@@ -92,20 +95,6 @@ def _hint(before: str, found: str) -> str:
     return ""
 
 
-def stray_labels(request: Any, text: str) -> list[tuple[str, int]]:
-    """The label word of a check-like request typed bare after its target (`check +5 vs 15
-    stelth`), with its column: a stray word that names the roll and adds nothing, where
-    a label stands before the modifier (`check goblin +3 vs 12`) or in brackets."""
-    name = getattr(request, "name", None)
-    columns = dict(getattr(request, "columns", ()))
-    label, target = columns.get("label"), columns.get("target")
-    if name is None or label is None or target is None or label < target:
-        return []
-    if text[label - 1 : label] in "[\"'":  # a label whatever its words
-        return []
-    return [(name, label)]
-
-
 def check_group_size(line: str) -> None:
     """Refuse a group of more than MAX_GROUP members before parsing it (parsing thousands
     of members alone takes a second): count the commas outside brackets."""
@@ -127,14 +116,14 @@ _VS_WORD = re.compile(rf"(?<![\w-]){VS}(?![\w-])", _I)
 
 
 def check_side_count(line: str, verb: str) -> None:
-    """Refuse a contest of more than MAX_SIDES sides before parsing it: every `vs` starts
+    """Refuse a contest of more than MAX_CONTEST_SIDES sides before parsing it: every `vs` starts
     a side (no other word of a contest is `vs`)."""
     for n, match in enumerate(_VS_WORD.finditer(line), start=2):
-        if n > MAX_SIDES:
+        if n > MAX_CONTEST_SIDES:
             rest = line[match.end() :]
             column = match.end() + len(rest) - len(rest.lstrip()) + 1
             what = "a contest" if verb == "contest" else "an opposed check"
-            raise ParseError(f"{what} has at most {MAX_SIDES:,} sides", line, column)
+            raise ParseError(f"{what} has at most {MAX_CONTEST_SIDES:,} sides", line, column)
 
 
 #: A target typed where it cannot stand: `DC 15` without `vs`, `dc15` without a space.
@@ -384,21 +373,6 @@ def check_labels(request: Any, text: str) -> None:
         column, name, near = min(found)
         words = tuple(dict.fromkeys(w for _, w, _ in found))
         raise NearWordError(near_word_message(name, near), text, column, request, words)
-
-
-def unvalued_words(request: Any) -> list[tuple[str, int | None]]:
-    """The label words of a request (or of its group members and contest sides) that stand
-    alone, with no modifier, rank or score, each with its column: `stealth` in
-    `check stealth vs 15` (rolled at +0 unless a character gives it a value)."""
-    parts = [request, *getattr(request, "members", ()), *getattr(request, "sides", ())]
-    return [
-        (part.name, dict(part.columns).get("label"))
-        for part in parts
-        if getattr(part, "name", None) is not None
-        and getattr(part, "modifier", 0) is None
-        and getattr(part, "rank", 0) is None
-        and getattr(part, "score", 0) is None
-    ]
 
 
 def check_valued(request: Any, text: str, why: str, how: str = "type its modifier (+N)") -> None:

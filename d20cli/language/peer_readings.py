@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 from d20cli.dice.modifiers import Compare, Crit
 from d20cli.dice.tree import Arithmetic, Call, Dice, Expr, Group, Neg, Number, Ref, walk
 from d20cli.frozen import fields, is_frozen
+from d20cli.language.notes import may_hold
 
 #: The nodes of an expression (d20cli.dice.tree.Expr), which hold no modifier of a term.
 EXPRESSIONS = (Number, Dice, Neg, Arithmetic, Call, Group, Ref)
@@ -44,18 +45,11 @@ class Reading(NamedTuple):
         return at + 1 if at >= 0 else None
 
 
-#: Text that may hold such a form (most requests hold none, and are done at once).
-_MAYBE = re.compile(r"[<>%]|cs|k[0-9]", re.IGNORECASE)
 #: `d%` and a bare `k3` where the request's code is (not in a label or a comment).
 _PERCENT = re.compile(r"(?<![a-z])([0-9]*d%)", re.IGNORECASE)
 _BARE_K = re.compile(r"(?<=[0-9)}%])k([0-9]+)", re.IGNORECASE)
 _LABEL_OR_COMMENT = re.compile(r"\[[^\]]*\]|#.*")
 _TENS = "d{0,10,20,30,40,50,60,70,80,90}"
-
-
-def may_hold(text: str) -> bool:
-    """Whether `text` may hold such a form (a quick look: most requests hold none)."""
-    return _MAYBE.search(text) is not None
 
 
 def readings(request: Any, text: str) -> tuple[Reading, ...]:

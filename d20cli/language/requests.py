@@ -165,7 +165,7 @@ class ContestRequest(_Located):
     """`contest +3 vs +1 adv`, `opposed +8 vs +6 vs +4`: two or more sides (each a
     `CheckRequest` with verb "check" and no target, in the order typed) that all roll.
 
-    sides: at least two (the grammar reads at most `grammar.MAX_SIDES`)."""
+    sides: at least two (the grammar reads at most `grammar.MAX_CONTEST_SIDES`)."""
 
     verb: str
     text: str

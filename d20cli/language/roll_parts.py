@@ -6,7 +6,7 @@ an error in a part is placed in the whole line, at its column there.
 Decisions: a `;` inside a `[label]` or after `#` (a comment) does not split the line;
 each part may have its own repeat, adv/dis, target and comment (`roll 1d20+5 adv vs 15;
 2d6+3`); an empty part is an error. Inline rolls take dice expressions only (no repeat,
-adv or target); a line with `[[` is read as text with inline rolls. At most MAX_PARTS
+adv or target); a line with `[[` is read as text with inline rolls. At most MAX_ROLL_PARTS
 parts.
 """
 
@@ -18,7 +18,7 @@ from d20cli.errors import ParseError
 from d20cli.language.dice_grammar import code_chars, parse_expression, parse_roll
 from d20cli.language.requests import RollRequest
 
-MAX_PARTS = 100
+MAX_ROLL_PARTS = 100
 _VERB = re.compile(r"\s*roll(?![a-z0-9])\s*", re.IGNORECASE)
 
 
@@ -31,8 +31,10 @@ def parse_roll_line(line: str) -> RollRequest:
     cuts = _semicolons(line, body)
     if not cuts:
         return parse_roll(line)
-    if len(cuts) >= MAX_PARTS:
-        raise ParseError(f"more than {MAX_PARTS} rolls on one line", line, cuts[MAX_PARTS - 1] + 1)
+    if len(cuts) >= MAX_ROLL_PARTS:
+        raise ParseError(
+            f"more than {MAX_ROLL_PARTS} rolls on one line", line, cuts[MAX_ROLL_PARTS - 1] + 1
+        )
     parts = []
     for start, end in zip([body, *(c + 1 for c in cuts)], [*cuts, len(line)], strict=True):
         segment = line[start:end]
@@ -75,8 +77,8 @@ def _inline(line: str, body: int) -> RollRequest:
         open_at = line.find("[[", at)
         if open_at < 0:
             break
-        if len(parts) >= MAX_PARTS:
-            raise ParseError(f"more than {MAX_PARTS} inline rolls", line, open_at + 1)
+        if len(parts) >= MAX_ROLL_PARTS:
+            raise ParseError(f"more than {MAX_ROLL_PARTS} inline rolls", line, open_at + 1)
         close = _closing(line, open_at + 2)
         if close is None:
             raise ParseError("an inline roll '[[' needs its ']]'", line, open_at + 1)

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from d20cli.dice.tree import Expr
     from d20cli.language.requests import Request
 
-MAX_PARTS = 20  # rolls in one entry's text
+MAX_TABLE_PARTS = 20  # rolls in one entry's text
 TABLE_PREFIX = "table:"
 _TABLE_REF = re.compile(r"table:\s*([A-Za-z0-9_][A-Za-z0-9_.-]{0,63})\s*", re.IGNORECASE)
 #: Verbs a table entry may not hold: they keep state or need players.
@@ -63,8 +63,8 @@ def split_parts(text: str) -> tuple[Part, ...]:
             parts.append(Part("text", text[at:start]))
         parts.append(_roll(text[start + 1 : end], start))
         rolls += 1
-        if rolls > MAX_PARTS:
-            raise ParseError(f"more than {MAX_PARTS} rolls in one entry")
+        if rolls > MAX_TABLE_PARTS:
+            raise ParseError(f"more than {MAX_TABLE_PARTS} rolls in one entry")
         at = end + 1
     if text[at:]:
         parts.append(Part("text", text[at:]))

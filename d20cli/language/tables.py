@@ -36,13 +36,13 @@ from d20cli.errors import D20Error, ParseError
 from d20cli.frozen import frozen
 from d20cli.language.table_parts import Part, split_parts
 
-MAX_FILE_BYTES = 256 * 1024  # a table file
-MAX_ENTRIES = 1000  # entries of one table
+MAX_TABLE_FILE_BYTES = 256 * 1024  # a table file
+MAX_TABLE_ENTRIES = 1000  # entries of one table
 MAX_ENTRY_TEXT = 2000  # characters of one entry's text
 MAX_WEIGHT = 1_000_000  # the weights of a table together (the sides of its die)
-MAX_FACES = 10_000  # the totals a table's die can show
+MAX_TABLE_FACES = 10_000  # the totals a table's die can show
 MAX_FILE_ROLLS = 400  # `{...}` rolls in one file's entries together
-MAX_DEPTH = 12  # tables within tables
+MAX_TABLE_DEPTH = 12  # tables within tables
 MAX_ROLLS = 1000  # rolls one roll of a table may make, its nested tables' included
 NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
 _KEYS = frozenset({"die", "system", "title", "entries", "entry"})
@@ -168,8 +168,8 @@ def _with(table: Table, system: Any, title: Any, lines: _Lines) -> Table:
 def _toml(text: str, source: str) -> dict[str, Any] | Problem:
     import tomllib
 
-    if len(text) > MAX_FILE_BYTES:
-        return Problem(source, None, f"the file is over {MAX_FILE_BYTES // 1024} KB")
+    if len(text) > MAX_TABLE_FILE_BYTES:
+        return Problem(source, None, f"the file is over {MAX_TABLE_FILE_BYTES // 1024} KB")
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -190,8 +190,8 @@ def _parts(text: Any, where: str, line: int | None) -> tuple[str, tuple[Part, ..
 
 
 def _count(items: Any, what: str, line: int | None) -> None:
-    if len(items) > MAX_ENTRIES:
-        raise _Bad(f"{len(items):,} {what}; a table has at most {MAX_ENTRIES:,}", line)
+    if len(items) > MAX_TABLE_ENTRIES:
+        raise _Bad(f"{len(items):,} {what}; a table has at most {MAX_TABLE_ENTRIES:,}", line)
     if not items:
         raise _Bad(f"no {what}", line)
 
@@ -273,8 +273,8 @@ def _support(expr: Expr, die_text: str, line: int | None) -> list[int]:
     from d20cli.dice.weights import TooCostly
 
     lo, hi = expr.bounds()
-    if hi - lo + 1 > MAX_FACES:
-        raise _Bad(f"die {die_text!r} can show more than {MAX_FACES:,} totals", line)
+    if hi - lo + 1 > MAX_TABLE_FACES:
+        raise _Bad(f"die {die_text!r} can show more than {MAX_TABLE_FACES:,} totals", line)
     try:
         dist = distribution(expr, max_states=200_000)
     except TooCostly:
@@ -394,7 +394,7 @@ class _Lines:
 def graph_problem(root: str, tables: Mapping[str, Table]) -> Problem | None:
     """What is wrong with the tables that `root` reaches, or None: a reference to a table
     that is not in `tables`, a table that reaches itself (a cycle), tables nested more
-    than MAX_DEPTH deep, or an entry that could make more than MAX_ROLLS rolls in all (its
+    than MAX_TABLE_DEPTH deep, or an entry that could make more than MAX_ROLLS rolls in all (its
     own, and its tables' at their worst). Checked before a die is rolled, so the rolls of
     one table are bounded whatever the files say."""
     rolls: dict[str, int] = {}
@@ -422,8 +422,8 @@ def graph_problem(root: str, tables: Mapping[str, Table]) -> Problem | None:
                         raise _Found(
                             Problem(table.source, entry.line, f"{where}: a cycle: {cycle}")
                         )
-                    if len(path) >= MAX_DEPTH:
-                        message = f"{where}: tables nest more than {MAX_DEPTH} deep"
+                    if len(path) >= MAX_TABLE_DEPTH:
+                        message = f"{where}: tables nest more than {MAX_TABLE_DEPTH} deep"
                         raise _Found(Problem(table.source, entry.line, message))
                     count += worst(ref)
                 elif part.kind != "text":

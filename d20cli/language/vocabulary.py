@@ -7,7 +7,8 @@ completion, the shell and characters all read these tables, so a word is added i
 place. What a word means in a game (a named DC's number, a rank's row) is a rule, and lives
 in that system's module. Light: no imports, so the fast start-up path reads it freely."""
 
-from __future__ import annotations
+# Annotations are evaluated (no `from __future__ import annotations`): a NamedTuple's
+# string annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
 
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -416,9 +417,9 @@ _ROW_ORDER = {"base": 0, "target": 1}  # the roles listed first, in this order
 
 
 def word_rows(
-    kinds: Collection[str],
-    meanings: Mapping[str, str] | None = None,
-    forms: Mapping[str, str] | None = None,
+    kinds: "Collection[str]",
+    meanings: "Mapping[str, str] | None" = None,
+    forms: "Mapping[str, str] | None" = None,
 ) -> tuple[tuple[str, str], ...]:
     """The (form, meaning) rows of help and `d20 systems` for these kinds of check word
     (a collection of kinds): what the d20 adds first (a modifier, a rank), then the

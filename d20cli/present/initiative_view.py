@@ -6,7 +6,11 @@
       bob       14  d20 13  +2  roll-off 15
 
 `>` marks whose turn it is; a dropped d20 is shown between tildes, as a roll shows it;
-an expertise or modifier die by its role; then the flat part of the modifier.
+an expertise or modifier die by its role; then the flat part of the modifier. A pinned
+place says `pinned`, a total the player reported `reported`. In an encounter, each line
+goes on with what is kept of the combatant (docs/encounter.md):
+
+    > goblin-2  14  d20 12  +2  0/7 HP  AC 15  dead  prone
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from d20cli.results import Die
+from d20cli.rules.encounter import hp_text
 from d20cli.rules.initiative import Combatant
 
 NAME_WIDTH = 24  # longer names are not padded beyond this
@@ -54,21 +59,50 @@ def dice_text(dice: Sequence[Die], modifier: int) -> str:
     return "  ".join(parts)
 
 
-def order_lines(round_: int, turn: str | None, order: Sequence[Combatant]) -> list[str]:
+def kept_text(c: Combatant) -> str:
+    """What an encounter keeps of `c`: `5/7 HP  AC 15  dying  prone, blessed (...)`."""
+    v = c.vitals
+    parts = [hp_text(v)]
+    if v.ac is not None:
+        parts.append(f"AC {v.ac}")
+    if v.toughness is not None:
+        parts.append(f"toughness {v.toughness:+d}")
+    if v.bruises:
+        parts.append(f"bruised ({v.bruises})" if v.bruises > 1 else "bruised")
+    if v.state:
+        parts.append(v.state)
+    if v.saves != (0, 0) and v.state in ("dying", "stable"):
+        parts.append(f"death saves {v.saves[0]}/{v.saves[1]}")
+    if c.conditions:
+        parts.append(", ".join(k.describe() for k in c.conditions))
+    if v.notes:
+        parts.append(f"({v.notes})")
+    return "  ".join(p for p in parts if p)
+
+
+def order_lines(
+    round_: int, turn: str | None, order: Sequence[Combatant], dyn: bool = False
+) -> list[str]:
     """The lines `d20 init` shows."""
     if not order:
         return [EMPTY]
     head = f"round {round_}: {turn}'s turn" if turn is not None else f"round {round_}"
+    if dyn:
+        head += " (initiative rolled each round)"
     width = min(max(len(c.name) for c in order), NAME_WIDTH)
     digits = max(len(str(c.total)) for c in order)
     lines = [head]
     for c in order:
         mark = ">" if c.name == turn else " "
-        line = f"{mark} {c.name:<{width}}  {c.total:>{digits}}  {dice_text(c.dice, c.modifier)}"
+        how = "pinned" if c.pinned else "reported" if c.reported else dice_text(c.dice, c.modifier)
+        line = f"{mark} {c.name:<{width}}  {c.total:>{digits}}  {how}"
         if c.rolloff:
             line += "  roll-off " + " ".join(str(f) for f in c.rolloff)
+        kept = kept_text(c)
+        if kept:
+            line += "  " + kept
         lines.append(line)
     return lines
 
 
-__all__ = ["EMPTY", "dice_text", "order_lines"]
+__all__ = ["EMPTY", "dice_text", "kept_text", "order_lines"]

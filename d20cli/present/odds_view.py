@@ -318,12 +318,15 @@ def _histogram(
 NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def compare_lines(odds: list[Odds], width: int | None = None) -> list[Any]:
+def compare_lines(odds: list[Odds], width: int | None = None, totals: bool = False) -> list[Any]:
     """`odds compare A B C ...`: expected damage first when any request is an attack (the
     number that says which does more), then each outcome's probability side by side and
     the chance of success or better, then the mean totals; with two requests, the
-    difference B-A. On a terminal `width` columns wide that a row does not fit, each row's
-    numbers go on a line of their own under its name, the columns still aligned."""
+    difference B-A (of two chances, in percentage points). On a terminal `width` columns
+    wide that a row does not fit, each row's numbers go on a line of their own under its
+    name, the columns still aligned. The distributions of the totals side by side follow
+    when every request has totals and they are what is asked (`odds roll`, or
+    `totals`: --totals)."""
     names = [
         NAMES[i % len(NAMES)] + ("" if i < len(NAMES) else str(i // len(NAMES)))
         for i in range(len(odds))
@@ -345,10 +348,10 @@ def compare_lines(odds: list[Odds], width: int | None = None) -> list[Any]:
         + [len("expected damage") + 2, len(better) + 2 if better else 0]
     )
     two = len(odds) == 2
-    cells_width = 9 * len(odds) + (9 if two else 0)
+    cells_width = 9 * len(odds) + (10 if two else 0)
     fold = width is not None and 2 + column + cells_width > width
     lead = " " * 4 if fold else " " * column  # where the numbers start
-    head = "".join(f"{n:>9}" for n in names) + ("      B-A" if two else "")
+    head = "".join(f"{n:>9}" for n in names) + ("       B-A" if two else "")
     if fold:
         lines.append([(lead + head, "dim")])
     else:  # (the two columns of a badge's padding, which plain text strips as it does theirs)
@@ -358,7 +361,9 @@ def compare_lines(odds: list[Odds], width: int | None = None) -> list[Any]:
         out: Line = [("".join(format(v, fmt) + suffix for v in values), "")]
         if two:
             d = values[1] - values[0]
-            out.append((f"{d:+9.2f}", "bold green" if d > 0 else "bold red" if d < 0 else ""))
+            # a difference of two percentages is in percentage points
+            said = f" {d:+6.2f} pp" if suffix == "%" else f"{d:+10.2f}"
+            out.append((said, "bold green" if d > 0 else "bold red" if d < 0 else ""))
         return out
 
     def row(name: Line, values: list[float], fmt: str, suffix: str = "") -> list[Line]:
@@ -384,6 +389,86 @@ def compare_lines(odds: list[Odds], width: int | None = None) -> list[Any]:
     if all(m is not None for m in means):
         values = [float(m) for m in means if m is not None]
         lines += row([("  ", ""), _tag("mean total", "dim")], values, "9.3f")
+    dists = [o.distribution for o in odds]
+    asked = totals or all(o.verb == "roll" or not o.outcomes for o in odds)
+    if asked and all(dists):
+        lines += compared_totals([d for d in dists if d], names, width)
+    return lines
+
+
+def compared_totals(
+    dists: list[dict[int, Fraction]], names: list[str], width: int | None = None, max_rows: int = 40
+) -> list[Line]:
+    """Distributions of totals side by side: a row per total (buckets when there are more
+    than `max_rows`) with each one's chance of exactly it, with two of them the
+    difference B-A in percentage points, then at least it and at most it, and a bar of
+    each (exactly, against the likeliest of all) where the terminal has room. The tails
+    less likely than SIGNIFICANT in every distribution are left out, and said."""
+    styles = ("cyan", "magenta", "yellow", "green", "blue")
+    every = sorted({t for d in dists for t in d})
+    kept = [t for t in every if any(d.get(t, 0) >= SIGNIFICANT for d in dists)] or every
+    first, last = kept[0], kept[-1]
+    size = max(1, -(-(last - first + 1) // max_rows))
+    starts = sorted({first + (t - first) // size * size for t in every if first <= t <= last})
+
+    def at_most(d: dict[int, Fraction], t: int) -> Fraction:
+        return sum((p for x, p in d.items() if x <= t), Fraction(0))
+
+    two = len(dists) == 2
+    n = len(dists)
+    label = [
+        f"{a}-{min(a + size - 1, last)}" if min(a + size - 1, last) > a else str(a) for a in starts
+    ]
+    column = max([len(x) for x in label] + [len("total")])
+    cells = 9 * n * 3 + (10 if two else 0)
+    used = 2 + column + cells
+    cumulative = width is None or used <= width  # else only the chance of exactly each
+    if not cumulative:
+        used -= 9 * n * 2
+    bar = 10 if width is None else min(10, (width - used - 2) // n - 1)
+    rows_exactly = []
+    for a in starts:
+        b = min(a + size - 1, last)
+        rows_exactly.append(
+            [sum((p for t, p in d.items() if a <= t <= b), Fraction(0)) for d in dists]
+        )
+    top = max((p for row in rows_exactly for p in row), default=Fraction(0))
+    lead = " " * (2 + column)
+    group = 9 * n + (10 if two else 0)
+    lines: list[Line] = [[("", "")]]
+    said = f"{lead}{'exactly':>{group}}"
+    if cumulative:
+        said += f"{'at least':>{9 * n}}{'at most':>{9 * n}}"
+    lines.append([(said, "dim")])
+    each = "".join(f"{x:>9}" for x in names)
+    head = f"  {'total':>{column}}{each}" + ("  B-A (pp)" if two else "")
+    head += each + each if cumulative else ""
+    lines.append([(head, "dim")])
+    for a, exactly in zip(starts, rows_exactly, strict=True):
+        b = min(a + size - 1, last)
+        line: Line = [(f"  {label[starts.index(a)]:>{column}}", "bold")]
+        line.append(("".join(percent(p, width=9) for p in exactly), ""))
+        if two:
+            d = float(exactly[1] - exactly[0]) * 100
+            line.append((f"{d:+10.2f}", "bold green" if d > 0 else "bold red" if d < 0 else ""))
+        if cumulative:
+            line.append(("".join(percent(1 - at_most(dd, a - 1), width=9) for dd in dists), ""))
+            line.append(("".join(percent(at_most(dd, b), width=9) for dd in dists), ""))
+        if bar >= 4:
+            for k, p in enumerate(exactly):
+                drawn = _bar(p / top if top else p, bar).ljust(bar)
+                line += [(" ", ""), (drawn, styles[k % len(styles)])]
+        lines.append(line)
+    beyond = [t for t in every if t < first or t > last]
+    if beyond:
+        lines.append(
+            [
+                (
+                    f"  not shown: totals below {first} or above {last} (under 0.01% in each)",
+                    "italic dim",
+                )
+            ]
+        )
     return lines
 
 

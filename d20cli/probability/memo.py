@@ -7,7 +7,7 @@ a character, or with house defaults put in, is a different request), the system'
 the walk's limit of cases and the work budget's settings as they are at the call (so a
 lower limit still refuses what it refuses). Only answers are kept, never refusals or
 errors: a request that was refused is computed, and refused, again. The memory is
-bounded (d20cli.bounded): at most MAX_ENTRIES answers and MAX_VALUES values in all of
+bounded (d20cli.bounded): at most MAX_ODDS_ENTRIES answers and MAX_VALUES values in all of
 their tables, a full memo emptied before a new answer is kept; an answer bigger than
 MAX_VALUES / 8 is not kept at all.
 
@@ -25,12 +25,12 @@ from collections.abc import Callable, Hashable
 from d20cli.bounded import SIZE, Bounded, declare
 from d20cli.probability.model import Odds
 
-MAX_ENTRIES = SIZE
+MAX_ODDS_ENTRIES = SIZE
 MAX_VALUES = 200_000
 #: The engine's memo (`engine.MEMO`): odds by request, weighed by their values.
 ODDS = declare(
     "engine.MEMO",
-    MAX_ENTRIES,
+    MAX_ODDS_ENTRIES,
     MAX_VALUES,
     holds="request and its settings → odds (weighed by the values their tables hold)",
     buys="`odds_of` of a known request: 1.3 µs instead of 220 µs (x170; sealed odds are "
@@ -39,7 +39,7 @@ ODDS = declare(
 #: Requests found by identity (`OddsMemo.get_or_compute`'s `same`).
 SAME = declare(
     "engine.MEMO._same",
-    MAX_ENTRIES,
+    MAX_ODDS_ENTRIES,
     holds="id(request) → the request, its key and its odds",
     buys="a request asked again as the same object is found without hashing it",
 )
@@ -54,7 +54,7 @@ def size_of(odds: Odds) -> int:
 class OddsMemo:
     """A bounded, thread-safe table of computed odds (see the module docstring)."""
 
-    def __init__(self, max_entries: int = MAX_ENTRIES, max_values: int = MAX_VALUES) -> None:
+    def __init__(self, max_entries: int = MAX_ODDS_ENTRIES, max_values: int = MAX_VALUES) -> None:
         self.max_entries = max_entries
         self.max_values = max_values
         # key -> (odds, their size_of), weighed by that size

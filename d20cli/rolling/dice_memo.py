@@ -23,7 +23,7 @@ A prepared line rolls its first WAIT rolls plainly: a line rolled a few times on
 fill the space and gain nothing.
 
 Bounded: only a request of at most MAX_MEMO_TEXT characters has a memo, and only a result of
-at most MAX_DICE dice is kept; MAX_LEAVES leaves in one prepared line, and a run's
+at most MAX_MEMO_DICE dice is kept; MAX_LEAVES leaves in one prepared line, and a run's
 prepared lines share a `MemoSpace` of ROOM bytes (a leaf is counted as LEAF_BYTES for
 each character of its JSON line: measured, a kept result takes four to six times its
 JSON; with `--odds`, the noted copy kept with it, not counted, takes up to as much
@@ -47,7 +47,7 @@ MAX_LEAVES = 2048  # results one prepared line keeps (`roll 4d6kh3` has 1,296 wa
 ROOM = 8_000_000  # bytes of results the prepared lines of one run keep together, about
 LEAF_BYTES = 6  # a kept result's bytes for each character of its JSON line, about
 MAX_MEMO_TEXT = 120  # characters of a request whose results are kept (a result's size grows
-MAX_DICE = 12  # with its text and its dice: a kept result is at most a few kilobytes)
+MAX_MEMO_DICE = 12  # with its text and its dice: a kept result is at most a few kilobytes)
 WAIT = 32  # rolls of a prepared line before its memo starts
 MISSES = 256  # misses of a full tree before its share of misses is judged
 MISS_SHARE = 4  # ... and it is dropped when more than one roll in MISS_SHARE missed
@@ -227,7 +227,7 @@ class DiceMemo:
             self.drop()  # the resolver used fewer faces than the tree made it draw
             return result
         space = self.space
-        if recorder.count <= MAX_DICE and self.leaves < self.LEAVES and not space.full:
+        if recorder.count <= MAX_MEMO_DICE and self.leaves < self.LEAVES and not space.full:
             size = LEAF_BYTES * len(result.json_text())
             if size <= space.left:
                 self._keep(recorder.calls, result, size)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from d20cli.errors import RulesError
 from d20cli.frozen import frozen, replace
 from d20cli.results import Die, Result
+from d20cli.rules.encounter import NO_VITALS, Condition, Vitals
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
@@ -84,7 +85,13 @@ def refuse_target(request: CheckRequest) -> None:
 class Combatant:
     """One place in the order. kind: "character" or "monster"; rolloff: the roll-off
     d20s it rolled, in order (empty when it tied with no one); seq: when it joined (the
-    last key, so that the order never depends on how the rows were read)."""
+    last key, so that the order never depends on how the rows were read).
+
+    In an encounter (rules/encounter.py): pinned: a fixed place (`init pin lair 20`,
+    its total; it loses ties and never rolls off); reported: a total the player rolled
+    at the table and reported (`init add cleo =17`); words: the words of its roll (`+2
+    adv`), rolled again by `init dyn`, and system: the system it rolled in; vitals: its
+    HP, defenses and notes; conditions: its conditions, each with when it ends."""
 
     name: str
     kind: str
@@ -93,12 +100,20 @@ class Combatant:
     dice: tuple[Die, ...] = ()
     rolloff: tuple[int, ...] = ()
     seq: int = 0
+    pinned: bool = False
+    reported: bool = False
+    words: str = ""
+    system: str = ""
+    vitals: Vitals = NO_VITALS
+    conditions: tuple[Condition, ...] = ()
 
 
-def sort_key(c: Combatant) -> tuple[int, int, tuple[int, ...], int]:
-    """Highest total, then highest modifier, then the roll-off faces (compared in turn;
+def sort_key(c: Combatant) -> tuple[int, bool, int, tuple[int, ...], int]:
+    """Highest total (a pinned place loses ties: a lair action at 20 comes after every
+    roll of 20), then highest modifier, then the roll-off faces (compared in turn;
     settled combatants never share them), then who joined first."""
-    return (-c.total, -c.modifier, tuple(-f for f in c.rolloff), c.seq)
+    modifier = 0 if c.pinned else c.modifier
+    return (-c.total, c.pinned, -modifier, tuple(-f for f in c.rolloff), c.seq)
 
 
 def ordered(combatants: Sequence[Combatant]) -> list[Combatant]:
@@ -108,8 +123,9 @@ def ordered(combatants: Sequence[Combatant]) -> list[Combatant]:
 
 def _unsettled(a: Combatant, b: Combatant) -> bool:
     """Whether the order cannot tell a and b apart: the same total and modifier, and the
-    roll-off faces of one begin the other's (none at all included)."""
-    if (a.total, a.modifier) != (b.total, b.modifier):
+    roll-off faces of one begin the other's (none at all included). A pinned place is
+    never tied: it comes after the rolls of its total, in the order pins were made."""
+    if a.pinned or b.pinned or (a.total, a.modifier) != (b.total, b.modifier):
         return False
     n = min(len(a.rolloff), len(b.rolloff))
     return a.rolloff[:n] == b.rolloff[:n]

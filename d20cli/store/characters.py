@@ -51,7 +51,7 @@ and not a word of the request language (`vs`, `adv`, a verb, a rank, ...). Write
 temporary file in the same directory, fsync, rename), under a lock file so two writers
 do not lose each other's change. A symbolic link at the file's place is written through
 (its target is replaced, the link stays). The file is read bounded
-(d20cli.store.files.read_text): a regular file of at most MAX_BYTES of UTF-8 (a byte
+(d20cli.store.files.read_text): a regular file of at most MAX_CHARACTERS_BYTES of UTF-8 (a byte
 order mark allowed); TOML nested too deeply is an error naming the file. A file that
 cannot be parsed is reported with its line and never overwritten; one whose shape is not
 characters (`[[aria]]`, `aria = "+7"`, a group that is not a table) is reported with the
@@ -82,9 +82,11 @@ from d20cli.store.files import (
     xdg_dir,
 )
 
+#: The table of a character that holds what `d20 char import` made (no group of entries).
+IMPORTED = "imported"
 #: Groups that belong to one verb (`saves` for save); the other groups serve every verb.
 VERB_GROUPS = frozenset(f"{v}s" for v in CHECK_VERBS)
-MAX_BYTES = 65_536  # a characters file, as a config file (90 characters of 25 entries)
+MAX_CHARACTERS_BYTES = 65_536  # a characters file, as a config file (90 characters of 25 entries)
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 _LABEL = re.compile(r"[a-z][\w'-]*", re.IGNORECASE)
 
@@ -107,6 +109,9 @@ class Character:
     groups: dict[str, dict[str, str]] = field(default_factory=dict)  # sub-tables
     macros: dict[str, str] = field(default_factory=dict)
     house: HouseDefaults = NO_HOUSE  # house keys for all of its rolls (`lucky = true`)
+    #: What the last `d20 char import` recorded (`[aria.imported]`): format, version,
+    #: source, date, the sheet's facts, and `made`, the entries it made (key -> words).
+    imported: dict[str, Any] = field(default_factory=dict)
 
     def entry_names(self, verb: str | None = None) -> list[str]:
         """The names of its entries; with `verb`, those `lookup` finds for it: the top
@@ -144,6 +149,8 @@ class Character:
         }
         if not self.house.empty:
             out["house"] = self.house.to_json()
+        if self.imported:
+            out["imported"] = {k: v for k, v in self.imported.items() if k != "made"}
         return out
 
 
@@ -160,7 +167,7 @@ _cache: Bounded[Path, tuple[tuple[int, int], dict[str, Character]]] = declare(
 
 
 def _read_text(path: Path) -> str | None:
-    """The file's text (None: there is none): at most MAX_BYTES of UTF-8 in a regular
+    """The file's text (None: there is none): at most MAX_CHARACTERS_BYTES of UTF-8 in a regular
     file, else ParseError naming the file (d20cli.store.files.read_text)."""
     try:
         os.stat(path)
@@ -168,7 +175,7 @@ def _read_text(path: Path) -> str | None:
         if no_such_file(err):  # (a link to nothing yet is no file: an edit writes its target)
             return None
         raise ParseError(f"cannot read {path}: {err.strerror or err}") from None
-    return read_text(str(path), MAX_BYTES, "a characters file")
+    return read_text(str(path), MAX_CHARACTERS_BYTES, "a characters file")
 
 
 def _shape(value: Any) -> str:
@@ -208,9 +215,12 @@ def _character(name: str, table: Any, path: Path) -> Character:
     groups: dict[str, dict[str, str]] = {}
     macros: dict[str, str] = {}
     house: dict[str, Any] = {}
+    imported: dict[str, Any] = {}
     for key, value in table.items():
         key = str(key)
-        if key in HOUSE_KEYS:
+        if key == IMPORTED:
+            imported = _import_record(name, value, path)
+        elif key in HOUSE_KEYS:
             house[key] = _house_value(name, key, value, path)
         elif key == "system":
             system = _words(value, f"{name}.system", path) or None
@@ -227,7 +237,24 @@ def _character(name: str, table: Any, path: Path) -> Character:
     for where, table_ in ((name, entries), *((f"{name}.{g}", t) for g, t in groups.items())):
         _one_spelling(where, table_, path, name)
     _one_spelling(f"{name}.macros", macros, path, name)
-    return Character(name, system, entries, groups, macros, HouseDefaults.from_keys(house, name))
+    house_defaults = HouseDefaults.from_keys(house, name)
+    return Character(name, system, entries, groups, macros, house_defaults, imported)
+
+
+def _import_record(name: str, value: Any, path: Path) -> dict[str, Any]:
+    """A character's `[NAME.imported]` table, checked: what `d20 char import` made."""
+    where = f"{path}: {name}.{IMPORTED}"
+    if not isinstance(value, dict):
+        raise ParseError(
+            f"{where} must be a table, not {_shape(value)} (d20 char import writes it)"
+        )
+    made = value.get("made", {})
+    if not isinstance(made, dict) or not all(isinstance(v, str) for v in made.values()):
+        raise ParseError(
+            f"{where}.made must be a table of request words (d20 char import writes it)"
+        )
+    record = {str(k): v for k, v in value.items() if k != "made"}
+    return {**record, "made": {str(k): v for k, v in made.items()}}
 
 
 def _one_spelling(where: str, table: dict[str, str], path: Path, name: str) -> None:
@@ -420,10 +447,11 @@ def is_label_word(word: str) -> bool:
 
 
 @contextmanager
-def _editing(path: Path | None = None) -> Iterator[Any]:
+def _editing(path: Path | None = None, write: bool = True) -> Iterator[Any]:
     """The parsed document, locked; written back (atomically) when the block succeeds and
     the changed document still reads as characters (else ParseError naming the file and
-    the key, and the file is not written)."""
+    the key, and the file is not written). write=False: checked, never written (a dry
+    run)."""
     import tomlkit
 
     target = path or characters_path()
@@ -440,8 +468,9 @@ def _editing(path: Path | None = None) -> Iterator[Any]:
             party_from(doc.get(PARTY), target, found)
         except ParseError as err:
             raise ParseError(f"{err.message} (fix the file; it was not changed)") from None
-        write_edit(target, tomlkit.dumps(doc))
-        _cache.pop(target, None)
+        if write:
+            write_edit(target, tomlkit.dumps(doc))
+            _cache.pop(target, None)
 
 
 def _key_of(doc: Any, name: str) -> str:
@@ -618,6 +647,8 @@ def set_entry(
     else:
         if parts[0] == "system":
             raise ParseError("`system` is not a group")
+        if parts[0].lower() == IMPORTED:
+            raise ParseError(f"`{IMPORTED}` is the record of d20 char import, not a group")
         _check_name(parts[-1], "an entry")
         try:
             _check_value(parts[-1], words)
@@ -657,7 +688,8 @@ def _short_key(table: Any, key: str, name: str) -> list[str]:
     general = [
         str(group)
         for group, sub in table.items()
-        if group != "macros" and f"{group}" not in VERB_GROUPS and isinstance(sub, dict)
+        if group not in ("macros", IMPORTED) and f"{group}" not in VERB_GROUPS
+        if isinstance(sub, dict)
         if _same_key(sub, key) is not None
     ]
     if len(general) > 1:
@@ -696,7 +728,7 @@ def unset_entry(name: str, key: str, path: Path | None = None) -> None:
                 del table[own]
                 return
             for group, sub in table.items():
-                if group != "macros" and isinstance(sub, dict):
+                if group not in ("macros", IMPORTED) and isinstance(sub, dict):
                     own = parts[0] if parts[0] in sub else _same_key(sub, parts[0])
                     if own is not None:
                         del sub[own]
@@ -709,3 +741,188 @@ def unset_entry(name: str, key: str, path: Path | None = None) -> None:
                     del sub[own]
                     return
         raise ParseError(f"{name} has no {key!r}")
+
+
+# --- importing (`d20 char import`, d20cli.store.character_import) ----------------------
+
+
+@frozen
+class ImportChanges:
+    """What an import did to a character's table (or would do, in a dry run): entries
+    added, changed (key, old words, new words), removed (made by the last import, no
+    longer on the sheet), kept (key, the file's words, the sheet's: written or edited by
+    hand, so left alone), and how many stayed as they were."""
+
+    name: str
+    created: bool = False
+    added: tuple[tuple[str, str], ...] = ()
+    changed: tuple[tuple[str, str, str], ...] = ()
+    removed: tuple[tuple[str, str], ...] = ()
+    kept: tuple[tuple[str, str, str], ...] = ()
+    unchanged: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "created": self.created,
+            "added": [{"key": k, "words": w} for k, w in self.added],
+            "changed": [{"key": k, "was": o, "words": n} for k, o, n in self.changed],
+            "removed": [{"key": k, "words": w} for k, w in self.removed],
+            "kept": [{"key": k, "words": o, "sheet": n} for k, o, n in self.kept],
+            "unchanged": self.unchanged,
+        }
+
+
+def _at(table: Any, key: str) -> tuple[Any, str] | None:
+    """The table that holds entry `key` (`checks.stealth`: the `checks` group) and the
+    entry's name in it; None when its group is not there."""
+    parts = key.split(".")
+    if len(parts) == 1:
+        return table, parts[0]
+    group = table.get(_same_key(table, parts[0], groups=True) or parts[0])
+    return (group, parts[1]) if isinstance(group, dict) else None
+
+
+def _entry_value(table: Any, key: str) -> str | None:
+    found = _at(table, key)
+    if found is None:
+        return None
+    group, name = found
+    own = _same_key(group, name)
+    return None if own is None else str(group[own])
+
+
+def import_entries(
+    name: str,
+    system: str,
+    entries: dict[str, str],
+    record: dict[str, Any],
+    set_system: bool = False,
+    dry_run: bool = False,
+    path: Path | None = None,
+) -> ImportChanges:
+    """Make or update character `name` with the `entries` of a sheet (key -> words; keys
+    such as `checks.stealth`, `init`, `macros.blast-effect`) and the import's `record`
+    (format, version, source, date, facts). Entries the last import made are replaced or
+    removed; an entry written or edited by hand is kept (and reported), as are the other
+    entries, macros, house keys and comments. A character of another system is an error
+    unless `set_system`. dry_run: nothing is written."""
+    import tomlkit
+
+    if not _NAME.fullmatch(name) or len(name) > 40:
+        raise ParseError(
+            f"a character name is letters, digits, '_' and '-' (e.g. aria), not {name!r}"
+        )
+    if name.lower() == PARTY:
+        raise ParseError("`party` is the party's table in the file, not a character's name")
+    with _editing(path, write=not dry_run) as doc:
+        keys = [str(k) for k in doc if str(k).lower() != PARTY]
+        key = next((k for k in keys if k == name), None) or next(
+            (k for k in keys if k.lower() == name.lower()), None
+        )
+        created = key is None
+        if key is None:
+            key = name
+            table = tomlkit.table()
+            table.add("system", system)
+            if len(doc) > 0 or doc.as_string().strip():
+                doc.add(tomlkit.nl())
+            doc.add(key, table)
+        else:
+            key, table = _table_of(doc, key, path)
+            had = table.get("system")
+            if had is not None and str(had) != system and not set_system:
+                raise ParseError(
+                    f"{key} plays {had} and this sheet is a {system} character: import it "
+                    f"as another (--as NAME), or with --system {system} to change {key}'s"
+                )
+            if had is None or str(had) != system:
+                put_key(table, "system", system)
+        old = table.get(IMPORTED)
+        made_before = dict(old.get("made", {})) if isinstance(old, dict) else {}
+        made: dict[str, str] = {}
+        added: list[tuple[str, str]] = []
+        changed: list[tuple[str, str, str]] = []
+        removed: list[tuple[str, str]] = []
+        kept: list[tuple[str, str, str]] = []
+        unchanged = 0
+        for entry, words in entries.items():
+            now = _entry_value(table, entry)
+            before = made_before.get(entry)
+            short = entry.split(".")[-1]
+            own = _same_key(table, short) if entry.split(".")[0] in VERB_GROUPS else None
+            if now is None and own is not None and own not in made_before:
+                kept.append((own, str(table[own]), words))  # the user's `stealth` stays first
+                continue
+            if now is not None and now != before and now != words:  # the user's: kept
+                kept.append((entry, now, words))
+                continue
+            made[entry] = words
+            if now == words:
+                unchanged += 1
+                continue
+            _put_entry(table, entry, words)
+            if now is None:
+                added.append((entry, words))
+            else:
+                changed.append((entry, now, words))
+        for entry, words in made_before.items():
+            if entry in entries:
+                continue
+            now = _entry_value(table, entry)
+            if now is None:
+                continue
+            if now == words:
+                _drop_entry(table, entry)
+                removed.append((entry, now))
+            else:
+                kept.append((entry, now, ""))
+        new_record = tomlkit.table()
+        for k, v in record.items():
+            new_record.add(k, v)
+        made_table = tomlkit.table()
+        for k, v in made.items():
+            made_table.add(k, v)
+        new_record.add("made", made_table)
+        if IMPORTED in table:
+            del table[IMPORTED]
+        table.add(IMPORTED, new_record)
+    return ImportChanges(
+        key,
+        created,
+        tuple(added),
+        tuple(changed),
+        tuple(removed),
+        tuple(kept),
+        unchanged,
+    )
+
+
+def _put_entry(table: Any, key: str, words: str) -> None:
+    import tomlkit
+
+    parts = key.split(".")
+    if len(parts) == 1:
+        put_key(table, _same_key(table, key) or key, words)
+        return
+    group_key = _same_key(table, parts[0], groups=True)
+    if group_key is None:
+        group = tomlkit.table()
+        if IMPORTED in table:  # new groups go before the import's record
+            record = table[IMPORTED]
+            del table[IMPORTED]
+            table.add(parts[0], group)
+            table.add(IMPORTED, record)
+        else:
+            table.add(parts[0], group)
+    else:
+        group = table[group_key]
+    put_key(group, _same_key(group, parts[1]) or parts[1], words)
+
+
+def _drop_entry(table: Any, key: str) -> None:
+    found = _at(table, key)
+    if found is not None:
+        group, name = found
+        own = _same_key(group, name)
+        if own is not None:
+            del group[own]

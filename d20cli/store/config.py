@@ -19,6 +19,11 @@ whole changed file is still a good config.
     [log]
     keep = 100000            # the roll log keeps the newest N rows (d20cli.store.rolllog)
 
+    [post]                   # post rolls to a webhook (d20cli.app.posting)
+    url = "https://..."      # the webhook: a secret (never shown in full; the file is 0600)
+    only = "sealed"          # all (the default) or sealed: only a sealed session's rolls
+    format = "auto"          # auto (discord for a Discord webhook, else json), discord, json
+
 What beats what (the usual Unix order: the command line, then the environment, then the
 file): the system is `--system`, else a character's own system (`--as`), else
 `D20_SYSTEM`, else the file's `system`, else levelup. Colour: `--no-color`, then
@@ -29,7 +34,7 @@ character's, which beats the file's; a house default goes only where the system 
 the word (d20cli.rules.house).
 
 A file that is not right (bad TOML, bad UTF-8, an unknown key, a value of the wrong type
-or out of range, a key that means nothing in that system, a file over MAX_BYTES) is a
+or out of range, a key that means nothing in that system, a file over MAX_CONFIG_BYTES) is a
 ParseError that names the file, the line and the key (a byte order mark at its start is
 allowed; TOML nested too deeply is an error): every roll reports it, it is never
 ignored. Reading is cheap when there is no file: one `stat`, and neither tomllib nor
@@ -51,7 +56,7 @@ from d20cli.frozen import field, frozen
 from d20cli.store.files import no_such_file, xdg_dir
 from d20cli.store.files import read_text as read_file_text
 
-MAX_BYTES = 65_536  # a config file is a few lines; a bigger one is a mistake
+MAX_CONFIG_BYTES = 65_536  # a config file is a few lines; a bigger one is a mistake
 COLOR_CHOICES: tuple[str, ...] = ("auto", "always", "never")
 TOP_KEYS: tuple[str, ...] = ("system", "color", "character")
 #: What `character` may hold: a character's name, `party`, or names with commas.
@@ -59,6 +64,11 @@ CHARACTER_VALUE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*(,[A-Za-z0-9_][A-Za-z0-
 BOOL_WORDS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
 LOG_TABLE = "log"  # the roll log's table: `keep = N`
 LOG_KEEP = (1, 10**12)  # the rows `log.keep` (and `d20 log --prune --keep`) may keep
+POST_TABLE = "post"  # posting rolls to a webhook: `url`, `only`, `format`
+POST_ONLY: tuple[str, ...] = ("all", "sealed")
+POST_FORMATS: tuple[str, ...] = ("auto", "discord", "json")
+POST_KEYS: tuple[str, ...] = ("url", "only", "format")
+MAX_URL = 2048  # characters of a webhook's URL
 
 
 def config_path() -> str:
@@ -77,6 +87,9 @@ class Config:
     house: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     character: str | None = None
     log_keep: int | None = None  # `[log] keep`: the newest rows the roll log keeps
+    post_url: str | None = None  # `[post] url`: the webhook rolls are posted to (a secret)
+    post_only: str | None = None  # `[post] only`: all or sealed
+    post_format: str | None = None  # `[post] format`: auto, discord or json
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -87,6 +100,11 @@ class Config:
             "character": self.character,
             "house": {sid: dict(keys) for sid, keys in self.house.items()},
             "log": {"keep": self.log_keep},
+            "post": {
+                "url": None if self.post_url is None else masked_url(self.post_url),
+                "only": self.post_only,
+                "format": self.post_format,
+            },
         }
 
 
@@ -121,8 +139,8 @@ def load_config(path: str | None = None) -> Config:
 
 def read_text(target: str) -> str:
     """The file's text (d20cli.store.files.read_text): ParseError for a file that is not a
-    regular file, is over MAX_BYTES, or is not UTF-8 (naming the line of the bad byte)."""
-    return read_file_text(target, MAX_BYTES, "a config file")
+    regular file, is over MAX_CONFIG_BYTES, or is not UTF-8 (naming the line of the bad byte)."""
+    return read_file_text(target, MAX_CONFIG_BYTES, "a config file")
 
 
 _TOML_WHERE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
@@ -160,6 +178,7 @@ def _config(doc: Mapping[str, Any], text: str, target: str) -> Config:
     color: str | None = None
     character: str | None = None
     log_keep: int | None = None
+    post: dict[str, str] = {}
     house: dict[str, dict[str, Any]] = {}
     seen: dict[str, str] = {}
     for raw_key, value in doc.items():
@@ -176,13 +195,98 @@ def _config(doc: Mapping[str, Any], text: str, target: str) -> Config:
             character = checked_character(value, fail)
         elif key == LOG_TABLE:
             log_keep = _log_table(value, text, target)
+        elif key == POST_TABLE:
+            post = _post_table(value, text, target)
         else:
             sid = _table_system(key, value, fail)
             if sid in seen:
                 raise fail(f"{sid}'s house rules are already in [{seen[sid]}]")
             seen[sid] = key
             house[sid] = _house_table(sid, key, value, text, target)
-    return Config(target, True, system, color, house, character, log_keep)
+    return Config(
+        target,
+        True,
+        system,
+        color,
+        house,
+        character,
+        log_keep,
+        post.get("url"),
+        post.get("only"),
+        post.get("format"),
+    )
+
+
+def _post_table(table: Any, text: str, target: str) -> dict[str, str]:
+    """The `[post]` table: `url`, `only`, `format` (posting rolls to a webhook)."""
+    if not isinstance(table, dict):
+        raise config_error(
+            target, text, POST_TABLE, f"must be a table ([post]), not {_shape(table)}"
+        )
+    out: dict[str, str] = {}
+    for name, value in table.items():
+        problem = post_problem(str(name), value)
+        if problem is not None:
+            raise config_error(target, text, f"{POST_TABLE}.{name}", problem)
+        out[str(name)] = value.strip() if name == "url" else value.strip().lower()
+    return out
+
+
+def post_problem(key: str, value: Any) -> str | None:
+    """What is wrong with `post.KEY` = `value` (None: it is right). The problem never
+    shows a URL: it may be a secret."""
+    if key not in POST_KEYS:
+        return (
+            "unknown key (the [post] table has url, the webhook; only, all or sealed; "
+            "format, auto, discord or json)"
+        )
+    if key == "url":
+        if not isinstance(value, str):
+            return f"must be a webhook's URL in quotes, not {_shape(value)}"
+        problem = url_problem(value)
+        return None if problem is None else f"must be a webhook's URL: {problem}"
+    choices = POST_ONLY if key == "only" else POST_FORMATS
+    if not isinstance(value, str):
+        return f"must be one of {', '.join(choices)} in quotes, not {_shape(value)}"
+    if value.strip().lower() not in choices:
+        return f"must be one of {', '.join(choices)}, not {value[:40]!r}"
+    return None
+
+
+def url_problem(url: str) -> str | None:
+    """What is wrong with a webhook's URL (None: it is one d20 can post to): http or
+    https, a host, printable ASCII with no spaces, at most MAX_URL characters. The
+    answer never repeats the URL (a secret), only its scheme and host."""
+    text = url.strip()
+    if not text:
+        return "it is empty"
+    if len(text) > MAX_URL:
+        return f"it is longer than {MAX_URL:,} characters"
+    if not text.isascii() or not text.isprintable() or " " in text:
+        return "it holds a space or a character that is not printable ASCII"
+    scheme, sep, rest = text.partition("://")
+    if not sep or scheme.lower() not in ("http", "https"):
+        return "it must start with https:// (or http://)"
+    host = rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+    if "@" in host:
+        return "a user name or password in it is not taken (the webhook's URL holds its key)"
+    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+    port = host.rsplit(":", 1)[1] if ":" in host and not host.endswith("]") else ""
+    if not name.strip("[]"):
+        return "it has no host"
+    if port and (not port.isdigit() or not 0 < int(port) < 65536):
+        return "its port is not a number from 1 to 65,535"
+    return None
+
+
+def masked_url(url: str) -> str:
+    """A webhook's URL as d20 shows it: its scheme and host, the rest (which holds the
+    webhook's key) as `...`: `https://discord.com/...`."""
+    scheme, sep, rest = url.strip().partition("://")
+    host = rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0].rsplit("@", 1)[-1]
+    if not sep or not host.isascii() or not host.isprintable():
+        return "(a URL)"
+    return f"{scheme.lower()}://{host[:80]}/..."
 
 
 def _log_table(table: Any, text: str, target: str) -> int | None:
@@ -247,7 +351,7 @@ def _table_system(key: str, value: Any, fail: Any) -> str:
     if sid is None:
         tables = ", ".join(f"[{s}]" for s in SYSTEM_IDS)
         raise fail(
-            f"unknown key (the keys are system, color, character, [log] and a table per "
+            f"unknown key (the keys are system, color, character, [log], [post] and a table per "
             f"system: {tables})"
         )
     if not isinstance(value, dict):
@@ -398,7 +502,7 @@ def config_keys() -> list[str]:
     keys = list(TOP_KEYS)
     for sid in SYSTEM_IDS:
         keys += [f"{sid}.{key}" for key in offered_keys(get_system(sid))]
-    return [*keys, f"{LOG_TABLE}.keep"]
+    return [*keys, f"{LOG_TABLE}.keep", *(f"{POST_TABLE}.{key}" for key in POST_KEYS)]
 
 
 def parse_value(key: str, text: str) -> Any:
@@ -415,12 +519,15 @@ def parse_value(key: str, text: str) -> Any:
         return word
     if leaf == "lucky":
         return BOOL_WORDS.get(word.lower(), word)
-    return word.lower() if leaf in ("color", "crit-dmg", "group") else word
+    return word.lower() if leaf in ("color", "crit-dmg", "group", "only", "format") else word
 
 
 # --- editing (`d20 config set|unset`) ------------------------------------------------
 
-_KEY_FORMS = "system, color, character, log.keep or SYSTEM.KEY (levelup.crit-dmg)"
+_KEY_FORMS = (
+    "system, color, character, log.keep, post.url, post.only, post.format or SYSTEM.KEY "
+    "(levelup.crit-dmg)"
+)
 
 
 def _split(key: str) -> tuple[str, str | None]:
@@ -434,7 +541,7 @@ def _split(key: str) -> tuple[str, str | None]:
     try:
         sid = system_id(parts[0]) if parts[0] else None
     except D20Error:
-        sid = LOG_TABLE if parts[0].lower() == LOG_TABLE else None
+        sid = parts[0].lower() if parts[0].lower() in (LOG_TABLE, POST_TABLE) else None
     if sid is None or len(parts) > 2 or (len(parts) == 2 and not parts[1]):
         raise ParseError(f"{key[:60]!r}: unknown key (the keys are {_KEY_FORMS})")
     return sid, parts[1].lower() if len(parts) == 2 else None
@@ -464,10 +571,18 @@ def checked_value(
         return ("color",), value
     if leaf is None and head == LOG_TABLE:
         raise ParseError(f"{key}: give the key: log.keep N (the newest rows the roll log keeps)")
+    if leaf is None and head == POST_TABLE:
+        raise ParseError(f"{key}: give the key: post.url URL, post.only all|sealed, post.format")
     if leaf is None:
         raise ParseError(f"{key}: give a house key: {head}.KEY VALUE, e.g. {head}.lucky true")
     value = parse_value(leaf, text)
-    check = log_problem if head == LOG_TABLE else partial(house_problem, head)
+    check = (
+        log_problem
+        if head == LOG_TABLE
+        else post_problem
+        if head == POST_TABLE
+        else partial(house_problem, head)
+    )
     problem = check(leaf, value)
     if problem is not None:
         raise ParseError(f"{head}.{leaf}: {problem}")
@@ -553,7 +668,18 @@ def set_key(
         put_key(table, where[1], value)
 
     left = _edit(change, path)
+    if where[0] == POST_TABLE:  # the file holds (or may hold) a webhook's key: private
+        private_config(path or config_path())
     return ".".join(where), value, left
+
+
+def private_config(path: str) -> None:
+    """Make the config file (the file a link there points to) readable by its owner
+    alone (0600): it holds a webhook's URL, a secret."""
+    try:
+        os.chmod(os.path.realpath(path), 0o600)
+    except OSError as err:
+        raise ParseError(f"cannot make {path} private (0600): {err.strerror or err}") from None
 
 
 def unset_key(key: str, path: str | None = None) -> tuple[str, str | None]:

@@ -11,8 +11,8 @@ among them, listed in the file), so any change to them empties it.
 
 Where: $XDG_CACHE_HOME/d20cli/requests.json (default ~/.cache/d20cli/requests.json; a
 relative XDG_CACHE_HOME is ignored, see d20cli.store.files);
-`D20_NO_CACHE=1` turns it off. It holds at most MAX_ENTRIES requests (the most recently
-used) in at most MAX_FILE_BYTES (an entry over MAX_ENTRY_BYTES is not kept; trimming is
+`D20_NO_CACHE=1` turns it off. It holds at most MAX_CACHE_ENTRIES requests (the most recently
+used) in at most MAX_CACHE_FILE_BYTES (an entry over MAX_ENTRY_BYTES is not kept; trimming is
 linear), and is written atomically (temporary file, then rename).
 
 The file is not trusted (issue 40): a cache may make a request faster, never different.
@@ -40,8 +40,8 @@ from d20cli.bounded import Bounded, declare
 from d20cli.language.parse_cache import classes, decode, encode
 from d20cli.store.files import atomic_write, env_flag, read_bytes, xdg_dir
 
-MAX_ENTRIES = 256
-MAX_FILE_BYTES = 1_000_000  # about 8 ms to read at start-up
+MAX_CACHE_ENTRIES = 256
+MAX_CACHE_FILE_BYTES = 1_000_000  # about 8 ms to read at start-up
 MAX_ENTRY_BYTES = 100_000  # a bigger request (a group of many hundred members) is parsed
 MAX_MODULES = 1_000  # modules a file may name (the package has about 140)
 KEY_BYTES = 32
@@ -221,7 +221,7 @@ class CacheFile:
 
     def _read(self, path: str) -> dict[str, Any]:
         try:
-            raw_bytes = read_bytes(path, MAX_FILE_BYTES, "a cache file")
+            raw_bytes = read_bytes(path, MAX_CACHE_FILE_BYTES, "a cache file")
         except FileNotFoundError:
             return {}  # none yet
         except OSError as err:
@@ -245,7 +245,7 @@ class CacheFile:
             self.debug(f"the {self.NAME} {path} is of other modules: it is replaced")
             return {}  # another version of the language: not an error
         entries = raw.get(self.SECTION)
-        if not isinstance(entries, dict) or len(entries) > MAX_ENTRIES:
+        if not isinstance(entries, dict) or len(entries) > MAX_CACHE_ENTRIES:
             return self._drop(f"its {self.SECTION} are not a cache")
         why = self._bad_entries(entries)
         return entries if why is None else self._drop(why)
@@ -263,12 +263,12 @@ class CacheFile:
         return self._entries
 
     def _remember(self, key: str, entry: Any) -> None:
-        """Keep `entry` under `key` as the most recent (the oldest go past MAX_ENTRIES)."""
+        """Keep `entry` under `key` as the most recent (the oldest go past MAX_CACHE_ENTRIES)."""
         entries = self._load()
         entries.pop(key, None)
         entries[key] = entry
-        if len(entries) > MAX_ENTRIES:  # the oldest go, in one linear pass
-            kept = list(entries.items())[-MAX_ENTRIES:]
+        if len(entries) > MAX_CACHE_ENTRIES:  # the oldest go, in one linear pass
+            kept = list(entries.items())[-MAX_CACHE_ENTRIES:]
             entries.clear()
             entries.update(kept)
         self._dirty = True
@@ -276,7 +276,7 @@ class CacheFile:
     def save(self) -> None:
         """Write the file if it changed (atomically; a failure is silently skipped: a
         cache that cannot be written only means the next start parses again): the most
-        recent entries that fit in MAX_FILE_BYTES, under this user's key (made if there
+        recent entries that fit in MAX_CACHE_FILE_BYTES, under this user's key (made if there
         is none)."""
         if not self._dirty or self.path is None or self._entries is None:
             return
@@ -290,7 +290,7 @@ class CacheFile:
         for key, data in reversed(self._entries.items()):
             part = f"{json.dumps(key)}: {json.dumps(data)}"
             size += len(part.encode("utf-8")) + 2
-            if size > MAX_FILE_BYTES:
+            if size > MAX_CACHE_FILE_BYTES:
                 break
             parts.append(part)
         parts.reverse()

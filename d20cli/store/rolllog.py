@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from d20cli.present.output import Output
     from d20cli.results import Die, Result
     from d20cli.store.database import Database
+    from d20cli.store.post_queue import PostPlan
 
 FLUSH_ROWS = 10_000
 COLUMNS = (
@@ -379,14 +380,18 @@ class Rolls:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def add(self, rows: Sequence[tuple[Any, ...]], wait: bool = True) -> None:
+    def add(
+        self, rows: Sequence[tuple[Any, ...]], wait: bool = True, post: PostPlan | None = None
+    ) -> int:
         """Append rows (at, character, system, verb, request, dice, total, outcome, source,
         and the house rules' JSON, which may be left out, then the session, position,
         replay and receipt of a sealed session's roll) in one transaction, in the file: a
         StateError when they cannot be (never kept in memory instead, see Database.write's
-        `durable`); wait=False: without waiting for another process's lock."""
+        `durable`); wait=False: without waiting for another process's lock. `post`: where
+        the rows' rolls are posted (d20cli.store.post_queue): their posts are queued in the
+        same transaction. Returns how many posts were queued."""
         if not rows:
-            return
+            return 0
         # SQLite holds 64-bit integers; a larger total (which the dice never give, see
         # dice.MAX_TOTAL) is stored as NULL, and the text a user typed (a character's name,
         # the request, labels in the dice) is made valid UTF-8, rather than failing the
@@ -422,7 +427,7 @@ class Rolls:
                     0 if receipt is None else receipt,
                 )
 
-        def change(conn: sqlite3.Connection) -> None:
+        def change(conn: sqlite3.Connection) -> int:
             for full, values in runs:
                 columns = _FULL_COLUMNS if full else _ROW_COLUMNS
                 # A hundred rows per INSERT: a quarter faster than one statement per row.
@@ -434,8 +439,9 @@ class Rolls:
                 if whole < len(values):
                     rest = values[whole:]
                     conn.execute(_insert_rolls(columns, len(rest) // len(columns)), rest)
+            return 0 if post is None else post.queue(conn, rows)
 
-        self.db.write(self.WHAT, change, durable=True, wait=wait)
+        return self.db.write(self.WHAT, change, durable=True, wait=wait)
 
     def clear(self, character: str | None = None) -> int:
         """Delete the logged rolls (of one character, if given), but those of the sealed
@@ -530,6 +536,10 @@ class RollLog:
         self.seal: Callable[[Result, str, str | None], tuple[int, int, str, str] | None] | None = (
             None
         )
+        # where the rolls are posted (`--post`, D20_POST, `post.url`; None: nowhere), and
+        # how many posts this log queued (d20cli.app.posting sends them)
+        self.post: PostPlan | None = None
+        self.posted = 0
 
     def add(self, result: Result) -> None:
         if self._full:
@@ -595,7 +605,9 @@ class RollLog:
             return
         self._rows, self._bytes = [], 0
         try:
-            if wait:
+            if self.post is not None:
+                self.posted += self._table().add(rows, wait, self.post)
+            elif wait:
                 self._table().add(rows)
             else:
                 self._table().add(rows, wait=False)

@@ -5,7 +5,7 @@ migrated down."""
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 9
 
 #: MIGRATIONS[n] takes the schema from version n to n + 1.
 MIGRATIONS: tuple[str, ...] = (
@@ -101,6 +101,42 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE rolls ADD COLUMN receipt TEXT;
     ALTER TABLE sessions ADD COLUMN head TEXT;
+    """,
+    # 7 -> 8: the encounter (d20cli.store.initiative): each combatant's `extra` (the JSON of
+    # its pin, reported total, initiative words and system, HP, defenses, notes and
+    # conditions), whether initiative is rolled again each round (`dyn`), and the
+    # encounter's history: one row a change, holding the encounter as it was before it
+    # (`init undo` puts the last one back and deletes it).
+    """
+    ALTER TABLE initiative ADD COLUMN extra TEXT NOT NULL DEFAULT '{}';
+    ALTER TABLE initiative_turn ADD COLUMN dyn INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE IF NOT EXISTS initiative_history (
+        id     INTEGER PRIMARY KEY,
+        what   TEXT NOT NULL,
+        before TEXT NOT NULL
+    );
+    """,
+    # 8 -> 9: posts waiting to be sent to a webhook (d20cli.store.post_queue, `--post`,
+    # `post.url`): one row per roll to post, written in the transaction of its roll's row
+    # and deleted once the receiver took it. `url` the webhook (a secret: the database is
+    # 0600), `form` discord or json, `body` the roll as JSON, `made` when it was queued,
+    # `tries` and `due` (seconds since the epoch before which it is not tried again),
+    # `error` why the last try failed, `claim` and `claim_until`: the process sending it
+    # and until when (a process killed while sending leaves a claim that lapses).
+    # Self-contained: it touches no other table.
+    """
+    CREATE TABLE IF NOT EXISTS posts (
+        id          INTEGER PRIMARY KEY,
+        url         TEXT NOT NULL,
+        form        TEXT NOT NULL,
+        body        TEXT NOT NULL,
+        made        TEXT NOT NULL,
+        tries       INTEGER NOT NULL DEFAULT 0,
+        due         REAL NOT NULL DEFAULT 0,
+        error       TEXT,
+        claim       INTEGER,
+        claim_until REAL
+    );
     """,
 )
 

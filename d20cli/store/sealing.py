@@ -84,7 +84,7 @@ def _head(conn: sqlite3.Connection, sid: int) -> str | None:
 
 #: The highest `next` a session keeps: a roll at it, and the `next` after that, still fit
 #: in SQLite's 64 bits (one at 2**63 - 1 failed every roll with OverflowError).
-MAX_POSITION = 2**63 - 2
+MAX_SEAL_POSITION = 2**63 - 2
 
 
 def _session(raw: tuple[Any, ...]) -> Session:
@@ -98,7 +98,7 @@ def _session(raw: tuple[Any, ...]) -> Session:
     promise = stored_text(raw[3], "sessions.commitment")
     _hex(promise, "sessions.commitment", 32)
     closed = None if raw[5] is None else stored_text(raw[5], "sessions.closed")
-    nxt = stored_int(raw[6], "sessions.next", 0, MAX_POSITION)
+    nxt = stored_int(raw[6], "sessions.next", 0, MAX_SEAL_POSITION)
     head = None if raw[7] is None else _hex(raw[7], "sessions.head", 32).hex()
     opened = stored_text(raw[4], "sessions.opened")
     return Session(sid, seed, nonce, promise, opened, closed, nxt, head)
@@ -108,7 +108,7 @@ def stored_position(value: Any, where: str = "rolls.position") -> int:
     """A position kept in the state database, checked (BadValue when d20 did not write it)."""
     from d20cli.store.database import stored_int
 
-    return stored_int(value, where, 0, MAX_POSITION - 1)
+    return stored_int(value, where, 0, MAX_SEAL_POSITION - 1)
 
 
 def _hex(value: Any, where: str, size: int) -> bytes:
@@ -206,7 +206,7 @@ class Sessions:
                     "SELECT max(position) FROM rolls WHERE session = ?", (sid,)
                 ).fetchone()[0]
                 start = max(
-                    stored_int(found[0], "sessions.next", 0, MAX_POSITION),
+                    stored_int(found[0], "sessions.next", 0, MAX_SEAL_POSITION),
                     -1 if last is None else stored_position(last) + 1,
                 )
                 conn.execute("UPDATE sessions SET next = ? WHERE id = ?", (start + count, sid))

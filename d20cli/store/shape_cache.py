@@ -20,10 +20,10 @@ empties the shape's variants first (d20cli.bounded's policy: `VARIANTS`).
 
 Where: $XDG_CACHE_HOME/d20cli/shapes.json (default ~/.cache/d20cli/shapes.json);
 `D20_NO_CACHE=1` turns it off with the request cache. Bounded like the request cache:
-at most MAX_ENTRIES shapes (the most recently learnt) of MAX_VARIANTS templates each,
-MAX_FILE_BYTES in all and MAX_ENTRY_BYTES a template, trimmed in one linear pass, written
-atomically; keyed by the modules that wrote it (the grammar's, d20cli/language/shapes.py,
-the probes' and this one), so any change to them empties it.
+at most MAX_CACHE_ENTRIES shapes (the most recently learnt) of MAX_VARIANTS templates
+each, MAX_CACHE_FILE_BYTES in all and MAX_ENTRY_BYTES a template, trimmed in one linear
+pass, written atomically; keyed by the modules that wrote it (the grammar's,
+d20cli/language/shapes.py, the probes' and this one), so any change to them empties it.
 
 The file is not trusted: it is used only under the MAC of this user's key, as the request
 cache is (a template's slots swapped in a file copied from elsewhere or edited would read

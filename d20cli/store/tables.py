@@ -3,7 +3,7 @@ XDG rule), or a file named on the command line (a word with a `/` or ending in `
 
 A reference `{table:NAME}` in a file is looked up beside that file first, then in the
 tables directory, so a folder of tables that name each other works from anywhere.
-Reading is bounded (d20cli.store.files.read_text): a file over MAX_FILE_BYTES, anything
+Reading is bounded (d20cli.store.files.read_text): a file over MAX_TABLE_FILE_BYTES, anything
 but a regular file, text that is not UTF-8, and more than MAX_TABLES files reached from
 one table are errors that name the file. A table read once is kept (by its path, size
 and time) for the rest of the run.
@@ -17,7 +17,7 @@ from d20cli.bounded import Bounded, declare
 from d20cli.errors import D20Error, ParseError
 from d20cli.frozen import frozen
 from d20cli.language.tables import (
-    MAX_FILE_BYTES,
+    MAX_TABLE_FILE_BYTES,
     NAME,
     Problem,
     Table,
@@ -27,7 +27,7 @@ from d20cli.language.tables import (
 from d20cli.store.files import read_text, xdg_dir
 
 MAX_TABLES = 32  # files one table may reach through its references
-MAX_LISTED = 1000  # files `d20 table list` reads
+MAX_TABLES_LISTED = 1000  # files `d20 table list` reads
 
 
 def tables_dir() -> str:
@@ -80,7 +80,7 @@ def read_file(path: str, name: str | None = None) -> Read:
     cached = _cache.get(path)
     if cached is not None and cached[0] == key and key[1] >= 0:
         return cached[1]
-    text = read_text(path, MAX_FILE_BYTES, "a table file")
+    text = read_text(path, MAX_TABLE_FILE_BYTES, "a table file")
     stem = name or os.path.basename(path).removesuffix(".toml")
     table, problems = read_table(text, stem, path)
     read = Read(table, tuple(problems))
@@ -201,4 +201,4 @@ def names() -> list[str]:
         )
     except OSError:
         return []
-    return [n for n in found if NAME.fullmatch(n)][:MAX_LISTED]
+    return [n for n in found if NAME.fullmatch(n)][:MAX_TABLES_LISTED]

@@ -11,7 +11,8 @@ makes a `typer.Typer` named `app`: for `mount=COMMAND`, the command itself
 (`d20 NAME SUB`). The row's one-line `help` is the command's help wherever it is shown.
 """
 
-from __future__ import annotations
+# Annotations are evaluated (no `from __future__ import annotations`): a NamedTuple's
+# string annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
 
 from typing import NamedTuple
 
@@ -134,15 +135,27 @@ _ROWS: tuple[Command, ...] = (
         "Initiative: roll the party's, add monsters, show the order, next turn.",
         mount=GROUP,
         about=(
-            "An initiative order for an encounter, kept in the state database: init roll "
-            "rolls the party's (each character's init entry, else its system's), init add "
-            "adds monsters (goblin +2 x3), init next moves the turn and counts rounds, init "
-            "rm takes one out and init clear ends the encounter."
+            "An encounter, kept in the state database: init roll rolls the party's "
+            "initiative, init add adds combatants (goblin +2 x3 hp 7 ac 15, aria, cleo "
+            "=17), init pin fixes a place, init hurt and init heal change HP by the "
+            "system's rule for 0 HP, init cond sets conditions (10r, until end of aria's "
+            "turn), init next moves the turn, init dyn rerolls each round, init undo takes "
+            "a change back, init save, load and list keep encounters, init clear ends it. "
+            "An attack vs AC NAME hits a combatant."
         ),
-        examples=("init add goblin +2 x2", "init", "init next", "init clear"),
+        examples=(
+            "init add goblin +2 x2 hp 7 ac 15",
+            "init hurt goblin-1 4",
+            "init cond goblin-2 prone",
+            "init",
+            "init next",
+            "init undo",
+            "init clear",
+        ),
         usage=(
-            "d20 init [show | roll | add NAME [+N] [adv|dis] [xN] | next | rm NAME | clear] "
-            "[OPTIONS]"
+            "d20 init [show | roll | add NAME [+N] [xN] [=N] [hp N] [ac N] | pin NAME N | "
+            "hurt NAME N | heal NAME N | cond NAME WORD [Nr] | note NAME TEXT | next | dyn | "
+            "undo | rm NAME | save NAME | load NAME | list | clear] [OPTIONS]"
         ),
     ),
     Command(
@@ -167,12 +180,16 @@ _ROWS: tuple[Command, ...] = (
             "in characters.toml in the config directory (a file you may edit by hand; d20 "
             "keeps your comments). Roll as one with --as NAME: `check stealth vs 15 --as "
             "aria` rolls aria's stealth entry; `char use NAME` makes every request roll as "
-            "it."
+            "it. `char import FILE` makes one from a sheet another program exported (Foundry "
+            "VTT Level Up A5E or Mutants & Masterminds 3e, D&D Beyond JSON), keeping what you "
+            "wrote by hand; `char export NAME --format md` prints a card."
         ),
         examples=(
             "char add aria --system levelup",
             "char set aria stealth +7 expertise=d6",
             "char set aria macros.sneak check stealth vs 15 adv",
+            "char import examples/sheets/aria-a5e.json --as aria --dry-run",
+            "char export aria --format md",
             "char show aria",
             "char list",
         ),
@@ -213,6 +230,18 @@ _ROWS: tuple[Command, ...] = (
             "Python); --install writes it where the shell looks."
         ),
         examples=("completion bash", "completion zsh --install"),
+    ),
+    Command(
+        "post",
+        AT_THE_TABLE,
+        "The rolls waiting to be posted to a webhook: --status, --retry sends them now.",
+        about=(
+            "With --post URL, D20_POST or post.url in the config file, each roll is posted "
+            "to a webhook (Discord's message, or JSON to any other receiver). A post that "
+            "could not be sent waits in the state database: d20 post --status shows what "
+            "waits and why, d20 post --retry sends it now, d20 post --clear drops it."
+        ),
+        examples=("post --status", "post --retry"),
     ),
     Command(
         "seal",

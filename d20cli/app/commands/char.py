@@ -232,6 +232,100 @@ def char_use(
         out.warn(left)
 
 
+@app.command("import")
+def char_import(
+    file: Annotated[str, typer.Argument(help="The sheet: a JSON file another program exported.")],
+    as_: Annotated[
+        str | None,
+        typer.Option("--as", help="The character's name (default: the sheet's, as a name)."),
+    ] = None,
+    system: Annotated[
+        str | None,
+        typer.Option(
+            "--system", "-s", help="The system (the sheet's: levelup or mm); changes a character's."
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show what the import would do; write nothing.")
+    ] = False,
+    json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+    no_color: Annotated[bool, typer.Option("--no-color", help="Plain text.")] = False,
+) -> None:
+    """Import a character from a sheet another program saved: a Foundry VTT Level Up A5E
+    or Mutants & Masterminds 3e actor (its Export Data), or a D&D Beyond character's JSON.
+    Makes or updates the character with an entry for every check, save, skill, initiative
+    and attack; entries you wrote by hand stay: `d20 char import aria.json --as aria`."""
+    from d20cli.store.character_import import import_file
+
+    out = command_output()
+    with _errors(out):
+        done = import_file(file, as_, system or command_options().system, dry_run)
+    if command_options().json:
+        out.json(done.to_json())
+        return
+    _import_report(done, out, no_color)
+
+
+def _import_report(done: Any, out: Output, no_color: bool) -> None:
+    """What an import made, for people: the format, a table of the entries, what was not
+    mapped and why, and what changed in the file."""
+    from rich.table import Table
+
+    sheet, changes = done.sheet, done.changes
+    name = visible(changes.name)
+    out.text(f"found a {sheet.format_name} (schema {sheet.version}): {visible(sheet.name[:60])!r}")
+    table = Table(title=_cell(f"{changes.name}  [{sheet.system}]"), title_justify="left")
+    table.add_column("entry")
+    table.add_column("words")
+    table.add_column("from the sheet")
+    for entry in sheet.entries:
+        table.add_row(_cell(entry.key), _cell(entry.words), _cell(entry.source))
+    console = _console(out, no_color)
+    console.print(table)
+    if sheet.not_mapped:
+        out.text(f"not mapped ({len(sheet.not_mapped)}):")
+        for n in sheet.not_mapped:
+            out.text(f"  {visible(n.field)}: {visible(n.reason)}")
+    for key, words in changes.added if not changes.created else ():
+        out.text(f"added {visible(key)} = {visible(words)}")
+    for key, was, words in changes.changed:
+        out.text(f"changed {visible(key)}: {visible(was)} -> {visible(words)}")
+    for key, words in changes.removed:
+        out.text(f"removed {visible(key)} (no longer on the sheet; was {visible(words)})")
+    for key, mine, words in changes.kept:
+        said = f" (the sheet: {visible(words)})" if words else " (no longer on the sheet)"
+        out.text(f"kept your {visible(key)} = {visible(mine)}{said}")
+    count = len(sheet.entries) - len(changes.kept)
+    if done.dry_run:
+        out.text(f"dry run: {name} not written ({count} entries would be)")
+    elif changes.created:
+        out.text(f"made {name} ({sheet.system}): {count} entries")
+    else:
+        moved = len(changes.added) + len(changes.changed) + len(changes.removed)
+        out.text(
+            f"updated {name}: {moved} changed, {changes.unchanged} as they were, "
+            f"{len(changes.kept)} of yours kept"
+        )
+
+
+@app.command("export")
+def char_export(
+    name: Annotated[str, typer.Argument(help="The character.")],
+    format: Annotated[
+        str, typer.Option("--format", "-f", help="toml, json or md (a card to print or paste).")
+    ] = "toml",
+) -> None:
+    """A character's entries as a file of its own: TOML (as characters.toml keeps it), JSON,
+    or a Markdown card to print or paste: `d20 char export aria --format md > aria.md`."""
+    from d20cli.store import character_export, characters
+
+    out = command_output()
+    with _errors(out):
+        character = characters.load(name)
+        text = character_export.export(character, format)
+    out.text(text.rstrip("\n"))
+
+
 @app.command("path")
 def char_path() -> None:
     """Print where the characters file is (edit it by hand if you like)."""

@@ -30,7 +30,9 @@ app = typer.Typer(
 KEYS_HELP = (
     "system (a system id), color (auto, always, never), SYSTEM.crit (2-20), SYSTEM.lucky "
     "(true, false), SYSTEM.min (2-20), SYSTEM.crit-dmg (dice, double, max), SYSTEM.group "
-    "(more-than-half, at-least-half), log.keep (the newest rows the roll log keeps)"
+    "(more-than-half, at-least-half), log.keep (the newest rows the roll log keeps), "
+    "post.url (a webhook rolls are posted to; shown as its host only), post.only (all, "
+    "sealed), post.format (auto, discord, json)"
 )
 
 
@@ -68,6 +70,24 @@ def show_lines(config: Any) -> list[str]:
         lines += [f"{key} = {_toml(value)}" for key, value in keys.items()]
     if config.log_keep is not None:
         lines += ["", "[log]", f"keep = {config.log_keep}"]
+    post = [
+        (key, value)
+        for key, value in (
+            ("url", config.post_url),
+            ("only", config.post_only),
+            ("format", config.post_format),
+        )
+        if value is not None
+    ]
+    if post:
+        from d20cli.store.config import masked_url
+
+        lines += ["", "[post]"]
+        for key, value in post:
+            if key == "url":  # a secret: its host only
+                lines.append(f"url = {_toml(masked_url(value))}  # the rest is not shown")
+            else:
+                lines.append(f"{key} = {_toml(value)}")
     return lines
 
 
@@ -105,7 +125,10 @@ def config_set(
     out = command_output()
     with _errors(out):
         written, shown, left = config.set_key(key, " ".join(value), characters.config_value)
-    out.text(f"{written} = {_toml(shown)}")
+    if written == "post.url":  # a secret: never printed in full
+        out.text(f"{written} = {_toml(config.masked_url(shown))}  (the file is private: 0600)")
+    else:
+        out.text(f"{written} = {_toml(shown)}")
     _still(out, left)
 
 

@@ -102,6 +102,14 @@ def log_main(
             "fairness.",
         ),
     ] = False,
+    luck: Annotated[
+        bool,
+        typer.Option(
+            "--luck",
+            help="How lucky the dice were: each roll priced by its exact odds, successes and "
+            "damage against expected, the least likely roll, streaks, per character and verb.",
+        ),
+    ] = False,
     details: Annotated[
         bool,
         typer.Option(
@@ -152,13 +160,13 @@ def log_main(
     if character is not None:  # as the log keeps a name: bytes that were not UTF-8 as U+FFFD
         character = clean(character)
     with _errors(out):
-        if sum((stats, export is not None, clear, prune)) > 1:
-            raise ParseError("use one of --stats, --export, --clear and --prune at a time")
+        if sum((stats, luck, export is not None, clear, prune)) > 1:
+            raise ParseError("use one of --stats, --luck, --export, --clear and --prune at a time")
         if details and not stats:
             raise ParseError("--details goes with --stats: d20 log --stats --details")
         if export is not None and export.lower() not in EXPORT_FORMATS:
             raise ParseError(f"--export takes json or csv, not {export!r}")
-        if limit is not None and (export is not None or stats or clear or prune):
+        if limit is not None and (export is not None or stats or luck or clear or prune):
             what = "--export writes every roll" if export is not None else "it takes every roll"
             raise ParseError(
                 f"-l/--limit is for the recent rolls, and {what}: narrow it with --since, "
@@ -194,6 +202,8 @@ def log_main(
                 _prune(store, cut, keep, yes, out)
             elif export is not None:
                 _export(store, export.lower(), only, out)
+            elif luck:
+                _luck(store, only, out, command_options().json, no_color, since, session)
             elif stats:
                 _stats(store, only, out, command_options().json, no_color, details, no_pager)
             else:
@@ -201,6 +211,36 @@ def log_main(
                 _recent(store, limit or 20, only, out, json_out, tsv, no_color, no_pager)
         finally:
             state.close()
+
+
+def _luck(
+    store: Rolls,
+    only: LogFilter,
+    out: Output,
+    json: bool,
+    no_color: bool,
+    since: str | None,
+    session: int | None,
+) -> None:
+    """`--luck`: the logged rolls priced by their exact odds (d20cli.store.log_luck), as
+    JSON or one screen (d20cli.present.luck_view)."""
+    from d20cli.present.luck_view import luck_lines
+    from d20cli.store.log_luck import ledger
+
+    found = ledger(store, only)
+    if json:
+        out.json(found.to_json())
+        return
+    labels = {(sid, oid): label for (sid, verb, oid), label in outcome_labels().items() if not verb}
+    when = []
+    if only.character:
+        when.append(f"as {only.character}")
+    if session is not None:
+        when.append(f"sealed session {session}")
+    if since is not None:
+        when.append(f"since {since}")
+    shown = out.without_color() if no_color and out.color else out
+    shown.lines(luck_lines(found, labels, visible(", ".join(when))))
 
 
 def _known_session(store: Rolls, session: int) -> None:

@@ -28,7 +28,7 @@ input that is not a roll log export, a seed or a receipts file (one line on stan
 error). The export is read a piece at a time (d20cli.app.commands.verify_files), up to 64 MiB, a
 row up to 4 MiB; every row's fields are checked for their types and nesting before it is
 rolled. The work is counted: what the grammar parses (d20cli.app.commands.verify_text.Texts:
-past it, refused) and the dice rolled again (MAX_WORK, a table roll's die TABLE_WORK:
+past it, refused) and the dice rolled again (MAX_VERIFY_WORK, a table roll's die TABLE_WORK:
 past it, the rows fail). The text output names the rows that fail and sums up the rest
 (`--rows`: every row).
 """
@@ -60,8 +60,8 @@ from d20cli.visible import visible
 if TYPE_CHECKING:
     from d20cli.results import Result
 
-MAX_WORK = 2_000_000  # dice rolled again in all (an evening rolls some thousands)
-#: What a die of a table roll counts against MAX_WORK: each picks an entry and rolls its
+MAX_VERIFY_WORK = 2_000_000  # dice rolled again in all (an evening rolls some thousands)
+#: What a die of a table roll counts against MAX_VERIFY_WORK: each picks an entry and rolls its
 #: text's `{...}` rolls (about 25 microseconds a die, where another roll's takes about 1)
 TABLE_WORK = 25
 COMPARED = ("system", "verb", "request", "dice", "total", "outcome", "house")
@@ -300,7 +300,7 @@ def check(
     prev = GENESIS
     seen_at: dict[int, int] = {}  # position -> row
     last = -1
-    work = [MAX_WORK]
+    work = [MAX_VERIFY_WORK]
     texts = Texts()
     for i, row in enumerate(rows, 1):
         texts.row = i

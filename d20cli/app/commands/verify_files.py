@@ -18,11 +18,11 @@ from d20cli.language.parse_cache import MAX_JSON_DEPTH
 from d20cli.store.files import deeper_than, open_named
 from d20cli.visible import visible
 
-MAX_BYTES = 64 * 1024 * 1024  # of the export read
+MAX_EXPORT_BYTES = 64 * 1024 * 1024  # of the export read
 MAX_ROW_BYTES = 4 * 1024 * 1024  # of one row of it
 CHUNK = 1024 * 1024  # the export is read (and parsed) this much at a time
 MAX_RECEIPTS_BYTES = 4 * 1024 * 1024  # of a --receipts file
-MAX_POSITION = 2**63 - 1
+MAX_EXPORT_POSITION = 2**63 - 1
 SHOWN = 40  # characters of a value from the file that a message shows
 
 #: The fields of an exported row that verify reads, and the JSON types each may hold.
@@ -64,7 +64,7 @@ def read_export(path: str) -> Iterator[dict[str, Any]]:
     except OSError as err:
         raise ParseError(f"cannot read {name}: {err.strerror or err}") from None
     try:
-        if path != "-" and os.fstat(f.fileno()).st_size > MAX_BYTES:
+        if path != "-" and os.fstat(f.fileno()).st_size > MAX_EXPORT_BYTES:
             raise _too_large(name)  # refused before it is read
         yield from _rows(_Text(_chunks(f, name)), name)
     finally:
@@ -74,13 +74,13 @@ def read_export(path: str) -> Iterator[dict[str, Any]]:
 
 def _too_large(name: str) -> ParseError:
     return ParseError(
-        f"{name} is larger than {MAX_BYTES // 2**20} MiB, more than a roll log export "
+        f"{name} is larger than {MAX_EXPORT_BYTES // 2**20} MiB, more than a roll log export "
         "verify reads (d20 log --export json --session N exports one session)"
     )
 
 
 def _chunks(f: BinaryIO, name: str) -> Iterator[str]:
-    """The text of `f`, CHUNK bytes at a time, at most MAX_BYTES."""
+    """The text of `f`, CHUNK bytes at a time, at most MAX_EXPORT_BYTES."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     read = 0
     start = True  # no text decoded yet
@@ -96,7 +96,7 @@ def _chunks(f: BinaryIO, name: str) -> Iterator[str]:
         if start and text:
             text, start = text.removeprefix("\ufeff"), False  # a byte order mark is allowed
         read += len(data)
-        if read > MAX_BYTES:
+        if read > MAX_EXPORT_BYTES:
             raise _too_large(name)
         if text:
             yield text
@@ -224,7 +224,7 @@ def _check_row(i: int, row: Any) -> None:
         if deeper_than(row[name], most):
             raise ParseError(f"row {i} of the export: {name!r} nests more than {most} levels deep")
     position = row["position"]
-    if position is not None and not 0 <= position <= MAX_POSITION:
+    if position is not None and not 0 <= position <= MAX_EXPORT_POSITION:
         raise ParseError(f"row {i} of the export: 'position' is {shown(position)}")
 
 
@@ -313,7 +313,7 @@ def _receipts_in(line: str, n: int, name: str) -> list[tuple[int, str]]:
                 isinstance(position, int)
                 and isinstance(digits, str)
                 and _HEX.fullmatch(digits)
-                and 0 <= position <= MAX_POSITION
+                and 0 <= position <= MAX_EXPORT_POSITION
             ):
                 return [(position, digits)]
         return []

@@ -278,6 +278,8 @@ class Names:
     active: str = ""
     macros: Callable[[str], Iterable[str]] = _no_macros
     entries: Callable[[str, str], Iterable[str]] = _no_entries
+    combatants: Iterable[str] = ()
+    conditions: Iterable[str] = ()
 
 
 class Lazy:
@@ -358,6 +360,12 @@ def _offered(place: Place, cur: str, t: Table, names: Names) -> Iterable[str]:
         return (*system.verbs, *t.command_names(), *(names.macros(who) if who else ()))
     if command is None:
         return _request_words(system, place.cmd, place.args, place.prev, who, names)
+    if command.name == "init" and place.args and place.args[0].lower() in INIT_NAMED:
+        if len(place.args) == 1:
+            return names.combatants
+        if len(place.args) == 2 and place.args[0].lower() == "cond":
+            return names.conditions
+        return ()
     kind = dict(command.after).get(place.args[0]) if len(place.args) == 1 else None
     if kind is not None:
         return _dynamic(kind, names)
@@ -369,6 +377,10 @@ def _offered(place: Place, cur: str, t: Table, names: Names) -> Iterable[str]:
         dynamic = _dynamic(command.dynamic, names)
         return (*command.arguments, *command.subcommands, *dynamic)
     return ()
+
+
+#: The `init` subcommands whose first word is a combatant's name.
+INIT_NAMED = ("hurt", "heal", "cond", "note", "rm", "pin")
 
 
 def _request_words(

@@ -64,6 +64,7 @@ from d20cli.rules.mm.checks import (
     grade_routine,
     raise_degree,
 )
+from d20cli.rules.mm.harm import HARM
 from d20cli.rules.mm.opposed import (
     _resolve_compare,
     _resolve_opposed,
@@ -149,6 +150,7 @@ SYSTEM = System(
     aliases=("mutants", "m&m", "mnm"),
     words=WORDS,
     house_words=HOUSE_WORDS,
+    harm=HARM,
     initiative=InitiativeRule(
         ("agility", "agl"),
         from_check(resolve),

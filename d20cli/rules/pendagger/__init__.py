@@ -73,6 +73,7 @@ from d20cli.rules.pendagger.fortune import (
     fortune_result,
     spend_fortune,
 )
+from d20cli.rules.pendagger.harm import HARM
 from d20cli.rules.pendagger.initiative import roll_initiative
 from d20cli.rules.pendagger.ladder import (
     ID,
@@ -190,6 +191,7 @@ SYSTEM = System(
     takes=TAKES,
     instead=INSTEAD,
     lacks=LACKS,
+    harm=HARM,
     initiative=InitiativeRule(
         ("dex", "dexterity"),
         roll_initiative,

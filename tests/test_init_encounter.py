@@ -1,0 +1,339 @@
+"""The game master's encounter through `d20 init` (issue 45): HP and AC, pins and
+reported initiative, damage and healing by each system's 0 HP rule, conditions with
+durations, the turn passing, `init dyn`, undo, saved encounters, attacks on a combatant,
+JSON, and two processes changing one encounter at once."""
+
+from __future__ import annotations
+
+import io
+import json
+import multiprocessing
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import write_sheet
+from typer.testing import CliRunner
+
+from d20cli.__main__ import main
+from d20cli.app.cli import app
+from d20cli.app.completion.engine import Names
+from d20cli.store import initiative
+from d20cli.store.state import State
+
+runner = CliRunner()
+
+SHEET = """\
+[aria]
+system = "levelup"
+init = "+3"
+hp = "27"
+armor = "15"
+"""
+
+
+def init(*args: str) -> Any:
+    got = runner.invoke(app, ["init", *args])
+    return got
+
+
+def ok(*args: str) -> str:
+    got = init(*args)
+    assert got.exit_code == 0, got.output
+    return str(got.stdout)
+
+
+def state(*args: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(ok(*args, "--json"))
+    return data
+
+
+def one(name: str) -> dict[str, Any]:
+    found: dict[str, Any] = next(c for c in state()["order"] if c["name"] == name)
+    return found
+
+
+def refused(*args: str) -> str:
+    got = init(*args)
+    assert got.exit_code == 2, got.output
+    assert "Traceback" not in got.output
+    lines = got.stderr.strip().splitlines()
+    assert lines[0].startswith("d20: error")
+    return str(got.stderr)
+
+
+def test_add_keeps_hp_and_ac_and_rolls_hp_dice_for_each() -> None:
+    ok("add", "goblin", "+2", "x3", "hp", "7", "ac", "15", "--dice", "10,12,8")
+    assert [one(f"goblin-{i}")["hp"] for i in (1, 2, 3)] == [
+        {"current": 7, "max": 7, "temp": 0}
+    ] * 3
+    assert one("goblin-2")["ac"] == 15
+    # the initiative dice first, then each one's HP dice
+    ok("add", "ogre", "+0", "hp", "2d6", "x2", "--dice", "9,5,1,1,6,6")
+    assert one("ogre-1")["hp"]["max"] == 2 and one("ogre-2")["hp"]["max"] == 12
+
+
+def test_a_character_joins_with_her_entries() -> None:
+    write_sheet(SHEET)
+    ok("add", "aria", "--dice", "14")
+    aria = one("aria")
+    assert (aria["kind"], aria["total"], aria["hp"]["max"], aria["ac"]) == ("character", 17, 27, 15)
+
+
+def test_a_reported_initiative_is_not_rolled_and_says_so() -> None:
+    out = ok("add", "cleo", "=17")
+    assert "cleo: 17 reported" in out
+    cleo = one("cleo")
+    assert (cleo["total"], cleo["reported"], cleo["dice"]) == (17, True, [])
+    assert "reported" in ok()
+
+
+def test_a_pin_holds_its_place_and_loses_ties() -> None:
+    ok("add", "orc", "+0", "--dice", "20")
+    ok("pin", "lair", "20")
+    assert [c["name"] for c in state()["order"]] == ["orc", "lair"]
+    assert one("lair")["pinned"] is True and "pinned" in ok()
+
+
+def test_hurt_and_heal_with_temporary_hp_and_0_hp() -> None:
+    write_sheet(SHEET)
+    ok("add", "aria", "--dice", "10")
+    ok("heal", "aria", "5", "temp")
+    ok("hurt", "aria", "8")
+    assert one("aria")["hp"] == {"current": 24, "max": 27, "temp": 0}
+    out = ok("hurt", "aria", "30")
+    assert "dying" in out and one("aria")["state"] == "dying"
+    ok("heal", "aria", "5")
+    assert one("aria")["hp"]["current"] == 5 and one("aria")["state"] is None
+    ok("hurt", "aria", "40")  # damage past 0 HP of at least her max: dead outright
+    assert one("aria")["state"] == "dead"
+
+
+def test_a_monster_at_0_hp_is_dead_in_levelup() -> None:
+    ok("add", "goblin", "+2", "hp", "7", "--dice", "5")
+    assert "0 HP: dead" in ok("hurt", "goblin", "9")
+
+
+def test_death_saves_at_the_start_of_a_dying_characters_turn() -> None:
+    write_sheet(SHEET)
+    ok("add", "aria", "--dice", "10")
+    ok("add", "orc", "+0", "--dice", "5")
+    ok("hurt", "aria", "27")
+    ok("next")  # the orc's turn
+    out = ok("next", "--dice", "12")
+    assert "death save: 12" in out
+    assert one("aria")["death_saves"] == {"successes": 1, "failures": 0}
+    ok("next")
+    ok("next", "--dice", "1")  # a 1: two failures
+    ok("hurt", "aria", "1")  # damage at 0 HP: a failure, the third
+    assert one("aria")["state"] == "dead"
+
+
+def test_mm_damage_is_a_toughness_resistance() -> None:
+    ok("add", "villain", "+2", "toughness", "4", "-s", "mm", "--dice", "10")
+    assert "hit points" in refused("add", "thug", "+0", "hp", "7", "-s", "mm", "--dice", "3")
+    # d20 6 + 4 = 10 vs DC 15 + 5 = 20: two degrees of failure: bruised and dazed
+    out = ok("hurt", "villain", "5", "--dice", "6")
+    assert "toughness: d20 6 +4 = 10 vs DC 20" in out and "dazed" in out
+    v = one("villain")
+    assert (v["state"], v["bruises"]) == ("dazed", 1)
+    ok("heal", "villain", "2")
+    assert (one("villain")["state"], one("villain")["bruises"]) == (None, 0)
+
+
+def test_pendagger_defeats_at_0_hp() -> None:
+    ok("add", "bandit", "+0", "hp", "3", "-s", "pendagger", "--dice", "10")
+    assert "defeated" in ok("hurt", "bandit", "3")
+
+
+def test_conditions_end_as_the_turn_passes() -> None:
+    ok("add", "aria", "+5", "--dice", "15")
+    ok("add", "goblin", "+0", "--dice", "2")
+    ok("cond", "goblin", "prone")
+    ok("cond", "aria", "blessed", "1r")
+    ok("cond", "goblin", "bane", "until", "end", "of", "aria's", "turn")
+    ok("cond", "aria", "hasted", "until", "start", "of", "goblin's", "turn")
+    out = ok("next")
+    assert "ended: goblin is no longer bane" in out
+    assert "ended: aria is no longer hasted" in out
+    assert [k["name"] for k in one("goblin")["conditions"]] == ["prone"]
+    out = ok("next")  # round 2, aria's turn: blessed for 1 round ends
+    assert "ended: aria is no longer blessed" in out
+    ok("cond", "goblin", "prone", "off")
+    assert one("goblin")["conditions"] == []
+    assert "lasts" in refused("cond", "goblin", "prone", "forever")
+    assert "not prone" in refused("cond", "goblin", "prone", "off")
+
+
+def test_dyn_rolls_everyone_again_each_round_keeping_bonuses_and_pins() -> None:
+    ok("add", "aria", "+5", "--dice", "15")
+    ok("add", "goblin", "+2", "--dice", "2")
+    ok("pin", "lair", "20")
+    ok("dyn")
+    ok("next")
+    ok("next")
+    out = ok("next", "--dice", "1,19")  # a new round: aria 1+5, goblin 19+2
+    assert "initiative rolled again for round 2" in out
+    assert [c["name"] for c in state()["order"]] == ["goblin", "lair", "aria"]
+    assert one("goblin")["total"] == 21 and one("aria")["total"] == 6
+    assert state()["dyn"] is True
+
+
+def test_undo_takes_back_each_change_in_turn() -> None:
+    ok("add", "goblin", "+2", "hp", "7", "--dice", "5")
+    ok("hurt", "goblin", "3")
+    ok("cond", "goblin", "prone")
+    ok("next")
+    assert "undid: init next" in ok("undo")
+    assert "undid: init cond goblin prone" in ok("undo")
+    assert one("goblin")["conditions"] == []
+    ok("undo")
+    assert one("goblin")["hp"]["current"] == 7
+    ok("undo")
+    assert state()["order"] == []
+    assert "nothing to undo" in refused("undo")
+
+
+def test_save_load_list_and_a_hand_made_file(tmp_path: Path) -> None:
+    ok("add", "goblin", "+2", "x2", "hp", "7", "ac", "15", "--dice", "5,6")
+    ok("hurt", "goblin-1", "3")
+    ok("cond", "goblin-2", "prone")
+    assert "saved the encounter as ambush" in ok("save", "ambush")
+    assert ok("list").split() == ["ambush"]
+    ok("clear")
+    ok("load", "ambush")
+    assert one("goblin-1")["hp"]["current"] == 4 and one("goblin-2")["conditions"] == [
+        {"name": "prone"}
+    ]
+    made = tmp_path / "crypt.toml"
+    made.write_text(
+        '[[combatant]]\nname = "skeleton"\ninit = "+2"\ncount = 2\nhp = "2d6"\nac = 13\n\n'
+        '[[combatant]]\nname = "lair"\npin = 20\n'
+    )
+    ok("load", str(made), "--dice", "10,11,3,4,5,6")
+    names = [c["name"] for c in state()["order"]]
+    assert names == ["lair", "skeleton-2", "skeleton-1"]
+    assert one("skeleton-1")["hp"]["max"] == 7 and one("skeleton-2")["hp"]["max"] == 11
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("x = [[[[[[[[1]]]]]]]]", "nested too deeply"),
+        ("[[combatant]]\nname = 3\n", "name must be"),
+        ('[[combatant]]\nname = "a"\nhp = -4\n', "hp must be"),
+        ('[[combatant]]\nname = "a"\nspeed = 30\n', "unknown key"),
+        ('[[combatant]]\nname = "a\\u202e"\n', "name must be"),
+        ("not toml at all [", "not an encounter file"),
+        ("", "no [[combatant]]"),
+    ],
+)
+def test_a_hostile_encounter_file_changes_nothing(tmp_path: Path, text: str, said: str) -> None:
+    ok("add", "goblin", "+2", "--dice", "5")
+    before = state()
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text)
+    assert said in refused("load", str(bad))
+    assert state() == before
+
+
+def test_a_file_too_large_is_refused_before_parsing(tmp_path: Path) -> None:
+    from d20cli.store.encounters import MAX_ENCOUNTER_FILE_BYTES
+
+    big = tmp_path / "big.toml"
+    big.write_text("#" * (MAX_ENCOUNTER_FILE_BYTES + 1))
+    assert "at most" in refused("load", str(big))
+
+
+def test_an_attack_on_a_combatant_applies_its_damage(capsys: pytest.CaptureFixture[str]) -> None:
+    ok("add", "goblin", "+2", "x2", "hp", "7", "ac", "15", "--dice", "5,6")
+    assert main(["attack", "+5", "vs", "AC", "goblin-2", "dmg", "1d8+3", "--dice", "14,4"]) == 0
+    out = capsys.readouterr().out
+    assert "vs 15" in out and "goblin-2 takes 7 damage" in out
+    assert one("goblin-2")["state"] == "dead"
+    # a miss changes nothing; resistant halves; a target's condition adds its words
+    assert main(["attack", "+5", "vs", "AC", "goblin-1", "dmg", "1d8+3", "--dice", "2"]) == 0
+    assert one("goblin-1")["hp"]["current"] == 7
+    ok("cond", "goblin-1", "restrained")
+    capsys.readouterr()
+    args = ["attack", "+5", "vs", "goblin-1", "dmg", "1d8+3", "resistant", "--dice", "3,15,4"]
+    assert main([*args, "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lines[0]["request"] == "attack +5 vs 15 dmg 1d8+3 adv" and lines[0]["total"] == 20
+    assert lines[1]["target"] == "goblin-1" and lines[1]["damage"] == 3
+    assert one("goblin-1")["hp"]["current"] == 4
+    assert "undid: init hurt goblin-1 3 (attack)" in ok("undo")
+
+
+def test_every_init_command_answers_in_json() -> None:
+    ok("add", "goblin", "+2", "hp", "7", "--dice", "5")
+    for args in (
+        ["hurt", "goblin", "2"],
+        ["heal", "goblin", "1"],
+        ["cond", "goblin", "prone"],
+        ["note", "goblin", "has", "the", "key"],
+        ["next"],
+        ["dyn", "off"],
+        ["undo"],
+        ["pin", "lair", "20"],
+    ):
+        data = state(*args)
+        assert "order" in data and "change" in data, args
+    assert state("save", "one")["saved"] == "one"
+    assert state("list")["encounters"] == ["one"]
+    assert "order" in state("load", "one")
+
+
+def _hurt_many(name: str) -> None:
+    for _ in range(10):
+        assert main(["init", "hurt", name, "1"]) == 0
+        assert main(["init", "cond", name, f"c{os.getpid() % 1000}x{_}"[:8]]) == 0
+
+
+def test_two_processes_changing_one_encounter_lose_nothing() -> None:
+    assert main(["init", "add", "orc", "+0", "x2", "hp", "100", "--dice", "5,9"]) == 0
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=_hurt_many, args=(n,)) for n in ("orc-1", "orc-2", "orc-1")]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    store = State.open()
+    found = initiative.load(store)
+    kept = initiative.history(store, 100)
+    store.close()
+    hp = {c.name: c.vitals.hp for c in found.order}
+    assert hp == {"orc-1": 80, "orc-2": 90}  # every one of the 30 hurts counted
+    assert len(kept) == 61  # the add and 60 changes, each one row
+
+
+def test_the_shell_toolbar_shows_the_current_combatants_hp_and_conditions() -> None:
+    from d20cli.app.options import Options
+    from d20cli.app.shell import Session
+    from d20cli.present.output import Output
+
+    ok("add", "aria", "+5", "hp", "12", "--dice", "15")
+    ok("hurt", "aria", "8")
+    ok("cond", "aria", "blessed")
+    session = Session(Options(), Output(io.StringIO(), io.StringIO()))
+    session.refresh()
+    assert session.turn == "turn: aria (round 1) 4/12 HP, blessed"
+
+
+def test_completion_knows_combatant_and_condition_names() -> None:
+    from d20cli.app.cli import completion_commands
+    from d20cli.app.completion.engine import candidates, table
+    from d20cli.app.options import Options
+    from d20cli.app.shell import Session
+    from d20cli.language.vocabulary import VERB_HELP
+    from d20cli.present.output import Output
+
+    ok("add", "goblin", "+2", "x2", "--dice", "5,6")
+    session = Session(Options(), Output(io.StringIO(), io.StringIO()))
+    names = Names(combatants=session.combatant_names(), conditions=session.condition_names())
+    t = table(completion_commands(VERB_HELP))
+    assert candidates(["init", "hurt"], "gob", t, names) == ["goblin-2", "goblin-1"]
+    assert candidates(["init", "cond", "goblin-1"], "pr", t, names) == ["prone"]
+    assert "restrained" in candidates(["init", "cond", "goblin-1"], "", t, names)

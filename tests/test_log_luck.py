@@ -1,0 +1,147 @@
+"""`d20 log --luck` (issue 46 item 1, d20cli.store.log_luck): logged rolls priced by the
+exact odds of their requests, forced dice left out, successes and outcomes against their
+expected numbers, damage against expected damage, the least likely roll and streaks, per
+character and per verb; worked by hand on a small log."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from cli_helpers import log
+
+from d20cli.store.state import State
+
+AT = "2026-05-01T18:00:{:02d}.000+00:00"
+
+
+def _d20(face: int, *damage: int) -> str:
+    dice = [{"sides": 20, "face": face, "kept": True, "role": "d20"}]
+    dice += [{"sides": 4, "face": f, "kept": True, "role": "damage"} for f in damage]
+    return json.dumps(dice)
+
+
+def _check(n: int, who: str | None, face: int, source: str = "random") -> tuple[Any, ...]:
+    """`check +0 vs 11` rolled with this face (levelup: 1 a critical failure, 20 a
+    critical success, 11 and up a success)."""
+    outcome = (
+        "critical_failure"
+        if face == 1
+        else "critical_success"
+        if face == 20
+        else "success"
+        if face >= 11
+        else "failure"
+    )
+    return (
+        AT.format(n),
+        who,
+        "levelup",
+        "check",
+        "check +0 vs 11",
+        _d20(face),
+        face,
+        outcome,
+        source,
+    )
+
+
+@pytest.fixture(autouse=True)
+def logged() -> Iterator[None]:
+    store = State.open()
+    store.rolls.add(
+        [
+            _check(1, "aria", 15),
+            _check(2, "aria", 12),
+            _check(3, "aria", 3),
+            _check(4, "aria", 20),
+            _check(5, "aria", 20, source="dice"),  # forced: left out
+            # an attack that hits with a 3 on its d4: 3 damage
+            (
+                AT.format(6),
+                None,
+                "levelup",
+                "attack",
+                "attack +0 vs AC 11 dmg 1d4",
+                _d20(15, 3),
+                15,
+                "success",
+                "seed",
+            ),
+            # a row whose total is not what its dice give: not priced
+            (
+                AT.format(7),
+                None,
+                "levelup",
+                "check",
+                "check +0 vs 11",
+                _d20(9),
+                14,
+                "success",
+                "random",
+            ),
+        ]
+    )
+    store.close()
+    yield
+
+
+def _luck(*args: str) -> Any:
+    result = log("--luck", "--json", *args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def test_the_luck_of_a_small_log_by_hand() -> None:
+    data = _luck("--character", "aria")
+    assert data["priced"] == 4 and data["forced_left_out"] == 1
+    s = data["all"]["successes"]
+    # four rolls at 1/2 (faces 11-20), three succeeded: P(X < 3) = 11/16, P(X = 3) = 4/16
+    assert s["observed"] == 3 and s["expected"] == pytest.approx(2)
+    assert s["percentile"] == pytest.approx(13 / 16)
+    assert s["p_value"] == pytest.approx(10 / 16)
+    assert s["said"] == "luckier than 81% of possible evenings"
+    tiers = data["all"]["tiers"]
+    assert tiers["critical_success"] == {"seen": 1, "expected": pytest.approx(4 / 20)}
+    assert tiers["failure"] == {"seen": 1, "expected": pytest.approx(4 * 9 / 20)}
+    assert data["least_likely"]["chance"] == pytest.approx(1 / 20)
+    assert data["least_likely"]["outcome"] == "critical_success"
+    streaks = data["all"]["streaks"]
+    assert streaks["successes"]["length"] == 2 and streaks["failures"]["length"] == 1
+    assert list(data["characters"]) == ["aria"]
+
+
+def test_damage_against_expected_damage_by_hand() -> None:
+    data = _luck()
+    assert data["priced"] == 5
+    assert data["left_out"] == {"not read as rolled": 1}
+    damage = data["verbs"]["attack"]["damage"]
+    # +0 vs AC 11: 9/20 hit for 1d4 (2.5), 1/20 critical for 2d4 (5): 1.375 expected
+    assert damage["observed"] == 3
+    assert damage["expected"] == pytest.approx(1.375)
+    assert damage["exact"] is False
+    assert set(data["verbs"]) == {"attack", "check"}
+    assert set(data["characters"]) == {"", "aria"}
+
+
+def test_the_luck_screen_says_it_in_words() -> None:
+    result = log("--luck", "-c", "aria")
+    assert result.exit_code == 0
+    out = result.output
+    assert out.startswith("luck of 4 logged rolls  as aria\n")
+    assert "left out: 1 with forced dice (--dice)" in out
+    assert "successes 3 of 4 against 2.0 expected (+1.0); p = 0.62" in out
+    assert "luckier than 81% of possible evenings" in out
+    assert "least likely: check +0 vs 11 (aria): Critical success, 1 in 20" in out
+    assert "longest streaks: 2 successes, 1 failures in a row" in out
+
+
+def test_luck_goes_alone_and_takes_the_filters() -> None:
+    result = log("--luck", "--stats")
+    assert result.exit_code == 2
+    assert "use one of --stats, --luck" in result.output
+    assert _luck("--since", "2026-05-01T18:00:03Z")["priced"] == 3  # rows 3, 4 and 6
+    empty = log("--luck", "--since", "2099-01-01")
+    assert empty.exit_code == 0 and "no rolls to price" in empty.output
