@@ -188,6 +188,35 @@ def test_alternating_fixed_words_keep_a_template_each(
     assert warm == cold and len(warm.splitlines()) == len(lines)
 
 
+def test_a_batch_learns_the_shapes_it_asks_for_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On standard input, with the caches empty: the first MAX_BUILDS shapes are learnt
+    at their first line, the others at their second, and every later line of them is
+    read from its shape (each printing what the grammar's reading prints)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    missed: list[str] = []
+    real = ShapeCache.get
+
+    def get(self: ShapeCache, text: str) -> Any:
+        found = real(self, text)
+        if found is None:
+            missed.append(text)
+        return found
+
+    monkeypatch.setattr(ShapeCache, "get", get)
+    forms = ["check +{} vs 1{}", "check +{} vs 1{} adv", "check +{} vs 1{} dis"]
+    forms += ["save +{} vs 1{}", "save +{} vs 1{} adv", "attack +{} vs 1{}"]
+    lines = [form.format(n, n) for n in range(1, 4) for form in forms]
+    batch = "".join(f"odds {line}\n" for line in lines)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(batch))
+    status, warm, _ = d20(["--json", "--no-log"], capsys)
+    assert status == 0 and missed == lines[:6] + lines[10:12]  # (the 5th and 6th again)
+    monkeypatch.setenv("D20_NO_CACHE", "1")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(batch))
+    assert d20(["--json", "--no-log"], capsys)[1] == warm
+
+
 def test_a_shape_keeps_at_most_its_variants(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
