@@ -223,12 +223,13 @@ def test_odds_of_a_cached_request_do_not_import_pyparsing(tmp_path: Path) -> Non
         for words in (first, "odds check +2 vs 11 adv expertise=d8", first)
     ]
     assert all("LOADED ['pyparsing'" in run for run in runs[:2])  # each first of its kind
-    assert "LOADED []" in runs[2] and runs[2] == runs[0].replace(str(list(heavy)), "[]")
+    printed = [run.split("LOADED")[0] for run in runs]  # (what `d20 odds` printed)
+    assert "LOADED []" in runs[2] and printed[2] == printed[0]
     for words in ("odds check +3 vs 12 adv expertise=d6", "odds check +4 vs 14 adv expertise=d8"):
         cached = _loaded(words, heavy, tmp_path)
         cold = _loaded(words, heavy, tmp_path / "cold")
         assert "LOADED []" in cached and "Critical success" in cached
-        assert cached == cold.replace(str(list(heavy)), "[]")
+        assert cached.split("LOADED")[0] == cold.split("LOADED")[0]
 
 
 def test_a_roll_parsed_cold_builds_only_the_dice_grammar(tmp_path: Path) -> None:
