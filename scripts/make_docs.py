@@ -334,7 +334,7 @@ LIMIT_HOMES = {
     "WORK": "dice.roller:DEFAULT_WORK",
     "MAX_WORK": "rolling.limits:MAX_WORK",
     "OUTPUT_PER_WORK": "app.run:OUTPUT_PER_WORK",
-    "ROW_DICE": "store.rolllog:MAX_ROW_DICE",
+    "ROW_DICE": "store.row_fields:MAX_ROW_DICE",
     "RUN_BYTES": "store.rolllog:MAX_RUN_BYTES",
     "TABLE_TEXT": "app.sealed:MAX_TABLE_TEXT",
     "TABLE_BYTES": "app.sealed:MAX_TABLE_BYTES",
@@ -368,7 +368,7 @@ LIMIT_HOMES = {
     "TABLE_LINES": "probability.tables:MAX_LINES",
     "TABLE_STEPS": "probability.tables:MAX_STEPS",
     "LIST_LIMIT": "dice.tree:LIST_LIMIT",
-    "COMBATANTS": "store.initiative:MAX_COMBATANTS",
+    "COMBATANTS": "rules.initiative:MAX_COMBATANTS",
     "UNDO": "store.initiative:MAX_UNDO",
     "NOTES": "store.initiative:MAX_NOTES",
     "CONDITIONS": "rules.encounter:MAX_CONDITIONS",
@@ -468,7 +468,7 @@ LIMITS = (
         "{CACHE_ENTRIES:,} shapes, {CACHE_FILE:,} bytes (an entry over {CACHE_ENTRY:,} is "
         "not kept); used only under the MAC of your key, as the parse cache; texts of at "
         "most {SHAPE_TEXT:,} characters and {SLOTS} numbers; {BUILDS} new shapes learnt per "
-        "run",
+        "run at their first sight, then a shape met a second time",
     ),
     (
         "dice rolled one by one (keep/drop, pools, rerolls, explosions, unique, min/max)",

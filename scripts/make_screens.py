@@ -1,5 +1,6 @@
 """Write the pictures of the documentation: docs/images/*.svg, each the program's own
-terminal output (in colour) drawn by rich (`Console.export_svg`). Run it after changing
+terminal output (in colour) drawn by rich (`Console.export_svg`), or a chart the program
+draws itself (`--svg FILE`: CHARTS). Run it after changing
 what one of the commands below prints: `python scripts/make_screens.py`
 (tests/test_screens.py fails while a picture is out of date; `--check` exits 1 then,
 writing nothing).
@@ -10,11 +11,19 @@ dice, an 80-column terminal (110 for the shell, whose toolbar is long), 256 colo
 fixed title and no clock. A command's output is what `d20` writes on a terminal
 (FORCE_COLOR), read back from its escape codes.
 
+The GM screen's picture is Textual's own screenshot (`App.export_screenshot`) of the
+screen run headless by Textual's test driver at 80x24, the lines typed on its command
+line.
+
 The shell's picture is not a capture of prompt_toolkit's screen (which cannot be taken the
 same way twice without a terminal emulator): it is the shell's own session
 (d20cli.app.shell.Session, as `d20 shell` runs it) given the lines, with its own prompt
 before each line, and its own toolbar text drawn below as prompt_toolkit draws a bottom
 toolbar (in reverse video, the terminal's width).
+
+A chart is the same bytes every time with one matplotlib; one checked in by another
+version of matplotlib is kept while its data (the description `--svg` writes) are the
+same, so that a new matplotlib alone does not make the docs out of date.
 """
 
 from __future__ import annotations
@@ -70,6 +79,35 @@ SCREENS = (
     ),
 )
 
+
+class ChartShot(NamedTuple):
+    """One chart of the documentation: what `--svg FILE` writes for a command (the
+    commands of `setup` run first, in the same home: rolls for `log --luck`)."""
+
+    name: str
+    setup: tuple[str, ...]
+    command: str
+
+
+#: The charts the docs show (`--svg`, d20cli.present.charts), each drawn by the program.
+CHARTS = (
+    ChartShot("odds-check-chart.svg", (), "d20 odds check +5 vs 15 adv expertise=d6"),
+    ChartShot("sweep-chart.svg", (), "d20 odds attack +7 vs AC 10..25 dmg 1d8+4"),
+    ChartShot(
+        "compare-chart.svg",
+        (),
+        'd20 odds compare "attack +7 vs AC 12..20 dmg 1d8+4" "attack +4 vs AC 12..20 dmg 2d6+4"',
+    ),
+    ChartShot(
+        "luck-chart.svg",
+        (
+            "d20 attack +7 vs AC 15 dmg 1d8+4 --seed 4 -n 12 -q",
+            "d20 check +3 vs 12 --seed 9 -n 12 -q",
+        ),
+        "d20 log --luck",
+    ),
+)
+
 #: The shell's picture: the lines typed, in one session.
 SHELL_TITLE = "d20 shell"
 SHELL_LINES = (
@@ -79,6 +117,28 @@ SHELL_LINES = (
     "attempt adept fortune --dice 20",
 )
 SHELL_NAME = "shell.svg"
+
+#: The GM screen's picture: the fight set up, then the lines typed on its command line.
+GM_TITLE = "d20 gm"
+GM_NAME = "gm.svg"
+GM_HEIGHT = 24
+GM_SETUP = (
+    "d20 char add aria --system levelup",
+    "d20 char set aria init +3",
+    "d20 char set aria hp 12",
+    "d20 char set aria armor 15",
+    "d20 init add aria --dice 14",
+    "d20 init add goblin +2 x2 hp 2d6 ac 15 --dice 11,9,3,4,5,2",
+    "d20 init add cleo =17",
+    "d20 init pin lair 20",
+    "d20 init cond aria blessed 10r",
+    "d20 init next",
+)
+GM_LINES = (
+    "init next",
+    "init cond goblin-2 prone",
+    "attack +5 vs AC goblin-1 dmg 1d8+3 --dice 16,1",
+)
 
 
 def isolated(home: Path) -> None:
@@ -179,16 +239,81 @@ def shell_screen() -> str:
     return svg(console, SHELL_TITLE, SHELL_NAME)
 
 
+def gm_screen() -> str:
+    """The GM screen (d20cli.app.gm) at 80x24, run headless by Textual's own driver with
+    the lines typed on its command line, saved by Textual as an SVG."""
+    import asyncio
+
+    from d20cli.app.gm import GmApp
+    from d20cli.app.options import Options
+
+    for command in GM_SETUP:
+        run_d20(command)
+    app = GmApp(Options())
+    shot: list[str] = []
+
+    async def go() -> None:
+        async with app.run_test(size=(WIDTH, GM_HEIGHT)) as pilot:
+            await pilot.pause()
+            app.query_one("#output").clear()  # (its first lines say the keys: the footer does)
+            for line in GM_LINES:
+                app.run_line(line)
+            await pilot.pause()
+            shot.append(app.export_screenshot(title=GM_TITLE))
+
+    try:
+        asyncio.run(go())
+    finally:
+        app.session.context.close()
+    return shot[0]
+
+
+def chart_shot(shot: ChartShot, home: Path) -> str:
+    """The SVG that `--svg` writes for the chart's command, run after its setup."""
+    for command in shot.setup:
+        run_d20(command)
+    path = home / shot.name
+    run_d20(f"{shot.command} --svg {shlex.quote(str(path))}")
+    return path.read_text(encoding="utf-8")
+
+
+def chart_data(svg: str) -> tuple[str, str]:
+    """A chart's matplotlib version and its data (the description `--svg` writes)."""
+    import re
+
+    version = re.search(r"Matplotlib v([^,<]+)", svg)
+    data = re.search(r"<dc:description>(.*?)</dc:description>", svg, re.S)
+    return (version.group(1) if version else "", data.group(1) if data else "")
+
+
+def same_chart(old: str, new: str) -> bool:
+    """Whether a chart checked in is the one drawn now: the same bytes, or (drawn by
+    another version of matplotlib, which may place a glyph elsewhere) the same data."""
+    if old == new:
+        return True
+    (old_version, old_data), (new_version, new_data) = chart_data(old), chart_data(new)
+    return old_version != new_version and old_data == new_data != ""
+
+
 def screens() -> dict[Path, str]:
     """Every picture, made now, each in an empty home of its own."""
     made: dict[Path, str] = {}
-    for screen in (*SCREENS, None):
+    for screen in (*SCREENS, None, GM_NAME):
         with tempfile.TemporaryDirectory(prefix="d20-screen-") as home:
             isolated(Path(home))
-            if screen is None:
+            if screen == GM_NAME:
+                made[IMAGES / GM_NAME] = gm_screen()
+            elif screen is None:
                 made[IMAGES / SHELL_NAME] = shell_screen()
             else:
                 made[IMAGES / screen.name] = command_screen(screen)
+    for shot in CHARTS:
+        with tempfile.TemporaryDirectory(prefix="d20-chart-") as home:
+            isolated(Path(home))
+            drawn = chart_shot(shot, Path(home))
+        path = IMAGES / shot.name
+        kept = path.read_text("utf-8") if path.exists() else ""
+        made[path] = kept if kept and same_chart(kept, drawn) else drawn
     return made
 
 

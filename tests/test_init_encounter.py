@@ -266,6 +266,49 @@ def test_an_attack_on_a_combatant_applies_its_damage(capsys: pytest.CaptureFixtu
     assert "undid: init hurt goblin-1 3 (attack)" in ok("undo")
 
 
+@pytest.mark.parametrize("condition", ["blinded", "poisoned", "prone", "restrained"])
+def test_an_attackers_condition_gives_disadvantage_in_levelup(
+    condition: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """levelup: a blinded, poisoned, prone or restrained attacker has disadvantage. The
+    attacker is whose turn it is, or the character the attack is rolled as (`--as`); a
+    target's advantage and an attacker's disadvantage cancel."""
+    write_sheet(SHEET)
+    ok("add", "aria", "--dice", "14")  # aria's turn
+    ok("add", "goblin", "+2", "hp", "7", "ac", "13", "--dice", "11")
+    ok("cond", "aria", condition)
+    capsys.readouterr()
+    assert main(["attack", "+5", "vs", "AC", "goblin", "dmg", "1d4", "--dice", "17,6"]) == 0
+    out = capsys.readouterr().out
+    assert f"aria (attacking) is {condition}: dis" in out
+    assert "= 11 vs 13  Miss" in out  # the lower d20, 6
+    args = ["attack", "+5", "vs", "AC", "goblin", "dmg", "1d4", "--json"]
+    ok("cond", "goblin", "paralyzed")  # attacks against it have advantage
+    assert main([*args, "--dice", "6"]) == 0  # adv and dis cancel: one d20 (a miss)
+    first = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert first["request"] == "attack +5 vs AC 13 dmg 1d4 adv dis" and first["total"] == 11
+    ok("cond", "goblin", "paralyzed", "off")
+    ok("next")  # the goblin's turn: it attacks; aria's condition is hers, not its
+    against = " adv" if condition in ("blinded", "restrained") else ""  # (aria's, as a target)
+    faces = "3,2" if against else "3"
+    assert main(["attack", "+2", "vs", "AC", "aria", "dmg", "1d4", "--json", "--dice", faces]) == 0
+    shown = json.loads(capsys.readouterr().out)["request"]
+    assert shown == "attack +2 vs AC 15 dmg 1d4" + against
+    assert main([*args, "--as", "aria", "--dice", "17,6"]) == 0  # aria attacks off her turn
+    assert json.loads(capsys.readouterr().out.splitlines()[0])["request"].endswith(" dis")
+
+
+def test_a_condition_that_says_nothing_of_attacks_adds_no_word(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ok("add", "aria", "+3", "hp", "12", "ac", "15", "--dice", "14")
+    ok("add", "goblin", "+2", "hp", "7", "ac", "13", "--dice", "11")
+    ok("cond", "aria", "deafened")
+    capsys.readouterr()
+    assert main(["attack", "+5", "vs", "AC", "goblin", "--dice", "9", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["request"] == "attack +5 vs AC 13"
+
+
 def test_every_init_command_answers_in_json() -> None:
     ok("add", "goblin", "+2", "hp", "7", "--dice", "5")
     for args in (

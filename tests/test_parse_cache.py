@@ -176,6 +176,8 @@ def test_a_cold_roll_with_a_warm_cache_does_not_import_pyparsing(tmp_path: Path)
         *("rich", "typer", "click", "pydantic", "sqlite3", "d20cli.app.shell", "tomlkit"),
         *("tempfile", "dataclasses", "inspect", "fractions", "decimal"),
         *("d20cli.language.grammar_checks", "d20cli.language.peer_readings"),
+        *("textual", "d20cli.app.gm"),
+        *("matplotlib", "numpy", "PIL", "d20cli.present.charts"),
     )
     # the first run fills the caches; then the same text (the request cache) and a new
     # text of the same shape (the shape cache, d20cli.store.shape_cache)

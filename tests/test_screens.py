@@ -1,6 +1,7 @@
 """The pictures of the documentation (docs/images/*.svg) are what the program prints now:
 scripts/make_screens.py makes each again (the program's own colour output, forced dice,
-a fixed width and title) and they must equal the files checked in; every page that should
+a fixed width and title; a chart, what `--svg FILE` writes) and they must equal the files
+checked in (a chart drawn by another matplotlib: its data); every page that should
 show one does, with alt text."""
 
 from __future__ import annotations
@@ -34,11 +35,17 @@ def test_the_pages_show_the_pictures_with_alt_text() -> None:
         for page in DOCS.glob("*.md")
     }
     pictures = {p.name for p in (DOCS / "images").glob("*.svg")}
-    assert pictures == {"odds-chart.svg", "initiative.svg", "shell.svg"}
+    charts = {"odds-check-chart.svg", "sweep-chart.svg", "compare-chart.svg", "luck-chart.svg"}
+    assert pictures == {"odds-chart.svg", "initiative.svg", "shell.svg", "gm.svg", *charts}
     where = {name: page for page, found in shown.items() for _, name in found}
     assert where == {
         "odds-chart.svg": "odds.md",
+        "odds-check-chart.svg": "odds.md",
+        "sweep-chart.svg": "luck.md",
+        "compare-chart.svg": "luck.md",
+        "luck-chart.svg": "luck.md",
         "initiative.svg": "characters.md",
         "shell.svg": "index.md",
+        "gm.svg": "encounter.md",
     }
     assert all(len(alt.split()) >= 4 for found in shown.values() for alt, _ in found)

@@ -427,6 +427,28 @@ def test_initiative_is_sealed_and_verify_rolls_it_again(tmp_path: Path) -> None:
     )
 
 
+def test_a_reported_initiative_joins_a_sealed_session_without_a_roll() -> None:
+    """`init add cleo =17` in a sealed session: the total the player rolled at the table
+    joins the order marked reported; it is no roll of the stream (it takes no position
+    and is not refused as forced dice are), and a tie it would make is settled by its
+    modifier, never by a roll-off outside the stream."""
+    ok(["seal"])
+    text = ok(["init", "add", "cleo", "=17"]).stdout
+    assert text.startswith("cleo: 17 reported (rolled at the table)\n")
+    assert "sealed #" not in text
+    cleo = json.loads(ok(["init", "--json"]).stdout)["order"][0]
+    assert (cleo["name"], cleo["total"], cleo["reported"], cleo["dice"]) == ("cleo", 17, True, [])
+    tie = d20(["init", "add", "dana", "=17"])
+    assert tie.exit_code == 2 and "a roll-off needs dice" in tie.stderr
+    ok(["init", "add", "dana", "=17", "+3"])  # the higher modifier goes first
+    shown = json.loads(ok(["init", "add", "goblin", "+2", "--json"]).stdout)
+    assert shown["sealed"] == {"session": 1, "position": 0}  # the first roll of the stream
+    assert [c["name"] for c in shown["order"] if c["name"] != "goblin"] == ["dana", "cleo"]
+    assert d20(["init", "add", "ogre", "--dice", "17"]).exit_code == 2  # forced: refused
+    assert unseal()["rolls"] == 1
+    assert [r["request"] for r in sealed_rows()] == ["init add goblin +2"]
+
+
 # --- issue 40, item 4: a run killed while rolling leaves at most one block unlogged -------
 
 

@@ -93,6 +93,22 @@ def test_a_run_learns_the_shapes_it_misses_again() -> None:
     assert len(grammar) == 5 and cache.builds <= shape_cache.MAX_LEARNT
 
 
+def test_past_the_first_few_a_run_learns_the_shapes_it_meets_twice(tmp_path: Path) -> None:
+    """After MAX_BUILDS, a shape is learnt the second time the run meets it: a batch of
+    new lines learns the shapes it repeats (each then read without pyparsing), and a
+    shape met once costs no probing."""
+    cache = ShapeCache(str(tmp_path / "shapes.json"))
+    once = [f"check +5 vs 15{' adv' * i}" for i in range(shape_cache.MAX_BUILDS + 3)]
+    for text in once:
+        cache.put(text, parse_request(text), parse_request)
+    assert len(cache._load()) == shape_cache.MAX_BUILDS
+    for text in ("roll 4d6kh3+1", "roll 5d8kh2+4"):  # a new shape, met twice
+        cache.put(text, parse_request(text), parse_request)
+    assert "roll #d#kh#+#" in cache._load()
+    assert cache.get("roll 6d10kh4+2") == parse_request("roll 6d10kh4+2")
+    assert once[-1] not in cache._load() and len(cache._load()) == shape_cache.MAX_BUILDS + 1
+
+
 def test_the_file_stays_small(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shape_cache, "MAX_BUILDS", 10**6)
     monkeypatch.setattr(shape_cache, "MAX_LEARNT", 10**6)

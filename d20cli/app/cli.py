@@ -211,7 +211,7 @@ def completion_commands(verbs: Iterable[str]) -> tuple[Command, ...]:
             values = EXPORT_FORMATS if "--export" in names else values
             dynamic = CHARACTERS if {"--as", "--character"} & set(names) else ""
             options.append(Option(names, str(p.help or ""), takes_value, values, dynamic))
-        if name == "shell":  # it takes the options of a request
+        if name in ("shell", "gm"):  # they take the options of a request
             options = list(request_options())
         if name == "completion":
             arguments = SHELLS

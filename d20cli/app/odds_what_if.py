@@ -8,6 +8,7 @@ a plain `odds` line never loads it."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from d20cli.app.options import Options
 from d20cli.dice.weights import Budget
@@ -16,6 +17,9 @@ from d20cli.present.output import Output
 from d20cli.probability.model import Odds
 from d20cli.probability.sweep import Span, Sweep, compare_json, find_range, no_target_span, sweep
 from d20cli.rolling.rolls import in_text
+
+if TYPE_CHECKING:
+    from d20cli.present.charts import Chart
 
 
 def sweep_output(
@@ -51,8 +55,7 @@ def sweep_output(
         where = next((t for t, s in zip(texts, spans, strict=True) if s is not None), texts[0])
         out.error(in_text(err, where), opts.json)
         return ExitStatus.BAD_INPUT
-    show(found, comparing, opts, out)
-    return ExitStatus.OK
+    return show(found, comparing, opts, out)
 
 
 def _same_points(texts: list[str], spans: list[Span | None]) -> None:
@@ -93,18 +96,28 @@ def no_target_output(
         done = sweep(swept, span, odds_at, command)
     except D20Error:
         return None
-    show([done], False, opts, out)
-    return ExitStatus.OK
+    return show([done], False, opts, out)
 
 
-def show(found: list[Sweep], comparing: bool, opts: Options, out: Output) -> None:
-    """The sweeps as the options ask: JSON, CSV, `-q` or a table for people."""
+def show(found: list[Sweep], comparing: bool, opts: Options, out: Output) -> ExitStatus:
+    """The sweeps as the options ask: JSON, CSV, `-q` or a table for people; first the
+    chart of --svg / --png (BAD_INPUT, nothing shown, when it cannot be written)."""
     from d20cli.present.sweep_view import (
         compare_sweep_lines,
         sweep_csv,
         sweep_lines,
         sweep_quiet,
     )
+
+    if opts.svg is not None or opts.png is not None:
+        from d20cli.app.charts import charts_written
+        from d20cli.present.charts import compare_sweep_chart, sweep_chart
+
+        def chart() -> Chart:
+            return compare_sweep_chart(found) if comparing else sweep_chart(found[0])
+
+        if not charts_written(chart, opts, out):
+            return ExitStatus.BAD_INPUT
 
     if opts.json:
         out.json(compare_json(found) if comparing else found[0].to_json())
@@ -116,3 +129,4 @@ def show(found: list[Sweep], comparing: bool, opts: Options, out: Output) -> Non
         out.lines(compare_sweep_lines(found, width=out.columns()))
     else:
         out.lines(sweep_lines(found[0], width=out.columns()))
+    return ExitStatus.OK

@@ -93,6 +93,16 @@ def text_value(name: str, text: str) -> str:
     return text
 
 
+def file_value(name: str, text: str) -> str:
+    """A file to write (`--svg FILE`): ParseError for an empty name or one with a NUL
+    character (no file can have it); whether it can be written is found when it is."""
+    if not text.strip():
+        raise ParseError(f"{name} needs a file name ({name} odds.{name.lstrip('-')})")
+    if "\0" in text:
+        raise ParseError(f"{name}: a file name cannot hold a NUL character")
+    return text
+
+
 def color_value(name: str, text: str) -> str:
     choice = text.strip().lower()
     if choice not in COLOR_CHOICES:
@@ -138,6 +148,8 @@ class Options:
     color: str | None = None  # --color=auto|always|never (None: auto)
     strict: bool = False  # a label word with no value is an error (Context.check_unvalued)
     post: str | None = None  # --post URL: post the rolls to this webhook (d20cli.app.posting)
+    svg: str | None = None  # --svg FILE: the odds as a chart, an SVG file (d20cli.app.charts)
+    png: str | None = None  # --png FILE: the same chart as a PNG image
 
     def merged(self, other: Options) -> Options:
         """These options with every field that `other` sets (differs from the default) applied."""
@@ -248,6 +260,22 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec("csv", ("--csv",), "CSV rows (total, exactly, at least, at most)", verbs=_ODDS_ONLY),
     OptionSpec("totals", ("--totals",), "the chart of totals of a check too", verbs=_ODDS_ONLY),
+    OptionSpec(
+        "svg",
+        ("--svg",),
+        "also write the odds as a chart to share: an SVG file",
+        file_value,
+        "FILE",
+        verbs=_ODDS_ONLY,
+    ),
+    OptionSpec(
+        "png",
+        ("--png",),
+        "also write the odds as a chart to share: a PNG image",
+        file_value,
+        "FILE",
+        verbs=_ODDS_ONLY,
+    ),
     OptionSpec("odds", ("--odds",), "show the chance of the outcome beside the roll", odds=False),
     OptionSpec(
         "summary",

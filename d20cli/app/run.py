@@ -714,6 +714,17 @@ def odds_for_words(
         done = no_target_output(texts[0], results[0], one, command, opts, out)
         if done is not None:
             return done
+    if opts.svg is not None or opts.png is not None:
+        from d20cli.app.charts import charts_written
+        from d20cli.present.charts import compare_chart, odds_chart
+
+        def chart() -> Any:
+            if comparing:
+                return compare_chart(results, totals=opts.totals)
+            return odds_chart(results[0], totals=opts.totals)
+
+        if not charts_written(chart, opts, out):
+            return ExitStatus.BAD_INPUT
     if opts.json:
         if comparing:
             out.json({"compare": [r.to_json() for r in results]})

@@ -68,7 +68,7 @@ SHELL_WORDS: tuple[str, ...] = ("help", "system", "as", "again", CLEAR, "quit", 
 #: The commands of `d20` the shell runs through the typer app; `odds`, `table` and `init`
 #: lines go through the request runner, with the session's dice and state.
 SHELL_COMMANDS: tuple[str, ...] = tuple(
-    c for c in COMMANDS if c not in ("shell", "odds", TABLE, "init")
+    c for c in COMMANDS if c not in ("shell", "gm", "odds", TABLE, "init")
 )
 
 
@@ -388,6 +388,49 @@ def run_shell(opts: Options, commands: Commands | None = None) -> int:
         session.context.close()
 
 
+def session_words(session: Session) -> Table:
+    """The words TAB offers in `session` (every system and the typer app's commands);
+    costly to build: build it once, at the first TAB."""
+    from d20cli.app.completion.engine import table
+
+    return table(session.commands.describe() if session.commands else ())
+
+
+def session_completions(session: Session, before: str, t: Table) -> tuple[str, list[str]]:
+    """What TAB offers in `session` for the text `before` the cursor (`completions`, with
+    the session's characters, tables, combatants, conditions, and the active character's
+    entries and macros): the word being completed and what may replace it. The shell's
+    prompt and the GM screen's command line (d20cli.app.gm) both ask it."""
+    from d20cli.app.completion.engine import Lazy, table_names
+    from d20cli.store import characters
+
+    def system_of(name: str) -> str:
+        try:
+            return characters.load(name).system or ""
+        except D20Error:
+            return ""
+
+    entries: list[str] = []
+    macros: list[str] = []
+    if session.character:
+        verb = scan(before.split(), t).cmd.lower()  # (its label words')
+        try:
+            active = characters.load(session.character)
+            entries = active.entry_names(LABEL_VERBS.get(verb, verb))
+            macros = list(active.macros)
+        except D20Error:
+            pass
+    names = Names(
+        Lazy(characters.character_names),
+        Lazy(table_names),
+        session.system,
+        system_of,
+        combatants=Lazy(session.combatant_names),
+        conditions=Lazy(session.condition_names),
+    )
+    return completions(before, t, names, entries, macros)
+
+
 def _history(out: Output) -> Any:
     from prompt_toolkit.history import InMemoryHistory
 
@@ -410,47 +453,19 @@ def _interactive(session: Session) -> int:
     from prompt_toolkit.completion import CompleteEvent, Completer, Completion
     from prompt_toolkit.document import Document
 
-    from d20cli.app.completion.engine import Lazy, table, table_names
-    from d20cli.store import characters
-
     built: list[Table] = []
 
     def words() -> Table:
         """The words, built at the first TAB (every system and the typer app's commands)."""
         if not built:
-            built.append(table(session.commands.describe() if session.commands else ()))
+            built.append(session_words(session))
         return built[0]
-
-    def system_of(name: str) -> str:
-        try:
-            return characters.load(name).system or ""
-        except D20Error:
-            return ""
 
     class ShellCompleter(Completer):
         def get_completions(
             self, document: Document, complete_event: CompleteEvent
         ) -> Iterable[Completion]:
-            before = document.text_before_cursor
-            entries: list[str] = []
-            macros: list[str] = []
-            if session.character:
-                verb = scan(before.split(), words()).cmd.lower()  # (its label words')
-                try:
-                    active = characters.load(session.character)
-                    entries = active.entry_names(LABEL_VERBS.get(verb, verb))
-                    macros = list(active.macros)
-                except D20Error:
-                    pass
-            names = Names(
-                Lazy(characters.character_names),
-                Lazy(table_names),
-                session.system,
-                system_of,
-                combatants=Lazy(session.combatant_names),
-                conditions=Lazy(session.condition_names),
-            )
-            cur, found = completions(before, words(), names, entries, macros)
+            cur, found = session_completions(session, document.text_before_cursor, words())
             for word in found:
                 yield Completion(word, start_position=-len(cur))
 

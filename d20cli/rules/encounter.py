@@ -137,7 +137,8 @@ class Harm:
     no dice may be rolled (a sealed session: it says what to roll); conditions: the
     condition names the system knows (completion offers them; any other word is a
     condition too); against: condition -> the words it adds to an attack against its
-    holder; summary: the rule in one line, for help and docs."""
+    holder; attacking: condition -> the words it adds to an attack its holder makes;
+    summary: the rule in one line, for help and docs."""
 
     hit_points: bool
     hurt: Callable[[Vitals, int, str, bool, Roller], Said]
@@ -146,6 +147,7 @@ class Harm:
     conditions: tuple[str, ...] = ()
     against: Mapping[str, str] = field(default_factory=dict)
     summary: str = ""
+    attacking: Mapping[str, str] = field(default_factory=dict)
 
 
 def nothing_at_start(v: Vitals, kind: str, roller: Roller | None) -> Said:
@@ -168,7 +170,8 @@ def plain_heal(v: Vitals, amount: int, kind: str) -> Said:
 
 
 def attack_words(conditions: Sequence[Condition], against: Mapping[str, str]) -> list[str]:
-    """The words the conditions of an attack's target add to the attack (`against`)."""
+    """The words conditions add to an attack: a target's by `Harm.against`, an attacker's
+    by `Harm.attacking`."""
     return [against[c.name.lower()] for c in conditions if c.name.lower() in against]
 
 

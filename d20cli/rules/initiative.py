@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from d20cli.errors import RulesError
+from d20cli.errors import ParseError, RulesError
 from d20cli.frozen import frozen, replace
 from d20cli.results import Die, Result
 from d20cli.rules.encounter import NO_VITALS, Condition, Vitals
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 #: A roll-off that has not settled after this many rounds of d20s is refused (a --dice
 #: list that repeats one face for ever).
 MAX_ROLLOFF_ROUNDS = 100
+MAX_COMBATANTS = 200  # one order holds at most this many
+_INT64 = 2**63
 
 
 @frozen
@@ -188,7 +190,49 @@ def after_removal(order: Sequence[Combatant], gone: str, now: Turn) -> Turn:
     return advance(order, now)
 
 
+def _checked(name: str, roll: InitiativeRoll) -> None:
+    for what, value in (("total", roll.total), ("modifier", roll.modifier)):
+        if not -_INT64 <= value < _INT64:
+            raise ParseError(f"{name}'s initiative {what} is too large to keep ({value:.3e})")
+
+
+def joined(
+    kept: Sequence[Combatant],
+    new: Sequence[tuple[str, str, InitiativeRoll]],
+    roller: Roller,
+    joining: Sequence[Combatant] | None = None,
+) -> list[Combatant]:
+    """`kept` and the newcomers (name, kind, roll), the roll-offs rolled, in order
+    (`joining`: what else each newcomer brings, as `add`'s)."""
+    if len(kept) + len(new) > MAX_COMBATANTS:
+        raise ParseError(
+            f"an initiative order holds at most {MAX_COMBATANTS} combatants "
+            f"(it has {len(kept)}; `d20 init rm NAME` or `d20 init clear` make room)"
+        )
+    seq = max((c.seq for c in kept), default=0)
+    everyone = list(kept)
+    for i, (name, kind, roll) in enumerate(new, 1):
+        _checked(name, roll)
+        c = Combatant(name, kind, roll.total, roll.modifier, roll.dice, (), seq + i)
+        if joining is not None:
+            c = replace(
+                joining[i - 1],
+                name=name,
+                kind=kind,
+                total=roll.total,
+                modifier=roll.modifier,
+                dice=roll.dice,
+                rolloff=(),
+                seq=seq + i,
+            )
+        everyone.append(c)
+    settled = settle(everyone, roller)
+    roller.finish()  # --dice: every face used, before anything is written
+    return settled
+
+
 __all__ = [
+    "MAX_COMBATANTS",
     "MAX_ROLLOFF_ROUNDS",
     "Combatant",
     "InitiativeRoll",
@@ -197,6 +241,7 @@ __all__ = [
     "advance",
     "after_removal",
     "from_check",
+    "joined",
     "ordered",
     "refuse_target",
     "settle",

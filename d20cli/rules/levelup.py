@@ -561,6 +561,16 @@ AGAINST = {
     "invisible": "dis",
 }
 
+#: What an attacker's condition adds to the attack it makes (the rule text of each
+#: condition, where the seed is silent: a blinded, poisoned, prone or restrained creature
+#: has disadvantage on attack rolls; docs/systems/levelup.md).
+ATTACKING = {
+    "blinded": "dis",
+    "poisoned": "dis",
+    "prone": "dis",
+    "restrained": "dis",
+}
+
 HARM = Harm(
     True,
     harm_hurt,
@@ -569,6 +579,7 @@ HARM = Harm(
     CONDITIONS,
     AGAINST,
     "0 HP: a monster is dead, a character dying (death saves at the start of its turn)",
+    ATTACKING,
 )
 
 

@@ -38,6 +38,8 @@ from typing import Any, TypeVar
 
 from d20cli.errors import StateError
 from d20cli.store.files import deeper_than, move_aside, no_link, private_file, xdg_dir
+from d20cli.store.row_fields import INT64
+from d20cli.store.row_fields import clean as clean  # (its home before; imported from here)
 from d20cli.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 Warn = Callable[[str], None]
@@ -448,18 +450,10 @@ def _ms(seconds: float) -> int:
     return int(seconds * 1000)
 
 
-INT64 = 2**63
-
-
-def int64(value: int | None) -> int | None:
-    """`value` as SQLite can store it: an int outside 64 bits becomes NULL."""
-    return value if value is None or -INT64 <= value < INT64 else None
-
-
 # --- the values read back: each is what d20 writes there, else BadValue ----------------
 
 #: How deeply a JSON value d20 keeps in a column nests at most (a row's dice or house
-#: rules: d20cli.store.rolllog.MAX_ROW_DEPTH; a last roll's result, a few more).
+#: rules: d20cli.store.row_fields.MAX_ROW_DEPTH; a last roll's result, a few more).
 MAX_STORED_DEPTH = 32
 
 
@@ -507,18 +501,6 @@ def stored_json(value: object, where: str, kind: type, most: int = MAX_STORED_DE
 
 def clean_or_none(text: str | None) -> str | None:
     return None if text is None else clean(text)
-
-
-def clean(text: str) -> str:
-    """`text` encodable as UTF-8: each lone surrogate (bytes of a command line that were
-    not UTF-8) becomes U+FFFD."""
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
-    return text
 
 
 def clean_json(text: str) -> str:

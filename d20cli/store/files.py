@@ -159,9 +159,17 @@ def deeper_than(value: object, most: int) -> bool:
         level = inner
 
 
-def atomic_write(path: str, text: str, *, follow_link: bool = False, durable: bool = False) -> None:
-    """Replace the file at `path` with `text` (UTF-8) atomically: readers see the old file
-    or the new one, never a part. Every writer of d20's files goes through here.
+def atomic_write(
+    path: str,
+    text: str | bytes,
+    *,
+    follow_link: bool = False,
+    durable: bool = False,
+    private: bool = True,
+) -> None:
+    """Replace the file at `path` with `text` (UTF-8; bytes as they are) atomically:
+    readers see the old file or the new one, never a part. Every writer of d20's files
+    goes through here.
 
     The text goes to a temporary file made by `tempfile.mkstemp` in the same directory: a
     random name created with O_EXCL, so nothing already there (a symbolic link planted at
@@ -171,7 +179,8 @@ def atomic_write(path: str, text: str, *, follow_link: bool = False, durable: bo
     follow_link: a symbolic link at `path` is written through (its target is replaced and
     the link stays: a dotfiles set-up); otherwise the link itself is replaced.
     durable: fsync the data before the rename (files the user keeps; not a cache).
-    An existing regular file keeps its permissions; a new file is private (0600).
+    An existing regular file keeps its permissions; a new file is private (0600), or
+    with `private` False as the umask makes a new file (a chart to share: `--svg`).
     The directory must exist. OSError when the file cannot be written."""
     import stat
     import tempfile
@@ -183,12 +192,16 @@ def atomic_write(path: str, text: str, *, follow_link: bool = False, durable: bo
         mode = stat.S_IMODE(old.st_mode) if stat.S_ISREG(old.st_mode) else None
     except FileNotFoundError:
         mode = None
+    if mode is None and not private:
+        mask = os.umask(0o022)
+        os.umask(mask)
+        mode = 0o666 & ~mask
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+        with os.fdopen(fd, "wb") as f:
             if mode is not None:
                 os.fchmod(f.fileno(), mode)
-            f.write(text)
+            f.write(text.encode("utf-8") if isinstance(text, str) else text)
             f.flush()
             if durable:
                 os.fsync(f.fileno())

@@ -32,6 +32,7 @@ from d20cli.rules.encounter import (
     Condition,
     Vitals,
 )
+from d20cli.rules.initiative import MAX_COMBATANTS as MAX_COMBATANTS
 from d20cli.rules.initiative import (
     Combatant,
     InitiativeRoll,
@@ -39,8 +40,8 @@ from d20cli.rules.initiative import (
     advance,
     after_removal,
     ordered,
-    settle,
 )
+from d20cli.rules.initiative import joined as joined
 from d20cli.store.database import BadValue, stored_int, stored_json, stored_text
 from d20cli.store.rolllog import MAX_ROW_DEPTH
 
@@ -50,7 +51,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-MAX_COMBATANTS = 200  # one order holds at most this many
 MAX_UNDO = 1_000  # changes of the encounter `init undo` can take back
 MAX_NOTES = 200  # characters of a combatant's notes
 KINDS = ("character", "monster")
@@ -425,47 +425,6 @@ def edit(
         return replace(new, order=tuple(ordered(new.order))), extra
 
     return _change(state, write)
-
-
-def _checked(name: str, roll: InitiativeRoll) -> None:
-    for what, value in (("total", roll.total), ("modifier", roll.modifier)):
-        if not -_INT64 <= value < _INT64:
-            raise ParseError(f"{name}'s initiative {what} is too large to keep ({value:.3e})")
-
-
-def joined(
-    kept: Sequence[Combatant],
-    new: Sequence[tuple[str, str, InitiativeRoll]],
-    roller: Roller,
-    joining: Sequence[Combatant] | None = None,
-) -> list[Combatant]:
-    """`kept` and the newcomers (name, kind, roll), the roll-offs rolled, in order
-    (`joining`: what else each newcomer brings, as `add`'s)."""
-    if len(kept) + len(new) > MAX_COMBATANTS:
-        raise ParseError(
-            f"an initiative order holds at most {MAX_COMBATANTS} combatants "
-            f"(it has {len(kept)}; `d20 init rm NAME` or `d20 init clear` make room)"
-        )
-    seq = max((c.seq for c in kept), default=0)
-    everyone = list(kept)
-    for i, (name, kind, roll) in enumerate(new, 1):
-        _checked(name, roll)
-        c = Combatant(name, kind, roll.total, roll.modifier, roll.dice, (), seq + i)
-        if joining is not None:
-            c = replace(
-                joining[i - 1],
-                name=name,
-                kind=kind,
-                total=roll.total,
-                modifier=roll.modifier,
-                dice=roll.dice,
-                rolloff=(),
-                seq=seq + i,
-            )
-        everyone.append(c)
-    settled = settle(everyone, roller)
-    roller.finish()  # --dice: every face used, before anything is written
-    return settled
 
 
 def start(

@@ -48,16 +48,29 @@ from d20cli.frozen import frozen
 from d20cli.store.database import (
     clean,
     clean_json,
-    int64,
     stored_int,
     stored_json,
     stored_text,
     stored_text_or_none,
 )
+from d20cli.store.row_fields import (  # (their home before; imported from here)
+    LABEL_CHARACTERS as LABEL_CHARACTERS,
+)
+from d20cli.store.row_fields import (
+    MAX_ROW_DEPTH as MAX_ROW_DEPTH,
+)
+from d20cli.store.row_fields import (
+    dice_text as dice_text,
+)
+from d20cli.store.row_fields import (
+    house_text,
+    int64,
+    row_dice,
+)
 
 if TYPE_CHECKING:
     from d20cli.present.output import Output
-    from d20cli.results import Die, Result
+    from d20cli.results import Result
     from d20cli.store.database import Database
     from d20cli.store.post_queue import PostPlan
 
@@ -117,23 +130,6 @@ def stamp(ms: int) -> str:
     return at.isoformat(timespec="milliseconds")
 
 
-def dice_text(result: Result) -> str:
-    """The JSON list of every die of a result: its own (a group's or contest's include
-    their members'), or its members' and sides' when it lists none itself, then its damage
-    dice."""
-    if result.damage is None and result.dice:
-        return result.dice_text()  # the usual case, shared with the JSON line
-    lists = [result.dice_text()]
-    if not result.dice:
-        for part in (*(result.members or ()), *(result.sides or ())):
-            lists.append(part.dice_text())
-            if part.damage is not None:
-                lists.append(part.damage.dice_text())
-    if result.damage is not None:
-        lists.append(result.damage.dice_text())
-    return f"[{', '.join(text[1:-1] for text in lists if text != '[]')}]"
-
-
 def row_columns(result: Result) -> tuple[str, int, str | None]:
     """What a row takes from the result besides its plain fields: the dice column, the
     row's size in bytes, and the house rules' JSON (None without house rules)."""
@@ -142,79 +138,11 @@ def row_columns(result: Result) -> tuple[str, int, str | None]:
     return dice, row_bytes(result.request, dice), house
 
 
-def house_text(result: Result) -> str | None:
-    """The JSON of the house rules a result was rolled under (None: none)."""
-    house = result.detail.get("house")
-    return json.dumps(house, separators=(",", ":"), sort_keys=True) if house else None
-
-
 # --- the size of a row ----------------------------------------------------------------
 
-MAX_ROW_DICE = 16_384  # characters of one row's dice
-LABEL_CHARACTERS = 100  # of each label a summary keeps
-MAX_LABELS = 20  # labels a summary keeps
-FACES_UP_TO = 100  # a summary counts each face of dice with at most this many sides
 FLUSH_BYTES = 8_000_000  # buffered row bytes that make the log write
 MAX_RUN_BYTES = 256_000_000  # row bytes one run may add to the log
-MAX_ROW_DEPTH = 8  # levels a row's dice or house rules nest (a summary's face counts: 5)
 ROW_OVERHEAD = 100  # bytes of a row besides its request and dice (time, ids, columns)
-
-
-def row_dice(result: Result, dice_text: Callable[[Result], str]) -> str:
-    """The dice column of `result`'s row: the full list (`dice_text(result)`), made only
-    when it fits in MAX_ROW_DICE characters, else a summary."""
-    dice, damage = result.dice, result.damage
-    # a check, an attack or a small roll: all it lists is its dice, then its damage's
-    if dice and len(dice) + (0 if damage is None else len(damage.dice)) <= 8:
-        text = dice_text(result)  # (at most eight labels, each within a line of input)
-        if len(text) <= MAX_ROW_DICE:
-            return text
-        return summary_text(list(_dice_of(result)))
-    every = list(_dice_of(result))
-    estimate = sum(80 + len(d.label or "") + 14 * len(d.flags) + len(d.by or "") for d in every)
-    if estimate <= MAX_ROW_DICE:
-        return dice_text(result)
-    return summary_text(every)
-
-
-def summary_text(dice: list[Die]) -> str:
-    """A row's dice as one summary (see the module doc)."""
-    sides: dict[int, int] = {}
-    faces: dict[int, dict[int, int]] = {}
-    labels: list[str] = []
-    kept = 0
-    for d in dice:
-        sides[d.sides] = sides.get(d.sides, 0) + 1
-        kept += d.kept
-        if d.sides <= FACES_UP_TO and "min" not in d.flags and "max" not in d.flags:
-            counts = faces.setdefault(d.sides, {})
-            counts[d.face] = counts.get(d.face, 0) + 1
-        if d.label is not None and len(labels) < MAX_LABELS:
-            label = d.label[:LABEL_CHARACTERS]
-            if label not in labels:
-                labels.append(label)
-    summary = {
-        "count": len(dice),
-        "kept": kept,
-        "sides": {str(s): n for s, n in sorted(sides.items())},
-        "faces": {
-            str(s): {str(f): n for f, n in sorted(c.items())} for s, c in sorted(faces.items())
-        },
-        "labels": labels,
-    }
-    return json.dumps([{"summary": summary}])  # in ASCII, as the dice list (results.py)
-
-
-def _dice_of(result: Result) -> Iterator[Die]:
-    """The dice `dice_text` lists, in its order."""
-    yield from result.dice
-    if not result.dice:
-        for part in (*(result.members or ()), *(result.sides or ())):
-            yield from part.dice
-            if part.damage is not None:
-                yield from part.damage.dice
-    if result.damage is not None:
-        yield from result.damage.dice
 
 
 def row_bytes(request: str, dice: str) -> int:

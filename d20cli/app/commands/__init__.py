@@ -159,6 +159,21 @@ _ROWS: tuple[Command, ...] = (
         ),
     ),
     Command(
+        "gm",
+        AT_THE_TABLE,
+        "The GM screen: the order with HP bars, the party, the roll log, a command line.",
+        about=(
+            "A full-screen game master's screen in the terminal: the initiative order with "
+            "HP bars, AC and conditions, whose turn it is, the party, the tail of the roll "
+            "log, and a command line that takes every request and init command with TAB "
+            "completion, as d20 shell does. F5 (Ctrl-N) next turn, F6 (Ctrl-Z) undo, F7 "
+            "(Ctrl-T) damage and F8 (Ctrl-Y) heal the combatant selected with the arrow "
+            "keys; Ctrl-C or Ctrl-D quits. It reads and writes the same state as the "
+            "commands: a change made in another terminal appears within half a second."
+        ),
+        examples=("gm", "gm -s mm"),
+    ),
+    Command(
         "party",
         AT_THE_TABLE,
         "The party: characters who roll together (--as party).",
@@ -276,7 +291,9 @@ _ROWS: tuple[Command, ...] = (
             "Rolls every roll of an exported sealed session again from its seed and checks "
             "the commitment (--commitment HEX, as posted before play), each request's text, "
             "the receipts the group saw (--receipts FILE) and the hash chain. Exit status 0 "
-            "when everything verifies, 1 when something does not."
+            "when everything verifies, 1 when something does not. --page FILE.html writes "
+            "one HTML file that does the same in a browser, offline, with this d20's own "
+            "code (Pyodide), for players without d20."
         ),
         examples=("verify rolls.json SEED --commitment HEX --receipts seen.txt",),
     ),

@@ -3,7 +3,10 @@
 
 The target's AC is read from the encounter and put in the request's place; the target's
 conditions add the words its system says they give an attack against it
-(`Harm.against`: levelup's restrained, a d20 with advantage); the request is rolled as any
+(`Harm.against`: levelup's restrained, a d20 with advantage), and the attacker's
+conditions the words they give an attack it makes (`Harm.attacking`: levelup's prone,
+disadvantage; the attacker is the character rolled as, when it is in the order, else
+whose turn it is); the request is rolled as any
 other (critical damage by the house rule in force), and on a hit its damage is applied to
 the target as `init hurt` would, by the target's system's rule, halved by `resistant`,
 doubled by `vulnerable`, none with `immune`. The damage is one change of the encounter
@@ -22,6 +25,8 @@ if TYPE_CHECKING:
     from d20cli.app.options import Options
     from d20cli.present.output import Output
     from d20cli.results import Result
+    from d20cli.rules.initiative import Combatant
+    from d20cli.store.initiative import Encounter
 
 #: The words after an attack on a combatant that change the damage it takes.
 MULTIPLIERS = {"resistant": (1, 2), "vulnerable": (2, 1), "immune": (0, 1)}
@@ -78,13 +83,22 @@ def attack_on(
                 raise ParseError(f"{system.id} has no rule for damage in an encounter")
             kept[at] = str(ac)
             added = attack_words(target.conditions, harm.against)
-            text = " ".join([*kept, *added])
+            attacker = attacker_of(found, opts, context)
+            by: list[str] = []
+            if attacker is not None and attacker is not target:
+                own = get_system(attacker.system) if attacker.system else system
+                attacking = own.harm.attacking if own.harm is not None else {}
+                by = attack_words(attacker.conditions, attacking)
+            text = " ".join([*kept, *added, *by])
         except D20Error as err:
             out.error(err, opts.json)
             return ExitStatus.BAD_INPUT, []
         if added and not opts.json:
             why = ", ".join(c.name for c in target.conditions if c.name in harm.against)
             out.text(f"{target.name} is {why}: {' '.join(added)}")
+        if by and attacker is not None and not opts.json:
+            why = ", ".join(c.name for c in attacker.conditions if c.name in attacking)
+            out.text(f"{attacker.name} (attacking) is {why}: {' '.join(by)}")
         from d20cli.app.options import request_text
 
         status, results = request(request_text(text.split(), opts), opts, out, context)
@@ -125,4 +139,15 @@ def attack_on(
             context.close()
 
 
-__all__ = ["MULTIPLIERS", "attack_on"]
+def attacker_of(found: Encounter, opts: Options, context: Context) -> Combatant | None:
+    """Who makes an attack on a combatant: the character it is rolled as (`--as aria`, or
+    the character in use), else whose turn it is; None when that one is not in the
+    order."""
+    who = (context.with_character(opts).as_ or "").lower()
+    names = {c.name.lower(): c for c in found.order}
+    if who and who != "none":
+        return names.get(who)
+    return names.get((found.turn or "").lower())
+
+
+__all__ = ["MULTIPLIERS", "attack_on", "attacker_of"]

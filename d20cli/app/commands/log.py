@@ -35,6 +35,7 @@ import typer
 from d20cli.app.commands.char import _cell, _console
 from d20cli.app.commands.shared import command_errors as _errors
 from d20cli.app.commands.shared import command_options, command_output
+from d20cli.app.options import file_value
 from d20cli.errors import ExitStatus, ParseError, StateError
 from d20cli.language.vocabulary import SYSTEM_IDS
 from d20cli.present.output import Output
@@ -140,6 +141,18 @@ def log_main(
     yes: Annotated[
         bool, typer.Option("--yes", "-y", help="With --clear or --prune: do not ask.")
     ] = False,
+    svg: Annotated[
+        str | None,
+        typer.Option(
+            "--svg", metavar="FILE", help="With --luck: also write it as a chart, an SVG file."
+        ),
+    ] = None,
+    png: Annotated[
+        str | None,
+        typer.Option(
+            "--png", metavar="FILE", help="With --luck: also write it as a chart, a PNG image."
+        ),
+    ] = None,
     tsv: Annotated[bool, typer.Option("--tsv", help="Tab-separated lines.")] = False,
     json: Annotated[bool, typer.Option("--json", help="JSON instead of a table.")] = False,
     no_pager: Annotated[
@@ -162,6 +175,12 @@ def log_main(
     with _errors(out):
         if sum((stats, luck, export is not None, clear, prune)) > 1:
             raise ParseError("use one of --stats, --luck, --export, --clear and --prune at a time")
+        if (svg is not None or png is not None) and not luck:
+            option = "--svg" if svg is not None else "--png"
+            raise ParseError(f"{option} goes with --luck: d20 log --luck {option} FILE")
+        for option, path in (("--svg", svg), ("--png", png)):
+            if path is not None:
+                file_value(option, path)
         if details and not stats:
             raise ParseError("--details goes with --stats: d20 log --stats --details")
         if export is not None and export.lower() not in EXPORT_FORMATS:
@@ -203,7 +222,8 @@ def log_main(
             elif export is not None:
                 _export(store, export.lower(), only, out)
             elif luck:
-                _luck(store, only, out, command_options().json, no_color, since, session)
+                charts = (svg, png)
+                _luck(store, only, out, command_options().json, no_color, since, session, charts)
             elif stats:
                 _stats(store, only, out, command_options().json, no_color, details, no_pager)
             else:
@@ -221,17 +241,30 @@ def _luck(
     no_color: bool,
     since: str | None,
     session: int | None,
+    charts: tuple[str | None, str | None] = (None, None),
 ) -> None:
     """`--luck`: the logged rolls priced by their exact odds (d20cli.store.log_luck), as
-    JSON or one screen (d20cli.present.luck_view)."""
+    JSON or one screen (d20cli.present.luck_view); first, the chart of `charts` (--svg,
+    --png FILE) when one is given."""
     from d20cli.present.luck_view import luck_lines
     from d20cli.store.log_luck import ledger
 
     found = ledger(store, only)
+    labels = {(sid, oid): label for (sid, verb, oid), label in outcome_labels().items() if not verb}
+    if charts != (None, None):
+        from d20cli.app.charts import write_charts
+        from d20cli.present.charts import luck_chart
+
+        write_charts(lambda: luck_chart(found, labels, _luck_span(only, session, since)), *charts)
     if json:
         out.json(found.to_json())
         return
-    labels = {(sid, oid): label for (sid, verb, oid), label in outcome_labels().items() if not verb}
+    shown = out.without_color() if no_color and out.color else out
+    shown.lines(luck_lines(found, labels, visible(_luck_span(only, session, since))))
+
+
+def _luck_span(only: LogFilter, session: int | None, since: str | None) -> str:
+    """The rolls `--luck` reads, said in its head: as whom, which session, since when."""
     when = []
     if only.character:
         when.append(f"as {only.character}")
@@ -239,8 +272,7 @@ def _luck(
         when.append(f"sealed session {session}")
     if since is not None:
         when.append(f"since {since}")
-    shown = out.without_color() if no_color and out.color else out
-    shown.lines(luck_lines(found, labels, visible(", ".join(when))))
+    return ", ".join(when)
 
 
 def _known_session(store: Rolls, session: int) -> None:

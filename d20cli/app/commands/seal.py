@@ -182,10 +182,10 @@ def unseal_command(
 
 def verify_command(
     log: Annotated[
-        str,
+        str | None,
         typer.Argument(help="The session's d20 log --export json --session N (- reads stdin)."),
-    ],
-    seed: Annotated[str, typer.Argument(help="The seed as d20 unseal printed it.")],
+    ] = None,
+    seed: Annotated[str | None, typer.Argument(help="The seed as d20 unseal printed it.")] = None,
     posted: Annotated[
         str | None,
         typer.Option(
@@ -204,13 +204,48 @@ def verify_command(
     rows: Annotated[
         bool, typer.Option("--rows", help="A line for every row, not only the failed ones.")
     ] = False,
+    page: Annotated[
+        str | None,
+        typer.Option(
+            "--page",
+            metavar="FILE.html",
+            help="Write a page that verifies in a browser, offline, with d20's own code "
+            "(no LOG or SEED: they are given to the page).",
+        ),
+    ] = None,
     json: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
 ) -> None:
     """Check a sealed session's exported log against its seed."""
     from d20cli.app.commands.verify import run_verify
 
+    out = command_output()
+    if page is not None:
+        with command_errors(out):
+            write_verify_page(page, log is not None or seed is not None, out)
+        return
+    if log is None or seed is None:
+        with command_errors(out):
+            raise ParseError("verify needs LOG and SEED: d20 verify LOG SEED (or --page FILE.html)")
     raise typer.Exit(
-        int(run_verify(log, seed, command_options().json, command_output(), posted, receipts, rows))
+        int(run_verify(log, seed, command_options().json, out, posted, receipts, rows))
+    )
+
+
+def write_verify_page(path: str, given: bool, out: Output) -> None:
+    """`d20 verify --page FILE.html` (d20cli.app.commands.verify_page)."""
+    from d20cli.app.commands.verify_page import PYODIDE_VERSION, write_page
+    from d20cli.visible import visible
+
+    if given:
+        raise ParseError("--page writes the page alone: give it no LOG or SEED")
+    size = write_page(path)
+    if command_options().json:
+        out.json({"page": path, "bytes": size, "pyodide": PYODIDE_VERSION})
+        return
+    out.text(
+        f"wrote {visible(path)} ({size / 2**20:.1f} MB): open it in a browser, drop the "
+        "session's export and the receipts the table saw onto it, and give it the seed; "
+        "it runs this d20's own verify and needs no network"
     )
 
 

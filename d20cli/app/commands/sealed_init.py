@@ -115,8 +115,7 @@ def replay_init(replay: dict[str, Any], roller: Roller) -> Result:
     from d20cli.language.parse_cache import classes, decode
     from d20cli.language.requests import CheckRequest
     from d20cli.rules import get_system
-    from d20cli.rules.initiative import Combatant
-    from d20cli.store.initiative import MAX_COMBATANTS, joined
+    from d20cli.rules.initiative import MAX_COMBATANTS, Combatant, joined
 
     new, kept, text, system = (replay[k] for k in ("new", "kept", "text", "system"))
     if not (isinstance(new, list) and isinstance(kept, list) and isinstance(text, str)):

@@ -265,6 +265,12 @@ def odds_table(words: list[str], opts: Options, out: Output) -> ExitStatus:
     except D20Error as err:
         out.error(err, opts.json)
         return ExitStatus.BAD_INPUT
+    if opts.svg is not None or opts.png is not None:
+        from d20cli.app.charts import charts_written
+        from d20cli.present.charts import table_chart
+
+        if not charts_written(lambda: table_chart(odds), opts, out):
+            return ExitStatus.BAD_INPUT
     if opts.json:
         out.json(odds.to_json())
     else:

@@ -135,8 +135,7 @@ def replayed(
 def logged_fields(result: Result) -> dict[str, Any]:
     """The fields of a roll-log row that the roll decides, as `d20 log --export json`
     writes them (what `verify` compares)."""
-    from d20cli.store.database import clean, int64
-    from d20cli.store.rolllog import dice_text, house_text, row_dice
+    from d20cli.store.row_fields import clean, dice_text, house_text, int64, row_dice
 
     house = house_text(result)
     return {
@@ -387,25 +386,73 @@ def run_verify(
                 raise ParseError(
                     "--commitment must be the commitment as d20 seal printed it: 64 hex digits"
                 )
-        found = read_secret(secret)
-        if found is None:
-            raise ParseError(
-                "SEED must be the seed as d20 unseal printed it: 64 hex digits, ':', 32 hex digits"
-            )
+        if read_secret(secret) is None:
+            raise _bad_seed()
         if receipts == "-" and path == "-":
             raise ParseError("LOG and --receipts cannot both read standard input")
         seen = None if receipts is None else read_receipts(receipts)
-        seed, nonce = found
-        report = check(read_export(path), seed, nonce, seen)
+        report = verify_rows(read_export(path), secret, seen, posted)
     except D20Error as err:
         out.error(err, as_json)
         return ExitStatus.BAD_INPUT
-    report = dataclasses.replace(report, posted=posted)
     if as_json:
         out.json(_json(report, seen is not None))
     else:
         out.text("\n".join(_lines(report, each, seen is not None)))
     return ExitStatus.OK if report.ok else ExitStatus(1)
+
+
+def _bad_seed() -> ParseError:
+    return ParseError(
+        "SEED must be the seed as d20 unseal printed it: 64 hex digits, ':', 32 hex digits"
+    )
+
+
+def verify_rows(
+    rows: Iterable[dict[str, Any]],
+    secret: str,
+    seen: dict[int, str] | None = None,
+    posted: str | None = None,
+) -> Report:
+    """The verification of an export's rows (verify_files.export_rows) with the seed as
+    `d20 unseal` printed it, the receipts the table saw (`seen`, by position) and the
+    commitment posted before play (64 hex digits, checked by the caller): what `d20
+    verify` and the verify page both run. ParseError for a seed that is not one, or rows
+    that are not an export's."""
+    found = read_secret(secret)
+    if found is None:
+        raise _bad_seed()
+    seed, nonce = found
+    report = check(rows, seed, nonce, seen)
+    return dataclasses.replace(report, posted=posted)
+
+
+def verdict_json(export: str, secret: str, receipts: str = "", posted: str = "") -> str:
+    """The verify page's verdict (d20cli.app.commands.verify_page): the export's text, the
+    seed, the text of the receipts the table saw and the commitment posted before play
+    ("": none given) in; the JSON of what `d20 verify --json` says (`verdict`), its lines
+    for people with every row (`lines`, as `--rows`) and its exit status (`status`) out,
+    or for input that is not an export, a seed or receipts, `status` 2 and the `error`
+    `d20 verify` would print. Pure: no file, no database, no clock."""
+    from d20cli.app.commands.verify_files import export_rows, receipts_in
+
+    try:
+        given = posted.strip().lower() or None
+        if given is not None and not re.fullmatch(r"[0-9a-f]{64}", given):
+            raise ParseError("the commitment posted before play must be 64 hex digits")
+        if read_secret(secret) is None:
+            raise _bad_seed()
+        seen = receipts_in(receipts, "the receipts") if receipts.strip() else None
+        report = verify_rows(export_rows([export]), secret, seen, given)
+    except D20Error as err:
+        return json.dumps({"status": int(ExitStatus.BAD_INPUT), "error": visible(err.message)})
+    return json.dumps(
+        {
+            "status": int(ExitStatus.OK if report.ok else ExitStatus(1)),
+            "verdict": _json(report, seen is not None),
+            "lines": _lines(report, True, seen is not None),
+        }
+    )
 
 
 def _json(report: Report, receipts: bool) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import codecs
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
 from d20cli.dice.sealed import MIN_SEEN
@@ -66,10 +66,26 @@ def read_export(path: str) -> Iterator[dict[str, Any]]:
     try:
         if path != "-" and os.fstat(f.fileno()).st_size > MAX_EXPORT_BYTES:
             raise _too_large(name)  # refused before it is read
-        yield from _rows(_Text(_chunks(f, name)), name)
+        yield from export_rows(_chunks(f, name), name)
     finally:
         if path != "-":
             f.close()
+
+
+def export_rows(pieces: Iterable[str], name: str = "the export") -> Iterator[dict[str, Any]]:
+    """The rows of an export's text, given in pieces (a file's, as read; the whole text
+    the verify page was given), each row's fields checked for their types; ParseError for
+    anything that is not one, when it is reached (at most MAX_EXPORT_BYTES characters)."""
+    yield from _rows(_Text(_bounded(pieces, name)), name)
+
+
+def _bounded(pieces: Iterable[str], name: str) -> Iterator[str]:
+    read = 0
+    for piece in pieces:
+        read += len(piece)
+        if read > MAX_EXPORT_BYTES:
+            raise _too_large(name)
+        yield piece
 
 
 def _too_large(name: str) -> ParseError:
@@ -208,7 +224,7 @@ def _after(i: int, found: str) -> str:
 
 
 def _check_row(i: int, row: Any) -> None:
-    from d20cli.store.rolllog import MAX_ROW_DEPTH  # (the log's module opens sqlite3)
+    from d20cli.store.row_fields import MAX_ROW_DEPTH
 
     if not isinstance(row, dict):
         raise ParseError(f"row {i} of the export is not a JSON object")
@@ -273,8 +289,16 @@ def read_receipts(path: str) -> dict[int, str]:
         raise ParseError(f"cannot read {name}: {err.strerror or err}") from None
     if len(data) > MAX_RECEIPTS_BYTES:
         raise ParseError(f"{name} is larger than {MAX_RECEIPTS_BYTES // 2**20} MiB of receipts")
+    return receipts_in(data.decode("utf-8", "replace"), name)
+
+
+def receipts_in(text: str, name: str = "the receipts") -> dict[int, str]:
+    """The receipts in `text` (the lines `read_receipts` reads), by position; ParseError
+    as there (`name`: what a message calls the text)."""
+    if len(text) > MAX_RECEIPTS_BYTES:
+        raise ParseError(f"{name} is larger than {MAX_RECEIPTS_BYTES // 2**20} MiB of receipts")
     found: dict[int, str] = {}
-    for n, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+    for n, line in enumerate(text.splitlines(), 1):
         for position, digits in _receipts_in(line.strip(), n, name):
             if len(digits) < MIN_SEEN:
                 raise ParseError(
