@@ -1,7 +1,7 @@
 """Exact odds, in-process (issue 20 item 3), and what `--odds` adds to a batch.
 
-Run by hand: `python benchmarks/bench_odds.py [--quick]`. Nothing here is a test: the goals
-are in the README's performance section.
+Run by hand: `python benchmarks/bench_odds.py [--quick] [--no-batch]`. Nothing here is a
+test: the goals are in the README's performance section.
 
 In-process figures go through the public API, `d20cli.api.odds(...)` (its parse cache is
 warm after the first call, as in a program that asks again). For each request it prints
@@ -211,9 +211,44 @@ def batch() -> None:
             )
 
 
+def odds_lines() -> None:
+    """`odds REQUEST` lines on standard input (issue 43 item 3: under 0.3 ms a line): the
+    seeded table session's first 10,000 requests (BENCH_ODDS_LINES) as odds lines, to
+    JSON, roll log off, with its disk caches warm. A line's CPU time is the batch's less
+    one line's (the start-up), over the lines less one: the median of RUNS runs, with
+    the distinct requests among them computed once each."""
+    runs = 1 if QUICK else RUNS
+    root = str(Path(__file__).resolve().parent.parent)
+    tmp = tempfile.mkdtemp()
+    env = dict(os.environ, XDG_CACHE_HOME=tmp, XDG_STATE_HOME=tmp, XDG_CONFIG_HOME=tmp)
+    env.update(D20_NO_LOG="1", PYTHONPATH=root)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    count = int(os.environ.get("BENCH_ODDS_LINES", "10000"))
+    lines = [b"odds " + line for line in mixed_batch(count=count).splitlines(keepends=True)]
+    many, one = b"".join(lines), lines[0]
+
+    def cpu(data: bytes) -> float:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cmd = [PY, "-m", "d20cli", "--json"]
+        subprocess.run(cmd, input=data, stdout=subprocess.DEVNULL, check=True, env=env)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+
+    cpu(many)  # warm-up: bytecode, the disk caches
+    per_line = []
+    for _ in range(runs):
+        per_line.append((cpu(many) - cpu(one)) / (len(lines) - 1))
+    distinct = len(set(lines))
+    print(
+        f"odds lines on standard input ({len(lines):,}, {distinct:,} different), -> JSON, "
+        f"--no-log: {statistics.median(per_line):.3f} ms CPU a line (goal under 0.3 ms)"
+    )
+
+
 def main() -> None:
     in_process()
     if "--no-batch" not in sys.argv:
+        odds_lines()
         batch()
 
 

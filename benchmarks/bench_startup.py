@@ -74,6 +74,8 @@ def main() -> None:
         "< 100 ms (aim 60)",
     )
     row("d20 roll 1d20+5", wall([D20, "roll", "1d20+5"]), base, "< 100 ms (aim 60)")
+    odds = [D20, "odds", "check", "+5", "vs", "15", "adv", "expertise=d6"]
+    row("d20 odds check +5 vs 15 adv expertise=d6 (cached)", wall(odds), base, "at most x4")
     row(
         "d20 check +5 vs 15, roll log on (the default)",
         wall([D20, "check", "+5", "vs", "15"], log=True),

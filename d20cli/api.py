@@ -221,6 +221,10 @@ def odds(
     three or more sides, `winners` too. `to_json()` is the `--json` object and `str()`
     the text. The arguments are `roll`'s.
 
+    The odds are read-only (`Odds.sealed`): the same request asked again (without a
+    character) is answered with the very odds computed the first time, as `roll` reads a
+    request once (`_READY`); `dict(chances.outcomes)` is a copy to change.
+
     >>> import d20cli
     >>> chances = d20cli.odds("check +5 vs 15 adv")
     >>> chances.outcomes["critical_success"]
@@ -229,8 +233,16 @@ def odds(
     Fraction(1, 6)
     """
     from d20cli.present import odds_view  # noqa: F401 (it makes str(odds) the text)
-    from d20cli.probability.engine import odds_of
+    from d20cli.probability.engine import odds_of, odds_of_request
 
+    if character is None and type(request) is str and (system is None or isinstance(system, str)):
+        ready = _ready(request, system, strict)  # the request read once, as `roll` reads it
+        try:
+            return odds_of_request(ready.parsed, ready.rules.id)
+        except D20Error as err:
+            raise _placed(err, request, ready.line) from None
+        except RecursionError:
+            raise ParseError("the request is nested too deeply", request, None) from None
     line = _request_line(request)
     with _placed_in(request, line):
         read = _read(request, line, system, character, strict)
@@ -557,7 +569,7 @@ _READY_LOCK = threading.Lock()
 _READY: _Prepared = declare(
     "api._READY",
     holds="(text, system as given, strict) → the request read (`_Prepared`), for calls "
-    "without a character; emptied with its memos and their space",
+    "without a character (`roll`, `roll_all`, `odds`); emptied with its memos and their space",
     buys="a known text goes to its dice: it is not checked, placed, read for its system or "
     "planned again. `d20cli.roll` with its memo off: `1d20+5` about x3.3, `8d6` x2.9, "
     "`check +5 vs 15 adv expertise=d6` x3.0 (with the thread's generator)",

@@ -38,6 +38,8 @@ from typing import Any, TypeVar, dataclass_transform, overload
 from d20cli.bounded import memo
 
 T = TypeVar("T")
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 class _Missing:
@@ -477,3 +479,30 @@ class _NoValue:
 
 
 _NO_VALUE = _NoValue()
+
+
+class FrozenDict(dict[K, V]):
+    """A dict that cannot be changed once made (`d[k] = v`, `del`, `update`, `pop`, ...
+    raise TypeError), for a value shared by every caller that asks for it: the odds the
+    engine remembers (d20cli.probability.model.Odds.sealed). It is a dict to every reader
+    (`isinstance`, `==`, `json.dumps`, `dict(d)` for a copy one may change); copying and
+    pickling make another FrozenDict of the same items."""
+
+    __slots__ = ()
+
+    def _refused(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("these values are shared and read-only: change a copy, dict(...)")
+
+    __setitem__ = __delitem__ = __ior__ = _refused
+    clear = pop = popitem = setdefault = update = _refused
+
+    def __reduce__(self) -> tuple[type[FrozenDict[K, V]], tuple[dict[K, V]]]:
+        return (type(self), (dict(self),))
+
+    def __copy__(self) -> FrozenDict[K, V]:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenDict[K, V]:
+        import copy
+
+        return type(self)(copy.deepcopy(dict(self), memo))

@@ -10,6 +10,7 @@ import random
 import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
+from fractions import Fraction
 
 import pytest
 
@@ -226,3 +227,37 @@ def test_a_forked_child_rolls_its_own_dice() -> None:
     os.waitpid(pid, 0)
     parent = bytes(d20cli.roll("1d20").total for _ in range(40))
     assert len(child) == 40 and child != parent
+
+
+def test_odds_of_a_known_request_are_the_odds_computed_once() -> None:
+    """`d20cli.odds` reads a request through the requests `roll` keeps (`_READY`) and
+    hands out the engine's sealed odds, not a copy (issue 43 item 3): the same object,
+    read-only, equal to odds computed afresh, and its warnings and errors said on every
+    call as the first time."""
+    from d20cli.probability import engine
+
+    api._READY.clear()
+    engine.MEMO.clear()
+    first = d20cli.odds("check +5 vs 15 adv expertise=d6")
+    assert d20cli.odds("check +5 vs 15 adv expertise=d6") is first
+    assert ("check +5 vs 15 adv expertise=d6", api.DEFAULT_SYSTEM, False) in api._READY
+    with pytest.raises(TypeError, match="read-only"):
+        first.outcomes["success"] = Fraction(1)
+    engine.MEMO.clear()
+    api._READY.clear()
+    assert d20cli.odds("check +5 vs 15 adv expertise=d6") == first
+    assert first.outcomes["success"] == Fraction(1967, 2400)
+    d20cli.roll("check +5 vs 15 adv expertise=d6", seed=1)  # rolled through the same read
+    assert len(api._READY) == 1
+    for _ in range(3):
+        with pytest.warns(d20cli.NotationWarning, match="Roll20") as said:
+            d20cli.odds("5d10>7")
+        assert len(said) == 1 and said[0].filename == __file__
+        with pytest.raises(d20cli.ParseError, match="strict=True") as strict:
+            d20cli.odds("5d10>7", strict=True)
+        assert (strict.value.text, strict.value.column) == ("5d10>7", 5)
+        with pytest.raises(d20cli.RulesError) as rules:
+            d20cli.odds("check +5 vs 15 adv", system="mm")
+        assert rules.value.column == 16
+        with pytest.raises(d20cli.D20Error, match="odds take one roll"):
+            d20cli.odds("1d20; 2d6")

@@ -4,7 +4,10 @@ per odds. Every figure must be the one a plain enumeration of the rolls gives.""
 
 from __future__ import annotations
 
+import copy
 import itertools
+import pickle
+from dataclasses import FrozenInstanceError, replace
 from fractions import Fraction
 
 import pytest
@@ -15,7 +18,7 @@ from d20cli.dice.distribution import distribution
 from d20cli.dice.tree import Dice, Keep
 from d20cli.dice.weights import TooCostly, Weights, convolve, power, uniform_power
 from d20cli.probability import engine, walk
-from d20cli.probability.memo import OddsMemo, copy_of
+from d20cli.probability.memo import OddsMemo
 from d20cli.probability.model import Odds, fractions_over
 from d20cli.results import Result
 
@@ -125,25 +128,36 @@ def test_remembered_odds_are_the_computed_ones(text: str) -> None:
     engine.MEMO.clear()
     first = engine.odds_of(text, "levelup")
     again = engine.odds_of(text, "levelup")
-    shared = engine.odds_of(text, "levelup", shared=True)
     engine.MEMO.clear()
     fresh = engine.odds_of(text, "levelup")
-    for odds in (again, shared):
-        assert odds.to_json() == fresh.to_json() == first.to_json()
-        assert odds.outcomes == fresh.outcomes
+    assert again is first  # the remembered odds themselves, sealed: no copy
+    assert again.to_json() == fresh.to_json() == first.to_json()
+    assert again.outcomes == fresh.outcomes
 
 
-def test_a_copy_is_the_callers_own() -> None:
+def test_remembered_odds_cannot_be_changed() -> None:
+    """The memo hands every caller the same odds (issue 43 item 3), so they are sealed:
+    no table, list or field of them can be changed, and a copy of a table can."""
     engine.MEMO.clear()
     text = "roll 3d6"
     mine = engine.odds_of(text, "levelup")
     assert mine.distribution is not None
-    mine.distribution.clear()
-    mine.outcomes["x"] = Fraction(1)
-    mine.extra["mine"] = 1
+    with pytest.raises(TypeError, match="read-only"):
+        mine.distribution.clear()
+    with pytest.raises(TypeError, match="read-only"):
+        mine.outcomes["x"] = Fraction(1)
+    with pytest.raises(TypeError, match="read-only"):
+        mine.extra["mine"] = 1
+    with pytest.raises(FrozenInstanceError):
+        mine.success = Fraction(1)
+    with pytest.raises(AttributeError):
+        mine.notes.append("mine")  # type: ignore[attr-defined]
+    changed = dict(mine.distribution)
+    changed[10] = Fraction(1)
     again = engine.odds_of(text, "levelup")
     assert again.distribution is not None and again.distribution[10] == Fraction(27, 216)
-    assert "x" not in again.outcomes and "mine" not in again.extra
+    assert "x" not in again.outcomes and "mine" not in again.extra and again.success is None
+    assert copy.deepcopy(again) == again and pickle.loads(pickle.dumps(again)) == again
 
 
 def test_the_limits_in_force_are_part_of_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -179,13 +193,13 @@ def test_the_memo_is_bounded() -> None:
     assert len(memo) == 3
     middle = Odds("roll 1", "levelup", "roll", distribution={t: Fraction(1) for t in range(9)})
     for key in "abcd":
-        memo.get_or_compute(key, lambda: copy_of(middle))
+        memo.get_or_compute(key, lambda: replace(middle))
     assert memo._values <= 80
 
 
 def test_chance_words_are_made_once_and_read_as_before() -> None:
     engine.MEMO.clear()
-    odds = engine.odds_of("check +5 vs 15", "levelup", shared=True)
+    odds = engine.odds_of("check +5 vs 15", "levelup")
     result = Result(
         request="check +5 vs 15",
         system="levelup",

@@ -214,6 +214,26 @@ def test_a_new_request_of_a_known_shape_does_not_import_pyparsing(tmp_path: Path
         assert new in runs[1]
 
 
+def test_odds_of_a_cached_request_do_not_import_pyparsing(tmp_path: Path) -> None:
+    """`d20 odds` reads its request through the run's caches (issue 43 item 3): the same
+    request again, or new numbers in its shape (expertise=d6 and d8 alike, each its own
+    template), starts without pyparsing, and prints the odds the grammar's reading gives."""
+    heavy = ("pyparsing", "d20cli.language.grammar")
+    first = "odds check +5 vs 15 adv expertise=d6"
+    runs = [
+        _loaded(words, heavy, tmp_path)
+        for words in (first, "odds check +2 vs 11 adv expertise=d8", first)
+    ]
+    assert all("LOADED ['pyparsing'" in run for run in runs[:2])  # each first of its kind
+    printed = [run.split("LOADED")[0] for run in runs]  # (what `d20 odds` printed)
+    assert "LOADED []" in runs[2] and printed[2] == printed[0]
+    for words in ("odds check +3 vs 12 adv expertise=d6", "odds check +4 vs 14 adv expertise=d8"):
+        cached = _loaded(words, heavy, tmp_path)
+        cold = _loaded(words, heavy, tmp_path / "cold")
+        assert "LOADED []" in cached and "Critical success" in cached
+        assert cached.split("LOADED")[0] == cold.split("LOADED")[0]
+
+
 def test_a_roll_parsed_cold_builds_only_the_dice_grammar(tmp_path: Path) -> None:
     """A `roll` of a new shape with the caches empty is parsed without building the
     elements of the other verbs (d20cli.language.check_grammar); a check builds them."""

@@ -154,3 +154,30 @@ def test_the_odds_of_a_bare_expression_are_the_odds_of_its_roll(
     bare = d20(["odds", "2d6+3", "--json"], capsys)
     assert bare == d20(["odds", "roll", "2d6+3", "--json"], capsys)
     assert bare[0] == 0 and '"mean": 10' in bare[1].replace(".0", "")
+
+
+def test_odds_lines_of_a_batch_read_each_request_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An odds line reads through the run's caches as a roll does (issue 43 item 3): a
+    batch parses each request once, however often it comes, as odds or as a roll, and
+    prints for each line what `d20 odds` prints alone; a peer-reading note is said once
+    a run, as for a roll."""
+    from d20cli.language import grammar
+
+    monkeypatch.setenv("D20_NO_CACHE", "1")  # (so that only the run's own caches count)
+    parsed: list[str] = []
+    real = grammar.parse_request
+    monkeypatch.setattr(grammar, "parse_request", lambda t: parsed.append(t) or real(t))
+    requests = ["check +5 vs 15 adv expertise=d6", "roll 4d6kh3", "check +2 vs 11 -s mm"]
+    lines = [f"odds {r}" for r in requests] * 3 + [requests[0], "odds 5d10>7", "odds 5d10>7"]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(f"{line}\n" for line in lines)))
+    status, out, err = d20(["--json", "--no-log"], capsys)
+    assert status == 0
+    assert sorted(parsed) == sorted({*requests[:2], "check +2 vs 11", "roll 5d10>7"})
+    assert err.count("Roll20") == 1
+    printed = out.splitlines()
+    assert len(printed) == len(lines)
+    for line, text in zip(lines, printed, strict=True):
+        if line.startswith("odds"):  # (the roll's dice are its own)
+            assert text + "\n" == d20([*line.split(), "--json", "--no-log"], capsys)[1]

@@ -4,6 +4,7 @@ carets through standard input are the grammar's, with the shapes warm or off."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 from cache_helpers import written
+from cli_helpers import d20
 from shape_fillings import SHAPES, fillings
 
 from d20cli.app.context import Context
@@ -58,6 +60,39 @@ def test_a_run_learns_a_few_shapes_only(tmp_path: Path) -> None:
     assert len(cache._load()) == shape_cache.MAX_BUILDS
 
 
+def test_a_run_learns_the_shapes_it_misses_again() -> None:
+    """Past the first MAX_BUILDS, a shape is learnt at its second miss in the run (a
+    batch's new texts of a shape it meets again), AGAIN templates a shape at most, and
+    MAX_LEARNT shapes in all."""
+    cache = ShapeCache("unused.json")  # (never read nor saved here)
+    cache._entries = {}
+    grammar: list[str] = []
+
+    def read(text: str) -> Any:  # as a run reads a text (Lookups.parse)
+        found = cache.get(text)
+        if found is None:
+            grammar.append(text)
+            found = parse_request(text)
+            cache.put(text, found, parse_request)
+        assert found == parse_request(text)
+        return found
+
+    texts = [f"check +5 vs 15{' adv' * i}" for i in range(10)]
+    for text in texts:
+        read(text)
+    assert len(cache._load()) == shape_cache.MAX_BUILDS  # each met once: no more learnt
+    for text in texts:
+        read(text.replace("15", "12"))
+    assert len(cache._load()) == len(texts)
+    grammar.clear()
+    for dc in (11, 12, 13):  # expertise dice of one shape, each met in the run
+        for die in (4, 6, 8):
+            read(f"check +5 vs {dc} lucky expertise=d{die}")
+    (held,) = (v for k, v in cache._load().items() if "lucky" in k)
+    assert list(held) == ["2=6", "2=8"]  # its first miss learnt nothing; then AGAIN
+    assert len(grammar) == 5 and cache.builds <= shape_cache.MAX_LEARNT
+
+
 def test_past_the_first_few_a_run_learns_the_shapes_it_meets_twice(tmp_path: Path) -> None:
     """After MAX_BUILDS, a shape is learnt the second time the run meets it: a batch of
     new lines learns the shapes it repeats (each then read without pyparsing), and a
@@ -76,6 +111,7 @@ def test_past_the_first_few_a_run_learns_the_shapes_it_meets_twice(tmp_path: Pat
 
 def test_the_file_stays_small(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shape_cache, "MAX_BUILDS", 10**6)
+    monkeypatch.setattr(shape_cache, "MAX_LEARNT", 10**6)
     path = tmp_path / "shapes.json"
     cache = ShapeCache(str(path))
     first = None
@@ -93,6 +129,7 @@ def test_big_templates_keep_the_file_within_its_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(shape_cache, "MAX_BUILDS", 10**6)
+    monkeypatch.setattr(shape_cache, "MAX_LEARNT", 10**6)
     monkeypatch.setattr(request_cache, "MAX_CACHE_FILE_BYTES", 50_000)  # (the files' one writer)
     path = tmp_path / "shapes.json"
     cache = ShapeCache(str(path))
@@ -129,6 +166,87 @@ def _template(text: str) -> dict[str, Any]:
     return json.loads(json.dumps(built[1]))
 
 
+def _held(*templates: dict[str, Any]) -> dict[str, Any]:
+    """A shape's templates as the file holds them: by the numbers each keeps fixed."""
+    return {shape_cache.variant(t): t for t in templates}
+
+
+def test_alternating_fixed_words_keep_a_template_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`expertise=d6` and `expertise=d8` are one shape whose die is part of the meaning:
+    each keeps its template (issue 43 item 4), so a batch alternating them, after a run
+    that met both, reads every line from the shape, none with the grammar, and prints
+    what the grammar's reading prints."""
+    path = tmp_path / "cache" / "d20cli" / "shapes.json"
+    learnt(path, "check +5 vs 15 adv expertise=d6", "check +2 vs 11 adv expertise=d8")
+    held = raw(path)["shapes"]["check +# vs # adv expertise=d#"]
+    assert list(held) == ["2=6", "2=8"]
+    cache = ShapeCache(str(path))
+    for n in range(6):
+        text = f"check +{n} vs {10 + n} adv expertise=d{(6, 8)[n % 2]}"
+        assert cache.get(text) == parse_request(text)
+    assert cache.get("check +1 vs 12 adv expertise=d10") is None  # not met yet: parsed
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    from d20cli.language import grammar
+
+    parsed: list[str] = []
+    real = grammar.parse_request
+    monkeypatch.setattr(grammar, "parse_request", lambda t: parsed.append(t) or real(t))
+    lines = [f"check +{n} vs {10 + n} adv expertise=d{(6, 8)[n % 2]}" for n in range(8)]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(f"odds {t}\n" for t in lines)))
+    status, warm, _ = d20(["--json", "--no-log"], capsys)
+    assert status == 0 and parsed == []
+    monkeypatch.setenv("D20_NO_CACHE", "1")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(f"odds {t}\n" for t in lines)))
+    status, cold, _ = d20(["--json", "--no-log"], capsys)
+    assert status == 0 and len(parsed) == len(lines)
+    assert warm == cold and len(warm.splitlines()) == len(lines)
+
+
+def test_a_batch_learns_the_shapes_it_asks_for_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On standard input, with the caches empty: the first MAX_BUILDS shapes are learnt
+    at their first line, the others at their second, and every later line of them is
+    read from its shape (each printing what the grammar's reading prints)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    missed: list[str] = []
+    real = ShapeCache.get
+
+    def get(self: ShapeCache, text: str) -> Any:
+        found = real(self, text)
+        if found is None:
+            missed.append(text)
+        return found
+
+    monkeypatch.setattr(ShapeCache, "get", get)
+    forms = ["check +{} vs 1{}", "check +{} vs 1{} adv", "check +{} vs 1{} dis"]
+    forms += ["save +{} vs 1{}", "save +{} vs 1{} adv", "attack +{} vs 1{}"]
+    lines = [form.format(n, n) for n in range(1, 4) for form in forms]
+    batch = "".join(f"odds {line}\n" for line in lines)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(batch))
+    status, warm, _ = d20(["--json", "--no-log"], capsys)
+    assert status == 0 and missed == lines[:6] + lines[10:12]  # (the 5th and 6th again)
+    monkeypatch.setenv("D20_NO_CACHE", "1")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(batch))
+    assert d20(["--json", "--no-log"], capsys)[1] == warm
+
+
+def test_a_shape_keeps_at_most_its_variants(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(shape_cache, "MAX_BUILDS", 10**6)
+    monkeypatch.setattr(shape_cache, "MAX_LEARNT", 10**6)
+    cache = ShapeCache(str(tmp_path / "shapes.json"))
+    for n in range(shape_cache.MAX_VARIANTS + 3):
+        text = f"roll 1d6 # take {n + 1}"  # (a comment's number is part of its meaning)
+        cache.put(text, parse_request(text), parse_request)
+    (held,) = cache._load().values()
+    assert 0 < len(held) <= shape_cache.MAX_VARIANTS
+    assert list(held)[-1] == f"2={shape_cache.MAX_VARIANTS + 3}"  # the newest is kept
+
+
 def hostile_files() -> list[tuple[str, Any]]:
     good = _template("check +5 vs 15")
     other = _template("check +5 vs 15 adv")
@@ -153,17 +271,28 @@ def hostile_files() -> list[tuple[str, Any]]:
         ("a list", [1, 2]),
         ("shapes not a dict", {"shapes": [1]}),
         ("an entry not a dict", {"shapes": {"check +# vs #": 5}}),
-        ("an entry of another shape", {"shapes": {"check +# vs #": other}}),
-        ("a key of another shape", {"shapes": {"check +# vs # adv": good}}),
-        ("missing keys", {"shapes": {"check +# vs #": {"shape": "check +# vs #"}}}),
-        ("fixed not a list", {"shapes": {"check +# vs #": {**good, "fixed": "x"}}}),
-        ("a slot past the numbers", {"shapes": {"check +# vs #": bad_slot}}),
-        ("a slot used twice", {"shapes": {"check +# vs #": twice}}),
-        ("a slot in a count", {"shapes": {"check +# vs #": adv_slot}}),
-        ("a negative slot that never is", {"shapes": {"check +# vs #": negative}}),
-        ("a column past the text", {"shapes": {"check +# vs #": column}}),
-        ("a fixed number not text", {"shapes": {"check +# vs #": fixed}}),
-        ("too many", {"shapes": {f"x{i}": good for i in range(MAX_CACHE_ENTRIES + 1)}}),
+        ("an entry of another shape", {"shapes": {"check +# vs #": _held(other)}}),
+        ("a key of another shape", {"shapes": {"check +# vs # adv": _held(good)}}),
+        ("missing keys", {"shapes": {"check +# vs #": {"": {"shape": "check +# vs #"}}}}),
+        ("fixed not a list", {"shapes": {"check +# vs #": {"": {**good, "fixed": "x"}}}}),
+        ("a slot past the numbers", {"shapes": {"check +# vs #": _held(bad_slot)}}),
+        ("a slot used twice", {"shapes": {"check +# vs #": _held(twice)}}),
+        ("a slot in a count", {"shapes": {"check +# vs #": _held(adv_slot)}}),
+        ("a negative slot that never is", {"shapes": {"check +# vs #": _held(negative)}}),
+        ("a column past the text", {"shapes": {"check +# vs #": _held(column)}}),
+        ("a fixed number not text", {"shapes": {"check +# vs #": _held(fixed)}}),
+        ("a template not of the old form", {"shapes": {"check +# vs #": good}}),
+        ("a template under another key", {"shapes": {"check +# vs #": {"0=5": good}}}),
+        ("no template", {"shapes": {"check +# vs #": {}}}),
+        (
+            "too many templates",
+            {
+                "shapes": {
+                    "check +# vs #": {f"{i}": good for i in range(shape_cache.MAX_VARIANTS + 1)}
+                }
+            },
+        ),
+        ("too many", {"shapes": {f"x{i}": _held(good) for i in range(MAX_CACHE_ENTRIES + 1)}}),
         ("nested", "<nested>"),
         ("huge", "<huge>"),
     ]
@@ -202,7 +331,7 @@ def test_a_well_formed_template_of_another_meaning_is_not_served(tmp_path: Path)
     path = tmp_path / "shapes.json"
     entry = _template("check +5 vs 15")
     entry["shape"] = "save +# vs #"
-    written(path, {"shapes": {"save +# vs #": entry}})
+    written(path, {"shapes": {"save +# vs #": _held(entry)}})
     context = Context(None, None, ShapeCache(str(path)))
     assert context.parse("save +3 vs 12") == parse_request("save +3 vs 12")
 

@@ -219,15 +219,13 @@ class Lookups:
         return request
 
     def odds(self, text: str, opts: Options) -> Odds:
-        """The exact odds of `text` rolled with these options (`--odds`), shared: the
-        caller only reads them. The engine remembers them by request
+        """The exact odds of `text` rolled with these options (`--odds`), sealed and
+        shared (d20cli.probability.model.Odds.sealed). The engine remembers them by request
         (d20cli.probability.memo), and `request_for` gives a repeated line's request."""
         system = self.system_for(opts)
         from d20cli.probability.engine import odds_of
 
-        return odds_of(
-            text, system.id, parse=lambda t: self.request_for(t, system, opts), shared=True
-        )
+        return odds_of(text, system.id, parse=lambda t: self.request_for(t, system, opts))
 
     def _request_for(self, text: str, system: System, opts: Options) -> Request:
         try:

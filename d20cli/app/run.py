@@ -126,7 +126,7 @@ def run(
     if not plain:
         out = output_for(opts, out)
         if words and words[0] == "odds":
-            return Outcome(odds_for_words(words[1:], opts, out), [])
+            return Outcome(odds_for_words(words[1:], opts, out, context), [])
         if words and words[0].lower() == TABLE:
             from d20cli.app.commands.table import run_table
 
@@ -635,8 +635,13 @@ def output_for(opts: Options, out: Output) -> Output:
     return out
 
 
-def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
-    """The odds of the request in `words` (options already read)."""
+def odds_for_words(
+    words: list[str], opts: Options, out: Output, context: Context | None = None
+) -> ExitStatus:
+    """The odds of the request in `words` (options already read), read through the run's
+    `context` as a roll is (its parsed requests, its disk caches, the house defaults read
+    once, its notes said once a run): an odds line of a batch parses its request once,
+    and `d20 odds` of a request in the parse cache starts without the grammar."""
     if words and words[0].lower() == TABLE:
         from d20cli.app.commands.table import odds_table
 
@@ -645,7 +650,7 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
     from d20cli.probability import walk
     from d20cli.probability.engine import odds_of, simulate
 
-    context = Context()
+    context = context if context is not None else Context()
     command = walk.command_budget(" ".join(words))  # all the odds of `odds compare`
 
     def one(text: str) -> Any:
@@ -724,7 +729,7 @@ def odds_for_words(words: list[str], opts: Options, out: Output) -> ExitStatus:
         if comparing:
             out.json({"compare": [r.to_json() for r in results]})
         else:
-            out.json(results[0].to_json())
+            out.json_line(results[0].json_text())
     elif opts.csv:
         for r in results:
             out.text(csv_text(r))

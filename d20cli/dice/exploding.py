@@ -112,6 +112,23 @@ def exploded_keep_cost(e: Dice, n: int, d: int, faces: list[int], bits: int) -> 
     every = boom | stop
     if penetrate:
         every |= {v - 1 for v in every}  # an extra die counts one less
+        rest = stop | {v - 1 for v in boom | stop}  # every value but a first die's boom
+        first = bool(rest) and (min(boom) > max(rest)) == (keep.kind in ("kh", "dl"))
+        if first and (min(boom) > max(rest) or max(boom) < min(rest)):
+            # A keep that reaches the first dice's exploding faces before any other value
+            # (`6d8!pkh3`): they are placed first, as above; then the three other kinds
+            # (first dice that stopped, extra dice that exploded, extra dice that
+            # stopped) over the rest of the values, each state weighing the first ones.
+            span = max(rest) - min(rest) if e.pool is None else min(max(rest) - min(rest), 2)
+            total = dp
+            for sizes in split_sizes(n, d, penetrate):
+                k = keep.kept_count(sum(sizes))
+                n1, others = sizes[0], list(sizes[1:])
+                carry = 1 + sum(others) * bits // 100
+                after = k - n1
+                then = keep_cost(len(rest), others, after, span, bits) if after > 0 else 0
+                total += cost(boom, n1, min(k, n1)) * carry + then + 1
+            return total
     span = max(every) - min(every) if e.pool is None else min(max(every) - min(every), 2)
 
     def kinds(sizes: tuple[int, ...]) -> list[int]:

@@ -97,7 +97,6 @@ def odds_of(
     system_name: str,
     max_paths: int = MAX_PATHS,
     parse: Callable[[str], Request] | None = None,
-    shared: bool = False,
     within: Budget | None = None,
 ) -> Odds:
     """The exact odds of the request `text` (verb first) under the named system.
@@ -105,16 +104,26 @@ def odds_of(
     `parse`: how to turn the text into a request; the caller may pass one that remembers
     parsed requests (`d20cli.app.run.Context.parse`). By default the grammar parses it.
     Odds computed before are remembered by value (`MEMO`), keyed by the parsed request: a
-    request asked again is not walked again. The caller gets its own copy, or with
-    `shared` the remembered odds themselves, which it must not change (`--odds` on every line of a
-    batch reads them only). `within`: the budget of a command that computes many odds
-    (`walk.command_budget`), charged with this request's steps too."""
+    request asked again is not walked again. The odds are sealed (`Odds.sealed`): every
+    caller gets the remembered odds themselves, read-only. `within`: the budget of a
+    command that computes many odds (`walk.command_budget`), charged with this request's
+    steps too."""
 
     if parse is None:
         from d20cli.language.grammar import parse_request
 
         parse = parse_request
-    request = parse(text)
+    return odds_of_request(parse(text), system_name, max_paths, within)
+
+
+def odds_of_request(
+    request: Request,
+    system_name: str,
+    max_paths: int = MAX_PATHS,
+    within: Budget | None = None,
+) -> Odds:
+    """The exact odds of a parsed request (`odds_of` with the text parsed already: the
+    Python API's requests read once, d20cli.api._READY), from `MEMO` or computed."""
 
     def compute() -> Odds:
         from d20cli.rules import get_system
@@ -122,7 +131,7 @@ def odds_of(
         return _compute_odds(request, get_system(system_name), max_paths, within)
 
     rest = _memo_rest(system_name, max_paths)
-    return MEMO.get_or_compute((request, rest), compute, shared, (request, rest))
+    return MEMO.get_or_compute((request, rest), compute, (request, rest))
 
 
 MEMO = OddsMemo()  # odds already computed, by value (d20cli.probability.memo)
@@ -285,10 +294,10 @@ def _roll_odds(request: Any, system_id: str, within: Budget | None = None) -> Od
     odds = Odds(request.text, system_id, "roll")
     odds.distribution = fractions_over(dist.counts, den)
     if dist.truncated:
-        odds.notes.append(
+        odds.notes = [
             f"explosions counted to a depth of {distribution.DEFAULT_EXPLODE_DEPTH}; "
             f"the cap leaves out {percent(dist.truncated, 6)}"
-        )
+        ]
         odds.extra["truncated"] = dist.truncated
     goal = request.target
     if goal is not None:  # `3d6 vs 12`: the chance of success, directly
@@ -320,7 +329,7 @@ def _verb_odds(request: Any, system_id: str, own: VerbOdds) -> Odds:
             ranks[rank] = ranks.get(rank, Fraction(0)) + p
         odds.extra["ranks"] = ranks
     if own.note:
-        odds.notes.append(own.note)
+        odds.notes = [own.note]
     return odds
 
 
@@ -487,4 +496,4 @@ def simulate(
     odds.labels = {**odds.labels, **{k: v for k, v in labels.items() if k in odds.outcomes}}
     odds.estimate = rolls
     _name_sides(odds, request)
-    return odds
+    return odds.sealed()

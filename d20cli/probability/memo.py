@@ -1,6 +1,6 @@
 """Odds remembered by value: a request asked again (a batch with `--odds`, a shell session,
 a program that calls `d20cli.odds` in a loop) is answered from the odds computed the first
-time, as a fresh copy, instead of walking its resolver again.
+time (the very odds, sealed and read-only), instead of walking its resolver again.
 
 The key is everything the answer depends on: the request as parsed (a text read through
 a character, or with house defaults put in, is a different request), the system's id,
@@ -12,12 +12,13 @@ their tables, a full memo emptied before a new answer is kept; an answer bigger 
 MAX_VALUES / 8 is not kept at all.
 
 The odds are pure (the same request gives the same exact fractions), so remembering them
-changes no answer; a caller gets its own copy and may change it freely.
+changes no answer. They are sealed once computed (`Odds.sealed`: read-only tables, no field
+to set), so every caller gets the very odds kept, without a copy: a copy of the tables
+(a deepcopy of `extra` among them) was half the cost of `d20cli.odds` of a known request.
 """
 
 from __future__ import annotations
 
-import copy
 import threading
 from collections.abc import Callable, Hashable
 
@@ -32,7 +33,8 @@ ODDS = declare(
     MAX_ODDS_ENTRIES,
     MAX_VALUES,
     holds="request and its settings → odds (weighed by the values their tables hold)",
-    buys="`odds_of` of a known request: 7.4 µs instead of 385 µs (x52)",
+    buys="`odds_of` of a known request: 1.3 µs instead of 220 µs (x170; sealed odds are "
+    "not copied: 7.4 µs with the copy)",
 )
 #: Requests found by identity (`OddsMemo.get_or_compute`'s `same`).
 SAME = declare(
@@ -47,31 +49,6 @@ def size_of(odds: Odds) -> int:
     """How many values the odds' tables hold (the measure of MAX_VALUES)."""
     tables = (odds.outcomes, odds.degrees, odds.distribution, odds.damage_distribution)
     return 1 + sum(len(t) for t in tables if t) + len(odds.extra)
-
-
-def copy_of(odds: Odds) -> Odds:
-    """A copy whose tables the caller may change without touching the remembered one (the
-    fractions themselves are immutable and shared)."""
-    return Odds(
-        odds.request,
-        odds.system,
-        odds.verb,
-        outcomes=dict(odds.outcomes),
-        labels=dict(odds.labels),
-        order=list(odds.order),
-        degrees=None if odds.degrees is None else dict(odds.degrees),
-        distribution=None if odds.distribution is None else dict(odds.distribution),
-        damage_mean=odds.damage_mean,
-        damage_distribution=(
-            None if odds.damage_distribution is None else dict(odds.damage_distribution)
-        ),
-        estimate=odds.estimate,
-        success=odds.success,
-        winners=None if odds.winners is None else dict(odds.winners),
-        side_names=list(odds.side_names),
-        notes=list(odds.notes),
-        extra=copy.deepcopy(odds.extra),
-    )
 
 
 class OddsMemo:
@@ -100,33 +77,30 @@ class OddsMemo:
         self,
         key: Hashable,
         compute: Callable[[], Odds],
-        shared: bool = False,
         same: tuple[object, Hashable] | None = None,
     ) -> Odds:
-        """A copy of the odds kept under `key`, computing (and keeping) them if need be;
-        with `shared`, the kept odds themselves (the caller must not change them). An
-        exception from `compute` propagates and nothing is kept.
+        """The odds kept under `key`, computing them (sealed: `Odds.sealed`) and keeping
+        them if need be. An exception from `compute` propagates and nothing is kept.
 
         `same`: (request, rest) when `key` is `(request, rest)`: the very request object
         asked for before (a batch's parse cache hands out the same object for the same
         text) is found by identity, without hashing the request again. Only odds still
         in the table are found so (any drop forgets every identity)."""
-        if same is not None and shared:
+        if same is not None:
             hit = self._same.get(id(same[0]))
             if hit is not None and hit[0] is same[0] and hit[1] == same[1]:
                 return hit[2]
         found = self._table.get(key)  # one step of the interpreter: no lock needed
         if found is not None:
-            if same is not None and shared:
+            if same is not None:
                 self._remember_same(same, found[0])
-            return found[0] if shared else copy_of(found[0])
-        odds = compute()
+            return found[0]
+        odds = compute().sealed()
         size = size_of(odds)
         if size <= self.max_values // 8:
-            kept = odds if shared else copy_of(odds)
             with self._lock:
                 if key not in self._table:
-                    self._table[key] = (kept, size)
+                    self._table[key] = (odds, size)
                     if len(self._table) == 1:  # the memo was emptied for it: so are the
                         self._same.clear()  # identities of what it held
         return odds

@@ -3,12 +3,15 @@ totals, degrees, damage and winners, and the accumulation of walked paths into t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import FrozenInstanceError, dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from d20cli.frozen import FrozenDict
 from d20cli.number_format import decimal, exact_fraction
-from d20cli.results import Result, Shown
+from d20cli.results import JSON_ENCODER, Result, Shown
 
 if TYPE_CHECKING:
     pass
@@ -16,14 +19,19 @@ if TYPE_CHECKING:
 
 @dataclass
 class Odds(Shown):
-    """The exact odds of one request."""
+    """The exact odds of one request.
+
+    The engine builds them, then seals them (`sealed`): from then on they are read-only,
+    their tables FrozenDicts (d20cli.frozen) and their lists tuples, and a field cannot be
+    set. So the odds remembered (d20cli.probability.memo) are the very object every caller
+    gets, the Python API's too, without a copy: `dict(odds.outcomes)` is one to change."""
 
     request: str
     system: str
     verb: str
     outcomes: dict[str, Fraction] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)
-    order: list[str] = field(default_factory=list)  # outcome ids, worst to best
+    order: Sequence[str] = field(default_factory=list)  # outcome ids, worst to best
     degrees: dict[int, Fraction] | None = None
     distribution: dict[int, Fraction] | None = None
     damage_mean: Fraction | None = None
@@ -31,8 +39,8 @@ class Odds(Shown):
     estimate: int | None = None  # --simulate N: the number of rolls behind an estimate
     success: Fraction | None = None  # the chance of any success, where results have one
     winners: dict[int, Fraction] | None = None  # a contest of 3+ sides: side -> P(it wins)
-    side_names: list[str] = field(default_factory=list)  # those sides' names, in order
-    notes: list[str] = field(default_factory=list)
+    side_names: Sequence[str] = field(default_factory=list)  # those sides' names, in order
+    notes: Sequence[str] = field(default_factory=list)
     # more of the odds, as JSON gives them (one of DECIMAL_FIELDS: a Fraction, or a map of them)
     extra: dict[str, Any] = field(default_factory=dict)
     # what `chance_words` said of each outcome, remembered with the odds (no part of them)
@@ -40,11 +48,41 @@ class Odds(Shown):
         default_factory=dict, repr=False, compare=False
     )
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        if "_sealed" in self.__dict__:
+            raise FrozenInstanceError(f"the odds are sealed (shared, read-only): {name}")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if "_sealed" in self.__dict__:
+            raise FrozenInstanceError(f"the odds are sealed (shared, read-only): {name}")
+        object.__delattr__(self, name)
+
+    def sealed(self) -> Odds:
+        """These odds made read-only, in place, and returned: each table a FrozenDict of
+        its items (a map of `extra` too), each list a tuple, and no field to be set again.
+        `said` stays a memo of the words read from them (d20cli.probability.chances)."""
+        own = self.__dict__
+        if "_sealed" in own:
+            return self
+        for name in _TABLES:
+            table = own[name]
+            if table is not None and type(table) is not FrozenDict:
+                own[name] = FrozenDict(table)
+        for name in ("order", "side_names", "notes"):
+            own[name] = tuple(own[name])
+        own["extra"] = FrozenDict(
+            {k: FrozenDict(v) if isinstance(v, Mapping) else v for k, v in self.extra.items()}
+        )
+        own["_sealed"] = True
+        return self
+
     @property
     def mean(self) -> Fraction | None:
         if not self.distribution:
             return None
-        return sum((t * p for t, p in self.distribution.items()), Fraction(0))
+        den, counts = over_one_denominator(self.distribution)
+        return Fraction(sum(t * n for t, n in counts.items()), den)
 
     def to_json(self) -> dict[str, Any]:
         """The odds as JSON: every probability an exact fraction ("11/20"), and beside
@@ -60,15 +98,17 @@ class Odds(Shown):
             _both(out, "degrees", {f"{d:+d}": p for d, p in sorted(self.degrees.items())})
         if self.distribution is not None:
             _both(out, "distribution", {str(t): p for t, p in sorted(self.distribution.items())})
-            below = Fraction(0)
+            # in whole numbers over one denominator: a Fraction's sum reduces at each step
+            den, counts = over_one_denominator(self.distribution)
+            below = 0
             at_least, at_most = {}, {}
-            for t, p in sorted(self.distribution.items()):
-                at_least[str(t)] = 1 - below
-                below += p
-                at_most[str(t)] = below
+            for t, n in sorted(counts.items()):
+                at_least[str(t)] = Fraction(den - below, den)
+                below += n
+                at_most[str(t)] = Fraction(below, den)
             _both(out, "at_least", at_least)
             _both(out, "at_most", at_most)
-            mean = self.mean
+            mean = Fraction(sum(t * n for t, n in counts.items()), den) if counts else None
             out["mean"] = float(mean) if mean is not None else None  # a number
             out["mean_exact"] = exact_number(mean) if mean is not None else None
         if self.damage_mean is not None:
@@ -89,13 +129,27 @@ class Odds(Shown):
             if key in DECIMAL_FIELDS:  # a Fraction, or a map of them (engine.py)
                 _both(out, key, value)
             else:
-                out[key] = value
+                out[key] = dict(value) if isinstance(value, Mapping) else value
         return out
+
+    def json_text(self) -> str:
+        """`to_json()` as one JSON text, written once for sealed odds and kept with them
+        (an odds line of a batch asked again prints the text written the first time)."""
+        own = self.__dict__
+        text: str | None = own.get("_json_text")
+        if text is None:
+            text = JSON_ENCODER.encode(self.to_json())
+            if "_sealed" in own:
+                own["_json_text"] = text
+        return text
 
     def ordered_outcomes(self) -> list[tuple[str, Fraction]]:
         rank = {oid: i for i, oid in enumerate(self.order)}
         return sorted(self.outcomes.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0]))
 
+
+#: The tables of `Odds` (each None, or a map), sealed into FrozenDicts.
+_TABLES = ("outcomes", "labels", "degrees", "distribution", "damage_distribution", "winners")
 
 #: The odds' JSON fields whose values are exact fractions (or maps of them), each written
 #: again beside itself as numbers, under the name with `_decimal`: a program reads the
@@ -119,13 +173,20 @@ DECIMAL_FIELDS = frozenset(
 )
 
 
-def _both(out: dict[str, Any], key: str, value: Fraction | dict[str, Fraction]) -> None:
+def _both(out: dict[str, Any], key: str, value: Fraction | Mapping[str, Fraction]) -> None:
     """`out[key]`: the exact fraction(s); `out[key_decimal]`: the same as numbers."""
     if isinstance(value, Fraction):
         out[key], out[f"{key}_decimal"] = ratio(value), decimal(value)
     else:
         out[key] = {k: ratio(p) for k, p in value.items()}
         out[f"{key}_decimal"] = {k: decimal(p) for k, p in value.items()}
+
+
+def over_one_denominator(table: Mapping[int, Fraction]) -> tuple[int, dict[int, int]]:
+    """The table's fractions as whole numbers over their least common denominator:
+    (denominator, {key: numerator})."""
+    den = math.lcm(*{p.denominator for p in table.values()})
+    return den, {k: p.numerator * (den // p.denominator) for k, p in table.items()}
 
 
 def fractions_over(counts: dict[int, int], den: int) -> dict[int, Fraction]:

@@ -9,15 +9,22 @@ with its numbers and checked as the grammar would check them; whenever the gramm
 read it otherwise or refuse it, the text is parsed (errors and carets come from the
 grammar only). A shape is learnt from a text the grammar has just parsed, by parsing a
 few probes of it (one parse, for most shapes): the first MAX_BUILDS new shapes of a run,
-and after them a shape the run meets a second time, so a batch of new lines learns the
-shapes it repeats and does not pay for probing a shape it meets once.
+and after them a shape the run meets a second time (AGAIN templates of it at most,
+MAX_LEARNT in all), so a batch of new lines learns the shapes it repeats and does not
+pay for probing a shape it meets once.
+
+A shape holds up to MAX_VARIANTS templates, one for each set of numbers it keeps fixed
+(`check +# vs # adv expertise=d#` with expertise=d6 and with expertise=d8: the die is
+part of the meaning, so each is a template of its own), so requests that alternate such
+words do not evict each other's template (issue 43 item 4). A new variant of a full shape
+empties the shape's variants first (d20cli.bounded's policy: `VARIANTS`).
 
 Where: $XDG_CACHE_HOME/d20cli/shapes.json (default ~/.cache/d20cli/shapes.json);
 `D20_NO_CACHE=1` turns it off with the request cache. Bounded like the request cache:
-at most MAX_CACHE_ENTRIES shapes (the most recently learnt), MAX_CACHE_FILE_BYTES in all and
-MAX_ENTRY_BYTES each, trimmed in one linear pass, written atomically; keyed by the
-modules that wrote it (the grammar's, d20cli/language/shapes.py and the probes'), so any
-change to them empties it.
+at most MAX_CACHE_ENTRIES shapes (the most recently learnt) of MAX_VARIANTS templates
+each, MAX_CACHE_FILE_BYTES in all and MAX_ENTRY_BYTES a template, trimmed in one linear
+pass, written atomically; keyed by the modules that wrote it (the grammar's,
+d20cli/language/shapes.py, the probes' and this one), so any change to them empties it.
 
 The file is not trusted: it is used only under the MAC of this user's key, as the request
 cache is (a template's slots swapped in a file copied from elsewhere or edited would read
@@ -35,19 +42,36 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from d20cli.bounded import declare
+from d20cli.bounded import Bounded, declare
 from d20cli.language import shapes
 from d20cli.language.shape_probes import build
 from d20cli.store.files import env_flag, xdg_dir
 from d20cli.store.request_cache import MAX_ENTRY_BYTES, CacheFile, debug
 
 MAX_BUILDS = 4  # new shapes learnt in one run at their first sight (after: at the second)
+MAX_LEARNT = 64  # shapes (or templates of one) learnt in one run
+AGAIN = 2  # templates of one shape learnt in a run once it has been met a second time
+MAX_VARIANTS = 8  # templates of one shape, each with its own fixed numbers
+#: The templates of one shape, by the numbers they keep fixed (`variant`).
+VARIANTS = declare(
+    "ShapeCache.variants",
+    MAX_VARIANTS,
+    holds="a shape's fixed numbers (`expertise=d6`'s 6) → its template, per shape, on disk",
+    buys="requests alternating `expertise=d6` and `expertise=d8` read from their shape: "
+    "one template a shape missed every other one and fell back to the grammar",
+)
 _MET = declare(
     "shape_cache.met",
-    holds="a shape this run has met once and not learnt -> True",
+    holds="a shape this run has met and not learnt at once -> its templates learnt since",
     buys="3,000 new lines in one run: 7.3 s -> 1.9 s of CPU (the shapes they repeat learnt)",
 )
 _KEYS = frozenset({"shape", "fixed", "tree"})
+
+
+def variant(template: dict[str, Any]) -> str:
+    """The key of a template among its shape's: the numbers it keeps fixed, slot by slot
+    (`2=6` for expertise=d6 in `check +# vs # adv expertise=d#`; "" for none)."""
+    return ",".join(f"{i}={digits}" for i, digits in template["fixed"])
 
 
 def shape_path() -> str | None:
@@ -66,18 +90,23 @@ class ShapeCache(CacheFile):
     def __init__(self, path: str | None, debug: Callable[[str], None] = debug) -> None:
         super().__init__(path, debug)
         self.builds = 0
-        self.met = _MET.new()
+        self.met: Bounded[str, int] = _MET.new()
 
     def _bad_entries(self, entries: dict[str, Any]) -> str | None:
-        for shape, entry in entries.items():
-            if not (
-                isinstance(entry, dict)
-                and entry.keys() == _KEYS
-                and entry["shape"] == shape
-                and isinstance(entry["fixed"], list)
-                and isinstance(entry["tree"], dict)
-            ):
-                return "an entry is not a template of its shape"
+        for shape, held in entries.items():
+            if not isinstance(held, dict) or not 0 < len(held) <= MAX_VARIANTS:
+                return "an entry is not a shape's templates"
+            for name, entry in held.items():
+                if not (
+                    isinstance(entry, dict)
+                    and entry.keys() == _KEYS
+                    and entry["shape"] == shape
+                    and isinstance(entry["fixed"], list)
+                    and all(isinstance(f, list) and len(f) == 2 for f in entry["fixed"])
+                    and isinstance(entry["tree"], dict)
+                    and name == variant(entry)
+                ):
+                    return "an entry is not a template of its shape"
         return None
 
     def get(self, text: str) -> Any:
@@ -89,27 +118,37 @@ class ShapeCache(CacheFile):
         if parts is None:
             return None
         pieces, numbers = parts
-        entry = self._load().get(shapes.key(pieces))
-        if entry is None:
+        held = self._load().get(shapes.key(pieces))
+        if held is None:
             return None
-        try:
-            return shapes.fill(entry, pieces, numbers, text)
-        except shapes.Refused:
-            return None
-        except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as err:
-            self._drop(f"an entry is not a template of its shape ({err})")
-            return None
+        for entry in held.values():  # (a template of other fixed numbers is Refused)
+            try:
+                return shapes.fill(entry, pieces, numbers, text)
+            except shapes.Refused:
+                continue
+            except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as err:
+                self._drop(f"an entry is not a template of its shape ({err})")
+                return None
+        return None
 
     def put(self, text: str, request: Any, parse: Callable[[str], Any]) -> None:
-        """Learn the shape of `text`, which the grammar (`parse`) read as `request`."""
-        parts = None if self.path is None else shapes.split(text)
+        """Learn the shape of `text`, which the grammar (`parse`) read as `request`: at
+        once for the first MAX_BUILDS shapes of a run (a command learns its shape); after
+        those, a shape met a second time in the run (AGAIN templates of it at most),
+        MAX_LEARNT in all."""
+        if self.path is None or self.builds >= MAX_LEARNT:
+            return
+        parts = shapes.split(text)
         if parts is None:
             return
         if self.builds >= MAX_BUILDS:  # past the first few: a shape met a second time
             key = shapes.key(parts[0])
-            if key not in self.met:
-                self.met[key] = True
+            learnt = self.met.get(key)
+            if learnt is None or learnt >= AGAIN:
+                if learnt is None:
+                    self.met[key] = 0
                 return
+            self.met[key] = learnt + 1
         self.builds += 1
         built = build(text, request, parse)
         if built is None:
@@ -117,4 +156,7 @@ class ShapeCache(CacheFile):
         shape, entry = built
         if len(json.dumps(entry)) > MAX_ENTRY_BYTES:
             return
-        self._remember(shape, entry)
+        held: Bounded[str, Any] = VARIANTS.new()
+        held.update(self._load().get(shape) or {})
+        held[variant(entry)] = entry  # (a full shape is emptied first)
+        self._remember(shape, held)
