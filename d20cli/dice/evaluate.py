@@ -155,7 +155,8 @@ def too_large(e: Expr) -> str:
 
 def group_kept(e: Group, totals: list[int]) -> list[bool]:
     """Which items of a group keep/drop keeps, by total (ties keep the earlier one)."""
-    return [True] * len(totals) if e.keep is None else e.keep.select(totals)[0]
+    kept = None if e.keep is None else e.keep.select(totals)[0]
+    return [True] * len(totals) if kept is None else kept
 
 
 class _Evaluator:
@@ -313,8 +314,7 @@ class _Evaluator:
             keep = e.keep
             if e.pool is None and keep is not None:  # fast path: keep/drop single dice
                 kept, total = keep.select(faces)
-                all_kept = keep.kept_count(n) == n
-                return EvalDice(e, total, faces, None if all_kept else kept, flags, count_ev, role)
+                return EvalDice(e, total, faces, kept, flags, count_ev, role)
             units = [[i] for i in range(n)]
             values = faces
         else:
@@ -340,7 +340,11 @@ class _Evaluator:
             raise DiceError(problem)
         _expect_within_budget(e, n, roller)
         limit = None if explode is None else explode.chain_limit
-        again_tests = [t for t in (rule.rolls_again(e) for rule in e._rules) if t is not None]
+        again_tests = []
+        for rule in e._rules:
+            rolls_again = rule.rolls_again(e)
+            if rolls_again is not None:
+                again_tests.append(rolls_again)
         tests = len(again_tests)
         compound = explode is not None and explode.compound
         clamps = e.minimum is not None or e.maximum is not None

@@ -173,8 +173,9 @@ class Rule:
         term rolled (it may remember the faces shown); None: never."""
         return None
 
-    def select(self, values: list[int]) -> tuple[list[bool], int] | None:
-        """Which units (one value each) count, and the sum of those; None: all."""
+    def select(self, values: list[int]) -> tuple[list[bool] | None, int] | None:
+        """Which units (one value each) count (None: all of them), and the sum of those;
+        None: all, and their sum."""
         return None
 
     def tally(
@@ -340,9 +341,10 @@ class Reroll(Rule):
     one_by_one: ClassVar[bool] = True
 
     def rolls_again(self, e: Dice) -> Callable[[int, int], bool]:
+        matches = self.matches if self.more else self.point.matches
         if self.once:
-            return lambda face, times: not times and self.matches(face)
-        return lambda face, times: self.matches(face)
+            return lambda face, times: not times and matches(face)
+        return lambda face, times: matches(face)
 
     def link(self, counts: Weights) -> Weights:
         if not self.once:
@@ -353,7 +355,7 @@ class Reroll(Rule):
 
     def unit(self, e: Dice, depth: int, u: Unit) -> Unit:
         # once: each face's weight is a product of two rolls'
-        return u._replace(bits=u.bits * (2 if self.once else 1), uniform=False)
+        return Unit(u.work, u.span, u.values, u.bits * (2 if self.once else 1), False, u.faces)
 
     def bounds(self, e: Dice, b: TermBounds) -> TermBounds:
         if self.once:
@@ -601,14 +603,17 @@ class Keep(Rule):
         """Are the highest kept (`kh`, `dl`)?"""
         return self.kind in ("kh", "dl")
 
-    def select(self, values: list[int]) -> tuple[list[bool], int]:
-        """The units kept, highest first for kh/dl (ties keep the earlier unit: a stable
-        sort, also in reverse), and their sum."""
+    def select(self, values: list[int]) -> tuple[list[bool] | None, int]:
+        """The units kept (None: every one), highest first for kh/dl (ties keep the
+        earlier unit: a stable sort, also in reverse), and their sum."""
         n = len(values)
+        k = self.kept_count(n)
+        if k == n:
+            return None, sum(values)
         order = sorted(range(n), key=values.__getitem__, reverse=self.kind in ("kh", "dl"))
         kept = [False] * n
         total = 0
-        for i in order[: self.kept_count(n)]:
+        for i in order[:k]:
             kept[i] = True
             total += values[i]
         return kept, total
@@ -670,7 +675,7 @@ class Pool(Rule):
         return total, flags
 
     def unit(self, e: Dice, depth: int, u: Unit) -> Unit:
-        return u._replace(span=min(u.span, 2), uniform=False)
+        return Unit(u.work, min(u.span, 2), u.values, u.bits, False, u.faces)
 
     @classmethod
     def example(cls, e: Dice, choose: Choose) -> Pool:
