@@ -89,6 +89,6 @@ def test_a_rule_step_is_a_no_op_unless_its_class_overrides_it() -> None:
         __slots__ = ()
 
     rule = Marker()
-    assert not rule.one_by_one and rule.rolls_again(Dice(1, 6)) is None
+    assert not rule.one_by_one and not rule.finishes and rule.rolls_again(Dice(1, 6)) is None
     assert rule.link({1: 1, 2: 1}) == {1: 1, 2: 1}
     assert rule.select([3, 1]) is None and rule.tally([[0]], [3], [True], None, 1) is None

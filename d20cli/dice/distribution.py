@@ -378,7 +378,8 @@ class _Calculator:
         for rule in e.rules:
             out = rule.weights(self, e, n, link, score, highest)
             if out is not None:
-                return out
+                weights, truncated = out
+                return weights, Fraction(0) if truncated is None else truncated
         unit = mapped(link, lambda f: e.clamp(f))
         return self.units(e, n, unit, score, highest), Fraction(0)
 

@@ -36,6 +36,7 @@ Decisions:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from d20cli.dice.arith import ROUNDING
@@ -340,11 +341,16 @@ class _Evaluator:
             raise DiceError(problem)
         _expect_within_budget(e, n, roller)
         limit = None if explode is None else explode.chain_limit
-        again_tests = []
+        again_tests: list[Callable[[int], bool]] = []
+        again_most: list[int | None] = []
+        settled: list[Callable[[int], object]] = []
         for rule in e._rules:
-            rolls_again = rule.rolls_again(e)
-            if rolls_again is not None:
-                again_tests.append(rolls_again)
+            rolled_again = rule.rolls_again(e)
+            if rolled_again is not None:
+                again_tests.append(rolled_again.test)
+                again_most.append(rolled_again.most)
+                if rolled_again.settled is not None:
+                    settled.append(rolled_again.settled)
         tests = len(again_tests)
         compound = explode is not None and explode.compound
         clamps = e.minimum is not None or e.maximum is not None
@@ -363,7 +369,8 @@ class _Evaluator:
             while True:  # one chain link: a die, its rerolls, then maybe an explosion
                 times = test = 0
                 while test < tests:  # a face rolled again is asked every test again
-                    if not again_tests[test](face, times):
+                    most = again_most[test]
+                    if (most is not None and times >= most) or not again_tests[test](face):
                         test += 1
                         continue
                     faces.append(face)
@@ -374,6 +381,8 @@ class _Evaluator:
                     face = draw()
                     times += 1
                     test = 0
+                for settle in settled:
+                    settle(face)
                 fl: tuple[str, ...] = ()
                 value = e.value(face, extra)
                 if clamps:
@@ -415,7 +424,7 @@ class _Evaluator:
         count_ev: Evaluated | None,
         role: str,
     ) -> EvalDice:
-        rules = e._rules
+        rules = e._finishing
         unit_kept: list[bool] | None = None
         total: int | None = None
         for rule in rules:  # keep/drop

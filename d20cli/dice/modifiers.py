@@ -86,6 +86,17 @@ class Odds(Protocol):
     def unique(self, e: Any, n: int, link: Weights, score: Score, highest: bool) -> Weights: ...
 
 
+class Again(NamedTuple):
+    """How a term rolled one by one rolls a die again (`Rule.rolls_again`): `test`, is
+    a die showing this face rolled again (the face left visible as "rerolled")? at most
+    `most` times (None: until the test says no); `settled`, told the face a die settles
+    on. Made once per term rolled (it may remember the faces shown)."""
+
+    test: Callable[[int], bool]
+    most: int | None = None
+    settled: Callable[[int], object] | None = None
+
+
 class Unit(NamedTuple):
     """One counted unit of a term (a die, a compound chain, a pool's score) as exact odds
     cost it (`distribution._term_estimate`): the work so far, the span of its values, how
@@ -167,11 +178,13 @@ class Rule:
     #: Are the term's dice rolled one by one, each with its own chain of faces?
     one_by_one: ClassVar[bool] = False
 
-    def rolls_again(self, e: Dice) -> Callable[[int, int], bool] | None:
-        """For a term rolled one by one: is a die showing `face` (rolled again `times`
-        times already) rolled again, the face left visible as "rerolled"? One test per
-        term rolled (it may remember the faces shown); None: never."""
+    def rolls_again(self, e: Dice) -> Again | None:
+        """For a term rolled one by one: when a die is rolled again; None: never."""
         return None
+
+    #: Does it take part in the steps after the dice are rolled (`select`, `tally`,
+    #: `shown`)? (A term loops over those of its rules only: `Dice.finishing`.)
+    finishes: ClassVar[bool] = False
 
     def select(self, values: list[int]) -> tuple[list[bool] | None, int] | None:
         """Which units (one value each) count (None: all of them), and the sum of those;
@@ -219,10 +232,10 @@ class Rule:
 
     def weights(
         self, odds: Odds, e: Dice, n: int, link: Weights, score: Score, highest: bool
-    ) -> tuple[Weights, Fraction] | None:
-        """The weights of `n` dice of `e` and the chance a chain was cut at the cap, when
-        this modifier computes them (`link`: one roll's face, `score`: what a kept value
-        counts, `highest`: keep the highest); None: n independent clamped dice."""
+    ) -> tuple[Weights, Fraction | None] | None:
+        """The weights of `n` dice of `e` and the chance a chain was cut at the cap (None:
+        0), when this modifier computes them (`link`: one roll's face, `score`: what a
+        kept value counts, `highest`: keep the highest); None: n independent clamped dice."""
         return None
 
     @classmethod
@@ -340,11 +353,8 @@ class Reroll(Rule):
 
     one_by_one: ClassVar[bool] = True
 
-    def rolls_again(self, e: Dice) -> Callable[[int, int], bool]:
-        matches = self.matches if self.more else self.point.matches
-        if self.once:
-            return lambda face, times: not times and matches(face)
-        return lambda face, times: matches(face)
+    def rolls_again(self, e: Dice) -> Again:
+        return Again(self.matches if self.more else self.point.matches, 1 if self.once else None)
 
     def link(self, counts: Weights) -> Weights:
         if not self.once:
@@ -489,6 +499,7 @@ class Explode(Rule):
         return Expected(n * faces, faces - exploding, "explosions", True)
 
     one_by_one: ClassVar[bool] = True
+    finishes: ClassVar[bool] = True
 
     def shown(
         self,
@@ -598,6 +609,8 @@ class Keep(Rule):
             return min(self.n, units)
         return max(units - self.n, 0)
 
+    finishes: ClassVar[bool] = True
+
     @property
     def highest(self) -> bool:
         """Are the highest kept (`kh`, `dl`)?"""
@@ -607,10 +620,11 @@ class Keep(Rule):
         """The units kept (None: every one), highest first for kh/dl (ties keep the
         earlier unit: a stable sort, also in reverse), and their sum."""
         n = len(values)
-        k = self.kept_count(n)
+        kind = self.kind  # (kept_count, written out: this is every roll's path)
+        k = min(self.n, n) if kind in ("kh", "kl") else max(n - self.n, 0)
         if k == n:
             return None, sum(values)
-        order = sorted(range(n), key=values.__getitem__, reverse=self.kind in ("kh", "dl"))
+        order = sorted(range(n), key=values.__getitem__, reverse=kind in ("kh", "dl"))
         kept = [False] * n
         total = 0
         for i in order[:k]:
@@ -650,6 +664,8 @@ class Pool(Rule):
     def bounds(self, e: Dice, b: TermBounds) -> TermBounds:
         """Each kept unit scores 1, 0 or (with a failure point) -1."""
         return b._replace(lo=-1.0 if self.failure is not None else 0.0, hi=1.0)
+
+    finishes: ClassVar[bool] = True
 
     def tally(
         self,
@@ -729,17 +745,9 @@ class Unique(Rule):
 
     one_by_one: ClassVar[bool] = True
 
-    def rolls_again(self, e: Dice) -> Callable[[int, int], bool]:
-        # (asked after the other tests of a term's face: a face it lets stand is shown)
-        seen: set[int] = set()
-
-        def again(face: int, times: int) -> bool:
-            if face in seen:
-                return True
-            seen.add(face)
-            return False
-
-        return again
+    def rolls_again(self, e: Dice) -> Again:
+        seen: set[int] = set()  # the faces the term's dice settled on
+        return Again(seen.__contains__, None, seen.add)
 
     def whole_cost(self, odds: Odds, e: Dice, n: int, u: Unit) -> tuple[int, int, int]:
         faces = u.faces
@@ -752,10 +760,8 @@ class Unique(Rule):
 
     def weights(
         self, odds: Odds, e: Dice, n: int, link: Weights, score: Score, highest: bool
-    ) -> tuple[Weights, Fraction]:
-        from fractions import Fraction
-
-        return odds.unique(e, n, link, score, highest), Fraction(0)
+    ) -> tuple[Weights, None]:
+        return odds.unique(e, n, link, score, highest), None
 
     @classmethod
     def example(cls, e: Dice, choose: Choose) -> Unique:

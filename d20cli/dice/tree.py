@@ -107,6 +107,9 @@ class Dice(Bounded):
     # one of them rolls the dice one by one
     _rules: tuple[Rule, ...] = field(init=False, repr=False, compare=False, hash=False, default=())
     _one_by_one: bool = field(init=False, repr=False, compare=False, hash=False, default=False)
+    _finishing: tuple[Rule, ...] = field(
+        init=False, repr=False, compare=False, hash=False, default=()
+    )
 
     precedence: ClassVar[int] = _ATOM
 
@@ -128,6 +131,7 @@ class Dice(Bounded):
         rules_set = tuple(r for r in rules if r is not None)
         object.__setattr__(self, "_rules", rules_set)
         object.__setattr__(self, "_one_by_one", any(r.one_by_one for r in rules_set))
+        object.__setattr__(self, "_finishing", tuple(r for r in rules_set if r.finishes))
         object.__setattr__(self, "_plain", isinstance(self.sides, _PLAIN_SIDES) and not mods)
         if isinstance(sides, tuple):
             if not sides:
