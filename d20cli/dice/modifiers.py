@@ -86,32 +86,37 @@ class Odds(Protocol):
     def unique(self, e: Any, n: int, link: Weights, score: Score, highest: bool) -> Weights: ...
 
 
-class Again(NamedTuple):
-    """How a term rolled one by one rolls a die again (`Rule.rolls_again`): `test`, is
-    a die showing this face rolled again (the face left visible as "rerolled")? at most
-    `most` times (None: until the test says no); `settled`, told the face a die settles
-    on. Made once per term rolled (it may remember the faces shown)."""
+#: How a term rolled one by one rolls a die again (`Rule.rolls_again`): `test`, is a
+#: die showing this face rolled again (the face left visible as "rerolled")? at most
+#: `most` times (None: until the test says no); `settled` (or None), told the face a die
+#: settles on. Made once per term rolled (it may remember the faces shown).
+Again = NamedTuple(  # noqa: UP014 (a call: its types are values, see below)
+    "Again",
+    [
+        ("test", Callable[[int], bool]),
+        ("most", int | None),
+        ("settled", Callable[[int], object] | None),
+    ],
+)
 
-    test: Callable[[int], bool]
-    most: int | None = None
-    settled: Callable[[int], object] | None = None
+#: One counted unit of a term (a die, a compound chain, a pool's score) as exact odds
+#: cost it (`distribution._term_estimate`): the work so far, the span of its values, how
+#: many values it has, the bits of its weights, whether its faces are still the uniform
+#: 1..sides (so `power` takes its recurrence), and the faces of one die.
+Unit = NamedTuple(  # noqa: UP014 (a call: its types are values, see below)
+    "Unit",
+    [
+        ("work", int),
+        ("span", int),
+        ("values", int),
+        ("bits", int),
+        ("uniform", bool),
+        ("faces", int),
+    ],
+)
 
 
-class Unit(NamedTuple):
-    """One counted unit of a term (a die, a compound chain, a pool's score) as exact odds
-    cost it (`distribution._term_estimate`): the work so far, the span of its values, how
-    many values it has, the bits of its weights, and whether its faces are still the
-    uniform 1..sides (so `power` takes its recurrence)."""
-
-    work: int
-    span: int
-    values: int
-    bits: int
-    uniform: bool
-    faces: int  # of one die
-
-
-# The two NamedTuples are written as calls, their types as values: a NamedTuple's string
+# The NamedTuples are written as calls, their types as values: a NamedTuple's string
 # annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
 
 #: What a term's bounds are made of, step by step (`Dice.bounds`): the natural faces one
@@ -354,7 +359,8 @@ class Reroll(Rule):
     one_by_one: ClassVar[bool] = True
 
     def rolls_again(self, e: Dice) -> Again:
-        return Again(self.matches if self.more else self.point.matches, 1 if self.once else None)
+        test = self.matches if self.more else self.point.matches
+        return Again(test, 1 if self.once else None, None)
 
     def link(self, counts: Weights) -> Weights:
         if not self.once:
