@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from hypothesis import strategies as st
 
 from d20cli.dice.evaluate import never_ends, unique_problem
-from d20cli.dice.modifiers import MODIFIERS, Choose
+from d20cli.dice.modifiers import COMPARE_OPS, MODIFIERS, Choose
 from d20cli.dice.tree import (
     Arithmetic,
     Call,
@@ -16,16 +16,14 @@ from d20cli.dice.tree import (
     Dice,
     Expr,
     Group,
-    Keep,
     Neg,
     Number,
-    Pool,
 )
 from d20cli.errors import ParseError
 from d20cli.frozen import replace
 from d20cli.language.dice_grammar import parse_expression
 
-OPS = (">=", "<=", ">", "<", "=", "!=")
+OPS = COMPARE_OPS
 T = TypeVar("T")
 
 labels = st.none() | st.text(alphabet="abcdefghijklmnopqrstuvwxyz _-", min_size=1, max_size=8).map(
@@ -112,6 +110,18 @@ def dice(draw: st.DrawFn, counts: st.SearchStrategy[int | Expr] | None = None) -
     return draw_modifiers(draw, Dice(1, sides), valid)
 
 
+def group_modifier(name: str) -> st.SearchStrategy[Any]:
+    """None, or the modifier of a group's field `name` (keep/drop, a pool target) drawn
+    from its row of the registry, as for a term whose totals run 0..12."""
+    row = next(m for m in MODIFIERS if m.field == name)
+
+    @st.composite
+    def drawn(draw: st.DrawFn) -> Any:
+        return row.example(Dice(1, 12), _Draw(draw))
+
+    return st.none() | drawn()
+
+
 numbers = st.builds(Number, st.integers(0, 30), labels)
 
 # A computed count: a small non-negative number, or a small die roll.
@@ -159,11 +169,12 @@ def _extend(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
     ) | st.builds(
         Call, st.sampled_from(["abs", "ceil", "floor", "round"]), st.tuples(children)
     ).filter(_no_negative_half)
-    keeps = st.none() | st.builds(
-        Keep, st.sampled_from(["kh", "kl", "dh", "dl"]), st.integers(0, 3)
+    groups = st.builds(
+        Group,
+        st.lists(children, min_size=2, max_size=3).map(tuple),
+        group_modifier("keep"),
+        group_modifier("pool"),
     )
-    pools = st.none() | st.builds(Pool, compare_points(0, 12), st.none() | compare_points(0, 12))
-    groups = st.builds(Group, st.lists(children, min_size=2, max_size=3).map(tuple), keeps, pools)
     return chain | st.builds(Neg, children) | calls | groups
 
 

@@ -58,6 +58,7 @@ from fractions import Fraction
 from d20cli.dice.combined import call_weights, group_weights, mixture
 from d20cli.dice.evaluate import too_large
 from d20cli.dice.exploding import chain, exploded_keep, exploded_keep_cost, unique
+from d20cli.dice.modifiers import Compare, Score, Unit
 from d20cli.dice.tree import (
     MAX_SIDES,
     MAX_TOTAL,
@@ -214,22 +215,23 @@ def _pool_score(e: Dice) -> Callable[[int], int]:
 
 
 def _link(e: Dice) -> Weights:
-    """The natural face of one roll of one die, after its reroll rule (weighted by how
-    many faces show the value, for custom dice)."""
+    """The natural face of one roll of one die, after its rules' steps (`Rule.link`: a
+    reroll; weighted by how many faces show the value, for custom dice)."""
     faces = _faces(e)
     counts: Weights = {}
     for f in faces:
         add_into(counts, f, 1)
-    reroll = e.reroll
-    if reroll is None:
-        return counts
-    link = reroll.weights(counts)
-    if not link:
-        raise DiceError(f"'{e}' would reroll forever: every face matches '{reroll}'")
-    return link
+    for rule in e.rules:
+        counts = rule.link(counts)
+        if not counts:
+            raise DiceError(f"'{e}' would reroll forever: every face matches '{rule}'")
+    return counts
 
 
 class _Calculator:
+    """The calculator; a modifier's exact-odds step (`Rule.weights`, `Rule.whole_cost`)
+    asks it for the weight arithmetic (`modifiers.Odds`)."""
+
     def __init__(self, depth: int, budget: Budget) -> None:
         self.depth = depth
         self.budget = budget
@@ -333,35 +335,28 @@ class _Calculator:
     def _term_estimate(self, e: Dice, n: int) -> tuple[int, int, int]:
         """(`term_cost`, about how many values its weights have, how many bits they
         total): what the weights cost to carry on (as fractions, in `distribution`;
-        into a mixture, in `dice`) is measured from the last two."""
+        into a mixture, in `dice`) is measured from the last two. A counted unit's cost
+        goes through each rule's step (`Rule.unit`), unless a rule computes the whole
+        term itself (`Rule.whole_cost`)."""
         faces = len(_faces(e))
         custom = e.custom
         # the values' span (not the faces': `d{1,1000}` packs 1,000 slots) and how many differ
         span = faces - 1 if custom is None else max(custom) - min(custom)
-        values = span + 1 if custom is None else len(set(custom))  # before any explosion
-        if e.unique:
-            k = n if e.keep is None else e.keep.kept_count(n)
-            width = 2 if e.pool is not None else faces
-            work = faces * (n + 1) * (k * width + 1)
-            return work, k * span + 1, n * faces.bit_length()
-        unit_bits = faces.bit_length() * (2 if e.reroll is not None and e.reroll.once else 1)
-        work = 3 * faces  # building, clamping and sorting the face table
+        values = span + 1 if custom is None else len(set(custom))
+        uniform = custom is None and e.minimum is None and e.maximum is None
+        # building, clamping and sorting the face table
+        u = Unit(3 * faces, span, values, faces.bit_length(), uniform, faces)
+        for rule in e.rules:
+            whole = rule.whole_cost(self, e, n, u)
+            if whole is not None:
+                return whole
+            u = rule.unit(e, self.depth, u)
+        work, span, values, unit_bits = u.work, u.span, u.values, u.bits
         kept = n if e.keep is None else e.keep.kept_count(n)
-        if e.explode is not None:
-            d = e.explode.depth(self.depth)
-            if e.keep is not None and not e.explode.compound:  # no chain: every die's own
-                work += exploded_keep_cost(e, n, d, _faces(e), unit_bits)
-                return work, kept * span * (d + 1) + 1, n * unit_bits * (d + 1)
-            work += d * faces * (span * (d + 1) + 1)  # the chain, level by level
-            span *= d + 1
-            values = span + 1
-            unit_bits *= d + 1
-        if e.pool is not None:
-            span = min(span, 2)
         shape = kept * span + 1, n * unit_bits
         if kept < n:
             return work + keep_cost(values, [n], kept, span, unit_bits), *shape
-        if (custom, e.reroll, e.minimum, e.maximum, e.explode, e.pool) == (None,) * 6:
+        if u.uniform:
             return work + uniform_power_cost(faces, n), *shape  # `power` takes the recurrence
         return work + power_cost(span, unit_bits, n), *shape
 
@@ -374,44 +369,49 @@ class _Calculator:
         return self.compute_term(e, n)
 
     def compute_term(self, e: Dice, n: int) -> tuple[Weights, Fraction]:
-        """`term` without charging the budget (the caller has)."""
+        """`term` without charging the budget (the caller has): by the first rule that
+        computes the term's weights itself (`Rule.weights`: an explosion, `u`), else as
+        n independent clamped dice."""
         link = _link(e)
         score = _pool_score(e)
-        highest = e.keep is not None and e.keep.kind in ("kh", "dl")
-        if e.unique:
-            return unique(e, n, link, score, highest), Fraction(0)
-        if e.explode is None:
-            unit = mapped(link, lambda f: e.clamp(f))
-            return self.units(e, n, unit, score, highest), Fraction(0)
-        point = e.explode_point()
-        depth = e.explode.depth(self.depth)
-        endless = e.explode.endless()
-        if endless and (
-            all(point.matches(f) for f in _faces(e)) or all(point.matches(f) for f in link)
-        ):
-            raise DiceError(f"'{e}' would explode forever: every face matches '{e.explode}'")
-        p = Fraction(sum(w for f, w in link.items() if point.matches(f)), sum(link.values()))
-        cut = e.explode.cut_at(self.depth)  # else the explosion itself stops first
-        truncated = 1 - (1 - p ** (depth + 1)) ** n if n and cut else Fraction(0)
-        if e.explode.compound:
-            unit = chain(
-                depth, link, point, lambda f: e.value(f, False), lambda f: e.value(f, True)
-            )
-            return self.units(e, n, unit, score, highest), truncated
-        if e.keep is None:  # every extra die counts (or scores) on its own
-            per_die = chain(
-                depth,
-                link,
-                point,
-                lambda f: score(e.value(f, False)),
-                lambda f: score(e.value(f, True)),
-            )
-            return power(per_die, n), truncated
-        return exploded_keep(self.budget, depth, e, n, link, point, score, highest), truncated
+        highest = e.keep is not None and e.keep.highest
+        for rule in e.rules:
+            out = rule.weights(self, e, n, link, score, highest)
+            if out is not None:
+                weights, truncated = out
+                return weights, Fraction(0) if truncated is None else truncated
+        unit = mapped(link, lambda f: e.clamp(f))
+        return self.units(e, n, unit, score, highest), Fraction(0)
 
-    def units(
-        self, e: Dice, n: int, unit: Weights, score: Callable[[int], int], highest: bool
+    # -- the weight arithmetic a modifier's step asks for (`modifiers.Odds`) ------------
+
+    def power(self, unit: Weights, n: int) -> Weights:
+        return power(unit, n)
+
+    def chain(
+        self, depth: int, link: Weights, point: Compare, value: Score, extra_value: Score
     ) -> Weights:
+        return chain(depth, link, point, value, extra_value)
+
+    def exploded_keep(
+        self,
+        depth: int,
+        e: Dice,
+        n: int,
+        link: Weights,
+        point: Compare,
+        score: Score,
+        highest: bool,
+    ) -> Weights:
+        return exploded_keep(self.budget, depth, e, n, link, point, score, highest)
+
+    def exploded_keep_cost(self, e: Dice, n: int, d: int, bits: int) -> int:
+        return exploded_keep_cost(e, n, d, _faces(e), bits)
+
+    def unique(self, e: Dice, n: int, link: Weights, score: Score, highest: bool) -> Weights:
+        return unique(e, n, link, score, highest)
+
+    def units(self, e: Dice, n: int, unit: Weights, score: Score, highest: bool) -> Weights:
         """n independent dice of value weights `unit`, kept and scored per `e`."""
         if e.keep is None or e.keep.kept_count(n) >= n:
             return power(mapped(unit, score), n)

@@ -36,6 +36,7 @@ Decisions:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from d20cli.dice.arith import ROUNDING
@@ -47,8 +48,9 @@ from d20cli.dice.evaluated import EvalGroup as EvalGroup
 from d20cli.dice.evaluated import EvalNeg as EvalNeg
 from d20cli.dice.evaluated import EvalNumber as EvalNumber
 from d20cli.dice.evaluated import Evaluated as Evaluated
-from d20cli.dice.evaluated import compounded, marked
+from d20cli.dice.evaluated import marked
 from d20cli.dice.evaluated import summarise as summarise
+from d20cli.dice.modifiers import POOL_MARKS
 from d20cli.dice.roller import MAX_ONE_BY_ONE, Roller
 from d20cli.dice.tree import (
     MAX_SIDES,
@@ -152,21 +154,10 @@ def too_large(e: Expr) -> str:
     return f"'{text}' is too large: a total must stay within \u00b1{MAX_TOTAL:,}"
 
 
-_POOL_MARKS = {1: "success", -1: "failure", 0: ""}
-
-
 def group_kept(e: Group, totals: list[int]) -> list[bool]:
     """Which items of a group keep/drop keeps, by total (ties keep the earlier one)."""
-    n = len(totals)
-    if e.keep is None:
-        return [True] * n
-    k = e.keep.kept_count(n)
-    highest = e.keep.kind in ("kh", "dl")
-    order = sorted(range(n), key=lambda i: (-totals[i] if highest else totals[i], i))
-    kept = [False] * n
-    for i in order[:k]:
-        kept[i] = True
-    return kept
+    kept = None if e.keep is None else e.keep.select(totals)[0]
+    return [True] * len(totals) if kept is None else kept
 
 
 class _Evaluator:
@@ -258,7 +249,7 @@ class _Evaluator:
         marks: tuple[str, ...] | None = None
         if e.pool is not None:
             scores = [e.pool.score(t) if k else 0 for t, k in zip(totals, kept, strict=True)]
-            marks = tuple(_POOL_MARKS[s] for s in scores)
+            marks = tuple(POOL_MARKS[s] for s in scores)
             total = sum(scores)
         else:
             total = sum(t for t, k in zip(totals, kept, strict=True) if k)
@@ -308,7 +299,7 @@ class _Evaluator:
             return EvalDice(e, sum(faces), faces, None, None, count_ev, role)
         if roller.count + n > MAX_ONE_BY_ONE:
             raise _one_by_one(e)
-        if e.reroll is None and e.explode is None and not e.unique:
+        if not e._one_by_one:
             faces = roller.roll_many(lo, hi, n)
             if custom is not None:
                 faces = [custom[i - 1] for i in faces]
@@ -323,18 +314,8 @@ class _Evaluator:
                         flags[i] = ("min",) if c > f else ("max",)
             keep = e.keep
             if e.pool is None and keep is not None:  # fast path: keep/drop single dice
-                k = keep.kept_count(n)
-                # Highest first for kh/dl; ties keep the earlier die (a stable sort, also
-                # in reverse).
-                highest = keep.kind in ("kh", "dl")
-                order = sorted(range(n), key=faces.__getitem__, reverse=highest)
-                kept = [False] * n
-                total = 0
-                for i in order[:k]:
-                    kept[i] = True
-                    total += faces[i]
-                all_kept = k == n
-                return EvalDice(e, total, faces, None if all_kept else kept, flags, count_ev, role)
+                kept, total = keep.select(faces)
+                return EvalDice(e, total, faces, kept, flags, count_ev, role)
             units = [[i] for i in range(n)]
             values = faces
         else:
@@ -344,7 +325,8 @@ class _Evaluator:
     def _chains(
         self, e: Dice, n: int, lo: int, hi: int, custom: tuple[int, ...] | None
     ) -> tuple[list[int], list[tuple[str, ...]], list[list[int]], list[int]]:
-        """Roll n dice one by one with rerolls and explosions."""
+        """Roll n dice one by one: each die rolled again while a rule of the term says so
+        (`Rule.rolls_again`: a reroll, `u`), then exploded."""
         roller = self.roller
 
         def draw() -> int:
@@ -352,7 +334,6 @@ class _Evaluator:
             return face if custom is None else custom[face - 1]
 
         what = e._what
-        reroll = e.reroll
         explode = e.explode
         point = e.explode_point() if explode is not None else None
         problem = never_ends(e) or unique_problem(e, n)
@@ -360,7 +341,17 @@ class _Evaluator:
             raise DiceError(problem)
         _expect_within_budget(e, n, roller)
         limit = None if explode is None else explode.chain_limit
-        seen: set[int] | None = set() if e.unique else None
+        again_tests: list[Callable[[int], bool]] = []
+        again_most: list[int | None] = []
+        settled: list[Callable[[int], object]] = []
+        for rule in e._rules:
+            rolled_again = rule.rolls_again(e)
+            if rolled_again is not None:
+                again_tests.append(rolled_again.test)
+                again_most.append(rolled_again.most)
+                if rolled_again.settled is not None:
+                    settled.append(rolled_again.settled)
+        tests = len(again_tests)
         compound = explode is not None and explode.compound
         clamps = e.minimum is not None or e.maximum is not None
         faces: list[int] = []
@@ -376,20 +367,22 @@ class _Evaluator:
             extra = False  # the first die of a chain, not one an explosion added
             chained = 0  # the extra dice this chain has added
             while True:  # one chain link: a die, its rerolls, then maybe an explosion
-                if reroll is not None or seen is not None:
-                    times = 0
-                    while (
-                        reroll is not None and reroll.matches(face) and not (reroll.once and times)
-                    ) or (seen is not None and face in seen):
-                        faces.append(face)
-                        flags.append(("rerolled",))
-                        roller.charge(1, what)
-                        if roller.count > MAX_ONE_BY_ONE:
-                            raise _one_by_one(e)
-                        face = draw()
-                        times += 1
-                    if seen is not None:
-                        seen.add(face)
+                times = test = 0
+                while test < tests:  # a face rolled again is asked every test again
+                    most = again_most[test]
+                    if (most is not None and times >= most) or not again_tests[test](face):
+                        test += 1
+                        continue
+                    faces.append(face)
+                    flags.append(("rerolled",))
+                    roller.charge(1, what)
+                    if roller.count > MAX_ONE_BY_ONE:
+                        raise _one_by_one(e)
+                    face = draw()
+                    times += 1
+                    test = 0
+                for settle in settled:
+                    settle(face)
                 fl: tuple[str, ...] = ()
                 value = e.value(face, extra)
                 if clamps:
@@ -431,41 +424,31 @@ class _Evaluator:
         count_ev: Evaluated | None,
         role: str,
     ) -> EvalDice:
-        nunits = len(units)
-        unit_kept = [True] * nunits
-        if e.keep is not None:
-            k = e.keep.kept_count(nunits)
-            if e.keep.kind in ("kh", "dl"):  # keep the highest; ties keep the earlier die
-                order = sorted(range(nunits), key=lambda i: (-values[i], i))
-            else:
-                order = sorted(range(nunits), key=lambda i: (values[i], i))
-            unit_kept = [False] * nunits
-            for i in order[:k]:
-                unit_kept[i] = True
+        rules = e._finishing
+        unit_kept: list[bool] | None = None
+        total: int | None = None
+        for rule in rules:  # keep/drop
+            selected = rule.select(values)
+            if selected is not None:
+                unit_kept, total = selected
+        if unit_kept is None:
+            unit_kept = [True] * len(units)
         kept = [False] * len(faces)
         for u, idxs in enumerate(units):
             if unit_kept[u]:
                 for i in idxs:
                     kept[i] = True
-        pool = e.pool
-        if pool is not None:
-            if flags is None:
-                flags = [()] * len(faces)
-            total = 0
-            for u, idxs in enumerate(units):
-                if not unit_kept[u]:
-                    continue
-                score = pool.score(values[u])
-                total += score
-                mark = _POOL_MARKS[score]
-                if mark:
-                    for i in idxs:
-                        flags[i] = (*flags[i], mark)
-        else:
-            total = sum(v for u, v in enumerate(values) if unit_kept[u])
+        for rule in rules:  # a pool's count
+            tallied = rule.tally(units, values, unit_kept, flags, len(faces))
+            if tallied is not None:
+                total, flags = tallied
+        if total is None:
+            total = sum(values)
         parts: list[tuple[int, ...]] | None = None
-        if e.explode is not None and e.explode.compound:
-            faces, kept, flags, parts = compounded(faces, kept, flags, units)
+        for rule in rules:  # the dice as shown (compounded)
+            shown = rule.shown(faces, kept, flags, units)
+            if shown is not None:
+                faces, kept, flags, parts = shown
         all_kept = all(kept)
         return EvalDice(
             e,

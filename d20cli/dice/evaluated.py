@@ -206,40 +206,6 @@ class EvalGroup(Evaluated):
                 yield from item.terms()
 
 
-def compounded(
-    faces: list[int],
-    kept: list[bool],
-    flags: list[tuple[str, ...]] | None,
-    units: list[list[int]],
-) -> tuple[list[int], list[bool], list[tuple[str, ...]] | None, list[tuple[int, ...]]]:
-    """A compounding term's dice as the dice a table sees: each chain of `!!` is one die
-    whose face is the sum of its parts (flagged "compounded", its parts kept), marked once
-    for a pool, kept or dropped as one. Rerolled-away faces stay as they are."""
-    first = {unit[0]: unit for unit in units}
-    inside = {i for unit in units for i in unit[1:]}
-    out_faces: list[int] = []
-    out_kept: list[bool] = []
-    out_flags: list[tuple[str, ...]] = []
-    out_parts: list[tuple[int, ...]] = []
-    for i, face in enumerate(faces):
-        if i in inside:
-            continue
-        fl = () if flags is None else flags[i]
-        unit = first.get(i)
-        if unit is not None and len(unit) > 1:
-            parts = tuple(faces[j] for j in unit)
-            marks = tuple(f for f in fl if f not in ("exploded",))
-            out_faces.append(sum(parts))
-            out_flags.append(("compounded", *marks))
-            out_parts.append(parts)
-        else:
-            out_faces.append(face)
-            out_flags.append(fl)
-            out_parts.append(())
-        out_kept.append(kept[i])
-    return out_faces, out_kept, out_flags if any(out_flags) else None, out_parts
-
-
 def marked(ev: EvalDice) -> EvalDice:
     """`ev` with its critical markers flagged on the kept dice (`cs>19`, `cf<2`) and its
     dice sorted by face (`sa`, `sd`; stable, the flags and kept marks move along)."""

@@ -1,26 +1,36 @@
-"""The modifiers of a dice term (`r1`, `!`, `kh3`, `>=7`, `cs>19`): the one home of each.
+"""The modifiers of a dice term (`r1`, `!`, `kh3`, `>=7`, `cs>19`, `u`): the one home of each.
 
-A modifier's value class (`Reroll`, `Explode`, `Keep`, `Pool`, `Crit`) holds its per-die
-rules, which rolling (d20cli.dice.evaluate) and exact distributions
-(d20cli.dice.distribution) share; its row in `MODIFIERS` (a `Modifier`: the `Dice` field
-that holds it) says how messages name it, its text form, its step of a term's bounds, why
-it could never stop, how many dice it rolls on average (the budget), and how a test draws
-one. `Dice`'s text, bounds, "plain" test, the grammar's messages, the check before rolling
-and the property tests' strategies loop over `MODIFIERS`.
+Each modifier is a `Rule` class (`Reroll`, `Explode`, `Keep`, `Pool`, `Crit`, `Unique`)
+holding its steps: its text form and spellings, its step of a term's bounds, why it could
+never stop, how many dice it rolls on average (the budget), its steps in rolling
+(d20cli.dice.evaluate: rolled die by die, a face rolled again, the dice kept, the pool's
+count, the dice shown) and in exact odds (d20cli.dice.distribution: one roll's weights,
+a counted unit's cost, the weights of the whole term), and how a test draws one. Each
+step is a no-op unless the class overrides it, and `Dice.rules` holds the term's rules in
+the order of `MODIFIERS`, so bounds, the stop check, the budget, rolling and exact odds
+loop over them. A row of `MODIFIERS` (a `Modifier`) names the `Dice` field that holds a
+kind of modifier, how messages name it and its rule class; the grammar
+(d20cli.language.dice_modifiers) reads the explosions' spellings from the classes.
 
-How far an explosion chains is `Explode.depth`. Re-exported by d20cli.dice.tree.
+How far an explosion chains is `Explode.chain_limit`. Re-exported by d20cli.dice.tree.
 """
 
 from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Sequence
-from typing import Any, ClassVar, Literal, NamedTuple, Protocol, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, Protocol, TypeVar
 
+from d20cli.errors import DiceError
 from d20cli.frozen import frozen
 
+if TYPE_CHECKING:
+    from fractions import Fraction
+
 T = TypeVar("T")
+Weights = dict[int, int]  # value -> weight (d20cli.dice.weights)
+Score = Callable[[int], int]
 
 
 class Dice(Protocol):
@@ -35,12 +45,78 @@ class Dice(Protocol):
     def hi(self) -> int: ...
     @property
     def reroll(self) -> Reroll | None: ...
+    @property
+    def custom(self) -> tuple[int, ...] | None: ...
+    @property
+    def explode(self) -> Explode | None: ...
+    @property
+    def keep(self) -> Keep | None: ...
+    @property
+    def pool(self) -> Pool | None: ...
     def clamp(self, face: int) -> int: ...
+    def value(self, face: int, extra: bool) -> int: ...
     def explode_point(self) -> Compare: ...
     def face_values(self) -> list[int]: ...
+    def unique_faces(self) -> int: ...
 
 
-# The two NamedTuples are written as calls, their types as values: a NamedTuple's string
+class Odds(Protocol):
+    """What a modifier's exact-odds step asks of the calculator (d20cli.dice.distribution,
+    which holds the weight arithmetic this module may not import). `e` is the term
+    whose step asks (a d20cli.dice.tree.Dice)."""
+
+    @property
+    def depth(self) -> int: ...
+    def units(self, e: Any, n: int, unit: Weights, score: Score, highest: bool) -> Weights: ...
+    def power(self, unit: Weights, n: int) -> Weights: ...
+    def chain(
+        self, depth: int, link: Weights, point: Compare, value: Score, extra_value: Score
+    ) -> Weights: ...
+    def exploded_keep(
+        self,
+        depth: int,
+        e: Any,
+        n: int,
+        link: Weights,
+        point: Compare,
+        score: Score,
+        highest: bool,
+    ) -> Weights: ...
+    def exploded_keep_cost(self, e: Any, n: int, d: int, bits: int) -> int: ...
+    def unique(self, e: Any, n: int, link: Weights, score: Score, highest: bool) -> Weights: ...
+
+
+#: How a term rolled one by one rolls a die again (`Rule.rolls_again`): `test`, is a
+#: die showing this face rolled again (the face left visible as "rerolled")? at most
+#: `most` times (None: until the test says no); `settled` (or None), told the face a die
+#: settles on. Made once per term rolled (it may remember the faces shown).
+Again = NamedTuple(  # noqa: UP014 (a call: its types are values, see below)
+    "Again",
+    [
+        ("test", Callable[[int], bool]),
+        ("most", int | None),
+        ("settled", Callable[[int], object] | None),
+    ],
+)
+
+#: One counted unit of a term (a die, a compound chain, a pool's score) as exact odds
+#: cost it (`distribution._term_estimate`): the work so far, the span of its values, how
+#: many values it has, the bits of its weights, whether its faces are still the uniform
+#: 1..sides (so `power` takes its recurrence), and the faces of one die.
+Unit = NamedTuple(  # noqa: UP014 (a call: its types are values, see below)
+    "Unit",
+    [
+        ("work", int),
+        ("span", int),
+        ("values", int),
+        ("bits", int),
+        ("uniform", bool),
+        ("faces", int),
+    ],
+)
+
+
+# The NamedTuples are written as calls, their types as values: a NamedTuple's string
 # annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
 
 #: What a term's bounds are made of, step by step (`Dice.bounds`): the natural faces one
@@ -100,6 +176,71 @@ class Rule:
     def expected_dice(self, e: Dice, n: int) -> Expected | None:
         """The dice that rolling `n` dice of `e` rolls on average (the budget is checked
         against it before rolling); None: just n."""
+        return None
+
+    # -- rolling (d20cli.dice.evaluate) ----------------------------------------------
+
+    #: Are the term's dice rolled one by one, each with its own chain of faces?
+    one_by_one: ClassVar[bool] = False
+
+    def rolls_again(self, e: Dice) -> Again | None:
+        """For a term rolled one by one: when a die is rolled again; None: never."""
+        return None
+
+    #: Does it take part in the steps after the dice are rolled (`select`, `tally`,
+    #: `shown`)? (A term loops over those of its rules only: `Dice.finishing`.)
+    finishes: ClassVar[bool] = False
+
+    def select(self, values: list[int]) -> tuple[list[bool] | None, int] | None:
+        """Which units (one value each) count (None: all of them), and the sum of those;
+        None: all, and their sum."""
+        return None
+
+    def tally(
+        self,
+        units: list[list[int]],
+        values: list[int],
+        unit_kept: list[bool],
+        flags: list[tuple[str, ...]] | None,
+        dice: int,
+    ) -> tuple[int, list[tuple[str, ...]]] | None:
+        """The total of the counted units and the flags of the term's `dice` dice, marked
+        (`flags` may be marked in place); None: the sum of the kept units."""
+        return None
+
+    def shown(
+        self,
+        faces: list[int],
+        kept: list[bool],
+        flags: list[tuple[str, ...]] | None,
+        units: list[list[int]],
+    ) -> tuple[list[int], list[bool], list[tuple[str, ...]] | None, list[tuple[int, ...]]] | None:
+        """The dice as a table sees them (faces, kept, flags and each die's parts), when
+        they are not the faces rolled; None: as rolled."""
+        return None
+
+    # -- exact odds (d20cli.dice.distribution) ----------------------------------------
+
+    def link(self, counts: Weights) -> Weights:
+        """One roll's natural face after this modifier, from the die's faces weighted by
+        how many show each value."""
+        return counts
+
+    def unit(self, e: Dice, depth: int, u: Unit) -> Unit:
+        """A counted unit's cost after this modifier (`depth`: the odds' chain cap)."""
+        return u
+
+    def whole_cost(self, odds: Odds, e: Dice, n: int, u: Unit) -> tuple[int, int, int] | None:
+        """When this modifier computes the term's weights itself (`weights`): their cost
+        (work, about how many values, how many bits), from `u`, the unit's cost so far."""
+        return None
+
+    def weights(
+        self, odds: Odds, e: Dice, n: int, link: Weights, score: Score, highest: bool
+    ) -> tuple[Weights, Fraction | None] | None:
+        """The weights of `n` dice of `e` and the chance a chain was cut at the cap (None:
+        0), when this modifier computes them (`link`: one roll's face, `score`: what a
+        kept value counts, `highest`: keep the highest); None: n independent clamped dice."""
         return None
 
     @classmethod
@@ -215,14 +356,22 @@ class Reroll(Rule):
     def compare_points(self, e: Dice) -> tuple[Compare, ...]:
         return () if self.once else self.points
 
-    def weights(self, counts: dict[int, int]) -> dict[int, int]:
-        """The exact odds' step: one roll's natural face after this reroll, from the
-        die's faces weighted by how many show each value."""
+    one_by_one: ClassVar[bool] = True
+
+    def rolls_again(self, e: Dice) -> Again:
+        test = self.matches if self.more else self.point.matches
+        return Again(test, 1 if self.once else None, None)
+
+    def link(self, counts: Weights) -> Weights:
         if not self.once:
             return {f: c for f, c in counts.items() if not self.matches(f)}
         n = sum(counts.values())  # once: a matching face is replaced by a fresh roll
         m = sum(c for f, c in counts.items() if self.matches(f))
         return {f: c * (m + (0 if self.matches(f) else n)) for f, c in counts.items()}
+
+    def unit(self, e: Dice, depth: int, u: Unit) -> Unit:
+        # once: each face's weight is a product of two rolls'
+        return Unit(u.work, u.span, u.values, u.bits * (2 if self.once else 1), False, u.faces)
 
     def bounds(self, e: Dice, b: TermBounds) -> TermBounds:
         if self.once:
@@ -268,12 +417,29 @@ class Explode(Rule):
     #: but the dice budget when rolling, and the odds' cap, `depth`, in exact odds).
     chain_limit: ClassVar[int | None] = None
 
+    #: Its spellings, each with the fields it sets: the grammar reads them
+    #: (d20cli.language.dice_modifiers, longest first, any case, a compare point may
+    #: follow), and the text form is the first whose fields match. A variant (a subclass)
+    #: states its own.
+    spellings: ClassVar[dict[str, dict[str, bool]]] = {
+        "!!p": {"compound": True, "penetrate": True},
+        "!!": {"compound": True, "penetrate": False},
+        "!p": {"compound": False, "penetrate": True},
+        "!": {"compound": False, "penetrate": False},
+    }
+
+    def __post_init__(self) -> None:
+        self.spelling()  # a variant that has no spelling could not be read back
+
+    def spelling(self) -> str:
+        """The spelling of this explosion (without its compare point)."""
+        for word, values in self.spellings.items():
+            if all(getattr(self, name) == v for name, v in values.items()):
+                return word
+        raise ValueError(f"no spelling of {type(self).__name__} for {self!r}")
+
     def __str__(self) -> str:
-        return (
-            ("!!" if self.compound else "!")
-            + ("p" if self.penetrate else "")
-            + ("" if self.point is None else str(self.point))
-        )
+        return self.spelling() + ("" if self.point is None else str(self.point))
 
     def depth(self, cap: int) -> int:
         """The most extra dice one die adds in exact odds, whose chains stop at `cap`."""
@@ -295,6 +461,13 @@ class Explode(Rule):
         if not exploding:
             return b
         lo, hi, most = b.lo, b.hi, b.most
+        limit = self.chain_limit
+        if limit is not None:  # at most `limit` extra dice, each worth xlo..xhi
+            less = 1 if self.penetrate else 0
+            xlo, xhi = lo - less, hi - less
+            if self.compound:
+                return b._replace(lo=lo + limit * min(xlo, 0), hi=hi + limit * max(xhi, 0))
+            return b._replace(lo=min(lo, xlo), most=most * (limit + 1))
         if self.penetrate:
             lo = lo - 1  # an extra die counts one less
             if self.compound:
@@ -331,11 +504,93 @@ class Explode(Rule):
         # each chain rolls 1/(1-p) dice on average, p = exploding/faces: in all, num/den
         return Expected(n * faces, faces - exploding, "explosions", True)
 
+    one_by_one: ClassVar[bool] = True
+    finishes: ClassVar[bool] = True
+
+    def shown(
+        self,
+        faces: list[int],
+        kept: list[bool],
+        flags: list[tuple[str, ...]] | None,
+        units: list[list[int]],
+    ) -> tuple[list[int], list[bool], list[tuple[str, ...]] | None, list[tuple[int, ...]]] | None:
+        """Compounding: each chain of `!!` is one die whose face is the sum of its parts
+        (flagged "compounded", its parts kept), marked once for a pool, kept or dropped as
+        one. Rerolled-away faces stay as they are."""
+        if not self.compound:
+            return None
+        first = {unit[0]: unit for unit in units}
+        inside = {i for unit in units for i in unit[1:]}
+        out_faces: list[int] = []
+        out_kept: list[bool] = []
+        out_flags: list[tuple[str, ...]] = []
+        out_parts: list[tuple[int, ...]] = []
+        for i, face in enumerate(faces):
+            if i in inside:
+                continue
+            fl = () if flags is None else flags[i]
+            unit = first.get(i)
+            if unit is not None and len(unit) > 1:
+                parts = tuple(faces[j] for j in unit)
+                marks = tuple(f for f in fl if f not in ("exploded",))
+                out_faces.append(sum(parts))
+                out_flags.append(("compounded", *marks))
+                out_parts.append(parts)
+            else:
+                out_faces.append(face)
+                out_flags.append(fl)
+                out_parts.append(())
+            out_kept.append(kept[i])
+        return out_faces, out_kept, out_flags if any(out_flags) else None, out_parts
+
+    def unit(self, e: Dice, depth: int, u: Unit) -> Unit:
+        d = self.depth(depth)  # the chain, level by level
+        span = u.span * (d + 1)
+        work = u.work + d * u.faces * (span + 1)
+        return Unit(work, span, span + 1, u.bits * (d + 1), False, u.faces)
+
+    def whole_cost(self, odds: Odds, e: Dice, n: int, u: Unit) -> tuple[int, int, int] | None:
+        if e.keep is None or self.compound:
+            return None
+        d = self.depth(odds.depth)  # kept over every die of every chain
+        work = u.work + odds.exploded_keep_cost(e, n, d, u.bits)
+        return work, e.keep.kept_count(n) * u.span * (d + 1) + 1, n * u.bits * (d + 1)
+
+    def weights(
+        self, odds: Odds, e: Dice, n: int, link: Weights, score: Score, highest: bool
+    ) -> tuple[Weights, Fraction]:
+        from fractions import Fraction
+
+        point = e.explode_point()
+        depth = self.depth(odds.depth)
+        if self.endless() and (
+            all(point.matches(f) for f in e.face_values()) or all(point.matches(f) for f in link)
+        ):
+            raise DiceError(f"'{e}' would explode forever: every face matches '{self}'")
+        p = Fraction(sum(w for f, w in link.items() if point.matches(f)), sum(link.values()))
+        cut = self.cut_at(odds.depth)  # else the explosion itself stops first
+        truncated = 1 - (1 - p ** (depth + 1)) ** n if n and cut else Fraction(0)
+        if self.compound:
+            unit = odds.chain(
+                depth, link, point, lambda f: e.value(f, False), lambda f: e.value(f, True)
+            )
+            return odds.units(e, n, unit, score, highest), truncated
+        if e.keep is None:  # every extra die counts (or scores) on its own
+            per_die = odds.chain(
+                depth,
+                link,
+                point,
+                lambda f: score(e.value(f, False)),
+                lambda f: score(e.value(f, True)),
+            )
+            return odds.power(per_die, n), truncated
+        return odds.exploded_keep(depth, e, n, link, point, score, highest), truncated
+
     @classmethod
     def example(cls, e: Dice, choose: Choose) -> Explode:
         lo, hi = e._range
         point = None if choose.flag() else Compare.example(lo, hi, choose)
-        return cls(point, choose.flag(), choose.flag())
+        return cls(point, **choose.one_of(list(cls.spellings.values())))
 
 
 @frozen(slots=True)
@@ -359,6 +614,29 @@ class Keep(Rule):
         if self.kind in ("kh", "kl"):
             return min(self.n, units)
         return max(units - self.n, 0)
+
+    finishes: ClassVar[bool] = True
+
+    @property
+    def highest(self) -> bool:
+        """Are the highest kept (`kh`, `dl`)?"""
+        return self.kind in ("kh", "dl")
+
+    def select(self, values: list[int]) -> tuple[list[bool] | None, int]:
+        """The units kept (None: every one), highest first for kh/dl (ties keep the
+        earlier unit: a stable sort, also in reverse), and their sum."""
+        n = len(values)
+        kind = self.kind  # (kept_count, written out: this is every roll's path)
+        k = min(self.n, n) if kind in ("kh", "kl") else max(n - self.n, 0)
+        if k == n:
+            return None, sum(values)
+        order = sorted(range(n), key=values.__getitem__, reverse=kind in ("kh", "dl"))
+        kept = [False] * n
+        total = 0
+        for i in order[:k]:
+            kept[i] = True
+            total += values[i]
+        return kept, total
 
     def bounds(self, e: Dice, b: TermBounds) -> TermBounds:
         if self.kind in ("kh", "kl"):
@@ -392,6 +670,34 @@ class Pool(Rule):
     def bounds(self, e: Dice, b: TermBounds) -> TermBounds:
         """Each kept unit scores 1, 0 or (with a failure point) -1."""
         return b._replace(lo=-1.0 if self.failure is not None else 0.0, hi=1.0)
+
+    finishes: ClassVar[bool] = True
+
+    def tally(
+        self,
+        units: list[list[int]],
+        values: list[int],
+        unit_kept: list[bool],
+        flags: list[tuple[str, ...]] | None,
+        dice: int,
+    ) -> tuple[int, list[tuple[str, ...]]]:
+        """Successes minus failures among the kept units, their dice marked."""
+        if flags is None:
+            flags = [()] * dice
+        total = 0
+        for u, idxs in enumerate(units):
+            if not unit_kept[u]:
+                continue
+            score = self.score(values[u])
+            total += score
+            mark = POOL_MARKS[score]
+            if mark:
+                for i in idxs:
+                    flags[i] = (*flags[i], mark)
+        return total, flags
+
+    def unit(self, e: Dice, depth: int, u: Unit) -> Unit:
+        return Unit(u.work, min(u.span, 2), u.values, u.bits, False, u.faces)
 
     @classmethod
     def example(cls, e: Dice, choose: Choose) -> Pool:
@@ -432,6 +738,45 @@ class Crit(Rule):
         return cls(success, Compare.example(lo, hi, choose))
 
 
+@frozen(slots=True)
+class Unique(Rule):
+    """`u`: the dice of a term show different faces (a face another die already shows is
+    rolled again); held in `Dice.unique` as a flag, this rule is its steps."""
+
+    def __str__(self) -> str:
+        return "u"
+
+    def endless(self) -> bool:
+        return True  # a repeated face is rolled again until the faces differ
+
+    one_by_one: ClassVar[bool] = True
+
+    def rolls_again(self, e: Dice) -> Again:
+        seen: set[int] = set()  # the faces the term's dice settled on
+        return Again(seen.__contains__, None, seen.add)
+
+    def whole_cost(self, odds: Odds, e: Dice, n: int, u: Unit) -> tuple[int, int, int]:
+        faces = u.faces
+        custom = e.custom
+        span = faces - 1 if custom is None else max(custom) - min(custom)
+        k = n if e.keep is None else e.keep.kept_count(n)
+        width = 2 if e.pool is not None else faces
+        work = faces * (n + 1) * (k * width + 1)
+        return work, k * span + 1, n * faces.bit_length()
+
+    def weights(
+        self, odds: Odds, e: Dice, n: int, link: Weights, score: Score, highest: bool
+    ) -> tuple[Weights, None]:
+        return odds.unique(e, n, link, score, highest), None
+
+    @classmethod
+    def example(cls, e: Dice, choose: Choose) -> Unique:
+        return UNIQUE
+
+
+UNIQUE = Unique()
+POOL_MARKS = {1: "success", -1: "failure", 0: ""}  # a pool's marks on its dice, by score
+
 SortOrder = Literal["a", "d"]
 
 
@@ -464,9 +809,14 @@ class Modifier:
         """The text form of the field's value (`""` when unset)."""
         return "" if value is None else str(value)
 
+    def rule_of(self, value: Any) -> Rule | None:
+        """The rule that carries the steps of the field's value (None when unset)."""
+        return value if isinstance(value, Rule) else None
+
     def endless(self, value: Any) -> bool:
         """Could the field's value roll without end (`Rule.endless`)?"""
-        return isinstance(value, Rule) and value.endless()
+        rule = self.rule_of(value)
+        return rule is not None and rule.endless()
 
     def example(self, e: Dice, choose: Choose) -> Any:
         """A value of the field for `e`'s dice, drawn by `choose` (the property tests):
@@ -494,15 +844,15 @@ class _Limit(Modifier):
 
 
 class _Flag(Modifier):
-    """`u`: a bool, different faces on every die (`Dice.unique_conflict`, exploding.unique)."""
+    """`u`: a bool, different faces on every die; its steps are `Unique`'s."""
 
     __slots__ = ()
 
     def text(self, value: Any) -> str:
         return "u" if value else ""
 
-    def endless(self, value: Any) -> bool:
-        return bool(value)  # a repeated face is rolled again until the faces differ
+    def rule_of(self, value: Any) -> Rule | None:
+        return UNIQUE if value else None
 
     def example(self, e: Dice, choose: Choose) -> bool:
         return True
@@ -529,7 +879,7 @@ MODIFIERS: tuple[Modifier, ...] = (
     _Limit("maximum", "ma"),
     Modifier("keep", "keep/drop", Keep),
     Modifier("pool", "a pool target", Pool),
-    _Flag("unique", "'u'"),  # after a pool: `u>=4` is rpg-dice-roller's
+    _Flag("unique", "'u'", Unique),  # after a pool: `u>=4` is rpg-dice-roller's
     Modifier("crit", "a critical marker", Crit),
     _Sort("sort", "a sort"),
 )

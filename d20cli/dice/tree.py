@@ -103,8 +103,13 @@ class Dice(Bounded):
         init=False, repr=False, compare=False, hash=False, default=None
     )
     _computed: bool = field(init=False, repr=False, compare=False, hash=False, default=False)
-    # and the modifiers whose value is a Rule (`rules`), in the order of MODIFIERS
+    # and the rules of its modifiers (`rules`), in the order of MODIFIERS, and whether
+    # one of them rolls the dice one by one
     _rules: tuple[Rule, ...] = field(init=False, repr=False, compare=False, hash=False, default=())
+    _one_by_one: bool = field(init=False, repr=False, compare=False, hash=False, default=False)
+    _finishing: tuple[Rule, ...] = field(
+        init=False, repr=False, compare=False, hash=False, default=()
+    )
 
     precedence: ClassVar[int] = _ATOM
 
@@ -122,7 +127,11 @@ class Dice(Bounded):
         text = self._render(mods)
         object.__setattr__(self, "_text", text)
         object.__setattr__(self, "_what", f"'{text}'")
-        object.__setattr__(self, "_rules", tuple(v for v in values if isinstance(v, Rule)))
+        rules = [m.rule_of(v) for m, v in zip(MODIFIERS, values, strict=True)]
+        rules_set = tuple(r for r in rules if r is not None)
+        object.__setattr__(self, "_rules", rules_set)
+        object.__setattr__(self, "_one_by_one", any(r.one_by_one for r in rules_set))
+        object.__setattr__(self, "_finishing", tuple(r for r in rules_set if r.finishes))
         object.__setattr__(self, "_plain", isinstance(self.sides, _PLAIN_SIDES) and not mods)
         if isinstance(sides, tuple):
             if not sides:
@@ -182,8 +191,9 @@ class Dice(Bounded):
 
     @property
     def rules(self) -> tuple[Rule, ...]:
-        """The modifiers set whose value is a Rule (`Reroll`, `Explode`, ...), in the
-        order of MODIFIERS: the steps of bounds, `never_ends` and the budget loop over them."""
+        """The rules of the modifiers set (`Reroll`, `Explode`, ..., `Unique` for `u`), in
+        the order of MODIFIERS: bounds, `never_ends`, the budget, rolling and exact odds
+        loop over them."""
         return self._rules
 
     def __str__(self) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pyparsing as pp
 
+from d20cli.dice.modifiers import rule_classes
 from d20cli.dice.tree import Compare, Explode, Keep, KeepKind, Pool, Reroll
 from d20cli.language.vocabulary import DICE_DIGITS
 
@@ -82,23 +83,33 @@ _reroll = (
     )
 ).set_name("reroll")
 
-_explode = (
-    pp.Regex(r"!!p|!!|!p|!", _I).leave_whitespace()
-    + pp.Opt(
-        (_op - _int("a number after the comparison", tight=True, signed=True)).set_parse_action(
-            _build_compare
+
+def _explosion() -> pp.ParserElement:
+    """`!`, `!!`, `!p`, `!!p` and any variant's: the spellings of every explosion class
+    (`Explode.spellings`), longest first, then an optional compare point."""
+    spelt = {
+        word.lower(): (cls, values)
+        for cls in rule_classes()
+        if issubclass(cls, Explode)
+        for word, values in cls.spellings.items()
+    }
+    words = "|".join(re.escape(w) for w in sorted(spelt, key=len, reverse=True))
+
+    def build(t: pp.ParseResults) -> Explode:
+        cls, values = spelt[t[0].lower()]
+        return cls(t[1] if len(t) > 1 else None, **values)
+
+    return (
+        pp.Regex(words, _I).leave_whitespace()
+        + pp.Opt(
+            (_op - _int("a number after the comparison", tight=True, signed=True)).set_parse_action(
+                _build_compare
+            )
         )
-    )
-).set_parse_action(
-    _mod(
-        "explode",
-        lambda t: Explode(
-            t[1] if len(t) > 1 else None,
-            compound=t[0].startswith("!!"),
-            penetrate=t[0].lower().endswith("p"),
-        ),
-    )
-)
+    ).set_parse_action(_mod("explode", build))
+
+
+_explode = _explosion()
 
 
 def _limit(word: str, kind: str) -> pp.ParserElement:

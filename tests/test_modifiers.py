@@ -1,0 +1,94 @@
+"""The modifiers of a dice term (d20cli.dice.modifiers): each one's steps live on its
+Rule class, and rolling, exact odds, bounds, the budget and the grammar read them there."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from typing import ClassVar
+
+import pytest
+
+import d20cli
+from d20cli.dice.distribution import distribution
+from d20cli.dice.evaluate import evaluate, never_ends
+from d20cli.dice.modifiers import MODIFIERS, UNIQUE, Explode, Rule, rule_classes
+from d20cli.dice.roller import ForcedRoller
+from d20cli.dice.tree import Dice
+from d20cli.errors import BudgetError
+from d20cli.language.dice_grammar import parse_expression
+from tests.cli_helpers import d20
+
+SPELLINGS = [
+    (cls, word, values)
+    for cls in rule_classes()
+    if issubclass(cls, Explode)
+    for word, values in cls.spellings.items()
+]
+
+
+def test_every_set_modifier_is_a_rule_of_its_term() -> None:
+    """`Dice.rules` holds a rule for every modifier set, `u` too, in the order of
+    MODIFIERS: the steps of rolling and exact odds loop over them."""
+    e = parse_expression("4d6r1mi2kh3>=4ucs6sa")
+    assert isinstance(e, Dice)
+    assert [type(r).__name__ for r in e.rules] == ["Reroll", "Keep", "Pool", "Unique", "Crit"]
+    assert UNIQUE in e.rules
+    fields = [m.field for m in MODIFIERS if m.rule_of(getattr(e, m.field)) is not None]
+    assert fields == ["reroll", "keep", "pool", "unique", "crit"]
+    assert Dice(4, 6).rules == ()
+
+
+@pytest.mark.parametrize(("cls", "word", "values"), SPELLINGS)
+def test_the_grammar_reads_every_explosion_spelling_from_its_class(
+    cls: type[Explode], word: str, values: dict[str, bool], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each spelling an explosion class states parses to that class with those fields,
+    any case, with or without a compare point, and is written back the same way: on the
+    command line and through the Python API."""
+    for text in (f"2d6{word}", f"2d6{word.upper()}>=5"):
+        e = parse_expression(text)
+        assert isinstance(e, Dice) and type(e.explode) is cls
+        assert {name: getattr(e.explode, name) for name in values} == values
+        assert str(e) == text.lower()
+    status, out, err = d20(["roll", f"1d6{word}", "--dice", "6,2", "--json"], capsys)
+    assert (status, err) == (0, "")
+    data = json.loads(out)
+    assert (data["expression"], data["total"]) == (f"1d6{word}", 8 if "p" not in word else 7)
+    assert d20cli.roll(f"roll 1d6{word}", dice=[3]).total == 3
+
+
+def test_a_variant_is_one_class() -> None:
+    """An explosion that chains at most twice, declared as one class (here inside the
+    test, so no grammar reads it): rolling, its stop check, its bounds, the budget and its
+    exact odds all follow from `chain_limit`."""
+
+    class ExplodeTwice(Explode):
+        __slots__ = ()
+        chain_limit: ClassVar[int | None] = 2
+        spellings: ClassVar[dict[str, dict[str, bool]]] = {
+            "!2": {"compound": False, "penetrate": False}
+        }
+
+    e = Dice(1, 6, explode=ExplodeTwice())
+    assert str(e) == "1d6!2"
+    assert evaluate(e, ForcedRoller([6, 6, 6])).total == 18  # the third die stops the chain
+    assert never_ends(Dice(1, 1, explode=ExplodeTwice())) is None  # `1d1!2` ends
+    assert e.bounds() == (1.0, 18.0)
+    d = distribution(e)
+    assert d.truncated == 0 and d.max == 18
+    assert d.probability(18) == Fraction(1, 216) and d.probability(3) == Fraction(1, 6)
+    assert d.probability(9) == Fraction(1, 36)  # 6 then 3
+    assert sum(d.fractions().values()) == 1
+    with pytest.raises(BudgetError):  # three dice a die at most: charged before rolling
+        evaluate(Dice(400, 6, explode=ExplodeTwice()), ForcedRoller([1] * 400, budget=1000))
+
+
+def test_a_rule_step_is_a_no_op_unless_its_class_overrides_it() -> None:
+    class Marker(Rule):
+        __slots__ = ()
+
+    rule = Marker()
+    assert not rule.one_by_one and not rule.finishes and rule.rolls_again(Dice(1, 6)) is None
+    assert rule.link({1: 1, 2: 1}) == {1: 1, 2: 1}
+    assert rule.select([3, 1]) is None and rule.tally([[0]], [3], [True], None, 1) is None
