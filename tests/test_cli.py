@@ -393,7 +393,7 @@ def test_contest_of_three_sides_bad_input(
 
 
 def test_too_many_sides_is_one_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
-    from d20cli.language.grammar import MAX_SIDES
+    from d20cli.language.grammar import MAX_CONTEST_SIDES as MAX_SIDES
 
     words = " vs ".join(["+1"] * (MAX_SIDES + 1)).split()
     status, out, err = run_main(["contest", *words, "-s", "reglamento"], capsys)

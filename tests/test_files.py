@@ -299,7 +299,7 @@ def test_the_shell_history_is_read_from_its_end_only(
     path.write_text(text + "\n# 2026\n+check +5\n+vs 15\n", encoding="utf-8")
     assert history.entries(str(path))[:3] == ["check +5\nvs 15", "roll 49d6", "roll 48d6"]
     assert len(history.entries(str(path))) == 51
-    monkeypatch.setattr(history, "MAX_BYTES", 200)
+    monkeypatch.setattr(history, "MAX_HISTORY_BYTES", 200)
     assert 0 < len(history.entries(str(path))) < 10
     assert history.entries(str(path))[-1] != "oll 40d6"  # no entry cut at its start
     path.write_bytes(b"+" + b"x" * 10_000)  # one line of no end: its last 200 bytes, cut

@@ -157,7 +157,7 @@ def test_contest_of_three_or_more_sides(verb: str) -> None:
 
 
 def test_contest_sides_up_to_the_limit() -> None:
-    from d20cli.language.grammar import MAX_SIDES
+    from d20cli.language.grammar import MAX_CONTEST_SIDES as MAX_SIDES
 
     r = parse_request("contest " + " vs ".join(["+1"] * MAX_SIDES))
     assert isinstance(r, ContestRequest) and len(r.sides) == MAX_SIDES

@@ -97,7 +97,7 @@ def test_prune_asks_first_as_clear_does(monkeypatch: pytest.MonkeyPatch) -> None
         (["--prune", "--before", "soon", "--yes"], "--before takes a date"),
         (["--prune", "--keep", "5", "-c", "aria", "--yes"], "no filters"),
         (["--prune", "--keep", "5", "--since", "2h", "--yes"], "no filters"),
-        (["--prune", "--keep", "5", "--clear", "--yes"], "use one of --stats, --export"),
+        (["--prune", "--keep", "5", "--clear", "--yes"], "use one of --stats, --luck, --export"),
     ],
 )
 def test_bad_prunes_are_one_line_errors(args: list[str], message: str) -> None:

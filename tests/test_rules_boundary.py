@@ -58,6 +58,8 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("frozen.py", "compare"): "the dataclass parameter `compare`",
     ("results.py", "scores"): "the JSON field `scores` of a Result",
     ("store/config.py", "group"): "the config key `group` (the group rule word)",
+    ("importers/__init__.py", "a5e"): "the sheet format's id (Foundry's system id `a5e`)",
+    ("importers/a5e.py", "a5e"): "Foundry's `_stats.systemId` of an A5E actor",
     ("app/cli.py", "compare"): "the `odds compare` command's word",
     ("app/run.py", "compare"): "the `odds compare` command's word",
     ("app/shell.py", "fortune"): "the shell's `let go fortune`",

@@ -63,10 +63,13 @@ def _price(row: Row, memo: dict[tuple[str, str, str], Odds | str], command: Any)
     from d20cli.rules import get_system
     from d20cli.rules.house import HouseDefaults, with_house
 
-    if row.verb in ("table", "init", "fortune", "scores"):
+    if row.verb in ("table", "init"):
         return f"no odds to price ({row.verb})"
     try:
         system = get_system(row.system)
+        fortune = system.fortune.verb if system.fortune is not None else None
+        if row.verb in system.verb_odds or row.verb == fortune:  # no success to price
+            return f"no odds to price ({row.verb})"
         house = HouseDefaults.from_keys(row.house or {})
         request = with_house(parse_request(row.request), system, house)
     except (D20Error, KeyError, TypeError, ValueError):

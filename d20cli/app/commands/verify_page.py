@@ -25,6 +25,7 @@ import zipfile
 from pathlib import Path
 
 from d20cli.errors import ParseError
+from d20cli.store.files import read_bytes
 from d20cli.visible import visible
 
 PYODIDE_VERSION = "0.28.3"
@@ -41,6 +42,7 @@ TEMPLATE = PAGE_DIR / "verify.html"
 KIT_DIR = PAGE_DIR / "pyodide"  # where scripts/get_pyodide.py puts Pyodide's files
 #: A wheel's entries all carry this time, so that one install writes one page, byte for byte.
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+MAX_PART_BYTES = 64 * 1024 * 1024  # one file the page holds (Pyodide's largest: 9 MB)
 LEFT_OUT = ("page",)  # folders of d20cli the page does not need (the page itself)
 
 
@@ -70,7 +72,7 @@ def pyodide_files(folder: Path) -> dict[str, bytes]:
     for name, digest in PYODIDE_FILES.items():
         path = folder / name
         try:
-            data = path.read_bytes()
+            data = read_bytes(str(path), MAX_PART_BYTES, "a file of Pyodide")
         except OSError as err:
             raise ParseError(
                 f"cannot read {visible(str(path))}: {err.strerror or err} (--page needs "
@@ -106,7 +108,7 @@ def _wheel(name: str, version: str, package: Path, skip: tuple[str, ...] = ()) -
             if relative.parts[0] in skip or "__pycache__" in relative.parts:
                 continue
             if path.is_file() and (path.suffix == ".py" or path.name == "py.typed"):
-                put(f"{package.name}/{relative.as_posix()}", path.read_bytes())
+                put(f"{package.name}/{relative.as_posix()}", read_bytes(str(path), MAX_PART_BYTES))
         metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
         put(f"{info}/METADATA", metadata.encode())
         put(
@@ -146,7 +148,7 @@ def page_text() -> str:
     made = {name: base64.b64encode(data).decode("ascii") for name, data in wheels().items()}
     parts = {name: _packed(data) for name, data in files.items()}
     parts["wheels"] = _packed(json.dumps(made).encode())
-    text = TEMPLATE.read_text(encoding="utf-8")
+    text = read_bytes(str(TEMPLATE), MAX_PART_BYTES, "the page's template").decode("utf-8")
     text = text.replace("@PYODIDE_VERSION@", PYODIDE_VERSION)
     text = text.replace("@D20_VERSION@", importlib.metadata.version("d20cli"))
     for name, packed in parts.items():
