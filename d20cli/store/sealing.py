@@ -47,18 +47,9 @@ GENESIS = "0" * 64  # the `prev_hash` of an export's first row
 HASH = "hash"
 PREV_HASH = "prev_hash"
 #: What `log --export json` adds to each row after the roll log's columns.
-EXPORT_FIELDS = (
-    "session",
-    "position",
-    "replay",
-    "commitment",
-    "receipt",
-    "scheme",
-    "salt",
-    "secret",
-    PREV_HASH,
-    HASH,
-)
+EXPORT_FIELDS = ("session", "position", "replay", "commitment", "receipt", PREV_HASH, HASH)
+#: What a sealed row of a session of scheme 2 also carries, before the hashes.
+SCHEME_FIELDS = ("scheme", "salt", "secret")
 
 
 @frozen

@@ -557,13 +557,13 @@ def report_lines(report: Report, each: bool, receipts: bool) -> list[str]:
             f"verified: {_count(report.rolls, 'roll')} of session {report.session}, every one "
             f"as the seed gives it; commitment {report.promise}"
             + (" (as posted)" if report.posted_ok else "")
-            + _salt_words(report)
             + "; hash chain intact; "
             + (
                 f"{_count(report.receipts, 'receipt')} seen at the table match"
                 if receipts
                 else "no receipts from the table compared (--receipts)"
             )
+            + _salt_words(report)
             + _secret_words(report)
         )
         return lines
