@@ -113,7 +113,7 @@ def test_the_dice_come_from_the_seed_and_the_salt(
 def test_verify_shows_the_salt_and_checks_the_tables(
     salted: tuple[list[dict[str, Any]], str, str, str], tmp_path: Path
 ) -> None:
-    rows, seed, promise, seen = salted
+    rows, seed, _, seen = salted
     result = verify(rows, seed, tmp_path, "--salt", SALT, "--receipts", seen)
     assert result.exit_code == 0, result.output
     assert result.stdout.rstrip().endswith(f'salt "{SALT}" (as the table gave it)')
