@@ -313,7 +313,7 @@ def seal_command(
 
 
 def reveal_command(
-    position: Annotated[int, typer.Argument(metavar="N", min=0, help="The secret roll's #N.")],
+    n: Annotated[int, typer.Argument(min=0, help="The secret roll's position, #N.")],
     session: Annotated[
         int | None,
         typer.Option(
@@ -328,7 +328,7 @@ def reveal_command(
     """Show a secret roll (--secret): its request and result."""
     out = command_output()
     with command_errors(out):
-        reveal(position, session, command_options().json, out)
+        reveal(n, session, command_options().json, out)
 
 
 def unseal_command(
