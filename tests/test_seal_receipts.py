@@ -149,7 +149,8 @@ def test_an_honest_session_verifies_with_the_tables_receipts(
     result = verify(write(tmp_path, rows), seed, "--receipts", seen, "--commitment", promise)
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[-1].endswith(
-        "hash chain intact; 5 receipts seen at the table match"
+        "hash chain intact; 5 receipts seen at the table match; "
+        "no salt (the seed alone: its player could have chosen it)"
     )
     report = json.loads(verify(write(tmp_path, rows), seed, "--receipts", seen, "--json").stdout)
     assert report["verified"] is True and report["receipts_matched"] == 5
