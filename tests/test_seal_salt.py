@@ -16,7 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from d20cli.app.cli import app
-from d20cli.app.commands.verify import MAX_WORK, replayed
+from d20cli.app.commands.verify import MAX_WORK, check, replayed, report_lines
+from d20cli.app.commands.verify_files import receipts_of, rows_of
 from d20cli.dice.sealed import dice_key, position_random, read_secret, receipts_start
 from d20cli.store.sealing import SCHEME_FIELDS
 from tests.state_helpers import logging_on
@@ -179,3 +180,16 @@ def test_an_export_of_scheme_1_still_verifies() -> None:
     report = json.loads(d20([*args, "--json"]).stdout)
     assert (report["scheme"], report["salt"], report["secret_rolls"]) == (1, None, [])
     assert d20([*args, "--salt", SALT]).exit_code == 1  # a salt the table gave: it had none
+
+
+def test_the_pure_functions_verify_an_export_from_its_text() -> None:
+    """What a page in a browser runs (no file opened): the rows and receipts from their
+    text, `check`, and the lines `d20 verify` prints."""
+    seed, promise = FIXTURE.joinpath("secret.txt").read_text().split()
+    found = read_secret(seed)
+    assert found is not None
+    seen, secret = receipts_of(FIXTURE.joinpath("seen.txt").read_text())
+    rows = rows_of(FIXTURE.joinpath("rolls.json").read_text())
+    report = check(rows, *found, seen, secret)
+    assert report.ok and report.promise == promise and report.receipts == 4
+    assert report_lines(report, False, True)[-1].startswith("verified: 4 rolls of session 1")

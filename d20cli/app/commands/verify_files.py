@@ -77,6 +77,14 @@ def read_export(path: str) -> Iterator[dict[str, Any]]:
             f.close()
 
 
+def rows_of(text: str, name: str = "the export") -> Iterator[dict[str, Any]]:
+    """The rows of an export given as its text (`read_export`'s checks, no I/O: a page
+    that verifies in a browser reads the file itself); ParseError for what is not one."""
+    if len(text) > MAX_BYTES:
+        raise _too_large(name)
+    yield from _rows(_Text(iter([text.removeprefix("\ufeff")])), name)
+
+
 def _too_large(name: str) -> ParseError:
     return ParseError(
         f"{name} is larger than {MAX_BYTES // 2**20} MiB, more than a roll log export "
