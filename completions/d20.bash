@@ -167,7 +167,7 @@ _d20_offer() {
     _d20_r=""
     case "$prev" in
         --system|-s) _d20_r='levelup reglamento mm pendagger'; return ;;
-        --svg|--png|--color|--post|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--players|--show|--commitment|--receipts|--page|--limit|-l|--since|--until|--outcome|--session|--before|--keep) _d20_r=''; return ;;
+        --svg|--png|--color|--post|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--players|--salt|--show|--commitment|--receipts|--page|--session|--limit|-l|--since|--until|--outcome|--before|--keep) _d20_r=''; return ;;
         --as|--character|-c) _d20_config; _d20_characters; return ;;
         --export) _d20_r='json csv'; return ;;
     esac
@@ -177,27 +177,28 @@ _d20_offer() {
         --export=*) _d20_r='json csv'; _d20_prefix "${cur%%=*}="; return ;;
         -*)
             case "${cmd,,}" in
-                '') _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --post --strict --seed --dice --repeat -n --budget --work --as --version --help -h' ;;
+                '') _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --post --secret --strict --seed --dice --repeat -n --budget --work --as --version --help -h' ;;
                 help) _d20_r='--help -h' ;;
                 systems) _d20_r='--json --system -s --help -h' ;;
-                shell) _d20_r='--system -s --json --quiet -q --csv --totals --svg --png --odds --summary --exit-status --color --no-color --no-log --post --strict --seed --dice --repeat -n --simulate --budget --work --as --players --boon --help -h' ;;
+                shell) _d20_r='--system -s --json --quiet -q --csv --totals --svg --png --odds --summary --exit-status --color --no-color --no-log --post --secret --strict --seed --dice --repeat -n --simulate --budget --work --as --players --boon --help -h' ;;
                 table) _d20_r='--help -h' ;;
-                gm) _d20_r='--system -s --json --quiet -q --csv --totals --svg --png --odds --summary --exit-status --color --no-color --no-log --post --strict --seed --dice --repeat -n --simulate --budget --work --as --players --boon --help -h' ;;
+                gm) _d20_r='--system -s --json --quiet -q --csv --totals --svg --png --odds --summary --exit-status --color --no-color --no-log --post --secret --strict --seed --dice --repeat -n --simulate --budget --work --as --players --boon --help -h' ;;
                 completion) _d20_r='--install --help -h' ;;
                 post) _d20_r='--status --retry --clear --json --help -h' ;;
-                seal) _d20_r='--status --json --help -h' ;;
+                seal) _d20_r='--status --salt --json --help -h' ;;
                 unseal) _d20_r='--show --json --help -h' ;;
-                verify) _d20_r='--commitment --receipts --rows --page --json --help -h' ;;
+                verify) _d20_r='--commitment --receipts --salt --rows --page --json --help -h' ;;
+                reveal) _d20_r='--session --json --help -h' ;;
                 init) _d20_r='--json --no-color --system -s --seed --dice --as --help -h' ;;
                 party) _d20_r='--json --help -h' ;;
                 char) _d20_r='--help -h' ;;
                 config) _d20_r='--help -h' ;;
                 log) _d20_r='--limit -l --character -c --since --until --system -s --outcome --session --stats --luck --details --export --clear --prune --before --keep --yes -y --svg --png --tsv --json --no-pager --no-color --help -h' ;;
-                check|save|attack|luck|resist|routine|attempt|defend|fortune) _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --post --strict --seed --dice --repeat -n --budget --work --as --boon --help -h' ;;
-                group|roll|contest|opposed|compare|percent) _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --post --strict --seed --dice --repeat -n --budget --work --as --help -h' ;;
-                scores) _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --post --strict --seed --dice --repeat -n --budget --work --as --players --help -h' ;;
+                check|save|attack|luck|resist|routine|attempt|defend|fortune) _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --post --secret --strict --seed --dice --repeat -n --budget --work --as --boon --help -h' ;;
+                group|roll|contest|opposed|compare|percent) _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --post --secret --strict --seed --dice --repeat -n --budget --work --as --help -h' ;;
+                scores) _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --post --secret --strict --seed --dice --repeat -n --budget --work --as --players --help -h' ;;
                 odds) _d20_r='--system -s --json --quiet -q --csv --totals --svg --png --color --no-color --no-log --strict --seed --simulate --budget --work --as --players --help -h' ;;
-                *) _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --post --strict --seed --dice --repeat -n --budget --work --as --help -h' ;;
+                *) _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --post --secret --strict --seed --dice --repeat -n --budget --work --as --help -h' ;;
             esac
             case " $_d20_r " in *' --boon '*)
                 local mine="$_d20_r"
@@ -227,7 +228,7 @@ _d20_offer() {
     _d20_r=""
     if [[ -z "$cmd" ]]; then
         _d20_verbs "$_d20_sys"
-        _d20_r="$_d20_r "'odds help systems shell table gm completion post seal unseal verify init party char config log'
+        _d20_r="$_d20_r "'odds help systems shell table gm completion post seal unseal verify reveal init party char config log'
         if [[ -n "$char" ]]; then _d20_entries "$char" macros; fi
         return
     fi
@@ -279,6 +280,10 @@ _d20_offer() {
             fi
             return ;;
         verify)
+            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "''
+            fi
+            return ;;
+        reveal)
             if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "''
             fi
             return ;;
@@ -343,7 +348,7 @@ _d20() {
         case "$w" in
             --system=*) sys="${w#*=}" ;;
             --as=*) char="${w#*=}" ;;
-            --system|-s|--svg|--png|--color|--post|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--as|--players|--show|--commitment|--receipts|--page|--limit|-l|--character|-c|--since|--until|--outcome|--session|--export|--before|--keep) skip="$w" ;;
+            --system|-s|--svg|--png|--color|--post|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--as|--players|--salt|--show|--commitment|--receipts|--page|--session|--limit|-l|--character|-c|--since|--until|--outcome|--export|--before|--keep) skip="$w" ;;
             -s[!-]*) sys="${w#-s}" ;;
             -[!0-9]*) ;;
             *) if [[ -z "$cmd" ]]; then cmd="$w"; else args+=("$w"); fi ;;

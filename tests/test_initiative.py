@@ -309,7 +309,7 @@ def test_a_version_3_database_gains_the_order() -> None:
     conn.commit()
     conn.close()
     store = State.open(path)
-    assert store.db.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 9
+    assert store.db.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 10
     assert store.fortune.held("player") == 1
     assert initiative.load(store) == initiative.Encounter(0, None, ())
     initiative.add(store, "ogre", [r(3)], ForcedRoller([]))

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from d20cli.__main__ import main
 from d20cli.app.cli import app
 from d20cli.app.commands.verify_files import MAX_EXPORT_BYTES
-from d20cli.dice.sealed import commitment, position_random, read_secret, secret_text
+from d20cli.dice.sealed import commitment, dice_key, position_random, read_secret, secret_text
 from d20cli.store.sealing import GENESIS, canonical, row_hash
 from tests.cli_helpers import write_sheet
 from tests.state_helpers import close_opened
@@ -175,7 +175,8 @@ def test_the_dice_follow_the_documented_derivation(
     assert commitment(key, nonce) == promise
     assert secret_text(key, nonce) == seed
     roll = next(r for r in rows if r["request"] == "check +1 vs 10 adv")
-    rng = position_random(key, roll["position"])
+    assert roll["scheme"] == 2 and roll["salt"] is None  # no salt given: "" in the key
+    rng = position_random(dice_key(key, 2, None), roll["position"])
     d20s = [1 + rng._randbelow(20) for _ in range(2)]  # as RandomRoller draws them
     assert [d["face"] for d in roll["dice"]] == d20s
 

@@ -24,7 +24,7 @@ from d20cli.app.cli import app
 from d20cli.app.context import Context
 from d20cli.app.options import Options
 from d20cli.app.stdin import run_lines
-from d20cli.dice.sealed import position_random, read_secret
+from d20cli.dice.sealed import dice_key, position_random, read_secret
 from d20cli.errors import NotSaved, StateError
 from d20cli.present.output import Output
 from d20cli.store import database, seal_marker, sealing
@@ -79,7 +79,8 @@ def verify_rechained(rows: list[dict[str, Any]], seed: str, tmp_path: Path) -> A
 def first_d20(seed: str, position: int) -> int:
     found = read_secret(seed)
     assert found is not None
-    return 1 + int(position_random(found[0], position)._randbelow(20))  # as RandomRoller
+    key = dice_key(found[0], 2, None)  # a session of scheme 2 with no salt
+    return 1 + int(position_random(key, position)._randbelow(20))  # as RandomRoller
 
 
 # --- item 2: a roll that cannot be made durable ----------------------------------------

@@ -20,14 +20,16 @@ from d20cli.app.commands.verify_files import read_receipts
 from d20cli.dice.sealed import (
     RECEIPT_SHOWN,
     canonical,
+    dice_key,
     next_receipt,
+    read_secret,
     receipt_body,
     receipts_start,
 )
 from d20cli.errors import ParseError
 from d20cli.language.grammar import parse_request
 from d20cli.language.parse_cache import encode
-from d20cli.store.sealing import GENESIS, row_hash
+from d20cli.store.sealing import GENESIS, SCHEME_FIELDS, row_hash
 from tests.cli_helpers import write_sheet
 from tests.state_helpers import logging_on
 
@@ -75,7 +77,9 @@ def rereceipt(
 ) -> list[dict[str, Any]]:
     """The rows with their receipts (unless not `receipts`) and hash chain made again, as
     a forger would (`old`: receipts as d20 0.1.0 made them, with no session number)."""
-    head = receipts_start(promise)
+    mine = [r for r in rows if r["commitment"] == promise]
+    first = mine[0] if mine else {}
+    head = receipts_start(promise, first.get("scheme", 1), first.get("salt"))
     prev = GENESIS
     for row in rows:
         if receipts and row["commitment"] == promise:
@@ -116,7 +120,8 @@ def rewrite(row: dict[str, Any], text: str, seed: str) -> None:
     assert found is not None
     row["request"] = text
     row["replay"] = encode(parse_request(text))
-    row.update(replayed(row, found[0], [MAX_VERIFY_WORK]))
+    key = dice_key(found[0], row.get("scheme", 1), row.get("salt"))
+    row.update(replayed(row, key, [MAX_VERIFY_WORK]))
 
 
 def test_every_sealed_roll_shows_its_receipt(
@@ -124,7 +129,7 @@ def test_every_sealed_roll_shows_its_receipt(
 ) -> None:
     rows, _, promise, seen = played
     text = Path(seen).read_text(encoding="utf-8")
-    head = receipts_start(promise)
+    head = receipts_start(promise, 2, None)  # scheme 2, no salt given
     for row in rows:  # the documented derivation, from the commitment shown before play
         head = next_receipt(head, _body(row))
         assert row["receipt"] == head
@@ -144,7 +149,8 @@ def test_an_honest_session_verifies_with_the_tables_receipts(
     result = verify(write(tmp_path, rows), seed, "--receipts", seen, "--commitment", promise)
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[-1].endswith(
-        "hash chain intact; 5 receipts seen at the table match"
+        "hash chain intact; 5 receipts seen at the table match; "
+        "no salt (the seed alone: its player could have chosen it)"
     )
     report = json.loads(verify(write(tmp_path, rows), seed, "--receipts", seen, "--json").stdout)
     assert report["verified"] is True and report["receipts_matched"] == 5
@@ -328,7 +334,14 @@ def test_receipts_of_d20_0_1_0_verify_without_the_tables_only(
     the seed alone; held to receipts the table saw, it does not (they cannot bind its
     session, and 0.1.0 showed 12 hex digits, which verify refuses anyway)."""
     rows, seed, promise, seen = played
-    old = write(tmp_path, rereceipt(copy.deepcopy(rows), promise, old=True))
+    found = read_secret(seed)
+    assert found is not None
+    older = copy.deepcopy(rows)
+    for row in older:  # as d20 0.1.0 made them: scheme 1, the dice from the seed alone
+        for name in SCHEME_FIELDS:
+            row.pop(name)
+        row.update(replayed(row, found[0], [MAX_VERIFY_WORK]))
+    old = write(tmp_path, rereceipt(older, promise, old=True))
     result = verify(old, seed)
     assert result.exit_code == 0, result.output
     result = verify(old, seed, "--receipts", seen)
@@ -526,7 +539,8 @@ def forge_replay(row: dict[str, Any], shown: str, rolled: str, seed: str) -> Non
     found = read_secret(seed)
     assert found is not None
     row["replay"] = {**encode(parse_request(rolled)), "text": shown}
-    row.update(replayed(row, found[0], [MAX_VERIFY_WORK]))
+    key = dice_key(found[0], row.get("scheme", 1), row.get("salt"))
+    row.update(replayed(row, key, [MAX_VERIFY_WORK]))
     assert row["request"] == shown
 
 

@@ -69,6 +69,31 @@ def sealed_evening(tmp_path: Path) -> tuple[str, str, str]:
     return str(export), str(receipts), secret
 
 
+SALT = "the owlbear wakes at dawn"
+
+
+def salted_evening(tmp_path: Path) -> tuple[str, str, str]:
+    """A sealed session with the table's salt (SALT), a roll shown, a secret roll (#1)
+    and another shown, unsealed (which reveals the secret roll): the paths of its export
+    and of the receipts the table saw, and its seed."""
+    assert d20("seal").exit_code == 0
+    assert d20("seal", "--salt", SALT).exit_code == 0
+    seen = []
+    for words in (["roll", "1d6"], ["check", "+3", "vs", "15", "--secret"], ["roll", "2d8"]):
+        result = d20(*words)
+        assert result.exit_code in (0, 1), result.output
+        seen.append(result.stdout)
+    assert seen[1].startswith("secret roll, sealed #1 (session 1) receipt ")
+    secret: str = json.loads(d20("unseal", "--json").stdout)["seed"]
+    exported = d20("log", "--export", "json", "--session", "1")
+    assert exported.exit_code == 0
+    export = tmp_path / "salted.json"
+    export.write_text(exported.stdout, encoding="utf-8")
+    receipts = tmp_path / "salted-seen.txt"
+    receipts.write_text("".join(seen), encoding="utf-8")
+    return str(export), str(receipts), secret
+
+
 def tampered(path: str, tmp_path: Path, how: str) -> str:
     """The export at `path` changed after play (`how`), written beside it."""
     rows = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -85,9 +110,12 @@ def tampered(path: str, tmp_path: Path, how: str) -> str:
     return str(out)
 
 
-def cli_verdict(export: str, secret: str, receipts: str | None) -> tuple[int, Any, list[str]]:
+def cli_verdict(
+    export: str, secret: str, receipts: str | None, salt: str | None = None
+) -> tuple[int, Any, list[str]]:
     """`d20 verify` as typed: its exit status, its --json, and its --rows lines."""
     more = [] if receipts is None else ["--receipts", receipts]
+    more += [] if salt is None else ["--salt", salt]
     as_json = d20("verify", export, secret, *more, "--json")
     as_text = d20("verify", export, secret, *more, "--rows")
     assert as_json.exit_code == as_text.exit_code
@@ -120,6 +148,32 @@ def test_the_page_and_the_command_line_give_one_verdict(tmp_path: Path) -> None:
     assert statuses["request", False] == 1  # (its receipt no longer follows from it)
 
 
+@pytest.mark.parametrize("salt", [SALT, "another salt", None])
+def test_the_page_and_the_command_line_give_one_verdict_on_salt_and_secret_rolls(
+    tmp_path: Path, salt: str | None
+) -> None:
+    export, receipts, secret = salted_evening(tmp_path)
+    text = Path(export).read_text(encoding="utf-8")
+    seen = Path(receipts).read_text(encoding="utf-8")
+    status, as_json, lines = cli_verdict(export, secret, receipts, salt)
+    page = json.loads(verdict_json(text, secret, seen, "", salt or ""))
+    assert (page["status"], page["verdict"], page["lines"]) == (status, as_json, lines)
+    assert (as_json["scheme"], as_json["salt"], as_json["secret_rolls"]) == (2, SALT, [1])
+    assert as_json["salt_given_ok"] is (None if salt is None else salt == SALT)
+    assert status == (1 if salt == "another salt" else 0)
+    if salt == SALT:
+        assert lines[-1].endswith(
+            f'salt "{SALT}" (as the table gave it); 1 secret roll (#1), each the roll made then'
+        )
+    # the secret roll passed off as one shown: the receipts the table saw catch it
+    rows = json.loads(text)
+    rows[1]["secret"] = False
+    forged = json.dumps(rows)
+    page = json.loads(verdict_json(forged, secret, seen, "", salt or ""))
+    assert page["status"] == 1
+    assert "the table saw #1 as a secret roll; the row is not one (edited)" in page["lines"][1]
+
+
 def test_input_that_is_not_an_export_is_the_error_verify_prints(tmp_path: Path) -> None:
     export, _, secret = sealed_evening(tmp_path)
     bad = tmp_path / "bad.json"
@@ -135,6 +189,18 @@ def test_input_that_is_not_an_export_is_the_error_verify_prints(tmp_path: Path) 
         "status": 2,
         "error": "the commitment posted before play must be 64 hex digits",
     }
+    page = json.loads(
+        verdict_json(Path(export).read_text(encoding="utf-8"), secret, "", "", "\x1b[2J")
+    )
+    assert page == {
+        "status": 2,
+        "error": "the salt the table gave is not a salt: it holds control or bidi characters",
+    }
+    result = d20("verify", export, secret, "--salt", "\x1b[2J")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "d20: error: --salt is not a salt: it holds control or bidi characters\n"
+    )
 
 
 def test_the_verification_needs_no_sqlite_typer_or_rich(tmp_path: Path) -> None:
@@ -260,9 +326,11 @@ def page_in_browser(tmp_path_factory: pytest.TempPathFactory) -> Any:
         browser.close()
 
 
-def _through_the_form(browser: Browser, export: str, receipts: str | None, secret: str) -> Any:
-    """The export and receipts chosen in the page's file inputs, the seed typed, Verify
-    clicked, as a person does: what the page then shows."""
+def _through_the_form(
+    browser: Browser, export: str, receipts: str | None, secret: str, salt: str = ""
+) -> Any:
+    """The export and receipts chosen in the page's file inputs, the seed and the salt
+    typed, Verify clicked, as a person does: what the page then shows."""
     browser.evaluate(
         "document.body.dataset.verdict = ''; document.getElementById('receipts').value = ''"
     )
@@ -278,10 +346,13 @@ def _through_the_form(browser: Browser, export: str, receipts: str | None, secre
         for (let i = 0; i < 600 && {json.dumps(receipts is not None)} && !$('receipts').value; i++)
             await new Promise((r) => setTimeout(r, 50));
         $('seed').value = {json.dumps(secret)};
+        $('salt').value = {json.dumps(salt)};
         $('verify').click();
         while (!document.body.dataset.verdict) await new Promise((r) => setTimeout(r, 50));
         return {{verdict: document.body.dataset.verdict, headline: $('headline').textContent,
-                 lines: $('lines').textContent, rows: $('rows').tBodies[0].rows.length}};
+                 lines: $('lines').textContent, rows: $('rows').tBodies[0].rows.length,
+                 summary: Object.fromEntries([...$('summary').tBodies[0].rows].map(
+                     (tr) => [tr.cells[0].textContent, tr.cells[1].textContent]))}};
         }})()"""
     )
     return shown
@@ -301,7 +372,10 @@ def test_the_page_in_chromium_gives_verifys_verdict(
     assert shown["rows"] == len(as_json["rows"])
     if how == "good":
         assert lines[-1].startswith("verified: 4 rolls of session 1")
-        assert lines[-1].endswith("4 receipts seen at the table match")
+        assert lines[-1].endswith(
+            "4 receipts seen at the table match; no salt (the seed alone: its player could "
+            "have chosen it)"
+        )
     else:
         assert lines[-1].startswith("NOT verified: ")
     assert page_in_browser.errors == []
@@ -317,3 +391,26 @@ def test_the_page_in_chromium_shows_bad_input_as_verify_does(
     assert result.exit_code == 2
     assert shown["lines"] == result.stderr.strip()
     assert shown["headline"] == "error: " + result.stderr.strip().removeprefix("d20: error: ")
+
+
+@pytest.mark.parametrize("salt", [SALT, "another salt"])
+def test_the_page_in_chromium_checks_the_salt_and_secret_rolls(
+    page_in_browser: Browser, tmp_path: Path, salt: str
+) -> None:
+    export, receipts, secret = salted_evening(tmp_path)
+    status, as_json, lines = cli_verdict(export, secret, receipts, salt)
+    shown = _through_the_form(page_in_browser, export, receipts, secret, salt)
+    assert status == (0 if salt == SALT else 1)
+    assert shown["verdict"] == ("verified" if salt == SALT else "failed")
+    assert shown["lines"].splitlines() == lines
+    assert shown["headline"] == lines[-1]
+    assert shown["rows"] == len(as_json["rows"]) == 3
+    assert shown["summary"]["scheme"] == "2"
+    assert shown["summary"]["salt"] == json.dumps(SALT)
+    assert shown["summary"]["secret rolls"] == "#1"
+    assert shown["summary"]["salt the table gave"] == (
+        "the export's" if salt == SALT else "NOT the export's"
+    )
+    if salt != SALT:
+        assert lines[-1] == "NOT verified: the salt is not the one the table gave"
+    assert page_in_browser.errors == []

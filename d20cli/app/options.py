@@ -150,6 +150,7 @@ class Options:
     post: str | None = None  # --post URL: post the rolls to this webhook (d20cli.app.posting)
     svg: str | None = None  # --svg FILE: the odds as a chart, an SVG file (d20cli.app.charts)
     png: str | None = None  # --png FILE: the same chart as a PNG image
+    secret: bool = False  # --secret: a sealed session's secret roll (d20cli.app.sealed)
 
     def merged(self, other: Options) -> Options:
         """These options with every field that `other` sets (differs from the default) applied."""
@@ -304,6 +305,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "post the roll to this webhook (Discord, or JSON to any other; also D20_POST, post.url)",
         url_value,
         "URL",
+        odds=False,
+    ),
+    OptionSpec(
+        "secret",
+        ("--secret",),
+        "in a sealed session: show only that a roll was made, its position and receipt "
+        "(d20 reveal N shows it)",
         odds=False,
     ),
     OptionSpec("strict", ("--strict",), "a label word with no value is an error, not a note"),

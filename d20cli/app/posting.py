@@ -132,6 +132,12 @@ def _dice(dice: Any) -> str:
 def discord_text(record: dict[str, Any]) -> str:
     """A roll as a compact Discord message: who, the request, the dice, the total, the
     outcome, and for a sealed roll its `#P` receipt."""
+    sealed = record.get("sealed")
+    if record.get("secret") is True and isinstance(sealed, dict):  # its position and receipt
+        return (
+            f"A secret roll: sealed #{sealed.get('position')} (session {sealed.get('session')}) "
+            f"receipt `{_plain(sealed.get('receipt'), 16)}`"
+        )
     who = record.get("character")
     head = f"**{_plain(who, 60)}** rolled" if who else "Rolled"
     lines = [f"{head} {_code(record.get('request', ''))} ({_plain(record.get('system', ''), 30)})"]
@@ -146,7 +152,6 @@ def discord_text(record: dict[str, Any]) -> str:
         said.append(_plain(str(outcome).replace("_", " "), 40))
     if said:
         lines.append(" · ".join(said))
-    sealed = record.get("sealed")
     if isinstance(sealed, dict):
         lines.append(
             f"sealed #{sealed.get('position')} (session {sealed.get('session')}) "

@@ -117,6 +117,15 @@ def run(
         if line is not None and context is not None and len(context.lines) < context.lines.size:
             context.lines[line] = reading
     words, opts, text, plain = reading
+    if opts.secret and words and not _secret_taken(words):
+        out.error(
+            ParseError(
+                "--secret takes a roll of a verb (check, attack, roll, ...); a table roll and "
+                "an attack on a combatant of the encounter are shown"
+            ),
+            opts.json,
+        )
+        return Outcome(ExitStatus.BAD_INPUT, [])
     if words and words[0].lower() == "attack" and _target_word(words) is not None:
         from d20cli.app.commands.attack_target import attack_on
 
@@ -148,6 +157,12 @@ def run(
             # its notes were said when it was prepared (once a run: Context.say_notes)
             return _rolled(text, opts, out, context, rolled, log, prepared.work, said=True)
     return request(text, opts, out, context)
+
+
+def _secret_taken(words: Sequence[str]) -> bool:
+    """Whether the request in `words` may be a secret roll (`--secret`)."""
+    head = words[0].lower()
+    return head != TABLE and not (head == "attack" and _target_word(words) is not None)
 
 
 class ReadLine(NamedTuple):
@@ -336,6 +351,10 @@ def request(text: str, opts: Options, out: Output, context: Context | None = Non
                 raise ParseError("--summary tallies the runs of --repeat N: add one, e.g. -n 1000")
             opts = context.as_options(text, opts)
             sealed = context.sealed_for(opts, out)  # each sealed roll is rolled and logged
+            if opts.secret:
+                _check_secret(opts, sealed is not None)
+            if sealed is not None:
+                sealed.secret = opts.secret
             meter = _repeat_meter(opts, out)
             tally = None
             if opts.summary and opts.repeat > 1 and opts.dice is None and sealed is None:
@@ -375,6 +394,19 @@ def request(text: str, opts: Options, out: Output, context: Context | None = Non
             if own_context:  # closed whatever the saving raised (NotSaved, an interrupt)
                 out.forget(context.save)
                 context.close()
+
+
+def _check_secret(opts: Options, sealed: bool) -> None:
+    """ParseError for a secret roll (`--secret`) that could not be kept secret and proved."""
+    if not sealed:
+        raise ParseError(
+            "--secret rolls in a sealed session only (d20 seal first): its receipt is what "
+            "proves, when it is revealed, that it was made then"
+        )
+    if opts.odds or opts.summary:
+        raise ParseError(
+            f"{'--odds' if opts.odds else '--summary'} would show what a secret roll hides"
+        )
 
 
 def _prepare(
@@ -547,12 +579,15 @@ def _rolled(
     try:
         output_limit = work * OUTPUT_PER_WORK
         for result in rolled:
-            if not results and not said:
+            if not results and not said and not opts.secret:
                 context.say_notes(text, opts, out)  # before the first result (a bad one: alone)
             if log is not None:
                 log.add(result)
                 if context.sealing is not None:  # its receipt, once logged
                     result = context.sealing.with_receipt(result)
+            if opts.secret:  # its position and receipt only; never its request or result
+                printed += _show_secret(result, opts, out)
+                continue
             if opts.odds:
                 if chances is None:
                     chances = context.odds(text, opts)
@@ -586,6 +621,24 @@ def _rolled(
     if tally is not None:
         print_tally(tally, opts, out)
     return Outcome(status, results)
+
+
+def _show_secret(result: Result, opts: Options, out: Output) -> int:
+    """Write what a secret roll shows (d20cli.app.sealed.secret_shown): one line, or its
+    JSON; the characters written."""
+    import json
+
+    from d20cli.app.sealed import secret_shown
+    from d20cli.present.render import secret_line
+
+    shown = secret_shown(result)
+    if opts.json:
+        text = json.dumps(shown)
+        out.json_line(text)
+    else:
+        text = secret_line(shown)
+        out.text(text)
+    return len(text) + 1
 
 
 def _failed(

@@ -25,6 +25,11 @@ the session's rolls, from its commitment), kept in its row and shown with the ro
 (`with_receipt`: `sealed #P receipt R`, and "receipt" {"position", "hash"} in JSON), so
 that the table can hold the export to what it saw (`d20 verify --receipts`).
 
+In a session of scheme 2 the dice come from the seed and the table's salt (`dice_key`),
+and the receipts start from both. A secret roll (`--secret`, `secret` set for the request
+being rolled) is logged as any roll, with its blind in its receipt's body and `secret` 1
+in its row; what the run shows of it is `secret_shown` (position and receipt only).
+
 What would make a roll unverifiable is refused with a one-line error that says to
 `d20 unseal` first: `--seed`, `--dice`, the roll log off (`--no-log`, D20_NO_LOG), and
 the rolls that the log cannot replay (initiative, a fortune reroll). A table roll keeps
@@ -43,10 +48,12 @@ from d20cli.dice.roller import RandomRoller
 from d20cli.dice.sealed import (
     RECEIPT_SHOWN,
     canonical,
+    dice_key,
     next_receipt,
     position_seed,
     receipt_body,
     receipts_start,
+    secret_blind,
 )
 from d20cli.errors import ParseError, StateError
 from d20cli.language.parse_cache import encode
@@ -120,6 +127,17 @@ def mark_sealed(result: Result, sid: int, position: int) -> Result:
     return result.with_detail({"sealed": {"session": sid, "position": position}})
 
 
+def secret_shown(result: Result) -> dict[str, object]:
+    """What a run shows of a secret roll (its JSON, and d20cli.present.render.secret_line's
+    text): that it is secret, its system, session, position and receipt; nothing of its
+    request or result."""
+    shown: dict[str, object] = {"secret": True, "system": result.system}
+    for key in ("sealed", "receipt"):
+        if key in result.detail:
+            shown[key] = result.detail[key]
+    return shown
+
+
 class SealedStream:
     """The open session's stream of dice for this run. Each roll takes the next position:
     the run takes them from the session table before drawing (`Sessions.take`, a block
@@ -143,14 +161,23 @@ class SealedStream:
         self.ended: str | None = None
         self.rng = random.Random()
         self._rollers: Bounded[int, RandomRoller] = ROLLERS.new()
-        # rolled and not yet logged: result id -> (result, position, replay)
-        self.pending: dict[int, tuple[Result, int, str]] = {}
+        # rolled and not yet logged: result id -> (result, position, replay, secret)
+        self.pending: dict[int, tuple[Result, int, str, bool]] = {}
         # the replay text of the requests of this run (a batch repeats them), by id
         self._replays: Bounded[int, tuple[Request, str]] = REPLAYS.new()
         # the receipt of the last roll logged, and of the logged results not yet shown
-        self.head = session.head or receipts_start(session.commitment)
+        self.head = session.head or receipts_start(session.commitment, session.scheme, session.salt)
         self.receipts: dict[int, tuple[Result, int, str]] = {}
         self._canonical: Bounded[str, str] = CANONICAL.new()  # replay text -> its canonical JSON
+        # the dice's key (the seed, and in scheme 2 the table's salt)
+        self.key = dice_key(session.seed, session.scheme, session.salt)
+        # whether the request being rolled is secret (`--secret`: set for each request)
+        self.secret = False
+
+    def start(self) -> str:
+        """R_{-1} of the session's receipts."""
+        s = self.session
+        return receipts_start(s.commitment, s.scheme, s.salt)
 
     def replay(self, request: Request) -> str:
         """`replay_text(request)`, made once per request of the run."""
@@ -193,7 +220,7 @@ class SealedStream:
             raise StateError(why)
         start, head = taken
         if first:  # the chain goes on from the last row written, perhaps by another run
-            self.head = head or receipts_start(self.session.commitment)
+            self.head = head or self.start()
         self.next, self.end = start, start + self.block
         self.block = min(self.block * 2, MAX_BLOCK)
         return start
@@ -215,7 +242,7 @@ class SealedStream:
                 )
             self.table_bytes += size
         position = self.position()
-        self.rng.seed(position_seed(self.session.seed, position))
+        self.rng.seed(position_seed(self.key, position))
         drawn = roller.count
         try:
             result = make()
@@ -225,7 +252,7 @@ class SealedStream:
             raise
         self.next = position + 1
         result = mark_sealed(result, self.session.id, position)
-        self.pending[id(result)] = (result, position, replay())
+        self.pending[id(result)] = (result, position, replay(), self.secret)
         return result
 
     def wrap(
@@ -248,20 +275,27 @@ class SealedStream:
 
     def take(
         self, result: Result, at: str, character: str | None
-    ) -> tuple[int, int, str, str] | None:
+    ) -> tuple[int, int, str, str, int | None] | None:
         """What the roll log keeps of a result of this stream, logged at `at` for
-        `character`: session, position, replay and receipt (None: a result that took no
-        position)."""
+        `character`: session, position, replay, receipt and `secret` (1 for a secret roll,
+        else None) (None: a result that took no position)."""
         found = self.pending.pop(id(result), None)
         if found is None or found[0] is not result:
             return None
-        _, position, replay = found
-        self.head = next_receipt(self.head, self._body(result, position, at, character, replay))
+        _, position, replay, secret = found
+        body = self._body(result, position, at, character, replay, secret)
+        self.head = next_receipt(self.head, body)
         self.receipts[id(result)] = (result, position, self.head)
-        return self.session.id, position, replay, self.head
+        return self.session.id, position, replay, self.head, 1 if secret else None
 
     def _body(
-        self, result: Result, position: int, at: str, character: str | None, replay: str
+        self,
+        result: Result,
+        position: int,
+        at: str,
+        character: str | None,
+        replay: str,
+        secret: bool = False,
     ) -> bytes:
         from d20cli.store.database import clean
 
@@ -278,6 +312,7 @@ class SealedStream:
             result.verb,
             clean(result.request),
             shown,
+            secret_blind(self.session.seed, position) if secret else None,
         )
 
     def with_receipt(self, result: Result) -> Result:
@@ -415,4 +450,5 @@ __all__ = [
     "refused",
     "replay_table",
     "sealed_tables",
+    "secret_shown",
 ]

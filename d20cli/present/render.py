@@ -470,6 +470,18 @@ def sealed_lines(r: Result) -> list[Line]:
     return [[(text, "dim")]]
 
 
+def secret_line(shown: dict[str, Any]) -> str:
+    """The one line a secret roll shows (d20cli.app.sealed.secret_shown): `secret roll,
+    sealed #12 (session 3) receipt 3f2a9c01b4d7e5f6`."""
+    sealed = shown.get("sealed")
+    sealed = sealed if isinstance(sealed, dict) else {}
+    text = f"secret roll, sealed #{sealed.get('position')} (session {sealed.get('session')})"
+    receipt = shown.get("receipt")
+    if isinstance(receipt, dict):
+        text += f" receipt {receipt.get('hash')}"
+    return text
+
+
 def quiet_text(r: Result) -> str:
     """`-q`: one shape per verb, the same fields for every result of it (`d20 help VERB`
     and d20cli.rules.verb_help.QUIET say it): an attack's total and damage (`-` when none

@@ -211,9 +211,11 @@ def _stored(err: sqlite3.OperationalError) -> sqlite3.Error:
 
 
 def _filter(only: LogFilter) -> tuple[str, tuple[Any, ...]]:
-    """` AND ...` for the rows `only` keeps (columns of `rolls AS r`), and its values."""
+    """` AND ...` for the rows `only` keeps (columns of `rolls AS r`), and its values: never
+    a secret roll not yet revealed (d20cli.store.rolllog: its dice are not shown)."""
     sql, args = only.where("r.")
-    return (f" AND {sql}" if sql else ""), args
+    hidden = " AND (r.secret IS NULL OR r.secret != 1)"
+    return (f" AND {sql}" if sql else "") + hidden, args
 
 
 # --- outcomes --------------------------------------------------------------------------

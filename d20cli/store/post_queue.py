@@ -71,12 +71,13 @@ class PostPlan:
 def post_body(row: tuple[Any, ...]) -> dict[str, Any] | None:
     """What a post says of a roll log row (None: not a row): the roll as plain JSON,
     each post with its own `id` (a receiver that is sent a post twice, after a kill, can
-    tell)."""
+    tell). A secret roll (`--secret`) posts its session, position and receipt alone, with
+    `"secret": true`: no character, verb, request, dice, total or outcome."""
     if len(row) < 9:
         return None
     at, who, system, verb, request, dice, total, outcome = row[:8]
-    more = (*row[9:], None, None, None, None, None)[:5]
-    _, session, position, _, receipt = more
+    more = (*row[9:], *[None] * 6)[:6]
+    _, session, position, _, receipt, secret = more
     try:
         faces = json.loads(dice)
     except ValueError:
@@ -87,6 +88,20 @@ def post_body(row: tuple[Any, ...]) -> dict[str, Any] | None:
             "session": session,
             "position": position,
             "receipt": None if receipt is None else str(receipt)[:RECEIPT_POSTED],
+        }
+    if secret is not None and sealed is not None:
+        return {
+            "id": os.urandom(8).hex(),
+            "at": at,
+            "character": None,
+            "system": system,
+            "verb": None,
+            "request": None,
+            "dice": [],
+            "total": None,
+            "outcome": None,
+            "sealed": sealed,
+            "secret": True,
         }
     return {
         "id": os.urandom(8).hex(),

@@ -93,7 +93,11 @@ COLUMNS = (
 #: (the JSON of d20cli.language.parse_cache) that `d20 verify` rolls again, and its
 #: receipt (d20cli.dice.sealed). Read with the others; `log --export json` writes them
 #: (CSV keeps COLUMNS).
-SEALED_COLUMNS = ("session", "position", "replay", "receipt")
+SEALED_COLUMNS = ("session", "position", "replay", "receipt", "secret")
+#: What the log shows of a secret roll not yet revealed (`secret` 1: `--secret`,
+#: d20cli.app.sealed): its session, position and receipt, and no request or result.
+SECRET_REQUEST = "secret roll"
+SECRET_VERB = "secret"
 
 
 #: Columns that hold whole numbers: written to CSV as they are (`-1` is a total, not a
@@ -194,6 +198,7 @@ class Row:
     position: int | None = None
     replay: str | None = None
     receipt: str | None = None
+    secret: int | None = None  # 1: a secret roll not yet revealed; 2: one revealed
 
     def to_json(self) -> dict[str, Any]:
         return {c: getattr(self, c) for c in COLUMNS}
@@ -242,10 +247,31 @@ def combine(character: str | None, only: LogFilter | None) -> LogFilter:
     return LogFilter(character, only.since, only.until, only.system, only.outcomes, only.session)
 
 
-def _row(raw: tuple[Any, ...]) -> Row:
+def _row(raw: tuple[Any, ...], reveal: bool = False) -> Row:
     """A row of the table (`_SELECTED`), each value checked: BadValue (the file is then
-    moved aside, d20cli.store.database) for one that d20 does not write."""
+    moved aside, d20cli.store.database) for one that d20 does not write. A secret roll
+    not yet revealed shows no request or result (SECRET_REQUEST), unless `reveal`."""
     house = raw[10]
+    secret = None if raw[15] is None else stored_int(raw[15], "rolls.secret", 1, 2)
+    if secret == 1 and not reveal:
+        return Row(
+            stored_int(raw[0], "rolls.id"),
+            stored_text(raw[1], "rolls.at"),
+            None,
+            stored_text(raw[3], "rolls.system"),
+            SECRET_VERB,
+            SECRET_REQUEST,
+            [],
+            None,
+            None,
+            stored_text(raw[9], "rolls.source"),
+            None,
+            None if raw[11] is None else stored_int(raw[11], "rolls.session"),
+            None if raw[12] is None else stored_int(raw[12], "rolls.position", 0),
+            None,
+            stored_text_or_none(raw[14], "rolls.receipt"),
+            secret,
+        )
     return Row(
         stored_int(raw[0], "rolls.id"),
         stored_text(raw[1], "rolls.at"),
@@ -262,6 +288,7 @@ def _row(raw: tuple[Any, ...]) -> Row:
         None if raw[12] is None else stored_int(raw[12], "rolls.position", 0),
         None if raw[13] is None else _replay(raw[13]),
         stored_text_or_none(raw[14], "rolls.receipt"),
+        secret,
     )
 
 
@@ -346,13 +373,14 @@ class Rolls:
                 who = clean(who)
             values += (at, who, sy, verb, text, dice, int64(total), 0 if oc is None else oc, src)
             if full:
-                house, session, position, replay, receipt = (*more, None, None, None, None)[:5]
+                house, session, position, replay, receipt, secret = (*more, *[None] * 6)[:6]
                 values += (
                     0 if house is None else house,
                     session,
                     position,
                     0 if replay is None else replay,
                     0 if receipt is None else receipt,
+                    secret,
                 )
 
         def change(conn: sqlite3.Connection) -> int:
@@ -405,6 +433,18 @@ class Rolls:
                 yield _row(raw)
 
         return self.db.stream(self.WHAT, query)
+
+    def secret(self, session: int, position: int | None = None) -> list[Row]:
+        """The secret rolls of a sealed session (the one at `position`), oldest first,
+        with their request and result whether revealed or not."""
+        where, args = "session = ? AND secret IS NOT NULL", [session]
+        if position is not None:
+            where, args = where + " AND position = ?", [session, position]
+        select = f"SELECT {_SELECTED} FROM rolls WHERE {where} ORDER BY id"
+        return self.db.read(
+            self.WHAT,
+            lambda conn: [_row(r, reveal=True) for r in conn.execute(select, args).fetchall()],
+        )
 
     def count(self, character: str | None = None, only: LogFilter | None = None) -> int:
         where, args = _where(combine(character, only))
@@ -461,9 +501,9 @@ class RollLog:
         self._full = False  # the run has added MAX_RUN_BYTES: the rest is not logged
         # a sealed session's rolls: the session, position, replay and receipt of each
         # result (given the row's time and character: d20cli.app.sealed.SealedStream.take)
-        self.seal: Callable[[Result, str, str | None], tuple[int, int, str, str] | None] | None = (
-            None
-        )
+        self.seal: (
+            Callable[[Result, str, str | None], tuple[int, int, str, str, int | None] | None] | None
+        ) = None
         # where the rolls are posted (`--post`, D20_POST, `post.url`; None: nowhere), and
         # how many posts this log queued (d20cli.app.posting sends them)
         self.post: PostPlan | None = None

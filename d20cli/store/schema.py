@@ -5,7 +5,7 @@ migrated down."""
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 #: MIGRATIONS[n] takes the schema from version n to n + 1.
 MIGRATIONS: tuple[str, ...] = (
@@ -137,6 +137,17 @@ MIGRATIONS: tuple[str, ...] = (
         claim       INTEGER,
         claim_until REAL
     );
+    """,
+    # 9 -> 10: salts and secret rolls (d20cli.dice.sealed, scheme 2). A session's `scheme`
+    # (1: opened before salts, 2: since), the table's `salt` (`d20 seal --salt`, NULL until
+    # given) and when it was given (`salted`); a roll's `secret` (`--secret`): NULL for a
+    # roll shown, 1 for a secret roll not yet revealed, 2 for one revealed (`d20 reveal`,
+    # `d20 unseal`): the log shows no request or result of a roll at 1.
+    """
+    ALTER TABLE sessions ADD COLUMN scheme INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE sessions ADD COLUMN salt TEXT;
+    ALTER TABLE sessions ADD COLUMN salted TEXT;
+    ALTER TABLE rolls ADD COLUMN secret INTEGER;
     """,
 )
 

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from d20cli.dice.sealed import NONCE_BYTES, SEED_BYTES, commitment
+from d20cli.dice.sealed import NONCE_BYTES, SCHEME, SEED_BYTES, commitment
 from d20cli.errors import StateError
 from d20cli.frozen import frozen, replace
 from d20cli.store.seal_marker import changing, mark
@@ -48,6 +48,8 @@ HASH = "hash"
 PREV_HASH = "prev_hash"
 #: What `log --export json` adds to each row after the roll log's columns.
 EXPORT_FIELDS = ("session", "position", "replay", "commitment", "receipt", PREV_HASH, HASH)
+#: What a sealed row of a session of scheme 2 also carries, before the hashes.
+SCHEME_FIELDS = ("scheme", "salt", "secret")
 
 
 @frozen
@@ -60,13 +62,16 @@ class Session:
     closed: str | None
     next: int  # the position of the session's next roll
     head: str | None = None  # the receipt of its last roll (None: no roll yet)
+    scheme: int = 1  # d20cli.dice.sealed: 1, opened before salts; 2, since
+    salt: str | None = None  # the table's salt (`d20 seal --salt`; None: none given)
+    salted: str | None = None  # when it was given
 
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-_COLUMNS = "id, seed, nonce, commitment, opened, closed, next, head"
+_COLUMNS = "id, seed, nonce, commitment, opened, closed, next, head, scheme, salt, salted"
 
 
 def _head(conn: sqlite3.Connection, sid: int) -> str | None:
@@ -101,7 +106,10 @@ def _session(raw: tuple[Any, ...]) -> Session:
     nxt = stored_int(raw[6], "sessions.next", 0, MAX_SEAL_POSITION)
     head = None if raw[7] is None else _hex(raw[7], "sessions.head", 32).hex()
     opened = stored_text(raw[4], "sessions.opened")
-    return Session(sid, seed, nonce, promise, opened, closed, nxt, head)
+    scheme = stored_int(raw[8], "sessions.scheme", 1, SCHEME)
+    salt = None if raw[9] is None else stored_text(raw[9], "sessions.salt")
+    salted = None if raw[10] is None else stored_text(raw[10], "sessions.salted")
+    return Session(sid, seed, nonce, promise, opened, closed, nxt, head, scheme, salt, salted)
 
 
 def stored_position(value: Any, where: str = "rolls.position") -> int:
@@ -168,8 +176,9 @@ class Sessions:
             if conn.execute("SELECT 1 FROM sessions WHERE closed IS NULL").fetchone():
                 raise StateError("a sealed session is open already")
             cursor = conn.execute(
-                "INSERT INTO sessions (seed, nonce, commitment, opened) VALUES (?, ?, ?, ?)",
-                (seed.hex(), nonce.hex(), promise, opened),
+                "INSERT INTO sessions (seed, nonce, commitment, opened, scheme) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (seed.hex(), nonce.hex(), promise, opened, SCHEME),
             )
             return int(cursor.lastrowid or 0)
 
@@ -181,7 +190,72 @@ class Sessions:
             except BaseException:
                 mark(False)
                 raise
-        return Session(sid, seed, nonce, promise, opened, None, 0)
+        return Session(sid, seed, nonce, promise, opened, None, 0, scheme=SCHEME)
+
+    def salt(self, text: str) -> Session:
+        """Give the open session the table's salt (`d20 seal --salt`): StateError when no
+        session is open (a salt comes after the commitment is posted), when it was opened
+        before salts (scheme 1), when it has a salt already (it is never changed), or when
+        a roll was made in it (its dice were drawn without the salt). Under the lock of
+        seal and unseal, and waiting for the runs rolling in it, as they are."""
+        with changing():
+            session = self.current()
+            if session is None:
+                raise StateError(
+                    "no sealed session is open: the salt comes after the commitment is "
+                    "posted (d20 seal, post its commitment, then d20 seal --salt TEXT)"
+                )
+            if session.scheme < 2:
+                raise StateError(
+                    f"session {session.id} was opened by an older d20, which takes no salt: "
+                    "d20 unseal it and d20 seal again"
+                )
+            if session.salt is not None:
+                raise StateError(
+                    f"session {session.id} has its salt already; a salt is never changed "
+                    "(d20 seal --status shows it)"
+                )
+            if session.next > 0 or session.head is not None:
+                raise StateError(
+                    f"session {session.id} has rolled already: the salt is given before its "
+                    "first roll (d20 unseal, then d20 seal again and take the salt first)"
+                )
+            salted = _now()
+
+            def change(conn: sqlite3.Connection) -> int:
+                return int(
+                    conn.execute(
+                        "UPDATE sessions SET salt = ?, salted = ? WHERE id = ? AND closed IS "
+                        "NULL AND salt IS NULL AND next = 0 AND NOT EXISTS (SELECT 1 FROM rolls "
+                        "WHERE session = ?)",
+                        (text, salted, session.id, session.id),
+                    ).rowcount
+                )
+
+            self._persistent()
+            if self.db.write(self.WHAT, change) != 1:
+                raise StateError(f"session {session.id} changed meanwhile: no salt was given")
+            self._persistent()
+        return replace(session, salt=text, salted=salted)
+
+    def secret_rows(self, sid: int, position: int | None = None) -> list[Row]:
+        """The secret rolls of session `sid` (one, at `position`), with their request and
+        result (d20cli.store.rolllog hides them elsewhere until they are revealed)."""
+        from d20cli.store.rolllog import Rolls
+
+        return Rolls(self.db).secret(sid, position)
+
+    def reveal(self, sid: int, position: int | None = None) -> int:
+        """Mark session `sid`'s secret rolls (one, at `position`) revealed: the log shows
+        them from now on. How many were hidden."""
+
+        def change(conn: sqlite3.Connection) -> int:
+            where, args = "session = ? AND secret = 1", [sid]
+            if position is not None:
+                where, args = where + " AND position = ?", [sid, position]
+            return int(conn.execute(f"UPDATE rolls SET secret = 2 WHERE {where}", args).rowcount)
+
+        return int(self.db.write(self.WHAT, change))
 
     def take(self, sid: int, count: int) -> tuple[int, str | None] | None:
         """Take the next `count` positions of session `sid` for a run's rolls, durably,
@@ -284,6 +358,13 @@ class Sessions:
             )
         )
 
+    def every(self) -> dict[int, Session]:
+        """Every session, by id."""
+        raws = self.db.read(
+            self.WHAT, lambda conn: conn.execute(f"SELECT {_COLUMNS} FROM sessions").fetchall()
+        )
+        return {s.id: s for s in map(_session, raws)}
+
     def commitments(self) -> dict[int, str]:
         """Every session's commitment, by id."""
         from d20cli.store.database import stored_int, stored_text
@@ -318,6 +399,17 @@ def export_row(row: Row, commitments: dict[int, str]) -> dict[str, Any]:
     data["commitment"] = None if row.session is None else commitments.get(row.session)
     data["receipt"] = row.receipt
     return data
+
+
+def export_sealed(data: dict[str, Any], session: Session | None, secret: int | None) -> None:
+    """A sealed row of a session of scheme 2 also carries the scheme, the session's salt
+    and whether it was a secret roll (rows of scheme 1 have none of them, as d20 wrote
+    them before: their hashes and receipts are unchanged)."""
+    if session is None or session.scheme < 2:
+        return
+    data["scheme"] = session.scheme
+    data["salt"] = session.salt
+    data["secret"] = secret is not None
 
 
 def canonical(row: dict[str, Any]) -> bytes:

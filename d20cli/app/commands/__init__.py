@@ -265,10 +265,12 @@ _ROWS: tuple[Command, ...] = (
         about=(
             "Starts a sealed session for a remote game: it prints a commitment to post to "
             "the group before play; every roll after it comes from the session's secret "
-            "seed and prints a receipt. d20 unseal ends it and prints the seed; d20 verify "
-            "checks the exported rolls. --status shows the open session."
+            "seed and prints a receipt. After the commitment is posted, d20 seal --salt TEXT "
+            "takes the table's salt (before the first roll): the dice come from the seed and "
+            "it, so no one could choose them. d20 unseal ends it and prints the seed; d20 "
+            "verify checks the exported rolls. --status shows the open session."
         ),
-        examples=("seal", "seal --status"),
+        examples=("seal", "seal --salt 'owlbear at dawn'", "seal --status"),
     ),
     Command(
         "unseal",
@@ -290,12 +292,26 @@ _ROWS: tuple[Command, ...] = (
         about=(
             "Rolls every roll of an exported sealed session again from its seed and checks "
             "the commitment (--commitment HEX, as posted before play), each request's text, "
-            "the receipts the group saw (--receipts FILE) and the hash chain. Exit status 0 "
-            "when everything verifies, 1 when something does not. --page FILE.html writes "
+            "the receipts and secret rolls the group saw (--receipts FILE), the salt it gave "
+            "(--salt TEXT) and the hash chain. Exit status 0 when everything verifies, 1 when "
+            "something does not. --page FILE.html writes "
             "one HTML file that does the same in a browser, offline, with this d20's own "
             "code (Pyodide), for players without d20."
         ),
         examples=("verify rolls.json SEED --commitment HEX --receipts seen.txt",),
+    ),
+    Command(
+        "reveal",
+        SEALED,
+        "Show a secret roll of a sealed session: its request and result.",
+        module="seal",
+        about=(
+            "A secret roll (VERB ... --secret in a sealed session) shows the table only its "
+            "position and receipt. d20 reveal N shows roll #N's request and result, rolled "
+            "again from the seed; d20 unseal shows every one; d20 verify proves each is the "
+            "roll made then."
+        ),
+        examples=("reveal 3", "reveal 3 --session 2"),
     ),
 )
 

@@ -579,11 +579,19 @@ def _export(store: Rolls, kind: str, only: LogFilter, out: Output) -> None:
 
     stream = out.stdout
     if kind == "json":  # with each sealed roll's session, and the hash chain
-        from d20cli.store.sealing import Sessions, chained, export_row
+        from d20cli.store.sealing import Sessions, chained, export_row, export_sealed
 
-        promises = Sessions(store.db).commitments()
+        sessions = Sessions(store.db).every()
+        promises = {sid: s.commitment for sid, s in sessions.items()}
+
+        def exported(r: rolllog.Row) -> dict[str, Any]:
+            data = export_row(r, promises)
+            if r.session is not None:
+                export_sealed(data, sessions.get(r.session), r.secret)
+            return data
+
         stream.write("[")
-        rows = (export_row(r, promises) for r in store.rows(only=only))
+        rows = (exported(r) for r in store.rows(only=only))
         for i, row in enumerate(chained(rows)):  # (ASCII: every control as a \u escape)
             stream.write(("," if i else "") + "\n" + json_module.dumps(row))
         stream.write("\n]\n")

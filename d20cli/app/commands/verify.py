@@ -22,6 +22,19 @@ says what it proves and what it cannot.
 - The hash chain (d20cli.store.sealing): each row's `hash` must be the hash of its
   content and its `prev_hash` the hash of the row before; the first row that breaks it
   is named.
+- The scheme (d20cli.dice.sealed): a row of scheme 2 carries the session's `salt`, which
+  its dice and receipts are made with (every row of the session the same), and `secret`
+  for a secret roll, whose receipt's body holds its blind. The salt the table gave
+  (`--salt TEXT`) must be the export's; a position the table saw as a secret roll must be
+  one. A row without `scheme` is of scheme 1 (d20 before salts) and verifies as it did.
+
+The functions that verify an export, with no I/O, are the ones `d20 verify` and the
+verify page (d20cli.app.commands.verify_page, in a browser) both run: `verify_rows(rows,
+seed text, seen, posted, secret_seen, salt)` gives the `Report` of the rows (each a dict
+of the export, read by d20cli.app.commands.verify_files.export_rows from its text; the
+receipts the table saw and the positions it saw as secret rolls by verify_files.
+receipts_of), through `check` (the seed's bytes); `report_json` and `report_lines` say
+it; `verdict_json` is the page's entry point (texts in, the verdict as JSON out).
 
 Exit status: 0 when everything verifies, 1 when it does not (as cmp and diff), 2 for
 input that is not a roll log export, a seed or a receipts file (one line on standard
@@ -42,16 +55,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from d20cli.app.commands.verify_files import read_export, read_receipts, shown
+from d20cli.app.commands.verify_files import read_export, read_seen, shown
 from d20cli.app.commands.verify_text import OverBudget, Texts, text_problem
 from d20cli.dice.sealed import (
     canonical,
     commitment,
+    dice_key,
     next_receipt,
     position_random,
     read_secret,
     receipt_body,
     receipts_start,
+    salt_problem,
+    secret_blind,
 )
 from d20cli.errors import D20Error, ExitStatus, ParseError
 from d20cli.present.output import Output
@@ -103,10 +119,18 @@ def replayed(
     row: dict[str, Any], seed: bytes, work: list[int], texts: Texts | None = None
 ) -> dict[str, Any]:
     """The compared fields of the roll at the row's position rolled again from the
-    seed and the row's request as rolled; D20Error (or ValueError, KeyError, TypeError
-    for a request that is not one) when it cannot be. `work`: the dice the whole
-    verification may still roll (one roll at most DEFAULT_BUDGET), counted down; `texts`:
-    what the whole verification parses (a table roll's tables, read once each)."""
+    dice's key (`seed`: d20cli.dice.sealed.dice_key, the seed itself in scheme 1) and the
+    row's request as rolled; D20Error (or ValueError, KeyError, TypeError for a request
+    that is not one) when it cannot be. `work`: the dice the whole verification may still
+    roll (one roll at most DEFAULT_BUDGET), counted down; `texts`: what the whole
+    verification parses (a table roll's tables, read once each)."""
+    return logged_fields(replay_result(row, seed, work, texts))
+
+
+def replay_result(
+    row: dict[str, Any], seed: bytes, work: list[int], texts: Texts | None = None
+) -> Result:
+    """The roll at the row's position rolled again (`replayed`), as a Result."""
     from d20cli.app.commands.sealed_init import INIT_REPLAY, replay_init
     from d20cli.app.sealed import TABLE_REPLAY, replay_table
     from d20cli.dice.roller import DEFAULT_BUDGET, RandomRoller
@@ -129,7 +153,7 @@ def replayed(
             result = get_system(row["system"]).resolve(request, roller)
     finally:
         work[0] -= roller.count * weight
-    return logged_fields(result)
+    return result
 
 
 def logged_fields(result: Result) -> dict[str, Any]:
@@ -187,6 +211,15 @@ class Report:
     posted: str | None = None  # the commitment posted before play (--commitment)
     receipts: int = 0  # receipts seen at the table (--receipts) that match their row
     unmatched: list[int] = field(default_factory=list)  # of those, positions with no row
+    scheme: int = 1  # of the session's rows (d20cli.dice.sealed)
+    salt: str | None = None  # the session's salt, as its rows carry it
+    secret: list[int] = field(default_factory=list)  # positions of its secret rolls
+    given: str | None = None  # the salt the table gave (--salt)
+
+    @property
+    def salt_ok(self) -> bool | None:
+        """Whether the export's salt is the one the table gave (None: none given)."""
+        return None if self.given is None else self.given == self.salt
 
     @property
     def posted_ok(self) -> bool | None:
@@ -202,6 +235,7 @@ class Report:
         return (
             self.session is not None
             and self.posted_ok is not False
+            and self.salt_ok is not False
             and not self.missing
             and self.chain_break is None
             and not self.unmatched
@@ -214,9 +248,10 @@ class _Receipts:
     row before it and against the receipts the table saw (`seen`: position -> the hex
     digits shown)."""
 
-    def __init__(self, promise: str, seen: dict[int, str]) -> None:
+    def __init__(self, promise: str, seen: dict[int, str], seed: bytes = b"") -> None:
         self.promise = promise
         self.seen = seen
+        self.seed = seed  # (a secret roll's blind is made from it)
         self.last: tuple[int, str | None] | None = None  # position and receipt of the last row
         self.matched = 0
         self.found: set[int] = set()
@@ -230,7 +265,8 @@ class _Receipts:
                 "it has no receipt (64 hex digits): nothing binds its request to what was shown"
             )
         else:
-            prev = receipts_start(self.promise) if position == 0 else None
+            scheme, salt = row.get("scheme", 1), row.get("salt")
+            prev = receipts_start(self.promise, scheme, salt) if position == 0 else None
             if before is not None and before[0] == position - 1 and before[1] is not None:
                 prev = before[1] if re.fullmatch(r"[0-9a-f]{64}", before[1]) else None
             if prev is not None:
@@ -250,9 +286,11 @@ class _Receipts:
         """Whether the row's receipt follows from its fields and the receipt before it. A
         receipt of d20 0.1.0 (no session number in it) is read only when no receipts of
         the table are compared: it cannot bind the session the table saw."""
-        if next_receipt(prev, _body(row, self.promise, row["session"])) == receipt:
+        blind = secret_blind(self.seed, row["position"]) if row.get("secret") else None
+        if next_receipt(prev, _body(row, self.promise, row["session"], blind)) == receipt:
             return
-        if next_receipt(prev, _body(row, self.promise, None)) != receipt:
+        old = row.get("scheme", 1) == 1  # (0.1.0 made receipts of scheme 1 alone)
+        if not old or next_receipt(prev, _body(row, self.promise, None)) != receipt:
             verdict.problems.append(
                 "its receipt is not that of its request, time, character, position and "
                 "session after the roll before it (edited after it was rolled)"
@@ -267,7 +305,9 @@ class _Receipts:
         return sorted(set(self.seen) - self.found)
 
 
-def _body(row: dict[str, Any], promise: str, session: int | None) -> bytes:
+def _body(
+    row: dict[str, Any], promise: str, session: int | None, blind: str | None = None
+) -> bytes:
     return receipt_body(
         promise,
         row["position"],
@@ -278,6 +318,7 @@ def _body(row: dict[str, Any], promise: str, session: int | None) -> bytes:
         row["verb"],
         row["request"],
         canonical(row["replay"]),
+        blind,
     )
 
 
@@ -286,13 +327,20 @@ def check(
     seed: bytes,
     nonce: bytes,
     seen: dict[int, str] | None = None,
+    secret_seen: Iterable[int] = (),
+    salt: str | None = None,
 ) -> Report:
     """Everything verify checks of the rows (module doc); `seen`: the receipts the table
-    saw, by position."""
+    saw, by position; `secret_seen`: the positions it saw as secret rolls; `salt`: the
+    salt it gave (None: not compared). Pure: no I/O."""
     from d20cli.store.sealing import GENESIS, HASH, PREV_HASH, row_hash
 
     promise = commitment(seed, nonce)
-    receipts = _Receipts(promise, seen or {})
+    receipts = _Receipts(promise, seen or {}, seed)
+    secrets = set(secret_seen)
+    scheme: tuple[int, str | None] | None = None  # the session's scheme and salt
+    secret: list[int] = []
+    keys: dict[tuple[int, str | None], bytes] = {}
     session: int | None = None
     verdicts: list[Verdict] = []
     chain_break: int | None = None
@@ -332,7 +380,24 @@ def check(
             verdict.problems.append(f"out of order: it comes after position {last}")
         seen_at.setdefault(position, i)
         last = max(last, position)
-        _roll_again(verdict, row, seed, work, texts)
+        its = (row.get("scheme", 1), row.get("salt"))
+        if scheme is None:
+            scheme = its
+        elif its != scheme:
+            verdict.problems.append(
+                f"its scheme and salt are {shown(list(its))}, not the session's "
+                f"{shown(list(scheme))} (edited)"
+            )
+        if row.get("secret"):
+            secret.append(position)
+        elif position in secrets:
+            verdict.problems.append(
+                f"the table saw #{position} as a secret roll; the row is not one (edited)"
+            )
+        key = keys.get(its)
+        if key is None:
+            key = keys[its] = dice_key(seed, *its)
+        _roll_again(verdict, row, key, work, texts)
         receipts.check(verdict, row, position)
     return Report(
         promise,
@@ -343,6 +408,10 @@ def check(
         len(seen_at),
         receipts=receipts.matched,
         unmatched=receipts.unmatched(),
+        scheme=1 if scheme is None else scheme[0],
+        salt=None if scheme is None else scheme[1],
+        secret=secret,
+        given=salt,
     )
 
 
@@ -376,9 +445,11 @@ def run_verify(
     posted: str | None = None,
     receipts: str | None = None,
     each: bool = False,
+    salt: str | None = None,
 ) -> ExitStatus:
-    """`d20 verify LOG.json SEED [--commitment HEX] [--receipts FILE] [--rows]`: the exit
-    status (module doc). `each`: a line for every row, not only for those that failed."""
+    """`d20 verify LOG.json SEED [--commitment HEX] [--receipts FILE] [--salt TEXT]
+    [--rows]`: the exit status (module doc). `each`: a line for every row, not only for
+    those that failed."""
     try:
         if posted is not None:
             posted = posted.strip().lower()
@@ -390,15 +461,16 @@ def run_verify(
             raise _bad_seed()
         if receipts == "-" and path == "-":
             raise ParseError("LOG and --receipts cannot both read standard input")
-        seen = None if receipts is None else read_receipts(receipts)
-        report = verify_rows(read_export(path), secret, seen, posted)
+        salt = given_salt(salt, "--salt")
+        seen, hidden = (None, set[int]()) if receipts is None else read_seen(receipts)
+        report = verify_rows(read_export(path), secret, seen, posted, hidden, salt)
     except D20Error as err:
         out.error(err, as_json)
         return ExitStatus.BAD_INPUT
     if as_json:
-        out.json(_json(report, seen is not None))
+        out.json(report_json(report, seen is not None))
     else:
-        out.text("\n".join(_lines(report, each, seen is not None)))
+        out.text("\n".join(report_lines(report, each, seen is not None)))
     return ExitStatus.OK if report.ok else ExitStatus(1)
 
 
@@ -408,33 +480,52 @@ def _bad_seed() -> ParseError:
     )
 
 
+def given_salt(text: str | None, name: str) -> str | None:
+    """The salt the table gave, as typed (`name`: what a message calls it), without the
+    spaces around it; None for none; ParseError for text that cannot be a salt."""
+    if text is None:
+        return None
+    salt = text.strip()
+    problem = salt_problem(salt)
+    if problem is not None:
+        raise ParseError(f"{name} is not a salt: {problem}")
+    return salt
+
+
 def verify_rows(
     rows: Iterable[dict[str, Any]],
     secret: str,
     seen: dict[int, str] | None = None,
     posted: str | None = None,
+    secret_seen: Iterable[int] = (),
+    salt: str | None = None,
 ) -> Report:
     """The verification of an export's rows (verify_files.export_rows) with the seed as
-    `d20 unseal` printed it, the receipts the table saw (`seen`, by position) and the
-    commitment posted before play (64 hex digits, checked by the caller): what `d20
-    verify` and the verify page both run. ParseError for a seed that is not one, or rows
-    that are not an export's."""
+    `d20 unseal` printed it, the receipts the table saw (`seen`, by position, and
+    `secret_seen`, the positions it saw as secret rolls: verify_files.receipts_of), the
+    commitment posted before play (64 hex digits) and the salt the table gave (given_salt;
+    None: neither compared), both checked by the caller: what `d20 verify` and the verify
+    page both run (`check`). ParseError for a seed that is not one, or rows that are not
+    an export's."""
     found = read_secret(secret)
     if found is None:
         raise _bad_seed()
     seed, nonce = found
-    report = check(rows, seed, nonce, seen)
+    report = check(rows, seed, nonce, seen, secret_seen, salt)
     return dataclasses.replace(report, posted=posted)
 
 
-def verdict_json(export: str, secret: str, receipts: str = "", posted: str = "") -> str:
+def verdict_json(
+    export: str, secret: str, receipts: str = "", posted: str = "", salt: str = ""
+) -> str:
     """The verify page's verdict (d20cli.app.commands.verify_page): the export's text, the
-    seed, the text of the receipts the table saw and the commitment posted before play
-    ("": none given) in; the JSON of what `d20 verify --json` says (`verdict`), its lines
-    for people with every row (`lines`, as `--rows`) and its exit status (`status`) out,
-    or for input that is not an export, a seed or receipts, `status` 2 and the `error`
-    `d20 verify` would print. Pure: no file, no database, no clock."""
-    from d20cli.app.commands.verify_files import export_rows, receipts_in
+    seed, the text of the receipts the table saw, the commitment posted before play and
+    the salt the table gave ("": none given) in; the JSON of what `d20 verify --json` says
+    (`verdict`), its lines for people with every row (`lines`, as `--rows`) and its exit
+    status (`status`) out, or for input that is not an export, a seed, receipts or a salt,
+    `status` 2 and the `error` `d20 verify` would print. Pure: no file, no database, no
+    clock."""
+    from d20cli.app.commands.verify_files import export_rows, receipts_of
 
     try:
         given = posted.strip().lower() or None
@@ -442,20 +533,23 @@ def verdict_json(export: str, secret: str, receipts: str = "", posted: str = "")
             raise ParseError("the commitment posted before play must be 64 hex digits")
         if read_secret(secret) is None:
             raise _bad_seed()
-        seen = receipts_in(receipts, "the receipts") if receipts.strip() else None
-        report = verify_rows(export_rows([export]), secret, seen, given)
+        table_salt = given_salt(salt, "the salt the table gave") if salt.strip() else None
+        seen, hidden = receipts_of(receipts) if receipts.strip() else (None, set[int]())
+        rows = export_rows([export.removeprefix("\ufeff")])
+        report = verify_rows(rows, secret, seen, given, hidden, table_salt)
     except D20Error as err:
         return json.dumps({"status": int(ExitStatus.BAD_INPUT), "error": visible(err.message)})
     return json.dumps(
         {
             "status": int(ExitStatus.OK if report.ok else ExitStatus(1)),
-            "verdict": _json(report, seen is not None),
-            "lines": _lines(report, True, seen is not None),
+            "verdict": report_json(report, seen is not None),
+            "lines": report_lines(report, True, seen is not None),
         }
     )
 
 
-def _json(report: Report, receipts: bool) -> dict[str, Any]:
+def report_json(report: Report, receipts: bool) -> dict[str, Any]:
+    """verify's `--json` of a report (`receipts`: the table's were compared)."""
     return {
         "verified": report.ok,
         "commitment": report.promise,
@@ -469,11 +563,34 @@ def _json(report: Report, receipts: bool) -> dict[str, Any]:
         "receipts_matched": report.receipts if receipts else None,
         "receipts_without_row": report.unmatched,
         "other_rows": report.others,
+        "scheme": report.scheme,
+        "salt": report.salt,
+        "salt_given_ok": report.salt_ok,
+        "secret_rolls": report.secret,
         "rows": [v.to_json() for v in report.verdicts],
     }
 
 
-def _lines(report: Report, each: bool, receipts: bool) -> list[str]:
+def _salt_words(report: Report) -> str:
+    """What the summary says of the salt (nothing for scheme 1, which had none)."""
+    if report.scheme < 2:
+        return ""
+    if report.salt is None:
+        return "; no salt (the seed alone: its player could have chosen it)"
+    return f"; salt {shown(report.salt)}" + (" (as the table gave it)" if report.salt_ok else "")
+
+
+def _secret_words(report: Report) -> str:
+    if not report.secret:
+        return ""
+    marks = ", ".join(f"#{p}" for p in report.secret[:20]) + (
+        ", ..." if len(report.secret) > 20 else ""
+    )
+    return f"; {_count(len(report.secret), 'secret roll')} ({marks}), each the roll made then"
+
+
+def report_lines(report: Report, each: bool, receipts: bool) -> list[str]:
+    """verify's text of a report: the rows that failed (`each`: every row) and a summary."""
     lines = [v.line() for v in report.verdicts if each or v.problems]
     lines += [f"{_span(lo, hi)}: MISSING from the log" for lo, hi in report.missing]
     lines += [
@@ -495,6 +612,11 @@ def _lines(report: Report, each: bool, receipts: bool) -> list[str]:
             f"the seed does not open the commitment posted before play ({report.posted}): "
             f"it opens {report.promise}"
         )
+    if report.salt_ok is False:
+        lines.append(
+            f"the table gave the salt {shown(report.given)}; the export's rolls were made "
+            + ("with no salt" if report.salt is None else f"with {shown(report.salt)}")
+        )
     failed = sum(1 for v in report.verdicts if v.problems)
     if report.ok:
         lines.append(
@@ -507,6 +629,8 @@ def _lines(report: Report, each: bool, receipts: bool) -> list[str]:
                 if receipts
                 else "no receipts from the table compared (--receipts)"
             )
+            + _salt_words(report)
+            + _secret_words(report)
         )
         return lines
     why = []
@@ -523,5 +647,7 @@ def _lines(report: Report, each: bool, receipts: bool) -> list[str]:
         why.append("the seed does not match the log's commitment")
     if report.posted_ok is False:
         why.append("the seed does not open the posted commitment")
+    if report.salt_ok is False:
+        why.append("the salt is not the one the table gave")
     lines.append(f"NOT verified: {', '.join(why)}")
     return lines

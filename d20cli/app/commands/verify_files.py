@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
-from d20cli.dice.sealed import MIN_SEEN
+from d20cli.dice.sealed import MIN_SEEN, SCHEMES
 from d20cli.errors import ParseError
 from d20cli.language.parse_cache import MAX_JSON_DEPTH
 from d20cli.store.files import deeper_than, open_named
@@ -45,7 +45,12 @@ FIELDS: dict[str, tuple[type, ...]] = {
     "hash": (str,),
 }
 #: Fields an export of an older d20cli does not have (a row without one reads null).
-LATER_FIELDS: dict[str, tuple[type, ...]] = {"receipt": (str, type(None))}
+LATER_FIELDS: dict[str, tuple[type, ...]] = {
+    "receipt": (str, type(None)),
+    "scheme": (int,),  # scheme 2 on: d20cli.dice.sealed
+    "salt": (str, type(None)),
+    "secret": (bool,),
+}
 
 
 def shown(value: Any) -> str:
@@ -239,6 +244,12 @@ def _check_row(i: int, row: Any) -> None:
     for name, most in depths:
         if deeper_than(row[name], most):
             raise ParseError(f"row {i} of the export: {name!r} nests more than {most} levels deep")
+    scheme = row.get("scheme", 1)
+    if scheme not in SCHEMES:
+        raise ParseError(
+            f"row {i} of the export is of scheme {shown(scheme)}, which this d20 does not know "
+            f"({', '.join(map(str, SCHEMES))}): a newer d20 made it"
+        )
     position = row["position"]
     if position is not None and not 0 <= position <= MAX_EXPORT_POSITION:
         raise ParseError(f"row {i} of the export: 'position' is {shown(position)}")
@@ -270,7 +281,7 @@ _PRINTED = re.compile(
 _HEX = re.compile(r"[0-9a-f]{1,64}")
 
 
-def read_receipts(path: str) -> dict[int, str]:
+def read_seen(path: str) -> tuple[dict[int, str], set[int]]:
     """The receipts in the file at `path` (`-`: standard input), by position: lines as a
     sealed roll printed them (any other text on the line, or other lines of the saved
     output, are passed over), JSON lines of `--json` rolls, or `#P HEX` noted by hand.
@@ -289,17 +300,29 @@ def read_receipts(path: str) -> dict[int, str]:
         raise ParseError(f"cannot read {name}: {err.strerror or err}") from None
     if len(data) > MAX_RECEIPTS_BYTES:
         raise ParseError(f"{name} is larger than {MAX_RECEIPTS_BYTES // 2**20} MiB of receipts")
-    return receipts_in(data.decode("utf-8", "replace"), name)
+    return receipts_of(data.decode("utf-8", "replace"), name)
 
 
-def receipts_in(text: str, name: str = "the receipts") -> dict[int, str]:
-    """The receipts in `text` (the lines `read_receipts` reads), by position; ParseError
-    as there (`name`: what a message calls the text)."""
+def read_receipts(path: str) -> dict[int, str]:
+    """The receipts in the file at `path` (`read_seen`), by position."""
+    return read_seen(path)[0]
+
+
+def receipts_of(text: str, name: str = "the receipts") -> tuple[dict[int, str], set[int]]:
+    """The receipts in `text` (the lines `read_seen` reads), by position, and the
+    positions shown as secret rolls (a line `secret roll, sealed #P ...`, or a JSON line
+    with `"secret": true`); ParseError as there (`name`: what a message calls the text).
+    Pure: what `d20 verify` and the verify page both read."""
     if len(text) > MAX_RECEIPTS_BYTES:
         raise ParseError(f"{name} is larger than {MAX_RECEIPTS_BYTES // 2**20} MiB of receipts")
     found: dict[int, str] = {}
+    secret: set[int] = set()
     for n, line in enumerate(text.splitlines(), 1):
-        for position, digits in _receipts_in(line.strip(), n, name):
+        line = line.strip()
+        hidden = _is_secret(line)
+        for position, digits in _receipts_in(line, n, name):
+            if hidden:
+                secret.add(position)
             if len(digits) < MIN_SEEN:
                 raise ParseError(
                     f"line {n} of {name}: receipt #{position} has {len(digits)} hex digits "
@@ -319,7 +342,15 @@ def receipts_in(text: str, name: str = "the receipts") -> dict[int, str]:
             f"{name} holds no receipts: lines such as 'sealed #12 receipt 3f2a9c01b4d7e5f6' (as "
             "a sealed roll prints them) or '#12 3f2a9c01b4d7e5f6'"
         )
-    return found
+    return found, secret
+
+
+def _is_secret(line: str) -> bool:
+    """Whether a line of the receipts shows a secret roll (d20cli.present.render.secret_line,
+    its JSON, or a post of one)."""
+    if line.startswith("{"):
+        return '"secret": true' in line or '"secret":true' in line
+    return "secret roll" in line.lower()
 
 
 def _receipts_in(line: str, n: int, name: str) -> list[tuple[int, str]]:
