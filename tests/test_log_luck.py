@@ -145,3 +145,33 @@ def test_luck_goes_alone_and_takes_the_filters() -> None:
     assert _luck("--since", "2026-05-01T18:00:03Z")["priced"] == 3  # rows 3, 4 and 6
     empty = log("--luck", "--since", "2099-01-01")
     assert empty.exit_code == 0 and "no rolls to price" in empty.output
+
+
+def test_sealed_rolls_are_counted_as_verified_luck(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rolls of a sealed session are priced as any other and counted as verified luck
+    (their dice come from a seed the table can check: `d20 verify`); a secret roll, whose
+    request the log does not hold until it is revealed, is left out and said."""
+    from typer.testing import CliRunner
+
+    from d20cli.app.cli import app
+    from tests.state_helpers import close_opened
+
+    monkeypatch.delenv("D20_NO_LOG", raising=False)
+    runner = CliRunner()
+    try:
+        for args in (
+            ["seal"],
+            ["check", "+0", "vs", "11"],
+            ["check", "+0", "vs", "11"],
+            ["check", "+3", "vs", "15", "--secret"],
+        ):
+            result = runner.invoke(app, args)
+            assert result.exit_code == 0, (args, result.output)
+        data = _luck()
+        assert data["sealed"] == 2
+        assert data["priced"] == 5 + 2
+        assert sum(data["left_out"].values()) == 2  # the bad total above, the secret roll
+        screen = log("--luck").output
+        assert "2 of them sealed: verified luck (d20 verify)" in screen
+    finally:
+        close_opened()
