@@ -115,17 +115,25 @@ def starts(pieces: tuple[str, ...], numbers: tuple[str, ...]) -> list[tuple[int,
     return out
 
 
-def instances(value: Any, cls: type) -> Iterator[Any]:
-    """Every instance of `cls` in a request (any depth, the request itself too)."""
+def instances(value: Any, cls: type | tuple[type, ...]) -> Iterator[Any]:
+    """Every instance of `cls` (a class or a tuple of classes) in a request (any depth,
+    the request itself too)."""
     stack = [value]
     while stack:
         node = stack.pop()
         if isinstance(node, cls):
             yield node
         if isinstance(node, tuple):
-            stack.extend(node)
+            stack.extend(v for v in node if not isinstance(v, _LEAVES))
         elif is_frozen(node):
-            stack.extend(getattr(node, f.name) for f in fields(node) if f.init)
+            stack.extend(
+                v
+                for f in fields(node)
+                if f.init and not isinstance(v := getattr(node, f.name), _LEAVES)
+            )
+
+
+_LEAVES = (int, str, type(None))  # (what holds no request part: not walked into)
 
 
 # --- filling a template --------------------------------------------------------------------
@@ -227,7 +235,11 @@ def fill(entry: Any, pieces: tuple[str, ...], numbers: tuple[str, ...], text: st
 
 def _check(request: Any, text: str) -> None:
     """The checks of the dice grammar's parse actions that depend on numbers."""
-    for d in instances(request, tree.Dice):
+    rolls = []
+    for d in instances(request, (tree.Dice, RollRequest)):
+        if isinstance(d, RollRequest):
+            rolls.append(d)
+            continue
         sides = d.sides
         if isinstance(sides, int) and not 1 <= sides <= tree.MAX_SIDES:
             raise Refused("sides")
@@ -245,7 +257,7 @@ def _check(request: Any, text: str) -> None:
             raise Refused("mi above ma")
         if d.unique and isinstance(d.count, int) and d.count > d.unique_faces():
             raise Refused("u")
-    for r in instances(request, RollRequest):
+    for r in rolls:
         if r.adv and adv_problem(r.expr) is not None:
             raise Refused("adv")
     if request.verb != _VERB.split(text.lstrip(), maxsplit=1)[0].lower():
