@@ -164,15 +164,17 @@ _d20_prefix() {
 }
 
 _d20_offer() {
-    _d20_r=""
+    _d20_r="" _d20_f=""
     case "$prev" in
         --system|-s) _d20_r='levelup reglamento mm pendagger'; return ;;
-        --svg|--png|--color|--post|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--players|--salt|--show|--commitment|--receipts|--page|--session|--limit|-l|--since|--until|--outcome|--before|--keep) _d20_r=''; return ;;
+        --svg|--png|--receipts|--page) _d20_config; _d20_f=1; return ;;
+        --color|--post|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--players|--salt|--show|--commitment|--session|--limit|-l|--since|--until|--outcome|--before|--keep) _d20_r=''; return ;;
         --as|--character|-c) _d20_config; _d20_characters; return ;;
         --export) _d20_r='json csv'; return ;;
     esac
     case "$cur" in
         --system=*) _d20_r='levelup reglamento mm pendagger'; _d20_prefix "${cur%%=*}="; return ;;
+        --svg=*|--png=*|--receipts=*|--page=*) _d20_config; _d20_f=1; return ;;
         --as=*|--character=*) _d20_config; _d20_characters; _d20_prefix "${cur%%=*}="; return ;;
         --export=*) _d20_r='json csv'; _d20_prefix "${cur%%=*}="; return ;;
         -*)
@@ -280,7 +282,7 @@ _d20_offer() {
             fi
             return ;;
         verify)
-            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "''
+            if (( ${#args[@]} == 0 )); then _d20_f=1; _d20_r="$_d20_r "''
             fi
             return ;;
         reveal)
@@ -297,7 +299,7 @@ _d20_offer() {
             return ;;
         char)
             if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "'add set unset show list rm use import export path'
-            elif (( ${#args[@]} == 1 )); then case "${args[0]}" in set|unset|show|rm|use|export) _d20_characters ;; esac
+            elif (( ${#args[@]} == 1 )); then case "${args[0]}" in set|unset|show|rm|use|export) _d20_characters ;; import) _d20_f=1 ;; esac
             fi
             return ;;
         config)
@@ -328,7 +330,7 @@ _d20() {
     # would split `expertise=d6` at `=` (COMP_WORDBREAKS); what is offered then has
     # the part before the last `=` taken off.
     local line="${COMP_LINE:0:COMP_POINT}" cur="" prev="" sys="" char="" cmd=""
-    local w skip="" i n _d20_r="" _d20_sys="" _d20_dir="" _d20_csys=""
+    local w skip="" i n _d20_r="" _d20_f="" _d20_sys="" _d20_dir="" _d20_csys=""
     local -a words args
     # (a caller that sets only COMP_WORDS gets them joined by blanks)
     [[ -z "$COMP_LINE" ]] && line="${COMP_WORDS[*]:0:COMP_CWORD+1}"
@@ -355,6 +357,20 @@ _d20() {
         esac
     done
     _d20_offer
+    if [[ -n "$_d20_f" ]]; then
+        # A file's name (`char import FILE`, `--svg=FILE`): bash's own completion of
+        # file names (`compgen -f`, which reads names and runs none), quoted by
+        # readline (`-o filenames`); after `=` only the part after it is replaced.
+        local path="$cur"
+        [[ "$cur" == -*=* ]] && path="${cur#*=}"
+        COMPREPLY=()
+        while IFS= read -r w; do COMPREPLY+=("$w"); done < <(compgen -f -- "$path")
+        if [[ "$path" != "$cur" && "$COMP_WORDBREAKS" != *=* ]]; then
+            COMPREPLY=("${COMPREPLY[@]/#/${cur%%=*}=}")
+        fi
+        compopt -o filenames 2>/dev/null
+        return 0
+    fi
     # Each word is data: split at blanks (never globbed), matched as it is (compgen -W
     # would expand a `$(...)` in a name: run it), quoted (%q) when it holds a
     # character the shell reads, so that the line holds the name as it is.

@@ -154,11 +154,13 @@ function __d20_tables --description 'the roll tables'
     end
 end
 
-function __d20_values --description 'the values of option $argv[1]'
+function __d20_values --description 'the values of option $argv[1] (files: of $argv[2])'
     switch $argv[1]
         case '--system' '-s'
             printf '%s\n' 'levelup' 'reglamento' 'mm' 'pendagger'
-        case '--svg' '--png' '--color' '--post' '--seed' '--dice' '--repeat' '-n' '--simulate' '--budget' '--work' '--players' '--salt' '--show' '--commitment' '--receipts' '--page' '--session' '--limit' '-l' '--since' '--until' '--outcome' '--before' '--keep'
+        case '--svg' '--png' '--receipts' '--page'
+            __fish_complete_path $argv[2]
+        case '--color' '--post' '--seed' '--dice' '--repeat' '-n' '--simulate' '--budget' '--work' '--players' '--salt' '--show' '--commitment' '--session' '--limit' '-l' '--since' '--until' '--outcome' '--before' '--keep'
             true
         case '--as' '--character' '-c'
             __d20_characters
@@ -245,10 +247,10 @@ function __d20_complete --description 'what d20 takes at the cursor'
         end
     end
     set -l prev $words[-1]
-    __d20_values "$prev"; and return
+    __d20_values "$prev" "$cur"; and return
     if string match -qr -- '^--[^=]+=' $cur
         set -l opt (string replace -r -- '=.*' '' $cur)
-        for v in (__d20_values $opt)
+        for v in (__d20_values $opt (string replace -r -- '^[^=]*=' '' $cur))
             echo "$opt=$v"
         end
         return
@@ -334,6 +336,7 @@ function __d20_complete --description 'what d20 takes at the cursor'
             return
         case 'verify'
             if not set -q args[1]
+                __fish_complete_path $cur
             end
             return
         case 'reveal'
@@ -357,6 +360,8 @@ function __d20_complete --description 'what d20 takes at the cursor'
                 switch $args[1]
                     case 'set' 'unset' 'show' 'rm' 'use' 'export'
                         __d20_characters; return
+                    case 'import'
+                        __fish_complete_path $cur; return
                 end
             end
             return

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from d20cli.app.completion.engine import (
     CHARACTERS,
+    FILES,
     LABEL_VERBS,
     TABLES,
     Command,
@@ -57,7 +58,13 @@ def _options(options: Iterable[Option], top: bool = False) -> str:
     return _described((*pairs, *_HELP))
 
 
-_GETTERS = {CHARACTERS: "__d20_characters", TABLES: "__d20_tables"}
+#: What offers each kind of name (FILES: fish's own completion of file names, of the
+#: word at the cursor).
+_GETTERS = {
+    CHARACTERS: "__d20_characters",
+    TABLES: "__d20_tables",
+    FILES: "__fish_complete_path $cur",
+}
 
 
 def _after(c: Command, indent: str) -> list[str]:
@@ -151,7 +158,7 @@ def fish_script(t: Table) -> str:
         "    end",
         "end",
         "",
-        "function __d20_values --description 'the values of option $argv[1]'",
+        "function __d20_values --description 'the values of option $argv[1] (files: of $argv[2])'",
         "    switch $argv[1]",
     ]
     for o, names in _values_of(t):
@@ -160,6 +167,8 @@ def fish_script(t: Table) -> str:
             out.append("            __d20_characters")
         elif o.dynamic == TABLES:
             out.append("            __d20_tables")
+        elif o.dynamic == FILES:
+            out.append("            __fish_complete_path $argv[2]")
         elif o.values:
             out.append(f"            printf '%s\\n' {_words(o.values)}")
         else:
@@ -231,10 +240,10 @@ def _complete_function(t: Table) -> list[str]:
         "        end",
         "    end",
         "    set -l prev $words[-1]",
-        '    __d20_values "$prev"; and return',
+        '    __d20_values "$prev" "$cur"; and return',
         "    if string match -qr -- '^--[^=]+=' $cur",
         "        set -l opt (string replace -r -- '=.*' '' $cur)",
-        "        for v in (__d20_values $opt)",
+        "        for v in (__d20_values $opt (string replace -r -- '^[^=]*=' '' $cur))",
         '            echo "$opt=$v"',
         "        end",
         "        return",
@@ -298,10 +307,8 @@ def _complete_function(t: Table) -> list[str]:
         out += [f"        case {_fq(c.name)}", "            if not set -q args[1]"]
         if words:
             out.append(f"                printf '%s\\n' {_words(words)}")
-        if c.dynamic == CHARACTERS:
-            out.append("                __d20_characters")
-        elif c.dynamic == TABLES:
-            out.append("                __d20_tables")
+        if c.dynamic:
+            out.append(f"                {_GETTERS[c.dynamic]}")
         if c.after:
             out += ["            else if test (count $args) -eq 1", *_after(c, "                ")]
         out += ["            end", "            return"]
