@@ -52,6 +52,17 @@ _d20_words() {
     esac
 }
 
+_d20_conditions() {
+    # The conditions an encounter of system $1 knows (`init cond NAME <TAB>`).
+    case "$1" in
+        levelup) _d20_r='blinded bloodied charmed confused deafened doomed fatigued frightened grappled incapacitated invisible paralyzed petrified poisoned prone rattled restrained slowed stunned unconscious' ;;
+        reglamento) _d20_r='blinded prone stunned unconscious' ;;
+        mm) _d20_r='bruised dazed defenseless hindered impaired incapacitated prone staggered stunned vulnerable' ;;
+        pendagger) _d20_r='blinded frightened prone stunned unconscious' ;;
+        *) _d20_r="" ;;
+    esac
+}
+
 _d20_config() {
     # d20's config directory: $XDG_CONFIG_HOME/d20cli when absolute, else ~/.config.
     if [[ "$XDG_CONFIG_HOME" == /* ]]; then _d20_dir="$XDG_CONFIG_HOME/d20cli"
@@ -95,6 +106,20 @@ $0 ~ "^[ \t]*\\[" {
 }
 want != "" && name == want && $0 ~ key { sub(key, ""); sub("[\"" q "].*$", ""); print; exit }' "$f" 2>/dev/null)"
     fi
+}
+
+_d20_combatants() {
+    # The names in the encounter's order: the `combatants` file d20 writes beside
+    # state.db ($XDG_STATE_HOME/d20cli when absolute, else ~/.local/state/d20cli) at
+    # each change, a name a line; at most 200 lines, one-word names of 64 at most.
+    local f="$HOME/.local/state/d20cli/combatants" line n=0
+    [[ "$XDG_STATE_HOME" == /* ]] && f="$XDG_STATE_HOME/d20cli/combatants"
+    _d20_r=""
+    [[ -r "$f" ]] || return 0
+    while IFS= read -r line && (( n++ < 200 )); do
+        [[ -n "$line" && ${#line} -le 64 && "$line" != *[[:space:][:cntrl:]]* ]] &&
+            _d20_r="$_d20_r $line"
+    done < "$f"
 }
 
 _d20_entries() {
@@ -291,6 +316,8 @@ _d20_offer() {
             return ;;
         init)
             if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "'show roll add pin hurt heal cond note next dyn undo rm save load list clear'
+            elif (( ${#args[@]} == 1 )); then case "${args[0],,}" in hurt|heal|cond|note|rm|pin) _d20_combatants ;; esac
+            elif (( ${#args[@]} == 2 )); then case "${args[0],,}" in cond) _d20_conditions "$_d20_sys" ;; esac
             fi
             return ;;
         party)

@@ -136,6 +136,34 @@ ok && match($0, key) {
 }' $f 2>/dev/null
 end
 
+function __d20_combatants --description 'the names in the encounter'
+    # the `combatants` file d20 writes beside state.db at each change, a name a line
+    set -l f $HOME/.local/state/d20cli/combatants
+    string match -q -- '/*' "$XDG_STATE_HOME"
+    and set f $XDG_STATE_HOME/d20cli/combatants
+    test -r $f; or return 0
+    set -l n 0
+    while read -l line
+        set n (math $n + 1)
+        test $n -gt 200; and break
+        string match -qr -- '^[^\s\x00-\x1f\x7f]{1,64}\z' $line
+        and printf '%s\n' $line
+    end < $f
+end
+
+function __d20_conditions --description 'the conditions of system $argv[1]'
+    switch $argv[1]
+        case levelup
+            printf '%s\n' 'blinded' 'bloodied' 'charmed' 'confused' 'deafened' 'doomed' 'fatigued' 'frightened' 'grappled' 'incapacitated' 'invisible' 'paralyzed' 'petrified' 'poisoned' 'prone' 'rattled' 'restrained' 'slowed' 'stunned' 'unconscious'
+        case reglamento
+            printf '%s\n' 'blinded' 'prone' 'stunned' 'unconscious'
+        case mm
+            printf '%s\n' 'bruised' 'dazed' 'defenseless' 'hindered' 'impaired' 'incapacitated' 'prone' 'staggered' 'stunned' 'vulnerable'
+        case pendagger
+            printf '%s\n' 'blinded' 'frightened' 'prone' 'stunned' 'unconscious'
+    end
+end
+
 function __d20_config_value --description 'KEY = "..." in config.toml'
     set -l f (__d20_dir)/config.toml
     test -r $f; or return 0
@@ -346,6 +374,10 @@ function __d20_complete --description 'what d20 takes at the cursor'
         case 'init'
             if not set -q args[1]
                 printf '%s\n' 'show' 'roll' 'add' 'pin' 'hurt' 'heal' 'cond' 'note' 'next' 'dyn' 'undo' 'rm' 'save' 'load' 'list' 'clear'
+            else if test (count $args) -eq 1; and contains -- (string lower -- $args[1]) 'hurt' 'heal' 'cond' 'note' 'rm' 'pin'
+                __d20_combatants
+            else if test (count $args) -eq 2; and test (string lower -- $args[1]) = cond
+                __d20_conditions $sys
             end
             return
         case 'party'

@@ -863,3 +863,127 @@ def test_the_shell_offers_file_names(sheets: Path, words: completion.Table) -> N
     assert python_complete("d20 verify --page b", words, names) == ["bob.json"]
     assert python_complete("d20 char show ", words, names) == []
     assert completion.file_names("no-such-dir/x") == []
+
+
+# -- the encounter: `init hurt NAME`, `init cond NAME WORD` -----------------------------------
+
+
+def _init(*args: str) -> None:
+    """`d20 init ARGS` through typer's CliRunner (the test's own state directory)."""
+    from typer.testing import CliRunner
+
+    from d20cli.app.cli import app
+
+    got = CliRunner().invoke(app, ["init", *args])
+    assert got.exit_code == 0, got.output
+
+
+def _names_file() -> Path:
+    from d20cli.store import initiative
+    from d20cli.store.database import db_path
+
+    return db_path().parent / initiative.NAMES_FILE
+
+
+def test_each_encounter_change_writes_the_names_file() -> None:
+    """The names beside state.db follow every change: add, rm, undo, clear."""
+    _init("add", "goblin", "+2", "x2", "--dice", "5,6")
+    _init("add", "cleo", "=17")
+    assert _names_file().read_text(encoding="utf-8") == "cleo\ngoblin-2\ngoblin-1\n"
+    assert oct(_names_file().stat().st_mode & 0o777) == "0o600"
+    _init("rm", "goblin-2")
+    assert _names_file().read_text(encoding="utf-8") == "cleo\ngoblin-1\n"
+    _init("undo")
+    assert _names_file().read_text(encoding="utf-8") == "cleo\ngoblin-2\ngoblin-1\n"
+    _init("clear")
+    assert _names_file().read_text(encoding="utf-8") == ""
+
+
+def test_the_names_file_holds_only_names_a_line_can_take() -> None:
+    from d20cli.rules.initiative import Combatant
+    from d20cli.store.initiative import names_text
+
+    order = [
+        Combatant(name, "monster", 10, 0, (), ())
+        for name in ("orc", "ar\u202eia", "two words", "x" * 65, "o'neil", "zoë")
+    ]
+    assert names_text(order) == "orc\no'neil\nzoë\n"
+
+
+ENCOUNTER_LINES: list[tuple[str, list[str]]] = [
+    ("d20 init hurt ", ["cleo", "goblin-2", "goblin-1"]),
+    ("d20 init heal g", ["goblin-2", "goblin-1"]),
+    ("d20 init HURT c", ["cleo"]),
+    ("d20 init rm go", ["goblin-2", "goblin-1"]),
+    ("d20 init pin c", ["cleo"]),
+    ("d20 init note c", ["cleo"]),
+    ("d20 init cond goblin-1 pr", ["prone"]),
+    ("d20 -s mm init cond goblin-1 st", ["staggered", "stunned"]),
+    ("d20 init cond goblin-1 prone ", []),
+    ("d20 init hurt cleo ", []),
+    ("d20 init add ", []),
+]
+
+
+@pytest.fixture
+def encounter() -> None:
+    _init("add", "goblin", "+2", "x2", "--dice", "5,6")
+    _init("add", "cleo", "=17")
+
+
+@pytest.mark.parametrize(("line", "offered"), ENCOUNTER_LINES)
+def test_bash_offers_combatants_and_conditions(
+    line: str, offered: list[str], encounter: None
+) -> None:
+    assert bash_complete(line) == offered
+
+
+@needs_zsh
+@pytest.mark.parametrize(("line", "offered"), ENCOUNTER_LINES)
+def test_zsh_offers_combatants_and_conditions(
+    line: str, offered: list[str], encounter: None
+) -> None:
+    assert zsh_complete(line) == offered
+
+
+@needs_fish
+@pytest.mark.parametrize(("line", "offered"), ENCOUNTER_LINES)
+def test_fish_offers_combatants_and_conditions(
+    line: str, offered: list[str], encounter: None
+) -> None:
+    assert sorted(fish_complete(line)) == sorted(offered)  # (fish sorts what it offers)
+
+
+def test_the_scripts_offer_each_systems_conditions(words: completion.Table) -> None:
+    """`init cond NAME <TAB>`: the conditions of the system in force, from its harm hook."""
+    from d20cli.rules import get_system
+
+    for sid in SYSTEM_IDS:
+        harm = get_system(sid).harm
+        assert harm is not None
+        expected = sorted(harm.conditions)
+        assert sorted(bash_complete(f"d20 -s {sid} init cond x ")) == expected
+        if ZSH is not None:
+            assert sorted(zsh_complete(f"d20 -s {sid} init cond x ")) == expected
+        if FISH is not None:
+            assert sorted(fish_complete(f"d20 -s {sid} init cond x ")) == expected
+
+
+def test_a_hostile_names_file_is_read_as_data(tmp_path: Path) -> None:
+    """A names file that d20 did not write (edited by hand): a name that holds a blank or a
+    control character is not offered, a `$(...)` is offered as a name and never run."""
+    path = _names_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    hostile = "$(touch${IFS}PWNED)"
+    text = f"orc\n{hostile}\nbad\x1bname\ntwo words\n" + "x" * 65 + "\n"
+    path.write_text(text, encoding="utf-8")
+    os.chdir(tmp_path)
+    try:
+        assert bash_complete("d20 init hurt ") == ["orc", "\\$\\(touch\\$\\{IFS\\}PWNED\\)"]
+        if ZSH is not None:
+            assert zsh_complete("d20 init hurt ") == ["orc", hostile]
+        if FISH is not None:
+            assert sorted(fish_complete("d20 init hurt ")) == sorted(["orc", hostile])
+    finally:
+        os.chdir(ROOT)
+    _nothing_ran(tmp_path)

@@ -85,11 +85,13 @@ class Command:
 @frozen
 class SystemWords:
     """One system's words for completion: its verbs, and for each verb the words after it
-    (place "") and after each word that opens a place of its own (`vs`, `spend`)."""
+    (place "") and after each word that opens a place of its own (`vs`, `spend`), and the
+    conditions its encounters know (`init cond NAME <TAB>`: its `System.harm`)."""
 
     id: str
     verbs: tuple[str, ...]
     places: tuple[tuple[str, str, tuple[str, ...]], ...]  # (verb, place, words)
+    conditions: tuple[str, ...] = ()
 
     def words(self, verb: str, place: str = "") -> tuple[str, ...] | None:
         """The words after `place` in a `verb` request; None when `place` opens nothing."""
@@ -111,7 +113,8 @@ def system_words(sid: str) -> SystemWords:
             continue
         places.append((verb, "", offer.words()))
         places += [(verb, p, offer.words(p)) for p in offer.places()]
-    return SystemWords(system.id, tuple(system.verbs), tuple(places))
+    conditions = system.harm.conditions if system.harm is not None else ()
+    return SystemWords(system.id, tuple(system.verbs), tuple(places), tuple(conditions))
 
 
 @frozen

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from d20cli.app.completion.engine import (
     CHARACTERS,
     FILES,
+    INIT_NAMED,
     LABEL_VERBS,
     TABLES,
     Command,
@@ -138,6 +139,35 @@ def fish_script(t: Table) -> str:
         "    test -r $f; or return 0",
         f'    awk -v want="$argv[1]" -v verb="$argv[2]" -v mine={_fq(" ".join(_verb_groups()))} '
         f'-v q="\'" {_fq(ENTRIES_AWK)} $f 2>/dev/null',
+        "end",
+        "",
+        "function __d20_combatants --description 'the names in the encounter'",
+        "    # the `combatants` file d20 writes beside state.db at each change, a name a line",
+        "    set -l f $HOME/.local/state/d20cli/combatants",
+        "    string match -q -- '/*' \"$XDG_STATE_HOME\"",
+        "    and set f $XDG_STATE_HOME/d20cli/combatants",
+        "    test -r $f; or return 0",
+        "    set -l n 0",
+        "    while read -l line",
+        "        set n (math $n + 1)",
+        "        test $n -gt 200; and break",
+        "        string match -qr -- '^[^\\s\\x00-\\x1f\\x7f]{1,64}\\z' $line",
+        "        and printf '%s\\n' $line",
+        "    end < $f",
+        "end",
+        "",
+        "function __d20_conditions --description 'the conditions of system $argv[1]'",
+        "    switch $argv[1]",
+        *(
+            line
+            for sw in t.systems
+            if sw.conditions
+            for line in (
+                f"        case {sw.id}",
+                f"            printf '%s\\n' {_words(sw.conditions)}",
+            )
+        ),
+        "    end",
         "end",
         "",
         "function __d20_config_value --description 'KEY = \"...\" in config.toml'",
@@ -311,6 +341,15 @@ def _complete_function(t: Table) -> list[str]:
             out.append(f"                {_GETTERS[c.dynamic]}")
         if c.after:
             out += ["            else if test (count $args) -eq 1", *_after(c, "                ")]
+        if c.name == "init":  # `init hurt NAME`, `init cond NAME WORD`
+            out += [
+                "            else if test (count $args) -eq 1; and "
+                f"contains -- (string lower -- $args[1]) {_words(INIT_NAMED)}",
+                "                __d20_combatants",
+                "            else if test (count $args) -eq 2; and "
+                "test (string lower -- $args[1]) = cond",
+                "                __d20_conditions $sys",
+            ]
         out += ["            end", "            return"]
     out += [
         "    end",

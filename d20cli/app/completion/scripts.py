@@ -21,6 +21,7 @@ from d20cli.app.completion.engine import (
     CHARACTERS,
     FILES,
     HELP_OPTIONS,
+    INIT_NAMED,
     LABEL_VERBS,
     TABLES,
     Command,
@@ -186,6 +187,14 @@ def _tables(t: Table) -> list[str]:
         "    esac",
         "}",
         "",
+        "_d20_conditions() {",
+        "    # The conditions an encounter of system $1 knows (`init cond NAME <TAB>`).",
+        '    case "$1" in',
+        *(f"        {s.id}) _d20_r={_q(s.conditions)} ;;" for s in t.systems if s.conditions),
+        '        *) _d20_r="" ;;',
+        "    esac",
+        "}",
+        "",
         "_d20_config() {",
         "    # d20's config directory: $XDG_CONFIG_HOME/d20cli when absolute, else ~/.config.",
         '    if [[ "$XDG_CONFIG_HOME" == /* ]]; then _d20_dir="$XDG_CONFIG_HOME/d20cli"',
@@ -320,6 +329,14 @@ def _offer_body(t: Table, shell: str) -> list[str]:
             lines.append(
                 f"            elif (( ${{#args[@]}} == 1 )); then {_case(first, _after(c))}"
             )
+        if c.name == "init":  # `init hurt NAME`, `init cond NAME WORD`
+            low = "${args[0],,}" if shell == "bash" else "${(L)args[1]}"
+            named = f"{_arm(INIT_NAMED)}) _d20_combatants ;;"
+            lines += [
+                f"            elif (( ${{#args[@]}} == 1 )); then {_case(low, named)}",
+                "            elif (( ${#args[@]} == 2 )); then "
+                + _case(low, 'cond) _d20_conditions "$_d20_sys" ;;'),
+            ]
         lines += ["            fi", "            return ;;"]
     lines += [
         "    esac",
@@ -353,6 +370,20 @@ def _files(shell: str) -> list[str]:
         "    else",
         f'        _d20_r="$(awk -v want= {awk} "$f" 2>/dev/null)"',
         "    fi",
+        "}",
+        "",
+        "_d20_combatants() {",
+        "    # The names in the encounter's order: the `combatants` file d20 writes beside",
+        "    # state.db ($XDG_STATE_HOME/d20cli when absolute, else ~/.local/state/d20cli) at",
+        "    # each change, a name a line; at most 200 lines, one-word names of 64 at most.",
+        '    local f="$HOME/.local/state/d20cli/combatants" line n=0',
+        '    [[ "$XDG_STATE_HOME" == /* ]] && f="$XDG_STATE_HOME/d20cli/combatants"',
+        '    _d20_r=""',
+        '    [[ -r "$f" ]] || return 0',
+        "    while IFS= read -r line && (( n++ < 200 )); do",
+        '        [[ -n "$line" && ${#line} -le 64 && "$line" != *[[:space:][:cntrl:]]* ]] &&',
+        '            _d20_r="$_d20_r $line"',
+        '    done < "$f"',
         "}",
         "",
         "_d20_entries() {",
