@@ -52,6 +52,17 @@ _d20_words() {
     esac
 }
 
+_d20_conditions() {
+    # The conditions an encounter of system $1 knows (`init cond NAME <TAB>`).
+    case "$1" in
+        levelup) _d20_r='blinded bloodied charmed confused deafened doomed fatigued frightened grappled incapacitated invisible paralyzed petrified poisoned prone rattled restrained slowed stunned unconscious' ;;
+        reglamento) _d20_r='blinded prone stunned unconscious' ;;
+        mm) _d20_r='bruised dazed defenseless hindered impaired incapacitated prone staggered stunned vulnerable' ;;
+        pendagger) _d20_r='blinded frightened prone stunned unconscious' ;;
+        *) _d20_r="" ;;
+    esac
+}
+
 _d20_config() {
     # d20's config directory: $XDG_CONFIG_HOME/d20cli when absolute, else ~/.config.
     if [[ "$XDG_CONFIG_HOME" == /* ]]; then _d20_dir="$XDG_CONFIG_HOME/d20cli"
@@ -95,6 +106,20 @@ $0 ~ "^[ \t]*\\[" {
 }
 want != "" && name == want && $0 ~ key { sub(key, ""); sub("[\"" q "].*$", ""); print; exit }' "$f" 2>/dev/null)"
     fi
+}
+
+_d20_combatants() {
+    # The names in the encounter's order: the `combatants` file d20 writes beside
+    # state.db ($XDG_STATE_HOME/d20cli when absolute, else ~/.local/state/d20cli) at
+    # each change, a name a line; at most 200 lines, one-word names of 64 at most.
+    local f="$HOME/.local/state/d20cli/combatants" line n=0
+    [[ "$XDG_STATE_HOME" == /* ]] && f="$XDG_STATE_HOME/d20cli/combatants"
+    _d20_r=""
+    [[ -r "$f" ]] || return 0
+    while IFS= read -r line && (( n++ < 200 )); do
+        [[ -n "$line" && ${#line} -le 64 && "$line" != *[[:space:][:cntrl:]]* ]] &&
+            _d20_r="$_d20_r $line"
+    done < "$f"
 }
 
 _d20_entries() {
@@ -164,15 +189,17 @@ _d20_prefix() {
 }
 
 _d20_offer() {
-    _d20_r=""
+    _d20_r="" _d20_f=""
     case "$prev" in
         --system|-s) _d20_r='levelup reglamento mm pendagger'; return ;;
-        --svg|--png|--color|--post|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--players|--salt|--show|--commitment|--receipts|--page|--session|--limit|-l|--since|--until|--outcome|--before|--keep) _d20_r=''; return ;;
+        --svg|--png|--receipts|--page) _d20_config; _d20_f=1; return ;;
+        --color|--post|--seed|--dice|--repeat|-n|--simulate|--budget|--work|--players|--salt|--show|--commitment|--session|--limit|-l|--since|--until|--outcome|--before|--keep) _d20_r=''; return ;;
         --as|--character|-c) _d20_config; _d20_characters; return ;;
         --export) _d20_r='json csv'; return ;;
     esac
     case "$cur" in
         --system=*) _d20_r='levelup reglamento mm pendagger'; _d20_prefix "${cur%%=*}="; return ;;
+        --svg=*|--png=*|--receipts=*|--page=*) _d20_config; _d20_f=1; return ;;
         --as=*|--character=*) _d20_config; _d20_characters; _d20_prefix "${cur%%=*}="; return ;;
         --export=*) _d20_r='json csv'; _d20_prefix "${cur%%=*}="; return ;;
         -*)
@@ -280,7 +307,7 @@ _d20_offer() {
             fi
             return ;;
         verify)
-            if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "''
+            if (( ${#args[@]} == 0 )); then _d20_f=1; _d20_r="$_d20_r "''
             fi
             return ;;
         reveal)
@@ -289,6 +316,8 @@ _d20_offer() {
             return ;;
         init)
             if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "'show roll add pin hurt heal cond note next dyn undo rm save load list clear'
+            elif (( ${#args[@]} == 1 )); then case "${args[0],,}" in hurt|heal|cond|note|rm|pin) _d20_combatants ;; esac
+            elif (( ${#args[@]} == 2 )); then case "${args[0],,}" in cond) _d20_conditions "$_d20_sys" ;; esac
             fi
             return ;;
         party)
@@ -297,7 +326,7 @@ _d20_offer() {
             return ;;
         char)
             if (( ${#args[@]} == 0 )); then _d20_r="$_d20_r "'add set unset show list rm use import export path'
-            elif (( ${#args[@]} == 1 )); then case "${args[0]}" in set|unset|show|rm|use|export) _d20_characters ;; esac
+            elif (( ${#args[@]} == 1 )); then case "${args[0]}" in set|unset|show|rm|use|export) _d20_characters ;; import) _d20_f=1 ;; esac
             fi
             return ;;
         config)
@@ -328,7 +357,7 @@ _d20() {
     # would split `expertise=d6` at `=` (COMP_WORDBREAKS); what is offered then has
     # the part before the last `=` taken off.
     local line="${COMP_LINE:0:COMP_POINT}" cur="" prev="" sys="" char="" cmd=""
-    local w skip="" i n _d20_r="" _d20_sys="" _d20_dir="" _d20_csys=""
+    local w skip="" i n _d20_r="" _d20_f="" _d20_sys="" _d20_dir="" _d20_csys=""
     local -a words args
     # (a caller that sets only COMP_WORDS gets them joined by blanks)
     [[ -z "$COMP_LINE" ]] && line="${COMP_WORDS[*]:0:COMP_CWORD+1}"
@@ -355,6 +384,20 @@ _d20() {
         esac
     done
     _d20_offer
+    if [[ -n "$_d20_f" ]]; then
+        # A file's name (`char import FILE`, `--svg=FILE`): bash's own completion of
+        # file names (`compgen -f`, which reads names and runs none), quoted by
+        # readline (`-o filenames`); after `=` only the part after it is replaced.
+        local path="$cur"
+        [[ "$cur" == -*=* ]] && path="${cur#*=}"
+        COMPREPLY=()
+        while IFS= read -r w; do COMPREPLY+=("$w"); done < <(compgen -f -- "$path")
+        if [[ "$path" != "$cur" && "$COMP_WORDBREAKS" != *=* ]]; then
+            COMPREPLY=("${COMPREPLY[@]/#/${cur%%=*}=}")
+        fi
+        compopt -o filenames 2>/dev/null
+        return 0
+    fi
     # Each word is data: split at blanks (never globbed), matched as it is (compgen -W
     # would expand a `$(...)` in a name: run it), quoted (%q) when it holds a
     # character the shell reads, so that the line holds the name as it is.

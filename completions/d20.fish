@@ -136,6 +136,34 @@ ok && match($0, key) {
 }' $f 2>/dev/null
 end
 
+function __d20_combatants --description 'the names in the encounter'
+    # the `combatants` file d20 writes beside state.db at each change, a name a line
+    set -l f $HOME/.local/state/d20cli/combatants
+    string match -q -- '/*' "$XDG_STATE_HOME"
+    and set f $XDG_STATE_HOME/d20cli/combatants
+    test -r $f; or return 0
+    set -l n 0
+    while read -l line
+        set n (math $n + 1)
+        test $n -gt 200; and break
+        string match -qr -- '^[^\s\x00-\x1f\x7f]{1,64}\z' $line
+        and printf '%s\n' $line
+    end < $f
+end
+
+function __d20_conditions --description 'the conditions of system $argv[1]'
+    switch $argv[1]
+        case levelup
+            printf '%s\n' 'blinded' 'bloodied' 'charmed' 'confused' 'deafened' 'doomed' 'fatigued' 'frightened' 'grappled' 'incapacitated' 'invisible' 'paralyzed' 'petrified' 'poisoned' 'prone' 'rattled' 'restrained' 'slowed' 'stunned' 'unconscious'
+        case reglamento
+            printf '%s\n' 'blinded' 'prone' 'stunned' 'unconscious'
+        case mm
+            printf '%s\n' 'bruised' 'dazed' 'defenseless' 'hindered' 'impaired' 'incapacitated' 'prone' 'staggered' 'stunned' 'vulnerable'
+        case pendagger
+            printf '%s\n' 'blinded' 'frightened' 'prone' 'stunned' 'unconscious'
+    end
+end
+
 function __d20_config_value --description 'KEY = "..." in config.toml'
     set -l f (__d20_dir)/config.toml
     test -r $f; or return 0
@@ -154,11 +182,13 @@ function __d20_tables --description 'the roll tables'
     end
 end
 
-function __d20_values --description 'the values of option $argv[1]'
+function __d20_values --description 'the values of option $argv[1] (files: of $argv[2])'
     switch $argv[1]
         case '--system' '-s'
             printf '%s\n' 'levelup' 'reglamento' 'mm' 'pendagger'
-        case '--svg' '--png' '--color' '--post' '--seed' '--dice' '--repeat' '-n' '--simulate' '--budget' '--work' '--players' '--salt' '--show' '--commitment' '--receipts' '--page' '--session' '--limit' '-l' '--since' '--until' '--outcome' '--before' '--keep'
+        case '--svg' '--png' '--receipts' '--page'
+            __fish_complete_path $argv[2]
+        case '--color' '--post' '--seed' '--dice' '--repeat' '-n' '--simulate' '--budget' '--work' '--players' '--salt' '--show' '--commitment' '--session' '--limit' '-l' '--since' '--until' '--outcome' '--before' '--keep'
             true
         case '--as' '--character' '-c'
             __d20_characters
@@ -245,10 +275,10 @@ function __d20_complete --description 'what d20 takes at the cursor'
         end
     end
     set -l prev $words[-1]
-    __d20_values "$prev"; and return
+    __d20_values "$prev" "$cur"; and return
     if string match -qr -- '^--[^=]+=' $cur
         set -l opt (string replace -r -- '=.*' '' $cur)
-        for v in (__d20_values $opt)
+        for v in (__d20_values $opt (string replace -r -- '^[^=]*=' '' $cur))
             echo "$opt=$v"
         end
         return
@@ -334,6 +364,7 @@ function __d20_complete --description 'what d20 takes at the cursor'
             return
         case 'verify'
             if not set -q args[1]
+                __fish_complete_path $cur
             end
             return
         case 'reveal'
@@ -343,6 +374,10 @@ function __d20_complete --description 'what d20 takes at the cursor'
         case 'init'
             if not set -q args[1]
                 printf '%s\n' 'show' 'roll' 'add' 'pin' 'hurt' 'heal' 'cond' 'note' 'next' 'dyn' 'undo' 'rm' 'save' 'load' 'list' 'clear'
+            else if test (count $args) -eq 1; and contains -- (string lower -- $args[1]) 'hurt' 'heal' 'cond' 'note' 'rm' 'pin'
+                __d20_combatants
+            else if test (count $args) -eq 2; and test (string lower -- $args[1]) = cond
+                __d20_conditions $sys
             end
             return
         case 'party'
@@ -357,6 +392,8 @@ function __d20_complete --description 'what d20 takes at the cursor'
                 switch $args[1]
                     case 'set' 'unset' 'show' 'rm' 'use' 'export'
                         __d20_characters; return
+                    case 'import'
+                        __fish_complete_path $cur; return
                 end
             end
             return

@@ -752,3 +752,238 @@ def test_char_show_offers_characters_not_the_party(config: Path, words: completi
     path.write_text(path.read_text(encoding="utf-8") + '[party]\nmembers = ["aria"]\n', "utf-8")
     for line in ("d20 char show ", "d20 char rm ", "d20 --as "):
         assert all(found == ["aria", "bob", "carl-3"] for found in _everywhere(line, words)), line
+
+
+# -- file names: `char import FILE`, `--svg FILE`, `verify --page FILE` -------------------------
+
+
+@pytest.fixture
+def sheets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A working directory with two sheets, a hidden file, a directory and a file whose name
+    holds a `$(...)` (completed as a name: never run)."""
+    cwd = tmp_path / "sheets"
+    (cwd / "exports").mkdir(parents=True)
+    for name in ("aria.json", "bob.json", ".hidden.json", "$(touch PWNED).json"):
+        (cwd / name).write_text("{}", encoding="utf-8")
+    (cwd / "exports" / "cleo.json").write_text("{}", encoding="utf-8")
+    monkeypatch.chdir(cwd)
+    return cwd
+
+
+FILE_LINES = [
+    ("d20 char import a", ["aria.json"]),
+    ("d20 char import exp", ["exports"]),
+    ("d20 char import exports/", ["exports/cleo.json"]),
+    ("d20 log --luck --svg b", ["bob.json"]),
+    ("d20 odds check +5 --png a", ["aria.json"]),
+    ("d20 verify --page a", ["aria.json"]),
+    ("d20 verify b", ["bob.json"]),
+]
+
+
+@pytest.mark.parametrize(("line", "files"), FILE_LINES)
+def test_bash_offers_file_names(line: str, files: list[str], sheets: Path) -> None:
+    assert bash_complete(line) == files
+
+
+def test_bash_file_names_after_equals_and_not_elsewhere(sheets: Path, tmp_path: Path) -> None:
+    """`--svg=b`: the names after `=` (bash replaces only that part); every file is
+    offered (the one named `$(...)` too, and a hidden one: `compgen -f` lists it, readline's
+    `match-hidden-files` decides), and nothing runs; a place that takes no file offers none
+    (`char show`, `--as`)."""
+    assert bash_complete("d20 odds check +5 --svg=b") == ["bob.json"]
+    assert set(bash_complete("d20 char import ")) == {
+        ".hidden.json",
+        "aria.json",
+        "bob.json",
+        "exports",
+        "$(touch PWNED).json",
+    }
+    assert bash_complete("d20 char import aria.json --as ") == []  # no characters file
+    assert "aria.json" not in bash_complete("d20 char show ")
+    _nothing_ran(tmp_path)
+
+
+@needs_fish
+@pytest.mark.parametrize(("line", "files"), FILE_LINES)
+def test_fish_offers_file_names(line: str, files: list[str], sheets: Path) -> None:
+    expected = [f + "/" if not f.endswith(".json") else f for f in files]  # fish: `exports/`
+    assert fish_complete(line) == expected
+
+
+@needs_fish
+def test_fish_file_names_after_equals(sheets: Path, tmp_path: Path) -> None:
+    assert fish_complete("d20 odds check +5 --svg=b") == ["--svg=bob.json"]
+    assert "aria.json" not in fish_complete("d20 char show ")
+    _nothing_ran(tmp_path)
+
+
+def test_bash_file_names_in_a_terminal(sheets: Path, tmp_path: Path) -> None:
+    """In a real bash the name goes on the line quoted by readline (`-o filenames`)."""
+    setup = f"PS1='$ '; cd {sheets}; source {COMPLETIONS / 'd20.bash'}"
+    child = _interactive([BASH, "--norc", "--noprofile", "-i"], setup)
+    assert _completed(child, "d20 char import ar") == "char import aria.json"
+    assert _completed(child, "d20 char import exports/c") == "char import exports/cleo.json"
+    assert _completed(child, "d20 odds check +1 --svg=b") == "odds check +1 --svg=bob.json"
+    child.sendline("exit")
+    child.expect(pexpect.EOF)
+    _nothing_ran(tmp_path)
+
+
+@needs_zsh
+def test_zsh_file_names_in_a_terminal(sheets: Path, tmp_path: Path) -> None:
+    """zsh completes a file's name with its own `_files` (so only in a real zsh)."""
+    functions = tmp_path / "functions"
+    functions.mkdir()
+    shutil.copy(COMPLETIONS / "_d20", functions / "_d20")
+    setup = f"cd {sheets}; fpath=({functions} $fpath); autoload -Uz compinit; compinit -u -D"
+    child = _interactive([str(ZSH), "-f", "-i"], setup)
+    assert _completed(child, "d20 char import ar") == "char import aria.json"
+    assert _completed(child, "d20 char import exports/c") == "char import exports/cleo.json"
+    assert _completed(child, "d20 odds check +1 --svg=b") == "odds check +1 --svg=bob.json"
+    assert _completed(child, "d20 verify --page b") == "verify --page bob.json"
+    child.sendline("exit")
+    child.expect(pexpect.EOF)
+    _nothing_ran(tmp_path)
+
+
+def test_the_shell_offers_file_names(sheets: Path, words: completion.Table) -> None:
+    """The interactive shell (and the GM screen's command line) list the directory
+    (`file_names`): directories end in `/`, hidden files only after a `.`; a name with a
+    blank is not `offerable` there (the shell's line is split at blanks)."""
+    names = Names(files=completion.file_names)
+    assert python_complete("d20 char import ", words, names) == [
+        "aria.json",
+        "bob.json",
+        "exports/",
+    ]
+    assert python_complete("d20 char import .h", words, names) == [".hidden.json"]
+    assert python_complete("d20 char import exports/", words, names) == ["exports/cleo.json"]
+    assert python_complete("d20 odds check --svg=a", words, names) == ["--svg=aria.json"]
+    assert python_complete("d20 verify --page b", words, names) == ["bob.json"]
+    assert python_complete("d20 char show ", words, names) == []
+    assert completion.file_names("no-such-dir/x") == []
+
+
+# -- the encounter: `init hurt NAME`, `init cond NAME WORD` -----------------------------------
+
+
+def _init(*args: str) -> None:
+    """`d20 init ARGS` through typer's CliRunner (the test's own state directory)."""
+    from typer.testing import CliRunner
+
+    from d20cli.app.cli import app
+
+    got = CliRunner().invoke(app, ["init", *args])
+    assert got.exit_code == 0, got.output
+
+
+def _names_file() -> Path:
+    from d20cli.store import initiative
+    from d20cli.store.database import db_path
+
+    return db_path().parent / initiative.NAMES_FILE
+
+
+def test_each_encounter_change_writes_the_names_file() -> None:
+    """The names beside state.db follow every change: add, rm, undo, clear."""
+    _init("add", "goblin", "+2", "x2", "--dice", "5,6")
+    _init("add", "cleo", "=17")
+    assert _names_file().read_text(encoding="utf-8") == "cleo\ngoblin-2\ngoblin-1\n"
+    assert oct(_names_file().stat().st_mode & 0o777) == "0o600"
+    _init("rm", "goblin-2")
+    assert _names_file().read_text(encoding="utf-8") == "cleo\ngoblin-1\n"
+    _init("undo")
+    assert _names_file().read_text(encoding="utf-8") == "cleo\ngoblin-2\ngoblin-1\n"
+    _init("clear")
+    assert _names_file().read_text(encoding="utf-8") == ""
+
+
+def test_the_names_file_holds_only_names_a_line_can_take() -> None:
+    from d20cli.rules.initiative import Combatant
+    from d20cli.store.initiative import names_text
+
+    order = [
+        Combatant(name, "monster", 10, 0, (), ())
+        for name in ("orc", "ar\u202eia", "two words", "x" * 65, "o'neil", "zoë")
+    ]
+    assert names_text(order) == "orc\no'neil\nzoë\n"
+
+
+ENCOUNTER_LINES: list[tuple[str, list[str]]] = [
+    ("d20 init hurt ", ["cleo", "goblin-2", "goblin-1"]),
+    ("d20 init heal g", ["goblin-2", "goblin-1"]),
+    ("d20 init HURT c", ["cleo"]),
+    ("d20 init rm go", ["goblin-2", "goblin-1"]),
+    ("d20 init pin c", ["cleo"]),
+    ("d20 init note c", ["cleo"]),
+    ("d20 init cond goblin-1 pr", ["prone"]),
+    ("d20 -s mm init cond goblin-1 st", ["staggered", "stunned"]),
+    ("d20 init cond goblin-1 prone ", []),
+    ("d20 init hurt cleo ", []),
+    ("d20 init add ", []),
+]
+
+
+@pytest.fixture
+def encounter() -> None:
+    _init("add", "goblin", "+2", "x2", "--dice", "5,6")
+    _init("add", "cleo", "=17")
+
+
+@pytest.mark.parametrize(("line", "offered"), ENCOUNTER_LINES)
+def test_bash_offers_combatants_and_conditions(
+    line: str, offered: list[str], encounter: None
+) -> None:
+    assert bash_complete(line) == offered
+
+
+@needs_zsh
+@pytest.mark.parametrize(("line", "offered"), ENCOUNTER_LINES)
+def test_zsh_offers_combatants_and_conditions(
+    line: str, offered: list[str], encounter: None
+) -> None:
+    assert zsh_complete(line) == offered
+
+
+@needs_fish
+@pytest.mark.parametrize(("line", "offered"), ENCOUNTER_LINES)
+def test_fish_offers_combatants_and_conditions(
+    line: str, offered: list[str], encounter: None
+) -> None:
+    assert sorted(fish_complete(line)) == sorted(offered)  # (fish sorts what it offers)
+
+
+def test_the_scripts_offer_each_systems_conditions(words: completion.Table) -> None:
+    """`init cond NAME <TAB>`: the conditions of the system in force, from its harm hook."""
+    from d20cli.rules import get_system
+
+    for sid in SYSTEM_IDS:
+        harm = get_system(sid).harm
+        assert harm is not None
+        expected = sorted(harm.conditions)
+        assert sorted(bash_complete(f"d20 -s {sid} init cond x ")) == expected
+        if ZSH is not None:
+            assert sorted(zsh_complete(f"d20 -s {sid} init cond x ")) == expected
+        if FISH is not None:
+            assert sorted(fish_complete(f"d20 -s {sid} init cond x ")) == expected
+
+
+def test_a_hostile_names_file_is_read_as_data(tmp_path: Path) -> None:
+    """A names file that d20 did not write (edited by hand): a name that holds a blank or a
+    control character is not offered, a `$(...)` is offered as a name and never run."""
+    path = _names_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    hostile = "$(touch${IFS}PWNED)"
+    text = f"orc\n{hostile}\nbad\x1bname\ntwo words\n" + "x" * 65 + "\n"
+    path.write_text(text, encoding="utf-8")
+    os.chdir(tmp_path)
+    try:
+        assert bash_complete("d20 init hurt ") == ["orc", "\\$\\(touch\\$\\{IFS\\}PWNED\\)"]
+        if ZSH is not None:
+            assert zsh_complete("d20 init hurt ") == ["orc", hostile]
+        if FISH is not None:
+            assert sorted(fish_complete("d20 init hurt ")) == sorted(["orc", hostile])
+    finally:
+        os.chdir(ROOT)
+    _nothing_ran(tmp_path)

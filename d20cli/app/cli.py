@@ -21,6 +21,7 @@ from d20cli.app.commands.shared import command_options
 from d20cli.app.completion import install as completion_install
 from d20cli.app.completion.engine import (
     CHARACTERS,
+    FILES,
     SHELLS,
     TABLES,
     Command,
@@ -210,6 +211,7 @@ def completion_commands(verbs: Iterable[str]) -> tuple[Command, ...]:
             values = SYSTEM_IDS if "--system" in names else ()
             values = EXPORT_FORMATS if "--export" in names else values
             dynamic = CHARACTERS if {"--as", "--character"} & set(names) else ""
+            dynamic = FILES if (p.metavar or "").startswith("FILE") else dynamic  # --page
             options.append(Option(names, str(p.help or ""), takes_value, values, dynamic))
         if name in ("shell", "gm"):  # they take the options of a request
             options = list(request_options())
@@ -226,10 +228,12 @@ def completion_commands(verbs: Iterable[str]) -> tuple[Command, ...]:
             if sub != "add"
             and any(p.param_type_name == "argument" and p.name == "name" for p in c.params[:1])
         )
+        after += (("import", FILES),) if name == "char" else ()  # `char import FILE`
         after += ((TABLE, TABLES),) if name == "odds" else ()  # `odds table NAME`
         after += (("show", TABLES),) if name == TABLE else ()  # `table show NAME`
         help_text = (cmd.short_help or (cmd.help or "").split("\n", 1)[0]).strip()
         dynamic_arg = TABLES if name == TABLE else ""  # `table NAME`
+        dynamic_arg = FILES if name == "verify" else dynamic_arg  # `verify LOG` (a file)
         out.append(
             Command(name, help_text, tuple(options), arguments, tuple(subs), dynamic_arg, after)
         )

@@ -401,7 +401,7 @@ def session_completions(session: Session, before: str, t: Table) -> tuple[str, l
     the session's characters, tables, combatants, conditions, and the active character's
     entries and macros): the word being completed and what may replace it. The shell's
     prompt and the GM screen's command line (d20cli.app.gm) both ask it."""
-    from d20cli.app.completion.engine import Lazy, table_names
+    from d20cli.app.completion.engine import Lazy, file_names, table_names
     from d20cli.store import characters
 
     def system_of(name: str) -> str:
@@ -427,6 +427,7 @@ def session_completions(session: Session, before: str, t: Table) -> tuple[str, l
         system_of,
         combatants=Lazy(session.combatant_names),
         conditions=Lazy(session.condition_names),
+        files=file_names,
     )
     return completions(before, t, names, entries, macros)
 

@@ -12,6 +12,10 @@ same transaction): the encounter as it was before the change, as JSON (`snapshot
 `undo` puts the last row back and deletes it, so a change made in another terminal is
 never lost, and undone in the order the changes were made. The history keeps the last
 `MAX_UNDO` changes.
+
+Every change also writes the names in the order to a small text file beside the database
+(`NAMES_FILE`, one a line), for the shell completion scripts, which read it without
+starting Python (`d20 init hurt <TAB>`).
 """
 
 from __future__ import annotations
@@ -52,6 +56,11 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 MAX_UNDO = 1_000  # changes of the encounter `init undo` can take back
+#: The file beside state.db that names the combatants in the order, one a line (read by
+#: the completion scripts); only names that are one word of printable characters, at most
+#: NAME_MOST characters long, are written.
+NAMES_FILE = "combatants"
+NAME_MOST = 64
 MAX_NOTES = 200  # characters of a combatant's notes
 KINDS = ("character", "monster")
 _INT64 = 2**63
@@ -275,8 +284,44 @@ def load(state: State) -> Encounter:
 
 def _change(state: State, change: Callable[[sqlite3.Connection], T]) -> T:
     """One change in one transaction (a damaged file is moved aside; a full disk or a lock
-    held too long goes on in memory with a warning: d20cli.store.database)."""
-    return state.db.write("the initiative order", change)
+    held too long goes on in memory with a warning: d20cli.store.database), and the names
+    in the order written to `NAMES_FILE`."""
+
+    def and_names(conn: sqlite3.Connection) -> T:
+        done = change(conn)
+        _write_names(state, conn)
+        return done
+
+    return state.db.write("the initiative order", and_names)
+
+
+def names_text(order: Sequence[Combatant]) -> str:
+    """What `NAMES_FILE` holds for `order`: a name a line, those a shell may put on a line
+    (one word of printable characters, at most NAME_MOST long)."""
+    return "".join(
+        f"{c.name}\n"
+        for c in order
+        if c.name.isprintable()
+        and not any(ch.isspace() for ch in c.name)
+        and 0 < len(c.name) <= NAME_MOST
+    )
+
+
+def _write_names(state: State, conn: sqlite3.Connection) -> None:
+    """Write the names in the order beside the database file, inside the change's
+    transaction: its write lock keeps two processes' files in the order of their changes.
+    A database in memory writes none; a file that cannot be written is left as it was (it
+    only helps TAB: the next change writes it again)."""
+    import contextlib
+    import os
+
+    from d20cli.store.files import atomic_write
+
+    path = state.db.path
+    if path is None:
+        return
+    with contextlib.suppress(OSError):
+        atomic_write(os.path.join(path.parent, NAMES_FILE), names_text(_encounter(conn).order))
 
 
 def _write(

@@ -33,9 +33,12 @@ from d20cli.language.vocabulary import (
 SHELLS: tuple[str, ...] = ("bash", "zsh", "fish")
 FILE_NAMES: Mapping[str, str] = {"bash": "d20.bash", "zsh": "_d20", "fish": "d20.fish"}
 HELP_OPTIONS: tuple[str, ...] = ("--help", "-h")
-#: What a dynamic value names: the characters in the characters file, the roll tables.
+#: What a dynamic value names: the characters in the characters file, the roll tables,
+#: the files and directories on disk (`char import FILE`, `--svg FILE`: the shell's own
+#: file name completion).
 CHARACTERS = "characters"
 TABLES = "tables"
+FILES = "files"
 
 
 @frozen
@@ -82,11 +85,13 @@ class Command:
 @frozen
 class SystemWords:
     """One system's words for completion: its verbs, and for each verb the words after it
-    (place "") and after each word that opens a place of its own (`vs`, `spend`)."""
+    (place "") and after each word that opens a place of its own (`vs`, `spend`), and the
+    conditions its encounters know (`init cond NAME <TAB>`: its `System.harm`)."""
 
     id: str
     verbs: tuple[str, ...]
     places: tuple[tuple[str, str, tuple[str, ...]], ...]  # (verb, place, words)
+    conditions: tuple[str, ...] = ()
 
     def words(self, verb: str, place: str = "") -> tuple[str, ...] | None:
         """The words after `place` in a `verb` request; None when `place` opens nothing."""
@@ -108,7 +113,8 @@ def system_words(sid: str) -> SystemWords:
             continue
         places.append((verb, "", offer.words()))
         places += [(verb, p, offer.words(p)) for p in offer.places()]
-    return SystemWords(system.id, tuple(system.verbs), tuple(places))
+    conditions = system.harm.conditions if system.harm is not None else ()
+    return SystemWords(system.id, tuple(system.verbs), tuple(places), tuple(conditions))
 
 
 @frozen
@@ -171,7 +177,8 @@ def _key(name: str) -> str:
 
 
 def request_options() -> tuple[Option, ...]:
-    """The request options; `--system` offers the four ids, `--as` the characters;
+    """The request options; `--system` offers the four ids, `--as` the characters, a FILE
+    option (`--svg`) the files;
     `--boon` is for the systems with fortune dice only (d20cli.app.fortune)."""
     from d20cli.app.fortune import with_fortune_dice
     from d20cli.app.options import OPTIONS
@@ -182,7 +189,7 @@ def request_options() -> tuple[Option, ...]:
             spec.help,
             spec.value is not None,
             SYSTEM_IDS if spec.field == "system" else (),
-            CHARACTERS if spec.field == "as_" else "",
+            CHARACTERS if spec.field == "as_" else FILES if spec.metavar == "FILE" else "",
             spec.verbs,
             spec.odds,
             with_fortune_dice() if spec.field == "boon" else None,
@@ -262,6 +269,10 @@ def _no_entries(name: str, verb: str) -> Iterable[str]:
     return ()
 
 
+def _no_files(prefix: str) -> Iterable[str]:
+    return ()
+
+
 @frozen
 class Names:
     """The names that are not in the program's tables, read only when a place asks for them
@@ -269,7 +280,9 @@ class Names:
     tables; default: the system when none is named (the shell's `system`); system_of: a
     character's system ("" for none); active: the character in use when the line names
     none (`D20_CHARACTER`, `d20 char use`); macros: a character's macro names (offered as
-    commands); entries: a character's entry names that a verb's label words can use."""
+    commands); entries: a character's entry names that a verb's label words can use;
+    combatants: the encounter's names; conditions: the system's conditions; files: the
+    paths that start with a prefix (`file_names`)."""
 
     characters: Iterable[str] = ()
     tables: Iterable[str] = ()
@@ -280,6 +293,7 @@ class Names:
     entries: Callable[[str, str], Iterable[str]] = _no_entries
     combatants: Iterable[str] = ()
     conditions: Iterable[str] = ()
+    files: Callable[[str], Iterable[str]] = _no_files
 
 
 class Lazy:
@@ -297,6 +311,38 @@ def table_names() -> list[str]:
     from d20cli.store.tables import names
 
     return names()
+
+
+#: The most entries of one directory `file_names` reads (a huge directory: the first ones).
+MAX_LISTED = 2_000
+
+
+def file_names(prefix: str) -> list[str]:
+    """The files and directories whose path starts with `prefix` (`sheets/ar`: the entries
+    of `sheets` that start with `ar`; `~/` is the home), directories ending in `/`, as the
+    shells complete a file's name; hidden ones only for a prefix that starts with `.`."""
+    import os
+
+    folder, slash, start = prefix.rpartition("/")
+    where = os.path.expanduser(folder + slash) if slash else "."
+    found: list[str] = []
+    try:
+        with os.scandir(where or "/") as listing:
+            for n, entry in enumerate(listing):
+                if n >= MAX_LISTED:
+                    break
+                if not entry.name.startswith(start) or (
+                    entry.name.startswith(".") and not start.startswith(".")
+                ):
+                    continue
+                try:
+                    folder_too = entry.is_dir()
+                except OSError:
+                    folder_too = False
+                found.append(folder + slash + entry.name + ("/" if folder_too else ""))
+    except OSError:
+        return []
+    return sorted(found)
 
 
 def offerable(word: str) -> bool:
@@ -341,11 +387,11 @@ LABEL_VERBS: Mapping[str, str] = {
 def _offered(place: Place, cur: str, t: Table, names: Names) -> Iterable[str]:
     option = t.value_option(place.prev)
     if option is not None:
-        return _values(option, names)
+        return _values(option, names, cur)
     for o in (*t.options, *(o for c in t.commands for o in c.options)):
         for n in o.names:
             if n.startswith("--") and o.takes_value and cur.startswith(n + "="):
-                return (f"{n}={v}" for v in _values(o, names))
+                return (f"{n}={v}" for v in _values(o, names, cur[len(n) + 1 :]))
     command = t.command(place.cmd)
     if cur.startswith("-"):
         if not place.cmd:
@@ -368,13 +414,13 @@ def _offered(place: Place, cur: str, t: Table, names: Names) -> Iterable[str]:
         return ()
     kind = dict(command.after).get(place.args[0]) if len(place.args) == 1 else None
     if kind is not None:
-        return _dynamic(kind, names)
+        return _dynamic(kind, names, cur)
     if command.name == "odds":
         if not place.args:
             return (*system.verbs, *command.arguments)  # `odds compare "A" "B"`
         return _request_words(system, place.args[0], place.args[1:], place.prev, who, names)
     if not place.args:
-        dynamic = _dynamic(command.dynamic, names)
+        dynamic = _dynamic(command.dynamic, names, cur)
         return (*command.arguments, *command.subcommands, *dynamic)
     return ()
 
@@ -404,13 +450,16 @@ def _request_words(
     return found
 
 
-def _values(option: Option, names: Names) -> Iterable[str]:
-    return (*option.values, *_dynamic(option.dynamic, names))
+def _values(option: Option, names: Names, cur: str = "") -> Iterable[str]:
+    return (*option.values, *_dynamic(option.dynamic, names, cur))
 
 
-def _dynamic(kind: str, names: Names) -> Iterable[str]:
+def _dynamic(kind: str, names: Names, cur: str = "") -> Iterable[str]:
+    """The names of `kind`; files: those whose path starts with `cur`."""
     if kind == CHARACTERS:
         return names.characters
     if kind == TABLES:
         return names.tables
+    if kind == FILES:
+        return names.files(cur)
     return ()

@@ -10,6 +10,8 @@ from collections.abc import Iterable
 
 from d20cli.app.completion.engine import (
     CHARACTERS,
+    FILES,
+    INIT_NAMED,
     LABEL_VERBS,
     TABLES,
     Command,
@@ -57,7 +59,13 @@ def _options(options: Iterable[Option], top: bool = False) -> str:
     return _described((*pairs, *_HELP))
 
 
-_GETTERS = {CHARACTERS: "__d20_characters", TABLES: "__d20_tables"}
+#: What offers each kind of name (FILES: fish's own completion of file names, of the
+#: word at the cursor).
+_GETTERS = {
+    CHARACTERS: "__d20_characters",
+    TABLES: "__d20_tables",
+    FILES: "__fish_complete_path $cur",
+}
 
 
 def _after(c: Command, indent: str) -> list[str]:
@@ -133,6 +141,35 @@ def fish_script(t: Table) -> str:
         f'-v q="\'" {_fq(ENTRIES_AWK)} $f 2>/dev/null',
         "end",
         "",
+        "function __d20_combatants --description 'the names in the encounter'",
+        "    # the `combatants` file d20 writes beside state.db at each change, a name a line",
+        "    set -l f $HOME/.local/state/d20cli/combatants",
+        "    string match -q -- '/*' \"$XDG_STATE_HOME\"",
+        "    and set f $XDG_STATE_HOME/d20cli/combatants",
+        "    test -r $f; or return 0",
+        "    set -l n 0",
+        "    while read -l line",
+        "        set n (math $n + 1)",
+        "        test $n -gt 200; and break",
+        "        string match -qr -- '^[^\\s\\x00-\\x1f\\x7f]{1,64}\\z' $line",
+        "        and printf '%s\\n' $line",
+        "    end < $f",
+        "end",
+        "",
+        "function __d20_conditions --description 'the conditions of system $argv[1]'",
+        "    switch $argv[1]",
+        *(
+            line
+            for sw in t.systems
+            if sw.conditions
+            for line in (
+                f"        case {sw.id}",
+                f"            printf '%s\\n' {_words(sw.conditions)}",
+            )
+        ),
+        "    end",
+        "end",
+        "",
         "function __d20_config_value --description 'KEY = \"...\" in config.toml'",
         "    set -l f (__d20_dir)/config.toml",
         "    test -r $f; or return 0",
@@ -151,7 +188,7 @@ def fish_script(t: Table) -> str:
         "    end",
         "end",
         "",
-        "function __d20_values --description 'the values of option $argv[1]'",
+        "function __d20_values --description 'the values of option $argv[1] (files: of $argv[2])'",
         "    switch $argv[1]",
     ]
     for o, names in _values_of(t):
@@ -160,6 +197,8 @@ def fish_script(t: Table) -> str:
             out.append("            __d20_characters")
         elif o.dynamic == TABLES:
             out.append("            __d20_tables")
+        elif o.dynamic == FILES:
+            out.append("            __fish_complete_path $argv[2]")
         elif o.values:
             out.append(f"            printf '%s\\n' {_words(o.values)}")
         else:
@@ -231,10 +270,10 @@ def _complete_function(t: Table) -> list[str]:
         "        end",
         "    end",
         "    set -l prev $words[-1]",
-        '    __d20_values "$prev"; and return',
+        '    __d20_values "$prev" "$cur"; and return',
         "    if string match -qr -- '^--[^=]+=' $cur",
         "        set -l opt (string replace -r -- '=.*' '' $cur)",
-        "        for v in (__d20_values $opt)",
+        "        for v in (__d20_values $opt (string replace -r -- '^[^=]*=' '' $cur))",
         '            echo "$opt=$v"',
         "        end",
         "        return",
@@ -298,12 +337,19 @@ def _complete_function(t: Table) -> list[str]:
         out += [f"        case {_fq(c.name)}", "            if not set -q args[1]"]
         if words:
             out.append(f"                printf '%s\\n' {_words(words)}")
-        if c.dynamic == CHARACTERS:
-            out.append("                __d20_characters")
-        elif c.dynamic == TABLES:
-            out.append("                __d20_tables")
+        if c.dynamic:
+            out.append(f"                {_GETTERS[c.dynamic]}")
         if c.after:
             out += ["            else if test (count $args) -eq 1", *_after(c, "                ")]
+        if c.name == "init":  # `init hurt NAME`, `init cond NAME WORD`
+            out += [
+                "            else if test (count $args) -eq 1; and "
+                f"contains -- (string lower -- $args[1]) {_words(INIT_NAMED)}",
+                "                __d20_combatants",
+                "            else if test (count $args) -eq 2; and "
+                "test (string lower -- $args[1]) = cond",
+                "                __d20_conditions $sys",
+            ]
         out += ["            end", "            return"]
     out += [
         "    end",

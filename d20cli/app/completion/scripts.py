@@ -19,7 +19,9 @@ from collections.abc import Iterable
 
 from d20cli.app.completion.engine import (
     CHARACTERS,
+    FILES,
     HELP_OPTIONS,
+    INIT_NAMED,
     LABEL_VERBS,
     TABLES,
     Command,
@@ -185,6 +187,14 @@ def _tables(t: Table) -> list[str]:
         "    esac",
         "}",
         "",
+        "_d20_conditions() {",
+        "    # The conditions an encounter of system $1 knows (`init cond NAME <TAB>`).",
+        '    case "$1" in',
+        *(f"        {s.id}) _d20_r={_q(s.conditions)} ;;" for s in t.systems if s.conditions),
+        '        *) _d20_r="" ;;',
+        "    esac",
+        "}",
+        "",
         "_d20_config() {",
         "    # d20's config directory: $XDG_CONFIG_HOME/d20cli when absolute, else ~/.config.",
         '    if [[ "$XDG_CONFIG_HOME" == /* ]]; then _d20_dir="$XDG_CONFIG_HOME/d20cli"',
@@ -195,7 +205,9 @@ def _tables(t: Table) -> list[str]:
     return lines
 
 
-_GETTERS = {CHARACTERS: "_d20_characters", TABLES: "_d20_tables"}
+#: What offers each kind of name; FILES sets _d20_f, and the shell's own file name
+#: completion then answers (bash `compgen -f`, zsh `_files`).
+_GETTERS = {CHARACTERS: "_d20_characters", TABLES: "_d20_tables", FILES: "_d20_f=1"}
 
 #: The characters a word may hold and go on bash's line as it is (any other: `%q`).
 SAFE = "A-Za-z0-9_.,:=+@%/-"
@@ -222,12 +234,10 @@ def _offer_body(t: Table, shell: str) -> list[str]:
     lower_prev = '"${prev,,}"' if shell == "bash" else '"${(L)prev}"'
     last = '"${args[-1]}"'
     first = "${args[1]}" if shell == "zsh" else "${args[0]}"
-    lines = ['    _d20_r=""', '    case "$prev" in']
+    lines = ['    _d20_r="" _d20_f=""', '    case "$prev" in']
     for o, names in _values_of(t):
-        if o.dynamic == CHARACTERS:
-            action = "_d20_config; _d20_characters"
-        elif o.dynamic == TABLES:
-            action = "_d20_config; _d20_tables"
+        if o.dynamic in _GETTERS:
+            action = f"_d20_config; {_GETTERS[o.dynamic]}"
         else:
             action = f"_d20_r={_q(o.values)}"
         lines.append(f"        {_arm(names)}) {action}; return ;;")
@@ -238,10 +248,9 @@ def _offer_body(t: Table, shell: str) -> list[str]:
             continue
         pattern = "|".join(f"{shlex.quote(n + '=')}*" for n in longs)
         if o.dynamic:
-            getter = "_d20_characters" if o.dynamic == CHARACTERS else "_d20_tables"
-            lines.append(
-                f'        {pattern}) _d20_config; {getter}; _d20_prefix "${{cur%%=*}}="; return ;;'
-            )
+            prefix = "" if o.dynamic == FILES else '; _d20_prefix "${cur%%=*}="'
+            getter = _GETTERS[o.dynamic]
+            lines.append(f"        {pattern}) _d20_config; {getter}{prefix}; return ;;")
         else:
             lines.append(
                 f'        {pattern}) _d20_r={_q(o.values)}; _d20_prefix "${{cur%%=*}}="; return ;;'
@@ -311,7 +320,7 @@ def _offer_body(t: Table, shell: str) -> list[str]:
             ]
             continue
         words = _q((*c.arguments, *c.subcommands))
-        dynamic = {CHARACTERS: "_d20_characters; ", TABLES: "_d20_tables; "}.get(c.dynamic, "")
+        dynamic = f"{_GETTERS[c.dynamic]}; " if c.dynamic else ""
         lines += [
             f"        {_arm([c.name])})",
             f'            if (( ${{#args[@]}} == 0 )); then {dynamic}_d20_r="$_d20_r "{words}',
@@ -320,6 +329,14 @@ def _offer_body(t: Table, shell: str) -> list[str]:
             lines.append(
                 f"            elif (( ${{#args[@]}} == 1 )); then {_case(first, _after(c))}"
             )
+        if c.name == "init":  # `init hurt NAME`, `init cond NAME WORD`
+            low = "${args[0],,}" if shell == "bash" else "${(L)args[1]}"
+            named = f"{_arm(INIT_NAMED)}) _d20_combatants ;;"
+            lines += [
+                f"            elif (( ${{#args[@]}} == 1 )); then {_case(low, named)}",
+                "            elif (( ${#args[@]} == 2 )); then "
+                + _case(low, 'cond) _d20_conditions "$_d20_sys" ;;'),
+            ]
         lines += ["            fi", "            return ;;"]
     lines += [
         "    esac",
@@ -353,6 +370,20 @@ def _files(shell: str) -> list[str]:
         "    else",
         f'        _d20_r="$(awk -v want= {awk} "$f" 2>/dev/null)"',
         "    fi",
+        "}",
+        "",
+        "_d20_combatants() {",
+        "    # The names in the encounter's order: the `combatants` file d20 writes beside",
+        "    # state.db ($XDG_STATE_HOME/d20cli when absolute, else ~/.local/state/d20cli) at",
+        "    # each change, a name a line; at most 200 lines, one-word names of 64 at most.",
+        '    local f="$HOME/.local/state/d20cli/combatants" line n=0',
+        '    [[ "$XDG_STATE_HOME" == /* ]] && f="$XDG_STATE_HOME/d20cli/combatants"',
+        '    _d20_r=""',
+        '    [[ -r "$f" ]] || return 0',
+        "    while IFS= read -r line && (( n++ < 200 )); do",
+        '        [[ -n "$line" && ${#line} -le 64 && "$line" != *[[:space:][:cntrl:]]* ]] &&',
+        '            _d20_r="$_d20_r $line"',
+        '    done < "$f"',
         "}",
         "",
         "_d20_entries() {",
@@ -446,7 +477,7 @@ def bash_script(t: Table) -> str:
         "    # would split `expertise=d6` at `=` (COMP_WORDBREAKS); what is offered then has",
         "    # the part before the last `=` taken off.",
         '    local line="${COMP_LINE:0:COMP_POINT}" cur="" prev="" sys="" char="" cmd=""',
-        '    local w skip="" i n _d20_r="" _d20_sys="" _d20_dir="" _d20_csys=""',
+        '    local w skip="" i n _d20_r="" _d20_f="" _d20_sys="" _d20_dir="" _d20_csys=""',
         "    local -a words args",
         "    # (a caller that sets only COMP_WORDS gets them joined by blanks)",
         '    [[ -z "$COMP_LINE" ]] && line="${COMP_WORDS[*]:0:COMP_CWORD+1}"',
@@ -459,6 +490,20 @@ def bash_script(t: Table) -> str:
         '    (( n > 1 )) && prev="${words[n-1]}"',
         *_scan(t, "1", "n"),
         "    _d20_offer",
+        '    if [[ -n "$_d20_f" ]]; then',
+        "        # A file's name (`char import FILE`, `--svg=FILE`): bash's own completion of",
+        "        # file names (`compgen -f`, which reads names and runs none), quoted by",
+        "        # readline (`-o filenames`); after `=` only the part after it is replaced.",
+        '        local path="$cur"',
+        '        [[ "$cur" == -*=* ]] && path="${cur#*=}"',
+        "        COMPREPLY=()",
+        '        while IFS= read -r w; do COMPREPLY+=("$w"); done < <(compgen -f -- "$path")',
+        '        if [[ "$path" != "$cur" && "$COMP_WORDBREAKS" != *=* ]]; then',
+        '            COMPREPLY=("${COMPREPLY[@]/#/${cur%%=*}=}")',
+        "        fi",
+        "        compopt -o filenames 2>/dev/null",
+        "        return 0",
+        "    fi",
         "    # Each word is data: split at blanks (never globbed), matched as it is (compgen -W",
         "    # would expand a `$(...)` in a name: run it), quoted (%q) when it holds a",
         "    # character the shell reads, so that the line holds the name as it is.",
@@ -502,11 +547,16 @@ def zsh_script(t: Table) -> str:
         "_d20() {",
         "    emulate -L zsh",
         "    local cur=${words[CURRENT]} prev='' sys='' char='' cmd='' w skip='' i",
-        "    local _d20_r='' _d20_sys='' _d20_dir='' _d20_csys=''",
+        "    local _d20_r='' _d20_f='' _d20_sys='' _d20_dir='' _d20_csys=''",
         "    local -a args reply",
         "    (( CURRENT > 2 )) && prev=${words[CURRENT-1]}",
         *_scan(t, "2", "CURRENT"),
         "    _d20_offer",
+        "    if [[ -n $_d20_f ]]; then  # a file's name: zsh's own completion of file names",
+        "        [[ $PREFIX == -*=* ]] && compset -P '*='",
+        "        _files",
+        "        return",
+        "    fi",
         "    reply=(${=_d20_r})",
         "    (( ${#reply} )) && compadd -a reply",
         "}",
