@@ -431,36 +431,10 @@ def luck_chart(found: Ledger, labels: dict[tuple[str, str], str], when: str = ""
     groups += [(f"{g.name or '?'} (verb)", g) for g in found.by("verb")]
     standings = [(n, s) for n, g in groups if (s := g.successes()) is not None]
     if standings:
-        panels.append(
-            Panel(
-                "successes",
-                "bars",
-                "rolls of",
-                "successes",
-                tuple(n for n, _ in standings),
-                (
-                    Series("seen", tuple(float(s.observed) for _, s in standings)),
-                    Series("expected", tuple(s.expected for _, s in standings)),
-                ),
-                percent=False,
-            )
-        )
+        panels.append(_against_expected("successes", "rolls of", "seen", standings))
     dealt = [(n, d) for n, g in groups if (d := g.damage()) is not None]
     if dealt:
-        panels.append(
-            Panel(
-                "damage",
-                "bars",
-                "attacks of",
-                "damage",
-                tuple(n for n, _ in dealt),
-                (
-                    Series("dealt", tuple(float(d.observed) for _, d in dealt)),
-                    Series("expected", tuple(d.expected for _, d in dealt)),
-                ),
-                percent=False,
-            )
-        )
+        panels.append(_against_expected("damage", "attacks of", "dealt", dealt))
     return Chart(title, tuple(panels))
 
 
@@ -614,3 +588,20 @@ def _draw_panel(ax: Any, index: int, panel: Panel) -> None:
         ax.set_ylim(bottom=0)
         ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
     ax.legend(handles=handles, loc="best", fontsize=8, framealpha=0.9)
+
+
+def _against_expected(title: str, of: str, seen: str, rows: list[tuple[str, Any]]) -> Panel:
+    """A panel of bars: what each group got (`seen`: its observed count) beside what it
+    was expected to get, one pair a group."""
+    return Panel(
+        title,
+        "bars",
+        of,
+        title,
+        tuple(n for n, _ in rows),
+        (
+            Series(seen, tuple(float(r.observed) for _, r in rows)),
+            Series("expected", tuple(r.expected for _, r in rows)),
+        ),
+        percent=False,
+    )
