@@ -99,6 +99,10 @@ def test_a_discord_webhook_gets_a_compact_message_with_the_receipt(
     assert f"sealed #0 (session 1) receipt `{receipt}`" in content
     assert "total **" in content
     no_secret(out, err)
+    # the channel's posts, saved, are receipts `d20 verify --receipts` reads
+    from d20cli.app.commands.verify_files import receipts_of
+
+    assert receipts_of(content) == ({0: receipt}, set())
 
 
 def test_post_only_sealed_posts_a_sealed_sessions_rolls_alone(

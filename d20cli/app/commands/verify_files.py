@@ -267,7 +267,8 @@ def _check_type(i: int, name: str, value: Any, kinds: tuple[type, ...]) -> None:
 # proportion to its length, whatever it holds; a JSON line is decoded by `json` (its
 # nesting bounded by the recursion limit: RecursionError is a ParseError).
 
-#: A receipt as a roll printed it (`sealed #12 (session 3) receipt 3f2a9c01b4d7e5f6`), or
+#: A receipt as a roll printed it (`sealed #12 (session 3) receipt 3f2a9c01b4d7e5f6`; a
+#: Discord post writes the digits as code, between backquotes), or
 #: noted by hand (`#12 3f2a9c01b4d7e5f6`, `12: 3f2a9c01b4d7e5f6`): its position and hex
 #: digits. From 8 hex digits on a line is taken for a receipt, and one of fewer than
 #: MIN_SEEN is refused: it binds too little.
@@ -275,7 +276,7 @@ _NOTED = re.compile(
     r"(?:sealed\s++)?#?+([0-9]{1,19}+)(?:\s*+:\s*+|\s++)(?:receipt\s++)?([0-9a-f]{8,64}+)"
 )
 _PRINTED = re.compile(
-    r"sealed\s++#([0-9]{1,19}+)\s++(?:\(session\s++[0-9]{1,19}+\)\s++)?receipt\s++"
+    r"sealed\s++#([0-9]{1,19}+)\s++(?:\(session\s++[0-9]{1,19}+\)\s++)?receipt\s++`?"
     r"([0-9a-f]{8,64}+)\b"
 )
 _HEX = re.compile(r"[0-9a-f]{1,64}")
