@@ -5,12 +5,13 @@ fixture calls `close_opened()` when the test ends."""
 from __future__ import annotations
 
 import io
+import multiprocessing
 import os
 import re
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -178,3 +179,14 @@ def start_long_roll(child: Any) -> str:
         child.expect(r"\n\s*[0-9]{1,2}\s*\r?\n")
         seen += child.before + child.after
     return str(seen)
+
+
+def run_forked(target: Callable[[str], object], args: tuple[str, ...]) -> None:
+    """`target(arg)` in a forked process for each arg, all at once; each must end with 0."""
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=target, args=(arg,)) for arg in args]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import io
 import json
-import multiprocessing
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_helpers import write_sheet
+from state_helpers import run_forked
 from typer.testing import CliRunner
 
 from d20cli.__main__ import main
@@ -336,13 +336,7 @@ def _hurt_many(name: str) -> None:
 
 def test_two_processes_changing_one_encounter_lose_nothing() -> None:
     assert main(["init", "add", "orc", "+0", "x2", "hp", "100", "--dice", "5,9"]) == 0
-    ctx = multiprocessing.get_context("fork")
-    procs = [ctx.Process(target=_hurt_many, args=(n,)) for n in ("orc-1", "orc-2", "orc-1")]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(120)
-        assert p.exitcode == 0
+    run_forked(_hurt_many, ("orc-1", "orc-2", "orc-1"))
     store = State.open()
     found = initiative.load(store)
     kept = initiative.history(store, 100)

@@ -4,13 +4,13 @@ two processes at once included."""
 
 from __future__ import annotations
 
-import multiprocessing
 import sqlite3
 from collections.abc import Iterator
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from state_helpers import run_forked
 
 from d20cli.dice.roller import ForcedRoller, make_roller
 from d20cli.errors import D20Error, DiceError, ParseError, RulesError
@@ -262,13 +262,7 @@ def _add_monsters(base: str) -> None:
 
 def test_two_processes_lose_no_edit() -> None:
     State.open().close()  # the database exists before the children start
-    ctx = multiprocessing.get_context("fork")
-    procs = [ctx.Process(target=_add_monsters, args=(base,)) for base in ("orc", "orc", "imp")]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(120)
-        assert p.exitcode == 0
+    run_forked(_add_monsters, ("orc", "orc", "imp"))
     store = State.open()
     found = initiative.load(store)
     store.close()
