@@ -25,6 +25,9 @@ and `__dataclass_params__` says init, repr, eq and frozen. Three costs differ:
 
 A class whose bases include a dataclass is refused here, at import (a frozen dataclass's
 subclass rules are `dataclasses`' own): declare it with `@dataclass(frozen=True)`.
+`@sealable` makes the same for a class that defines its own `__setattr__` and
+`__delattr__`, which say when its fields may be set (`Odds`: filled in by the engine,
+then sealed read-only).
 """
 
 from __future__ import annotations
@@ -152,6 +155,16 @@ def frozen(cls: type[T] | None = None, /, *, slots: bool = False, sparse: bool =
         return _make(cls, slots, sparse)
 
     return make if cls is None else make(cls)
+
+
+@dataclass_transform(field_specifiers=(field, Field))
+def sealable(cls: type[T], /) -> type[T]:
+    """`@frozen` for a class filled in after it is made, then sealed: it defines its own
+    `__setattr__` and `__delattr__`, which say when its fields may be set (type checkers
+    read its fields as writable)."""
+    if "__setattr__" not in cls.__dict__ or "__delattr__" not in cls.__dict__:
+        raise TypeError(f"sealable: {cls.__name__} defines no __setattr__ and __delattr__")
+    return _make(cls, slots=False)
 
 
 def _is_dataclass_class(cls: type) -> bool:
@@ -284,8 +297,10 @@ def _make(cls: type[T], slots: bool, sparse: bool = False) -> type[T]:
     if explicit_hash is MISSING or (explicit_hash is None and "__eq__" in own):
         hashed = tuple(f.name for f in all_fields if (f.compare if f.hash is None else f.hash))
         made.__hash__ = _hash(_values(hashed))
-    made.__setattr__ = _setattr(made, names)
-    made.__delattr__ = _delattr(made, names)
+    if "__setattr__" not in own:  # (a class that seals itself later keeps its own)
+        made.__setattr__ = _setattr(made, names)
+    if "__delattr__" not in own:
+        made.__delattr__ = _delattr(made, names)
     if slots:  # as dataclasses does for a frozen slotted class: copy and pickle work
         made.__getstate__ = _getstate
         made.__setstate__ = _setstate
@@ -329,7 +344,7 @@ def _hash(values: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any], int]:
 def _setattr(owner: type, names: frozenset[str]) -> Callable[[Any, str, Any], None]:
     def __setattr__(self: Any, name: str, value: Any) -> None:
         if type(self) is owner or name in names:
-            raise _frozen_error(f"cannot assign to field {name!r}")
+            raise frozen_error(f"cannot assign to field {name!r}")
         object.__setattr__(self, name, value)
 
     return __setattr__
@@ -338,13 +353,13 @@ def _setattr(owner: type, names: frozenset[str]) -> Callable[[Any, str, Any], No
 def _delattr(owner: type, names: frozenset[str]) -> Callable[[Any, str], None]:
     def __delattr__(self: Any, name: str) -> None:
         if type(self) is owner or name in names:
-            raise _frozen_error(f"cannot delete field {name!r}")
+            raise frozen_error(f"cannot delete field {name!r}")
         object.__delattr__(self, name)
 
     return __delattr__
 
 
-def _frozen_error(message: str) -> AttributeError:
+def frozen_error(message: str) -> AttributeError:
     """dataclasses.FrozenInstanceError (imported here: assigning a field is a bug)."""
     from dataclasses import FrozenInstanceError
 

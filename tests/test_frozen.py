@@ -18,6 +18,7 @@ from dataclasses import (
     is_dataclass,
     replace,
 )
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -263,3 +264,22 @@ def test_classes_of_one_form_share_a_compiled_init_with_their_own_names() -> Non
     with pytest.raises(TypeError, match="'kind'"):
         Weapon()  # type: ignore[call-arg]
     assert Weapon.__init__.__qualname__.endswith("Weapon.__init__")
+
+
+def test_a_sealable_class_is_set_until_it_seals_itself() -> None:
+    """`@sealable` (the odds): its fields are set while it is filled in, refused once it
+    is sealed, and `dataclasses` reads it as a dataclass (fields, asdict, replace)."""
+    from d20cli.frozen import sealable
+    from d20cli.probability.model import Odds
+
+    odds = Odds("roll 1d2", "levelup", "roll")
+    odds.outcomes = {"one": Fraction(1, 2), "two": Fraction(1, 2)}
+    assert is_dataclass(odds) and asdict(odds)["verb"] == "roll"
+    assert replace(odds, verb="check").outcomes == odds.outcomes
+    odds.sealed()
+    with pytest.raises(FrozenInstanceError, match="sealed"):
+        odds.success = Fraction(1)
+    with pytest.raises(FrozenInstanceError, match="sealed"):
+        del odds.notes
+    with pytest.raises(TypeError, match="defines no __setattr__"):
+        sealable(type("Plain", (), {"__annotations__": {"a": "int"}}))

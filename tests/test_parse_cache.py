@@ -217,8 +217,9 @@ def test_a_new_request_of_a_known_shape_does_not_import_pyparsing(tmp_path: Path
 def test_odds_of_a_cached_request_do_not_import_pyparsing(tmp_path: Path) -> None:
     """`d20 odds` reads its request through the run's caches (issue 43 item 3): the same
     request again, or new numbers in its shape (expertise=d6 and d8 alike, each its own
-    template), starts without pyparsing, and prints the odds the grammar's reading gives."""
-    heavy = ("pyparsing", "d20cli.language.grammar")
+    template), starts without pyparsing, and prints the odds the grammar's reading gives.
+    Nor does it import dataclasses (`Odds` is `@sealable`, d20cli.frozen)."""
+    heavy = ("pyparsing", "d20cli.language.grammar", "dataclasses", "inspect")
     first = "odds check +5 vs 15 adv expertise=d6"
     runs = [
         _loaded(words, heavy, tmp_path)

@@ -5,26 +5,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import FrozenInstanceError, dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from d20cli.frozen import FrozenDict
+from d20cli.frozen import FrozenDict, field, frozen_error, sealable
 from d20cli.number_format import decimal, exact_fraction
 from d20cli.results import JSON_ENCODER, Result, Shown
 
-if TYPE_CHECKING:
-    pass
 
-
-@dataclass
+@sealable
 class Odds(Shown):
     """The exact odds of one request.
 
     The engine builds them, then seals them (`sealed`): from then on they are read-only,
     their tables FrozenDicts (d20cli.frozen) and their lists tuples, and a field cannot be
     set. So the odds remembered (d20cli.probability.memo) are the very object every caller
-    gets, the Python API's too, without a copy: `dict(odds.outcomes)` is one to change."""
+    gets, the Python API's too, without a copy: `dict(odds.outcomes)` is one to change.
+    (`@sealable`: `dataclasses` reads it as a dataclass, and is not imported to make it.)"""
+
+    __hash__ = None  # type: ignore[assignment]  # (a table of odds is compared, not hashed)
 
     request: str
     system: str
@@ -50,13 +49,13 @@ class Odds(Shown):
 
     def __setattr__(self, name: str, value: Any) -> None:
         if "_sealed" in self.__dict__:
-            raise FrozenInstanceError(f"the odds are sealed (shared, read-only): {name}")
-        object.__setattr__(self, name, value)
+            raise frozen_error(f"the odds are sealed (shared, read-only): {name}")
+        self.__dict__[name] = value
 
     def __delattr__(self, name: str) -> None:
         if "_sealed" in self.__dict__:
-            raise FrozenInstanceError(f"the odds are sealed (shared, read-only): {name}")
-        object.__delattr__(self, name)
+            raise frozen_error(f"the odds are sealed (shared, read-only): {name}")
+        del self.__dict__[name]
 
     def sealed(self) -> Odds:
         """These odds made read-only, in place, and returned: each table a FrozenDict of
