@@ -142,3 +142,34 @@ def test_a_filling_the_grammar_refuses_is_not_served(text: str, tmp_path: Path) 
     with pytest.raises(ParseError):
         parse_request(text)
     assert cache.get(text) is None
+
+
+def _filled(fill: object, *args: object) -> object:
+    try:
+        return fill(*args)  # type: ignore[operator]
+    except shapes.Refused:
+        return shapes.Refused
+
+
+@pytest.mark.parametrize("text", SHAPES)
+def test_a_ready_template_fills_as_the_template_does(text: str, tmp_path: Path) -> None:
+    """`shapes.Ready` (a template filled once, made into constructors) gives exactly what
+    `shapes.fill` (walk, decode, check) gives for every filling, and refuses the same."""
+    cache = ShapeCache(str(tmp_path / "shapes.json"))
+    cache.put(text, parse_request(text), parse_request)
+    held = cache._load().get(shapes.key(shapes.split(text)[0]))  # type: ignore[index]
+    if held is None:
+        assert text in NOT_FREE
+        return
+    served = 0
+    for entry in held.values():
+        ready = shapes.Ready(entry)
+        for filled in [text, *fillings(text, FILLINGS, seed=21)]:
+            parts = shapes.split(filled)
+            if parts is None or shapes.key(parts[0]) != entry["shape"]:
+                continue
+            want = _filled(shapes.fill, entry, *parts, filled)
+            got = _filled(ready.fill, *parts, filled)
+            assert got == want and type(got) is type(want), filled
+            served += want is not shapes.Refused
+    assert served >= 1

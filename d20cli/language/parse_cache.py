@@ -143,6 +143,12 @@ def decode(data: Any, classes: dict[str, type], text: str | None = None) -> Any:
     return request
 
 
+def checker(text: str) -> _Decoder:
+    """The checks `decode` makes of an entry's values against its text (`scalar`), for a
+    template filled without decoding (d20cli.language.shapes.Ready)."""
+    return _Decoder({}, text, checked=True)
+
+
 class _Decoder:
     def __init__(self, classes: dict[str, type], text: str, checked: bool) -> None:
         self.classes = classes

@@ -27,14 +27,14 @@ written without leading zeros have a shape.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from d20cli.dice import tree
 from d20cli.dice.advantage import adv_problem
 from d20cli.frozen import fields, is_frozen
 from d20cli.language import parse_cache
-from d20cli.language.requests import RollRequest
+from d20cli.language.requests import RollRequest, Target
 from d20cli.language.vocabulary import (
     HOUSE_RANGE,
     MAX_NUMBER,
@@ -233,10 +233,13 @@ def fill(entry: Any, pieces: tuple[str, ...], numbers: tuple[str, ...], text: st
     return request
 
 
-def _check(request: Any, text: str) -> None:
-    """The checks of the dice grammar's parse actions that depend on numbers."""
+def _check(request: Any, text: str, found: Iterable[Any] | None = None) -> None:
+    """The checks of the dice grammar's parse actions that depend on numbers, on the
+    dice and rolls of the request (`found`: those a `Ready` template built)."""
     rolls = []
-    for d in instances(request, (tree.Dice, RollRequest)):
+    if found is None:
+        found = instances(request, (tree.Dice, RollRequest))
+    for d in found:
         if isinstance(d, RollRequest):
             rolls.append(d)
             continue
@@ -262,3 +265,144 @@ def _check(request: Any, text: str) -> None:
             raise Refused("adv")
     if request.verb != _VERB.split(text.lstrip(), maxsplit=1)[0].lower():
         raise Refused("a request of another verb")
+
+
+# --- a template made ready: filled again without walking it ---------------------------------
+
+Build = Callable[["_Fill"], Any]
+
+
+class _Fill:
+    """One text's numbers as a `Ready` template reads them."""
+
+    __slots__ = ("checker", "found", "numbers", "segments", "text")
+
+    def __init__(self, pieces: tuple[str, ...], numbers: tuple[str, ...], text: str) -> None:
+        self.numbers, self.text = numbers, text
+        self.segments = starts(pieces, numbers)
+        self.checker = parse_cache.checker(text)
+        self.found: list[Any] = []
+
+
+class Ready:
+    """A template `fill` has read once, made into builders: filling it again calls the
+    request's constructors with the text's numbers, without walking the template's JSON or
+    decoding it. Every check `fill` makes that a text's numbers can change is made here too
+    (the fixed digits, each slot's limits as the grammar and parse_cache.decode state them,
+    the entry's size against the text's length, the constructors' own checks and `_check`);
+    the rest (the classes, the fields' types, the nesting) depend on the template alone and
+    passed when `fill` read it. So `Ready(...).fill` gives what `fill` gives, or Refused
+    where it refuses (a property test holds them equal)."""
+
+    __slots__ = ("build", "fixed", "longest", "nodes", "widest")
+
+    def __init__(self, entry: Any) -> None:
+        """`entry`: a template `fill` has just filled without error."""
+        self.fixed = tuple((i, digits) for i, digits in entry["fixed"])
+        self.nodes = 0  # the JSON objects a filled entry holds (parse_cache's node count)
+        self.longest = 0  # its longest string
+        self.widest = 0  # its longest tuple (but members and sides, bounded alone)
+        varies, made = self._part(entry["tree"], "", "", False, parse_cache.classes())
+        self.build: Build = made if varies else (lambda f: made)
+
+    def fill(self, pieces: tuple[str, ...], numbers: tuple[str, ...], text: str) -> Any:
+        for i, digits in self.fixed:
+            if numbers[i] != digits:
+                raise Refused("a number of this shape's meaning differs")
+        if self.nodes > parse_cache.NODES_PER_CHARACTER * len(text) + 64:
+            raise Refused("an entry is larger than its text allows")
+        if self.longest > max(len(text), 32) or self.widest > len(text) + 1:
+            raise Refused("a string or tuple longer than the text allows")
+        f = _Fill(pieces, numbers, text)
+        try:
+            request = self.build(f)
+        except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as err:
+            raise Refused(str(err)) from None
+        _check(request, text, f.found)
+        return request
+
+    def _part(
+        self, node: Any, cls: str, field: str, in_request: bool, classes: dict[str, type]
+    ) -> tuple[bool, Any]:
+        """A part of the template: (False, its value) when no number of the text changes
+        it, else (True, the function that builds it from a `_Fill`)."""
+        if not isinstance(node, dict):
+            if isinstance(node, str):
+                self.longest = max(self.longest, len(node))
+            return False, node
+        if "@s" in node:
+            rule = RULES[(cls, field)]
+            return True, _slot(node["@s"], node.get("neg", 0), rule, field, in_request)
+        if "@c" in node:
+            k, offset = node["@c"]
+            return True, lambda f: f.segments[k][0] + offset + 1
+        self.nodes += 1
+        if "@r" in node:
+            return True, _text
+        if "@t" in node:
+            items = node["@t"]
+            if field not in ("members", "sides"):
+                self.widest = max(self.widest, len(items))
+            inner = field if field == "columns" else field + "[]"
+            parts = [self._part(x, cls, inner, in_request, classes) for x in items]
+            if not any(varies for varies, _ in parts):
+                return False, tuple(value for _, value in parts)
+            return True, _tuple(tuple(parts))
+        made = classes[node["@"]]
+        inside = made in parse_cache.REQUESTS or made is Target
+        fixed: dict[str, Any] = {}
+        varied: list[tuple[str, Build]] = []
+        for name, value in node.items():
+            if name != "@":
+                varies, part = self._part(value, node["@"], name, inside, classes)
+                if varies:
+                    varied.append((name, part))
+                else:
+                    fixed[name] = part
+        if not varied:
+            return False, made(**fixed)
+        return True, _instance(made, fixed, tuple(varied), issubclass(made, _CHECKED))
+
+
+_CHECKED = (tree.Dice, RollRequest)  # (what `_check` reads)
+
+
+def _text(f: _Fill) -> str:
+    return f.text
+
+
+def _slot(i: int, neg: int, rule: tuple[int, int, int | None], field: str, inside: bool) -> Build:
+    low, high, neg_high = rule
+    top = neg_high if neg and neg_high is not None else high
+
+    def slot(f: _Fill) -> int:
+        digits = f.numbers[i]
+        if len(digits) > 12:
+            raise Refused(f"{digits[:20]} has too many digits")
+        n = int(digits)
+        if not low <= n <= top:
+            raise Refused(f"{n} does not fit {field}")
+        value = -n if neg else n
+        f.checker.scalar(value, field, inside)
+        return value
+
+    return slot
+
+
+def _tuple(parts: tuple[tuple[bool, Any], ...]) -> Build:
+    return lambda f: tuple(p(f) if varies else p for varies, p in parts)
+
+
+def _instance(
+    cls: type, fixed: dict[str, Any], varied: tuple[tuple[str, Build], ...], checked: bool
+) -> Build:
+    def instance(f: _Fill) -> Any:
+        kwargs = dict(fixed)
+        for name, part in varied:
+            kwargs[name] = part(f)
+        obj = cls(**kwargs)
+        if checked:
+            f.found.append(obj)
+        return obj
+
+    return instance

@@ -50,12 +50,12 @@ class Odds(Shown):
     def __setattr__(self, name: str, value: Any) -> None:
         if "_sealed" in self.__dict__:
             raise frozen_error(f"the odds are sealed (shared, read-only): {name}")
-        self.__dict__[name] = value
+        object.__setattr__(self, name, value)
 
     def __delattr__(self, name: str) -> None:
         if "_sealed" in self.__dict__:
             raise frozen_error(f"the odds are sealed (shared, read-only): {name}")
-        del self.__dict__[name]
+        object.__delattr__(self, name)
 
     def sealed(self) -> Odds:
         """These odds made read-only, in place, and returned: each table a FrozenDict of

@@ -65,6 +65,13 @@ _MET = declare(
     holds="a shape this run has met and not learnt at once -> its templates learnt since",
     buys="3,000 new lines in one run: 7.3 s -> 1.9 s of CPU (the shapes they repeat learnt)",
 )
+_READY = declare(
+    "shape_cache.ready",
+    256,
+    holds="a template filled once this run -> it made ready (shapes.Ready), by identity",
+    buys="10,000 new lines in one run (benchmarks/bench_new_lines.py): a line of a known "
+    "shape built by its constructors, not walked and decoded (see docs/performance.md)",
+)
 _KEYS = frozenset({"shape", "fixed", "tree"})
 
 
@@ -91,6 +98,7 @@ class ShapeCache(CacheFile):
         super().__init__(path, debug)
         self.builds = 0
         self.met: Bounded[str, int] = _MET.new()
+        self.ready: Bounded[int, tuple[Any, shapes.Ready]] = _READY.new()
 
     def _bad_entries(self, entries: dict[str, Any]) -> str | None:
         for shape, held in entries.items():
@@ -123,7 +131,12 @@ class ShapeCache(CacheFile):
             return None
         for entry in held.values():  # (a template of other fixed numbers is Refused)
             try:
-                return shapes.fill(entry, pieces, numbers, text)
+                ready = self.ready.get(id(entry))
+                if ready is not None and ready[0] is entry:
+                    return ready[1].fill(pieces, numbers, text)
+                request = shapes.fill(entry, pieces, numbers, text)
+                self.ready[id(entry)] = (entry, shapes.Ready(entry))  # (filled: it is sound)
+                return request
             except shapes.Refused:
                 continue
             except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as err:
