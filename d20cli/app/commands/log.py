@@ -247,10 +247,11 @@ def _luck(
     JSON or one screen (d20cli.present.luck_view); first, the chart of `charts` (--svg,
     --png FILE) when one is given."""
     from d20cli.present.luck_view import luck_lines
+    from d20cli.probability.pricing import tier_labels
     from d20cli.store.log_luck import ledger
 
     found = ledger(store, only)
-    labels = {(sid, oid): label for (sid, verb, oid), label in outcome_labels().items() if not verb}
+    labels = tier_labels()
     if charts != (None, None):
         from d20cli.app.charts import write_charts
         from d20cli.present.charts import luck_chart
