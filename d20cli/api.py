@@ -111,6 +111,7 @@ __all__ = [
     "Sweep",
     "SystemInfo",
     "VerbInfo",
+    "chart",
     "import_character",
     "luck",
     "odds",
@@ -327,6 +328,57 @@ def luck(rolls: Iterable[Result | Mapping[str, Any]] | str | os.PathLike[str]) -
         else:
             raise TypeError(f"luck prices results and log rows (dicts), not {item!r:.80}")
     return price_rolls(found, _parse)
+
+
+#: What `chart` writes.
+CHART_FORMATS = ("svg", "png")
+
+
+def chart(
+    view: Odds | Sweep | Ledger | Sequence[Odds] | Sequence[Sweep],
+    format: str = "svg",
+    *,
+    totals: bool = False,
+) -> bytes:
+    """The chart `--svg FILE` (format "svg") or `--png FILE` ("png") writes of a view, as
+    bytes: the `odds` of a request (with `totals=True`, its totals, as `--totals`), a
+    `sweep`, odds or sweeps compared (a list of them: `d20 odds compare`; compared sweeps
+    sweep the same points) or a `luck` report. The same view gives the same bytes as the
+    command's file; the chart's data, each value exact, are in its description (an SVG's
+    `<dc:description>`, a PNG's `Description` text) as JSON. matplotlib is imported at the
+    first chart, never before. A view of another kind is a TypeError; another format, or
+    sweeps of different points, a ValueError.
+
+    >>> import d20cli
+    >>> picture = d20cli.chart(d20cli.odds("check +5 vs 15"))
+    >>> picture[:5], b"Critical success" in picture
+    (b'<?xml', True)
+    """
+    from d20cli.present import charts
+
+    if not isinstance(format, str) or format.lower() not in CHART_FORMATS:
+        raise ValueError(f"a chart's format is 'svg' or 'png', not {format!r:.40}")
+    if isinstance(view, Odds):
+        made = charts.odds_chart(view, totals=totals)
+    elif isinstance(view, Sweep):
+        made = charts.sweep_chart(view)
+    elif isinstance(view, Ledger):
+        from d20cli.probability.pricing import tier_labels
+
+        made = charts.luck_chart(view, tier_labels())
+    elif isinstance(view, Sequence) and view and all(isinstance(v, Odds) for v in view):
+        made = charts.compare_chart([v for v in view if isinstance(v, Odds)], totals=totals)
+    elif isinstance(view, Sequence) and view and all(isinstance(v, Sweep) for v in view):
+        sweeps = [v for v in view if isinstance(v, Sweep)]
+        if any([p for p, _ in s.points] != [p for p, _ in sweeps[0].points] for s in sweeps):
+            raise ValueError("sweeps compared in a chart sweep the same points")
+        made = charts.compare_sweep_chart(sweeps)
+    else:
+        raise TypeError(
+            "a chart is of odds, a sweep, a luck report, or a list of odds or of sweeps "
+            f"compared, not {view!r:.80}"
+        )
+    return charts.draw(made, format.lower())
 
 
 def _int_or(value: object, default: int) -> int:

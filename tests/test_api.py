@@ -50,6 +50,7 @@ PUBLIC = {
     "Sweep",
     "SystemInfo",
     "VerbInfo",
+    "chart",
     "import_character",
     "luck",
     "odds",
