@@ -8,6 +8,7 @@ from typing import Any
 from d20cli.number_format import one_in
 from d20cli.present.render import Line
 from d20cli.probability.luck import Group, Ledger, Standing, in_words
+from d20cli.probability.pricing import SIMULATED_ROLLS
 from d20cli.visible import visible
 
 
@@ -34,6 +35,17 @@ def luck_lines(found: Ledger, labels: dict[tuple[str, str], str], when: str) -> 
     apart += [f"{n:,} {why}" for why, n in sorted(found.left_out.items())]
     if apart:
         lines.append([("  left out: " + "; ".join(apart), "dim")])
+    if found.simulated:
+        n = found.simulated
+        lines.append(
+            [
+                (
+                    f"  {n:,} priced by simulation ({SIMULATED_ROLLS:,} rolls of each request "
+                    "too costly for exact odds)",
+                    "dim",
+                )
+            ]
+        )
     if found.sealed:
         lines.append([(f"  {found.sealed:,} of them sealed: verified luck (d20 verify)", "green")])
     if not found.priced:

@@ -7,11 +7,19 @@ Each roll is read as it was rolled: its request text parsed, under its system, w
 house rules it records, and rolled again with the faces it logged (as `--dice` rolls
 them): that gives back its outcome, whether it succeeded, and its damage, which the log
 does not keep. A roll whose replay does not give back its logged outcome and total, or
-whose odds cannot be computed within the odds budget, is left out and counted as such;
-so are rolls of verbs with no odds to price (a table, initiative) and rolls whose faces
-were forced (`--dice`: dice read off the table, or chosen), as `--stats` leaves them out.
-The odds of each distinct request (text, system, house rules) are computed once, all of
-them within LUCK_STEPS steps.
+is left out and counted as such; so are rolls of verbs with no odds to price (a table,
+initiative) and rolls whose faces were forced (`--dice`: dice read off the table, or
+chosen), as `--stats` leaves them out. The odds of each distinct request (text, system,
+house rules) are computed once, all of them within LUCK_STEPS steps.
+
+A request whose exact odds are too costly to compute within them is priced by
+simulation: SIMULATED_ROLLS rolls of it (d20cli.probability.engine.simulate), from a
+generator seeded by the request's own key (its system, text and house rules), so the
+same log gives the same report; each simulation rolls at most SIMULATED_DICE dice, and a
+report simulates at most MAX_SIMULATED requests (counted rolls and dice, never time).
+Its rolls are marked `simulated` and counted, and the least likely roll is chosen among
+the rolls priced exactly (an estimate of a rare chance is no measure of it). A request
+that cannot be simulated either is left out and said.
 """
 
 from __future__ import annotations
@@ -34,6 +42,15 @@ if TYPE_CHECKING:
 LUCK_STEPS = 60_000_000
 #: Distinct requests one report prices; rolls of further requests are left out (counted).
 MAX_REQUESTS = 2_000
+#: A request too costly for exact odds is priced from this many simulated rolls...
+SIMULATED_ROLLS = 2_000
+#: ... which roll at most this many dice in all...
+SIMULATED_DICE = 1_000_000
+#: ... and at most this many requests of a report are simulated.
+MAX_SIMULATED = 20
+
+#: Why a request's rolls are left out when its odds can be neither computed nor simulated.
+TOO_COSTLY = "odds too costly to compute or simulate"
 
 #: Why a roll is left out: its replay does not give back what was logged.
 NOT_AS_ROLLED = "not read as rolled"
@@ -77,11 +94,12 @@ def price_rolls(
     command = walk.command_budget("log --luck")
     command.limit = LUCK_STEPS
     odds_memo: dict[tuple[str, str, str], Odds | str] = {}
+    simulations = [MAX_SIMULATED]  # how many more requests may be simulated
     for row in rolls:
         if not isinstance(row, str) and row.forced:
             forced += 1
             continue
-        found = row if isinstance(row, str) else _price(row, odds_memo, command, parse)
+        found = row if isinstance(row, str) else _price(row, odds_memo, command, parse, simulations)
         if isinstance(found, str):
             left_out[found] = left_out.get(found, 0) + 1
         else:
@@ -106,6 +124,7 @@ def _price(
     memo: dict[tuple[str, str, str], Odds | str],
     command: Any,
     parse: Callable[[str], Request],
+    simulations: list[int],
 ) -> Priced | str:
     """The row priced, or the reason it is left out."""
     from d20cli.dice.roller import make_roller
@@ -143,7 +162,7 @@ def _price(
         try:
             odds = odds_of(row.request, system.id, parse=lambda _text: request, within=command)
         except TooCostly:
-            odds = "odds too costly to compute"
+            odds = _simulated(key, request, system.id, simulations)
         except D20Error:
             odds = "no odds to price"
         memo[key] = odds
@@ -173,4 +192,31 @@ def _price(
         mean,
         variance,
         row.sealed,
+        odds.estimate is not None,
     )
+
+
+def _simulated(
+    key: tuple[str, str, str], request: Request, system: str, simulations: list[int]
+) -> Odds | str:
+    """The odds of `request` estimated from SIMULATED_ROLLS rolls seeded by its `key`
+    (the reason it is left out when it cannot be simulated)."""
+    import hashlib
+
+    from d20cli.probability.engine import simulate
+
+    if simulations[0] <= 0:
+        return f"{TOO_COSTLY} (past {MAX_SIMULATED} simulated requests)"
+    simulations[0] -= 1
+    seed = int.from_bytes(hashlib.sha256(json.dumps(key).encode()).digest()[:8], "big")
+    try:
+        return simulate(
+            request.text,
+            system,
+            SIMULATED_ROLLS,
+            seed,
+            work=SIMULATED_DICE,
+            parse=lambda _text: request,
+        )
+    except (D20Error, RecursionError):
+        return TOO_COSTLY
