@@ -232,3 +232,37 @@ def test_a_contest_too_costly_for_exact_odds_is_simulated(
     tiers = data["all"]["tiers"]
     assert sum(t["expected"] for t in tiers.values()) == pytest.approx(2)
     assert tiers["side_wins"]["seen"] == 2
+
+
+def test_the_recap_is_a_few_plain_lines_to_paste() -> None:
+    result = log("--luck", "--recap", "-c", "aria")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [
+        "**Luck of 4 rolls** (as aria; 1 left out)",
+        "- Successes: 3 of 4 against 2.0 expected: luckier than 81% of possible evenings",
+        "- Least likely: `check +0 vs 11` (aria): Critical success, 1 in 20",
+        "- Longest streaks: 2 successes, 1 failures in a row",
+        "- By character: aria 3/2.0, luckier than 81% of possible evenings",
+    ]
+    assert "\x1b" not in result.output
+    whole = log("--luck", "--recap").output
+    assert "- Damage: 3 dealt against 1.4 expected: " in whole
+    assert "**Luck of 5 rolls** (2 left out)" in whole
+
+
+def test_the_recap_escapes_what_the_log_holds() -> None:
+    store = State.open()
+    row = list(_check(30, "*b_o[b]* `x`\x1b[31m", 15))
+    row[4] = "check +0 vs 11"
+    store.rolls.add([tuple(row)])
+    store.close()
+    out = log("--luck", "--recap", "--since", "2026-05-01T18:00:30Z").output
+    assert "\x1b" not in out
+    assert "\\*b\\_o\\[b\\]\\* \\`x\\`" in out
+
+
+def test_recap_goes_with_luck_and_not_with_json() -> None:
+    result = log("--recap")
+    assert result.exit_code == 2 and "--recap goes with --luck" in result.output
+    result = log("--luck", "--recap", "--json")
+    assert result.exit_code == 2 and "--recap is text to paste" in result.output
