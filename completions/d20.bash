@@ -220,7 +220,7 @@ _d20_offer() {
                 party) _d20_r='--json --help -h' ;;
                 char) _d20_r='--help -h' ;;
                 config) _d20_r='--help -h' ;;
-                log) _d20_r='--limit -l --character -c --since --until --system -s --outcome --session --stats --luck --details --export --clear --prune --before --keep --yes -y --svg --png --tsv --json --no-pager --no-color --help -h' ;;
+                log) _d20_r='--limit -l --character -c --since --until --system -s --outcome --session --stats --luck --recap --post --details --export --clear --prune --before --keep --yes -y --svg --png --tsv --json --no-pager --no-color --help -h' ;;
                 check|save|attack|luck|resist|routine|attempt|defend|fortune) _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --post --secret --strict --seed --dice --repeat -n --budget --work --as --boon --help -h' ;;
                 group|roll|contest|opposed|compare|percent) _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --post --secret --strict --seed --dice --repeat -n --budget --work --as --help -h' ;;
                 scores) _d20_r='--system -s --json --quiet -q --odds --summary --exit-status --color --no-color --no-log --post --secret --strict --seed --dice --repeat -n --budget --work --as --players --help -h' ;;

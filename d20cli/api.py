@@ -49,7 +49,7 @@ import re
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -68,6 +68,7 @@ from d20cli.frozen import frozen
 from d20cli.importers import Sheet
 from d20cli.language.peer_readings import readings
 from d20cli.present.output import result_text  # noqa: F401 (it makes str(result) the text)
+from d20cli.probability.luck import Ledger, Priced
 from d20cli.probability.model import Odds
 from d20cli.probability.sweep import Sweep
 from d20cli.results import SCHEMA_VERSION, Damage, DiceSummary, Die, Result, Score
@@ -94,10 +95,12 @@ __all__ = [
     "DiceError",
     "DiceSummary",
     "Die",
+    "Ledger",
     "NotationWarning",
     "Odds",
     "OutcomeInfo",
     "ParseError",
+    "Priced",
     "Request",
     "Result",
     "Roller",
@@ -108,7 +111,9 @@ __all__ = [
     "Sweep",
     "SystemInfo",
     "VerbInfo",
+    "chart",
     "import_character",
+    "luck",
     "odds",
     "parse",
     "roll",
@@ -282,6 +287,181 @@ def sweep(
             lambda text: odds(text, system=system, character=character, strict=strict),
             command,
         )
+
+
+def luck(rolls: Iterable[Result | Mapping[str, Any]] | str | os.PathLike[str]) -> Ledger:
+    """How lucky these rolls were: each priced by the exact odds of its request, as
+    `d20 log --luck` prices the roll log. `rolls` is results of `roll` (in the order
+    given), rows of `d20 log --export json` (dicts, in the order given), or the path of
+    such an export file (its rows oldest first, as the log reads them). Each roll is
+    rolled again with its own faces under its system and house rules (a roll that does
+    not give back its outcome and total is left out, and said); rows with forced dice
+    (`source` "dice") are left out, as the log leaves them out. The report is immutable:
+    `priced` (each roll's `Priced`), `forced`, `left_out` (reason -> rolls); `whole()` and
+    `by("character")` / `by("verb")` give `Group`s with `successes()`, `tiers()`,
+    `damage()`, `streaks()` and `least_likely()`; `to_json()` is `d20 log --luck --json`.
+    A file that cannot be read is a StateError; one that is not such an export, a
+    ParseError.
+
+    >>> import d20cli
+    >>> report = d20cli.luck([d20cli.roll("check +5 vs 15", dice=[d]) for d in (19, 12, 3)])
+    >>> s = report.whole().successes()
+    >>> s.observed, round(s.expected, 2), s.exact, s.p_value
+    (2, 1.65, True, 1.0)
+    >>> report.whole().least_likely().request, report.whole().least_likely().chance
+    ('check +5 vs 15', Fraction(2, 5))
+    """
+    from d20cli.probability.pricing import NOT_AS_ROLLED, Logged, price_rolls
+
+    found: list[Logged | str] = []
+    if isinstance(rolls, (str, os.PathLike)):
+        rows = _export_rows(rolls)
+        rows.sort(key=lambda r: (str(r.get("at") or ""), _int_or(r.get("id"), 0)))
+        rolls = rows
+    elif isinstance(rolls, (Result, Mapping)):
+        raise TypeError("luck takes a list of results or rows (or a file's path), not one")
+    for i, item in enumerate(rolls, 1):
+        if isinstance(item, Result):
+            found.append(_logged_result(i, item))
+        elif isinstance(item, Mapping):
+            found.append(_logged_row(i, item) or NOT_AS_ROLLED)
+        else:
+            raise TypeError(f"luck prices results and log rows (dicts), not {item!r:.80}")
+    return price_rolls(found, _parse)
+
+
+#: What `chart` writes.
+CHART_FORMATS = ("svg", "png")
+
+
+def chart(
+    view: Odds | Sweep | Ledger | Sequence[Odds] | Sequence[Sweep],
+    format: str = "svg",
+    *,
+    totals: bool = False,
+) -> bytes:
+    """The chart `--svg FILE` (format "svg") or `--png FILE` ("png") writes of a view, as
+    bytes: the `odds` of a request (with `totals=True`, its totals, as `--totals`), a
+    `sweep`, odds or sweeps compared (a list of them: `d20 odds compare`; compared sweeps
+    sweep the same points) or a `luck` report. The same view gives the same bytes as the
+    command's file; the chart's data, each value exact, are in its description (an SVG's
+    `<dc:description>`, a PNG's `Description` text) as JSON. matplotlib is imported at the
+    first chart, never before. A view of another kind is a TypeError; another format, or
+    sweeps of different points, a ValueError.
+
+    >>> import d20cli
+    >>> picture = d20cli.chart(d20cli.odds("check +5 vs 15"))
+    >>> picture[:5], b"Critical success" in picture
+    (b'<?xml', True)
+    """
+    from d20cli.present import charts
+
+    if not isinstance(format, str) or format.lower() not in CHART_FORMATS:
+        raise ValueError(f"a chart's format is 'svg' or 'png', not {format!r:.40}")
+    if isinstance(view, Odds):
+        made = charts.odds_chart(view, totals=totals)
+    elif isinstance(view, Sweep):
+        made = charts.sweep_chart(view)
+    elif isinstance(view, Ledger):
+        from d20cli.probability.pricing import tier_labels
+
+        made = charts.luck_chart(view, tier_labels())
+    elif isinstance(view, Sequence) and view and all(isinstance(v, Odds) for v in view):
+        made = charts.compare_chart([v for v in view if isinstance(v, Odds)], totals=totals)
+    elif isinstance(view, Sequence) and view and all(isinstance(v, Sweep) for v in view):
+        sweeps = [v for v in view if isinstance(v, Sweep)]
+        if any([p for p, _ in s.points] != [p for p, _ in sweeps[0].points] for s in sweeps):
+            raise ValueError("sweeps compared in a chart sweep the same points")
+        made = charts.compare_sweep_chart(sweeps)
+    else:
+        raise TypeError(
+            "a chart is of odds, a sweep, a luck report, or a list of odds or of sweeps "
+            f"compared, not {view!r:.80}"
+        )
+    return charts.draw(made, format.lower())
+
+
+def _int_or(value: object, default: int) -> int:
+    return value if type(value) is int else default
+
+
+def _export_rows(path: str | os.PathLike[str]) -> list[Mapping[str, Any]]:
+    """The rows of a `d20 log --export json` file."""
+    import json
+
+    name = os.fspath(path)
+    try:
+        with open(name, encoding="utf-8") as file:
+            data = json.load(file)
+    except OSError as err:
+        raise StateError(f"{name}: cannot be read ({err.strerror or type(err).__name__})") from None
+    except (ValueError, RecursionError):
+        raise ParseError(f"{name}: not a roll log export (d20 log --export json)") from None
+    if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+        raise ParseError(
+            f"{name}: not a roll log export (d20 log --export json): not a list of rolls"
+        )
+    return data
+
+
+def _logged_result(position: int, result: Result) -> Any:
+    """What pricing reads of a result of the library: its row, as the roll log keeps it
+    (its position for an id, no time)."""
+    import json
+
+    from d20cli.probability.pricing import Logged
+    from d20cli.store.row_fields import dice_text, row_dice
+
+    return Logged(
+        position,
+        None,
+        result.character,
+        result.system,
+        result.verb,
+        result.request,
+        json.loads(row_dice(result, dice_text)),
+        result.total,
+        result.outcome,
+        house=result.detail.get("house") or None,
+    )
+
+
+def _logged_row(position: int, row: Mapping[str, Any]) -> Any:
+    """What pricing reads of a row of `d20 log --export json` (None: not such a row)."""
+    from d20cli.probability.pricing import Logged
+
+    system, verb, request = row.get("system"), row.get("verb"), row.get("request")
+    character, at, outcome = row.get("character"), row.get("at"), row.get("outcome")
+    total, house, session, dice = (
+        row.get("total"),
+        row.get("house"),
+        row.get("session"),
+        row.get("dice"),
+    )
+    if (
+        not isinstance(system, str)
+        or not isinstance(verb, str)
+        or not isinstance(request, str)
+        or not isinstance(dice, list)
+        or not all(v is None or isinstance(v, str) for v in (character, at, outcome))
+        or not (total is None or type(total) is int)
+        or not (house is None or isinstance(house, dict))
+    ):
+        return None
+    return Logged(
+        _int_or(row.get("id"), position),
+        at,
+        character,
+        system,
+        verb,
+        request,
+        dice,
+        total,
+        outcome,
+        row.get("source") == "dice",
+        house,
+        session is not None,
+    )
 
 
 @frozen

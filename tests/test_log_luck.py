@@ -175,3 +175,94 @@ def test_sealed_rolls_are_counted_as_verified_luck(monkeypatch: pytest.MonkeyPat
         assert "2 of them sealed: verified luck (d20 verify)" in screen
     finally:
         close_opened()
+
+
+def test_rolls_too_costly_for_exact_odds_are_priced_by_simulation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With no steps for exact odds, each request is priced from SIMULATED_ROLLS seeded
+    rolls of it: close to its exact odds, the same report every time, said on the
+    screen; past MAX_SIMULATED requests the rest are left out and said."""
+    from d20cli.probability import engine, pricing
+    from d20cli.probability.memo import OddsMemo
+
+    exact = _luck()
+    monkeypatch.setattr(engine, "MEMO", OddsMemo())  # no odds computed before
+    monkeypatch.setattr(pricing, "LUCK_STEPS", 1)
+    data = _luck()
+    assert data["priced"] == exact["priced"] == 5
+    assert data["simulated"] == 5 and exact["simulated"] == 0
+    assert data == _luck()  # seeded by each request: reproducible
+    # 2,000 rolls: the standard error of a chance near 1/2 is 0.011; 0.05 is 4.5 of them
+    s, e = data["all"]["successes"], exact["all"]["successes"]
+    assert s["observed"] == e["observed"] == 4
+    assert s["expected"] == pytest.approx(e["expected"], abs=5 * 0.05)
+    for tier, seen in exact["all"]["tiers"].items():
+        assert data["all"]["tiers"][tier]["seen"] == seen["seen"]
+        assert data["all"]["tiers"][tier]["expected"] == pytest.approx(seen["expected"], abs=0.25)
+    damage = data["verbs"]["attack"]["damage"]
+    assert damage["expected"] == pytest.approx(1.375, abs=0.25)
+    assert data["least_likely"] is None  # chosen among the rolls priced exactly
+    screen = log("--luck").output
+    assert (
+        "5 priced by simulation (2,000 rolls of each request too costly for exact odds)" in screen
+    )
+
+    monkeypatch.setattr(pricing, "MAX_SIMULATED", 1)  # the check is simulated, the attack not
+    data = _luck()
+    assert data["simulated"] == 4
+    assert (
+        data["left_out"]["odds too costly to compute or simulate (past 1 simulated requests)"] == 1
+    )
+
+
+def test_a_contest_too_costly_for_exact_odds_is_simulated(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A contest of six sides has more cases than exact odds walk: its rolls are priced
+    by simulation, and counted so."""
+    from cli_helpers import d20
+
+    monkeypatch.delenv("D20_NO_LOG", raising=False)
+    contest = "contest +1 vs +2 vs +3 vs +4 vs +5 vs +6 -s reglamento --seed 3 -n 2 -q"
+    status, _, err = d20(contest.split(), capsys)
+    assert status == 0, err
+    data = _luck("--system", "reglamento")
+    assert (data["priced"], data["simulated"], data["left_out"]) == (2, 2, {})
+    tiers = data["all"]["tiers"]
+    assert sum(t["expected"] for t in tiers.values()) == pytest.approx(2)
+    assert tiers["side_wins"]["seen"] == 2
+
+
+def test_the_recap_is_a_few_plain_lines_to_paste() -> None:
+    result = log("--luck", "--recap", "-c", "aria")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [
+        "**Luck of 4 rolls** (as aria; 1 left out)",
+        "- Successes: 3 of 4 against 2.0 expected: luckier than 81% of possible evenings",
+        "- Least likely: `check +0 vs 11` (aria): Critical success, 1 in 20",
+        "- Longest streaks: 2 successes, 1 failures in a row",
+        "- By character: aria 3/2.0, luckier than 81% of possible evenings",
+    ]
+    assert "\x1b" not in result.output
+    whole = log("--luck", "--recap").output
+    assert "- Damage: 3 dealt against 1.4 expected: " in whole
+    assert "**Luck of 5 rolls** (2 left out)" in whole
+
+
+def test_the_recap_escapes_what_the_log_holds() -> None:
+    store = State.open()
+    row = list(_check(30, "*b_o[b]* `x`\x1b[31m", 15))
+    row[4] = "check +0 vs 11"
+    store.rolls.add([tuple(row)])
+    store.close()
+    out = log("--luck", "--recap", "--since", "2026-05-01T18:00:30Z").output
+    assert "\x1b" not in out
+    assert "\\*b\\_o\\[b\\]\\* \\`x\\`" in out
+
+
+def test_recap_goes_with_luck_and_not_with_json() -> None:
+    result = log("--recap")
+    assert result.exit_code == 2 and "--recap goes with --luck" in result.output
+    result = log("--luck", "--recap", "--json")
+    assert result.exit_code == 2 and "--recap is text to paste" in result.output

@@ -378,3 +378,50 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def test_a_luck_recap_is_posted_as_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    """`d20 log --luck --recap` with a webhook: the recap printed is the recap posted, as
+    plain JSON (with its figures) or as a Discord message; a failed post waits for
+    `d20 post --retry`."""
+    for face in (15, 3, 20):
+        assert d20(["check", "+0", "vs", "11", "--seed", str(face), "-q"], capsys)[0] == 0
+    with receiver() as hook:
+        code, out, err = d20(["log", "--luck", "--recap", "--post", hook.url], capsys)
+    assert code == 0, err
+    assert out.startswith("**Luck of 3 rolls**\n- Successes: ")
+    assert "d20: recap posted to http://127.0.0.1:" in err
+    [body] = hook.taken
+    assert (body["kind"], body["recap"]) == ("luck_recap", out.rstrip("\n"))
+    assert body["luck"]["priced"] == 3 and body["luck"]["successes"]["expected"] == 1.5
+    assert waiting() == []
+    no_secret(out, err)
+
+    with receiver(["500"]) as hook:
+        code, out, err = d20(["log", "--luck", "--recap", "--post", hook.url], capsys)
+        assert code == 0 and "the recap could not be posted" in err and "d20 post --retry" in err
+        assert len(waiting()) == 1
+        assert d20(["post", "--retry"], capsys)[1] == "posted 1; none wait\n"
+    assert hook.taken[0]["recap"] == out.rstrip("\n")
+    no_secret(out, err)
+
+    with receiver() as hook:
+        assert d20(["config", "set", "post.url", hook.url], capsys)[0] == 0
+        assert d20(["config", "set", "post.format", "discord"], capsys)[0] == 0
+        code, out, err = d20(["log", "--luck", "--recap"], capsys)
+    assert code == 0, err
+    [body] = hook.taken
+    assert body["content"] == out.rstrip("\n")
+    assert body["allowed_mentions"] == {"parse": []}
+
+
+def test_a_recap_is_not_posted_where_only_sealed_rolls_are(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with receiver() as hook:
+        d20(["config", "set", "post.url", hook.url], capsys)
+        d20(["config", "set", "post.only", "sealed"], capsys)
+        assert d20(["log", "--luck", "--recap"], capsys)[0] == 0
+        code, _, err = d20(["log", "--luck", "--recap"], capsys)
+    assert code == 0 and "the recap is not posted: post.only = sealed" in err
+    assert hook.received == []

@@ -56,6 +56,8 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("app/options.py", "fortune"): "OPTIONS: the verbs whose command line takes --boon",
     # Not verbs at all, names that happen to be one.
     ("frozen.py", "compare"): "the dataclass parameter `compare`",
+    ("__init__.py", "luck"): "the public name `d20cli.luck` (the luck ledger) in `__all__`",
+    ("api.py", "luck"): "the public name `d20cli.luck` (the luck ledger) in `__all__`",
     ("results.py", "scores"): "the JSON field `scores` of a Result",
     ("store/config.py", "group"): "the config key `group` (the group rule word)",
     ("importers/__init__.py", "a5e"): "the sheet format's id (Foundry's system id `a5e`)",

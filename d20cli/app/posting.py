@@ -34,8 +34,8 @@ from typing import Any
 from d20cli.frozen import frozen
 from d20cli.store.config import masked_url
 from d20cli.store.database import Database
-from d20cli.store.post_queue import DISCORD, Held, Posts, Waiting
-from d20cli.visible import visible
+from d20cli.store.post_queue import DISCORD, RECAP, Held, Posts, Waiting
+from d20cli.visible import visible, visible_lines
 
 POST_WAIT = 3.0  # seconds a run waits, in all, for its posts after its output
 RETRY_WAIT = 30.0  # seconds `d20 post --retry` waits in all
@@ -131,7 +131,11 @@ def _dice(dice: Any) -> str:
 
 def discord_text(record: dict[str, Any]) -> str:
     """A roll as a compact Discord message: who, the request, the dice, the total, the
-    outcome, and for a sealed roll its `#P` receipt."""
+    outcome, and for a sealed roll its `#P` receipt. A luck recap: its text, which is
+    Markdown already (every text from the log in it escaped: d20cli.present.luck_view)."""
+    if record.get("kind") == RECAP:
+        recap = visible_lines(str(record.get("recap", "")))
+        return recap if len(recap) <= DISCORD_LIMIT else recap[: DISCORD_LIMIT - 1] + "…"
     sealed = record.get("sealed")
     if record.get("secret") is True and isinstance(sealed, dict):  # its position and receipt
         return (

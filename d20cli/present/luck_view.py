@@ -8,6 +8,7 @@ from typing import Any
 from d20cli.number_format import one_in
 from d20cli.present.render import Line
 from d20cli.probability.luck import Group, Ledger, Standing, in_words
+from d20cli.probability.pricing import SIMULATED_ROLLS
 from d20cli.visible import visible
 
 
@@ -34,6 +35,17 @@ def luck_lines(found: Ledger, labels: dict[tuple[str, str], str], when: str) -> 
     apart += [f"{n:,} {why}" for why, n in sorted(found.left_out.items())]
     if apart:
         lines.append([("  left out: " + "; ".join(apart), "dim")])
+    if found.simulated:
+        n = found.simulated
+        lines.append(
+            [
+                (
+                    f"  {n:,} priced by simulation ({SIMULATED_ROLLS:,} rolls of each request "
+                    "too costly for exact odds)",
+                    "dim",
+                )
+            ]
+        )
     if found.sealed:
         lines.append([(f"  {found.sealed:,} of them sealed: verified luck (d20 verify)", "green")])
     if not found.priced:
@@ -109,3 +121,85 @@ def _label(labels: dict[tuple[str, str], str], found: Ledger, key: str) -> str:
         if (system, key) in labels:
             return labels[system, key]
     return key.replace("_", " ")
+
+
+# --- the recap: a few plain lines to paste or post (`--recap`) -------------------------
+
+#: Characters a recap names one by one (the rest are counted).
+RECAP_CHARACTERS = 6
+_MARKDOWN = str.maketrans({c: "\\" + c for c in "\\*_~`|>#[]()<@"})
+
+
+def _md(text: str, most: int = 60) -> str:
+    """Text from the log (a name) in a recap: made visible, cut to `most` characters,
+    Markdown and mentions escaped."""
+    shown = visible(text)
+    if len(shown) > most:
+        shown = shown[: most - 1] + "…"
+    return shown.translate(_MARKDOWN)
+
+
+def _code(text: str, most: int = 120) -> str:
+    """A request in a code span (no backtick inside can end it)."""
+    shown = visible(text).replace("`", "ˋ")
+    if len(shown) > most:
+        shown = shown[: most - 1] + "…"
+    return f"`{shown}`"
+
+
+def recap_text(found: Ledger, labels: dict[tuple[str, str], str], when: str) -> str:
+    """The report in a few plain lines for a chat message (`d20 log --luck --recap`): no
+    colour, Markdown a chat reads (a bold head, a list, requests in code spans), every
+    text from the log made visible and escaped. `when`: the rolls' span, said in the
+    head."""
+    whole = found.whole()
+    rolls = len(found.priced)
+    head = f"**Luck of {rolls:,} roll{'s' if rolls != 1 else ''}**"
+    notes = [_md(when, 120)] if when else []
+    if found.sealed:
+        notes.append(f"{found.sealed:,} sealed: verified luck")
+    if found.simulated:
+        notes.append(f"{found.simulated:,} priced by simulation")
+    apart = found.forced + sum(found.left_out.values())
+    if apart:
+        notes.append(f"{apart:,} left out")
+    lines = [head + (f" ({'; '.join(notes)})" if notes else "")]
+    if not found.priced:
+        lines.append("- no rolls to price")
+        return "\n".join(lines)
+    s = whole.successes()
+    if s is not None:
+        lines.append(
+            f"- Successes: {s.observed:g} of {len(whole.graded()):,} against "
+            f"{s.expected:.1f} expected: {in_words(s.percentile)}"
+        )
+    d = whole.damage()
+    if d is not None:
+        lines.append(
+            f"- Damage: {d.observed:g} dealt against {d.expected:.1f} expected: "
+            + in_words(d.percentile, "possible evenings' damage")
+        )
+    least = whole.least_likely()
+    if least is not None and least.chance is not None:
+        who = f" ({_md(least.character)})" if least.character else ""
+        said = _md(_label(labels, found, least.outcome or ""))
+        lines.append(f"- Least likely: {_code(least.request)}{who}: {said}, {one_in(least.chance)}")
+    wins, losses = whole.streaks()
+    if wins.length or losses.length:
+        lines.append(
+            f"- Longest streaks: {wins.length} successes, {losses.length} failures in a row"
+        )
+    named = [g for g in found.by("character") if g.name is not None]
+    shown = []
+    for g in named[:RECAP_CHARACTERS]:
+        gs = g.successes()
+        if gs is not None:
+            shown.append(
+                f"{_md(g.name or '')} {gs.observed:g}/{gs.expected:.1f}, {in_words(gs.percentile)}"
+            )
+    if shown:
+        more = len(named) - RECAP_CHARACTERS
+        lines.append(
+            "- By character: " + "; ".join(shown) + (f"; and {more:,} more" if more > 0 else "")
+        )
+    return "\n".join(lines)

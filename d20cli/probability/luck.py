@@ -17,10 +17,12 @@ d20cli.store.log_luck reads the rolls). Pure arithmetic, no I/O.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, NamedTuple
+
+from d20cli.frozen import FrozenDict
 
 EXACT_ROLLS = 1_500  # past this many rolls, the count of successes is approximated
 
@@ -120,15 +122,16 @@ def longest_streaks(outcomes: Sequence[bool]) -> tuple[Streak, Streak]:
     return best[True], best[False]
 
 
-# --- the ledger: logged rolls priced (d20cli.store.log_luck fills it) ----------------
+# --- the ledger: logged rolls priced (d20cli.probability.pricing makes it) -----------
 
 
-@dataclass
+@dataclass(frozen=True)
 class Priced:
-    """One logged roll with the odds of what it got."""
+    """One logged roll with the odds of what it got (immutable). `simulated`: its odds are
+    an estimate from rolls of its request (its exact odds were too costly to compute)."""
 
     id: int
-    at: str
+    at: str | None  # the time it was logged (None: a result priced through the API)
     character: str | None
     system: str
     verb: str
@@ -137,11 +140,12 @@ class Priced:
     chance: Fraction | None  # the chance of the outcome it got
     success: bool | None
     success_chance: Fraction | None  # the chance it had of succeeding
-    tiers: dict[str, Fraction]  # the chance of each outcome
+    tiers: Mapping[str, Fraction]  # the chance of each outcome
     damage: int | None  # dealt (0 on a miss), on an attack with damage
     damage_mean: Fraction | None
     damage_variance: Fraction | None
     sealed: bool
+    simulated: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -158,16 +162,17 @@ class Priced:
             "damage": self.damage,
             "damage_mean": None if self.damage_mean is None else float(self.damage_mean),
             "sealed": self.sealed,
+            "simulated": self.simulated,
         }
 
 
-@dataclass
+@dataclass(frozen=True)
 class Group:
     """The rolls of one character, one verb, or all of them: successes and tiers against
-    their expected numbers, damage against expected damage."""
+    their expected numbers, damage against expected damage (immutable)."""
 
     name: str | None
-    rolls: list[Priced] = field(default_factory=list)
+    rolls: tuple[Priced, ...] = ()
 
     def graded(self) -> list[Priced]:
         return [r for r in self.rolls if r.success is not None and r.success_chance is not None]
@@ -204,7 +209,9 @@ class Group:
         return longest_streaks([bool(r.success) for r in self.graded()])
 
     def least_likely(self) -> Priced | None:
-        chanced = [r for r in self.rolls if r.chance is not None]
+        """The roll whose outcome had the smallest chance, among those priced by their
+        exact odds (an estimate of a rare chance is no measure of it)."""
+        chanced = [r for r in self.rolls if r.chance is not None and not r.simulated]
         return min(chanced, key=lambda r: r.chance or 0, default=None)
 
     def to_json(self) -> dict[str, Any]:
@@ -242,30 +249,35 @@ def _streak(streak: Streak, graded: list[Priced]) -> dict[str, Any] | None:
     return {"length": streak.length, "from": first.at, "to": last.at, "from_id": first.id}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Ledger:
-    """The luck report: the rolls priced, and those left out, by reason."""
+    """The luck report (immutable): the rolls priced, in the order rolled, and those left
+    out, by reason. `to_json()` is `d20 log --luck --json`."""
 
-    priced: list[Priced] = field(default_factory=list)
+    priced: tuple[Priced, ...] = ()
     forced: int = 0  # --dice
-    left_out: dict[str, int] = field(default_factory=dict)  # reason -> rolls
-
-    def leave_out(self, reason: str) -> None:
-        self.left_out[reason] = self.left_out.get(reason, 0) + 1
+    left_out: Mapping[str, int] = field(default_factory=FrozenDict)  # reason -> rolls
 
     @property
     def sealed(self) -> int:
+        """How many of the rolls priced were rolled in a sealed session (verified luck)."""
         return sum(1 for r in self.priced if r.sealed)
 
+    @property
+    def simulated(self) -> int:
+        """How many of the rolls priced were priced by simulation."""
+        return sum(1 for r in self.priced if r.simulated)
+
     def whole(self) -> Group:
-        return Group(None, list(self.priced))
+        return Group(None, self.priced)
 
     def by(self, key: str) -> list[Group]:
-        groups: dict[Any, Group] = {}
+        """The rolls by `key` ("character" or "verb"), a group each, sorted by name."""
+        groups: dict[Any, list[Priced]] = {}
         for r in self.priced:
-            name = getattr(r, key)
-            groups.setdefault(name, Group(name)).rolls.append(r)
-        return [groups[k] for k in sorted(groups, key=lambda k: (k is not None, k or ""))]
+            groups.setdefault(getattr(r, key), []).append(r)
+        order = sorted(groups, key=lambda k: (k is not None, k or ""))
+        return [Group(k, tuple(groups[k])) for k in order]
 
     def to_json(self) -> dict[str, Any]:
         least = self.whole().least_likely()
@@ -274,6 +286,7 @@ class Ledger:
             "forced_left_out": self.forced,
             "left_out": dict(self.left_out),
             "sealed": self.sealed,
+            "simulated": self.simulated,
             "all": self.whole().to_json(),
             "least_likely": None if least is None else least.to_json(),
             "characters": {g.name or "": g.to_json() for g in self.by("character")},

@@ -117,6 +117,16 @@ def post_body(row: tuple[Any, ...]) -> dict[str, Any] | None:
     }
 
 
+#: The `kind` of a post that is a luck recap (`d20 log --luck --recap`); a roll's has none.
+RECAP = "luck_recap"
+
+
+def recap_body(text: str, at: str, luck: dict[str, Any]) -> dict[str, Any]:
+    """What a post of a luck recap says: its `kind`, its text (Markdown, as printed) and
+    the figures behind it (`luck`: of `d20 log --luck --json`), with its own `id`."""
+    return {"id": os.urandom(8).hex(), "at": at, "kind": RECAP, "recap": text, "luck": luck}
+
+
 @frozen
 class Waiting:
     """A post in the queue."""
@@ -261,6 +271,17 @@ class Posts:
             ),
         )
 
+    def add(self, plan: PostPlan, body: dict[str, Any]) -> None:
+        """Queue a post that is no roll (a luck recap, `recap_body`) to `plan`'s webhook."""
+        text = json.dumps(body, separators=(",", ":"))
+        self.db.write(
+            self.WHAT,
+            lambda conn: conn.execute(
+                "INSERT INTO posts (url, form, body, made) VALUES (?, ?, ?, ?)",
+                (plan.url, plan.form, text, body["at"]),
+            ),
+        )
+
     def clear(self) -> int:
         """Drop every waiting post (the rolls stay in the roll log); how many."""
         return int(
@@ -268,4 +289,15 @@ class Posts:
         )
 
 
-__all__ = ["DISCORD", "JSON", "Held", "PostPlan", "Posts", "Waiting", "form_for", "post_body"]
+__all__ = [
+    "DISCORD",
+    "JSON",
+    "RECAP",
+    "Held",
+    "PostPlan",
+    "Posts",
+    "Waiting",
+    "form_for",
+    "post_body",
+    "recap_body",
+]

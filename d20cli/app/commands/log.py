@@ -35,13 +35,14 @@ import typer
 from d20cli.app.commands.char import _cell, _console
 from d20cli.app.commands.shared import command_errors as _errors
 from d20cli.app.commands.shared import command_options, command_output
-from d20cli.app.options import file_value
+from d20cli.app.options import file_value, url_value
 from d20cli.errors import ExitStatus, ParseError, StateError
 from d20cli.language.vocabulary import SYSTEM_IDS
 from d20cli.present.output import Output
 from d20cli.visible import visible
 
 if TYPE_CHECKING:
+    from d20cli.probability.luck import Ledger
     from d20cli.store.log_stats import Fairness, Naturals, Outcomes
     from d20cli.store.rolllog import LogFilter, Rolls, Row
 
@@ -111,6 +112,23 @@ def log_main(
             "damage against expected, the least likely roll, streaks, per character and verb.",
         ),
     ] = False,
+    recap: Annotated[
+        bool,
+        typer.Option(
+            "--recap",
+            help="With --luck: a few plain lines to paste or post in a chat (Markdown, no "
+            "colour); posted too where rolls are posted (--post URL, D20_POST, post.url).",
+        ),
+    ] = False,
+    post: Annotated[
+        str | None,
+        typer.Option(
+            "--post",
+            metavar="URL",
+            help="With --luck --recap: post the recap to this webhook (Discord, or JSON to "
+            "any other).",
+        ),
+    ] = None,
     details: Annotated[
         bool,
         typer.Option(
@@ -178,6 +196,16 @@ def log_main(
         if (svg is not None or png is not None) and not luck:
             option = "--svg" if svg is not None else "--png"
             raise ParseError(f"{option} goes with --luck: d20 log --luck {option} FILE")
+        if recap and not luck:
+            raise ParseError("--recap goes with --luck: d20 log --luck --recap")
+        if post is not None and not recap:
+            raise ParseError("--post goes with --luck --recap: d20 log --luck --recap --post URL")
+        if post is not None:
+            post = url_value("--post", post)
+        if recap and command_options().json:
+            raise ParseError(
+                "--recap is text to paste; --json gives the report as JSON: use one of them"
+            )
         for option, path in (("--svg", svg), ("--png", png)):
             if path is not None:
                 file_value(option, path)
@@ -223,7 +251,8 @@ def log_main(
                 _export(store, export.lower(), only, out)
             elif luck:
                 charts = (svg, png)
-                _luck(store, only, out, command_options().json, no_color, since, session, charts)
+                json_out = command_options().json
+                _luck(store, only, out, json_out, no_color, since, session, charts, recap, post)
             elif stats:
                 _stats(store, only, out, command_options().json, no_color, details, no_pager)
             else:
@@ -242,15 +271,18 @@ def _luck(
     since: str | None,
     session: int | None,
     charts: tuple[str | None, str | None] = (None, None),
+    recap: bool = False,
+    post: str | None = None,
 ) -> None:
     """`--luck`: the logged rolls priced by their exact odds (d20cli.store.log_luck), as
-    JSON or one screen (d20cli.present.luck_view); first, the chart of `charts` (--svg,
-    --png FILE) when one is given."""
-    from d20cli.present.luck_view import luck_lines
+    JSON, one screen or (`recap`) a few plain lines to paste (d20cli.present.luck_view);
+    first, the chart of `charts` (--svg, --png FILE) when one is given."""
+    from d20cli.present.luck_view import luck_lines, recap_text
+    from d20cli.probability.pricing import tier_labels
     from d20cli.store.log_luck import ledger
 
     found = ledger(store, only)
-    labels = {(sid, oid): label for (sid, verb, oid), label in outcome_labels().items() if not verb}
+    labels = tier_labels()
     if charts != (None, None):
         from d20cli.app.charts import write_charts
         from d20cli.present.charts import luck_chart
@@ -259,8 +291,49 @@ def _luck(
     if json:
         out.json(found.to_json())
         return
+    if recap:
+        text = recap_text(found, labels, _luck_span(only, session, since))
+        out.text(text)
+        _post_recap(store, text, found, out, post)
+        return
     shown = out.without_color() if no_color and out.color else out
     shown.lines(luck_lines(found, labels, visible(_luck_span(only, session, since))))
+
+
+def _post_recap(store: Rolls, text: str, found: Ledger, out: Output, url: str | None) -> None:
+    """Post the recap where the rolls are posted (`--post URL`, D20_POST, `post.url`;
+    nowhere when none is named), after it is printed: queued, then sent within the wait
+    of a run; one line on standard error says it was posted, or why it waits (`d20 post
+    --retry` sends it). With `post.only = sealed`, only a recap of sealed rolls alone."""
+    import time
+
+    from d20cli.app.context import post_plan
+    from d20cli.app.posting import POST_WAIT, deliver
+    from d20cli.frozen import replace
+    from d20cli.store.config import masked_url
+    from d20cli.store.post_queue import Posts, recap_body
+    from d20cli.store.rolllog import stamp
+
+    opts = command_options()
+    plan = post_plan(opts if url is None else replace(opts, post=url))
+    if plan is None:
+        return
+    if plan.sealed_only and (not found.priced or found.sealed < len(found.priced)):
+        out.warn("the recap is not posted: post.only = sealed, and not all its rolls are sealed")
+        return
+    full = found.to_json()
+    luck = {k: full[k] for k in ("priced", "sealed", "simulated")}
+    luck.update({k: full["all"][k] for k in ("successes", "damage")})
+    Posts(store.db).add(plan, recap_body(text, stamp(time.time_ns() // 1_000_000), luck))
+    done = deliver(store.db, POST_WAIT)
+    if done.waiting and done.problems:
+        out.warn(
+            f"the recap could not be posted ({done.problems[0]}); it waits in the queue: "
+            "d20 post --retry sends it"
+        )
+    else:
+        out.flush()
+        out.stderr.write(visible(f"d20: recap posted to {masked_url(plan.url)}") + "\n")
 
 
 def _luck_span(only: LogFilter, session: int | None, since: str | None) -> str:
