@@ -12,10 +12,10 @@ import pytest
 import d20cli
 from d20cli.dice.distribution import distribution
 from d20cli.dice.evaluate import evaluate, never_ends
-from d20cli.dice.modifiers import MODIFIERS, UNIQUE, Explode, Rule, rule_classes
+from d20cli.dice.modifiers import MODIFIERS, UNIQUE, Explode, Modifier, Rule, rule_classes
 from d20cli.dice.roller import ForcedRoller
 from d20cli.dice.tree import Dice
-from d20cli.errors import BudgetError
+from d20cli.errors import BudgetError, ParseError
 from d20cli.language.dice_grammar import parse_expression
 from tests.cli_helpers import d20
 
@@ -28,15 +28,70 @@ SPELLINGS = [
 
 
 def test_every_set_modifier_is_a_rule_of_its_term() -> None:
-    """`Dice.rules` holds a rule for every modifier set, `u` too, in the order of
+    """`Dice.rules` holds a rule for every modifier set, `u`, `mi`/`ma` and a sort too
+    (their fields hold a plain value: its rule is `Rule.of` it), in the order of
     MODIFIERS: the steps of rolling and exact odds loop over them."""
     e = parse_expression("4d6r1mi2kh3>=4ucs6sa")
     assert isinstance(e, Dice)
-    assert [type(r).__name__ for r in e.rules] == ["Reroll", "Keep", "Pool", "Unique", "Crit"]
-    assert UNIQUE in e.rules
+    assert [type(r).__name__ for r in e.rules] == [
+        *("Reroll", "Minimum", "Keep", "Pool", "Unique", "Crit", "Sort")
+    ]
+    assert UNIQUE in e.rules and (e.minimum, e.unique, e.sort) == (2, True, "a")
     fields = [m.field for m in MODIFIERS if m.rule_of(getattr(e, m.field)) is not None]
-    assert fields == ["reroll", "keep", "pool", "unique", "crit"]
+    assert fields == ["reroll", "minimum", "keep", "pool", "unique", "crit", "sort"]
     assert Dice(4, 6).rules == ()
+
+
+EVERY_SPELLING = [
+    (row, cls, word) for row in MODIFIERS for cls in row.variants() for word in cls.spellings
+]
+
+
+def _written(cls: type[Rule], word: str) -> str:
+    """A term with `word`, as its class reads it (`Rule.reads`)."""
+    after = {"point": "2", "number": "3", "count": "1", "compare": ">=5", "": ""}
+    if cls.reads == "target":
+        return f"4d6>=5{word}1"
+    return f"4d6{word}{after[cls.reads]}"
+
+
+@pytest.mark.filterwarnings("ignore::d20cli.errors.NotationWarning")  # `k1`, `cs`: peers differ
+@pytest.mark.parametrize(
+    ("row", "cls", "word"), EVERY_SPELLING, ids=[f"{c.__name__}-{w}" for _, c, w in EVERY_SPELLING]
+)
+def test_the_grammar_reads_every_spelling_from_its_class(
+    row: Modifier, cls: type[Rule], word: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every spelling a modifier's class declares (`Rule.spellings`) parses, in any case,
+    to a rule of that class in its row's field, whose text form reads back to it; the
+    command line and the Python API roll it."""
+    text = _written(cls, word)
+    for typed in (text, text.upper()):
+        e = parse_expression(typed)
+        assert isinstance(e, Dice)
+        rule = row.rule_of(getattr(e, row.field))
+        assert type(rule) is cls, typed
+        assert parse_expression(str(e)) == e
+    status, out, err = d20(["roll", text, "--seed", "3", "--json"], capsys)
+    assert status == 0 and "error" not in err  # (a warning where peers read it otherwise)
+    assert json.loads(out)["expression"] == str(parse_expression(text))
+    assert d20cli.roll(f"roll {text}", seed=3).total == json.loads(out)["total"]
+
+
+def test_a_kind_written_twice_says_so_or_joins(capsys: pytest.CaptureFixture[str]) -> None:
+    """A modifier written twice on one term is refused by its row's name, unless its
+    class joins the two (`Rule.joined`: chained rerolls, `cs` with `cf`)."""
+    assert str(parse_expression("2d6r1r2")) == "2d6r1r2"
+    assert str(parse_expression("1d20cf1cs>19")) == "1d20cs>19cf1"
+    for text, said in (
+        ("4d6mi2mi3", "'mi'"),
+        ("4d6sdsa", "a sort"),
+        ("1d20cf1cf2", "a 'cf' marker"),
+    ):
+        with pytest.raises(ParseError, match=f"already have {said}"):
+            parse_expression(text)
+    status, _, err = d20(["roll", "2d6r1ro2"], capsys)
+    assert status == 2 and "cannot mix 'r' and 'ro'" in err
 
 
 @pytest.mark.parametrize(("cls", "word", "values"), SPELLINGS)

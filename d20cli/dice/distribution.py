@@ -343,9 +343,8 @@ class _Calculator:
         # the values' span (not the faces': `d{1,1000}` packs 1,000 slots) and how many differ
         span = faces - 1 if custom is None else max(custom) - min(custom)
         values = span + 1 if custom is None else len(set(custom))
-        uniform = custom is None and e.minimum is None and e.maximum is None
-        # building, clamping and sorting the face table
-        u = Unit(3 * faces, span, values, faces.bit_length(), uniform, faces)
+        # building, clamping and sorting the face table (`mi`/`ma` make it not uniform)
+        u = Unit(3 * faces, span, values, faces.bit_length(), custom is None, faces)
         for rule in e.rules:
             whole = rule.whole_cost(self, e, n, u)
             if whole is not None:

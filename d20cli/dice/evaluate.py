@@ -257,7 +257,7 @@ class _Evaluator:
 
     def dice(self, e: Dice) -> EvalDice:
         ev = self._term(e) if not e._computed else self._computed(e)
-        if e.crit is not None or e.sort is not None:
+        if e._marking:
             ev = marked(ev)
         return ev
 

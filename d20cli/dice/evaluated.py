@@ -207,26 +207,16 @@ class EvalGroup(Evaluated):
 
 
 def marked(ev: EvalDice) -> EvalDice:
-    """`ev` with its critical markers flagged on the kept dice (`cs>19`, `cf<2`) and its
-    dice sorted by face (`sa`, `sd`; stable, the flags and kept marks move along)."""
+    """`ev` with its dice marked by the term's rules that mark them (`Rule.mark`: the
+    critical markers `cs>19`, `cf<2` flag the kept dice; `sa`, `sd` sort them)."""
     e = ev.expr
     n = len(ev.faces)
     faces = ev.faces
     kept = ev.kept if ev.kept is not None else [True] * n
     flags: list[tuple[str, ...]] = ev.flags if ev.flags is not None else [()] * n
-    if e.crit is not None:
-        crit = e.crit
-        flags = [
-            (*fl, *crit.flags(f)) if k and "rerolled" not in fl else fl
-            for f, k, fl in zip(faces, kept, flags, strict=True)
-        ]
     parts = ev.parts
-    if e.sort is not None:
-        order = sorted(range(n), key=faces.__getitem__, reverse=e.sort == "d")
-        faces = [faces[i] for i in order]
-        kept = [kept[i] for i in order]
-        flags = [flags[i] for i in order]
-        parts = None if parts is None else [parts[i] for i in order]
+    for rule in e._marking:
+        faces, kept, flags, parts = rule.mark(faces, kept, flags, parts)
     return EvalDice(
         e,
         ev.total,

@@ -113,7 +113,7 @@ def exploded_keep_cost(e: Dice, n: int, d: int, faces: list[int], bits: int) -> 
     if penetrate:
         every |= {v - 1 for v in every}  # an extra die counts one less
         rest = stop | {v - 1 for v in boom | stop}  # every value but a first die's boom
-        first = bool(rest) and (min(boom) > max(rest)) == (keep.kind in ("kh", "dl"))
+        first = bool(rest and boom) and (min(boom) > max(rest)) == (keep.kind in ("kh", "dl"))
         if first and (min(boom) > max(rest) or max(boom) < min(rest)):
             # A keep that reaches the first dice's exploding faces before any other value
             # (`6d8!pkh3`): they are placed first, as above; then the three other kinds

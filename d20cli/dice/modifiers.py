@@ -1,16 +1,19 @@
-"""The modifiers of a dice term (`r1`, `!`, `kh3`, `>=7`, `cs>19`, `u`): the one home of each.
+"""The modifiers of a dice term (`r1`, `!`, `mi2`, `kh3`, `>=7`, `u`, `cs>19`, `sa`): the one
+home of each.
 
-Each modifier is a `Rule` class (`Reroll`, `Explode`, `Keep`, `Pool`, `Crit`, `Unique`)
-holding its steps: its text form and spellings, its step of a term's bounds, why it could
-never stop, how many dice it rolls on average (the budget), its steps in rolling
-(d20cli.dice.evaluate: rolled die by die, a face rolled again, the dice kept, the pool's
-count, the dice shown) and in exact odds (d20cli.dice.distribution: one roll's weights,
-a counted unit's cost, the weights of the whole term), and how a test draws one. Each
-step is a no-op unless the class overrides it, and `Dice.rules` holds the term's rules in
-the order of `MODIFIERS`, so bounds, the stop check, the budget, rolling and exact odds
-loop over them. A row of `MODIFIERS` (a `Modifier`) names the `Dice` field that holds a
-kind of modifier, how messages name it and its rule class; the grammar
-(d20cli.language.dice_modifiers) reads the explosions' spellings from the classes.
+Each modifier is a `Rule` class (`Reroll`, `Explode`, `Minimum`, `Maximum`, `Keep`, `Pool`,
+`Unique`, `Crit`, `Sort`) holding its steps: its spellings and what the grammar reads
+after them (d20cli.language.dice_modifiers builds the grammar of the modifiers from them),
+its text form, its step of a term's bounds, why it could never stop, how many dice it
+rolls on average (the budget), its steps in rolling (d20cli.dice.evaluate: rolled die by
+die, a face rolled again, the dice kept, the pool's count, the dice shown and marked) and
+in exact odds (d20cli.dice.distribution: one roll's weights, a counted unit's cost, the
+weights of the whole term), and how a test draws one. Each step is a no-op unless the
+class overrides it, and `Dice.rules` holds the term's rules in the order of `MODIFIERS`,
+so bounds, the stop check, the budget, rolling and exact odds loop over them. A row of
+`MODIFIERS` (a `Modifier`) names the `Dice` field that holds a kind of modifier (the rule
+itself, or the plain value its `held` gives: `mi`'s number, `u`'s flag, a sort's order),
+how messages name it and its rule class; a variant of a kind is a subclass of its class.
 
 How far an explosion chains is `Explode.chain_limit`. Re-exported by d20cli.dice.tree.
 """
@@ -154,6 +157,49 @@ class Rule:
 
     __slots__ = ()
 
+    # -- its spelling (the grammar, d20cli.language.dice_modifiers, and the text form) --
+
+    #: Its spellings, each with the fields it sets: the grammar is built from them
+    #: (each kind's longest first, any case) and the text form is the first whose fields
+    #: match. A variant (a subclass) states its own.
+    spellings: ClassVar[dict[str, dict[str, Any]]] = {}
+
+    #: What the grammar reads after a spelling: "point" (a compare point, a bare number
+    #: meaning `=`; no letter may follow the spelling), "number" (a signed number; no
+    #: letter may follow), "count" (a count, 1 if none; no letter may follow a one-letter
+    #: spelling), "compare" (a compare point or nothing), "target" (a pool: a comparison
+    #: with no word, then the first spelling and a compare point, or nothing), "" (nothing).
+    reads: ClassVar[str] = ""
+
+    @classmethod
+    def spelt(cls, word: str, arg: Any) -> Rule:
+        """The modifier written `word` (a spelling, lower case) and `arg` (what `reads`
+        read: None when nothing followed)."""
+        fields = cls.spellings[word]
+        return cls(**fields) if cls.reads == "" else cls(arg, **fields)  # type: ignore[call-arg]
+
+    def spelling(self) -> str:
+        """Its spelling in the text form (without what follows it)."""
+        for word, values in self.spellings.items():
+            if all(getattr(self, name) == v for name, v in values.items()):
+                return word
+        raise ValueError(f"no spelling of {type(self).__name__} for {self!r}")
+
+    def held(self) -> Any:
+        """What its field of `Dice` holds: the rule itself, unless the field holds a plain
+        value (`mi`'s number, `u`'s flag, a sort's order)."""
+        return self
+
+    @classmethod
+    def of(cls, value: Any) -> Rule:
+        """The rule of a value its field holds (`held` read back)."""
+        return value  # type: ignore[no-any-return]
+
+    def joined(self, later: Rule) -> Rule | str | None:
+        """This modifier written again on one term (`2d6r1r2`): the two as one, or why
+        not; None: it is written once only ("the dice already have ...")."""
+        return None
+
     def endless(self) -> bool:
         """Could it roll without end, stopped only by the dice budget (so that a brute
         force cannot enumerate its rolls)?"""
@@ -218,6 +264,21 @@ class Rule:
         """The dice as a table sees them (faces, kept, flags and each die's parts), when
         they are not the faces rolled; None: as rolled."""
         return None
+
+    #: Does it mark the dice once they are rolled and kept (`mark`)? (A term loops over
+    #: those of its rules only: `Dice.marking`.)
+    marks: ClassVar[bool] = False
+
+    def mark(
+        self,
+        faces: list[int],
+        kept: list[bool],
+        flags: list[tuple[str, ...]],
+        parts: list[tuple[int, ...]] | None,
+    ) -> tuple[list[int], list[bool], list[tuple[str, ...]], list[tuple[int, ...]] | None]:
+        """The dice as shown once rolled and kept (d20cli.dice.evaluated.marked): flags
+        added, an order; the total is unchanged."""
+        return faces, kept, flags, parts
 
     # -- exact odds (d20cli.dice.distribution) ----------------------------------------
 
@@ -336,6 +397,16 @@ class Reroll(Rule):
     once: bool = False
     more: tuple[Compare, ...] = ()
 
+    spellings: ClassVar[dict[str, dict[str, Any]]] = {"ro": {"once": True}, "r": {"once": False}}
+    reads: ClassVar[str] = "point"
+
+    def joined(self, later: Rule) -> Rule | str:
+        """Chained rerolls (`2d6r1r2`, Roll20's way) reroll on any of their points."""
+        assert isinstance(later, Reroll)
+        if later.once != self.once:
+            return "a chain of rerolls cannot mix 'r' and 'ro'"
+        return Reroll(self.point, self.once, (*self.more, later.point))
+
     @property
     def points(self) -> tuple[Compare, ...]:
         return (self.point, *self.more)
@@ -347,7 +418,7 @@ class Reroll(Rule):
         return any(p.matches(face) for p in self.more)
 
     def __str__(self) -> str:
-        word = "ro" if self.once else "r"
+        word = self.spelling()
         return "".join(word + p.text(bare_equals=True) for p in self.points)
 
     def endless(self) -> bool:
@@ -417,26 +488,16 @@ class Explode(Rule):
     #: but the dice budget when rolling, and the odds' cap, `depth`, in exact odds).
     chain_limit: ClassVar[int | None] = None
 
-    #: Its spellings, each with the fields it sets: the grammar reads them
-    #: (d20cli.language.dice_modifiers, longest first, any case, a compare point may
-    #: follow), and the text form is the first whose fields match. A variant (a subclass)
-    #: states its own.
-    spellings: ClassVar[dict[str, dict[str, bool]]] = {
+    spellings: ClassVar[dict[str, dict[str, Any]]] = {
         "!!p": {"compound": True, "penetrate": True},
         "!!": {"compound": True, "penetrate": False},
         "!p": {"compound": False, "penetrate": True},
         "!": {"compound": False, "penetrate": False},
     }
+    reads: ClassVar[str] = "compare"
 
     def __post_init__(self) -> None:
         self.spelling()  # a variant that has no spelling could not be read back
-
-    def spelling(self) -> str:
-        """The spelling of this explosion (without its compare point)."""
-        for word, values in self.spellings.items():
-            if all(getattr(self, name) == v for name, v in values.items()):
-                return word
-        raise ValueError(f"no spelling of {type(self).__name__} for {self!r}")
 
     def __str__(self) -> str:
         return self.spelling() + ("" if self.point is None else str(self.point))
@@ -600,6 +661,18 @@ class Keep(Rule):
     kind: KeepKind
     n: int
 
+    #: `k` is Roll20's, Foundry's and rpg-dice-roller's keep-highest, `d` Roll20's drop-lowest.
+    spellings: ClassVar[dict[str, dict[str, Any]]] = {
+        **{kind: {"kind": kind} for kind in KEEP_KINDS},
+        "k": {"kind": "kh"},
+        "d": {"kind": "dl"},
+    }
+    reads: ClassVar[str] = "count"
+
+    @classmethod
+    def spelt(cls, word: str, arg: Any) -> Keep:
+        return cls(cls.spellings[word]["kind"], arg)
+
     def __post_init__(self) -> None:
         if self.kind not in KEEP_KINDS:
             raise ValueError(f"bad keep kind {self.kind!r}")
@@ -655,6 +728,15 @@ class Pool(Rule):
     success: Compare
     failure: Compare | None = None
 
+    #: The spelling of its failure point (`>=7f1`); its success point is a comparison
+    #: with no word.
+    spellings: ClassVar[dict[str, dict[str, Any]]] = {"f": {}}
+    reads: ClassVar[str] = "target"
+
+    @classmethod
+    def spelt(cls, word: str, arg: Any) -> Pool:
+        return cls(*arg)
+
     def score(self, face: int) -> int:
         """What one kept die counts in the pool: 1 a success, -1 a failure, else 0."""
         if self.success.matches(face):
@@ -664,7 +746,7 @@ class Pool(Rule):
         return 0
 
     def __str__(self) -> str:
-        f = "" if self.failure is None else "f" + self.failure.text(bare_equals=True)
+        f = "" if self.failure is None else self.spelling() + self.failure.text(bare_equals=True)
         return f"{self.success}{f}"
 
     def bounds(self, e: Dice, b: TermBounds) -> TermBounds:
@@ -714,6 +796,27 @@ class Crit(Rule):
     success: Compare | None = None
     failure: Compare | None = None
 
+    #: Its spellings: the success point's, then the failure point's.
+    spellings: ClassVar[dict[str, dict[str, Any]]] = {"cs": {}, "cf": {}}
+    reads: ClassVar[str] = "point"
+
+    @classmethod
+    def spelt(cls, word: str, arg: Any) -> Crit:
+        return cls(arg) if word == next(iter(cls.spellings)) else cls(None, arg)
+
+    def joined(self, later: Rule) -> Rule | str:
+        """`cs` and `cf` are one marker each: `cs>19cf<2` sets both."""
+        assert isinstance(later, Crit)
+        for word, mine, theirs in zip(
+            self.spellings,
+            (self.success, self.failure),
+            (later.success, later.failure),
+            strict=True,
+        ):
+            if mine is not None and theirs is not None:
+                return f"the dice already have a '{word}' marker"
+        return Crit(self.success or later.success, self.failure or later.failure)
+
     def __post_init__(self) -> None:
         if self.success is None and self.failure is None:
             raise ValueError("a Crit needs a success or a failure point")
@@ -727,9 +830,28 @@ class Crit(Rule):
         return out
 
     def __str__(self) -> str:
-        s = "" if self.success is None else "cs" + self.success.text(bare_equals=True)
-        f = "" if self.failure is None else "cf" + self.failure.text(bare_equals=True)
-        return s + f
+        points = (self.success, self.failure)
+        return "".join(
+            w + p.text(bare_equals=True)
+            for w, p in zip(self.spellings, points, strict=True)
+            if p is not None
+        )
+
+    marks: ClassVar[bool] = True
+
+    def mark(
+        self,
+        faces: list[int],
+        kept: list[bool],
+        flags: list[tuple[str, ...]],
+        parts: list[tuple[int, ...]] | None,
+    ) -> tuple[list[int], list[bool], list[tuple[str, ...]], list[tuple[int, ...]] | None]:
+        """The kept dice (not a rerolled-away face) flagged by their face."""
+        flags = [
+            (*fl, *self.flags(f)) if k and "rerolled" not in fl else fl
+            for f, k, fl in zip(faces, kept, flags, strict=True)
+        ]
+        return faces, kept, flags, parts
 
     @classmethod
     def example(cls, e: Dice, choose: Choose) -> Crit:
@@ -743,8 +865,21 @@ class Unique(Rule):
     """`u`: the dice of a term show different faces (a face another die already shows is
     rolled again); held in `Dice.unique` as a flag, this rule is its steps."""
 
+    spellings: ClassVar[dict[str, dict[str, Any]]] = {"u": {}}
+
+    @classmethod
+    def spelt(cls, word: str, arg: Any) -> Unique:
+        return UNIQUE
+
+    def held(self) -> bool:
+        return True
+
+    @classmethod
+    def of(cls, value: Any) -> Unique:
+        return UNIQUE
+
     def __str__(self) -> str:
-        return "u"
+        return self.spelling()
 
     def endless(self) -> bool:
         return True  # a repeated face is rolled again until the faces differ
@@ -777,18 +912,110 @@ class Unique(Rule):
 UNIQUE = Unique()
 POOL_MARKS = {1: "success", -1: "failure", 0: ""}  # a pool's marks on its dice, by score
 
+
+class Clamp(Rule):
+    """`mi` / `ma` (`Minimum`, `Maximum`): the face every lower / higher face counts as;
+    held in `Dice.minimum` / `Dice.maximum` as the number, which `Dice.clamp` applies
+    (explosions and rerolls look at the natural face; the total and keep/drop at the
+    clamped one)."""
+
+    __slots__ = ()
+    reads: ClassVar[str] = "number"
+    value: int
+
+    def held(self) -> int:
+        return self.value
+
+    @classmethod
+    def of(cls, value: Any) -> Rule:
+        return cls(value)  # type: ignore[call-arg]
+
+    def __str__(self) -> str:
+        return f"{self.spelling()}{self.value}"
+
+    def unit(self, e: Dice, depth: int, u: Unit) -> Unit:
+        return u._replace(uniform=False)  # the faces are no longer 1..sides alike
+
+    @classmethod
+    def example(cls, e: Dice, choose: Choose) -> Rule:
+        lo, hi = e._range
+        return cls(choose.integer(lo, hi))  # type: ignore[call-arg]
+
+
+@frozen(slots=True)
+class Minimum(Clamp):
+    """`miN`: every face below N counts as N."""
+
+    value: int
+    spellings: ClassVar[dict[str, dict[str, Any]]] = {"mi": {}}
+
+
+@frozen(slots=True)
+class Maximum(Clamp):
+    """`maN`: every face above N counts as N."""
+
+    value: int
+    spellings: ClassVar[dict[str, dict[str, Any]]] = {"ma": {}}
+
+
 SortOrder = Literal["a", "d"]
 
 
+@frozen(slots=True)
+class Sort(Rule):
+    """`sa` / `s`, `sd`: the dice shown in ascending / descending order of face (a stable
+    sort: kept marks, flags and a compound die's parts move along); held in `Dice.sort`
+    as the order, "a" or "d"; nothing else changes."""
+
+    order: SortOrder
+    spellings: ClassVar[dict[str, dict[str, Any]]] = {
+        "sa": {"order": "a"},
+        "sd": {"order": "d"},
+        "s": {"order": "a"},
+    }
+
+    def held(self) -> str:
+        return self.order
+
+    @classmethod
+    def of(cls, value: Any) -> Sort:
+        return cls(value)
+
+    def __str__(self) -> str:
+        return self.spelling()
+
+    marks: ClassVar[bool] = True
+
+    def mark(
+        self,
+        faces: list[int],
+        kept: list[bool],
+        flags: list[tuple[str, ...]],
+        parts: list[tuple[int, ...]] | None,
+    ) -> tuple[list[int], list[bool], list[tuple[str, ...]], list[tuple[int, ...]] | None]:
+        order = sorted(range(len(faces)), key=faces.__getitem__, reverse=self.order == "d")
+        return (
+            [faces[i] for i in order],
+            [kept[i] for i in order],
+            [flags[i] for i in order],
+            None if parts is None else [parts[i] for i in order],
+        )
+
+    @classmethod
+    def example(cls, e: Dice, choose: Choose) -> Sort:
+        return cls(choose.one_of(("a", "d")))
+
+
 def rule_classes() -> tuple[type[Rule], ...]:
-    """Every modifier class (a `Rule` and its variants, subclasses included): the request
-    codec (d20cli.language.parse_cache) reads them by name."""
+    """Every modifier class (a `Rule` and its variants, subclasses included; a class with
+    no spelling, such as `Clamp`, is a base of some): the request codec
+    (d20cli.language.parse_cache) reads them by name."""
     out: list[type[Rule]] = []
     stack = list(reversed(Rule.__subclasses__()))
     while stack:
         cls = stack.pop()
         # (a slotted frozen class is made anew: the first class made stays a subclass)
-        if getattr(sys.modules[cls.__module__], cls.__name__, None) is cls:
+        if cls.spellings and getattr(sys.modules[cls.__module__], cls.__name__, None) is cls:
             out.append(cls)
         stack.extend(reversed(cls.__subclasses__()))
     return tuple(out)
@@ -796,90 +1023,49 @@ def rule_classes() -> tuple[type[Rule], ...]:
 
 class Modifier:
     """A row of MODIFIERS: the field of `Dice` that holds one kind of modifier, how
-    messages name it, and (for a field whose value is a `Rule`) that class."""
+    messages name it, and its rule class (the value the field holds is the rule, or
+    what its `held` gives: `Dice.minimum` an int, `Dice.unique` a flag)."""
 
     __slots__ = ("field", "rule", "what")
 
-    def __init__(self, field: str, what: str, rule: type[Rule] | None = None) -> None:
+    def __init__(self, field: str, what: str, rule: type[Rule]) -> None:
         self.field = field
         self.what = what
         self.rule = rule
 
-    def text(self, value: Any) -> str:
-        """The text form of the field's value (`""` when unset)."""
-        return "" if value is None else str(value)
-
     def rule_of(self, value: Any) -> Rule | None:
         """The rule that carries the steps of the field's value (None when unset)."""
-        return value if isinstance(value, Rule) else None
+        if value is None or value is False:
+            return None
+        return value if isinstance(value, Rule) else self.rule.of(value)
 
     def endless(self, value: Any) -> bool:
         """Could the field's value roll without end (`Rule.endless`)?"""
         rule = self.rule_of(value)
         return rule is not None and rule.endless()
 
+    def variants(self) -> list[type[Rule]]:
+        """Its rule class and the variants (subclasses) of it."""
+        return [c for c in rule_classes() if issubclass(c, self.rule)]
+
     def example(self, e: Dice, choose: Choose) -> Any:
         """A value of the field for `e`'s dice, drawn by `choose` (the property tests):
         of its class or of a variant (a subclass) of it."""
-        rule = self.rule
+        rule = choose.one_of(self.variants()).example(e, choose)
         assert rule is not None
-        return choose.one_of([c for c in rule_classes() if issubclass(c, rule)]).example(e, choose)
-
-
-class _Limit(Modifier):
-    """`mi` / `ma`: an int, the face every lower / higher face counts as (`Dice.clamp`)."""
-
-    __slots__ = ("word",)
-
-    def __init__(self, field: str, word: str) -> None:
-        super().__init__(field, f"'{word}'")
-        self.word = word
-
-    def text(self, value: Any) -> str:
-        return "" if value is None else f"{self.word}{value}"
-
-    def example(self, e: Dice, choose: Choose) -> int:
-        lo, hi = e._range
-        return choose.integer(lo, hi)
-
-
-class _Flag(Modifier):
-    """`u`: a bool, different faces on every die; its steps are `Unique`'s."""
-
-    __slots__ = ()
-
-    def text(self, value: Any) -> str:
-        return "u" if value else ""
-
-    def rule_of(self, value: Any) -> Rule | None:
-        return UNIQUE if value else None
-
-    def example(self, e: Dice, choose: Choose) -> bool:
-        return True
-
-
-class _Sort(Modifier):
-    """`sa` / `sd`: the dice shown in order ("a" or "d"); nothing else changes."""
-
-    __slots__ = ()
-
-    def text(self, value: Any) -> str:
-        return "" if value is None else f"s{value}"
-
-    def example(self, e: Dice, choose: Choose) -> str:
-        return choose.one_of(("a", "d"))
+        return rule.held()
 
 
 #: Every modifier, in the order of its text form (`2d6r1!mi2ma5kh1>=4ucs6sa`); steps run
-#: in this order.
+#: in this order, and the grammar tries their spellings in this order.
 MODIFIERS: tuple[Modifier, ...] = (
     Modifier("reroll", "a reroll", Reroll),
     Modifier("explode", "an explosion", Explode),
-    _Limit("minimum", "mi"),
-    _Limit("maximum", "ma"),
+    Modifier("minimum", "'mi'", Minimum),
+    Modifier("maximum", "'ma'", Maximum),
     Modifier("keep", "keep/drop", Keep),
     Modifier("pool", "a pool target", Pool),
-    _Flag("unique", "'u'", Unique),  # after a pool: `u>=4` is rpg-dice-roller's
+    Modifier("unique", "'u'", Unique),  # after a pool: `u>=4` is rpg-dice-roller's
     Modifier("crit", "a critical marker", Crit),
-    _Sort("sort", "a sort"),
+    Modifier("sort", "a sort", Sort),
 )

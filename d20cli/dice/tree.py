@@ -110,6 +110,9 @@ class Dice(Bounded):
     _finishing: tuple[Rule, ...] = field(
         init=False, repr=False, compare=False, hash=False, default=()
     )
+    _marking: tuple[Rule, ...] = field(
+        init=False, repr=False, compare=False, hash=False, default=()
+    )
 
     precedence: ClassVar[int] = _ATOM
 
@@ -122,16 +125,16 @@ class Dice(Bounded):
         problem = self.unique_conflict()
         if problem is not None:
             raise ValueError(problem)
-        values = [getattr(self, m.field) for m in MODIFIERS]
-        mods = "".join([m.text(v) for m, v in zip(MODIFIERS, values, strict=True)])
+        rules = [m.rule_of(getattr(self, m.field)) for m in MODIFIERS]
+        rules_set = tuple(r for r in rules if r is not None)
+        mods = "".join([str(r) for r in rules_set])
         text = self._render(mods)
         object.__setattr__(self, "_text", text)
         object.__setattr__(self, "_what", f"'{text}'")
-        rules = [m.rule_of(v) for m, v in zip(MODIFIERS, values, strict=True)]
-        rules_set = tuple(r for r in rules if r is not None)
         object.__setattr__(self, "_rules", rules_set)
         object.__setattr__(self, "_one_by_one", any(r.one_by_one for r in rules_set))
         object.__setattr__(self, "_finishing", tuple(r for r in rules_set if r.finishes))
+        object.__setattr__(self, "_marking", tuple(r for r in rules_set if r.marks))
         object.__setattr__(self, "_plain", isinstance(self.sides, _PLAIN_SIDES) and not mods)
         if isinstance(sides, tuple):
             if not sides:

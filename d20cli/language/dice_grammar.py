@@ -58,7 +58,7 @@ import pyparsing as pp
 
 from d20cli.dice.advantage import adv_problem
 from d20cli.dice.evaluate import unique_problem
-from d20cli.dice.modifiers import MODIFIERS
+from d20cli.dice.modifiers import MODIFIERS, Rule
 from d20cli.dice.tree import (
     LIST_LIMIT,
     MAX_SIDES,
@@ -66,14 +66,12 @@ from d20cli.dice.tree import (
     Arithmetic,
     Call,
     Compare,
-    Crit,
     Dice,
     Expr,
     Group,
     Neg,
     Number,
     Ref,
-    Reroll,
     walk,
 )
 from d20cli.errors import ParseError, not_a_digit
@@ -151,11 +149,8 @@ _sides = (
     | _computed_sides
 ).set_name("a number of sides after 'd'")
 
-# How a message names each modifier (the grammar's two critical markers are one `Crit`).
-_MOD_NAMES = {m.field: m.what for m in MODIFIERS} | {
-    "crit_success": "a 'cs' marker",
-    "crit_failure": "a 'cf' marker",
-}
+# How a message names each modifier.
+_MOD_NAMES = {m.field: m.what for m in MODIFIERS}
 
 
 def _build_dice(s: str, loc: int, toks: pp.ParseResults) -> Dice:
@@ -168,18 +163,17 @@ def _build_dice(s: str, loc: int, toks: pp.ParseResults) -> Dice:
     sides = items.pop(0)
     if isinstance(sides, int) and not 1 <= sides <= MAX_SIDES:
         raise _fail(s, sides_loc, f"a die needs 1 to {MAX_SIDES:,} sides, not {sides}")
-    mods: dict[str, Any] = {}
+    rules: dict[str, Any] = {}
     for kind, value, at in items:
-        old = mods.get(kind)
-        if kind == "reroll" and old is not None:  # chained: `2d6r1r2`
-            if old.once != value.once:
-                raise _fail(s, at, "a chain of rerolls cannot mix 'r' and 'ro'")
-            mods[kind] = Reroll(old.point, old.once, (*old.more, value.point))
-            continue
-        if old is not None:
-            what = "a label" if kind == "label" else _MOD_NAMES[kind]
-            raise _fail(s, at, f"the dice already have {what}")
-        mods[kind] = value
+        old = rules.get(kind)
+        if old is not None:  # written again: chained rerolls (`2d6r1r2`), `cs` and `cf`
+            joined = old.joined(value) if isinstance(old, Rule) else None
+            if not isinstance(joined, Rule):
+                what = "a label" if kind == "label" else _MOD_NAMES[kind]
+                raise _fail(s, at, joined or f"the dice already have {what}")
+            value = joined
+        rules[kind] = value
+    mods = {k: v.held() if isinstance(v, Rule) else v for k, v in rules.items()}
     if "explode" in mods:
         # rpg-dice-roller clamps before it explodes and leaves the extra dice alone, and
         # explodes before it rerolls: the same words would roll other numbers here.
@@ -199,8 +193,6 @@ def _build_dice(s: str, loc: int, toks: pp.ParseResults) -> Dice:
                 "a reroll with an explosion rolls differently in other rollers "
                 "(rpg-dice-roller explodes first, then rerolls): use one of them",
             )
-    if "crit_success" in mods or "crit_failure" in mods:
-        mods["crit"] = Crit(mods.pop("crit_success", None), mods.pop("crit_failure", None))
     if isinstance(sides, tuple):
         lo, hi = min(sides), max(sides)
     elif isinstance(sides, int | str):

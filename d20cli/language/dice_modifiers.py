@@ -1,5 +1,6 @@
-"""The modifiers of a dice term in the dice grammar (d20cli.language.dice_grammar): each
-parses to a `(kind, value, column)` tuple that `dice_grammar` gathers into a `Dice`.
+"""The modifiers of a dice term in the dice grammar (d20cli.language.dice_grammar), built
+from their classes' spellings (d20cli.dice.modifiers: `Rule.spellings`, `Rule.reads`): each
+parses to a `(field, rule, column)` tuple that `dice_grammar` gathers into a `Dice`.
 
 Roll20, Foundry and rpg-dice-roller spellings are accepted with their meaning:
 `4d6d1` / `4d6d` drop the lowest (count 1 when omitted, also for `kh kl dh dl k`),
@@ -14,8 +15,8 @@ from typing import Any
 
 import pyparsing as pp
 
-from d20cli.dice.modifiers import rule_classes
-from d20cli.dice.tree import Compare, Explode, Keep, KeepKind, Pool, Reroll
+from d20cli.dice.modifiers import MODIFIERS, Modifier, Rule
+from d20cli.dice.tree import Compare
 from d20cli.language.vocabulary import DICE_DIGITS
 
 MAX_DICE_DIGITS = DICE_DIGITS
@@ -64,96 +65,78 @@ def _build_compare(toks: pp.ParseResults) -> Compare:
     return Compare(toks[0], toks[1])
 
 
-# --- modifiers: each yields a (kind, value, loc) tuple -----------------------------------
+# --- modifiers: each yields a (field, rule, loc) tuple ----------------------------------
+#
+# Built from the rule classes (d20cli.dice.modifiers): each row of MODIFIERS, in its order,
+# offers the spellings of its class and of its variants, longest first, each followed by
+# what the class `reads`. Only the forms that other rollers write and this one refuses
+# (`_REFUSED`) are written here.
 
 
-def _mod(kind: str, build: Any) -> Any:
-    def action(s: str, loc: int, toks: pp.ParseResults) -> tuple[str, Any, int]:
-        return (kind, build(toks), loc)
-
-    return action
-
-
-_reroll = (
-    (_kw("ro") - _point("ro").copy().set_parse_action(_build_compare)).set_parse_action(
-        _mod("reroll", lambda t: Reroll(t[1], once=True))
-    )
-    | (_kw("r") - _point("r").copy().set_parse_action(_build_compare)).set_parse_action(
-        _mod("reroll", lambda t: Reroll(t[1]))
-    )
-).set_name("reroll")
+def _word(word: str, alone: bool) -> pp.ParserElement:
+    """A spelling glued to the dice, any case; `alone`: no letter may follow it (a
+    letter that follows may start another modifier otherwise: `4d6khcs6`, `3d6usd`)."""
+    ahead = r"(?![a-z])" if alone else ""
+    return pp.Regex(re.escape(word) + ahead, _I).set_name(f"'{word}'").leave_whitespace()
 
 
-def _explosion() -> pp.ParserElement:
-    """`!`, `!!`, `!p`, `!!p` and any variant's: the spellings of every explosion class
-    (`Explode.spellings`), longest first, then an optional compare point."""
-    spelt = {
-        word.lower(): (cls, values)
-        for cls in rule_classes()
-        if issubclass(cls, Explode)
-        for word, values in cls.spellings.items()
-    }
-    words = "|".join(re.escape(w) for w in sorted(spelt, key=len, reverse=True))
-
-    def build(t: pp.ParseResults) -> Explode:
-        cls, values = spelt[t[0].lower()]
-        return cls(t[1] if len(t) > 1 else None, **values)
-
-    return (
-        pp.Regex(words, _I).leave_whitespace()
-        + pp.Opt(
-            (_op - _int("a number after the comparison", tight=True, signed=True)).set_parse_action(
-                _build_compare
-            )
-        )
-    ).set_parse_action(_mod("explode", build))
+def _pointed(word: str) -> pp.ParserElement:
+    return _point(word).copy().set_parse_action(_build_compare)
 
 
-_explode = _explosion()
+def _comparison() -> pp.ParserElement:
+    """`op integer`, the op required: an explosion's point, a pool's success point."""
+    number = _int("a number after the comparison", tight=True, signed=True)
+    return (_op - number).set_parse_action(_build_compare)
 
 
-def _limit(word: str, kind: str) -> pp.ParserElement:
-    number = _int(f"a number after '{word}'", tight=True, signed=True)
-    return (_kw(word) - number).set_parse_action(_mod(kind, lambda t: t[1]))
+def _spelt(word: str, reads: str) -> pp.ParserElement:
+    """`word` and what its class reads after it (`Rule.reads`)."""
+    if reads == "point":
+        return _word(word, alone=True) - _pointed(word)
+    if reads == "number":
+        return _word(word, alone=True) - _int(f"a number after '{word}'", tight=True, signed=True)
+    if reads == "count":
+        count = pp.Opt(_int(f"a number after '{word}'", tight=True), default=1)
+        return _word(word, alone=len(word) == 1) + count
+    if reads == "compare":
+        return _word(word, alone=False) + pp.Opt(_comparison())
+    assert reads == "", reads
+    return _word(word, alone=False)
 
 
-def _glued(word: str) -> pp.ParserElement:
-    """A keyword that another letter may follow (`4d6khcs6`, `3d6usd`): the alternatives
-    are ordered so the longest spelling is tried first."""
-    return pp.Regex(re.escape(word), _I).set_name(f"'{word}'").leave_whitespace()
+def _element(row: Modifier) -> pp.ParserElement:
+    """The grammar of one row of MODIFIERS: its refused forms, then the spellings of its
+    class and variants."""
+    spelt: dict[str, type[Rule]] = {word: cls for cls in row.variants() for word in cls.spellings}
 
+    def action(s: str, loc: int, toks: pp.ParseResults) -> tuple[str, Rule, int]:
+        if row.rule.reads == "target":
+            rule = row.rule.spelt("", (toks[0], toks[2] if len(toks) > 2 else None))
+        else:
+            word = str(toks[0]).lower()
+            rule = spelt[word].spelt(word, toks[1] if len(toks) > 1 else None)
+        return (row.field, rule, loc)
 
-def _keep(word: str, kind: KeepKind) -> pp.ParserElement:
-    """`kh3`, or `kh` alone: a count of 1 (a one-letter `k` or `d` no letter may follow)."""
-    count = pp.Opt(_int(f"a number after '{word}'", tight=True), default=1)
-    return ((_glued(word) if len(word) > 1 else _kw(word)) + count).set_parse_action(
-        _mod("keep", lambda t: Keep(kind, t[1]))
-    )
+    if row.rule.reads == "target":  # a pool: `>=7`, `>=7f1`
+        fail = next(iter(row.rule.spellings))
+        element = _comparison() + pp.Opt(_word(fail, alone=True) - _pointed(fail))
+    else:
+        words = sorted(spelt, key=len, reverse=True)
+        element = pp.MatchFirst([_spelt(w, spelt[w].reads) for w in words])
+    element = element.set_parse_action(action).set_name(row.what)
+    refused = _REFUSED.get(row.field)
+    return element if refused is None else refused | element
 
 
 def _bare_k(s: str, loc: int, toks: pp.ParseResults) -> None:
     """`4d6k<3`: avrae's keep-the-dice-below-3, which no other peer has. (`4d6k3` is the
-    keep-highest of Roll20, Foundry and rpg-dice-roller, read by `_keep("k", "kh")`;
-    avrae's keep-the-dice-showing-3 is said in a note: d20cli.language.peer_readings.)"""
+    keep-highest of Roll20, Foundry and rpg-dice-roller, `Keep.spellings`; avrae's
+    keep-the-dice-showing-3 is said in a note: d20cli.language.peer_readings.)"""
     rest = str(toks[0])[1:]
     raise _fail(
         s, loc, f"avrae's 'k{rest}' (keep the dice {rest}) is not supported: use kh/kl N or a pool"
     )
-
-
-_k_selector = pp.Regex(r"k[<>]=?-?[0-9]+", _I).leave_whitespace()
-_k_selector.set_parse_action(_bare_k)
-
-
-_keep_drop = _keep("kh", "kh") | _keep("kl", "kl") | _keep("dh", "dh") | _keep("dl", "dl")
-_keep_drop = _keep_drop | _k_selector | _keep("k", "kh") | _keep("d", "dl")  # Roll20: `4d6d1`
-
-_pool = (
-    (_op - _int("a number after the comparison", tight=True, signed=True)).set_parse_action(
-        _build_compare
-    )
-    + pp.Opt(_kw("f") - _point("f").copy().set_parse_action(_build_compare))
-).set_parse_action(_mod("pool", lambda t: Pool(t[0], t[2] if len(t) > 2 else None)))
 
 
 def _unique_point(s: str, loc: int, toks: pp.ParseResults) -> None:
@@ -166,23 +149,9 @@ def _unique_point(s: str, loc: int, toks: pp.ParseResults) -> None:
     )
 
 
-_unique = pp.Regex(r"u(?:>=|<=|<>|!=|[<>=])-?[0-9]+", _I).leave_whitespace()
-_unique.set_parse_action(_unique_point)
-_unique = _unique | pp.Regex("u(?!o)", _I).leave_whitespace().set_parse_action(
-    _mod("unique", lambda t: True)
-)
+def _refused(pattern: str, action: Any) -> pp.ParserElement:
+    return pp.Regex(pattern, _I).leave_whitespace().set_parse_action(action)
 
-_crit = (
-    (_kw("cs") - _point("cs").copy().set_parse_action(_build_compare)).set_parse_action(
-        _mod("crit_success", lambda t: t[1])
-    )
-    | (_kw("cf") - _point("cf").copy().set_parse_action(_build_compare)).set_parse_action(
-        _mod("crit_failure", lambda t: t[1])
-    )
-).set_name("a critical marker")
-
-_sort = pp.Regex(r"s[ad]?", _I).leave_whitespace().set_name("a sort")
-_sort.set_parse_action(lambda s, loc, t: ("sort", "d" if t[0].lower() == "sd" else "a", loc))
 
 _HINTS = {
     "f": "'f' (failures) needs a success target first, like 6d10>=7f1",
@@ -236,21 +205,20 @@ def _unknown(s: str, loc: int, toks: pp.ParseResults) -> None:
 
 _bad_mod = pp.Regex(r"[a-z]+", _I).leave_whitespace().set_parse_action(_unknown)
 
-modifier = (
-    _reroll
-    | _explode
-    | _limit("mi", "minimum")
-    | _limit("ma", "maximum")
-    | _keep_drop
-    | _pool
-    | _unique
-    | _crit
-    | _sort
-    | _bad_mod
-).set_name("a dice modifier")
+#: The forms of other rollers refused with a message, tried before a row's spellings.
+_REFUSED: dict[str, pp.ParserElement] = {
+    "keep": _refused(r"k[<>]=?-?[0-9]+", _bare_k),
+    "unique": _refused(r"u(?:>=|<=|<>|!=|[<>=])-?[0-9]+", _unique_point)
+    | _refused(r"uo[a-z]*", _unknown),  # `uo`: rerolling a duplicate once (_HINTS)
+}
+_ELEMENTS = {row.field: _element(row) for row in MODIFIERS}
+
+modifier = (pp.MatchFirst([_ELEMENTS[row.field] for row in MODIFIERS]) | _bad_mod).set_name(
+    "a dice modifier"
+)
 
 #: What may follow a group `{4d6,3d8}`: keep/drop of whole expressions, a pool target.
-group_modifier = (_keep_drop | _pool).set_name("keep/drop or a target")
+group_modifier = (_ELEMENTS["keep"] | _ELEMENTS["pool"]).set_name("keep/drop or a target")
 
 label = (
     pp.Suppress("[")

@@ -18,10 +18,10 @@ can point its error at the word it does not offer.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, TypeAlias
+from typing import TYPE_CHECKING, ClassVar, TypeAlias, TypeVar
 
 from d20cli.frozen import field, fields, frozen
-from d20cli.language.vocabulary import CHECK_WORDS
+from d20cli.language.vocabulary import CHECK_WORD, CHECK_WORDS
 
 if TYPE_CHECKING:
     from d20cli.dice.tree import Compare, Expr
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 CHECK_WORD_KINDS: tuple[str, ...] = tuple(word.kind for word in CHECK_WORDS)
 
 Columns: TypeAlias = tuple[tuple[str, int], ...]
+T = TypeVar("T")
 
 
 class _Located:
@@ -72,7 +73,21 @@ class Target:
         return f"{self.name or self.kind} {self.value}"
 
 
+def _word_fields(cls: type[T]) -> type[T]:
+    """`cls` with a field for each check word whose field it does not declare (a flag or a
+    counted word: `vocabulary.Word.value_field`), after its own: a new word is its row of
+    `vocabulary.CHECK_WORDS` alone, and its rule reads it by its kind (`word_kinds`, or
+    `count`)."""
+    annotations = cls.__dict__["__annotations__"]  # noqa: RUF063 (as frozen.py: inspect is heavy)
+    for word in CHECK_WORDS:
+        if word.field not in annotations:
+            annotations[word.field], default = word.value_field()
+            setattr(cls, word.field, default)
+    return cls
+
+
 @frozen
+@_word_fields
 class CheckRequest(_Located):
     """One d20 roll against a target: check, save, attack, attempt, defend, resist, routine.
 
@@ -90,8 +105,11 @@ class CheckRequest(_Located):
     face that counts as a natural 20 for critical rules; lucky: `lucky`, each d20 showing
     a 1 is rolled once more; floor: `min N`, a d20 face below N counts as N for the total;
     crit_dmg: `crit-dmg=dice|double|max`, what a critical hit does to the damage.
+    A check word declared after these (its row of `vocabulary.CHECK_WORDS`) has its field
+    made from its row, after `house_from`: a flag is a bool, a counted word an int.
     word_kinds: the kinds of word given (of CHECK_WORD_KINDS), computed once when the
-    request is built, so a system compares them with what it offers in one set operation.
+    request is built, so a system compares them with what it offers in one set operation
+    (`"lucky" in request.word_kinds`).
     Not an argument (the parse cache stores the fields above and rebuilds this one).
     Where the words came from, for the output (neither changes what the request means, so
     requests compare without them): entry: the words of the character's entry its label
@@ -136,6 +154,11 @@ class CheckRequest(_Located):
             if (value := getattr(self, name)) is not default and value != default
         )
         object.__setattr__(self, "word_kinds", kinds)
+
+    def count(self, kind: str) -> int:
+        """How many times a counted word of this kind was given (`Word.merge` "count"),
+        or whether a flag was (1 or 0): for a rule that reads a word by its kind."""
+        return int(getattr(self, CHECK_WORD[kind].field))
 
 
 #: (kind, CheckRequest field, the field's default) of each check word.

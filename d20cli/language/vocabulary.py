@@ -231,7 +231,9 @@ class Word(NamedTuple):
     verbs takes (`System.takes`), and its rules read the field.
 
     kind: the kind's name (`CheckRequest.word_kinds`, the request's columns, a system's
-    lists); field: the `CheckRequest` field it sets, whose default means "not given";
+    lists); field: the `CheckRequest` field it sets, whose default means "not given"
+    (a flag's or counted word's is made from this row unless that class declares it:
+    `value_field`);
     spellings: what completion offers, as typed (none: a number or an expression);
     merge: how a character's entry and the request combine it: "count" (they add up),
     "list" (joined, the entry's first) or "one" (the request's value wins);
@@ -254,6 +256,16 @@ class Word(NamedTuple):
     samples: tuple[str, ...] = ()
     named: str = ""
     role: str = "roll"
+
+    def value_field(self) -> tuple[str, object]:
+        """The annotation and default of its `CheckRequest` field, when that class does
+        not declare it: a counted word's is an int (0), a flag's a bool (False). A word
+        that takes a value declares its field there (and its grammar element)."""
+        if self.merge == "count":
+            return "int", 0
+        if self.flag and self.merge == "one":
+            return "bool", False
+        raise TypeError(f"the check word {self.kind!r} needs its field on CheckRequest")
 
 
 #: What a check word does, for the error of a system that lacks it (`Word.role`): it makes
