@@ -167,7 +167,7 @@ class Rule:
     #: What the grammar reads after a spelling: "point" (a compare point, a bare number
     #: meaning `=`; no letter may follow the spelling), "number" (a signed number; no
     #: letter may follow), "count" (a count, 1 if none; no letter may follow a one-letter
-    #: spelling), "compare" (a compare point or nothing), "target" (a pool: a comparison
+    #: spelling), "comparison" (a compare point or nothing), "target" (a pool: a comparison
     #: with no word, then the first spelling and a compare point, or nothing), "" (nothing).
     reads: ClassVar[str] = ""
 
@@ -494,7 +494,7 @@ class Explode(Rule):
         "!p": {"compound": False, "penetrate": True},
         "!": {"compound": False, "penetrate": False},
     }
-    reads: ClassVar[str] = "compare"
+    reads: ClassVar[str] = "comparison"
 
     def __post_init__(self) -> None:
         self.spelling()  # a variant that has no spelling could not be read back

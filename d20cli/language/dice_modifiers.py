@@ -99,7 +99,7 @@ def _spelt(word: str, reads: str) -> pp.ParserElement:
     if reads == "count":
         count = pp.Opt(_int(f"a number after '{word}'", tight=True), default=1)
         return _word(word, alone=len(word) == 1) + count
-    if reads == "compare":
+    if reads == "comparison":
         return _word(word, alone=False) + pp.Opt(_comparison())
     assert reads == "", reads
     return _word(word, alone=False)
