@@ -1,8 +1,8 @@
 """The names in the encounter's order, as a small text file beside the state database
 (`NAMES_FILE`, one a line), which d20cli.store.initiative writes at each change of the
-encounter: the shell completion scripts read it without starting Python (`d20 init hurt
-<TAB>`), and a request rolled as a character reads it to know, without opening the
-database, whether that character is in the encounter at all (`listed`).
+encounter: the shell completion scripts read it without starting Python (`d20 init
+hurt` then TAB), and a request rolled as a character reads it to know, without opening
+the database, whether that character is in the encounter at all (`listed`).
 """
 
 from __future__ import annotations
