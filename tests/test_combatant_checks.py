@@ -20,7 +20,7 @@ from d20cli.language.requests import CheckRequest
 from d20cli.rules import get_system
 from d20cli.rules.encounter import FAILS, Condition, auto_failed, check_words
 from d20cli.store import initiative
-from d20cli.store.combatant_names import NAMES_FILE
+from d20cli.store.combatant_names import NAMES_FILE, listed
 from d20cli.store.database import state_dir
 
 SHEET = """\
@@ -196,3 +196,12 @@ def test_check_words_and_auto_failed_follow_the_systems_rule() -> None:
     failed = auto_failed(result, "aria is stunned")
     assert (failed.outcome, failed.success, failed.total) == ("failure", False, result.total)
     assert failed.notes[-1] == "aria is stunned (the dice alone: Success)"
+
+
+def test_the_names_file_is_looked_for_where_the_database_keeps_it() -> None:
+    """`listed` finds the file without store.database (no sqlite3 to import): the same
+    place as the database's own directory."""
+    write_sheet(SHEET)
+    assert main(["init", "add", "aria", "--dice", "14"]) == 0
+    assert (state_dir() / NAMES_FILE).read_text(encoding="utf-8") == "aria\n"
+    assert listed("ARIA") and not listed("bob")

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import os
 
-from d20cli.store.database import state_dir
-
 #: The file beside state.db that names the combatants in the order, one a line (read by
 #: the completion scripts); only names that are one word of printable characters, at most
 #: NAME_MOST characters long, are written.
@@ -24,9 +22,12 @@ def listed(name: str) -> bool:
     """Whether `name` (any case) may be in the encounter's order: False when the names
     file has no such line or there is no file (no encounter was ever kept); True when it
     has, or when the file cannot be read (then only the database can tell)."""
-    from d20cli.store.files import no_such_file, read_bytes
+    from d20cli.store.files import no_such_file, read_bytes, xdg_dir
 
-    path = os.path.join(state_dir(), NAMES_FILE)
+    # beside the state database (d20cli.store.database.state_dir), found as the seal
+    # marker is: light, with no sqlite3 to import
+    state = xdg_dir("XDG_STATE_HOME", os.path.join(".local", "state"))
+    path = os.path.join(state, "d20cli", NAMES_FILE)
     try:
         text = read_bytes(path, MOST_BYTES, "the combatants file").decode("utf-8", "replace")
     except OSError as err:
