@@ -119,6 +119,12 @@ def test_strength_and_dexterity_saves_fail_automatically(
     assert shown["notes"] == [f"{said} (the dice alone: Critical save)"]
     shown = _json(["save", "dex", "vs", "15", "--as", "aria", "--dice", "3"], capsys)
     assert shown["notes"] == [f"{said} (the dice failed too)"]
+    # what the dice alone would give is no tally or chance of the outcome
+    for option in ("--odds", "--summary"):
+        capsys.readouterr()
+        status, _, err = d20([*args[:-2], option, "-n", "10"], capsys)
+        assert status == 2 and err.startswith(f"d20: error: {option} ")
+        assert err.rstrip().endswith(said)
     # a save of another ability, and a check, roll as they are
     shown = _json(["save", "wis", "vs", "15", "--as", "aria", "--dice", "17"], capsys)
     assert (shown["outcome"], "notes" in shown) == ("success", False)

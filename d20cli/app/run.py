@@ -356,8 +356,9 @@ def request(text: str, opts: Options, out: Output, context: Context | None = Non
                 from d20cli.app.commands.combatant_checks import as_combatant
 
                 text, fails = as_combatant(text, opts, out, context)
-                if fails and opts.summary:
-                    raise ParseError(f"--summary tallies the dice, but {fails}")
+                if fails and (opts.summary or opts.odds):
+                    option = "--summary tallies" if opts.summary else "--odds prices"
+                    raise ParseError(f"{option} the dice, but {fails}")
                 if fails and sealed is not None and not (opts.json or opts.quiet):
                     out.text("(a sealed session shows the roll as rolled: its receipt proves it)")
             if opts.secret:
