@@ -211,3 +211,27 @@ def test_the_names_file_is_looked_for_where_the_database_keeps_it() -> None:
     assert main(["init", "add", "aria", "--dice", "14"]) == 0
     assert (state_dir() / NAMES_FILE).read_text(encoding="utf-8") == "aria\n"
     assert listed("ARIA") and not listed("bob")
+
+
+def test_in_a_sealed_session_an_automatic_failure_is_said_and_the_roll_shown_as_rolled(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sealed roll's receipt proves its dice and their outcome: the save is shown as
+    rolled (its outcome what the dice gave), the line before it says that it fails."""
+    from state_helpers import close_opened
+
+    _encounter("paralyzed")
+    monkeypatch.delenv("D20_NO_LOG")
+    try:
+        capsys.readouterr()
+        assert main(["seal"]) == 0
+        capsys.readouterr()
+        status, out, _ = d20(["save", "dex", "vs", "5", "--as", "aria"], capsys)
+        lines = out.splitlines()
+        assert status == 0
+        assert lines[0] == "aria is paralyzed: a Strength or Dexterity save fails automatically"
+        assert lines[1] == "(a sealed session shows the roll as rolled: its receipt proves it)"
+        assert "(the dice alone" not in out and "(the dice failed too)" not in out
+        assert main(["unseal"]) == 0
+    finally:
+        close_opened()
