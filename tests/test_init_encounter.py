@@ -374,3 +374,92 @@ def test_completion_knows_combatant_and_condition_names() -> None:
     assert candidates(["init", "hurt"], "gob", t, names) == ["goblin-2", "goblin-1"]
     assert candidates(["init", "cond", "goblin-1"], "pr", t, names) == ["prone"]
     assert "restrained" in candidates(["init", "cond", "goblin-1"], "", t, names)
+
+
+def test_init_next_passes_over_the_dead() -> None:
+    """A dead combatant takes no turns: `init next` passes over it and says so (the
+    conditions that end on its turn end as it is passed), the order still shows it until
+    `init rm`, `init undo` takes the turn back, and when no one takes turns it says so."""
+    ok("add", "aria", "+5", "hp", "12", "--dice", "15")
+    ok("add", "goblin", "+2", "x2", "hp", "7", "--dice", "11,9")
+    ok("cond", "aria", "blessed", "until", "end", "of", "goblin-1's", "turn")
+    ok("hurt", "goblin-1", "9")
+    out = ok("next")
+    assert out.splitlines()[0] == "round 1: goblin-2's turn"
+    assert "  goblin-1  13  d20 11  +2  0/7 HP  dead" in out.splitlines()  # still shown
+    assert "passed over goblin-1 (dead)" in out
+    assert "ended: aria is no longer blessed" in out
+    assert "undid: init next" in ok("undo")
+    assert state()["turn"] == "aria"
+    change = state("next")["change"]
+    assert change["passed"] == ["goblin-1"] and state()["turn"] == "goblin-2"
+    assert state("next")["change"]["passed"] == [] and state()["turn"] == "aria"
+    ok("hurt", "goblin-2", "9")
+    out = ok("next")  # aria alone: the next round's
+    assert out.startswith("round 3: aria's turn")
+    assert "passed over goblin-1 (dead)\npassed over goblin-2 (dead)" in out
+    ok("hurt", "aria", "20")
+    said = refused("next")
+    assert "no one in the order takes turns (all dead)" in said
+    assert (state()["round"], state()["turn"]) == (3, "aria")  # nothing changed
+    ok("rm", "goblin-1")
+    assert [c["name"] for c in state()["order"]] == ["aria", "goblin-2"]
+
+
+def test_a_dying_character_keeps_her_turn_and_a_dead_one_is_passed_over() -> None:
+    write_sheet(SHEET)
+    ok("add", "aria", "--dice", "10")  # 13
+    ok("add", "orc", "+0", "--dice", "5")
+    ok("hurt", "aria", "27")  # dying
+    ok("next")  # the orc's
+    out = ok("next", "--dice", "1")  # her turn: a death save of 1, two failures
+    assert out.startswith("round 2: aria's turn") and "passed over" not in out
+    ok("hurt", "aria", "1")  # the third: dead
+    out = ok("next")  # the orc's
+    out = ok("next")  # round 3: aria is passed over, no death save is rolled
+    assert out.startswith("round 3: orc's turn") and "passed over aria (dead)" in out
+
+
+@pytest.mark.parametrize(
+    ("system", "state_word"), [("reglamento", "down"), ("pendagger", "defeated")]
+)
+def test_out_of_the_fight_passes_turns_until_healed(system: str, state_word: str) -> None:
+    """reglamento's down and pendagger's defeated are out of the fight: their turns are
+    passed over; healing brings them back up, and their turns back."""
+    ok("add", "hero", "+3", "hp", "9", "-s", system, "--dice", "15")
+    ok("add", "bandit", "+0", "x2", "hp", "3", "-s", system, "--dice", "10,8")
+    ok("hurt", "bandit-1", "3")
+    assert one("bandit-1")["state"] == state_word
+    out = ok("next")
+    assert f"passed over bandit-1 ({state_word})" in out and state()["turn"] == "bandit-2"
+    ok("heal", "bandit-1", "2")
+    ok("next")
+    assert "passed over" not in ok("next") and state()["turn"] == "bandit-1"
+
+
+def test_an_incapacitated_mm_combatant_is_passed_over() -> None:
+    ok("add", "hero", "+3", "toughness", "2", "-s", "mm", "--dice", "15")
+    ok("add", "thug", "+0", "toughness", "0", "-s", "mm", "--dice", "10")
+    ok("hurt", "thug", "10", "--dice", "1")  # d20 1 + 0 vs DC 25: incapacitated
+    assert one("thug")["state"] == "incapacitated"
+    out = ok("next")
+    assert "passed over thug (incapacitated)" in out and state()["turn"] == "hero"
+    ok("heal", "thug", "1")  # staggered: its turn comes back
+    assert ok("next").startswith("round 2: thug's turn")
+
+
+def test_dyn_rolls_again_only_those_who_take_turns() -> None:
+    ok("add", "aria", "+5", "hp", "12", "--dice", "15")
+    ok("add", "goblin", "+2", "x2", "hp", "7", "--dice", "11,9")
+    ok("dyn")
+    ok("hurt", "goblin-2", "9")
+    ok("next")  # goblin-1's
+    # the next round: goblin-2 is passed over before the round ends, and keeps its total;
+    # aria and goblin-1 roll (two faces, no more)
+    out = ok("next", "--dice", "2,18")
+    assert "initiative rolled again for round 2" in out
+    assert [c["name"] for c in state()["order"]] == ["goblin-1", "goblin-2", "aria"]
+    assert (one("goblin-1")["total"], one("goblin-2")["total"], one("aria")["total"]) == (20, 11, 7)
+    assert state()["turn"] == "goblin-1"
+    out = ok("next")
+    assert "passed over goblin-2 (dead)" in out and state()["turn"] == "aria"

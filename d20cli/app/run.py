@@ -351,6 +351,16 @@ def request(text: str, opts: Options, out: Output, context: Context | None = Non
                 raise ParseError("--summary tallies the runs of --repeat N: add one, e.g. -n 1000")
             opts = context.as_options(text, opts)
             sealed = context.sealed_for(opts, out)  # each sealed roll is rolled and logged
+            fails = ""  # why the roll fails whatever its dice (a combatant's condition)
+            if opts.as_:
+                from d20cli.app.commands.combatant_checks import as_combatant
+
+                text, fails = as_combatant(text, opts, out, context)
+                if fails and (opts.summary or opts.odds):
+                    option = "--summary tallies" if opts.summary else "--odds prices"
+                    raise ParseError(f"{option} the dice, but {fails}")
+                if fails and sealed is not None and not (opts.json or opts.quiet):
+                    out.text("(a sealed session shows the roll as rolled: its receipt proves it)")
             if opts.secret:
                 _check_secret(opts, sealed is not None)
             if sealed is not None:
@@ -377,6 +387,10 @@ def request(text: str, opts: Options, out: Output, context: Context | None = Non
             else:
                 step = None if meter is None else meter.step
                 results = results_of(text, opts, out, context, step)
+            if fails and sealed is None:
+                from d20cli.rules.encounter import auto_failed
+
+                results = (auto_failed(result, fails) for result in results)
         except (D20Error, RecursionError) as err:
             _close(meter)
             return _failed(err, text, opts, out, [])

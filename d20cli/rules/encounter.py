@@ -6,9 +6,11 @@ What every system shares is here: `Vitals` (HP current, max and temporary, AC or
 system's defense, notes, death saves, the state at 0 HP), `Condition` (a name and when it
 ends), the arithmetic of damage and healing (`take_damage`, `take_healing`: temporary HP
 first, never below 0 or above the max), and how conditions end as the turn passes
-(`ended`). What a system says of 0 HP, of a turn that starts at 0 HP, and which words a
-condition adds to an attack against its holder is the system's `Harm` (its hook on
-`System.harm`), kept in its own module.
+(`ended`). What a system says of 0 HP, of a turn that starts at 0 HP, which states pass
+a combatant's turn over (`Harm.no_turn`: dead), and which words a condition adds to an
+attack against its holder, an attack its holder makes, or a check or save its holder
+rolls (`Harm.checking`: levelup's poisoned, disadvantage on ability checks) is the
+system's `Harm` (its hook on `System.harm`), kept in its own module.
 
 Pure: no I/O; any dice (a death save, a toughness resistance) come from the roller passed
 in.
@@ -17,12 +19,13 @@ in.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from d20cli.frozen import field, frozen, replace
 
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
+    from d20cli.results import Result
 
 #: The largest HP, AC, damage or healing an encounter keeps (docs/limits.md).
 MAX_HIT_POINTS = 1_000_000
@@ -125,6 +128,77 @@ def hp_text(v: Vitals) -> str:
     return f"{v.hp}{most}{temp} HP"
 
 
+#: A `CheckRule`'s word for a roll that fails automatically: no word of the request
+#: language says it, so the roll is rolled and shown as a failure (`auto_failed`).
+FAILS = "fails"
+
+
+class CheckRule(NamedTuple):
+    """What a condition does to a roll its holder makes: to the verbs `verbs`, labelled
+    one of `labels` (a check's or save's label word, `save dex`: any case; () any label,
+    none too), it adds `word` (`dis`), or, when `word` is FAILS, the roll fails
+    automatically; `says`: the roll it is about, in words ("ability checks", "a Strength
+    or Dexterity save")."""
+
+    verbs: tuple[str, ...]
+    labels: tuple[str, ...]
+    word: str
+    says: str
+
+    def applies(self, verb: str, label: str | None) -> bool:
+        if verb.lower() not in self.verbs:
+            return False
+        return not self.labels or (label or "").lower() in self.labels
+
+
+class CheckWords(NamedTuple):
+    """What a combatant's conditions do to one check or save (`check_words`): the words
+    they add, the conditions that add them, and (condition, roll) for each condition
+    that makes it fail automatically."""
+
+    words: tuple[str, ...] = ()
+    by: tuple[str, ...] = ()
+    fails: tuple[tuple[str, str], ...] = ()
+
+
+def check_words(
+    conditions: Sequence[Condition],
+    checking: Mapping[str, tuple[CheckRule, ...]],
+    verb: str,
+    label: str | None,
+) -> CheckWords:
+    """What `conditions` do to a roll of `verb` labelled `label` by `checking` (a
+    system's `Harm.checking`)."""
+    words: list[str] = []
+    by: list[str] = []
+    fails: list[tuple[str, str]] = []
+    for c in conditions:
+        for rule in checking.get(c.name.lower(), ()):
+            if not rule.applies(verb, label):
+                continue
+            if rule.word == FAILS:
+                fails.append((c.name, rule.says))
+            else:
+                words.append(rule.word)
+                if c.name not in by:
+                    by.append(c.name)
+    return CheckWords(tuple(words), tuple(by), tuple(fails))
+
+
+def auto_failed(result: Result, why: str) -> Result:
+    """`result` as a failure that the rules made without its dice (`why`: "aria is
+    paralyzed: a Strength or Dexterity save fails automatically"): the dice and total as
+    rolled, the outcome a failure, a note saying what the dice alone gave."""
+    if result.success is False:
+        note = f"{why} (the dice failed too)"
+        return replace(result, notes=(*result.notes, note))
+    rolled = result.label or "ungraded"
+    note = f"{why} (the dice alone: {rolled})"
+    return replace(
+        result, outcome="failure", label="Failure", success=False, notes=(*result.notes, note)
+    )
+
+
 @frozen
 class Harm:
     """A system's rule for damage, healing and 0 HP (its `System.harm`).
@@ -138,7 +212,9 @@ class Harm:
     condition names the system knows (completion offers them; any other word is a
     condition too); against: condition -> the words it adds to an attack against its
     holder; attacking: condition -> the words it adds to an attack its holder makes;
-    summary: the rule in one line, for help and docs."""
+    summary: the rule in one line, for help and docs; checking: condition -> what it does
+    to a check or save its holder rolls (`CheckRule`s); no_turn: the states whose holder
+    takes no turns (`init next` passes over it: levelup's dead)."""
 
     hit_points: bool
     hurt: Callable[[Vitals, int, str, bool, Roller], Said]
@@ -148,6 +224,12 @@ class Harm:
     against: Mapping[str, str] = field(default_factory=dict)
     summary: str = ""
     attacking: Mapping[str, str] = field(default_factory=dict)
+    checking: Mapping[str, tuple[CheckRule, ...]] = field(default_factory=dict)
+    no_turn: frozenset[str] = frozenset()
+
+    def takes_turns(self, v: Vitals) -> bool:
+        """Whether a combatant in `v` takes its turn (not in a `no_turn` state)."""
+        return v.state not in self.no_turn
 
 
 def nothing_at_start(v: Vitals, kind: str, roller: Roller | None) -> Said:
@@ -176,16 +258,21 @@ def attack_words(conditions: Sequence[Condition], against: Mapping[str, str]) ->
 
 
 __all__ = [
+    "FAILS",
     "MAX_CONDITIONS",
     "MAX_HIT_POINTS",
     "MAX_ROUNDS",
     "NO_VITALS",
     "STATES",
+    "CheckRule",
+    "CheckWords",
     "Condition",
     "Harm",
     "Said",
     "Vitals",
     "attack_words",
+    "auto_failed",
+    "check_words",
     "ends_at",
     "hp_text",
     "nothing_at_start",

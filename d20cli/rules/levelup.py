@@ -46,6 +46,8 @@ from d20cli.rules.common import (
     resolver,
 )
 from d20cli.rules.encounter import (
+    FAILS,
+    CheckRule,
     Harm,
     Said,
     Vitals,
@@ -571,6 +573,31 @@ ATTACKING = {
     "restrained": "dis",
 }
 
+#: The label words of a save of each ability a condition names (`save dex vs 15`, or a
+#: character's `dex` entry in her `saves`).
+STRENGTH = ("str", "strength")
+DEXTERITY = ("dex", "dexterity")
+_CHECKS = CheckRule(("check",), (), "dis", "ability checks")
+_STR_DEX_FAIL = CheckRule(
+    ("save",), STRENGTH + DEXTERITY, FAILS, "a Strength or Dexterity save fails automatically"
+)
+
+#: What a condition does to a check or save its holder rolls (the rule text of each
+#: condition, where the seed is silent: docs/systems/levelup.md): a poisoned or
+#: frightened creature has disadvantage on ability checks; a restrained one on Dexterity
+#: saves; a paralyzed, petrified, stunned or unconscious one fails Strength and Dexterity
+#: saves automatically. A save is of an ability by its label (`save dex vs 15`); one with
+#: no label is of none of them.
+CHECKING = {
+    "poisoned": (_CHECKS,),
+    "frightened": (_CHECKS,),
+    "restrained": (CheckRule(("save",), DEXTERITY, "dis", "Dexterity saves"),),
+    "paralyzed": (_STR_DEX_FAIL,),
+    "petrified": (_STR_DEX_FAIL,),
+    "stunned": (_STR_DEX_FAIL,),
+    "unconscious": (_STR_DEX_FAIL,),
+}
+
 HARM = Harm(
     True,
     harm_hurt,
@@ -580,6 +607,10 @@ HARM = Harm(
     AGAINST,
     "0 HP: a monster is dead, a character dying (death saves at the start of its turn)",
     ATTACKING,
+    CHECKING,
+    # the dead take no turns; a dying character's turn is her death save, and a stable
+    # one keeps her place (damage makes her dying again)
+    frozenset({"dead"}),
 )
 
 

@@ -414,6 +414,7 @@ HARM = Harm(
     ("blinded", "prone", "stunned", "unconscious"),
     {},
     "0 HP: down (out of the fight)",
+    no_turn=frozenset({"down"}),  # out of the fight: its turn is passed over
 )
 
 

@@ -14,8 +14,9 @@ never lost, and undone in the order the changes were made. The history keeps the
 `MAX_UNDO` changes.
 
 Every change also writes the names in the order to a small text file beside the database
-(`NAMES_FILE`, one a line), for the shell completion scripts, which read it without
-starting Python (`d20 init hurt <TAB>`).
+(`NAMES_FILE`, one a line, d20cli.store.combatant_names), for the shell completion
+scripts, which read it without starting Python (`d20 init hurt <TAB>`), and for a request
+rolled as a character, which opens the encounter only when its name is there.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ from d20cli.rules.initiative import (
     ordered,
 )
 from d20cli.rules.initiative import joined as joined
+from d20cli.store.combatant_names import NAME_MOST
+from d20cli.store.combatant_names import NAMES_FILE as NAMES_FILE
 from d20cli.store.database import BadValue, stored_int, stored_json, stored_text
 from d20cli.store.rolllog import MAX_ROW_DEPTH
 
@@ -56,11 +59,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 MAX_UNDO = 1_000  # changes of the encounter `init undo` can take back
-#: The file beside state.db that names the combatants in the order, one a line (read by
-#: the completion scripts); only names that are one word of printable characters, at most
-#: NAME_MOST characters long, are written.
-NAMES_FILE = "combatants"
-NAME_MOST = 64
 MAX_NOTES = 200  # characters of a combatant's notes
 KINDS = ("character", "monster")
 _INT64 = 2**63

@@ -167,30 +167,56 @@ def next_turn(
     dice: bool,
 ) -> tuple[Encounter, dict[str, list[str]]]:
     """The turn passed (rules: docs/encounter.md, "The turn passes"): the conditions that
-    end at the end of this turn end; a new round with `dyn` on rolls everyone's
-    initiative again (`roll_again`; pins and reported totals stay); the conditions that
-    end at the start of the next turn end; then the system's rule for a turn's start
-    (levelup: a dying character's death save; `dice` False: said, not rolled)."""
+    end at the end of this turn end; a combatant whose state takes no turns (its system's
+    `Harm.no_turn`: levelup's dead) is passed over, and the conditions that end at the
+    start or end of its turn end as it is passed; a new round with `dyn` on rolls
+    everyone's initiative again (`roll_again`; pins, reported totals and those passed
+    over stay); the conditions that end at the start of the next turn end; then the
+    system's rule for a turn's start (levelup: a dying character's death save; `dice`
+    False: said, not rolled). ParseError, nothing changed, when no one takes turns."""
     if not found.order:
         raise ParseError("no initiative order yet: `d20 init roll` rolls the party's")
+
+    def out_of_turns(c: Combatant) -> bool:
+        harm = harm_of(c).harm
+        return harm is not None and not harm.takes_turns(c.vitals)
+
+    if all(out_of_turns(c) for c in found.order):
+        states = sorted({c.vitals.state for c in found.order})
+        raise ParseError(
+            f"no one in the order takes turns (all {' or '.join(states)}): "
+            "d20 init heal NAME N, init rm NAME or init clear"
+        )
     old = Turn(found.round, found.turn)
-    now = advance(found.order, old)
     ended: list[str] = []
     said: list[str] = []
+    passed: list[str] = []
     order = _tick(list(found.order), "end", old.turn, old.round, ended)
-    if found.dyn and now.round > old.round:
-        again = []
-        for c in order:
-            if c.pinned or c.reported:
-                again.append(replace(c, rolloff=()))
-            else:
-                r = roll_again(c)
-                again.append(
-                    replace(c, total=r.total, modifier=r.modifier, dice=r.dice, rolloff=())
-                )
-        order = settle(again, roller)
-        now = Turn(now.round, order[0].name)
-        said.append(f"initiative rolled again for round {now.round}")
+    now = advance(order, old)
+    rolled = False
+    while True:
+        if found.dyn and now.round > old.round and not rolled:
+            again = []
+            for c in order:
+                if c.pinned or c.reported or out_of_turns(c):
+                    again.append(replace(c, rolloff=()))
+                else:
+                    r = roll_again(c)
+                    again.append(
+                        replace(c, total=r.total, modifier=r.modifier, dice=r.dice, rolloff=())
+                    )
+            order = settle(again, roller)
+            now = Turn(now.round, order[0].name)
+            rolled = True
+            said.append(f"initiative rolled again for round {now.round}")
+        here = next(c for c in order if c.name == now.turn)
+        if not out_of_turns(here):
+            break
+        passed.append(here.name)
+        said.append(f"passed over {here.name} ({here.vitals.state})")
+        order = _tick(order, "start", here.name, now.round, ended)
+        order = _tick(order, "end", here.name, now.round, ended)
+        now = advance(order, now)
     order = _tick(order, "start", now.turn, now.round, ended)
     for i, c in enumerate(order):
         if c.name == now.turn:
@@ -202,6 +228,7 @@ def next_turn(
     return replace(found, round=now.round, turn=now.turn, order=tuple(order)), {
         "ended": ended,
         "said": said,
+        "passed": passed,
     }
 
 

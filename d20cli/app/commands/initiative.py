@@ -4,7 +4,8 @@ standard input and the shell (`run_init`, which d20cli.app.run sends `init` line
     d20 init                      show the order (round, whose turn)
     d20 init roll [--as a,b]      a new encounter: the party rolls (monsters added stay)
     d20 init add NAME [WORDS] [xN]  add monsters: `init add goblin +2 x3` (goblin-1..3)
-    d20 init next                 the next turn (after the last: the next round)
+    d20 init next                 the next turn (after the last: the next round; the dead
+                                  are passed over)
     d20 init rm NAME              take one out of the order
     d20 init clear                end the encounter
 
@@ -59,7 +60,10 @@ SUBCOMMANDS: dict[str, str] = {
         "`... until end of aria's turn` (or start), `init cond goblin-2 prone off`."
     ),
     "note": "A note on a combatant: `d20 init note goblin-2 has the key`.",
-    "next": "The next turn: conditions that end, death saves; after the last, the next round.",
+    "next": (
+        "The next turn: conditions that end, death saves; after the last, the next round. "
+        "The dead (and the system's others out of the fight) are passed over."
+    ),
     "dyn": "Roll everyone's initiative again each round (pins stay): `init dyn`, `init dyn off`.",
     "undo": "Take back the last change to the encounter (again: the one before it).",
     "rm": "Take one out of the order: `d20 init rm goblin-2`.",

@@ -95,6 +95,9 @@ HARM = Harm(
     {},
     "damage: a toughness resistance against DC 15 + rank (bruised, dazed, staggered, "
     "incapacitated)",
+    # incapacitated (defenseless, stunned: no actions) is out of the fight: its turn is
+    # passed over until healing takes it back up the track
+    no_turn=frozenset({"incapacitated"}),
 )
 
 __all__ = ["DAMAGE_DC", "HARM", "TRACK", "heal", "hurt"]

@@ -45,6 +45,7 @@ HARM = Harm(
     ("blinded", "frightened", "prone", "stunned", "unconscious"),
     {},
     "0 HP: defeated (a hero's fate: a luck roll the DM calls for)",
+    no_turn=frozenset({"defeated"}),  # out of the fight: its turn is passed over
 )
 
 __all__ = ["HARM", "hurt"]
