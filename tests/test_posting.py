@@ -325,6 +325,10 @@ def test_the_url_is_a_secret_in_the_config_file_and_every_output(
         (["check", "+1", "vs", "10", "--post", f"x/{SECRET}"], None, "--post takes a webhook"),
         (["check", "+1", "vs", "10"], f"https://u:p@h/{SECRET}", "D20_POST must be a webhook"),
         (["check", "+1", "vs", "10", "--no-log", "--post", "https://h/x"], None, "--no-log"),
+        # a command that takes no --post, or a mistyped option: the line under it masked
+        (["char", "list", "--post", f"https://h/{SECRET}"], None, "unknown option --post"),
+        (["char", "list", f"--webhook=https://h/{SECRET}"], None, "unknown option --webhook"),
+        (["check", "+1", "vs", "10", f"https://h/{SECRET}", "--bogus"], None, "--bogus"),
     ],
 )
 def test_a_bad_webhook_setting_is_one_line_without_the_url(

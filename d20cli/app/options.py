@@ -490,15 +490,24 @@ class _Tokens:
 
 def secret_masked(tokens: Sequence[str]) -> Sequence[str]:
     """`tokens` as a line under an error shows them: a webhook's URL (`--post URL`, a
-    secret) as `URL`; `tokens` itself when it holds none."""
-    if not any(t.startswith("--post") for t in tokens):
+    secret) as `URL`, and any other URL (`--webhook=https://...`, mistyped) as its
+    scheme and host (its path may hold a key); `tokens` itself when it holds none."""
+    if not any(t.startswith("--post") or "://" in t for t in tokens):
         return tokens
+    from d20cli.store.config import masked_url
+
     shown = list(tokens)
     for i, token in enumerate(tokens):
         if token == "--post" and i + 1 < len(tokens):
             shown[i + 1] = "URL"
         elif token.startswith("--post="):
             shown[i] = "--post=URL"
+        elif "://" in token and shown[i] != "URL":
+            name, eq, value = token.partition("=")
+            if eq and name.startswith("-") and "://" not in name:
+                shown[i] = f"{name}={masked_url(value)}"
+            else:
+                shown[i] = masked_url(token)
     return shown
 
 

@@ -160,7 +160,11 @@ def command_output() -> Output:
 
 
 def _located(message: str, argv: Sequence[str], word: str | None) -> D20Error:
-    """A ParseError with the command line and a caret under `word` (when it is there)."""
+    """A ParseError with the command line and a caret under `word` (when it is there); a
+    URL in it masked (`options.secret_masked`: a webhook's holds its key)."""
+    from d20cli.app.options import secret_masked
+
+    argv = secret_masked(argv)
     line = " ".join(["d20", *argv])
     if word:
         column = 5
