@@ -296,6 +296,13 @@ def test_an_attackers_condition_gives_disadvantage_in_levelup(
     assert shown == "attack +2 vs AC 15 dmg 1d4" + against
     assert main([*args, "--as", "aria", "--dice", "17,6"]) == 0  # aria attacks off her turn
     assert json.loads(capsys.readouterr().out.splitlines()[0])["request"].endswith(" dis")
+    # an attack on no combatant, rolled as her: her condition still gives it disadvantage
+    assert main(["attack", "+5", "vs", "13", "--as", "aria", "--dice", "17,6"]) == 0
+    out = capsys.readouterr().out
+    assert f"aria is {condition}: dis" in out and "= 11 vs 13  Miss" in out
+    assert main(["attack", "+5", "vs", "13", "--as", "aria", "-q", "--dice", "17,6"]) == 0
+    quiet = capsys.readouterr().out
+    assert quiet.startswith("11") and "aria" not in quiet  # (-q: the result alone)
 
 
 def test_a_condition_that_says_nothing_of_attacks_adds_no_word(

@@ -211,9 +211,9 @@ class Harm:
     no dice may be rolled (a sealed session: it says what to roll); conditions: the
     condition names the system knows (completion offers them; any other word is a
     condition too); against: condition -> the words it adds to an attack against its
-    holder; attacking: condition -> the words it adds to an attack its holder makes;
-    summary: the rule in one line, for help and docs; checking: condition -> what it does
-    to a check or save its holder rolls (`CheckRule`s); no_turn: the states whose holder
+    holder; summary: the rule in one line, for help and docs; checking: condition -> what
+    it does to a roll its holder makes, a check, a save or an attack (`CheckRule`s);
+    no_turn: the states whose holder
     takes no turns (`init next` passes over it: levelup's dead)."""
 
     hit_points: bool
@@ -223,7 +223,6 @@ class Harm:
     conditions: tuple[str, ...] = ()
     against: Mapping[str, str] = field(default_factory=dict)
     summary: str = ""
-    attacking: Mapping[str, str] = field(default_factory=dict)
     checking: Mapping[str, tuple[CheckRule, ...]] = field(default_factory=dict)
     no_turn: frozenset[str] = frozenset()
 
@@ -252,8 +251,7 @@ def plain_heal(v: Vitals, amount: int, kind: str) -> Said:
 
 
 def attack_words(conditions: Sequence[Condition], against: Mapping[str, str]) -> list[str]:
-    """The words conditions add to an attack: a target's by `Harm.against`, an attacker's
-    by `Harm.attacking`."""
+    """The words a target's conditions add to an attack against it (`Harm.against`)."""
     return [against[c.name.lower()] for c in conditions if c.name.lower() in against]
 
 

@@ -563,35 +563,28 @@ AGAINST = {
     "invisible": "dis",
 }
 
-#: What an attacker's condition adds to the attack it makes (the rule text of each
-#: condition, where the seed is silent: a blinded, poisoned, prone or restrained creature
-#: has disadvantage on attack rolls; docs/systems/levelup.md).
-ATTACKING = {
-    "blinded": "dis",
-    "poisoned": "dis",
-    "prone": "dis",
-    "restrained": "dis",
-}
-
 #: The label words of a save of each ability a condition names (`save dex vs 15`, or a
 #: character's `dex` entry in her `saves`).
 STRENGTH = ("str", "strength")
 DEXTERITY = ("dex", "dexterity")
 _CHECKS = CheckRule(("check",), (), "dis", "ability checks")
+_ATTACKS = CheckRule(("attack",), (), "dis", "attack rolls")
 _STR_DEX_FAIL = CheckRule(
     ("save",), STRENGTH + DEXTERITY, FAILS, "a Strength or Dexterity save fails automatically"
 )
 
-#: What a condition does to a check or save its holder rolls (the rule text of each
-#: condition, where the seed is silent: docs/systems/levelup.md): a poisoned or
-#: frightened creature has disadvantage on ability checks; a restrained one on Dexterity
-#: saves; a paralyzed, petrified, stunned or unconscious one fails Strength and Dexterity
-#: saves automatically. A save is of an ability by its label (`save dex vs 15`); one with
-#: no label is of none of them.
+#: What a condition does to a roll its holder makes (the rule text of each condition,
+#: where the seed is silent: docs/systems/levelup.md): a poisoned or frightened creature
+#: has disadvantage on ability checks; a blinded, poisoned, prone or restrained one on
+#: attack rolls; a restrained one on Dexterity saves; a paralyzed, petrified, stunned or
+#: unconscious one fails Strength and Dexterity saves automatically. A save is of an
+#: ability by its label (`save dex vs 15`); one with no label is of none of them.
 CHECKING = {
-    "poisoned": (_CHECKS,),
+    "blinded": (_ATTACKS,),
+    "poisoned": (_CHECKS, _ATTACKS),
     "frightened": (_CHECKS,),
-    "restrained": (CheckRule(("save",), DEXTERITY, "dis", "Dexterity saves"),),
+    "prone": (_ATTACKS,),
+    "restrained": (CheckRule(("save",), DEXTERITY, "dis", "Dexterity saves"), _ATTACKS),
     "paralyzed": (_STR_DEX_FAIL,),
     "petrified": (_STR_DEX_FAIL,),
     "stunned": (_STR_DEX_FAIL,),
@@ -606,7 +599,6 @@ HARM = Harm(
     CONDITIONS,
     AGAINST,
     "0 HP: a monster is dead, a character dying (death saves at the start of its turn)",
-    ATTACKING,
     CHECKING,
     # the dead take no turns; a dying character's turn is her death save, and a stable
     # one keeps her place (damage makes her dying again)

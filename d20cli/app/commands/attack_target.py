@@ -4,9 +4,10 @@
 The target's AC is read from the encounter and put in the request's place; the target's
 conditions add the words its system says they give an attack against it
 (`Harm.against`: levelup's restrained, a d20 with advantage), and the attacker's
-conditions the words they give an attack it makes (`Harm.attacking`: levelup's prone,
-disadvantage; the attacker is the character rolled as, when it is in the order, else
-whose turn it is); the request is rolled as any
+conditions the words they give an attack it makes (`Harm.checking`: levelup's prone,
+disadvantage). The attacker is the character rolled as, when it is in the order: its
+words are added as to any roll of hers (d20cli.app.commands.combatant_checks); else whose
+turn it is, whose words are added here. The request is rolled as any
 other (critical damage by the house rule in force), and on a hit its damage is applied to
 the target as `init hurt` would, by the target's system's rule, halved by `resistant`,
 doubled by `vulnerable`, none with `immune`. The damage is one change of the encounter
@@ -46,7 +47,7 @@ def attack_on(
     from d20cli.app.commands import encounter as enc
     from d20cli.app.context import Context
     from d20cli.rules import get_system
-    from d20cli.rules.encounter import attack_words
+    from d20cli.rules.encounter import attack_words, check_words
     from d20cli.store import initiative
 
     mine = context is None
@@ -84,21 +85,22 @@ def attack_on(
             kept[at] = str(ac)
             added = attack_words(target.conditions, harm.against)
             attacker = attacker_of(found, opts, context)
-            by: list[str] = []
-            if attacker is not None and attacker is not target:
+            by: tuple[str, ...] = ()
+            why_by: tuple[str, ...] = ()
+            if attacker is not None and attacker is not target and not rolled_as(opts, context):
                 own = get_system(attacker.system) if attacker.system else system
-                attacking = own.harm.attacking if own.harm is not None else {}
-                by = attack_words(attacker.conditions, attacking)
+                if own.harm is not None:
+                    said = check_words(attacker.conditions, own.harm.checking, "attack", None)
+                    by, why_by = said.words, said.by
             text = " ".join([*kept, *added, *by])
         except D20Error as err:
             out.error(err, opts.json)
             return ExitStatus.BAD_INPUT, []
-        if added and not opts.json:
+        if added and not (opts.json or opts.quiet):
             why = ", ".join(c.name for c in target.conditions if c.name in harm.against)
             out.text(f"{target.name} is {why}: {' '.join(added)}")
-        if by and attacker is not None and not opts.json:
-            why = ", ".join(c.name for c in attacker.conditions if c.name in attacking)
-            out.text(f"{attacker.name} (attacking) is {why}: {' '.join(by)}")
+        if by and attacker is not None and not (opts.json or opts.quiet):
+            out.text(f"{attacker.name} (attacking) is {', '.join(why_by)}: {' '.join(by)}")
         from d20cli.app.options import request_text
 
         status, results = request(request_text(text.split(), opts), opts, out, context)
@@ -139,6 +141,13 @@ def attack_on(
             context.close()
 
 
+def rolled_as(opts: Options, context: Context) -> bool:
+    """Whether a request with these options is rolled as a character (`--as aria`, or
+    the character in use)."""
+    who = (context.with_character(opts).as_ or "").lower()
+    return bool(who) and who != "none"
+
+
 def attacker_of(found: Encounter, opts: Options, context: Context) -> Combatant | None:
     """Who makes an attack on a combatant: the character it is rolled as (`--as aria`, or
     the character in use), else whose turn it is; None when that one is not in the
@@ -150,4 +159,4 @@ def attacker_of(found: Encounter, opts: Options, context: Context) -> Combatant 
     return names.get((found.turn or "").lower())
 
 
-__all__ = ["MULTIPLIERS", "attack_on", "attacker_of"]
+__all__ = ["MULTIPLIERS", "attack_on", "attacker_of", "rolled_as"]
