@@ -386,13 +386,17 @@ def _int_or(value: object, default: int) -> int:
 
 
 def _export_rows(path: str | os.PathLike[str]) -> list[Mapping[str, Any]]:
-    """The rows of a `d20 log --export json` file."""
+    """The rows of a `d20 log --export json` file (at most MAX_EXPORT_BYTES, as `d20
+    verify` reads one)."""
     import json
 
+    from d20cli.store.files import MAX_EXPORT_BYTES, read_bytes
+
     name = os.fspath(path)
+    if not isinstance(name, str):
+        raise TypeError("luck() takes a path as a str or os.PathLike[str]")
     try:
-        with open(name, encoding="utf-8") as file:
-            data = json.load(file)
+        data = json.loads(read_bytes(name, MAX_EXPORT_BYTES, "a roll log export"))
     except OSError as err:
         raise StateError(f"{name}: cannot be read ({err.strerror or type(err).__name__})") from None
     except (ValueError, RecursionError):

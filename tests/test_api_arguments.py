@@ -73,7 +73,9 @@ def _value(name: str, data: st.DataObject) -> Any:
 
 def test_the_signatures_are_covered() -> None:
     assert {f.__name__ for f in FUNCTIONS} == {
+        "chart",
         "import_character",
+        "luck",
         "odds",
         "parse",
         "roll",

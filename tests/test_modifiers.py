@@ -49,7 +49,7 @@ EVERY_SPELLING = [
 
 def _written(cls: type[Rule], word: str) -> str:
     """A term with `word`, as its class reads it (`Rule.reads`)."""
-    after = {"point": "2", "number": "3", "count": "1", "compare": ">=5", "": ""}
+    after = {"point": "2", "number": "3", "count": "1", "comparison": ">=5", "": ""}
     if cls.reads == "target":
         return f"4d6>=5{word}1"
     return f"4d6{word}{after[cls.reads]}"

@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 
 from d20cli.__main__ import main
 from d20cli.app.cli import app
-from d20cli.app.commands.verify_files import MAX_EXPORT_BYTES
 from d20cli.dice.sealed import commitment, dice_key, position_random, read_secret, secret_text
+from d20cli.store.files import MAX_EXPORT_BYTES
 from d20cli.store.sealing import GENESIS, canonical, row_hash
 from tests.cli_helpers import write_sheet
 from tests.state_helpers import close_opened

@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from d20cli.errors import ParseError
 
+MAX_EXPORT_BYTES = 64 * 1024 * 1024  # of a roll log export read (`d20 verify`, `d20cli.luck`)
+
 if TYPE_CHECKING:
     from pathlib import Path
 

@@ -15,10 +15,9 @@ from typing import Any, BinaryIO
 from d20cli.dice.sealed import MIN_SEEN, SCHEMES
 from d20cli.errors import ParseError
 from d20cli.language.parse_cache import MAX_JSON_DEPTH
-from d20cli.store.files import deeper_than, open_named
+from d20cli.store.files import MAX_EXPORT_BYTES, deeper_than, open_named
 from d20cli.visible import visible
 
-MAX_EXPORT_BYTES = 64 * 1024 * 1024  # of the export read
 MAX_ROW_BYTES = 4 * 1024 * 1024  # of one row of it
 CHUNK = 1024 * 1024  # the export is read (and parsed) this much at a time
 MAX_RECEIPTS_BYTES = 4 * 1024 * 1024  # of a --receipts file
