@@ -81,6 +81,17 @@ def test_a_character_joins_with_her_entries() -> None:
     assert (aria["kind"], aria["total"], aria["hp"]["max"], aria["ac"]) == ("character", 17, 27, 15)
 
 
+def test_an_imported_character_joins_with_her_sheets_hp_and_ac() -> None:
+    """A character made by `d20 char import` has her sheet's hit points and armor class
+    in its record (`[aria.imported]`), not as entries: `init add` reads them there."""
+    sheet = Path(__file__).parent.parent / "examples" / "sheets" / "aria-a5e.json"
+    assert main(["char", "import", str(sheet), "--as", "aria"]) == 0
+    ok("add", "aria", "--dice", "14,2")
+    aria = one("aria")
+    assert (aria["kind"], aria["hp"]["max"], aria["ac"]) == ("character", 38, 16)
+    assert "38/38 HP  AC 16" in ok()
+
+
 def test_a_reported_initiative_is_not_rolled_and_says_so() -> None:
     out = ok("add", "cleo", "=17")
     assert "cleo: 17 reported" in out

@@ -10,7 +10,7 @@ of history (d20cli.store.initiative.edit), and every rule is the system's
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from d20cli.errors import D20Error, ParseError
@@ -121,18 +121,28 @@ def vitals_of(hp: int | None, told: Joining) -> Vitals:
     return Vitals(hp=hp, max_hp=hp, ac=told.ac, toughness=told.toughness)
 
 
-def character_vitals(lookup: Callable[[str], str | None]) -> Joining:
+def character_vitals(
+    lookup: Callable[[str], str | None], imported: Mapping[str, Any] | None = None
+) -> Joining:
     """A character's HP and AC entries (`hp`, `ac` or `armor`, `toughness`) as if given
-    with `init add`: `lookup(name)` gives an entry's words."""
+    with `init add`: `lookup(name)` gives an entry's words; where she has none, the hit
+    points and armor class her imported sheet recorded (`imported`: `[aria.imported]`,
+    d20 char import)."""
     told = Joining()
+    sheet = imported or {}
     hp = lookup("hp")
     if hp is not None:
         told.hp = hp.strip()
+    elif type(sheet.get("hp")) is int and 0 < sheet["hp"] <= MAX_HIT_POINTS:
+        told.hp = str(sheet["hp"])
     for name in ("ac", "armor", "armour"):
         value = lookup(name)
         if value is not None:
             told.ac = number(value.strip(), f"the {name} entry", -MAX_HIT_POINTS)
             break
+    else:
+        if type(sheet.get("ac")) is int and 0 <= sheet["ac"] <= MAX_HIT_POINTS:
+            told.ac = sheet["ac"]
     tough = lookup("toughness")
     if tough is not None:
         told.toughness = number(tough.strip().lstrip("+"), "the toughness entry", -MAX_HIT_POINTS)

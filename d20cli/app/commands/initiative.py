@@ -413,7 +413,7 @@ def _joins(rest: list[str], context: Context, opts: Options, out: Output, store:
     if character is not None:
         kind = "character"
         system = get_system(character.system) if character.system else system
-        entries = enc.character_vitals(lambda n: character.lookup(n, "check"))
+        entries = enc.character_vitals(lambda n: character.lookup(n, "check"), character.imported)
         told.hp = told.hp if told.hp is not None else entries.hp
         told.ac = told.ac if told.ac is not None else entries.ac
         told.toughness = told.toughness if told.toughness is not None else entries.toughness
