@@ -243,7 +243,11 @@ class Word(NamedTuple):
     meaning its own way); samples: words as typed that the odds properties draw from
     (tests/test_odds_checks.py); named: how an error names it in a system that lacks it
     ("levelup has no ranks"); role: what it does, one of ROLES, which says what that
-    system offers instead (`System.instead`; d20cli.rules.hints writes the message)."""
+    system offers instead (`System.instead`; d20cli.rules.hints writes the message);
+    values: what a word that takes a value may have after its `=` (`NAME=VALUE`, the name
+    alone the first value; merge "one"): dice (`d4`, `d6`: its field holds the sides, an
+    int, read by `CheckRequest.die`) or words (its field holds the word, read by
+    `CheckRequest.choice`); its grammar element and its field are made from the row."""
 
     kind: str
     field: str
@@ -256,15 +260,28 @@ class Word(NamedTuple):
     samples: tuple[str, ...] = ()
     named: str = ""
     role: str = "roll"
+    values: tuple[str, ...] = ()
+
+    def dice(self) -> bool:
+        """Whether its values are dice (`d4`, `d6`, ...), read as their sides."""
+        return bool(self.values) and all(v[:1] == "d" and v[1:].isdigit() for v in self.values)
+
+    def typed(self) -> tuple[str, ...]:
+        """Its spellings as completion offers them: with each value (`NAME=VALUE`)."""
+        return (*self.spellings, *(f"{self.spellings[0]}={v}" for v in self.values))
 
     def value_field(self) -> tuple[str, object]:
         """The annotation and default of its `CheckRequest` field, when that class does
-        not declare it: a counted word's is an int (0), a flag's a bool (False). A word
-        that takes a value declares its field there (and its grammar element)."""
+        not declare it: a counted word's is an int (0), a flag's a bool (False), a word
+        with `values` its die's sides (int) or one of its words (a Literal), None when not
+        given. Any other word declares its field there (and its grammar element)."""
         if self.merge == "count":
             return "int", 0
         if self.flag and self.merge == "one":
             return "bool", False
+        if self.values and self.merge == "one":
+            words = ", ".join(repr(v) for v in self.values)
+            return ("int" if self.dice() else f"Literal[{words}]") + " | None", None
         raise TypeError(f"the check word {self.kind!r} needs its field on CheckRequest")
 
 
@@ -433,6 +450,10 @@ CHECK_WORD: dict[str, Word] = {word.kind: word for word in CHECK_WORDS}
 #: The words that stand alone and set their field (the grammar's flag element).
 FLAG_WORDS: tuple[str, ...] = tuple(s for w in CHECK_WORDS if w.flag for s in w.spellings)
 
+#: The words that take a value declared by their row (`Word.values`; the grammar's valued
+#: elements), each as typed (`NAME`, `NAME=VALUE`).
+VALUED_WORDS: tuple[str, ...] = tuple(s for w in CHECK_WORDS if w.values for s in w.typed())
+
 
 class TargetForm(NamedTuple):
     """One kind of target, what may follow `vs`, declared once: a system's verbs name the
@@ -534,6 +555,7 @@ KEYWORDS: tuple[str, ...] = (
     *(f"{CRIT_DMG}={mode}" for mode in CRIT_DMG_MODES),
     *GROUP_RULES,
     *FLAG_WORDS,
+    *VALUED_WORDS,
     *TARGET_PREFIXES,
     *FORTUNE_ACTIONS,
     f"{PLAYERS}=",
@@ -559,7 +581,7 @@ KIND_WORDS: dict[str, tuple[str, ...]] = {
     "target": (VS,),
     "side": (VS,),
     "rank": RANK_WORDS,
-    **{w.kind: w.spellings for w in CHECK_WORDS if w.spellings and w.kind not in _PLACED},
+    **{w.kind: w.typed() for w in CHECK_WORDS if w.spellings and w.kind not in _PLACED},
     "group-rule": GROUP_RULES,
     "players": (f"{PLAYERS}=",),
     "fortune-action": FORTUNE_ACTIONS,
