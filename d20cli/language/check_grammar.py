@@ -241,7 +241,7 @@ def _valued(word: Word) -> pp.ParserElement:
     """The element of a word that declares its values (`Word.values`): `NAME=VALUE`, or
     the name alone for the first value; a die's value read as its sides."""
     name = word.spellings[0]
-    value = _kw(*word.values).set_name(f"a {name} value: {', '.join(word.values)}")
+    value = _kw(*word.values).set_name(f"one of {', '.join(word.values)} after '{name}='")
     element = _kw(*word.spellings) + pp.Opt(pp.Suppress(pp.Literal("=").leave_whitespace()) - value)
 
     def action(s: str, loc: int, toks: pp.ParseResults) -> Item:
