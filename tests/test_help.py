@@ -366,3 +366,38 @@ def test_help_lists_the_words_each_verb_takes(capsys: pytest.CaptureFixture[str]
     assert status == 0 and "21" in out
     _, out, _ = run(["help", "check", "-s", "levelup"], capsys)
     assert "expertise[=dN]" in out and "dmg EXPR" not in out
+
+
+@pytest.mark.parametrize("verb", ["check", "attack", "resist", "routine"])
+def test_help_lists_the_targets_an_mm_verb_takes(
+    verb: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """mm's help reads its words from the declarations as the other systems' does: each
+    target form its offer takes after `vs` (`TargetForm.form`: every check verb takes them
+    all, docs/rules-decisions.md), and its circumstance words' two rows (`mm.FORMS`); each
+    listed target rolls."""
+    status, out, _ = run(["help", verb, "-s", "mm"], capsys)
+    assert status == 0
+    rows = ("vs N", "vs defense N", "vs rank N", "vs routine +N", "bonus / penalty", "major-bonus")
+    for form in rows:
+        assert f"    {form}  " in out, (verb, form)
+    dice = [] if verb == "routine" else ["--dice", "10"]  # a routine check rolls no die
+    for target in ("vs defense 6", "vs rank 8", "vs routine +3", "vs parry 6"):
+        status, out, err = run([verb, "+6", *target.split(), "-s", "mm", *dice], capsys)
+        assert status == 0 and out, (verb, target, err)
+
+
+def test_help_lists_every_word_a_system_lists(capsys: pytest.CaptureFixture[str]) -> None:
+    """Every word `d20 systems` lists for a system is listed by `d20 help VERB` of one of
+    its verbs (mm's opposed lists its bonus, `+N / -N`, as reglamento's contest does)."""
+    from d20cli.rules import SYSTEM_IDS, get_system
+
+    for sid in SYSTEM_IDS:
+        system = get_system(sid)
+        shown = ""
+        for verb in system.verbs:
+            _, out, _ = run(["help", verb, "-s", sid], capsys)
+            shown += out
+        assert all(f"    {form}  " in shown for form, _ in system.words), sid
+    _, out, _ = run(["help", "opposed", "-s", "mm"], capsys)
+    assert "    +N / -N  " in out

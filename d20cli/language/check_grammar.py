@@ -46,6 +46,7 @@ from d20cli.language.vocabulary import (
     TARGET_NAMES,
     VERBS,
     VS,
+    Word,
 )
 
 pp.ParserElement.enable_packrat()
@@ -234,7 +235,27 @@ crit_dmg = (
     - _kw(*CRIT_DMG_MODES).set_name("a crit-dmg mode: " + ", ".join(CRIT_DMG_MODES))
 ).set_name(f"'{CRIT_DMG}=MODE'")
 crit_dmg.set_parse_action(lambda s, loc, t: Item(CRIT_DMG, str(t[0]).lower(), loc + 1))
-member_option = (adv | dis | expertise | flag | circumstance | house).set_name("an option")
+
+
+def _valued(word: Word) -> pp.ParserElement:
+    """The element of a word that declares its values (`Word.values`): `NAME=VALUE`, or
+    the name alone for the first value; a die's value read as its sides."""
+    name = word.spellings[0]
+    value = _kw(*word.values).set_name(f"one of {', '.join(word.values)} after '{name}='")
+    element = _kw(*word.spellings) + pp.Opt(pp.Suppress(pp.Literal("=").leave_whitespace()) - value)
+
+    def action(s: str, loc: int, toks: pp.ParseResults) -> Item:
+        typed = _word(toks[1]) if len(toks) > 1 else word.values[0]
+        return Item(word.kind, int(typed[1:]) if word.dice() else typed, loc + 1)
+
+    return element.set_name(f"'{name}[=VALUE]'").set_parse_action(action)
+
+
+#: The words of a check's own options (a group member's and a contest side's too): the
+#: elements above, and one made from each row that declares its values.
+_OPTIONS = [adv, dis, expertise, flag, circumstance, house]
+_OPTIONS += [_valued(word) for word in CHECK_WORDS if word.values]
+member_option = pp.MatchFirst(_OPTIONS).set_name("an option")
 check_option = (target_clause | damage | crit_dmg | member_option).set_name("an option")
 
 # The words of a check in any order (`check adv +5 vs 15`, `attempt doomed reliable +1`):

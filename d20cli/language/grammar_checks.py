@@ -13,6 +13,7 @@ from d20cli.errors import ParseError
 from d20cli.language.notes import unvalued_words
 from d20cli.language.vocabulary import (
     ADV_WORDS,
+    CHECK_WORDS,
     CIRCUMSTANCE_WORDS,
     CRIT_DMG,
     DC_WORDS,
@@ -263,6 +264,7 @@ NEAR_WORDS: tuple[str, ...] = (
     *DC_WORDS,
     *CIRCUMSTANCE_WORDS,
     *GROUP_RULES,
+    *(word.spellings[0] for word in CHECK_WORDS if word.values),
 )
 
 

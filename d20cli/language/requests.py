@@ -160,6 +160,18 @@ class CheckRequest(_Located):
         or whether a flag was (1 or 0): for a rule that reads a word by its kind."""
         return int(getattr(self, CHECK_WORD[kind].field))
 
+    def die(self, kind: str) -> int | None:
+        """The sides of the die a word of this kind took (`Word.values` of dice:
+        `inspiration=d8` is 8), None when it was not given."""
+        value: int | None = getattr(self, CHECK_WORD[kind].field)
+        return value
+
+    def choice(self, kind: str) -> str | None:
+        """The word a word of this kind took (`Word.values` of words: `NAME=max` is
+        "max"), None when it was not given."""
+        value: str | None = getattr(self, CHECK_WORD[kind].field)
+        return value
+
 
 #: (kind, CheckRequest field, the field's default) of each check word.
 _DEFAULTS = {f.name: f.default for f in fields(CheckRequest)}

@@ -243,7 +243,11 @@ class Word(NamedTuple):
     meaning its own way); samples: words as typed that the odds properties draw from
     (tests/test_odds_checks.py); named: how an error names it in a system that lacks it
     ("levelup has no ranks"); role: what it does, one of ROLES, which says what that
-    system offers instead (`System.instead`; d20cli.rules.hints writes the message)."""
+    system offers instead (`System.instead`; d20cli.rules.hints writes the message);
+    values: what a word that takes a value may have after its `=` (`NAME=VALUE`, the name
+    alone the first value; merge "one"): dice (`d4`, `d6`: its field holds the sides, an
+    int, read by `CheckRequest.die`) or words (its field holds the word, read by
+    `CheckRequest.choice`); its grammar element and its field are made from the row."""
 
     kind: str
     field: str
@@ -256,15 +260,28 @@ class Word(NamedTuple):
     samples: tuple[str, ...] = ()
     named: str = ""
     role: str = "roll"
+    values: tuple[str, ...] = ()
+
+    def dice(self) -> bool:
+        """Whether its values are dice (`d4`, `d6`, ...), read as their sides."""
+        return bool(self.values) and all(v[:1] == "d" and v[1:].isdigit() for v in self.values)
+
+    def typed(self) -> tuple[str, ...]:
+        """Its spellings as completion offers them: with each value (`NAME=VALUE`)."""
+        return (*self.spellings, *(f"{self.spellings[0]}={v}" for v in self.values))
 
     def value_field(self) -> tuple[str, object]:
         """The annotation and default of its `CheckRequest` field, when that class does
-        not declare it: a counted word's is an int (0), a flag's a bool (False). A word
-        that takes a value declares its field there (and its grammar element)."""
+        not declare it: a counted word's is an int (0), a flag's a bool (False), a word
+        with `values` its die's sides (int) or one of its words (a Literal), None when not
+        given. Any other word declares its field there (and its grammar element)."""
         if self.merge == "count":
             return "int", 0
         if self.flag and self.merge == "one":
             return "bool", False
+        if self.values and self.merge == "one":
+            words = ", ".join(repr(v) for v in self.values)
+            return ("int" if self.dice() else f"Literal[{words}]") + " | None", None
         raise TypeError(f"the check word {self.kind!r} needs its field on CheckRequest")
 
 
@@ -300,7 +317,16 @@ CHECK_WORDS: tuple[Word, ...] = (
         samples=("expertise=d4", "expertise=d6", "expertise=d8", "expertise expertise"),
         named="expertise die",
     ),
-    Word("circumstance", "circumstances", CIRCUMSTANCE_WORDS, "list", named="circumstance words"),
+    Word(
+        "circumstance",
+        "circumstances",
+        CIRCUMSTANCE_WORDS,
+        "list",
+        form="bonus / penalty",
+        meaning="words that add to the modifier: bonus, penalty, minor-bonus, minor-penalty,"
+        " major-bonus, major-penalty",
+        named="circumstance words",
+    ),
     Word(
         "reliable",
         "reliable",
@@ -424,6 +450,50 @@ CHECK_WORD: dict[str, Word] = {word.kind: word for word in CHECK_WORDS}
 #: The words that stand alone and set their field (the grammar's flag element).
 FLAG_WORDS: tuple[str, ...] = tuple(s for w in CHECK_WORDS if w.flag for s in w.spellings)
 
+#: The words that take a value declared by their row (`Word.values`; the grammar's valued
+#: elements), each as typed (`NAME`, `NAME=VALUE`).
+VALUED_WORDS: tuple[str, ...] = tuple(s for w in CHECK_WORDS if w.values for s in w.typed())
+
+
+class TargetForm(NamedTuple):
+    """One kind of target, what may follow `vs`, declared once: a system's verbs name the
+    kinds they take after `vs` (`rules.offers.offer(..., vs=KINDS)`), and completion
+    (`KIND_WORDS`), help and `d20 systems` (`word_rows`) and the grammar's error in a
+    system's terms (`rules.offers.in_system_terms`) read the row.
+
+    kind: its name in a system's offers; words: what completion offers after `vs`; form,
+    meaning: its row in help (none: the target word's own row, `vs N`; a system may say
+    the meaning its own way, keyed by the form); named: how an error lists it."""
+
+    kind: str
+    words: tuple[str, ...]
+    named: str
+    form: str = ""
+    meaning: str = ""
+
+
+#: Every kind of target, in the order completion offers them and help lists them.
+TARGET_FORMS: tuple[TargetForm, ...] = (
+    TargetForm("dc", ("DC", "dc"), "a number or DC N"),
+    TargetForm("ac", ("AC", "ac"), "AC N"),
+    TargetForm("named-dc", DC_WORDS, "a DC name (" + ", ".join(DC_WORDS) + ")"),
+    TargetForm(
+        "defense",
+        ("defense", *DEFENSE_WORDS),
+        "defense N (or " + ", ".join(DEFENSE_WORDS) + " N)",
+        "vs defense N",
+        "a defense: vs defense 6, or by its name: vs parry 6",
+    ),
+    TargetForm("rank-target", ("rank",), "rank N", "vs rank N", "a rank: vs rank 8"),
+    TargetForm(
+        "routine-target",
+        ("routine",),
+        "routine +N",
+        "vs routine +N",
+        "routine opposition: vs routine +3",
+    ),
+)
+
 
 _ROW_ORDER = {"base": 0, "target": 1}  # the roles listed first, in this order
 
@@ -431,20 +501,28 @@ _ROW_ORDER = {"base": 0, "target": 1}  # the roles listed first, in this order
 def word_rows(
     kinds: "Collection[str]",
     meanings: "Mapping[str, str] | None" = None,
-    forms: "Mapping[str, str] | None" = None,
+    forms: "Mapping[str, tuple[str, ...]] | None" = None,
+    targets: "Collection[str]" = (),
 ) -> tuple[tuple[str, str], ...]:
     """The (form, meaning) rows of help and `d20 systems` for these kinds of check word
     (a collection of kinds): what the d20 adds first (a modifier, a rank), then the
-    target, then in the order of CHECK_WORDS, one row a form (`adv / dis`); `meanings`,
-    `forms`: a system's own meaning and form of a kind (`System.forms`), else the word's.
-    A system's verbs list the rows of the kinds each takes."""
+    target and the forms of the `targets` (kinds of TARGET_FORMS: what may follow `vs`)
+    that have their own, then in the order of CHECK_WORDS, one row a form (`adv / dis`).
+    `forms`: a system's own forms of a kind (`System.forms`: `ADV / DISADV`; several, one
+    row each), else the word's; `meanings`: a system's own meaning of a form, or of a
+    kind, else the word's. A system's verbs list the rows of the kinds each takes."""
     own = meanings or {}
     spelt = forms or {}
     rows: dict[str, str] = {}
     for word in sorted(CHECK_WORDS, key=lambda w: _ROW_ORDER.get(w.role, 2)):
-        form = spelt.get(word.kind, word.form)
-        if word.kind in kinds and form:
-            rows.setdefault(form, own.get(word.kind, word.meaning))
+        if word.kind not in kinds:
+            continue
+        for form in spelt.get(word.kind, (word.form,) if word.form else ()):
+            rows.setdefault(form, own.get(form, own.get(word.kind, word.meaning)))
+        if word.kind == "target":
+            for target in TARGET_FORMS:
+                if target.kind in targets and target.form:
+                    rows.setdefault(target.form, own.get(target.form, target.meaning))
     return tuple(rows.items())
 
 
@@ -477,6 +555,7 @@ KEYWORDS: tuple[str, ...] = (
     *(f"{CRIT_DMG}={mode}" for mode in CRIT_DMG_MODES),
     *GROUP_RULES,
     *FLAG_WORDS,
+    *VALUED_WORDS,
     *TARGET_PREFIXES,
     *FORTUNE_ACTIONS,
     f"{PLAYERS}=",
@@ -494,25 +573,20 @@ COMPLETION_WORDS: tuple[str, ...] = (*KEYWORDS, *DEFENSE_WORDS, *FORTUNE_USES, "
 #: The words of each kind of request word, as completion offers them: a kind of
 #: `requests.CHECK_WORD_KINDS` (a kind without words, such as a modifier, is absent), or a
 #: word that is a keyword only in its place: the sides of a contest (`side`), the group rule,
-#: `players=`, the fortune actions and uses, and what may follow `vs` (`dc`, `ac`,
-#: `named-dc`, `defense`, `rank-target`, `routine-target`). A system names the kinds each of
-#: its verbs takes (`rules.offers`); this table holds the words, in the order offered.
+#: `players=`, the fortune actions and uses, and what may follow `vs` (the kinds of
+#: `TARGET_FORMS`). A system names the kinds each of its verbs takes (`rules.offers`); this
+#: table holds the words, in the order offered.
 _PLACED = ("target", "rank")  # offered first, in this order
 KIND_WORDS: dict[str, tuple[str, ...]] = {
     "target": (VS,),
     "side": (VS,),
     "rank": RANK_WORDS,
-    **{w.kind: w.spellings for w in CHECK_WORDS if w.spellings and w.kind not in _PLACED},
+    **{w.kind: w.typed() for w in CHECK_WORDS if w.spellings and w.kind not in _PLACED},
     "group-rule": GROUP_RULES,
     "players": (f"{PLAYERS}=",),
     "fortune-action": FORTUNE_ACTIONS,
     "fortune-use": FORTUNE_USES,
-    "dc": ("DC", "dc"),
-    "ac": ("AC", "ac"),
-    "named-dc": DC_WORDS,
-    "defense": ("defense", *DEFENSE_WORDS),
-    "rank-target": ("rank",),
-    "routine-target": ("routine",),
+    **{target.kind: target.words for target in TARGET_FORMS},
 }
 
 

@@ -557,7 +557,8 @@ class System:
     instead: a `Word.role` -> what the system offers in place of a word of that role it
     lacks ("use adv or dis"); lacks: a kind (or "VERB KIND") -> the system's own word on
     why it lacks it, before the derived one (d20cli.rules.hints); forms: a kind -> the
-    system's own form of it in help (`ADV / DISADV`), the key of its row in `words`.
+    system's own forms of it in help (`ADV / DISADV`; mm's circumstance words: two rows),
+    each the key of its row in `words`.
 
     Optional hooks, for what only some systems have (code outside systems/ asks for the
     hook, never for a system id):
@@ -593,7 +594,7 @@ class System:
     takes: Mapping[str, frozenset[str]] = field(default_factory=dict)
     instead: Mapping[str, str] = field(default_factory=dict)
     lacks: Mapping[str, str] = field(default_factory=dict)
-    forms: Mapping[str, str] = field(default_factory=dict)
+    forms: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def outcome_names(self, verb: str) -> dict[str, str]:
         """Each outcome id's one name in a result of `verb`, which the roll, its odds, the

@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping
 
 from d20cli.errors import D20Error
 from d20cli.frozen import frozen
-from d20cli.language.vocabulary import DC_WORDS, DEFENSE_WORDS, KIND_WORDS, TARGET_NAME, VS
+from d20cli.language.vocabulary import KIND_WORDS, TARGET_FORMS, TARGET_NAME, VS
 
 __all__ = ["Offer", "in_system_terms", "offer"]
 
@@ -47,15 +47,8 @@ def offer(kinds: Collection[str], **after: Collection[str]) -> Offer:
     return Offer(_ordered(kinds), tuple((word, _ordered(k)) for word, k in after.items()))
 
 
-#: A kind of target (after `vs`) in words.
-_TARGET_WORDS: dict[str, str] = {
-    "dc": "a number or DC N",
-    "ac": "AC N",
-    "named-dc": "a DC name (" + ", ".join(DC_WORDS) + ")",
-    "defense": "defense N (or " + ", ".join(DEFENSE_WORDS) + " N)",
-    "rank-target": "rank N",
-    "routine-target": "routine +N",
-}
+#: A kind of target (after `vs`) in words (`TargetForm.named`).
+_TARGET_WORDS: dict[str, str] = {target.kind: target.named for target in TARGET_FORMS}
 
 
 def in_system_terms(err: D20Error, system: str, offers: Mapping[str, Offer]) -> D20Error:

@@ -364,7 +364,7 @@ resolve = resolver(
 
 
 #: How reglamento writes and means its words, for `d20 systems` and help (`word_rows`).
-FORMS = {"adv": "ADV / DISADV", "dis": "ADV / DISADV"}
+FORMS = {"adv": ("ADV / DISADV",), "dis": ("ADV / DISADV",)}
 _MEANINGS = {
     "modifier": "the attribute as a modifier: +3, -1",
     "target": "the difficulty: vs 15, vs DC 15",

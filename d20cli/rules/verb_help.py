@@ -19,6 +19,7 @@ from d20cli.language.vocabulary import (
     DICE_NOTATION,
     FORTUNE_USES,
     RANK_WORDS,
+    VS,
     word_rows,
 )
 from d20cli.rules.common import System
@@ -34,7 +35,6 @@ class VerbHelp(NamedTuple):
     examples: tuple[str, ...]
 
 
-_HOUSE = ("crit N", "lucky", "min N")
 _ROLL = VerbHelp(
     (),
     tuple((form, f"{meaning}: {', '.join(examples)}") for form, meaning, examples in DICE_NOTATION),
@@ -45,10 +45,14 @@ _LABEL = ("LABEL", "a character's entry in place of the modifier, with --as NAME
 
 
 def _taking(system: System) -> Callable[[str], tuple[str, ...]]:
-    """A verb's words (`System.takes`), as help names them (the system's forms)."""
+    """A verb's words (`System.takes`) and what it takes after `vs` (its offer), as help
+    names them (the system's forms)."""
 
     def takes(verb: str) -> tuple[str, ...]:
-        return tuple(form for form, _ in word_rows(system.takes[verb], forms=system.forms))
+        offer = system.offers.get(verb)
+        targets = dict(offer.after).get(VS, ()) if offer is not None else ()
+        rows = word_rows(system.takes[verb], forms=system.forms, targets=targets)
+        return tuple(form for form, _ in rows)
 
     return takes
 
@@ -123,31 +127,32 @@ def _reglamento(system: System) -> dict[str, VerbHelp]:
 def _mm(system: System) -> dict[str, VerbHelp]:
     from d20cli.rules.mm.checks import CIRCUMSTANCES, NAMED_DCS
 
+    takes = _taking(system)
     named = (("named DCs", ", ".join(f"{w} {dc}" for w, dc in NAMED_DCS.items())),)
     around = (("circumstances", ", ".join(f"{w} {n:+d}" for w, n in CIRCUMSTANCES.items())),)
-    check = ("+N / -N", "vs N", "bonus / penalty", "major-bonus")
+    defenses = (("defenses", ", ".join(DEFENSE_WORDS)),)
     return {
         "check": VerbHelp(
-            (*check, "vs routine +N", "lucky", "min N"),
+            takes("check"),
             (_LABEL,),
             named + around,
             ("check +4 vs tough bonus", "check +6 vs 15", "check +4 vs very easy"),
         ),
         "attack": VerbHelp(
-            (*check, "vs defense N", *_HOUSE),
+            takes("attack"),
             (_LABEL,),
-            (("defenses", ", ".join(DEFENSE_WORDS)),),
+            defenses,
             ("attack +8 vs defense 6", "attack +8 vs parry 6 crit 19"),
         ),
         "resist": VerbHelp(
-            (*check, "vs rank N", "lucky", "min N"),
+            takes("resist"),
             (_LABEL,),
-            (("defenses", ", ".join(DEFENSE_WORDS)),),
+            defenses,
             ("resist +6 vs rank 8", "resist +6 vs toughness 8"),
         ),
-        "routine": VerbHelp(check, (), named + around, ("routine +10 vs 20",)),
+        "routine": VerbHelp(takes("routine"), (), named + around, ("routine +10 vs 20",)),
         "opposed": VerbHelp(
-            ("bonus / penalty", "major-bonus", "lucky", "min N"),
+            takes("opposed"),
             (("A vs B vs C", "two or more sides, each with its bonus and circumstance words"),),
             (),
             ("opposed +8 vs +6", "opposed +8 vs +6 vs +4 bonus"),

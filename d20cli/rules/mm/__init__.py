@@ -34,6 +34,7 @@ from d20cli.language.requests import (
     ContestRequest,
     PercentRequest,
 )
+from d20cli.language.vocabulary import word_rows
 from d20cli.rules.common import (
     SIDE_WINS,
     System,
@@ -51,6 +52,7 @@ from d20cli.rules.mm.checks import (
     OFFERS,
     ROUTINE_BASE,
     TAKES,
+    TARGETS,
     _resolve_check,
     _resolve_percent,
     check_plan,
@@ -126,18 +128,25 @@ resolve = resolver(
 )
 
 
+#: How mm writes its words (`word_rows`): the circumstance words in two rows, by size.
+FORMS = {"circumstance": ("bonus / penalty", "major-bonus")}
+#: What mm's words mean, by kind or by form, for `d20 systems` and help (`word_rows`).
+_MEANINGS = {
+    "modifier": "the bonus: +8, -1",
+    "target": "a DC: vs 15, vs DC 15, or a name: vs tough, vs very easy",
+    "vs defense N": "DC 10+N; also parry, dodge, fortitude, toughness, will N",
+    "vs rank N": "DC 10+N (resistance); ranks and defenses may be negative",
+    "vs routine +N": "routine opposition: DC 10+N",
+    "bonus / penalty": "+2 / -2 (also minor-bonus, minor-penalty)",
+    "major-bonus": "+5; major-penalty -5 (also with a space: major bonus)",
+    "crit": "house: Improved Critical on attacks, N-19 crits if it hits (crit 19)",
+    "lucky": "house: a d20 showing 1 is rolled once more (not routine)",
+    "min": "house: a d20 face below N counts as N for the total (not routine)",
+}
+
 #: The words a request may carry in this system, for `d20 systems` and help.
-WORDS: tuple[tuple[str, str], ...] = (
-    ("+N / -N", "the bonus: +8, -1"),
-    ("vs N", "a DC: vs 15, vs DC 15, or a name: vs tough, vs very easy"),
-    ("vs defense N", "DC 10+N; also parry, dodge, fortitude, toughness, will N"),
-    ("vs rank N", "DC 10+N (resistance); ranks and defenses may be negative"),
-    ("vs routine +N", "routine opposition: DC 10+N"),
-    ("bonus / penalty", "+2 / -2 (also minor-bonus, minor-penalty)"),
-    ("major-bonus", "+5; major-penalty -5 (also with a space: major bonus)"),
-    ("crit N", "house: Improved Critical on attacks, N-19 crits if it hits (crit 19)"),
-    ("lucky", "house: a d20 showing 1 is rolled once more (not routine)"),
-    ("min N", "house: a d20 face below N counts as N for the total (not routine)"),
+WORDS: tuple[tuple[str, str], ...] = word_rows(
+    frozenset().union(*TAKES.values()), _MEANINGS, FORMS, TARGETS
 )
 
 
@@ -162,6 +171,7 @@ SYSTEM = System(
     takes=TAKES,
     instead=INSTEAD,
     lacks=LACKS,
+    forms=FORMS,
 )
 
 __all__ = [

@@ -99,16 +99,16 @@ TAKES: dict[str, frozenset[str]] = {
 
 HOUSE_WORDS = house_words_of(TAKES)
 
-#: What may follow `vs` in a check: a number or DC name, defense N (or a named defense),
-#: rank N, routine +N (`_dc`).
-_TARGETS = ("dc", "named-dc", "defense", "rank-target", "routine-target")
+#: What may follow `vs` in a check (kinds of `vocabulary.TARGET_FORMS`): a number or DC
+#: name, defense N (or a named defense), rank N, routine +N (`_dc`).
+TARGETS = ("dc", "named-dc", "defense", "rank-target", "routine-target")
 
 #: What completion offers after each verb: the words it takes (`TAKES`).
 OFFERS = {
-    "check": offer(TAKES["check"], vs=_TARGETS),
-    "attack": offer(TAKES["attack"], vs=_TARGETS),
-    "resist": offer(TAKES["resist"], vs=_TARGETS),
-    "routine": offer(TAKES["routine"], vs=_TARGETS),
+    "check": offer(TAKES["check"], vs=TARGETS),
+    "attack": offer(TAKES["attack"], vs=TARGETS),
+    "resist": offer(TAKES["resist"], vs=TARGETS),
+    "routine": offer(TAKES["routine"], vs=TARGETS),
     "opposed": offer(TAKES["opposed"] | {"side"}, vs=()),
     "compare": offer(("side",), vs=()),
     "percent": offer(()),
