@@ -424,6 +424,24 @@ def test_init_next_passes_over_the_dead() -> None:
     assert [c["name"] for c in state()["order"]] == ["aria", "goblin-2"]
 
 
+def test_removing_whose_turn_it_is_passes_it_to_one_who_takes_turns() -> None:
+    """`init rm` of the combatant whose turn it is passes the turn on, past the dead (to
+    the next round's first when no one after it takes turns)."""
+    for name, face in (("aria", "15"), ("bruno", "13"), ("goblin", "11"), ("orc", "9")):
+        ok("add", name, "+0", "hp", "7", "--dice", face)
+    ok("hurt", "goblin", "9")
+    ok("next")  # bruno's turn
+    ok("rm", "bruno")
+    assert (state()["round"], state()["turn"]) == (1, "orc")  # past the dead goblin
+    ok("hurt", "aria", "9")
+    ok("add", "cleo", "=20")  # (first in the order)
+    ok("rm", "orc")
+    assert (state()["round"], state()["turn"]) == (2, "cleo")
+    ok("hurt", "cleo", "9")
+    ok("rm", "cleo")  # no one left takes turns: the next in the order, as before
+    assert state()["turn"] == "aria"
+
+
 def test_a_dying_character_keeps_her_turn_and_a_dead_one_is_passed_over() -> None:
     write_sheet(SHEET)
     ok("add", "aria", "--dice", "10")  # 13

@@ -180,14 +180,26 @@ def advance(order: Sequence[Combatant], now: Turn) -> Turn:
     return Turn(now.round, names[i])
 
 
-def after_removal(order: Sequence[Combatant], gone: str, now: Turn) -> Turn:
+def after_removal(
+    order: Sequence[Combatant],
+    gone: str,
+    now: Turn,
+    takes_turns: Callable[[Combatant], bool] | None = None,
+) -> Turn:
     """The turn once `gone` leaves `order` (the order before it leaves): its own turn
-    passes to the one after it (a new round when it was the last)."""
+    passes to the one after it (a new round when it was the last) that takes turns
+    (`takes_turns`: not out of the fight; when no one left does, the one after it)."""
     if now.turn != gone:
         return now
     if all(c.name == gone for c in order):
         return Turn(now.round, None)
-    return advance(order, now)
+    left = [c for c in order if c.name != gone]
+    after = advance(order, now)
+    if takes_turns is not None and any(takes_turns(c) for c in left):
+        by_name = {c.name: c for c in left}
+        while after.turn is not None and not takes_turns(by_name[after.turn]):  # (one does)
+            after = advance(left, after)
+    return after
 
 
 def _checked(name: str, roll: InitiativeRoll) -> None:

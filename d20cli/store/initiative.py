@@ -566,15 +566,18 @@ def next_turn(state: State) -> Encounter:
     return _change(state, change)
 
 
-def remove(state: State, name: str) -> tuple[Encounter, str]:
-    """Take `name` (any case) out of the order; on its own turn, the turn passes on.
-    ParseError naming the closest names when there is no such combatant."""
+def remove(
+    state: State, name: str, takes_turns: Callable[[Combatant], bool] | None = None
+) -> tuple[Encounter, str]:
+    """Take `name` (any case) out of the order; on its own turn, the turn passes on (to
+    the next that `takes_turns`, rules.initiative.after_removal). ParseError naming the
+    closest names when there is no such combatant."""
 
     def change(conn: sqlite3.Connection) -> tuple[Encounter, str]:
         found = _encounter(conn)
         gone = found.find(name).name
         _record(conn, f"init rm {gone}", found)
-        return _take_out(conn, found, gone), gone
+        return _take_out(conn, found, gone, takes_turns), gone
 
     return _change(state, change)
 
@@ -596,9 +599,14 @@ def remove_character(state: State, name: str) -> Encounter | None:
     return _change(state, change)
 
 
-def _take_out(conn: sqlite3.Connection, found: Encounter, gone: str) -> Encounter:
+def _take_out(
+    conn: sqlite3.Connection,
+    found: Encounter,
+    gone: str,
+    takes_turns: Callable[[Combatant], bool] | None = None,
+) -> Encounter:
     """`found` without `gone`, written: on its own turn, the turn passes on."""
-    now = after_removal(found.order, gone, Turn(found.round, found.turn))
+    now = after_removal(found.order, gone, Turn(found.round, found.turn), takes_turns)
     order = tuple(c for c in found.order if c.name != gone)
     _write(conn, order, now)
     return Encounter(now.round, now.turn, order, found.dyn)

@@ -293,7 +293,12 @@ def _run(words: list[str], opts: Options, own: Options, out: Output, context: Co
     if sub == "show":
         encounter = initiative.load(store)
     elif sub == "rm":
-        encounter, gone = initiative.remove(store, rest[0])
+
+        def takes_turns(c: Combatant) -> bool:
+            harm = (get_system(c.system) if c.system else context.system_for(opts)).harm
+            return harm is None or harm.takes_turns(c.vitals)
+
+        encounter, gone = initiative.remove(store, rest[0], takes_turns)
         if not opts.json:
             out.text(f"removed {gone}")
     elif sub == "clear":
