@@ -10,11 +10,12 @@ from their members' odds and the system's own hooks (`System.grade_group`,
 `System.verb_odds`); `odds roll` is the expression's exact distribution.
 """
 
-from __future__ import annotations
+# Annotations are evaluated (no `from __future__ import annotations`): a NamedTuple's
+# string annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
 
 from collections.abc import Callable, Hashable
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from d20cli.bounded import Bounded, declare
 from d20cli.dice import distribution
@@ -22,7 +23,7 @@ from d20cli.dice.roller import DEFAULT_BUDGET, Roller, make_roller
 from d20cli.dice.weights import Budget, TooCostly
 from d20cli.errors import D20Error
 from d20cli.frozen import replace
-from d20cli.language.requests import CheckRequest, ContestRequest, GroupRequest
+from d20cli.language.requests import CheckRequest, ContestRequest, GroupRequest, Request
 from d20cli.number_format import percent
 from d20cli.probability import walk
 from d20cli.probability.chances import chance_of as chance_of
@@ -41,10 +42,6 @@ from d20cli.probability.model import (
 from d20cli.probability.walk import MAX_PATHS, Branches, odds_budget, paths
 from d20cli.results import Result
 from d20cli.rules.common import VerbOdds
-
-if TYPE_CHECKING:
-    from d20cli.language.requests import Request
-
 
 # The kept face of 2d20 keep-highest: P(k) = (2k - 1) / 400; keep-lowest: (41 - 2k) / 400.
 
