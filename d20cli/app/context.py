@@ -242,9 +242,15 @@ class Lookups:
         return with_house(request, system, shared)
 
     def system_for(self, opts: Options) -> System:
-        if opts.system is None and self._default_system is None:
+        return get_system(self.system_name(opts))
+
+    def system_name(self, opts: Options) -> str:
+        """`opts.system_id()`, with D20_SYSTEM and the config file read once per run."""
+        if opts.system is not None:
+            return opts.system
+        if self._default_system is None:
             self._default_system = opts.system_id()  # D20_SYSTEM, read once per run
-        return get_system(opts.system or self._default_system or DEFAULT_SYSTEM)
+        return self._default_system or DEFAULT_SYSTEM
 
     def work_for(self, opts: Options) -> int:
         """The work budget of a command with these options (D20_WORK read once per run)."""

@@ -731,7 +731,7 @@ def odds_for_words(
                 check_rolled_runs(opts.simulate, "--simulate", "estimate from fewer runs")
                 found = simulate(
                     text,
-                    opts.system_id(),
+                    context.system_name(opts),
                     opts.simulate,
                     opts.seed,
                     opts.dice_budget(),
@@ -740,7 +740,7 @@ def odds_for_words(
                     step=None if meter is None else meter.step,
                 )
             else:
-                found = odds_of(text, opts.system_id(), parse=parse, within=command)
+                found = odds_of(text, context.system_name(opts), parse=parse, within=command)
         finally:
             _close(meter)
         context.say_notes(text, opts, out)  # after any error (a bad request: its error alone)
