@@ -135,7 +135,12 @@ def run(
     if not plain:
         out = output_for(opts, out)
         if words and words[0] == "odds":
-            return Outcome(odds_for_words(words[1:], opts, out, context), [])
+            if context is not None:
+                kept = context.odds_lines.get(id(reading))
+                if kept is not None and kept[0] is reading:  # asked before, with --json
+                    out.json_line(kept[1])
+                    return Outcome(ExitStatus.OK, [])
+            return Outcome(odds_for_words(words[1:], opts, out, context, reading), [])
         if words and words[0].lower() == TABLE:
             from d20cli.app.commands.table import run_table
 
@@ -703,12 +708,21 @@ def output_for(opts: Options, out: Output) -> Output:
 
 
 def odds_for_words(
-    words: list[str], opts: Options, out: Output, context: Context | None = None
+    words: list[str],
+    opts: Options,
+    out: Output,
+    context: Context | None = None,
+    reading: object | None = None,
 ) -> ExitStatus:
     """The odds of the request in `words` (options already read), read through the run's
     `context` as a roll is (its parsed requests, its disk caches, the house defaults read
     once, its notes said once a run): an odds line of a batch parses its request once,
-    and `d20 odds` of a request in the parse cache starts without the grammar."""
+    and `d20 odds` of a request in the parse cache starts without the grammar.
+
+    `reading`: the line as the run's context read it (`run`), if it did: the JSON line of
+    its odds (one request, exact, no chart) is kept with it (`Lookups.odds_lines`), so
+    the line asked again prints it again at once. The odds, the request read, the notes
+    said once a run and the checks of --strict are the same each time the line comes."""
     if words and words[0].lower() == TABLE:
         from d20cli.app.commands.table import odds_table
 
@@ -717,6 +731,7 @@ def odds_for_words(
     from d20cli.probability import walk
     from d20cli.probability.engine import odds_of, simulate
 
+    kept_in = context  # (the run's context: a line's odds are kept there)
     context = context if context is not None else Context()
     command = walk.command_budget(" ".join(words))  # all the odds of `odds compare`
 
@@ -796,7 +811,11 @@ def odds_for_words(
         if comparing:
             out.json({"compare": [r.to_json() for r in results]})
         else:
-            out.json_line(results[0].json_text())
+            printed = results[0].json_text()
+            out.json_line(printed)
+            exact = opts.simulate is None and opts.svg is None and opts.png is None
+            if exact and kept_in is not None and reading is not None:
+                kept_in.odds_lines[id(reading)] = (reading, printed)
     elif opts.csv:
         for r in results:
             out.text(csv_text(r))
