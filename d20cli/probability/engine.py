@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 from d20cli.bounded import Bounded, declare, memo
-from d20cli.dice import distribution
+from d20cli.dice import weights
 from d20cli.dice.roller import DEFAULT_BUDGET, Roller, make_roller
 from d20cli.dice.weights import Budget, TooCostly
 from d20cli.errors import D20Error
@@ -63,13 +63,14 @@ def _totals_provider(budget: Budget) -> Callable[[object], Branches | None]:
     that the request is refused (replaying such an expression die by die would take
     longer still). An expression that can fail (a possible division by zero) gets None:
     the walk rolls it die by die and the failing path raises the error."""
-    from d20cli.dice import distribution
-
     cache: Bounded[object, Branches | None] = TOTALS.new()  # (one request's expressions)
 
     def totals(expr: object) -> Branches | None:
         if expr not in cache:
-            limit = min(distribution.DEFAULT_MAX_STATES, budget.left)
+            from d20cli.dice import distribution  # (when an expression is asked for: a
+            # check whose modifier is a number asks for none)
+
+            limit = min(weights.DEFAULT_MAX_STATES, budget.left)
             share = Budget(limit, budget.text, within=budget)
             try:
                 cache[expr] = distribution.branches(expr, budget=share)
@@ -146,8 +147,8 @@ def _memo_rest(system_name: str, max_paths: int) -> Hashable:
         walk.ODDS_DEADLINE,
         walk.MAX_PATH_DICE,
         walk.PATH_STEPS,
-        distribution.DEFAULT_MAX_STATES,
-        distribution.DEFAULT_EXPLODE_DEPTH,
+        weights.DEFAULT_MAX_STATES,
+        weights.DEFAULT_EXPLODE_DEPTH,
     )
 
 
@@ -294,14 +295,14 @@ def _roll_odds(request: Any, system_id: str, within: Budget | None = None) -> Od
         )
     expr, _ = with_advantage(request.expr, request.adv) if request.adv else (request.expr, None)
     end = odds_budget(request.text).deadline  # the odds' deadline
-    budget = Budget(distribution.DEFAULT_MAX_STATES, str(expr), end, within)
+    budget = Budget(weights.DEFAULT_MAX_STATES, str(expr), end, within)
     dist = distribution.distribution(expr, budget=budget)
     den = dist.denominator
     odds = Odds(request.text, system_id, "roll")
     odds.distribution = fractions_over(dist.counts, den)
     if dist.truncated:
         odds.notes = [
-            f"explosions counted to a depth of {distribution.DEFAULT_EXPLODE_DEPTH}; "
+            f"explosions counted to a depth of {weights.DEFAULT_EXPLODE_DEPTH}; "
             f"the cap leaves out {percent(dist.truncated, 6)}"
         ]
         odds.extra["truncated"] = dist.truncated
