@@ -298,8 +298,7 @@ def cache_table() -> str:
     ]
     mine = [c for c in CACHES.values() if c.module.startswith("d20cli.")]
     for c in sorted(mine, key=lambda c: (c.module, c.name)):
-        where = c.module.removeprefix("d20cli.").replace(".", "/")
-        where += "/__init__.py" if (ROOT / "d20cli" / where).is_dir() else ".py"
+        where = c.module.removeprefix("d20cli.").replace(".", "/") + ".py"
         bound = f"{c.kind}({c.size:,}" + (f", most={c.most:,} values" if c.most else "") + ")"
         rows.append(f"| `{c.name}` | `{where}` | {bound} | {cell(c.holds)} | {cell(c.buys)} |")
     return "\n".join([CACHES_BEGIN, "", *rows, "", CACHES_END])

@@ -10,7 +10,6 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from d20cli.bounded import declare
 from d20cli.errors import RulesError
 from d20cli.language.vocabulary import ALIASES, DEFAULT_SYSTEM, SYSTEM_IDS
 from d20cli.rules.common import System
@@ -37,21 +36,10 @@ def system_id(name: str) -> str:
     raise RulesError(f"unknown system {name!r}; the systems are {known}")
 
 
-#: The systems imported, by id (`get_system`: an odds line of a batch asks for one each).
-_LOADED: dict[str, System] = declare(
-    "rules.get_system",
-    len(SYSTEM_IDS),
-    holds="system id → its System (the module imported)",
-    buys="`get_system` of a system imported: 0.7 µs instead of 1.5 µs (import_module)",
-).new()
-
-
 def get_system(name: str) -> System:
     """The system with this id or alias (imports only its module)."""
-    sid = system_id(name)
-    system = _LOADED.get(sid)
-    if system is None:
-        system = _LOADED[sid] = import_module(f"d20cli.rules.{sid}").SYSTEM
+    module = import_module(f"d20cli.rules.{system_id(name)}")
+    system: System = module.SYSTEM
     return system
 
 
