@@ -249,8 +249,9 @@ def _damage_by_mode(damage: Any, normal: Fraction, critical: Fraction) -> dict[s
 @memo(
     1024,
     holds="a damage expression → the mean of its exact distribution",
-    buys="the odds of a new attack whose damage was seen before (`attack +3 vs 17 dmg 1d8+4`): "
-    "0.55 ms instead of 0.82 ms (its mean under each crit-dmg mode is not worked out again)",
+    buys="odds lines of 2,000 new attacks with 4 damages x1.26 (the table session's odds "
+    "lines x1.03): a new attack's mean damage under each crit-dmg mode is not worked out "
+    "again (0.55 ms instead of 0.82 ms an attack)",
 )
 def _mean(expr: Any) -> Fraction:
     """The mean of a damage expression (its exact distribution's): pure, so remembered."""
