@@ -208,3 +208,16 @@ def test_an_odds_line_asked_again_prints_its_odds_again_in_the_setting_in_force(
     half = len(shown) // 2
     assert half > 2 and shown[:half] == shown[half:]
     assert shown[0].startswith("odds check +5 vs 15") and "[mm]" in shown[0]
+
+
+def test_the_shell_keeps_no_odds_line_it_cannot_find_again() -> None:
+    """The shell reads each line afresh (no line kept as read), so it keeps no odds' JSON
+    for its lines either (`Lookups.odds_lines` stays empty), and prints what a batch
+    prints for them."""
+    out, err = io.StringIO(), io.StringIO()
+    session = Session(Options(), Output(out, err, color=False))
+    lines = "odds check +5 vs 15 --json\n" * 3
+    assert run_lines_in_session(session, io.StringIO(lines)) == 0
+    assert len(session.context.odds_lines) == 0
+    printed = out.getvalue().splitlines()
+    assert len(set(printed)) == 1 and printed[0] == batch(lines.splitlines())[1].splitlines()[0]

@@ -135,12 +135,14 @@ def run(
     if not plain:
         out = output_for(opts, out)
         if words and words[0] == "odds":
-            if context is not None:
+            kept_as = None  # the line as the run keeps it read (a line of a batch)
+            if context is not None and isinstance(typed, str):
                 kept = context.odds_lines.get(id(reading))
                 if kept is not None and kept[0] is reading:  # asked before, with --json
                     out.json_line(kept[1])
                     return Outcome(ExitStatus.OK, [])
-            return Outcome(odds_for_words(words[1:], opts, out, context, reading), [])
+                kept_as = reading if context.lines.get(typed) is reading else None
+            return Outcome(odds_for_words(words[1:], opts, out, context, kept_as), [])
         if words and words[0].lower() == TABLE:
             from d20cli.app.commands.table import run_table
 
