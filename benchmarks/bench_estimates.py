@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from d20cli.dice import distribution
+from d20cli.dice import distribution, weights
 from d20cli.dice.weights import Budget
 from d20cli.language.grammar import parse_request
 from d20cli.present.odds_view import odds_lines
@@ -74,7 +74,7 @@ def odds_work(text: str, budget: Budget) -> Callable[[], None]:
 
 
 def main() -> None:
-    distribution.DEFAULT_MAX_STATES = 10**12  # forced through: the engine reads it per call
+    weights.DEFAULT_MAX_STATES = 10**12  # forced through: the engine reads it per call
     print(f"{'request':34} {'estimate':>12} {'measured':>12} {'ratio':>7}")
     for text in REQUESTS:
         budget = Budget(10**12, text)

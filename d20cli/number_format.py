@@ -24,15 +24,17 @@ from fractions import Fraction
 SHORT_FRACTION = 20  # characters: a longer fraction is shown as ≈ scientific notation
 ONE_IN_EXACT = 10**9  # "1 in N" with every digit below this, scientific notation above
 _SAFE_DIGITS = 4000  # below Python's default limit for int <-> str conversion (4,300)
+STR_BITS = _SAFE_DIGITS * 3  # an integer of fewer bits is written by `str` (fewer digits)
 
 
 def exact_int(n: int) -> str:
     """All the digits of `n`, also beyond Python's limit for `str(int)`."""
+    # a digit carries more than 3 bits, so this many bits are well inside the limit
+    # (`bit_length` is that of abs(n)): the usual case, first
+    if n.bit_length() < STR_BITS or not sys.get_int_max_str_digits():
+        return str(n)
     if n < 0:
         return "-" + exact_int(-n)
-    # a digit carries more than 3 bits, so this many bits are well inside the limit
-    if not sys.get_int_max_str_digits() or n.bit_length() < _SAFE_DIGITS * 3:
-        return str(n)
     digits = len_digits(n)
     half = digits // 2
     high, low = divmod(n, 10**half)
@@ -41,7 +43,21 @@ def exact_int(n: int) -> str:
 
 def exact_fraction(p: Fraction) -> str:
     """`numerator/denominator`, every digit (the JSON form of a probability)."""
-    return f"{exact_int(p.numerator)}/{exact_int(p.denominator)}"
+    n, d = p.as_integer_ratio()
+    if d.bit_length() < STR_BITS and n.bit_length() < STR_BITS:
+        return f"{n}/{d}"
+    return f"{exact_int(n)}/{exact_int(d)}"
+
+
+def exact_ratio(n: int, d: int) -> tuple[str, float]:
+    """The chance n/d (0 <= n <= d), reduced, as `exact_fraction` writes it, and as `decimal`
+    gives it: what a Fraction(n, d) would give, without making the Fraction."""
+    g = math.gcd(n, d)
+    if g != 1:
+        n, d = n // g, d // g
+    if d.bit_length() < STR_BITS and n.bit_length() < STR_BITS:
+        return f"{n}/{d}", n / d
+    return f"{exact_int(n)}/{exact_int(d)}", n / d
 
 
 def decimal(p: Fraction) -> float:

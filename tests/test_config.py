@@ -318,6 +318,27 @@ def test_stdin_reports_a_bad_file_on_each_line() -> None:
     assert err.getvalue().count("frob: unknown key") == 2
 
 
+def test_odds_lines_read_the_files_system_once_a_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Odds lines of a batch without --system play the config file's system, read once a
+    run as a roll reads it (Context.system_name: issue 43 item 3), not once a line."""
+    from d20cli.app.options import Options
+    from d20cli.app.stdin import run_lines
+    from d20cli.present.output import Output
+
+    write_config('system = "m&m"\n')
+    reads = []
+    real = config_module.config_system
+    monkeypatch.setattr(config_module, "config_system", lambda: reads.append(1) or real())
+    out, err = io.StringIO(), io.StringIO()
+    lines = ["odds check +4 vs 15\n", "odds check +6 vs 15\n", "odds check +4 vs 15\n"]
+    status = run_lines(lines, Options(json=True), Output(out, err, False))
+    assert int(status) == 0, err.getvalue()
+    printed = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [p["system"] for p in printed] == ["mm"] * 3
+    assert printed[0] == printed[2] != printed[1]
+    assert len(reads) == 1
+
+
 # --- what beats what ---------------------------------------------------------------------
 
 

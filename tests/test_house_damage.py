@@ -172,3 +172,26 @@ def test_odds_compare_puts_two_modes_side_by_side() -> None:
         Fraction(23, 4),
         Fraction(237, 40),
     )
+
+
+def test_expected_damage_by_mode_from_remembered_means_is_the_same() -> None:
+    """The mean of a damage expression is remembered (`engine._mean`, issue 43 item 3):
+    a new attack with a damage seen before gets the expected damage under each mode that
+    is worked out afresh, and a mode whose damage cannot be computed (crit-dmg=max of an
+    endless explosion) is left out each time."""
+    import d20cli
+    from d20cli.probability import engine
+
+    engine._mean.cache_clear()
+    engine.MEMO.clear()  # (odds remembered would not ask for the means)
+    d20cli.odds("attack +7 vs 15 dmg 1d8+4")
+    remembered = d20cli.odds("attack +2 vs 13 dmg 1d8+4")
+    assert engine._mean.cache_info().hits >= 4  # the damage and its modes, each seen
+    engine._mean.cache_clear()
+    engine.MEMO.clear()
+    afresh = d20cli.odds("attack +2 vs 13 dmg 1d8+4")
+    by_mode = remembered.extra["damage_mean_by_crit_dmg"]
+    assert by_mode == afresh.extra["damage_mean_by_crit_dmg"]
+    assert set(by_mode) == {"dice", "double", "max"}
+    for text in ("attack +7 vs 15 dmg 1d6!", "attack +3 vs 12 dmg 1d6!"):
+        assert set(d20cli.odds(text).extra["damage_mean_by_crit_dmg"]) == {"dice", "double"}

@@ -12,11 +12,15 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import run_odds
+from hypothesis import given
+from hypothesis import strategies as st
 
 from d20cli.app.options import Options, split_line
 from d20cli.number_format import (
+    decimal,
     exact_fraction,
     exact_int,
+    exact_ratio,
     len_digits,
     one_in,
     percent,
@@ -70,6 +74,20 @@ def test_exact_digits_beyond_pythons_limit() -> None:
         300,
         301,
     ]
+
+
+@given(
+    st.one_of(st.integers(1, 10**30), st.integers(1, 10**9).map(lambda k: k * 7**6000)),
+    st.fractions(0, 1),
+)
+def test_a_chance_from_whole_numbers_is_written_as_its_fraction(d: int, share: Fraction) -> None:
+    """`exact_ratio` (the odds' at-least and at-most columns, written from whole numbers
+    over one denominator) gives the text and the number the reduced Fraction gives, past
+    Python's digit limit too."""
+    n = d * share.numerator // share.denominator
+    p = Fraction(n, d)
+    assert exact_ratio(n, d) == (exact_fraction(p), decimal(p))
+    assert exact_int(-n) == ("-" + exact_int(n) if n else "0")
 
 
 def test_short_fractions_stay_exact_and_long_ones_become_scientific() -> None:

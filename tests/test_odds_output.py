@@ -90,6 +90,25 @@ def test_odds_json_keeps_its_fractions_and_adds_numbers(
     assert 1 - (1 - data["success_decimal"]) ** 3 == pytest.approx(0.908875)
 
 
+@pytest.mark.parametrize("words", ["roll 3d6", "check +5 vs 15 adv expertise=d6", "roll 4d6kh3-2"])
+def test_odds_json_at_least_and_at_most_are_the_sums_of_the_distribution(
+    words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The at-least and at-most columns (written from whole numbers over one denominator,
+    without a Fraction each: issue 43 item 3) are the reduced sums of the distribution,
+    and their numbers the floats of those sums."""
+    data = _odds_json(words, capsys)
+    dist = {int(t): Fraction(p) for t, p in data["distribution"].items()}
+    for t in dist:
+        at_least = sum((p for u, p in dist.items() if u >= t), Fraction(0))
+        at_most = sum((p for u, p in dist.items() if u <= t), Fraction(0))
+        assert data["at_least"][str(t)] == f"{at_least.numerator}/{at_least.denominator}"
+        assert data["at_most"][str(t)] == f"{at_most.numerator}/{at_most.denominator}"
+        assert data["at_least_decimal"][str(t)] == float(at_least)
+        assert data["at_most_decimal"][str(t)] == float(at_most)
+        assert data["distribution_decimal"][str(t)] == float(dist[t])
+
+
 def test_odds_compare_json_has_the_numbers_per_request(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -218,8 +218,12 @@ def test_odds_of_a_cached_request_do_not_import_pyparsing(tmp_path: Path) -> Non
     """`d20 odds` reads its request through the run's caches (issue 43 item 3): the same
     request again, or new numbers in its shape (expertise=d6 and d8 alike, each its own
     template), starts without pyparsing, and prints the odds the grammar's reading gives.
-    Nor does it import dataclasses (`Odds` is `@sealable`, d20cli.frozen)."""
-    heavy = ("pyparsing", "d20cli.language.grammar", "dataclasses", "inspect")
+    Nor does it import dataclasses (`Odds` is `@sealable`, d20cli.frozen), or threading
+    (the odds memo's lock is `_thread`'s; a progress meter, made only for a terminal,
+    imports it), or the exact distributions of dice expressions (a check whose modifier is
+    a number needs none)."""
+    heavy = ("pyparsing", "d20cli.language.grammar", "dataclasses", "inspect", "threading")
+    heavy += ("d20cli.dice.distribution",)
     first = "odds check +5 vs 15 adv expertise=d6"
     runs = [
         _loaded(words, heavy, tmp_path)
@@ -233,6 +237,15 @@ def test_odds_of_a_cached_request_do_not_import_pyparsing(tmp_path: Path) -> Non
         cold = _loaded(words, heavy, tmp_path / "cold")
         assert "LOADED []" in cached and "Critical success" in cached
         assert cached.split("LOADED")[0] == cold.split("LOADED")[0]
+
+
+def test_odds_of_a_cached_request_call_no_compile(tmp_path: Path) -> None:
+    """`d20 odds` of a request asked before calls no `compile()` (issue 43 item 5): the
+    odds modules' NamedTuples (odds_view.Chance, checks.Graded, engine.JointOutcomes)
+    evaluate their annotations, as the roll path's do."""
+    for words in ("odds check +5 vs 15 adv expertise=d6", "odds attack +7 vs 15 dmg 1d8+4"):
+        _loaded(words, (), tmp_path)
+        assert "COMPILED 0 []" in _loaded(words, (), tmp_path), words
 
 
 def test_a_roll_parsed_cold_builds_only_the_dice_grammar(tmp_path: Path) -> None:

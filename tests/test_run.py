@@ -181,3 +181,43 @@ def test_odds_lines_of_a_batch_read_each_request_once(
     for line, text in zip(lines, printed, strict=True):
         if line.startswith("odds"):  # (the roll's dice are its own)
             assert text + "\n" == d20([*line.split(), "--json", "--no-log"], capsys)[1]
+
+
+def test_an_odds_line_asked_again_prints_its_odds_again_in_the_setting_in_force() -> None:
+    """An odds line of a batch asked again with --json prints the JSON it printed the
+    first time (kept with the line as read: issue 43 item 3), until a `system` or `as`
+    line changes what it means; a line refused by --strict is refused each time, and the
+    odds shown as text are worked out and shown each time."""
+    import json
+
+    write_sheet('[aria]\nsystem = "mm"\nstealth = "+7"\n')
+    line, strict = "odds check +5 vs 15 --json", "odds check stealth vs 15 --json --strict"
+    as_text = "odds check +5 vs 15"
+    lines = [line, line, strict, strict, "system reglamento", line, line, "as aria", line]
+    status, out, err = batch([*lines, as_text, as_text])
+    assert status == 2
+    assert err.count("(--strict)") == 2
+    printed = out.splitlines()
+    rows = [json.loads(text) for text in printed[:7]]  # (--json: the errors are JSON too)
+    assert [row.get("system", "error") for row in rows] == [
+        *("levelup", "levelup", "error", "error", "reglamento", "reglamento", "mm")
+    ]
+    assert printed[0] == printed[1] and printed[4] == printed[5] != printed[0]
+    assert [row["line"] for row in rows[2:4]] == [3, 4] and "(--strict)" in rows[3]["error"]
+    shown = printed[7:]
+    half = len(shown) // 2
+    assert half > 2 and shown[:half] == shown[half:]
+    assert shown[0].startswith("odds check +5 vs 15") and "[mm]" in shown[0]
+
+
+def test_the_shell_keeps_no_odds_line_it_cannot_find_again() -> None:
+    """The shell reads each line afresh (no line kept as read), so it keeps no odds' JSON
+    for its lines either (`Lookups.odds_lines` stays empty), and prints what a batch
+    prints for them."""
+    out, err = io.StringIO(), io.StringIO()
+    session = Session(Options(), Output(out, err, color=False))
+    lines = "odds check +5 vs 15 --json\n" * 3
+    assert run_lines_in_session(session, io.StringIO(lines)) == 0
+    assert len(session.context.odds_lines) == 0
+    printed = out.getvalue().splitlines()
+    assert len(set(printed)) == 1 and printed[0] == batch(lines.splitlines())[1].splitlines()[0]

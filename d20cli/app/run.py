@@ -135,7 +135,14 @@ def run(
     if not plain:
         out = output_for(opts, out)
         if words and words[0] == "odds":
-            return Outcome(odds_for_words(words[1:], opts, out, context), [])
+            kept_as = None  # the line as the run keeps it read (a line of a batch)
+            if context is not None and isinstance(typed, str):
+                kept = context.odds_lines.get(id(reading))
+                if kept is not None and kept[0] is reading:  # asked before, with --json
+                    out.json_line(kept[1])
+                    return Outcome(ExitStatus.OK, [])
+                kept_as = reading if context.lines.get(typed) is reading else None
+            return Outcome(odds_for_words(words[1:], opts, out, context, kept_as), [])
         if words and words[0].lower() == TABLE:
             from d20cli.app.commands.table import run_table
 
@@ -703,12 +710,21 @@ def output_for(opts: Options, out: Output) -> Output:
 
 
 def odds_for_words(
-    words: list[str], opts: Options, out: Output, context: Context | None = None
+    words: list[str],
+    opts: Options,
+    out: Output,
+    context: Context | None = None,
+    reading: object | None = None,
 ) -> ExitStatus:
     """The odds of the request in `words` (options already read), read through the run's
     `context` as a roll is (its parsed requests, its disk caches, the house defaults read
     once, its notes said once a run): an odds line of a batch parses its request once,
-    and `d20 odds` of a request in the parse cache starts without the grammar."""
+    and `d20 odds` of a request in the parse cache starts without the grammar.
+
+    `reading`: the line as the run's context read it (`run`), if it did: the JSON line of
+    its odds (one request, exact, no chart) is kept with it (`Lookups.odds_lines`), so
+    the line asked again prints it again at once. The odds, the request read, the notes
+    said once a run and the checks of --strict are the same each time the line comes."""
     if words and words[0].lower() == TABLE:
         from d20cli.app.commands.table import odds_table
 
@@ -717,6 +733,7 @@ def odds_for_words(
     from d20cli.probability import walk
     from d20cli.probability.engine import odds_of, simulate
 
+    kept_in = context  # (the run's context: a line's odds are kept there)
     context = context if context is not None else Context()
     command = walk.command_budget(" ".join(words))  # all the odds of `odds compare`
 
@@ -731,7 +748,7 @@ def odds_for_words(
                 check_rolled_runs(opts.simulate, "--simulate", "estimate from fewer runs")
                 found = simulate(
                     text,
-                    opts.system_id(),
+                    context.system_name(opts),
                     opts.simulate,
                     opts.seed,
                     opts.dice_budget(),
@@ -740,7 +757,7 @@ def odds_for_words(
                     step=None if meter is None else meter.step,
                 )
             else:
-                found = odds_of(text, opts.system_id(), parse=parse, within=command)
+                found = odds_of(text, context.system_name(opts), parse=parse, within=command)
         finally:
             _close(meter)
         context.say_notes(text, opts, out)  # after any error (a bad request: its error alone)
@@ -796,7 +813,11 @@ def odds_for_words(
         if comparing:
             out.json({"compare": [r.to_json() for r in results]})
         else:
-            out.json_line(results[0].json_text())
+            printed = results[0].json_text()
+            out.json_line(printed)
+            exact = opts.simulate is None and opts.svg is None and opts.png is None
+            if exact and kept_in is not None and reading is not None:
+                kept_in.odds_lines[id(reading)] = (reading, printed)
     elif opts.csv:
         for r in results:
             out.text(csv_text(r))

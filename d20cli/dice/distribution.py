@@ -71,6 +71,10 @@ from d20cli.dice.tree import (
     Number,
     Ref,
 )
+
+# (the defaults, kept in weights: the odds engine reads them without importing this module)
+from d20cli.dice.weights import DEFAULT_EXPLODE_DEPTH as DEFAULT_EXPLODE_DEPTH
+from d20cli.dice.weights import DEFAULT_MAX_STATES as DEFAULT_MAX_STATES
 from d20cli.dice.weights import (
     Budget,
     TooCostly,
@@ -92,10 +96,6 @@ from d20cli.dice.weights import (
 from d20cli.errors import DiceError
 from d20cli.frozen import field, frozen
 from d20cli.number_format import short_fraction
-
-DEFAULT_EXPLODE_DEPTH = 10
-DEFAULT_MAX_STATES = 2_000_000
-
 
 # ---------------------------------------------------------------------------------------
 # The result

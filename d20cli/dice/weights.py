@@ -17,6 +17,13 @@ from d20cli.errors import D20Error
 
 Weights = dict[int, int]  # value -> integer weight
 
+#: The exact distributions' limits (d20cli.dice.distribution's defaults): explosions are
+#: counted to this depth, and a distribution may take this many steps. Kept here, where
+#: the odds engine reads them on every request (its memo's key), without importing the
+#: distributions' module before a request needs one.
+DEFAULT_EXPLODE_DEPTH = 10
+DEFAULT_MAX_STATES = 2_000_000
+
 _SMALL_CONVOLUTION = 4096  # below this many pairs a dict loop beats packing big integers
 
 

@@ -3,7 +3,8 @@ a totals chart (exactly, at least, at most); per-side chances of a contest; requ
 by side (`odds compare`); `--csv`. The numbers come from d20cli.probability; this module
 only shows them."""
 
-from __future__ import annotations
+# Annotations are evaluated (no `from __future__ import annotations`): a NamedTuple's
+# string annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
 
 from fractions import Fraction
 from typing import Any, NamedTuple

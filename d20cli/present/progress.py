@@ -13,9 +13,11 @@ on a pipe, with `-q` or with `--json`.
 from __future__ import annotations
 
 import os
-import threading
 from types import TracebackType
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    import threading
 
 #: Seconds of work before the bar appears (`D20_PROGRESS_DELAY` sets another: 0 shows
 #: it at once), and between two drawings of it.
@@ -63,6 +65,8 @@ class Meter:
         self.total = total  # may be set once the work knows it
         self.done = 0
         self.color = color
+        import threading  # only where a meter is made: an odds or a roll piped starts without it
+
         self.drawn = threading.Event()  # set once the bar has been drawn
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -73,6 +77,8 @@ class Meter:
 
     def start(self) -> Meter:
         if self._thread is None and not self._stop.is_set():
+            import threading
+
             self._thread = threading.Thread(target=self._show, name="d20-progress", daemon=True)
             self._thread.start()
         return self

@@ -14,16 +14,18 @@ every check the walk accepts is accepted here. A modifier or damage expression w
 distribution cannot be listed (a possible division by zero) is left to the walk.
 """
 
-from __future__ import annotations
+# Annotations are evaluated (no `from __future__ import annotations`): a NamedTuple's
+# string annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
 
 from collections.abc import Callable
 from fractions import Fraction
 from itertools import product
 from math import lcm, prod
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from d20cli.dice import tree
 from d20cli.dice.weights import Budget
+from d20cli.language.requests import Request
 from d20cli.probability.model import NO_OUTCOME, Odds, fractions_over
 from d20cli.probability.walk import (
     _D20_ADV,
@@ -35,9 +37,6 @@ from d20cli.probability.walk import (
     refuse_cases,
 )
 from d20cli.rules.common import CheckPlan, ContestPlan, Grade, net_advantage
-
-if TYPE_CHECKING:
-    from d20cli.language.requests import Request
 
 GRADE_STEPS = 2  # budget steps (about 0.5 µs each) one graded pair costs
 

@@ -9,7 +9,7 @@ from fractions import Fraction
 from typing import Any
 
 from d20cli.frozen import FrozenDict, field, frozen_error, sealable
-from d20cli.number_format import decimal, exact_fraction
+from d20cli.number_format import STR_BITS, decimal, exact_fraction, exact_ratio
 from d20cli.results import JSON_ENCODER, Result, Shown
 
 
@@ -100,13 +100,17 @@ class Odds(Shown):
             # in whole numbers over one denominator: a Fraction's sum reduces at each step
             den, counts = over_one_denominator(self.distribution)
             below = 0
-            at_least, at_most = {}, {}
-            for t, n in sorted(counts.items()):
-                at_least[str(t)] = Fraction(den - below, den)
+            at_least: dict[str, str] = {}
+            at_least_decimal: dict[str, float] = {}
+            at_most: dict[str, str] = {}
+            at_most_decimal: dict[str, float] = {}
+            for t, n in sorted(counts.items()):  # (written from the integers: no Fraction)
+                key = str(t)
+                at_least[key], at_least_decimal[key] = exact_ratio(den - below, den)
                 below += n
-                at_most[str(t)] = Fraction(below, den)
-            _both(out, "at_least", at_least)
-            _both(out, "at_most", at_most)
+                at_most[key], at_most_decimal[key] = exact_ratio(below, den)
+            out["at_least"], out["at_least_decimal"] = at_least, at_least_decimal
+            out["at_most"], out["at_most_decimal"] = at_most, at_most_decimal
             mean = Fraction(sum(t * n for t, n in counts.items()), den) if counts else None
             out["mean"] = float(mean) if mean is not None else None  # a number
             out["mean_exact"] = exact_number(mean) if mean is not None else None
@@ -176,9 +180,15 @@ def _both(out: dict[str, Any], key: str, value: Fraction | Mapping[str, Fraction
     """`out[key]`: the exact fraction(s); `out[key_decimal]`: the same as numbers."""
     if isinstance(value, Fraction):
         out[key], out[f"{key}_decimal"] = ratio(value), decimal(value)
-    else:
-        out[key] = {k: ratio(p) for k, p in value.items()}
-        out[f"{key}_decimal"] = {k: decimal(p) for k, p in value.items()}
+        return
+    exact: dict[str, str] = {}
+    decimals: dict[str, float] = {}
+    for k, p in value.items():  # (one pass, each fraction's integers read once)
+        n, d = p.as_integer_ratio()
+        short = n.bit_length() < STR_BITS and d.bit_length() < STR_BITS
+        exact[k] = f"{n}/{d}" if short else ratio(p)
+        decimals[k] = n / d  # (as `decimal` gives it)
+    out[key], out[f"{key}_decimal"] = exact, decimals
 
 
 def over_one_denominator(table: Mapping[int, Fraction]) -> tuple[int, dict[int, int]]:
