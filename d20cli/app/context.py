@@ -97,12 +97,20 @@ class Lookups:
     d20cli.bounded.Bounded declared above (SIZE entries): a run of any length holds at
     most that many of each. Nothing here is saved but the two disk caches (`save_caches`)."""
 
-    def __init__(self, disk: ParseCache | None = None, shapes: ShapeCache | None = None) -> None:
+    def __init__(
+        self,
+        disk: ParseCache | None = None,
+        shapes: ShapeCache | None = None,
+        shape_file: str | None = None,
+    ) -> None:
         """`disk`: a cache of parsed requests on disk (the command line and standard input
         use one, so a repeated request starts without pyparsing), and `shapes` one of
-        request shapes (so does a new request of a known shape)."""
+        request shapes (so does a new request of a known shape); or `shape_file`, the
+        file of one made at the first text the parsed requests do not hold (a repeated
+        request does not import the shapes' modules)."""
         self.disk = disk
         self.shapes = shapes
+        self._shape_file = shape_file
         self.parsed: Bounded[str, Request] = PARSED.new()
         # by (text, system): `request_for`'s
         self.requests_made: Bounded[tuple[str, str], Request] = REQUESTS_MADE.new()
@@ -127,18 +135,27 @@ class Lookups:
         request = self.parsed.get(text)
         if request is None:
             request = self.disk.get(text) if self.disk is not None else None
-            if request is None and self.shapes is not None:
-                request = self.shapes.get(text)
+            shapes = self.shape_cache() if request is None else None
+            if shapes is not None:
+                request = shapes.get(text)
             if request is None:
                 from d20cli.language.grammar import parse_request
 
                 request = parse_request(text)
                 if self.disk is not None:
                     self.disk.put(text, request)
-                if self.shapes is not None:
-                    self.shapes.put(text, request, parse_request)
+                if shapes is not None:
+                    shapes.put(text, request, parse_request)
             self.parsed[text] = request
         return request
+
+    def shape_cache(self) -> ShapeCache | None:
+        """The cache of request shapes: given, or made from `shape_file` now."""
+        if self.shapes is None and self._shape_file is not None:
+            from d20cli.store.shape_cache import ShapeCache
+
+            self.shapes, self._shape_file = ShapeCache(self._shape_file), None
+        return self.shapes
 
     def with_character(self, opts: Options) -> Options:
         """`opts` with the character a request is rolled as: its `--as` (`--as none`:
@@ -307,12 +324,13 @@ class Context(Lookups):
         disk: ParseCache | None = None,
         seed: int | None = None,
         shapes: ShapeCache | None = None,
+        shape_file: str | None = None,
     ) -> None:
         """`disk`, `shapes`: the disk caches (`Lookups`). `seed`: the run's --seed; the
         lines of the run then roll from one generator seeded with it (give them options
         without that seed: `line_options`), and a line's own --seed restarts the dice for
         that line alone."""
-        super().__init__(disk, shapes)
+        super().__init__(disk, shapes, shape_file)
         self.seed = seed
         # not a memo: one per character, dice source and webhook, each holding rows not
         # yet written
@@ -582,10 +600,9 @@ class Context(Lookups):
 
     @classmethod
     def for_command_line(cls, seed: int | None = None) -> Context:
-        from d20cli.store.request_cache import ParseCache, cache_path
-        from d20cli.store.shape_cache import ShapeCache, shape_path
+        from d20cli.store.request_cache import ParseCache, cache_path, shape_path
 
-        return cls(ParseCache(cache_path()), seed, ShapeCache(shape_path()))
+        return cls(ParseCache(cache_path()), seed, shape_file=shape_path())
 
     def roller(self, opts: Options) -> Roller:
         budget = opts.budget if opts.budget is not None else self._default_budget

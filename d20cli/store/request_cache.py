@@ -60,6 +60,14 @@ def cache_path() -> str | None:
     return os.path.join(xdg_dir("XDG_CACHE_HOME", ".cache"), "d20cli", "requests.json")
 
 
+def shape_path() -> str | None:
+    """The shapes file (None when the caches are off): d20cli.store.shape_cache, which a
+    run imports only when a text is not in the parse cache."""
+    if env_flag("D20_NO_CACHE"):
+        return None
+    return os.path.join(xdg_dir("XDG_CACHE_HOME", ".cache"), "d20cli", "shapes.json")
+
+
 def debug(message: str) -> None:
     """The debug log: with `D20_DEBUG` set, `message` on standard error (made visible);
     otherwise nothing. What a user need not hear goes here (a cache file dropped)."""

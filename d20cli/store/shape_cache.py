@@ -38,15 +38,13 @@ limits, and anything doubtful is parsed.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from typing import Any
 
 from d20cli.bounded import Bounded, declare
 from d20cli.language import shapes
-from d20cli.language.shape_probes import build
-from d20cli.store.files import env_flag, xdg_dir
 from d20cli.store.request_cache import MAX_ENTRY_BYTES, CacheFile, debug
+from d20cli.store.request_cache import shape_path as shape_path
 
 MAX_BUILDS = 4  # new shapes learnt in one run at their first sight (after: at the second)
 MAX_LEARNT = 64  # shapes (or templates of one) learnt in one run
@@ -79,13 +77,6 @@ def variant(template: dict[str, Any]) -> str:
     """The key of a template among its shape's: the numbers it keeps fixed, slot by slot
     (`2=6` for expertise=d6 in `check +# vs # adv expertise=d#`; "" for none)."""
     return ",".join(f"{i}={digits}" for i, digits in template["fixed"])
-
-
-def shape_path() -> str | None:
-    """The shapes file (None when the caches are off)."""
-    if env_flag("D20_NO_CACHE"):
-        return None
-    return os.path.join(xdg_dir("XDG_CACHE_HOME", ".cache"), "d20cli", "shapes.json")
 
 
 class ShapeCache(CacheFile):
@@ -163,6 +154,8 @@ class ShapeCache(CacheFile):
                 return
             self.met[key] = learnt + 1
         self.builds += 1
+        from d20cli.language.shape_probes import build  # (only to learn: after a parse)
+
         built = build(text, request, parse)
         if built is None:
             return
