@@ -135,7 +135,7 @@ def test_the_luck_screen_says_it_in_words() -> None:
     assert "successes 3 of 4 against 2.0 expected (+1.0); p = 0.62" in out
     assert "luckier than 81% of possible evenings" in out
     assert "least likely: check +0 vs 11 (aria): Critical success, 1 in 20" in out
-    assert "longest streaks: 2 successes, 1 failures in a row" in out
+    assert "longest streaks: 2 successes, 1 failure in a row" in out
 
 
 def test_luck_goes_alone_and_takes_the_filters() -> None:
@@ -241,7 +241,7 @@ def test_the_recap_is_a_few_plain_lines_to_paste() -> None:
         "**Luck of 4 rolls** (as aria; 1 left out)",
         "- Successes: 3 of 4 against 2.0 expected: luckier than 81% of possible evenings",
         "- Least likely: `check +0 vs 11` (aria): Critical success, 1 in 20",
-        "- Longest streaks: 2 successes, 1 failures in a row",
+        "- Longest streaks: 2 successes, 1 failure in a row",
         "- By character: aria 3/2.0, luckier than 81% of possible evenings",
     ]
     assert "\x1b" not in result.output

@@ -92,7 +92,7 @@ def luck_lines(found: Ledger, labels: dict[tuple[str, str], str], when: str) -> 
         lines.append(
             [
                 ("  longest streaks: ", "dim"),
-                (f"{wins.length} successes, {losses.length} failures in a row", ""),
+                (f"{_streaks(wins.length, losses.length)} in a row", ""),
             ]
         )
     for key, title in (("character", "by character"), ("verb", "by verb")):
@@ -102,6 +102,13 @@ def luck_lines(found: Ledger, labels: dict[tuple[str, str], str], when: str) -> 
         lines.append([(f"  {title}:", "dim")])
         lines += [_group_line(g, key) for g in groups]
     return lines
+
+
+def _streaks(wins: int, losses: int) -> str:
+    """`4 successes, 1 failure` (the longest streaks, in words)."""
+    return (
+        f"{wins} success{'es' if wins != 1 else ''}, {losses} failure{'s' if losses != 1 else ''}"
+    )
 
 
 def _group_line(g: Group, key: str) -> Line:
@@ -186,9 +193,7 @@ def recap_text(found: Ledger, labels: dict[tuple[str, str], str], when: str) -> 
         lines.append(f"- Least likely: {_code(least.request)}{who}: {said}, {one_in(least.chance)}")
     wins, losses = whole.streaks()
     if wins.length or losses.length:
-        lines.append(
-            f"- Longest streaks: {wins.length} successes, {losses.length} failures in a row"
-        )
+        lines.append(f"- Longest streaks: {_streaks(wins.length, losses.length)} in a row")
     named = [g for g in found.by("character") if g.name is not None]
     shown = []
     for g in named[:RECAP_CHARACTERS]:
