@@ -214,6 +214,19 @@ def test_a_new_request_of_a_known_shape_does_not_import_pyparsing(tmp_path: Path
         assert new in runs[1]
 
 
+def test_a_repeated_request_does_not_import_the_shapes(tmp_path: Path) -> None:
+    """A run whose texts are all in the parse cache makes no shape cache: the shapes'
+    modules are imported at the first text it does not hold (and the probes only to
+    learn a shape)."""
+    heavy = ("d20cli.store.shape_cache", "d20cli.language.shapes", "d20cli.language.shape_probes")
+    first = _loaded("check +5 vs 15", heavy, tmp_path)  # parsed, its shape learnt
+    assert f"LOADED {list(heavy)!r}" in first
+    again = _loaded("check +5 vs 15", heavy, tmp_path)
+    assert "LOADED []" in again and "check +5 vs 15" in again
+    new = _loaded("check +5 vs 12", heavy, tmp_path)  # read from its shape, nothing learnt
+    assert f"LOADED {list(heavy[:2])!r}" in new
+
+
 def test_odds_of_a_cached_request_do_not_import_pyparsing(tmp_path: Path) -> None:
     """`d20 odds` reads its request through the run's caches (issue 43 item 3): the same
     request again, or new numbers in its shape (expertise=d6 and d8 alike, each its own

@@ -154,30 +154,6 @@ def test_no_cache_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     assert Context.for_command_line().shape_cache() is None
 
 
-def test_a_repeated_request_does_not_import_the_shapes(tmp_path: Path) -> None:
-    """A run whose texts are all in the parse cache makes no shape cache: the shapes'
-    modules are imported at the first text it does not hold (and the probes only to
-    learn a shape)."""
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path), "D20_NO_LOG": "1"}
-    code = (
-        "import sys\n"
-        "from d20cli.__main__ import main\n"
-        "main(sys.argv[1:])\n"
-        "print([m for m in ('d20cli.store.shape_cache', 'd20cli.language.shapes',"
-        " 'd20cli.language.shape_probes') if m in sys.modules])\n"
-    )
-    words = ["check", "+5", "vs", "15"]
-    run = [sys.executable, "-c", code, *words]
-    assert subprocess.run(run, capture_output=True, text=True, env=env).stdout.endswith(
-        "['d20cli.store.shape_cache', 'd20cli.language.shapes', 'd20cli.language.shape_probes']\n"
-    )  # the first: parsed, its shape learnt
-    again = subprocess.run(run, capture_output=True, text=True, env=env).stdout
-    assert again.endswith("[]\n") and "check +5 vs 15" in again
-    run[-1] = "12"  # a new text of the shape: read from it, nothing learnt
-    new = subprocess.run(run, capture_output=True, text=True, env=env).stdout
-    assert new.endswith("['d20cli.store.shape_cache', 'd20cli.language.shapes']\n")
-
-
 def test_a_changed_language_empties_it_silently(tmp_path: Path) -> None:
     path = tmp_path / "shapes.json"
     learnt(path, "check +5 vs 15")
