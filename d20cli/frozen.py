@@ -285,7 +285,7 @@ def _make(cls: type[T], slots: bool, sparse: bool = False) -> type[T]:
     if "__match_args__" not in own:
         setattr(made, "__match_args__", tuple(f.name for f in all_fields if f.init))  # noqa: B010
     names = frozenset(f.name for f in all_fields)
-    setattr(made, "__init__", _init(made, all_fields, slots, sparse))  # noqa: B010 (mypy: a method)
+    setattr(made, "__init__", _LazyInit(made, all_fields, slots, sparse))  # noqa: B010 (mypy: a method)
     if not own.get("__doc__"):  # as dataclasses writes it: the class and its fields
         made.__doc__ = f"{made.__name__}({', '.join(f.name for f in all_fields if f.init)})"
     if "__repr__" not in own:
@@ -305,6 +305,27 @@ def _make(cls: type[T], slots: bool, sparse: bool = False) -> type[T]:
         made.__getstate__ = _getstate
         made.__setstate__ = _setstate
     return made  # type: ignore[no-any-return]
+
+
+class _LazyInit:
+    """A frozen class's `__init__` until anything first asks the class for it (to make an
+    instance, or to read it: `inspect.signature`, `cls.__init__`): then it is made
+    (`_init`) and put on the class in its place. A start makes about 60 frozen classes and
+    builds instances of about 20 (a check or a roll): the others' `__init__` is never
+    made, which saves about 4 ms of a start (docs/performance.md)."""
+
+    __slots__ = ("all_fields", "owner", "slotted", "sparse")
+
+    def __init__(self, owner: type, all_fields: tuple[Field, ...], slotted: bool, sparse: bool):
+        self.owner, self.all_fields, self.slotted, self.sparse = owner, all_fields, slotted, sparse
+
+    def __get__(self, instance: Any, cls: type | None = None) -> Any:
+        owner = self.owner
+        init: Any = owner.__dict__.get("__init__")
+        if init is self:  # (another thread may have made it meanwhile: the same function)
+            init = _init(owner, self.all_fields, self.slotted, self.sparse)
+            type.__setattr__(owner, "__init__", init)
+        return init if instance is None else init.__get__(instance, cls)
 
 
 def _values(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:

@@ -19,6 +19,7 @@ from dataclasses import (
     replace,
 )
 from fractions import Fraction
+from types import FunctionType
 from typing import Any
 
 import pytest
@@ -249,6 +250,7 @@ def test_classes_of_one_form_share_a_compiled_init_with_their_own_names() -> Non
         name: str
         level: int = 1
 
+    assert Spell("shield").__dict__ == {"name": "shield", "level": 1}
     before = own_fields._init_code.cache_info()
 
     @frozen
@@ -256,6 +258,7 @@ def test_classes_of_one_form_share_a_compiled_init_with_their_own_names() -> Non
         kind: str
         reach: int = 5
 
+    assert Weapon.__init__ is Weapon.__dict__["__init__"]  # made at the first ask
     after = own_fields._init_code.cache_info()
     assert after.hits == before.hits + 1 and after.misses == before.misses
     assert str(inspect.signature(Weapon.__init__)) == "(self, kind, reach=5)"
@@ -264,6 +267,30 @@ def test_classes_of_one_form_share_a_compiled_init_with_their_own_names() -> Non
     with pytest.raises(TypeError, match="'kind'"):
         Weapon()  # type: ignore[call-arg]
     assert Weapon.__init__.__qualname__.endswith("Weapon.__init__")
+
+
+def test_an_init_is_made_when_the_class_is_first_asked_for_it() -> None:
+    """A frozen class's `__init__` is made at the first instance, or the first read of
+    it, never before (d20cli.frozen._LazyInit: most classes a start makes are never
+    built); whichever comes first, the class then holds the same plain function."""
+    made = []
+    for slots in (False, True):
+
+        @frozen(slots=slots)
+        class Token:
+            name: str
+            size: int = 1
+
+        assert not isinstance(Token.__dict__["__init__"], FunctionType)
+        made.append(Token)
+    built, read = made
+    assert built("orc", 2).size == 2 and built("orc") == built("orc", 1)
+    assert isinstance(built.__dict__["__init__"], FunctionType)
+    assert str(inspect.signature(read)) == "(name, size=1)"
+    assert isinstance(read.__dict__["__init__"], FunctionType)
+    assert read("elf").name == "elf"
+    with pytest.raises(TypeError, match="'name'"):
+        read()  # type: ignore[call-arg]
 
 
 def test_a_sealable_class_is_set_until_it_seals_itself() -> None:
