@@ -12,9 +12,10 @@ first, and the command line's start-up must not pay for what only programs use.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from d20cli.api import (
         SCHEMA_VERSION,
         BudgetError,

@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import TYPE_CHECKING, Any, NoReturn
 
 from d20cli.app.commands import COMMANDS, RUNNER_TYPER_HELP, TYPER
 from d20cli.app.streams import OutputFailed, guarded_streams, report
@@ -22,7 +21,10 @@ from d20cli.errors import D20Error, ExitStatus, NotSaved, ParseError, StateError
 from d20cli.language.vocabulary import TABLE, VERBS
 from d20cli.rolling.rolls import is_bare
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, NoReturn
+
     from d20cli.app.completion.engine import Command
     from d20cli.app.options import CommandLine, Options
 

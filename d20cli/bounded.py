@@ -16,17 +16,21 @@ declared once, at import), and `memo` registers the function it bounds. docs/per
 table of caches is made from `CACHES` (scripts/make_docs.py), and tests/test_bounded_registry.py
 fails on a memo made any other way."""
 
-# Annotations are evaluated (no `from __future__ import annotations`): a NamedTuple's
-# string annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
+from __future__ import annotations
 
 import functools
 import sys
 from collections.abc import Callable
-from typing import Any, NamedTuple, TypeVar
 
-K = TypeVar("K")
-V = TypeVar("V")
-F = TypeVar("F", bound=Callable[..., Any])
+from d20cli.records import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    K = TypeVar("K")
+    V = TypeVar("V")
+    F = TypeVar("F", bound=Callable[..., Any])
 
 SIZE = 4096  # entries of a memo that states no other bound
 
@@ -48,7 +52,7 @@ class Cache(NamedTuple):
     def new(
         self,
         weigh: Callable[[Any], int] | None = None,
-        kind: "type[Bounded[Any, Any]] | None" = None,
+        kind: type[Bounded[Any, Any]] | None = None,
     ) -> Any:
         """A new memo of these bounds (`kind`: a subclass of `Bounded`)."""
         return (kind or Bounded)(self.size, self.most, weigh)
@@ -76,7 +80,7 @@ def declare(
     return _register(Cache(name, module, size, most, holds, buys))
 
 
-class Bounded(dict[K, V]):
+class Bounded(dict["K", "V"]):
     """A dict of at most `size` entries and, with `most`, at most that much weight in all
     (`weigh(value)` each): storing a new key that would pass either empties it first
     (`d[key] = value`, `keep`, `setdefault` and `update` alike; reading is a dict's own).

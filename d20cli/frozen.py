@@ -36,13 +36,20 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from operator import attrgetter
 from types import CodeType, FunctionType
-from typing import Any, TypeVar, dataclass_transform, overload
 
 from d20cli.bounded import memo
 
-T = TypeVar("T")
-K = TypeVar("K")
-V = TypeVar("V")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar, dataclass_transform, overload
+
+    T = TypeVar("T")
+    K = TypeVar("K")
+    V = TypeVar("V")
+else:  # (at run time it leaves the function as it is)
+
+    def dataclass_transform(**options: Any) -> Any:
+        return lambda function: function
 
 
 class _Missing:
@@ -137,12 +144,13 @@ def replace(obj: T, /, **changes: Any) -> T:
     return obj.__class__(**changes)
 
 
-@overload
-def frozen(cls: type[T], /) -> type[T]: ...
+if TYPE_CHECKING:
 
+    @overload
+    def frozen(cls: type[T], /) -> type[T]: ...
 
-@overload
-def frozen(*, slots: bool = False, sparse: bool = False) -> Callable[[type[T]], type[T]]: ...
+    @overload
+    def frozen(*, slots: bool = False, sparse: bool = False) -> Callable[[type[T]], type[T]]: ...
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(field, Field))
@@ -517,7 +525,7 @@ class _NoValue:
 _NO_VALUE = _NoValue()
 
 
-class FrozenDict(dict[K, V]):
+class FrozenDict(dict["K", "V"]):
     """A dict that cannot be changed once made (`d[k] = v`, `del`, `update`, `pop`, ...
     raise TypeError), for a value shared by every caller that asks for it: the odds the
     engine remembers (d20cli.probability.model.Odds.sealed). It is a dict to every reader

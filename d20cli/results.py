@@ -25,10 +25,16 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from json.encoder import encode_basestring_ascii as _string  # a JSON string, in ASCII
-from typing import Any, TypeVar
 
 from d20cli.bounded import SIZE, memo
 from d20cli.frozen import field, frozen
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    V = TypeVar("V")
+    S = TypeVar("S", bound="Shown")
 
 JSON_ENCODER = json.JSONEncoder(check_circular=False)  # for JSON lines (ASCII, as `_string`)
 
@@ -54,13 +60,11 @@ class Shown:
         return repr(self) if show is None else show(self)
 
 
-S = TypeVar("S", bound=Shown)
 _SET_DICT = object.__dict__["__setattr__"]  # (sets a frozen instance's dictionary)
 #: What a Result keeps in its dictionary besides its fields, made from them once: its JSON
 #: line, the values readers derive from it (`Result.derived`) and the copy `--odds` noted
 #: (d20cli.app.tallies.with_chance); `_dice_text` too, which a copy with the same dice keeps.
 MADE = ("_json_text", "_derived", "_with_chance")
-V = TypeVar("V")
 _SHOWN: dict[type, Callable[[Any], str]] = {}
 
 

@@ -294,7 +294,8 @@ def test_the_architecture_page_names_only_what_exists() -> None:
         if module not in modules:
             continue  # (`random.Random`, `dataclasses.FrozenInstanceError`: not ours)
         dotted = ".".join(modules[module].relative_to(ROOT).with_suffix("").parts)
-        assert hasattr(importlib.import_module(dotted), name), f"{module}.{name}"
+        typed = f"class {name}(" in modules[module].read_text(encoding="utf-8")  # (a Protocol)
+        assert hasattr(importlib.import_module(dotted), name) or typed, f"{module}.{name}"
 
 
 def test_mkdocs_lists_every_page() -> None:

@@ -3,7 +3,7 @@ modules import each other, however indirectly. Imports inside functions and unde
 TYPE_CHECKING count like any other (a lazy import is still a dependency).
 
 Layers, lowest first (docs/architecture.md explains each):
-    foundation  errors, results, frozen, bounded, figures: the values, errors, number
+    foundation  errors, results, frozen, records, bounded, figures: the values, errors, number
                 formats and the bounded memo every layer shares
     dice        the pure dice engine
     language    text -> Request
@@ -33,6 +33,7 @@ LAYERS = (
             "d20cli.errors",
             "d20cli.results",
             "d20cli.frozen",
+            "d20cli.records",
             "d20cli.number_format",
         ),
     ),

@@ -169,10 +169,12 @@ def _loaded(words: str, heavy: tuple[str, ...], cache: Path) -> str:
 
 def test_a_cold_roll_with_a_warm_cache_does_not_import_pyparsing(tmp_path: Path) -> None:
     """The regression guard for start-up: no pyparsing, prompt_toolkit, odds, rich,
-    typer or dataclasses (d20cli.frozen reads fields itself: `dataclasses` imports
-    `inspect`, 8 ms) on the path of a plain, repeated roll (read from sys.modules)."""
+    typer, dataclasses (d20cli.frozen reads fields itself: `dataclasses` imports
+    `inspect`, 8 ms) or typing (3 ms: d20cli.records) on the path of a plain, repeated
+    roll (read from sys.modules)."""
     heavy = (
         *("pyparsing", "prompt_toolkit", "d20cli.probability", "d20cli.dice.distribution"),
+        "typing",
         *("rich", "typer", "click", "pydantic", "sqlite3", "d20cli.app.shell", "tomlkit"),
         *("tempfile", "dataclasses", "inspect", "fractions", "decimal"),
         *("d20cli.language.grammar_checks", "d20cli.language.peer_readings"),
@@ -189,9 +191,9 @@ def test_a_cold_roll_with_a_warm_cache_does_not_import_pyparsing(tmp_path: Path)
 
 def test_a_cold_roll_with_a_warm_cache_calls_no_compile(tmp_path: Path) -> None:
     """The first `compile()` of a process costs 2 ms (it makes Python's AST classes), and
-    each string annotation of a NamedTuple is one (typing.ForwardRef): so the path of a
-    plain, repeated request calls none (d20cli.frozen builds `__init__` with exec; the
-    modules whose NamedTuples it makes evaluate their annotations). A peer-read form
+    each string annotation of a typing.NamedTuple is one (typing.ForwardRef): so the path
+    of a plain, repeated request calls none (d20cli.frozen builds `__init__` with exec;
+    d20cli.records makes NamedTuples without reading their annotations). A peer-read form
     (`5d10>7`) and a label say their notes without it too."""
     for words in ("check +5 vs 15 adv expertise=d6", "roll 4d6kh3", "attack +7 vs 15 dmg 1d8+4"):
         _loaded(words, (), tmp_path)
@@ -201,7 +203,7 @@ def test_a_cold_roll_with_a_warm_cache_calls_no_compile(tmp_path: Path) -> None:
 def test_a_new_request_of_a_known_shape_does_not_import_pyparsing(tmp_path: Path) -> None:
     """The regression guard for the shape cache: after one request of each shape, new
     numbers in them start without pyparsing (read from sys.modules)."""
-    heavy = ("pyparsing", "d20cli.language.grammar", "dataclasses", "inspect")
+    heavy = ("pyparsing", "d20cli.language.grammar", "dataclasses", "inspect", "typing")
     pairs = [
         ("attack +7 vs 16 dmg 1d8+4", "attack +4 vs 12 dmg 2d6+3"),
         ("roll 4d6kh3", "roll 5d8kh2"),
@@ -236,7 +238,7 @@ def test_odds_of_a_cached_request_do_not_import_pyparsing(tmp_path: Path) -> Non
     imports it), or the exact distributions of dice expressions (a check whose modifier is
     a number needs none)."""
     heavy = ("pyparsing", "d20cli.language.grammar", "dataclasses", "inspect", "threading")
-    heavy += ("d20cli.dice.distribution",)
+    heavy += ("d20cli.dice.distribution", "typing")
     first = "odds check +5 vs 15 adv expertise=d6"
     runs = [
         _loaded(words, heavy, tmp_path)
@@ -255,10 +257,29 @@ def test_odds_of_a_cached_request_do_not_import_pyparsing(tmp_path: Path) -> Non
 def test_odds_of_a_cached_request_call_no_compile(tmp_path: Path) -> None:
     """`d20 odds` of a request asked before calls no `compile()` (issue 43 item 5): the
     odds modules' NamedTuples (odds_view.Chance, checks.Graded, engine.JointOutcomes)
-    evaluate their annotations, as the roll path's do."""
+    are d20cli.records', as the roll path's are."""
     for words in ("odds check +5 vs 15 adv expertise=d6", "odds attack +7 vs 15 dmg 1d8+4"):
         _loaded(words, (), tmp_path)
         assert "COMPILED 0 []" in _loaded(words, (), tmp_path), words
+
+
+def test_no_system_imports_typing_for_a_repeated_request(tmp_path: Path) -> None:
+    """`typing` costs 3 ms of a start: no system's check, attack or save asked before
+    imports it (a module names its types under `if TYPE_CHECKING:`, and makes its
+    NamedTuples with d20cli.records)."""
+    requests = [
+        "check +5 vs 15 adv expertise=d6 --system levelup",
+        "attack +5 vs AC 15 dmg 1d8+3 --system levelup",
+        "save dex +3 vs 12 --system levelup",
+        "check +5 vs 15 --system mm",
+        "attack +8 vs 20 --system mm",
+        "check +5 vs 15 --system reglamento",
+        "check +3 vs 12 --system pendagger",
+        "roll 4d6kh3",
+    ]
+    for words in requests:
+        _loaded(words, ("typing",), tmp_path)
+        assert "LOADED []" in _loaded(words, ("typing",), tmp_path), words
 
 
 def test_a_roll_parsed_cold_builds_only_the_dice_grammar(tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from d20cli.app.options import Options
 from d20cli.bounded import Bounded, declare
@@ -24,6 +23,7 @@ from d20cli.rules.house import HouseDefaults, with_house
 from d20cli.rules.offers import in_system_terms
 from d20cli.store.seal_marker import CHANGES, marked
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from d20cli.app.sealed import SealedStream
     from d20cli.language.requests import Request

@@ -26,14 +26,13 @@ dice gained under it never stand above the most in force.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from d20cli.errors import D20Error, RulesError, StateError
 from d20cli.frozen import replace
 from d20cli.language.requests import CheckRequest, FortuneRequest, LuckRequest
 from d20cli.language.vocabulary import SYSTEM_IDS
 from d20cli.results import Result
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from d20cli.app.context import Context
     from d20cli.app.options import Options

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from d20cli.dice.roller import DEFAULT_BUDGET, DEFAULT_WORK
 from d20cli.errors import ASCII_DIGITS, BudgetError, ParseError, foreign_digit, not_a_digit
@@ -18,6 +17,10 @@ from d20cli.frozen import fields, frozen, replace
 from d20cli.language.vocabulary import CHECK_VERBS, DEFAULT_SYSTEM, SYSTEM_IDS
 from d20cli.rolling.limits import MAX_BUDGET, MAX_REPEAT, MAX_ROLLED_RUNS, MAX_WORK
 from d20cli.store.files import env_flag
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # --- the values of options: whole numbers in ASCII digits, die faces, text, colour -----
 

@@ -18,11 +18,9 @@ top to bottom, a request goes:
    errors become exit status 2.
 """
 
-# Annotations are evaluated (no `from __future__ import annotations`): a NamedTuple's
-# string annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
+from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from d20cli.app import fortune
 from d20cli.app.context import Context
@@ -49,13 +47,17 @@ from d20cli.frozen import replace
 from d20cli.language.vocabulary import SYSTEM_IDS, TABLE, VERBS
 from d20cli.present.output import Output, color_wanted
 from d20cli.present.render import quiet_text, render_result
+from d20cli.records import NamedTuple
 from d20cli.results import Result
 from d20cli.rolling import rolls
 from d20cli.rolling.limits import MAX_ROLLED_RUNS
 from d20cli.rolling.prepared import PreparedLine, prepare
 from d20cli.rolling.rolls import check_text, first_word, in_text, is_bare
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from d20cli.language.requests import Request
     from d20cli.present.progress import Meter
     from d20cli.rules import System
@@ -72,7 +74,7 @@ class Outcome(NamedTuple):
 
 
 def run(
-    typed: "str | Sequence[str] | ReadLine",
+    typed: str | Sequence[str] | ReadLine,
     base: Options,
     out: Output,
     context: Context | None = None,
@@ -453,7 +455,7 @@ def _prepare(
     return prepare(given, opts, request, system.resolve, plan, work, roller, context.prepared.space)
 
 
-def _repeat_meter(opts: Options, out: Output) -> "Meter | None":
+def _repeat_meter(opts: Options, out: Output) -> Meter | None:
     """The progress of `--repeat N` (N > 1) on standard error (d20cli.present.progress):
     with `--summary`, or when the results go to a pipe or a file (on a terminal, the
     lines of the results show how far it has gone); never with -q or --json."""
@@ -469,7 +471,7 @@ def _repeat_meter(opts: Options, out: Output) -> "Meter | None":
     return Meter(out.stderr, "tallying" if opts.summary else "rolling", None, color).start()
 
 
-def _odds_meter(opts: Options, out: Output) -> "Meter | None":
+def _odds_meter(opts: Options, out: Output) -> Meter | None:
     """The progress of `odds` on standard error: `--simulate N` counts its rolls; exact
     odds have no steps to count (the walk does not know how long it is), so a spinner
     with the time taken; never with -q or --json."""
@@ -490,7 +492,7 @@ def _is_terminal(stream: Any) -> bool:
         return False
 
 
-def _close(meter: "Meter | None") -> None:
+def _close(meter: Meter | None) -> None:
     """Wipe a progress bar (before the output it would be drawn over)."""
     if meter is not None:
         meter.close()
@@ -536,8 +538,8 @@ def results_of(
 
 
 def _results(
-    request: "Request",
-    system: "System",
+    request: Request,
+    system: System,
     opts: Options,
     out: Output | None,
     context: Context,
@@ -555,7 +557,7 @@ def _results(
     if out is not None and kept is not None:
         resolve_through = resolve_one
 
-        def resolve_kept(request: "Request", roller: Roller) -> Result:
+        def resolve_kept(request: Request, roller: Roller) -> Result:
             if request.verb == kept.verb:
                 return fortune.handle(request, roller, opts, out, context, write)
             result = resolve_through(request, roller)
@@ -582,10 +584,10 @@ def _rolled(
     out: Output,
     context: Context,
     rolled: Iterable[Result],
-    log: "RollLog | None",
+    log: RollLog | None,
     work: int,
     said: bool = False,
-    meter: "Meter | None" = None,
+    meter: Meter | None = None,
 ) -> Outcome:
     """Log, print (or tally, with --summary) the results of a request as they are rolled;
     an error on the way is printed and gives BAD_INPUT. `work`: the command's work
@@ -682,7 +684,7 @@ def _fewer_runs(opts: Options) -> str:
     return "its exact odds are too costly to draw a --summary from; use fewer runs"
 
 
-def _request_reader(context: Context, opts: Options) -> "Callable[[str], Request]":
+def _request_reader(context: Context, opts: Options) -> Callable[[str], Request]:
     """How the odds engine reads a request: parsed, with the house defaults a roll with
     these options gets (d20cli.rules.house)."""
     system = context.system_for(opts)

@@ -22,7 +22,10 @@ import os
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, TextIO, cast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 WRITE_FAILED = 1  # the exit status when the output could not be written
 
@@ -133,8 +136,8 @@ class GuardedStream:
 def guarded_streams() -> Iterator[None]:
     """sys.stdout and sys.stderr guarded for the block, as they were afterwards."""
     stdout, stderr = sys.stdout, sys.stderr
-    sys.stdout = cast(TextIO, GuardedStream(stdout, fail=True))
-    sys.stderr = cast(TextIO, GuardedStream(stderr, fail=False))
+    sys.stdout = GuardedStream(stdout, fail=True)
+    sys.stderr = GuardedStream(stderr, fail=False)
     try:
         yield
     finally:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from d20cli.app.context import Context
 from d20cli.app.options import Options
@@ -16,8 +15,10 @@ from d20cli.frozen import replace
 from d20cli.present.output import Output
 from d20cli.results import Result
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from fractions import Fraction
+    from typing import Any
 
     from d20cli.present.progress import Meter
     from d20cli.present.tally import Tally

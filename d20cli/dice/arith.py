@@ -5,8 +5,8 @@ functions, and the interval arithmetic of bounds (`d20cli.dice.tree`)."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from fractions import Fraction
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Protocol
 
 from d20cli.dice.arith import ROUNDING, call_value, exact_step
 from d20cli.dice.evaluate import too_large
@@ -29,13 +28,16 @@ from d20cli.dice.weights import (
 from d20cli.errors import DiceError
 from d20cli.number_format import short_fraction
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
 
-class Calculator(Protocol):
-    """What these need of the distribution calculator."""
+    class Calculator(Protocol):
+        """What these need of the distribution calculator."""
 
-    budget: Budget
+        budget: Budget
 
-    def eval(self, e: Expr) -> tuple[Weights, Fraction]: ...
+        def eval(self, e: Expr) -> tuple[Weights, Fraction]: ...
 
 
 def mixture(

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from d20cli.dice.arith import ROUNDING
 from d20cli.dice.arith import exact_step as exact_step
@@ -67,6 +66,7 @@ from d20cli.dice.tree import (
 )
 from d20cli.errors import BudgetError, DiceError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from fractions import Fraction
 

@@ -23,118 +23,118 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, Protocol, TypeVar
 
 from d20cli.errors import DiceError
 from d20cli.frozen import frozen
+from d20cli.records import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from fractions import Fraction
+    from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
-T = TypeVar("T")
+    T = TypeVar("T")
+    CompareOp = Literal["=", ">", "<", ">=", "<=", "!="]
+    KeepKind = Literal["kh", "kl", "dh", "dl"]
+    SortOrder = Literal["a", "d"]
+
+    class Dice(Protocol):
+        """What a modifier's steps read of its dice term (d20cli.dice.tree.Dice, which
+        imports this module)."""
+
+        @property
+        def _range(self) -> tuple[int, int]: ...
+        @property
+        def _what(self) -> str: ...
+        @property
+        def hi(self) -> int: ...
+        @property
+        def reroll(self) -> Reroll | None: ...
+        @property
+        def custom(self) -> tuple[int, ...] | None: ...
+        @property
+        def explode(self) -> Explode | None: ...
+        @property
+        def keep(self) -> Keep | None: ...
+        @property
+        def pool(self) -> Pool | None: ...
+        def clamp(self, face: int) -> int: ...
+        def value(self, face: int, extra: bool) -> int: ...
+        def explode_point(self) -> Compare: ...
+        def face_values(self) -> list[int]: ...
+        def unique_faces(self) -> int: ...
+
+    class Odds(Protocol):
+        """What a modifier's exact-odds step asks of the calculator (d20cli.dice.distribution,
+        which holds the weight arithmetic this module may not import). `e` is the term
+        whose step asks (a d20cli.dice.tree.Dice)."""
+
+        @property
+        def depth(self) -> int: ...
+        def units(self, e: Any, n: int, unit: Weights, score: Score, highest: bool) -> Weights: ...
+        def power(self, unit: Weights, n: int) -> Weights: ...
+        def chain(
+            self, depth: int, link: Weights, point: Compare, value: Score, extra_value: Score
+        ) -> Weights: ...
+        def exploded_keep(
+            self,
+            depth: int,
+            e: Any,
+            n: int,
+            link: Weights,
+            point: Compare,
+            score: Score,
+            highest: bool,
+        ) -> Weights: ...
+        def exploded_keep_cost(self, e: Any, n: int, d: int, bits: int) -> int: ...
+        def unique(self, e: Any, n: int, link: Weights, score: Score, highest: bool) -> Weights: ...
+
+
 Weights = dict[int, int]  # value -> weight (d20cli.dice.weights)
 Score = Callable[[int], int]
-
-
-class Dice(Protocol):
-    """What a modifier's steps read of its dice term (d20cli.dice.tree.Dice, which
-    imports this module)."""
-
-    @property
-    def _range(self) -> tuple[int, int]: ...
-    @property
-    def _what(self) -> str: ...
-    @property
-    def hi(self) -> int: ...
-    @property
-    def reroll(self) -> Reroll | None: ...
-    @property
-    def custom(self) -> tuple[int, ...] | None: ...
-    @property
-    def explode(self) -> Explode | None: ...
-    @property
-    def keep(self) -> Keep | None: ...
-    @property
-    def pool(self) -> Pool | None: ...
-    def clamp(self, face: int) -> int: ...
-    def value(self, face: int, extra: bool) -> int: ...
-    def explode_point(self) -> Compare: ...
-    def face_values(self) -> list[int]: ...
-    def unique_faces(self) -> int: ...
-
-
-class Odds(Protocol):
-    """What a modifier's exact-odds step asks of the calculator (d20cli.dice.distribution,
-    which holds the weight arithmetic this module may not import). `e` is the term
-    whose step asks (a d20cli.dice.tree.Dice)."""
-
-    @property
-    def depth(self) -> int: ...
-    def units(self, e: Any, n: int, unit: Weights, score: Score, highest: bool) -> Weights: ...
-    def power(self, unit: Weights, n: int) -> Weights: ...
-    def chain(
-        self, depth: int, link: Weights, point: Compare, value: Score, extra_value: Score
-    ) -> Weights: ...
-    def exploded_keep(
-        self,
-        depth: int,
-        e: Any,
-        n: int,
-        link: Weights,
-        point: Compare,
-        score: Score,
-        highest: bool,
-    ) -> Weights: ...
-    def exploded_keep_cost(self, e: Any, n: int, d: int, bits: int) -> int: ...
-    def unique(self, e: Any, n: int, link: Weights, score: Score, highest: bool) -> Weights: ...
 
 
 #: How a term rolled one by one rolls a die again (`Rule.rolls_again`): `test`, is a
 #: die showing this face rolled again (the face left visible as "rerolled")? at most
 #: `most` times (None: until the test says no); `settled` (or None), told the face a die
 #: settles on. Made once per term rolled (it may remember the faces shown).
-Again = NamedTuple(  # noqa: UP014 (a call: its types are values, see below)
-    "Again",
-    [
-        ("test", Callable[[int], bool]),
-        ("most", int | None),
-        ("settled", Callable[[int], object] | None),
-    ],
-)
+class Again(NamedTuple):
+    test: Callable[[int], bool]
+    most: int | None
+    settled: Callable[[int], object] | None
+
 
 #: One counted unit of a term (a die, a compound chain, a pool's score) as exact odds
 #: cost it (`distribution._term_estimate`): the work so far, the span of its values, how
 #: many values it has, the bits of its weights, whether its faces are still the uniform
 #: 1..sides (so `power` takes its recurrence), and the faces of one die.
-Unit = NamedTuple(  # noqa: UP014 (a call: its types are values, see below)
-    "Unit",
-    [
-        ("work", int),
-        ("span", int),
-        ("values", int),
-        ("bits", int),
-        ("uniform", bool),
-        ("faces", int),
-    ],
-)
+class Unit(NamedTuple):
+    work: int
+    span: int
+    values: int
+    bits: int
+    uniform: bool
+    faces: int
 
-
-# The NamedTuples are written as calls, their types as values: a NamedTuple's string
-# annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
 
 #: What a term's bounds are made of, step by step (`Dice.bounds`): the natural faces one
 #: die may settle on, the least and most one counted unit (a die, a compound chain, a
 #: pool's score) is worth, and the fewest and most units counted.
-TermBounds = NamedTuple(  # noqa: UP014 (a call: its types are values, see above)
-    "TermBounds",
-    [("faces", list[int]), ("lo", float), ("hi", float), ("fewest", float), ("most", float)],
-)
+class TermBounds(NamedTuple):
+    faces: list[int]
+    lo: float
+    hi: float
+    fewest: float
+    most: float
+
 
 #: About num/den dice rolled on average, because of `what` ("explosions"); `reach`:
 #: refused when the average reaches what the budget has left, not only when it passes.
-Expected = NamedTuple(  # noqa: UP014 (a call: its types are values, see above)
-    "Expected", [("num", int), ("den", int), ("what", str), ("reach", bool)]
-)
+class Expected(NamedTuple):
+    num: int
+    den: int
+    what: str
+    reach: bool
 
 
 class Choose:
@@ -310,8 +310,6 @@ class Rule:
         raise NotImplementedError
 
 
-CompareOp = Literal["=", ">", "<", ">=", "<=", "!="]
-KeepKind = Literal["kh", "kl", "dh", "dl"]
 COMPARE_OPS: tuple[str, ...] = (">=", "<=", ">", "<", "=", "!=")
 KEEP_KINDS: tuple[str, ...] = ("kh", "kl", "dh", "dl")
 
@@ -958,7 +956,7 @@ class Maximum(Clamp):
     spellings: ClassVar[dict[str, dict[str, Any]]] = {"ma": {}}
 
 
-SortOrder = Literal["a", "d"]
+SORT_ORDERS: tuple[str, ...] = ("a", "d")
 
 
 @frozen(slots=True)

@@ -8,11 +8,14 @@ is rolled, bounded or weighed, which says how to give the name a value.
 from __future__ import annotations
 
 import re
-from typing import ClassVar
 
 from d20cli.dice.arith import Bounded
 from d20cli.errors import DiceError
 from d20cli.frozen import frozen
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import ClassVar
 
 #: What a name in an expression looks like: a letter, then letters, digits or `_` (a `-`
 #: after a name subtracts), at most 40 characters; lower case in the tree.

@@ -43,7 +43,10 @@ import json
 import random
 import re
 from json.encoder import encode_basestring_ascii
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SEED_BYTES = 32
 NONCE_BYTES = 16

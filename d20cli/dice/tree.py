@@ -21,27 +21,29 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, ClassVar, Literal
 
 from d20cli.dice.arith import FUNCTIONS, Bounded, call_value, floordiv_bounds, mod_bounds, mul
 from d20cli.dice.modifiers import COMPARE_OPS as COMPARE_OPS
 from d20cli.dice.modifiers import KEEP_KINDS as KEEP_KINDS
 from d20cli.dice.modifiers import MODIFIERS, Rule, TermBounds
 from d20cli.dice.modifiers import Compare as Compare
-from d20cli.dice.modifiers import CompareOp as CompareOp
 from d20cli.dice.modifiers import Crit as Crit
 from d20cli.dice.modifiers import Explode as Explode
 from d20cli.dice.modifiers import Keep as Keep
-from d20cli.dice.modifiers import KeepKind as KeepKind
 from d20cli.dice.modifiers import Pool as Pool
 from d20cli.dice.modifiers import Reroll as Reroll
-from d20cli.dice.modifiers import SortOrder as SortOrder
 from d20cli.dice.refs import REF_NAME as REF_NAME
 from d20cli.dice.refs import Ref as Ref
 from d20cli.frozen import field, frozen, replace
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from fractions import Fraction
+    from typing import ClassVar, Literal
+
+    from d20cli.dice.modifiers import CompareOp as CompareOp
+    from d20cli.dice.modifiers import KeepKind as KeepKind
+    from d20cli.dice.modifiers import SortOrder as SortOrder
 
 MAX_SIDES = 1_000_000
 MAX_TOTAL = 10**18 - 1  # the largest total any part of an expression may reach

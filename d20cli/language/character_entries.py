@@ -35,7 +35,6 @@ Pure: no I/O. The parse function is the caller's (the edge passes its cached par
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple, Protocol
 
 from d20cli.dice.tree import Arithmetic, Call, Dice, Expr, Group, Neg, Number, Ref, walk
 from d20cli.errors import D20Error, ParseError, closest
@@ -48,6 +47,22 @@ from d20cli.language.requests import (
     RollRequest,
 )
 from d20cli.language.vocabulary import CHECK_WORDS, MAX_TREE_DEPTH, MAX_TREE_NODES
+from d20cli.records import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+
+    class Entries(Protocol):
+        """What resolving needs of a character: its name and its entries by label word."""
+
+        @property
+        def name(self) -> str: ...
+
+        def lookup(self, word: str, verb: str) -> str | None: ...
+
+        def entry_names(self) -> list[str]: ...
+
 
 Parse = Callable[[str], Request]
 
@@ -72,17 +87,6 @@ _OWN = frozenset(
 #: What a typed value of its own is that replaces an entry's: then the label is not looked
 #: up. (A typed modifier adds to the entry's instead.)
 _VALUES = ("rank", "score")
-
-
-class Entries(Protocol):
-    """What resolving needs of a character: its name and its entries by label word."""
-
-    @property
-    def name(self) -> str: ...
-
-    def lookup(self, word: str, verb: str) -> str | None: ...
-
-    def entry_names(self) -> list[str]: ...
 
 
 class _Inserts:

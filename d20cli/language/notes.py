@@ -9,7 +9,10 @@ Pure: the parsed request and its text in, the words and their columns out.
 from __future__ import annotations
 
 import re
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Text that may hold a form a peer reads otherwise (most requests hold none).
 _MAYBE = re.compile(r"[<>%]|cs|k[0-9]", re.IGNORECASE)

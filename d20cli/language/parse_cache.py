@@ -21,7 +21,6 @@ text; and the result must be a request whose text is the entry's key. Anything e
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeAlias, get_args
 
 from d20cli.bounded import Bounded, declare, memo
 from d20cli.dice import modifiers, tree
@@ -36,6 +35,10 @@ from d20cli.language.vocabulary import (  # the grammar's limits, as the grammar
     MAX_TREE_DEPTH,
     MAX_WORD_NUMBER,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeAlias
 
 #: The classes a cached request may be built of: the explicit registry.
 CLASSES: tuple[type, ...] = (
@@ -77,9 +80,9 @@ COUNTS = frozenset(word.field for word in CHECK_WORDS if word.merge == "count")
 ROOT = {"@r": 1}  # the request's own text
 
 _ALIASES: dict[str, tuple[Any, ...]] = {
-    "CompareOp": get_args(modifiers.CompareOp),
-    "KeepKind": get_args(modifiers.KeepKind),
-    "SortOrder": get_args(modifiers.SortOrder),
+    "CompareOp": modifiers.COMPARE_OPS,
+    "KeepKind": modifiers.KEEP_KINDS,
+    "SortOrder": modifiers.SORT_ORDERS,
 }
 
 
@@ -239,7 +242,7 @@ class _Decoder:
             raise ValueError(f"{field} {data} is outside {low:,}..{high:,}")
 
 
-Test: TypeAlias = Callable[[Any], bool]
+Test: TypeAlias = "Callable[[Any], bool]"
 
 _FIELDS: Bounded[type, dict[str, Test]] = declare(
     "parse_cache._FIELDS",

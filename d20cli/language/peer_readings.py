@@ -20,12 +20,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any, NamedTuple
 
 from d20cli.dice.modifiers import Compare, Crit
 from d20cli.dice.tree import Arithmetic, Call, Dice, Expr, Group, Neg, Number, Ref, walk
 from d20cli.frozen import fields, is_frozen
 from d20cli.language.notes import may_hold
+from d20cli.records import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: The nodes of an expression (d20cli.dice.tree.Expr), which hold no modifier of a term.
 EXPRESSIONS = (Number, Dice, Neg, Arithmetic, Call, Group, Ref)

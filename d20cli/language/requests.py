@@ -18,12 +18,15 @@ can point its error at the word it does not offer.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, TypeAlias, TypeVar
-
 from d20cli.frozen import field, fields, frozen
 from d20cli.language.vocabulary import CHECK_WORD, CHECK_WORDS
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import ClassVar, TypeAlias, TypeVar
+
+    T = TypeVar("T")
+
     from d20cli.dice.tree import Compare, Expr
 
 
@@ -33,7 +36,6 @@ if TYPE_CHECKING:
 CHECK_WORD_KINDS: tuple[str, ...] = tuple(word.kind for word in CHECK_WORDS)
 
 Columns: TypeAlias = tuple[tuple[str, int], ...]
-T = TypeVar("T")
 
 
 class _Located:

@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from d20cli.errors import ParseError
 from d20cli.frozen import MISSING, fields
 from d20cli.language import parse_cache
 from d20cli.language.requests import RollRequest
 from d20cli.language.shapes import RULES, Refused, fill, instances, join, key, split, starts
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _ADV_WORDS = re.compile(r"adv|dis", re.IGNORECASE)
 

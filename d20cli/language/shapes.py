@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
 
 from d20cli.dice import tree
 from d20cli.dice.advantage import adv_problem
@@ -42,6 +41,10 @@ from d20cli.language.vocabulary import (
     MAX_SIGNED,
     MAX_WORD_NUMBER,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeAlias
 
 MAX_SHAPE_TEXT = 500  # characters of a text that has a shape
 MAX_SLOTS = 40  # numbers in it
@@ -269,7 +272,7 @@ def _check(request: Any, text: str, found: Iterable[Any] | None = None) -> None:
 
 # --- a template made ready: filled again without walking it ---------------------------------
 
-Build = Callable[["_Fill"], Any]
+Build: TypeAlias = "Callable[[_Fill], Any]"
 
 
 class _Fill:

@@ -17,13 +17,13 @@ The graph of references is checked in d20cli.language.tables (`graph_problem`).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from d20cli.bounded import memo
 from d20cli.errors import D20Error, ParseError
 from d20cli.frozen import frozen
 from d20cli.language.vocabulary import VERBS
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from d20cli.dice.tree import Expr
     from d20cli.language.requests import Request

@@ -29,12 +29,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from d20cli.dice.tree import Expr
 from d20cli.errors import D20Error, ParseError
 from d20cli.frozen import frozen
 from d20cli.language.table_parts import Part, split_parts
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_TABLE_FILE_BYTES = 256 * 1024  # a table file
 MAX_TABLE_ENTRIES = 1000  # entries of one table

@@ -5,13 +5,14 @@ and the system ids and their aliases.
 The grammar, the fast dispatcher in __main__, the typer commands, `d20 systems`, help,
 completion, the shell and characters all read these tables, so a word is added in one
 place. What a word means in a game (a named DC's number, a rank's row) is a rule, and lives
-in that system's module. Light: no imports, so the fast start-up path reads it freely."""
+in that system's module. Light: it imports only d20cli.records, so the fast start-up path
+reads it freely."""
 
-# Annotations are evaluated (no `from __future__ import annotations`): a NamedTuple's
-# string annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
+from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from d20cli.records import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping
 
@@ -499,10 +500,10 @@ _ROW_ORDER = {"base": 0, "target": 1}  # the roles listed first, in this order
 
 
 def word_rows(
-    kinds: "Collection[str]",
-    meanings: "Mapping[str, str] | None" = None,
-    forms: "Mapping[str, tuple[str, ...]] | None" = None,
-    targets: "Collection[str]" = (),
+    kinds: Collection[str],
+    meanings: Mapping[str, str] | None = None,
+    forms: Mapping[str, tuple[str, ...]] | None = None,
+    targets: Collection[str] = (),
 ) -> tuple[tuple[str, str], ...]:
     """The (form, meaning) rows of help and `d20 systems` for these kinds of check word
     (a collection of kinds): what the d20 adds first (a modifier, a rank), then the

@@ -3,17 +3,20 @@ a totals chart (exactly, at least, at most); per-side chances of a contest; requ
 by side (`odds compare`); `--csv`. The numbers come from d20cli.probability; this module
 only shows them."""
 
-# Annotations are evaluated (no `from __future__ import annotations`): a NamedTuple's
-# string annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
+from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, NamedTuple
 
 from d20cli.number_format import one_in, percent, short_fraction
 from d20cli.present.output import plain_text
 from d20cli.present.render import Line, Seg, badge
 from d20cli.probability.model import NO_OUTCOME, Odds
+from d20cli.records import NamedTuple
 from d20cli.results import show_as
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _bar(p: Fraction, width: int = 30) -> str:

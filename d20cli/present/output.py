@@ -23,12 +23,15 @@ import sys
 from bisect import bisect_right
 from collections.abc import Callable
 from itertools import accumulate
-from typing import Any, TextIO
 
 from d20cli.errors import D20Error
 from d20cli.present.render import Line, render_result
 from d20cli.results import JSON_ENCODER, Result, show_as
 from d20cli.visible import json_visible, visible, visible_lines
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 #: Where a configured colour choice comes from ("auto", "always", "never", or None): the
 #: app layer registers the config file's (`use_color_choice`), as this layer reads no file.

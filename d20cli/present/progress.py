@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import os
 from types import TracebackType
-from typing import TYPE_CHECKING, TextIO
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import threading
+    from typing import TextIO
 
 #: Seconds of work before the bar appears (`D20_PROGRESS_DELAY` sets another: 0 shows
 #: it at once), and between two drawings of it.

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import Any
 
 from d20cli.results import Damage, DiceSummary, Die, Result
 from d20cli.rules.tones import tone
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 Seg = tuple[str, str]
 Line = list[Seg]

@@ -14,14 +14,12 @@ every check the walk accepts is accepted here. A modifier or damage expression w
 distribution cannot be listed (a possible division by zero) is left to the walk.
 """
 
-# Annotations are evaluated (no `from __future__ import annotations`): a NamedTuple's
-# string annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
+from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
 from itertools import product
 from math import lcm, prod
-from typing import Any, NamedTuple
 
 from d20cli.dice import tree
 from d20cli.dice.weights import Budget
@@ -36,7 +34,12 @@ from d20cli.probability.walk import (
     Branches,
     refuse_cases,
 )
+from d20cli.records import NamedTuple
 from d20cli.rules.common import CheckPlan, ContestPlan, Grade, net_advantage
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 GRADE_STEPS = 2  # budget steps (about 0.5 µs each) one graded pair costs
 

@@ -10,12 +10,10 @@ from their members' odds and the system's own hooks (`System.grade_group`,
 `System.verb_odds`); `odds roll` is the expression's exact distribution.
 """
 
-# Annotations are evaluated (no `from __future__ import annotations`): a NamedTuple's
-# string annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
+from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from fractions import Fraction
-from typing import Any, NamedTuple
 
 from d20cli.bounded import Bounded, declare, memo
 from d20cli.dice import weights
@@ -40,8 +38,13 @@ from d20cli.probability.model import (
     fractions_over,
 )
 from d20cli.probability.walk import MAX_PATHS, Branches, odds_budget, paths
+from d20cli.records import NamedTuple
 from d20cli.results import Result
 from d20cli.rules.common import VerbOdds
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The kept face of 2d20 keep-highest: P(k) = (2k - 1) / 400; keep-lowest: (41 - 2k) / 400.
 

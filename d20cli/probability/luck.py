@@ -20,9 +20,13 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, NamedTuple
 
 from d20cli.frozen import FrozenDict
+from d20cli.records import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 EXACT_ROLLS = 1_500  # past this many rolls, the count of successes is approximated
 

@@ -6,11 +6,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
 
 from d20cli.frozen import FrozenDict, field, frozen_error, sealable
 from d20cli.number_format import STR_BITS, decimal, exact_fraction, exact_ratio
 from d20cli.results import JSON_ENCODER, Result, Shown
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @sealable

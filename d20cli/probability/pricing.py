@@ -27,14 +27,17 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from d20cli.errors import D20Error
 from d20cli.frozen import FrozenDict
 from d20cli.probability.luck import Ledger, Priced
 from d20cli.probability.model import Odds
+from d20cli.records import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from d20cli.language.requests import Request
 
 #: The steps (d20cli.dice.weights.Budget) all the odds of one luck report may take: the

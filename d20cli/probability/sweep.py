@@ -15,11 +15,15 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, NamedTuple
 
 from d20cli.dice.weights import Budget, TooCostly
 from d20cli.errors import D20Error, ParseError
 from d20cli.probability.model import NO_OUTCOME, Odds, exact_number, ratio
+from d20cli.records import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_SWEEP_POINTS = 201  # points one sweep may have (DC 0..200; more is a typo)
 #: A range word: `5..30`, `+0..+10`, `-2..3`: the whole word, a number each side.

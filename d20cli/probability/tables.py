@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from fractions import Fraction
-from typing import Any
 
 from d20cli.dice.distribution import distribution
 from d20cli.dice.tree import Expr
@@ -33,6 +32,10 @@ from d20cli.language.vocabulary import DEFAULT_SYSTEM
 from d20cli.number_format import decimal
 from d20cli.probability import walk
 from d20cli.probability.model import ratio
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_LINES = 5000  # entries and rolls listed in one table's odds
 MAX_STEPS = 4_000_000  # the distributions of one table's odds together

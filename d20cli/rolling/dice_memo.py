@@ -35,11 +35,13 @@ is full, a prepared line with no tree rolls as before at once.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeAlias
 
 from d20cli.dice.roller import Roller
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     from d20cli.language.requests import Request
     from d20cli.results import Result
 

@@ -9,25 +9,28 @@ again by the very options object it was prepared for (`Settings`, opaque here).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Generic, TypeVar
 
 from d20cli.frozen import frozen
+from d20cli.records import Generic
 from d20cli.rolling import rolls
 from d20cli.rolling.dice_memo import MAX_MEMO_TEXT, DiceMemo, MemoSpace
 from d20cli.rolling.limits import MAX_ROLLED_RUNS
 from d20cli.rolling.rolls import Plan
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import TypeVar
+
     from d20cli.dice.roller import Roller
     from d20cli.language.requests import Request
     from d20cli.results import Result
 
-#: The options of a line, as the caller holds them (the command line's `Options`).
-Settings = TypeVar("Settings")
+    #: The options of a line, as the caller holds them (the command line's `Options`).
+    Settings = TypeVar("Settings")
 
 
 @frozen(slots=True)
-class PreparedLine(Generic[Settings]):
+class PreparedLine(Generic["Settings"]):
     """A plain request made ready to roll: what the request path (d20cli.app.run) works
     out before its first die (the options in force, the request with its house defaults,
     how it is resolved, its plan, its work budget, and the run's roller unless the line
@@ -81,7 +84,7 @@ def prepare(
     return PreparedLine(given, opts, request, resolve, plan, work, roller, single, memo)
 
 
-class PreparedLines(Generic[Settings]):
+class PreparedLines(Generic["Settings"]):
     """The prepared lines of one run (a batch, a shell session), by text and by the
     options they were made for (`given`): at most PER_TEXT for one text (a batch may roll
     it in several systems; the oldest is let go), and `size` texts (then all go); and the

@@ -7,19 +7,19 @@ command line (d20cli.app.run) and `d20cli.roll("check +5 vs 15")` in a program
 found in a part of the request is placed in the request's text by `in_text`.
 """
 
-# Annotations are evaluated (no `from __future__ import annotations`): a NamedTuple's
-# string annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
+from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, NamedTuple
 
 from d20cli.errors import BudgetError, D20Error, ParseError
 from d20cli.frozen import replace
 from d20cli.language.requests import Request
 from d20cli.language.vocabulary import MAX_REQUEST, VERBS
+from d20cli.records import NamedTuple
 from d20cli.rolling.limits import MAX_ROLLED_RUNS
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
     from d20cli.results import Result
@@ -65,21 +65,21 @@ def request_line(text: str) -> str:
 
 
 def through(
-    resolve: "Callable[[Request, Roller], Result]", characters: tuple[str, ...]
-) -> "Callable[[Request, Roller], Result]":
+    resolve: Callable[[Request, Roller], Result], characters: tuple[str, ...]
+) -> Callable[[Request, Roller], Result]:
     """`resolve` for requests rolled through characters: a result says whose it is (its
     `character`); rolled by a party, it says the party's names (`party`) and each member
     or side says its character."""
     if len(characters) == 1:
         (name,) = characters
 
-        def one(request: Request, roller: "Roller") -> "Result":
+        def one(request: Request, roller: Roller) -> Result:
             return replace(resolve(request, roller), character=name)
 
         return one
     party = tuple(characters)
 
-    def together(request: Request, roller: "Roller") -> "Result":
+    def together(request: Request, roller: Roller) -> Result:
         result = resolve(request, roller)
         rows = result.members if result.members is not None else result.sides
         named = tuple(
@@ -94,13 +94,13 @@ def through(
 
 def results(
     request: Request,
-    resolve: "Callable[[Request, Roller], Result]",
-    roller: "Roller",
+    resolve: Callable[[Request, Roller], Result],
+    roller: Roller,
     repeat: int = 1,
     work: int | None = None,
-    planned: "Plan | None" = None,
+    planned: Plan | None = None,
     step: Callable[[], None] | None = None,
-) -> "Iterator[Result]":
+) -> Iterator[Result]:
     """Each result of `request` (`6x 4d6kh3` gives six, `1d20+5; 2d6+3` two), `repeat`
     times over, resolved by `resolve` (a system's `resolve`, or the edge's wrapper of it)
     with `roller`.
@@ -137,12 +137,12 @@ def results(
 
 def one(
     request: Request,
-    resolve: "Callable[[Request, Roller], Result]",
-    roller: "Roller",
+    resolve: Callable[[Request, Roller], Result],
+    roller: Roller,
     work: int | None,
-    planned: "Plan",
-    memo: "DiceMemo | None" = None,
-) -> "Result":
+    planned: Plan,
+    memo: DiceMemo | None = None,
+) -> Result:
     """The result of a request that makes one result (its plan's units are the request
     alone, not repeated: a prepared line's `single`), rolled as `results(request, resolve,
     roller, 1, work, planned)` rolls it, without a generator (a batch, or the library,

@@ -8,11 +8,14 @@ order) is computed on first use. No system module imports pyparsing.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
 
 from d20cli.errors import RulesError
 from d20cli.language.vocabulary import ALIASES, DEFAULT_SYSTEM, SYSTEM_IDS
 from d20cli.rules.common import System
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "ALIASES",

@@ -11,11 +11,9 @@ dice engine.
 No rules of a particular system live here.
 """
 
-# Annotations are evaluated (no `from __future__ import annotations`): a NamedTuple's
-# string annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
+from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from d20cli.dice import evaluate as evaluation
 from d20cli.dice import tree as dice
@@ -31,6 +29,7 @@ from d20cli.language.requests import (
     RollRequest,
 )
 from d20cli.language.vocabulary import CHECK_WORDS
+from d20cli.records import NamedTuple
 from d20cli.results import Die, Result, shared_die
 from d20cli.rules import roll
 from d20cli.rules.critical import critical_damage as critical_damage
@@ -38,7 +37,10 @@ from d20cli.rules.critical import double_dice as double_dice
 from d20cli.rules.critical import max_dice as max_dice
 from d20cli.rules.offers import Offer
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, TypeAlias
+
     from d20cli.dice.roller import Roller
     from d20cli.rules.encounter import Harm
     from d20cli.rules.initiative import InitiativeRule
@@ -75,7 +77,7 @@ class D20Roll(NamedTuple):
 
 
 def roll_d20(
-    roller: "Roller", adv: int = 0, dis: int = 0, role: str = "d20", lucky: bool = False
+    roller: Roller, adv: int = 0, dis: int = 0, role: str = "d20", lucky: bool = False
 ) -> D20Roll:
     """Roll the d20 (two with advantage or disadvantage) and keep the higher / lower.
 
@@ -140,7 +142,7 @@ class Evaluated(NamedTuple):
         return expression_text(self.expr)
 
 
-def evaluate(expr: Expr | None, roller: "Roller", role: str) -> Evaluated:
+def evaluate(expr: Expr | None, roller: Roller, role: str) -> Evaluated:
     """Roll a modifier or damage expression (None counts as +0)."""
     if expr is None:
         return _NOTHING
@@ -232,7 +234,7 @@ class CheckRoll(NamedTuple):
 
 
 def roll_check(
-    roller: "Roller",
+    roller: Roller,
     adv: int,
     dis: int,
     modifier: Expr | None,
@@ -262,7 +264,7 @@ def roll_check(
 
 
 def house_roll(
-    roller: "Roller", request: "CheckRequest", extra_die: int | None = None, flat: int = 0
+    roller: Roller, request: CheckRequest, extra_die: int | None = None, flat: int = 0
 ) -> CheckRoll:
     """`roll_check` with the request's own adv, dis, modifier and house words (`lucky`,
     `min N`)."""
@@ -311,7 +313,7 @@ class ContestPlan:
 
 
 def house_plan(
-    request: "CheckRequest",
+    request: CheckRequest,
     grade: Callable[[int, int], Grade],
     extra_die: int | None = None,
     flat: int = 0,
@@ -344,7 +346,7 @@ def crit_note(natural: int, crit: int | None) -> str | None:
 
 
 def side_result(
-    side: "CheckRequest",
+    side: CheckRequest,
     roll: CheckRoll,
     system: str,
     notes: tuple[str, ...] = (),
@@ -377,7 +379,7 @@ def lifted_notes(word: str, rows: Sequence[Result]) -> tuple[str, ...]:
     return tuple(f"{word} {n}: {note}" for n, row in enumerate(rows, 1) for note in row.notes)
 
 
-def house_detail(request: "CheckRequest") -> dict[str, object]:
+def house_detail(request: CheckRequest) -> dict[str, object]:
     """The `house` entry of a result's JSON: the house words in force on this roll
     (`{"house": {"crit": 19, "lucky": true}}`); empty when there are none. With them,
     `house_from`: where those put in by default came from (a character, "config"), and
@@ -403,7 +405,7 @@ def house_detail(request: "CheckRequest") -> dict[str, object]:
     return out
 
 
-def luck_detail(request: "LuckRequest") -> dict[str, object]:
+def luck_detail(request: LuckRequest) -> dict[str, object]:
     """The `house` entry of a luck roll's JSON (`{"house": {"lucky": true}}`, and
     `house_from` when it was put in by default), as `house_detail` writes a check's; empty
     without `lucky`, the one house word a luck roll takes."""
@@ -434,7 +436,7 @@ def located(request: Request, message: str, key: str | None = None) -> RulesErro
 
 
 def reject_words(
-    request: "CheckRequest", offered: Collection[str], system: str, verb: str | None = None
+    request: CheckRequest, offered: Collection[str], system: str, verb: str | None = None
 ) -> None:
     """Raise a RulesError for the first word kind in the request that `offered` lacks (in
     the order of `CHECK_WORD_KINDS`), saying what the system offers instead
@@ -451,7 +453,7 @@ def reject_words(
     raise located(request, message, key)
 
 
-def resolve_roll(request: Request, roller: "Roller", system: str) -> Result | None:
+def resolve_roll(request: Request, roller: Roller, system: str) -> Result | None:
     """A `roll` request resolved by the dice engine (the same in every system), else None."""
     if request.verb != "roll":
         return None
@@ -472,19 +474,19 @@ def unknown_verb(
 
 #: One way a system resolves a request: the request class it takes, the verbs (None: any
 #: verb of that class) and the function that rolls it.
-Route = tuple[type, Collection[str] | None, Callable[[Any, "Roller"], Result]]
+Route: TypeAlias = "tuple[type, Collection[str] | None, Callable[[Any, Roller], Result]]"
 
 
 def resolver(
     system: str, verbs: Iterable[str], *routes: Route
-) -> "Callable[[Request, Roller], Result]":
+) -> Callable[[Request, Roller], Result]:
     """A system's resolve function, the dispatch every system shares: the first route
     whose class the request is (and whose verbs hold its verb) rolls it; else `roll`, the
     same in every system; else the error naming the system's verbs (with what to use
     instead of that verb, `hints.verb_hint`)."""
     listed = tuple(verbs)
 
-    def resolve(request: Request, roller: "Roller") -> Result:
+    def resolve(request: Request, roller: Roller) -> Result:
         for kind, taken, rolls in routes:
             if isinstance(request, kind) and (taken is None or request.verb in taken):
                 return rolls(request, roller)
@@ -521,8 +523,8 @@ class Fortune:
     verbs: tuple[str, ...]
     most: int
     most_boon: int
-    show: "Callable[[FortuneRequest, int, int], Result]"
-    reroll: "Callable[[CheckRequest | LuckRequest, Result, Roller], Result]"
+    show: Callable[[FortuneRequest, int, int], Result]
+    reroll: Callable[[CheckRequest | LuckRequest, Result, Roller], Result]
     gained: str
 
 
@@ -578,18 +580,18 @@ class System:
     title: str
     verbs: Mapping[str, tuple[str, str]]
     outcomes: tuple[tuple[str, str], ...]
-    resolver: "Callable[[Request, Roller], Result]"
+    resolver: Callable[[Request, Roller], Result]
     aliases: tuple[str, ...] = ()
     words: tuple[tuple[str, str], ...] = ()
     grade_group: Callable[[Sequence[bool | None], str | None], Grade] | None = None
     verb_odds: Mapping[str, VerbOdds] = field(default_factory=dict)
     fortune: Fortune | None = None
     house_words: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    initiative: "InitiativeRule | None" = None
-    harm: "Harm | None" = None
+    initiative: InitiativeRule | None = None
+    harm: Harm | None = None
     offers: Mapping[str, Offer] = field(default_factory=dict)
-    check_plan: "Callable[[Request], CheckPlan | None] | None" = None
-    contest_plan: "Callable[[Request], ContestPlan | None] | None" = None
+    check_plan: Callable[[Request], CheckPlan | None] | None = None
+    contest_plan: Callable[[Request], ContestPlan | None] | None = None
     verb_outcomes: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     takes: Mapping[str, frozenset[str]] = field(default_factory=dict)
     instead: Mapping[str, str] = field(default_factory=dict)
@@ -605,6 +607,6 @@ class System:
         own = self.verb_outcomes.get(verb)
         return dict(self.outcomes) if own is None else dict(own)
 
-    def resolve(self, request: Request, roller: "Roller") -> Result:
+    def resolve(self, request: Request, roller: Roller) -> Result:
         """Roll the request with this system's rules (RulesError for what it lacks)."""
         return self.resolver(request, roller)

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from d20cli.dice import tree as dice
 from d20cli.errors import RulesError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from d20cli.dice.tree import Expr
 

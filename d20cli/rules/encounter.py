@@ -16,14 +16,14 @@ Pure: no I/O; any dice (a death save, a toughness resistance) come from the roll
 in.
 """
 
-# Annotations are evaluated (no `from __future__ import annotations`): a NamedTuple's
-# string annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
+from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
 
 from d20cli.frozen import field, frozen, replace
+from d20cli.records import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
     from d20cli.results import Result
@@ -186,7 +186,7 @@ def check_words(
     return CheckWords(tuple(words), tuple(by), tuple(fails))
 
 
-def auto_failed(result: "Result", why: str) -> "Result":
+def auto_failed(result: Result, why: str) -> Result:
     """`result` as a failure that the rules made without its dice (`why`: "aria is
     paralyzed: a Strength or Dexterity save fails automatically"): the dice and total as
     rolled, the outcome a failure, a note saying what the dice alone gave."""
@@ -218,9 +218,9 @@ class Harm:
     takes no turns (`init next` passes over it: levelup's dead)."""
 
     hit_points: bool
-    hurt: "Callable[[Vitals, int, str, bool, Roller], Said]"
+    hurt: Callable[[Vitals, int, str, bool, Roller], Said]
     heal: Callable[[Vitals, int, str], Said]
-    turn_start: "Callable[[Vitals, str, Roller | None], Said]"
+    turn_start: Callable[[Vitals, str, Roller | None], Said]
     conditions: tuple[str, ...] = ()
     against: Mapping[str, str] = field(default_factory=dict)
     summary: str = ""
@@ -232,7 +232,7 @@ class Harm:
         return v.state not in self.no_turn
 
 
-def nothing_at_start(v: Vitals, kind: str, roller: "Roller | None") -> Said:
+def nothing_at_start(v: Vitals, kind: str, roller: Roller | None) -> Said:
     """A turn's start that changes nothing (the systems without death saves)."""
     return Said(v)
 

@@ -11,24 +11,26 @@ comes first. Read only on the way to an error, so the systems are imported then.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Protocol
 
 from d20cli.language.vocabulary import CHECK_WORD, VERB_INSTEAD
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
 
-class System(Protocol):
-    """What the hints read of a `rules.common.System` (this module is below it)."""
+    class System(Protocol):
+        """What the hints read of a `rules.common.System` (this module is below it)."""
 
-    @property
-    def id(self) -> str: ...
-    @property
-    def verbs(self) -> Mapping[str, tuple[str, str]]: ...
-    @property
-    def takes(self) -> Mapping[str, frozenset[str]]: ...
-    @property
-    def instead(self) -> Mapping[str, str]: ...
-    @property
-    def lacks(self) -> Mapping[str, str]: ...
+        @property
+        def id(self) -> str: ...
+        @property
+        def verbs(self) -> Mapping[str, tuple[str, str]]: ...
+        @property
+        def takes(self) -> Mapping[str, frozenset[str]]: ...
+        @property
+        def instead(self) -> Mapping[str, str]: ...
+        @property
+        def lacks(self) -> Mapping[str, str]: ...
 
 
 def _others(system: System) -> tuple[System, ...]:

@@ -15,12 +15,14 @@ and calls `with_house` on each parsed request.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
 from d20cli.frozen import field, fields, frozen, replace
 from d20cli.language.requests import CheckRequest, ContestRequest, GroupRequest, LuckRequest
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from d20cli.language.requests import Request
     from d20cli.rules.common import System
 

@@ -17,13 +17,13 @@ Pure: no I/O; the dice come from the roller passed in.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from d20cli.errors import ParseError, RulesError
 from d20cli.frozen import frozen, replace
 from d20cli.results import Die, Result
 from d20cli.rules.encounter import NO_VITALS, Condition, Vitals
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
     from d20cli.language.requests import CheckRequest

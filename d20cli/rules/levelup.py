@@ -11,12 +11,10 @@ Decisions where the texts are silent (also in docs/rules-decisions.md):
 - Damage that comes out below 0 is shown as rolled (the text names no minimum).
 """
 
-# Annotations are evaluated (no `from __future__ import annotations`): a NamedTuple's
-# string annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
+from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
-from typing import TYPE_CHECKING, NamedTuple
 
 from d20cli.bounded import Bounded, declare
 from d20cli.dice.tree import Expr
@@ -24,6 +22,7 @@ from d20cli.errors import RulesError
 from d20cli.frozen import replace
 from d20cli.language.requests import CheckRequest, GroupRequest, Request, Target
 from d20cli.language.vocabulary import word_rows
+from d20cli.records import NamedTuple
 from d20cli.results import Damage, Result
 from d20cli.rules import roll
 from d20cli.rules.common import (
@@ -58,6 +57,7 @@ from d20cli.rules.encounter import (
 from d20cli.rules.initiative import InitiativeRule, from_check
 from d20cli.rules.offers import offer
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
 
@@ -345,7 +345,7 @@ def check_plan(request: Request) -> CheckPlan | None:
     return house_plan(request, partial(grade_roll, request, target), size, damage=damage)
 
 
-def _resolve_check(request: CheckRequest, roller: "Roller", target: int | None) -> Result:
+def _resolve_check(request: CheckRequest, roller: Roller, target: int | None) -> Result:
     verb = request.verb
     size, critical_expr, before, grants, detail = _words(request)  # errors before any die
     roll = house_roll(roller, request, size)
@@ -401,7 +401,7 @@ def _critical_expr(request: CheckRequest) -> Expr | None:
         raise located(request, exc.message, "crit-dmg") from None
 
 
-def _resolve_group(request: GroupRequest, roller: "Roller") -> Result:
+def _resolve_group(request: GroupRequest, roller: Roller) -> Result:
     target = _target_number(request, request.target)
     members = tuple(_resolve_check(m, roller, target) for m in request.members)
     grade = grade_group([m.success for m in members], request.rule)
@@ -430,7 +430,7 @@ def _resolve_group(request: GroupRequest, roller: "Roller") -> Result:
     )
 
 
-def _resolve_one(request: CheckRequest, roller: "Roller") -> Result:
+def _resolve_one(request: CheckRequest, roller: Roller) -> Result:
     return _resolve_check(request, roller, _target_number(request, request.target))
 
 
@@ -474,7 +474,7 @@ OFFERS = {
 DEATH_SAVES = 3  # successes to be stable, failures to die
 
 
-def harm_hurt(v: Vitals, amount: int, kind: str, critical: bool, roller: "Roller") -> Said:
+def harm_hurt(v: Vitals, amount: int, kind: str, critical: bool, roller: Roller) -> Said:
     """Damage, and what 0 HP makes of it (the rule above)."""
     if v.hp is None:
         return Said(v, ("no HP kept: give them with `init add NAME ... hp N`",))
@@ -501,7 +501,7 @@ def harm_hurt(v: Vitals, amount: int, kind: str, critical: bool, roller: "Roller
     return Said(down, ("0 HP: dying (unconscious): a death save at the start of each turn",))
 
 
-def harm_turn_start(v: Vitals, kind: str, roller: "Roller | None") -> Said:
+def harm_turn_start(v: Vitals, kind: str, roller: Roller | None) -> Said:
     """A dying character's death save (the rule above)."""
     if v.state != "dying":
         return Said(v)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
-from typing import TYPE_CHECKING
 
 from d20cli.frozen import replace
 from d20cli.language.requests import CheckRequest, ContestRequest, LuckRequest, Request
@@ -64,6 +63,7 @@ from d20cli.rules.encounter import (
 from d20cli.rules.initiative import InitiativeRule, from_check
 from d20cli.rules.offers import offer
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
     from d20cli.dice.tree import Expr

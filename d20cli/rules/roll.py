@@ -7,8 +7,6 @@ term; a roll of more than LIST_LIMIT (1,000) dice carries a DiceSummary instead 
 
 from __future__ import annotations
 
-from typing import Any
-
 from d20cli.bounded import Bounded, declare, memo
 from d20cli.dice.advantage import adv_problem, plain_d20s
 from d20cli.dice.evaluate import EvalDice, EvalGroup, evaluate, summarise
@@ -30,6 +28,10 @@ from d20cli.frozen import replace
 from d20cli.language.requests import RollRequest
 from d20cli.results import Die, Result
 from d20cli.rules.offers import offer
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: What completion offers after `roll` (its expression, then adv, dis, vs N).
 OFFER = offer(("adv", "dis", "target"), vs=())

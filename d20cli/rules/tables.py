@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from d20cli.dice.evaluate import evaluate
 from d20cli.dice.evaluated import Evaluated, summarise
@@ -31,6 +30,10 @@ from d20cli.language.table_parts import Part, parsed
 from d20cli.language.tables import Entry, Table
 from d20cli.results import DiceSummary, Die, Result
 from d20cli.rules.common import System
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SystemFor = Callable[[str | None], System]
 

@@ -11,7 +11,6 @@ takes which.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
 
 from d20cli.language.vocabulary import (
     CRIT_DMG_MODES,
@@ -22,6 +21,7 @@ from d20cli.language.vocabulary import (
     VS,
     word_rows,
 )
+from d20cli.records import NamedTuple
 from d20cli.rules.common import System
 
 

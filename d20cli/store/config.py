@@ -48,13 +48,16 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import Any
 
 from d20cli.bounded import Bounded, declare
 from d20cli.errors import D20Error, ParseError
 from d20cli.frozen import field, frozen
 from d20cli.store.files import no_such_file, xdg_dir
 from d20cli.store.files import read_text as read_file_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_CONFIG_BYTES = 65_536  # a config file is a few lines; a bigger one is a mistake
 COLOR_CHOICES: tuple[str, ...] = ("auto", "always", "never")

@@ -30,9 +30,12 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, BinaryIO
 
 from d20cli.errors import ParseError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
 
 MAX_EXPORT_BYTES = 64 * 1024 * 1024  # of a roll log export read (`d20 verify`, `d20cli.luck`)
 

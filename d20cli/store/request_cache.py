@@ -34,11 +34,14 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from d20cli.bounded import Bounded, declare
 from d20cli.language.parse_cache import classes, decode, encode
 from d20cli.store.files import atomic_write, env_flag, read_bytes, xdg_dir
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_CACHE_ENTRIES = 256
 MAX_CACHE_FILE_BYTES = 1_000_000  # about 8 ms to read at start-up

@@ -39,12 +39,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
 
 from d20cli.bounded import Bounded, declare
 from d20cli.language import shapes
 from d20cli.store.request_cache import MAX_ENTRY_BYTES, CacheFile, debug
 from d20cli.store.request_cache import shape_path as shape_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_BUILDS = 4  # new shapes learnt in one run at their first sight (after: at the second)
 MAX_LEARNT = 64  # shapes (or templates of one) learnt in one run

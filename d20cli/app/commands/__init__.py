@@ -11,10 +11,9 @@ makes a `typer.Typer` named `app`: for `mount=COMMAND`, the command itself
 (`d20 NAME SUB`). The row's one-line `help` is the command's help wherever it is shown.
 """
 
-# Annotations are evaluated (no `from __future__ import annotations`): a NamedTuple's
-# string annotations cost a compile() each at start-up (docs/performance.md, "Start-up").
+from __future__ import annotations
 
-from typing import NamedTuple
+from d20cli.records import NamedTuple
 
 #: How a row's module is mounted on the typer app.
 COMMAND = "command"  # the module's `app` holds the command NAME itself

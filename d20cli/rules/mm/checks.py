@@ -4,7 +4,6 @@ ranks, circumstance words, attacks, resistance, routine checks and percent chanc
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
 
 from d20cli.errors import RulesError
 from d20cli.language.requests import (
@@ -28,6 +27,7 @@ from d20cli.rules.common import (
 )
 from d20cli.rules.offers import offer
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
 

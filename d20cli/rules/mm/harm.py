@@ -15,12 +15,11 @@ is not in it, so this is a documented decision, the M&M damage track:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from d20cli.frozen import replace
 from d20cli.rules.encounter import Harm, Said, Vitals, nothing_at_start
 from d20cli.rules.mm.checks import degree, degree_label, raise_degree
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
 

@@ -4,7 +4,6 @@ higher bonus, then tie-break d20s (two sides: one d20; three or more: rounds).""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from d20cli.frozen import replace
 from d20cli.language.requests import (
@@ -21,15 +20,16 @@ from d20cli.rules.common import (
     side_result,
     side_won,
 )
-
-if TYPE_CHECKING:
-    from d20cli.dice.roller import Roller
 from d20cli.rules.mm.checks import (
     ID,
     TAKES,
     circumstance_note,
     circumstance_total,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from d20cli.dice.roller import Roller
 
 
 def opposed_leaders(rolls: Sequence[tuple[int, int]]) -> tuple[int, ...]:

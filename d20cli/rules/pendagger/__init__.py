@@ -33,8 +33,6 @@ Decisions where the texts are silent:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from d20cli.errors import RulesError
 from d20cli.language.requests import (
     CheckRequest,
@@ -93,6 +91,7 @@ from d20cli.rules.pendagger.scores import (
     score_plan,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
 

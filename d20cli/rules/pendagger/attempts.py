@@ -4,7 +4,6 @@ reliable and unreliable, in that order."""
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
 
 from d20cli.errors import RulesError
 from d20cli.frozen import replace
@@ -37,6 +36,7 @@ from d20cli.rules.pendagger.ladder import (
 from d20cli.rules.pendagger.scores import rank_for_score
 from d20cli.visible import visible
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
 

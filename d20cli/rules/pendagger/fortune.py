@@ -4,7 +4,6 @@ reroll a spent die buys. The count itself is the session state's (d20cli.app.for
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from d20cli.errors import D20Error, RulesError
 from d20cli.language.requests import CheckRequest, FortuneRequest, LuckRequest
@@ -21,6 +20,7 @@ from d20cli.rules.pendagger.attempts import (
 )
 from d20cli.rules.pendagger.ladder import ID, LEVEL_LABELS, LEVELS
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
 

@@ -7,8 +7,6 @@ combatant back up."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from d20cli.frozen import replace
 from d20cli.rules.encounter import (
     Harm,
@@ -20,6 +18,7 @@ from d20cli.rules.encounter import (
     take_damage,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
 

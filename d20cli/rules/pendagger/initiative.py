@@ -6,13 +6,12 @@ gives it for every ability: floor((score - 10) / 2) (`dex = "14"` gives +2)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from d20cli.errors import RulesError
 from d20cli.rules.common import house_roll
 from d20cli.rules.initiative import InitiativeRoll, refuse_target
 from d20cli.rules.pendagger.scores import score_modifier
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
     from d20cli.language.requests import CheckRequest

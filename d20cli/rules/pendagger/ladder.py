@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from d20cli.language.vocabulary import RANK_WORDS
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     pass
 

@@ -4,13 +4,13 @@ the generation of six scores, the dice shared among the players."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from d20cli.errors import RulesError
 from d20cli.language.requests import ScoresRequest
 from d20cli.results import Die, Result, Score
 from d20cli.rules.pendagger.ladder import ID
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from d20cli.dice.roller import Roller
 
