@@ -243,9 +243,11 @@ def test_a_hostile_name_is_shown_escaped_and_imports_under_another(
 ) -> None:
     file = str(FIXTURES / "a5e_hostile_name.json")
     status, _, err = d20(["char", "import", file], capsys)
-    assert status == 2 and "\\x1b[2J" in err and "\\u202e" in err
+    # each control is shown once escaped, as visible() shows it (not escaped again by repr)
+    shown = "'[bold red]Aria\\x1b[2J\\u202e'"
+    assert status == 2 and shown in err and "\\\\" not in err
     status, out, _ = d20(["char", "import", file, "--as", "aria"], capsys)
-    assert status == 0 and "\x1b" not in out and "\\x1b[2J" in out
+    assert status == 0 and "\x1b" not in out and shown in out and "\\\\" not in out
     assert "[bold red]" in out  # shown as text, never read as markup
 
 

@@ -170,6 +170,16 @@ def test_post_retry_says_what_still_waits_with_exit_status_1(
     no_secret(out, err)
 
 
+def test_post_retry_says_how_long_it_may_wait(capsys: pytest.CaptureFixture[str]) -> None:
+    """`d20 post --retry` waits up to RETRY_WAIT for a slow or rate-limiting receiver: its
+    help and the "Playing online" page say how long."""
+    said = f"at most {posting.RETRY_WAIT:g} seconds in all"
+    code, out, _ = d20(["post", "--help"], capsys)
+    assert code == 0 and said in " ".join(out.split())
+    page = Path(__file__).parent.parent / "docs" / "online.md"
+    assert said in " ".join(page.read_text(encoding="utf-8").split())
+
+
 def test_a_short_rate_limit_is_waited_out_in_order(capsys: pytest.CaptureFixture[str]) -> None:
     with receiver(["429:0.1", "429j:0.1"]) as hook:
         lines = "check +1 vs 10\ncheck +2 vs 10\n"

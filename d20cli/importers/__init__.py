@@ -46,7 +46,7 @@ def detect(data: Any) -> str:
         if module.looks_like(data):
             return fmt
     kind = data.get("type") if isinstance(data.get("type"), str) else None
-    said = f" (a {visible(kind[:40])!r} document)" if kind else ""
+    said = f" (a '{visible(kind[:40])}' document)" if kind else ""
     raise ParseError(
         f"not a character sheet d20 reads{said}: it reads a " + ", a ".join(FORMATS.values())
     )

@@ -127,7 +127,7 @@ def character_name(sheet: Sheet, given: str | None) -> str:
         return given
     if not _SHEET_NAME.fullmatch(sheet.name.strip()):
         raise ParseError(
-            f"the sheet's name {visible(sheet.name[:60])!r} cannot name a character (letters, "
+            f"the sheet's name '{visible(sheet.name[:60])}' cannot name a character (letters, "
             "digits, spaces, ' . - _; at most 40): give one with --as NAME"
         )
     made = re.sub(r"[^a-z0-9_-]+", "-", sheet.name.strip().lower().replace("'", ""))

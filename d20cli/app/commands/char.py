@@ -273,7 +273,7 @@ def _import_report(done: Any, out: Output, no_color: bool) -> None:
 
     sheet, changes = done.sheet, done.changes
     name = visible(changes.name)
-    out.text(f"found a {sheet.format_name} (schema {sheet.version}): {visible(sheet.name[:60])!r}")
+    out.text(f"found a {sheet.format_name} (schema {sheet.version}): '{visible(sheet.name[:60])}'")
     table = Table(title=_cell(f"{changes.name}  [{sheet.system}]"), title_justify="left")
     table.add_column("entry")
     table.add_column("words")

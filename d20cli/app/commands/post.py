@@ -115,7 +115,12 @@ def post_command(
         bool, typer.Option("--status", help="What waits to be posted, and why (the default).")
     ] = False,
     again: Annotated[
-        bool, typer.Option("--retry", help="Send the waiting posts now; exit status 1 if any stay.")
+        bool,
+        typer.Option(
+            "--retry",
+            help="Send the waiting posts now, waiting at most 30 seconds in all; exit status 1 "
+            "if any stay.",
+        ),
     ] = False,
     drop: Annotated[
         bool, typer.Option("--clear", help="Drop the waiting posts (the roll log keeps the rolls).")
