@@ -108,7 +108,10 @@ def test_the_log_hides_a_secret_roll_until_it_is_revealed() -> None:
     assert lines[1] == f"{HIDDEN}  [levelup]"
     assert re.fullmatch(r"  sealed #1 \(session 1\) receipt [0-9a-f]{16}", lines[-1])
     assert HIDDEN in d20(["log"]).stdout
-    assert d20(["reveal", "0"]).exit_code == 2  # not a secret roll
+    for position in ("0", "99"):  # a roll shown; no roll at all
+        refused = d20(["reveal", position])
+        assert refused.exit_code == 2
+        assert f"session 1 has no secret roll #{position} (d20 log" in refused.stderr
 
 
 def test_unseal_reveals_every_secret_roll() -> None:

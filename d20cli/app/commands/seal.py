@@ -277,8 +277,8 @@ def reveal(position: int, session_id: int | None, as_json: bool, out: Output) ->
         rows = sessions.secret_rows(session.id, position)
         if not rows:
             raise ParseError(
-                f"roll #{position} of session {session.id} is not a secret roll (d20 log "
-                f"--session {session.id} shows them)"
+                f"session {session.id} has no secret roll #{position} (d20 log --session "
+                f"{session.id} shows its rolls)"
             )
         sessions.reveal(session.id, position)
     finally:
