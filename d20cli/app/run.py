@@ -404,7 +404,8 @@ def request(text: str, opts: Options, out: Output, context: Context | None = Non
             _close(meter)
             return _failed(err, text, opts, out, [])
         work = context.work_for(opts)
-        return _rolled(text, opts, out, context, results, log, work, meter=meter)
+        said = prepared is not None  # (its notes were said above)
+        return _rolled(text, opts, out, context, results, log, work, said, meter)
     finally:
         _close(meter)
         try:

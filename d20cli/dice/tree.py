@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from operator import attrgetter
 
 from d20cli.dice.arith import FUNCTIONS, Bounded, call_value, floordiv_bounds, mod_bounds, mul
 from d20cli.dice.modifiers import COMPARE_OPS as COMPARE_OPS
@@ -120,33 +121,40 @@ class Dice(Bounded):
 
     def __post_init__(self) -> None:
         sides = self.sides
+        put = object.__setattr__
+        plain_sides = isinstance(sides, _PLAIN_SIDES)
         if isinstance(sides, tuple):
-            object.__setattr__(self, "_custom", sides)
-        elif not isinstance(sides, _PLAIN_SIDES):
-            object.__setattr__(self, "_computed", True)
-        problem = self.unique_conflict()
-        if problem is not None:
-            raise ValueError(problem)
-        rules = [m.rule_of(getattr(self, m.field)) for m in MODIFIERS]
-        rules_set = tuple(r for r in rules if r is not None)
-        mods = "".join([str(r) for r in rules_set])
+            put(self, "_custom", sides)
+        elif not plain_sides:
+            put(self, "_computed", True)
+        values = _MODIFIER_VALUES(self)
+        mods = ""
+        if values != _UNSET or self.unique is not False:  # (most terms have no modifier)
+            problem = self.unique_conflict()
+            if problem is not None:
+                raise ValueError(problem)
+            rules = [m.rule_of(v) for m, v in zip(MODIFIERS, values, strict=True)]
+            rules_set = tuple(r for r in rules if r is not None)
+            mods = "".join([str(r) for r in rules_set])
+            put(self, "_rules", rules_set)
+            put(self, "_one_by_one", any(r.one_by_one for r in rules_set))
+            put(self, "_finishing", tuple(r for r in rules_set if r.finishes))
+            put(self, "_marking", tuple(r for r in rules_set if r.marks))
         text = self._render(mods)
-        object.__setattr__(self, "_text", text)
-        object.__setattr__(self, "_what", f"'{text}'")
-        object.__setattr__(self, "_rules", rules_set)
-        object.__setattr__(self, "_one_by_one", any(r.one_by_one for r in rules_set))
-        object.__setattr__(self, "_finishing", tuple(r for r in rules_set if r.finishes))
-        object.__setattr__(self, "_marking", tuple(r for r in rules_set if r.marks))
-        object.__setattr__(self, "_plain", isinstance(self.sides, _PLAIN_SIDES) and not mods)
-        if isinstance(sides, tuple):
+        put(self, "_text", text)
+        put(self, "_what", f"'{text}'")
+        put(self, "_plain", plain_sides and not mods)
+        if isinstance(sides, int):
+            lo, hi = 1, int(sides)
+        elif isinstance(sides, tuple):
             if not sides:
                 raise ValueError("custom faces need at least one value")
             lo, hi = min(sides), max(sides)
-        elif not isinstance(sides, _PLAIN_SIDES):
-            lo, hi = 1, 1  # computed sides: rolled as a concrete die (`with_sides`)
-        else:
+        elif isinstance(sides, str):
             lo, hi = (-1, 1) if sides == "F" else (1, 100) if sides == "%" else (1, int(sides))
-        object.__setattr__(self, "_range", (lo, hi))
+        else:
+            lo, hi = 1, 1  # computed sides: rolled as a concrete die (`with_sides`)
+        put(self, "_range", (lo, hi))
 
     def parts(self) -> tuple[str, str, str]:
         """The text of the count, of the sides and of the modifiers with the label."""
@@ -292,6 +300,12 @@ class Dice(Bounded):
         """The faces that explode: the explosion's compare point, else the highest face."""
         assert self.explode is not None
         return self.explode.point or Compare("=", self.hi)
+
+
+#: The modifier fields of a `Dice` (MODIFIERS' order), read at once, and their values when
+#: none is set.
+_MODIFIER_VALUES = attrgetter(*(m.field for m in MODIFIERS))
+_UNSET = tuple(False if m.field == "unique" else None for m in MODIFIERS)
 
 
 @frozen(slots=True)

@@ -146,12 +146,6 @@ def decode(data: Any, classes: dict[str, type], text: str | None = None) -> Any:
     return request
 
 
-def checker(text: str) -> _Decoder:
-    """The checks `decode` makes of an entry's values against its text (`scalar`), for a
-    template filled without decoding (d20cli.language.shapes.Ready)."""
-    return _Decoder({}, text, checked=True)
-
-
 class _Decoder:
     def __init__(self, classes: dict[str, type], text: str, checked: bool) -> None:
         self.classes = classes
@@ -224,22 +218,32 @@ class _Decoder:
             return
         if not isinstance(data, int):
             raise ValueError(f"{field}: a {type(data).__name__} is never cached")
-        if field == "repeat":
-            low, high = 1, MAX_NX
-        elif field == "columns":
-            low, high = 0, len(self.text) + 1
-        elif field in COUNTS:  # one word each; a roll's `adv` is the net count (adv - dis)
-            low, high = -len(self.text), len(self.text)
-        elif in_request:
-            low, high = -MAX_WORD_NUMBER, MAX_WORD_NUMBER
-        elif field == "sides":
-            low, high = 1, tree.MAX_SIDES
-        elif field == "faces":  # 12 characters with the sign
-            low, high = -MAX_NUMBER // 10, MAX_NUMBER
-        else:
-            low, high = -MAX_NUMBER, MAX_NUMBER
+        low, high = limits(field, in_request, len(self.text))
         if not low <= data <= high:
             raise ValueError(f"{field} {data} is outside {low:,}..{high:,}")
+
+
+def limits(field: str | None, in_request: bool, length: int) -> tuple[int, int]:
+    """The limits `decode` holds an int of `field` to, in an entry of a text of `length`
+    characters (`in_request`: a field of a request class rather than of an expression)."""
+    if field == "repeat":
+        return 1, MAX_NX
+    if field == "columns":
+        return 0, length + 1
+    if field in COUNTS:  # one word each; a roll's `adv` is the net count (adv - dis)
+        return -length, length
+    if in_request:
+        return -MAX_WORD_NUMBER, MAX_WORD_NUMBER
+    if field == "sides":
+        return 1, tree.MAX_SIDES
+    if field == "faces":  # 12 characters with the sign
+        return -MAX_NUMBER // 10, MAX_NUMBER
+    return -MAX_NUMBER, MAX_NUMBER
+
+
+def text_limits(field: str | None) -> bool:
+    """Whether `limits` of `field` depend on the text's length."""
+    return field == "columns" or field in COUNTS
 
 
 Test: TypeAlias = "Callable[[Any], bool]"

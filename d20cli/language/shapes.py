@@ -278,13 +278,19 @@ Build: TypeAlias = "Callable[[_Fill], Any]"
 class _Fill:
     """One text's numbers as a `Ready` template reads them."""
 
-    __slots__ = ("checker", "found", "numbers", "segments", "text")
+    __slots__ = ("found", "numbers", "pieces", "segments", "text")
 
     def __init__(self, pieces: tuple[str, ...], numbers: tuple[str, ...], text: str) -> None:
-        self.numbers, self.text = numbers, text
-        self.segments = starts(pieces, numbers)
-        self.checker = parse_cache.checker(text)
+        self.pieces, self.numbers, self.text = pieces, numbers, text
+        self.segments: list[tuple[int, int]] | None = None  # (`start`: a column's only)
         self.found: list[Any] = []
+
+    def start(self, k: int) -> int:
+        """Where segment `k` of the text starts (`starts`)."""
+        segments = self.segments
+        if segments is None:
+            segments = self.segments = starts(self.pieces, self.numbers)
+        return segments[k][0]
 
 
 class Ready:
@@ -338,7 +344,7 @@ class Ready:
             return True, _slot(node["@s"], node.get("neg", 0), rule, field, in_request)
         if "@c" in node:
             k, offset = node["@c"]
-            return True, lambda f: f.segments[k][0] + offset + 1
+            return True, lambda f: f.start(k) + offset + 1
         self.nodes += 1
         if "@r" in node:
             return True, _text
@@ -375,8 +381,29 @@ def _text(f: _Fill) -> str:
 
 
 def _slot(i: int, neg: int, rule: tuple[int, int, int | None], field: str, inside: bool) -> Build:
+    """The number of slot `i` (negated with `neg`), held to the grammar's limits (`rule`)
+    and to those parse_cache.decode holds the field's values to (parse_cache.limits), one
+    range of digits where those do not depend on the text's length."""
     low, high, neg_high = rule
     top = neg_high if neg and neg_high is not None else high
+    if parse_cache.text_limits(field):
+
+        def slot_in_text(f: _Fill) -> int:
+            digits = f.numbers[i]
+            if len(digits) > 12:
+                raise Refused(f"{digits[:20]} has too many digits")
+            n = int(digits)
+            if not low <= n <= top:
+                raise Refused(f"{n} does not fit {field}")
+            value = -n if neg else n
+            least, most = parse_cache.limits(field, inside, len(f.text))
+            if not least <= value <= most:
+                raise Refused(f"{field} {value} is outside {least:,}..{most:,}")
+            return value
+
+        return slot_in_text
+    least, most = parse_cache.limits(field, inside, 0)  # (of the value, its sign included)
+    low, top = (max(low, -most), min(top, -least)) if neg else (max(low, least), min(top, most))
 
     def slot(f: _Fill) -> int:
         digits = f.numbers[i]
@@ -385,9 +412,7 @@ def _slot(i: int, neg: int, rule: tuple[int, int, int | None], field: str, insid
         n = int(digits)
         if not low <= n <= top:
             raise Refused(f"{n} does not fit {field}")
-        value = -n if neg else n
-        f.checker.scalar(value, field, inside)
-        return value
+        return -n if neg else n
 
     return slot
 

@@ -269,10 +269,12 @@ def _target_number(request: CheckRequest | GroupRequest, target: Target | None) 
     return target.value
 
 
-def _checked(request: CheckRequest) -> tuple[int | None, Expr | None]:
-    """A check's words checked before any die: its expertise die and critical damage."""
+def _checked(request: CheckRequest, lazy: bool = False) -> tuple[int | None, Expr | None]:
+    """A check's words checked before any die: its expertise die and critical damage
+    (`lazy`: None where working it out cannot fail, for `damage_roll` to work out on a
+    critical hit only)."""
     reject_words(request, TAKES[request.verb], ID)
-    return expertise_size(request.expertise), _critical_expr(request)
+    return expertise_size(request.expertise), _critical_expr(request, lazy)
 
 
 class _Words(NamedTuple):
@@ -286,7 +288,7 @@ class _Words(NamedTuple):
 
 
 def _read_words(request: CheckRequest) -> _Words:
-    size, critical_expr = _checked(request)
+    size, critical_expr = _checked(request, lazy=True)
     grants: tuple[str, ...] = ()
     if size is not None and len(request.expertise) > 1:
         grants = (f"{len(request.expertise)} expertise grants: one d{size}",)
@@ -331,8 +333,9 @@ def damage_roll(
         return None
     if not (grade.success if grade.success is not None else face != 1):
         return None
-    critical = crit_natural(face, request.crit) == 20
-    return (critical_expr if critical and critical_expr else request.damage), critical
+    if crit_natural(face, request.crit) != 20:
+        return request.damage, False
+    return (critical_expr or _critical_expr(request) or request.damage), True
 
 
 def check_plan(request: Request) -> CheckPlan | None:
@@ -388,12 +391,16 @@ def _resolve_check(request: CheckRequest, roller: Roller, target: int | None) ->
     )
 
 
-def _critical_expr(request: CheckRequest) -> Expr | None:
+def _critical_expr(request: CheckRequest, lazy: bool = False) -> Expr | None:
     """The damage a critical hit rolls under the request's crit-dmg mode (`dice` when not
-    given: every dice term twice); None without damage."""
+    given: every dice term twice); None without damage, and with `lazy` for a mode that
+    cannot fail (all but `max`, which needs a highest total): most rolls are no critical
+    hit, and a line read once need not work it out."""
     if request.damage is None:
         if request.crit_dmg is not None:
             raise located(request, "crit-dmg needs damage to change: add dmg EXPR", "crit-dmg")
+        return None
+    if lazy and request.crit_dmg != "max":
         return None
     try:
         return critical_damage(request.damage, request.crit_dmg)
