@@ -79,7 +79,18 @@ def fewest_dice(expr: Expr) -> int:
     """The dice an expression rolls at the least: the sum of its terms' fixed counts (a
     computed count, an explosion or a reroll can only add to it). Lets a caller refuse
     `1000x 1001d6` before rolling any of it."""
-    return sum(x.count for x, _ in walk(expr) if isinstance(x, Dice) and isinstance(x.count, int))
+    parts = (expr.first, *(x for _, x in expr.rest)) if type(expr) is Arithmetic else (expr,)
+    least = 0
+    for part in parts:  # (a sum of terms and numbers, most expressions: walked no further)
+        if type(part) is Number:
+            continue
+        if type(part) is Dice and isinstance(part.count, int) and not part._computed:
+            least += part.count
+            continue
+        least += sum(
+            x.count for x, _ in walk(part) if isinstance(x, Dice) and isinstance(x.count, int)
+        )
+    return least
 
 
 def evaluate(

@@ -50,6 +50,7 @@ MAX_SHAPE_TEXT = 500  # characters of a text that has a shape
 MAX_SLOTS = 40  # numbers in it
 
 _DIGITS = re.compile(r"[0-9]+")
+_LEADING_ZERO = re.compile(r"(?<![0-9])0[0-9]")  # a number written with a leading zero
 _VERB = re.compile(r"[\s,]")
 
 #: Where a slot's number may land: (class, field) -> (lowest, highest, highest when read
@@ -89,13 +90,16 @@ def split(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     numbers = tuple(_DIGITS.findall(text))
     if not numbers or len(numbers) > MAX_SLOTS:
         return None
-    if any(len(n) > 1 and n[0] == "0" for n in numbers):
+    if _LEADING_ZERO.search(text):
         return None
     return tuple(_DIGITS.split(text)), numbers
 
 
 def key(pieces: tuple[str, ...]) -> str:
     """The shape: the pieces joined by '#' ('#' and '\\' in a piece escaped)."""
+    joined = "#".join(pieces)
+    if "\\" not in joined and joined.count("#") == len(pieces) - 1:
+        return joined  # (no piece holds '#' or '\\': nothing to escape)
     return "#".join(p.replace("\\", "\\\\").replace("#", "\\#") for p in pieces)
 
 
@@ -418,7 +422,7 @@ def _slot(i: int, neg: int, rule: tuple[int, int, int | None], field: str, insid
 
 
 def _tuple(parts: tuple[tuple[bool, Any], ...]) -> Build:
-    return lambda f: tuple(p(f) if varies else p for varies, p in parts)
+    return lambda f: tuple([p(f) if varies else p for varies, p in parts])
 
 
 def _instance(

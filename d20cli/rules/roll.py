@@ -7,7 +7,6 @@ term; a roll of more than LIST_LIMIT (1,000) dice carries a DiceSummary instead 
 
 from __future__ import annotations
 
-from d20cli.bounded import Bounded, declare, memo
 from d20cli.dice.advantage import adv_problem, plain_d20s
 from d20cli.dice.evaluate import EvalDice, EvalGroup, evaluate, summarise
 from d20cli.dice.roller import Roller
@@ -21,7 +20,6 @@ from d20cli.dice.tree import (
     Keep,
     Neg,
     children,
-    walk,
 )
 from d20cli.errors import DiceError
 from d20cli.frozen import replace
@@ -74,39 +72,12 @@ def critical_counts(terms: list[EvalDice]) -> dict[str, int]:
     return hits
 
 
-TEXTS = 1024  # expressions whose text a run keeps (`_read_text`, `_READ`)
-
-
-@memo(
-    TEXTS,
-    holds="an expression → its text and whether it has labels",
-    buys="batch x1.12 to x1.27: an expression's text and labels are read once",
-)  # pure; a batch rolls the same few expressions again
-def _read_text(expr: Expr) -> tuple[str, bool]:
-    """An expression's text, and whether any of its terms has a label."""
-    return str(expr), any(getattr(n, "label", None) is not None for n, _ in walk(expr))
-
-
-#: `_read_text` of an expression by its identity (an expression is kept with its answer,
-#: so no other takes its id): a prepared request rolls the same expression object again,
-#: and its hash walks the whole tree.
-_READ: Bounded[int, tuple[Expr, str, bool]] = declare(
-    "roll._READ",
-    TEXTS,
-    holds="id(expression) → its text, in front of `_read_text` (kept with the expression)",
-    buys="`resolve_roll` of a kept request: x1.05 to x1.08 in `d20cli.roll` (the `memo` "
-    "hashed the whole frozen tree on each call)",
-).new()
-
-
 def _read(expr: Expr) -> tuple[str, bool]:
-    """An expression's text, and whether any of its terms has a label."""
-    kept = _READ.get(id(expr))
-    if kept is not None and kept[0] is expr:
-        return kept[1], kept[2]
-    text, labelled = _read_text(expr)
-    _READ[id(expr)] = (expr, text, labelled)
-    return text, labelled
+    """An expression's text, and whether any of its terms has a label: only a term's label
+    is written in brackets (`3[fire]`, `1d6[cold]`; tree._label_text), so its text says.
+    (A dice term's and a sum's text are made with them: nothing is walked.)"""
+    text = str(expr)
+    return text, "[" in text
 
 
 def resolve_roll(request: RollRequest, roller: Roller, system: str) -> Result:
