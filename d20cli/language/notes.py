@@ -29,6 +29,8 @@ def stray_labels(request: Any, text: str) -> list[tuple[str, int]]:
     stelth`), with its column: a stray word that names the roll and adds nothing, where
     a label stands before the modifier (`check goblin +3 vs 12`) or in brackets."""
     name = getattr(request, "name", None)
+    if name is None:  # (most requests: no columns to read)
+        return []
     columns = dict(getattr(request, "columns", ()))
     label, target = columns.get("label"), columns.get("target")
     if name is None or label is None or target is None or label < target:

@@ -18,6 +18,8 @@ can point its error at the word it does not offer.
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from d20cli.frozen import field, fields, frozen
 from d20cli.language.vocabulary import CHECK_WORD, CHECK_WORDS
 
@@ -150,10 +152,13 @@ class CheckRequest(_Located):
 
     def __post_init__(self) -> None:
         # a kind is given when its field differs from the field's default
+        values = _GIVEN_VALUES(self)
+        if values == _GIVEN_DEFAULTS:  # (each is its default, or equal to it)
+            return  # no word given: the field's default, the empty set, is right
         kinds = frozenset(
             kind
-            for kind, name, default in _GIVEN
-            if (value := getattr(self, name)) is not default and value != default
+            for (kind, _, default), value in zip(_GIVEN, values, strict=True)
+            if value is not default and value != default
         )
         object.__setattr__(self, "word_kinds", kinds)
 
@@ -180,6 +185,9 @@ _DEFAULTS = {f.name: f.default for f in fields(CheckRequest)}
 _GIVEN: tuple[tuple[str, str, object], ...] = tuple(
     (word.kind, word.field, _DEFAULTS[word.field]) for word in CHECK_WORDS
 )
+#: The check words' fields of a request, read at once, and their defaults.
+_GIVEN_VALUES = attrgetter(*(name for _, name, _ in _GIVEN))
+_GIVEN_DEFAULTS = tuple(default for _, _, default in _GIVEN)
 
 
 @frozen

@@ -40,11 +40,12 @@ def check_text(text: str) -> None:
 #: parenthesis, with a sign or not.
 _BARE = re.compile(r"[+-]?(?:[0-9(]|d[0-9%f(])", re.IGNORECASE)
 _WORD = re.compile(r"[a-z][\w'-]*", re.IGNORECASE)
+_WORD_END = re.compile(r"[\s,]")
 
 
 def first_word(text: str) -> str:
     """The first word of a request, where its verb goes (as the grammar reads it)."""
-    return re.split(r"[\s,]", text.lstrip(), maxsplit=1)[0]
+    return _WORD_END.split(text.lstrip(), maxsplit=1)[0]
 
 
 def is_bare(text: str) -> bool:
