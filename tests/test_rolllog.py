@@ -109,6 +109,15 @@ def test_logged_dice_are_every_die_of_the_result(system: str, text: str) -> None
             assert json.loads(rolllog.dice_text(result)) == every_die(result)
 
 
+def test_a_log_writes_each_time_as_stamp_does() -> None:
+    """A log writes the date and time of day once a second (`Stamps`): the same text."""
+    stamps = rolllog.Stamps()
+    times = [0, 1, 999, 1000, 1001, 59_999, 60_000, 1_700_000_000_999, 1_700_000_001_000]
+    times += [1_700_000_000_000 + 7 * k for k in range(400)]  # (a batch: one second to the next)
+    for ms in times:
+        assert stamps.of(ms) == rolllog.stamp(ms)
+
+
 def test_times_are_iso_utc_to_the_millisecond() -> None:
     assert rolllog.stamp(0) == "1970-01-01T00:00:00.000+00:00"
     assert rolllog.stamp(1_700_000_000_999) == "2023-11-14T22:13:20.999+00:00"

@@ -133,8 +133,13 @@ class Dice(Bounded):
             problem = self.unique_conflict()
             if problem is not None:
                 raise ValueError(problem)
-            rules = [m.rule_of(v) for m, v in zip(MODIFIERS, values, strict=True)]
-            rules_set = tuple(r for r in rules if r is not None)
+            found: list[Rule] = []
+            for m, v in zip(MODIFIERS, values, strict=True):
+                if v is not None and v is not False:  # (as rule_of: else the field is unset)
+                    rule = m.rule_of(v)
+                    if rule is not None:
+                        found.append(rule)
+            rules_set = tuple(found)
             mods = "".join([str(r) for r in rules_set])
             put(self, "_rules", rules_set)
             put(self, "_one_by_one", any(r.one_by_one for r in rules_set))
