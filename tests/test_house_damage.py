@@ -195,3 +195,45 @@ def test_expected_damage_by_mode_from_remembered_means_is_the_same() -> None:
     assert set(by_mode) == {"dice", "double", "max"}
     for text in ("attack +7 vs 15 dmg 1d6!", "attack +3 vs 12 dmg 1d6!"):
         assert set(d20cli.odds(text).extra["damage_mean_by_crit_dmg"]) == {"dice", "double"}
+
+
+def test_a_batch_rolls_critical_damage_as_forced_dice_do(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A line of a batch works out its critical damage on a critical hit only (a line
+    read once need not), and rolls what the rule says, as forced dice do; crit-dmg=max,
+    which can fail, is refused before any die, on a hit or a miss alike."""
+    import sys
+
+    from tests.cli_helpers import d20
+
+    lines = [
+        "attack +7 vs AC 5 dmg 1d8+4 crit 2",  # (a critical hit on 2 to 20)
+        "attack +7 vs AC 5 dmg 1d8+4 crit 2 crit-dmg=double",
+        "attack +7 vs AC 5 dmg 1d8+4 crit 2",  # (again: the line as prepared)
+        "attack +7 vs AC 30 dmg 1d8+4",  # (a miss: no damage)
+        "attack +7 vs AC 5 dmg 1d6!+1 crit-dmg=max",
+    ]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(f"{line}\n" for line in lines)))
+    status, out, err = d20(["--json", "--no-log", "--seed", "3"], capsys)
+    assert status == 2
+    printed = [json.loads(text) for text in out.splitlines()]
+    assert [p.get("request") for p in printed[:4]] == lines[:4]
+    for line, shown in zip(lines[:3], printed, strict=False):
+        d20s = [d["face"] for d in shown["dice"]]
+        damage = [d["face"] for d in shown["damage"]["dice"]]
+        forced = run(line, *d20s, *damage)
+        assert forced.damage is not None and shown["damage"]["critical"] is (d20s[0] != 1)
+        assert shown["damage"]["expression"] == forced.damage.expression
+        assert shown["damage"]["total"] == forced.damage.total
+    assert printed[0]["damage"]["expression"] == "2d8+4"
+    assert printed[1]["damage"]["expression"] == "(1d8+4)*2"
+    assert "damage" not in printed[3] and printed[3]["success"] is False
+    assert printed[4] == {
+        "error": "crit-dmg=max needs a highest total, and 1d6! has none",
+        "line": 5,
+        "column": 30,
+        "input": lines[4],
+        "kind": "rules",
+    }
+    assert "d20: error at line 5, column 30: crit-dmg=max needs a highest total" in err
