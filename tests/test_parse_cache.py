@@ -236,9 +236,9 @@ def test_odds_of_a_cached_request_do_not_import_pyparsing(tmp_path: Path) -> Non
     Nor does it import dataclasses (`Odds` is `@sealable`, d20cli.frozen), or threading
     (the odds memo's lock is `_thread`'s; a progress meter, made only for a terminal,
     imports it), or the exact distributions of dice expressions (a check whose modifier is
-    a number needs none)."""
+    a number needs none), or `random` (it rolls no dice)."""
     heavy = ("pyparsing", "d20cli.language.grammar", "dataclasses", "inspect", "threading")
-    heavy += ("d20cli.dice.distribution", "typing")
+    heavy += ("d20cli.dice.distribution", "typing", "random")
     first = "odds check +5 vs 15 adv expertise=d6"
     runs = [
         _loaded(words, heavy, tmp_path)

@@ -7,7 +7,6 @@ roll logs, the generator the dice come from, the sealed session's stream)."""
 from __future__ import annotations
 
 import os
-import random
 from collections.abc import Callable
 
 from d20cli.app.options import Options
@@ -25,6 +24,8 @@ from d20cli.store.seal_marker import CHANGES, marked
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import random
+
     from d20cli.app.sealed import SealedStream
     from d20cli.language.requests import Request
     from d20cli.probability.model import Odds
@@ -335,7 +336,7 @@ class Context(Lookups):
         # not a memo: one per character, dice source and webhook, each holding rows not
         # yet written
         self.logs: dict[tuple[str | None, bool, bool, str | None], RollLog | None] = {}
-        self._rng: random.Random | None = None if seed is None else random.Random(seed)
+        self._rng: random.Random | None = None if seed is None else _generator(seed)
         self._rollers: Bounded[int, RandomRoller] = ROLLERS.new()  # by budget: one or two a run
         self._last_log: tuple[Options, RollLog | None] | None = None  # log_for's last answer
         # label words and peer readings already said (say_notes): one said again
@@ -615,7 +616,7 @@ class Context(Lookups):
         roller = self._rollers.get(budget)
         if roller is None:  # one roller per budget serves every request without its own seed
             if self._rng is None:
-                self._rng = random.Random(int.from_bytes(os.urandom(16), "big"))
+                self._rng = _generator(int.from_bytes(os.urandom(16), "big"))
             roller = self._rollers[budget] = RandomRoller(self._rng, budget)
         roller.count = 0
         return roller
@@ -692,3 +693,11 @@ def _names_a_party(spec: str) -> bool:
 def _printed_size(kept: tuple[object, str]) -> int:
     """The weight of an odds line kept in `Lookups.odds_lines`: its JSON's characters."""
     return len(kept[1])
+
+
+def _generator(seed: int) -> random.Random:
+    """The run's generator of dice, seeded (`random` is imported where dice are rolled:
+    `d20 odds` rolls none, 1.5 ms of its start)."""
+    import random
+
+    return random.Random(seed)
