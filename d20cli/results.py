@@ -21,22 +21,47 @@ text the command line prints, written by the present layer (`Shown`, `show_as`).
 
 from __future__ import annotations
 
-import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
-from json.encoder import encode_basestring_ascii as _string  # a JSON string, in ASCII
 
 from d20cli.bounded import SIZE, memo
 from d20cli.frozen import field, frozen
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from json import JSONEncoder
     from typing import Any, TypeVar
 
     V = TypeVar("V")
     S = TypeVar("S", bound="Shown")
 
-JSON_ENCODER = json.JSONEncoder(check_circular=False)  # for JSON lines (ASCII, as `_string`)
+
+# `json` is imported at the first JSON a run writes or reads (its import compiles six
+# regular expressions: 1.7 ms of a start that writes none, docs/performance.md).
+@memo(
+    1,
+    holds="() → the JSON encoder of JSON lines, made at its first use",
+    buys="start-up: a run that writes no JSON imports no `json` (1.7 ms)",
+)
+def json_encoder() -> JSONEncoder:
+    """The encoder of JSON lines (ASCII, as `_string` writes a string)."""
+    import json
+
+    return json.JSONEncoder(check_circular=False)
+
+
+def _first_string(text: str) -> str:
+    """The first string a run writes as JSON: `_string` becomes json's own writer of a
+    JSON string in ASCII (imported now), which writes this one."""
+    global _string
+    from json.encoder import encode_basestring_ascii
+
+    _string = encode_basestring_ascii
+    return _string(text)
+
+
+#: A JSON string, in ASCII (json.encoder's `encode_basestring_ascii`, from the first use).
+_string: Callable[[str], str] = _first_string
 
 #: The version of the JSON a result writes (its keys, their types and meaning) and of the
 #: Python API (the names in `d20cli.__all__` and their parameters). It goes up when a key
@@ -98,6 +123,8 @@ class JsonText(ABC):
         """The part as one line of JSON."""
 
     def to_json(self) -> dict[str, Any]:
+        import json
+
         data: dict[str, Any] = json.loads(self.json_text())
         return data
 
@@ -227,7 +254,7 @@ class Damage(JsonText):
             f'"critical": {_BOOL[self.critical]}, "expression": {_string(self.expression)}'
         )
         if self.labels:
-            text += f', "labels": {JSON_ENCODER.encode(self.labels)}'
+            text += f', "labels": {json_encoder().encode(self.labels)}'
         if self.untyped is not None:
             text += f', "untyped": {self.untyped}'
         return text + "}"
@@ -506,13 +533,14 @@ def _compiled_writer(result: Result) -> str:
     """The first JSON line of a run: compile the writer (0.5 ms, which a run that writes
     no JSON never pays), put it in its place, and write the line with it."""
     global _write_json
+    _string("")  # (json's own writer from now on)
     space: dict[str, Any] = {
         "_string": _string,
         "_NULL": _NULL,
         "_BOOL": _BOOL,
         "_list": _list,
         "_parts": _parts,
-        "JSON_ENCODER": JSON_ENCODER,
+        "JSON_ENCODER": json_encoder(),
     }
     exec(compile(_writer_source(), "<d20cli.results.RESULT_JSON>", "exec"), space)
     _write_json = space["_json"]

@@ -451,7 +451,7 @@ LIMITS = (
         "positions without a row",
     ),
     (
-        "parse cache (`requests.json`)",
+        "parse cache (`requests.cache`)",
         "{CACHE_ENTRIES:,} requests, {CACHE_FILE:,} bytes (an entry over {CACHE_ENTRY:,} is "
         "not kept); used only under the MAC of your key (`cache-key`, 128 bytes), then "
         "entries checked as the grammar checks requests; a file that fails is dropped and "
@@ -464,7 +464,7 @@ LIMITS = (
         "`--odds`, up to as much again for their noted copies)",
     ),
     (
-        "shape cache (`shapes.json`)",
+        "shape cache (`shapes.cache`)",
         "{CACHE_ENTRIES:,} shapes, {CACHE_FILE:,} bytes (an entry over {CACHE_ENTRY:,} is "
         "not kept); used only under the MAC of your key, as the parse cache; texts of at "
         "most {SHAPE_TEXT:,} characters and {SLOTS} numbers; {BUILDS} new shapes learnt per "

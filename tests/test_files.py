@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cache_helpers import fields_of
 
 from d20cli.app.cli import completion_script
 from d20cli.app.completion import install as completion_install
@@ -96,7 +97,7 @@ def test_the_program_writes_nothing_in_the_current_directory(tmp_path: Path) -> 
     )
     assert run.returncode == 0, run.stderr
     assert list(here.iterdir()) == []
-    assert (home / ".cache" / "d20cli" / "requests.json").is_file()
+    assert (home / ".cache" / "d20cli" / "requests.cache").is_file()
     assert (home / ".local" / "state" / "d20cli" / "state.db").is_file()
 
 
@@ -163,9 +164,9 @@ def test_the_parse_cache_follows_no_link_at_a_temporary_name(tmp_path: Path) -> 
     """The cache wrote `.requests.json.<pid>.tmp` with open(): a link planted there made
     it overwrite the link's target."""
     victim = _victim(tmp_path)
-    path = tmp_path / "cache" / "d20cli" / "requests.json"
+    path = tmp_path / "cache" / "d20cli" / "requests.cache"
     path.parent.mkdir(parents=True)
-    planted = path.parent / f".requests.json.{os.getpid()}.tmp"
+    planted = path.parent / f".requests.cache.{os.getpid()}.tmp"
     planted.symlink_to(victim)
     cache = parse_cache.ParseCache(str(path))
     from d20cli.language.grammar import parse_request
@@ -173,9 +174,9 @@ def test_the_parse_cache_follows_no_link_at_a_temporary_name(tmp_path: Path) -> 
     cache.put("roll 1d6", parse_request("roll 1d6"))
     cache.save()
     assert victim.read_text(encoding="utf-8") == "precious\n"
-    assert json.loads(path.read_text(encoding="utf-8"))["requests"]
+    assert fields_of(path)["requests"]
     assert planted.is_symlink()
-    assert sorted(p.name for p in path.parent.iterdir()) == [planted.name, "requests.json"]
+    assert sorted(p.name for p in path.parent.iterdir()) == [planted.name, "requests.cache"]
 
 
 def test_the_completion_install_follows_no_link_at_a_temporary_name(
@@ -311,7 +312,7 @@ def test_the_shell_history_is_read_from_its_end_only(
 
 
 def test_a_fifo_as_the_parse_cache_is_dropped_not_waited_for(tmp_path: Path) -> None:
-    path = tmp_path / "requests.json"
+    path = tmp_path / "requests.cache"
     os.mkfifo(path)
     warnings: list[str] = []
     assert parse_cache.ParseCache(str(path), debug=warnings.append).get("roll 1d6") is None

@@ -44,5 +44,5 @@ def test_module_fixtures_see_a_home_of_the_sessions_own(_isolated_session: Path)
 def test_each_test_gets_its_own_directories(tmp_path: Path) -> None:
     assert state.state_dir() == tmp_path / "state" / "d20cli"
     assert characters.config_dir() == tmp_path / "config" / "d20cli"
-    assert parse_cache.cache_path() == str(tmp_path / "cache" / "d20cli" / "requests.json")
+    assert parse_cache.cache_path() == str(tmp_path / "cache" / "d20cli" / "requests.cache")
     assert Path.home() != _real_home()

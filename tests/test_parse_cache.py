@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import marshal
 from pathlib import Path
 
 import pytest
-from cache_helpers import written
+from cache_helpers import fields_of, written
 
 from d20cli.language.grammar import parse_request
 from d20cli.language.parse_cache import classes, decode, encode
@@ -35,9 +36,10 @@ REQUESTS = [
 
 @pytest.mark.parametrize("text", REQUESTS)
 def test_round_trip_gives_an_equal_request(text: str) -> None:
+    """Through the cache file's marshal and through JSON (the roll log's)."""
     request = parse_request(text)
-    data = json.loads(json.dumps(encode(request)))
-    assert decode(data, classes()) == request
+    assert decode(marshal.loads(marshal.dumps(encode(request))), classes()) == request
+    assert decode(json.loads(json.dumps(encode(request))), classes()) == request
 
 
 @pytest.mark.parametrize("text", REQUESTS)
@@ -50,7 +52,7 @@ def test_every_field_is_the_one_codec_with_the_defaults_written(text: str) -> No
     full = encode(request, text, every_field=True)
     assert shape_probes._encode(request, text) == full
     assert len(json.dumps(full)) >= len(json.dumps(encode(request, text)))
-    assert decode(json.loads(json.dumps(full)), classes(), text) == request
+    assert decode(marshal.loads(marshal.dumps(full)), classes(), text) == request
 
 
 def test_contest_sides_are_stored_in_order() -> None:
@@ -63,11 +65,11 @@ def test_contest_sides_are_stored_in_order() -> None:
 def test_an_entry_of_the_two_side_shape_is_dropped(tmp_path: Path) -> None:
     """A cache written before contests took a list of sides (`first`, `second`) holds
     requests that no longer fit: such an entry is read as a miss, not an error."""
-    path = tmp_path / "requests.json"
+    path = tmp_path / "requests.cache"
     cache = ParseCache(str(path))
     cache.put("contest +3 vs +1", parse_request("contest +3 vs +1"))
     cache.save()
-    raw = json.loads(path.read_text())
+    raw = fields_of(path)
     entry = raw["requests"]["contest +3 vs +1"]
     first, second = entry.pop("sides")["@t"]
     entry.update(first=first, second=second)
@@ -87,7 +89,7 @@ def test_derived_fields_are_not_stored_but_computed_again() -> None:
 
 
 def test_cache_file_serves_a_second_run(tmp_path: Path) -> None:
-    path = str(tmp_path / "requests.json")
+    path = str(tmp_path / "requests.cache")
     first = ParseCache(path)
     assert first.get("check +5 vs 15") is None
     first.put("check +5 vs 15", parse_request("check +5 vs 15"))
@@ -97,35 +99,35 @@ def test_cache_file_serves_a_second_run(tmp_path: Path) -> None:
 
 
 def test_unknown_classes_and_junk_are_ignored(tmp_path: Path) -> None:
-    path = tmp_path / "requests.json"
+    path = tmp_path / "requests.cache"
     cache = ParseCache(str(path))
     cache.put("x", parse_request("check +1 vs 10"))
     cache.save()
-    raw = json.loads(path.read_text())
+    raw = fields_of(path)
     raw["requests"]["x"]["@"] = "os.system"
     written(path, {"requests": raw["requests"]})
     assert ParseCache(str(path)).get("x") is None
-    path.write_text("{not json")
+    path.write_text("{not marshal")
     assert ParseCache(str(path)).get("x") is None
 
 
 def test_a_changed_language_empties_the_cache(tmp_path: Path) -> None:
-    path = tmp_path / "requests.json"
+    path = tmp_path / "requests.cache"
     cache = ParseCache(str(path))
     cache.put("check +1 vs 10", parse_request("check +1 vs 10"))
     cache.save()
-    raw = json.loads(path.read_text())
+    raw = fields_of(path)
     written(path, {"requests": raw["requests"]}, stamp="1:older")
     assert ParseCache(str(path)).get("check +1 vs 10") is None
 
 
 def test_the_cache_stays_small(tmp_path: Path) -> None:
-    cache = ParseCache(str(tmp_path / "requests.json"))
+    cache = ParseCache(str(tmp_path / "requests.cache"))
     request = parse_request("check +1 vs 10")
     for i in range(MAX_CACHE_ENTRIES + 10):
         cache.put(f"text {i}", request)
     cache.save()
-    raw = json.loads((tmp_path / "requests.json").read_text())
+    raw = fields_of(tmp_path / "requests.cache")
     assert len(raw["requests"]) == MAX_CACHE_ENTRIES
     assert "text 0" not in raw["requests"]
 
@@ -170,11 +172,12 @@ def _loaded(words: str, heavy: tuple[str, ...], cache: Path) -> str:
 def test_a_cold_roll_with_a_warm_cache_does_not_import_pyparsing(tmp_path: Path) -> None:
     """The regression guard for start-up: no pyparsing, prompt_toolkit, odds, rich,
     typer, dataclasses (d20cli.frozen reads fields itself: `dataclasses` imports
-    `inspect`, 8 ms) or typing (3 ms: d20cli.records) on the path of a plain, repeated
-    roll (read from sys.modules)."""
+    `inspect`, 8 ms), typing (3 ms: d20cli.records) or json (1.7 ms: the caches are
+    marshal's, and a result writes no JSON here) on the path of a plain, repeated roll
+    (read from sys.modules)."""
     heavy = (
         *("pyparsing", "prompt_toolkit", "d20cli.probability", "d20cli.dice.distribution"),
-        "typing",
+        *("typing", "json"),
         *("rich", "typer", "click", "pydantic", "sqlite3", "d20cli.app.shell", "tomlkit"),
         *("tempfile", "dataclasses", "inspect", "fractions", "decimal"),
         *("d20cli.language.grammar_checks", "d20cli.language.peer_readings"),
@@ -202,8 +205,9 @@ def test_a_cold_roll_with_a_warm_cache_calls_no_compile(tmp_path: Path) -> None:
 
 def test_a_new_request_of_a_known_shape_does_not_import_pyparsing(tmp_path: Path) -> None:
     """The regression guard for the shape cache: after one request of each shape, new
-    numbers in them start without pyparsing (read from sys.modules)."""
-    heavy = ("pyparsing", "d20cli.language.grammar", "dataclasses", "inspect", "typing")
+    numbers in them start without pyparsing, or json (the text is written to the parse
+    cache with marshal: read from sys.modules)."""
+    heavy = ("pyparsing", "d20cli.language.grammar", "dataclasses", "inspect", "typing", "json")
     pairs = [
         ("attack +7 vs 16 dmg 1d8+4", "attack +4 vs 12 dmg 2d6+3"),
         ("roll 4d6kh3", "roll 5d8kh2"),
@@ -236,9 +240,10 @@ def test_odds_of_a_cached_request_do_not_import_pyparsing(tmp_path: Path) -> Non
     Nor does it import dataclasses (`Odds` is `@sealable`, d20cli.frozen), or threading
     (the odds memo's lock is `_thread`'s; a progress meter, made only for a terminal,
     imports it), or the exact distributions of dice expressions (a check whose modifier is
-    a number needs none), or `random` (it rolls no dice)."""
+    a number needs none), or `random` (it rolls no dice), or `json` (the caches are
+    marshal's)."""
     heavy = ("pyparsing", "d20cli.language.grammar", "dataclasses", "inspect", "threading")
-    heavy += ("d20cli.dice.distribution", "typing", "random")
+    heavy += ("d20cli.dice.distribution", "typing", "random", "json")
     first = "odds check +5 vs 15 adv expertise=d6"
     runs = [
         _loaded(words, heavy, tmp_path)
@@ -320,7 +325,7 @@ def test_functions_groups_and_custom_faces_are_served_again(text: str, tmp_path:
     """Checked decoding took a function or a group for no expression and a custom face
     for sides: a repeated `roll max(1d6,1d8)` dropped the whole file with a warning."""
     warnings: list[str] = []
-    path = str(tmp_path / "requests.json")
+    path = str(tmp_path / "requests.cache")
     cache = ParseCache(path, debug=warnings.append)
     cache.put(text, parse_request(text))
     cache.save()

@@ -8,6 +8,7 @@ never a traceback."""
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import subprocess
 import sys
@@ -27,22 +28,29 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).parent / "fuzz_corpus"
 
 
-DEEP = "<deep>"  # stands for JSON nested past any recursion limit
+DEEP = "<deep>"  # stands for data nested past any recursion limit
 
 
 def deep_json(levels: int) -> str:
     return '{"@t": [' * levels + "1" + "]}" * levels
 
 
+def deep_marshal(levels: int) -> bytes:
+    """marshal's bytes of lists nested `levels` deep: more than its dumps writes (2,000)."""
+    return b"[\x01\x00\x00\x00" * levels + marshal.dumps(1, 2)
+
+
 def cache_with(path: Path, entries: dict[str, Any]) -> None:
     """A cache file as this user's d20 would write it (its MAC, the current stamp), holding
-    `entries` as they are (DEEP: an entry nested 100,000 levels): what a file that got past
-    the MAC (a key that leaked) could hold, for the checks behind it."""
-    written(path, {"requests": entries}, splice=(json.dumps(DEEP), deep_json(100_000)))
+    `entries` as they are (DEEP: an entry nested 100,000 levels, as marshal's dumps never
+    writes): what a file that got past the MAC (a key that leaked) could hold, for the
+    checks behind it."""
+    splice = (DEEP, deep_marshal(100_000)) if DEEP in entries.values() else None
+    written(path, {"requests": entries}, splice=splice)
 
 
 def entry(text: str) -> Any:
-    return json.loads(json.dumps(encode(parse_request(text))))
+    return marshal.loads(marshal.dumps(encode(parse_request(text))))
 
 
 def test_the_limits_are_the_grammars() -> None:
@@ -89,7 +97,7 @@ def test_every_request_the_grammar_gives_is_accepted_back() -> None:
             request = parse_request(text)
         except Exception:
             continue
-        data = json.loads(json.dumps(encode(request)))
+        data = marshal.loads(marshal.dumps(encode(request), request_cache._MARSHAL))
         assert decode(data, classes(), text) == request, text
         accepted += 1
     assert accepted > 50
@@ -115,6 +123,28 @@ def hostile_entries() -> list[tuple[str, str, Any]]:
     too_deep = {"@": "RollRequest", "text": "roll 1", "expr": tree}
     name = entry("roll 1d20+dex")
     name["expr"]["rest"]["@t"][0]["@t"][1]["name"] = "Dex; rm -rf"
+    # values of kinds marshal holds and JSON does not (every one refused before it is used)
+    code = entry("check +5 vs 15")
+    code["modifier"] = (lambda: 0).__code__
+    real = entry("check +5 vs 15")
+    real["modifier"]["value"] = 5.0
+    a_set = entry("check +5 vs 15 adv")
+    a_set["adv"] = {1}
+    a_tuple = entry("roll 1d6+1d4")
+    a_tuple["expr"]["rest"]["@t"] = tuple(a_tuple["expr"]["rest"]["@t"])
+    raw = entry("check +5 vs 15")
+    raw["text"] = b"check +5 vs 15"
+    a_key = entry("check +5 vs 15")
+    a_key[5] = 5
+    cycle: list[Any] = []
+    cycle.append(cycle)
+    self_held = entry("group +1, +2 vs 10")
+    self_held["members"]["@t"] = cycle
+    shared: Any = [1]
+    for _ in range(60):
+        shared = [shared, shared]  # 2**60 values walked, a few hundred bytes written
+    bomb = entry("group +1, +2 vs 10")
+    bomb["members"]["@t"] = shared
     return [
         ("plain value", "check +5 vs 15", 5),
         ("a list", "check +5 vs 15", [1, 2]),
@@ -132,6 +162,14 @@ def hostile_entries() -> list[tuple[str, str, Any]]:
         ("members", "group +1, +2 vs 10", members),
         ("a tree too deep", "roll 1", too_deep),
         ("a name that is not one", "roll 1d20+dex", name),
+        ("a code object", "check +5 vs 15", code),
+        ("a float", "check +5 vs 15", real),
+        ("a set", "check +5 vs 15 adv", a_set),
+        ("a tuple for a list", "roll 1d6+1d4", a_tuple),
+        ("bytes", "check +5 vs 15", raw),
+        ("a key not a string", "check +5 vs 15", a_key),
+        ("a list that holds itself", "group +1, +2 vs 10", self_held),
+        ("a list shared at every level", "group +1, +2 vs 10", bomb),
     ]
 
 
@@ -141,7 +179,7 @@ def hostile_entries() -> list[tuple[str, str, Any]]:
 def test_a_hostile_entry_drops_the_file_silently(
     what: str, text: str, data: Any, tmp_path: Path
 ) -> None:
-    path = tmp_path / "requests.json"
+    path = tmp_path / "requests.cache"
     cache_with(path, {text: data, "roll 1d4": entry("roll 1d4")})
     warnings: list[str] = []
     cache = ParseCache(str(path), debug=warnings.append)
@@ -155,10 +193,20 @@ def test_a_hostile_entry_drops_the_file_silently(
 
 @pytest.mark.parametrize(
     "content",
-    [b"{not json", b"[" * 100_000, b'"a string"', b'{"stamp": 5, "requests": 7}', b"\xff\xfe"],
+    [
+        b"{not json",
+        b"[" * 100_000,
+        b'"a string"',
+        b'{"stamp": 5, "requests": 7}',
+        b"\xff\xfe",
+        b'{"mac": "' + b"0" * 64 + b'", "stamp": "3,1-2", "modules": [], "requests": {}}',
+        b"",
+    ],
 )
 def test_a_bad_file_is_dropped_silently(content: bytes, tmp_path: Path) -> None:
-    path = tmp_path / "requests.json"
+    """Not this format at all (the last but one: an older d20's JSON file, with its MAC
+    in hex): dropped before anything is decoded, and rebuilt."""
+    path = tmp_path / "requests.cache"
     path.write_bytes(content)
     warnings: list[str] = []
     cache = ParseCache(str(path), debug=warnings.append)
@@ -169,17 +217,61 @@ def test_a_bad_file_is_dropped_silently(content: bytes, tmp_path: Path) -> None:
     assert ParseCache(str(path), debug=warnings.append).get("roll 1d6") == parse_request("roll 1d6")
 
 
+def _bodies() -> list[tuple[str, bytes]]:
+    """Bodies under this user's MAC that are not a cache: bytes marshal's dumps never
+    writes (each of the errors marshal.loads raises), and values of the wrong kinds."""
+    code = (lambda: 0).__code__
+    modules = request_cache.imported_modules()
+    stamp = request_cache._stamp(modules)
+
+    def head(**fields: Any) -> bytes:
+        return marshal.dumps({"stamp": stamp, "modules": modules, "requests": {}, **fields})
+
+    return [
+        ("empty (EOFError)", b""),
+        ("cut short (EOFError)", head()[:-3]),
+        ("an unknown type code (ValueError)", b"\x00"),
+        ("a list as a key (TypeError)", b"{" + marshal.dumps([1], 2) + b"N0"),
+        ("nested past marshal's limit (ValueError)", deep_marshal(3_000)),
+        ("a code object", marshal.dumps(code)),
+        ("a list", marshal.dumps([1, 2])),
+        ("a stamp that is code", head(stamp=code)),
+        ("a stamp that is a float", head(stamp=1.5)),
+        ("modules of a tuple", head(modules=tuple(modules))),
+        ("a module that is bytes", head(modules=[*modules[:-1], b"x.py"])),
+        ("requests of a tuple", head(requests=(("roll 1d6", entry("roll 1d6")),))),
+        ("a text that is bytes", head(requests={b"roll 1d6": entry("roll 1d6")})),
+    ]
+
+
+@pytest.mark.parametrize(("what", "body"), _bodies(), ids=[w for w, _ in _bodies()])
+def test_a_sealed_body_that_is_not_a_cache_is_dropped_silently(
+    what: str, body: bytes, tmp_path: Path
+) -> None:
+    path = tmp_path / "requests.cache"
+    key = request_cache.cache_key() or request_cache.new_cache_key()
+    path.write_bytes(request_cache.sealed(body, key))
+    said: list[str] = []
+    cache = ParseCache(str(path), debug=said.append)
+    assert cache.get("roll 1d6") is None, what
+    assert len(said) == 1 and "was dropped" in said[0], (what, said)
+    cache.put("roll 1d6", parse_request("roll 1d6"))
+    cache.save()
+    assert ParseCache(str(path), debug=said.append).get("roll 1d6") == parse_request("roll 1d6")
+    assert len(said) == 1
+
+
 def test_a_huge_file_is_dropped_without_being_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Refused by its size before a byte is read: neither JSON nor the MAC sees it."""
-    path = tmp_path / "requests.json"
+    """Refused by its size before a byte is read: neither marshal nor the MAC sees it."""
+    path = tmp_path / "requests.cache"
     cache_with(path, {f"roll {i}d6": entry("roll 1d6") for i in range(20)})
-    with path.open("a") as f:
-        f.write(" " * (60 * 1024 * 1024))  # 60 MB
+    with path.open("ab") as f:
+        f.write(b" " * (60 * 1024 * 1024))  # 60 MB
     looked: list[str] = []
     monkeypatch.setattr(request_cache, "unsealed", lambda *a: looked.append("mac"))
-    monkeypatch.setattr(request_cache.json, "loads", lambda *a: looked.append("json"))
+    monkeypatch.setattr(request_cache.marshal, "loads", lambda *a: looked.append("marshal"))
     said: list[str] = []
     assert ParseCache(str(path), debug=said.append).get("roll 1d6") is None
     assert looked == []
@@ -191,19 +283,23 @@ def test_long_unique_requests_keep_the_file_small_and_trimming_is_bounded(
 ) -> None:
     """Each put works on at most MAX_CACHE_ENTRIES + 1 entries (the oldest go at once: the
     quadratic trimming of the file took hours), and saving encodes at most the entries
-    kept, however many were put."""
-    path = tmp_path / "requests.json"
+    kept, however many were put (the file once, then each entry's size while they fit,
+    then the file of those that fit)."""
+    path = tmp_path / "requests.cache"
     cache = ParseCache(str(path))
     request = parse_request("roll 1d6")
     for i in range(3 * MAX_CACHE_ENTRIES):
         cache.put(f"roll 1d6 # {i} " + "x" * 5_000, request)  # text not checked on put
         assert len(cache._load()) == min(i + 1, MAX_CACHE_ENTRIES)
-    dumps = json.dumps
+    dumps = marshal.dumps
     encoded: list[object] = []
-    monkeypatch.setattr(request_cache.json, "dumps", lambda v: encoded.append(v) or dumps(v))
+    monkeypatch.setattr(
+        request_cache.marshal, "dumps", lambda v, n: encoded.append(v) or dumps(v, n)
+    )
     cache.save()
     monkeypatch.undo()
-    assert len(encoded) <= 2 * MAX_CACHE_ENTRIES + 2  # (each entry's text and data; the head)
+    assert len(encoded) <= 2 * MAX_CACHE_ENTRIES + 3  # (the file twice, the head; each entry's
+    # text and data)
     assert os.path.getsize(path) <= MAX_CACHE_FILE_BYTES
     kept = fields_of(path)["requests"]
     assert 0 < len(kept) < MAX_CACHE_ENTRIES and f"roll 1d6 # {3 * MAX_CACHE_ENTRIES - 1} " in next(
@@ -213,7 +309,7 @@ def test_long_unique_requests_keep_the_file_small_and_trimming_is_bounded(
 
 def test_a_cli_run_with_a_hostile_cache_rolls_silently_and_rebuilds_it(tmp_path: Path) -> None:
     cache = tmp_path / "cache" / "d20cli"
-    cache_with(cache / "requests.json", {"roll 1d6": DEEP, "check +5 vs 15": 5})
+    cache_with(cache / "requests.cache", {"roll 1d6": DEEP, "check +5 vs 15": 5})
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "D20_NO_LOG": "1"}
     for _ in range(2):
         proc = subprocess.run(
@@ -227,7 +323,7 @@ def test_a_cli_run_with_a_hostile_cache_rolls_silently_and_rebuilds_it(tmp_path:
         assert (proc.returncode, proc.stdout.strip(), proc.stderr) in {
             (0, str(n), "") for n in range(6, 26)
         }
-    assert "check +5 vs 15" in fields_of(cache / "requests.json")["requests"]  # rebuilt
+    assert "check +5 vs 15" in fields_of(cache / "requests.cache")["requests"]  # rebuilt
 
 
 def test_the_limits_are_stated_once_in_the_vocabulary() -> None:

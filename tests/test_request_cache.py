@@ -6,6 +6,7 @@ without a word to the user; the debug log (`D20_DEBUG=1`) says so."""
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cache_helpers import fields_of
+from cache_helpers import fields_of, forged
 
 from d20cli.language.grammar import parse_request
 from d20cli.store import request_cache
@@ -54,34 +55,27 @@ def genuine(path: Path) -> dict[str, Any]:
     assert key is not None
     body = unsealed(path.read_bytes(), key)
     assert body is not None, "the file is not under the user's key"
-    data: dict[str, Any] = json.loads(body)
+    data: dict[str, Any] = marshal.loads(body)
     return data
-
-
-def forged(path: Path, old: str, new: str) -> None:
-    """The file with `old` changed to `new` in its text: its MAC and stamp kept as the
-    real file has them."""
-    text = path.read_text()
-    assert text.count(old) == 1, (old, text)
-    path.write_text(text.replace(old, new))
 
 
 def test_a_request_entry_that_holds_another_modifier_rolls_the_texts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # the key d20 made
-    requests = tmp_path / "cache" / "d20cli" / "requests.json"
+    requests = tmp_path / "cache" / "d20cli" / "requests.cache"
     first, _ = rolled(tmp_path, "check", "+5", "vs", "15", "--dice", "10")
     assert (first["modifier"], first["total"]) == (5, 15)
     real = fields_of(requests)
     assert real["requests"]["check +5 vs 15"]["modifier"] == {"@": "Number", "value": 5}
-    forged(
-        requests,
-        '"modifier": {"@": "Number", "value": 5}',
-        '"modifier": {"@": "Number", "value": 15}',
-    )
+
+    def modifier_15(data: dict[str, Any]) -> None:
+        data["requests"]["check +5 vs 15"]["modifier"]["value"] = 15
+
+    forged(requests, modifier_15)
     assert fields_of(requests)["stamp"] == real["stamp"]  # the real stamp, and its MAC
     assert fields_of(requests)["mac"] == real["mac"]
+    assert fields_of(requests)["requests"]["check +5 vs 15"]["modifier"]["value"] == 15
 
     again, said = rolled(tmp_path, "check", "+5", "vs", "15", "--dice", "10", debug=True)
     assert (again["modifier"], again["total"], again["target"]) == (5, 15, 15)
@@ -98,19 +92,19 @@ def test_a_shape_entry_with_its_numbers_swapped_rolls_the_texts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    shapes = tmp_path / "cache" / "d20cli" / "shapes.json"
+    shapes = tmp_path / "cache" / "d20cli" / "shapes.cache"
     rolled(tmp_path, "check", "+5", "vs", "15")  # learns `check +# vs #`
     template = fields_of(shapes)["shapes"]["check +# vs #"][""]["tree"]  # (no fixed number)
     assert template["modifier"]["value"] == {"@s": 0}
     assert template["target"]["value"] == {"@s": 1}
-    text = shapes.read_text()
-    swapped = (
-        text.replace('"value": {"@s": 0}', "SLOT")
-        .replace('"value": {"@s": 1}', '"value": {"@s": 0}')
-        .replace("SLOT", '"value": {"@s": 1}')
-    )
-    assert swapped != text
-    shapes.write_text(swapped)  # the real stamp and MAC kept
+    real = fields_of(shapes)
+
+    def swapped(data: dict[str, Any]) -> None:
+        tree = data["shapes"]["check +# vs #"][""]["tree"]
+        tree["modifier"]["value"], tree["target"]["value"] = {"@s": 1}, {"@s": 0}
+
+    forged(shapes, swapped)  # the real stamp and MAC kept
+    assert fields_of(shapes)["mac"] == real["mac"] and fields_of(shapes) != real
 
     result, said = rolled(tmp_path, "check", "+2", "vs", "18", "--dice", "10", debug=True)
     assert (result["modifier"], result["target"], result["total"]) == (2, 18, 12)
@@ -125,7 +119,7 @@ def test_a_shape_entry_with_its_numbers_swapped_rolls_the_texts(
 def test_a_cache_of_another_users_d20_is_not_used(tmp_path: Path) -> None:
     """A file another key sealed (another user's, or a key made up with the file), with
     an entry of another meaning: dropped, silently but for the debug log."""
-    path = tmp_path / "requests.json"
+    path = tmp_path / "requests.cache"
     cache = ParseCache(str(path))
     cache.put("check +5 vs 15", parse_request("check +5 vs 15"))
     cache.save()
@@ -133,19 +127,21 @@ def test_a_cache_of_another_users_d20_is_not_used(tmp_path: Path) -> None:
     assert key is not None
     body = unsealed(path.read_bytes(), key)
     assert body is not None
+    data = marshal.loads(body)
+    data["requests"]["check +5 vs 15"]["modifier"]["value"] = 15
     other = bytes(b ^ 1 for b in key)
-    path.write_text(sealed(body.decode().replace('"value": 5}', '"value": 15}', 1), other))
+    path.write_bytes(sealed(marshal.dumps(data), other))
     said: list[str] = []
     assert ParseCache(str(path), debug=said.append).get("check +5 vs 15") is None
     assert len(said) == 1 and "its MAC does not match" in said[0]
 
 
-@pytest.mark.parametrize("kind", ["requests.json", "shapes.json"])
+@pytest.mark.parametrize("kind", ["requests.cache", "shapes.cache"])
 def test_a_file_without_a_key_is_dropped_and_a_key_is_made(tmp_path: Path, kind: str) -> None:
     """The key gone (a new state directory): the caches are rebuilt under a new one,
     which is private."""
     path = tmp_path / kind
-    cls = ParseCache if kind == "requests.json" else ShapeCache
+    cls = ParseCache if kind == "requests.cache" else ShapeCache
     first = cls(str(path))
     if isinstance(first, ParseCache):
         first.put("check +5 vs 15", parse_request("check +5 vs 15"))
@@ -189,6 +185,6 @@ def test_the_stamp_names_every_module_parsing_imports(tmp_path: Path) -> None:
     needed = {line.removeprefix(package) for line in proc.stdout.split()}
     assert {"language/grammar.py", "language/shapes.py", "dice/evaluate.py"} <= needed
     rolled(tmp_path, "check", "+5", "vs", "15")
-    for name in ("requests.json", "shapes.json"):
+    for name in ("requests.cache", "shapes.cache"):
         listed = fields_of(tmp_path / "cache" / "d20cli" / name)["modules"]
         assert needed <= set(listed), needed - set(listed)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from d20cli.__main__ import main
 from d20cli.app.options import Options
 from d20cli.app.run import results_of
-from d20cli.results import JSON_ENCODER, Damage, DiceSummary, Die, Result, Score
+from d20cli.results import Damage, DiceSummary, Die, Result, Score, json_encoder
 
 REQUESTS = {
     "levelup": [
@@ -61,7 +61,7 @@ RESULT_KEYS = {f.name for f in fields(Result)}
 
 def canonical(text: str) -> str:
     """What the standard encoder writes for the object the text holds."""
-    return JSON_ENCODER.encode(json.loads(text))
+    return json_encoder().encode(json.loads(text))
 
 
 @pytest.mark.parametrize(("system", "text"), CASES)

@@ -5,7 +5,7 @@ carets through standard input are the grammar's, with the shapes warm or off."""
 from __future__ import annotations
 
 import io
-import json
+import marshal
 import os
 import subprocess
 import sys
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cache_helpers import written
+from cache_helpers import fields_of, written
 from cli_helpers import d20
 from shape_fillings import SHAPES, fillings
 
@@ -23,7 +23,7 @@ from d20cli.language import shapes
 from d20cli.language.grammar import parse_request
 from d20cli.language.shape_probes import build
 from d20cli.store import request_cache, shape_cache
-from d20cli.store.request_cache import MAX_CACHE_ENTRIES, MAX_CACHE_FILE_BYTES
+from d20cli.store.request_cache import MAX_CACHE_ENTRIES, MAX_CACHE_FILE_BYTES, entry_bytes
 from d20cli.store.shape_cache import ShapeCache, shape_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,11 +40,11 @@ def learnt(path: Path, *texts: str) -> ShapeCache:
 
 
 def raw(path: Path) -> Any:
-    return json.loads(path.read_text())
+    return fields_of(path)
 
 
 def test_a_second_run_serves_a_new_text_of_the_shape(tmp_path: Path) -> None:
-    path = tmp_path / "shapes.json"
+    path = tmp_path / "shapes.cache"
     learnt(path, "check +5 vs 15")
     assert list(raw(path)["shapes"]) == ["check +# vs #"]
     assert ShapeCache(str(path)).get("check +3 vs 12") == parse_request("check +3 vs 12")
@@ -53,7 +53,7 @@ def test_a_second_run_serves_a_new_text_of_the_shape(tmp_path: Path) -> None:
 
 def test_a_run_learns_a_few_shapes_only(tmp_path: Path) -> None:
     """A batch of many new shapes does not pay for probing each (MAX_BUILDS a run)."""
-    cache = ShapeCache(str(tmp_path / "shapes.json"))
+    cache = ShapeCache(str(tmp_path / "shapes.cache"))
     for i in range(10):
         text = "check +5 vs 15" + " adv" * i
         cache.put(text, parse_request(text), parse_request)
@@ -97,7 +97,7 @@ def test_past_the_first_few_a_run_learns_the_shapes_it_meets_twice(tmp_path: Pat
     """After MAX_BUILDS, a shape is learnt the second time the run meets it: a batch of
     new lines learns the shapes it repeats (each then read without pyparsing), and a
     shape met once costs no probing."""
-    cache = ShapeCache(str(tmp_path / "shapes.json"))
+    cache = ShapeCache(str(tmp_path / "shapes.cache"))
     once = [f"check +5 vs 15{' adv' * i}" for i in range(shape_cache.MAX_BUILDS + 3)]
     for text in once:
         cache.put(text, parse_request(text), parse_request)
@@ -112,7 +112,7 @@ def test_past_the_first_few_a_run_learns_the_shapes_it_meets_twice(tmp_path: Pat
 def test_the_file_stays_small(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shape_cache, "MAX_BUILDS", 10**6)
     monkeypatch.setattr(shape_cache, "MAX_LEARNT", 10**6)
-    path = tmp_path / "shapes.json"
+    path = tmp_path / "shapes.cache"
     cache = ShapeCache(str(path))
     first = None
     for i in range(MAX_CACHE_ENTRIES + 20):
@@ -131,17 +131,24 @@ def test_big_templates_keep_the_file_within_its_bytes(
     monkeypatch.setattr(shape_cache, "MAX_BUILDS", 10**6)
     monkeypatch.setattr(shape_cache, "MAX_LEARNT", 10**6)
     monkeypatch.setattr(request_cache, "MAX_CACHE_FILE_BYTES", 50_000)  # (the files' one writer)
-    path = tmp_path / "shapes.json"
+    path = tmp_path / "shapes.cache"
     cache = ShapeCache(str(path))
     for n in range(1, 34):  # up to 480 characters (MAX_SHAPE_TEXT 500)
         text = "group " + ", ".join(["+1 adv bonus"] * n) + " vs 12"
         cache.put(text, parse_request(text), parse_request)
     cache.save()
-    kept = raw(path)["shapes"]
-    # the newest templates that fit: one more (the biggest kept, or bigger) would not. (The
-    # file's head lists the modules the process has imported: its length varies.)
-    biggest = max(len(json.dumps({k: v})) for k, v in kept.items())
-    assert 50_000 - biggest - 200 < os.path.getsize(path) <= 50_000  # (200: the margin kept)
+    assert os.path.getsize(path) <= 50_000
+    fields = raw(path)
+    kept = fields["shapes"]
+    # the newest templates that fit, counted in their largest sizes (`entry_bytes`, no
+    # less than each takes in the file): one more would not
+    learnt = list(cache._load().items())
+    assert list(kept.items()) == learnt[-len(kept) :]
+    head = {"stamp": fields["stamp"], "modules": fields["modules"], "shapes": {}}
+    used = entry_bytes(head) + sum(entry_bytes(k) + entry_bytes(v) for k, v in kept.items())
+    older = learnt[-len(kept) - 1]
+    room = 50_000 - request_cache._HEAD_BYTES
+    assert used <= room < used + entry_bytes(older[0]) + entry_bytes(older[1])
     assert "group +# adv bonus vs #" not in kept  # the oldest went
     assert ShapeCache(str(path)).get(text.replace("12", "9")) == parse_request(
         text.replace("12", "9")
@@ -155,7 +162,7 @@ def test_no_cache_setting(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_changed_language_empties_it_silently(tmp_path: Path) -> None:
-    path = tmp_path / "shapes.json"
+    path = tmp_path / "shapes.cache"
     learnt(path, "check +5 vs 15")
     written(path, {"shapes": raw(path)["shapes"]}, stamp="1:older")
     said: list[str] = []
@@ -166,7 +173,7 @@ def test_a_changed_language_empties_it_silently(tmp_path: Path) -> None:
 def _template(text: str) -> dict[str, Any]:
     built = build(text, parse_request(text), parse_request)
     assert built is not None
-    return json.loads(json.dumps(built[1]))
+    return marshal.loads(marshal.dumps(built[1]))
 
 
 def _held(*templates: dict[str, Any]) -> dict[str, Any]:
@@ -181,7 +188,7 @@ def test_alternating_fixed_words_keep_a_template_each(
     each keeps its template (issue 43 item 4), so a batch alternating them, after a run
     that met both, reads every line from the shape, none with the grammar, and prints
     what the grammar's reading prints."""
-    path = tmp_path / "cache" / "d20cli" / "shapes.json"
+    path = tmp_path / "cache" / "d20cli" / "shapes.cache"
     learnt(path, "check +5 vs 15 adv expertise=d6", "check +2 vs 11 adv expertise=d8")
     held = raw(path)["shapes"]["check +# vs # adv expertise=d#"]
     assert list(held) == ["2=6", "2=8"]
@@ -241,7 +248,7 @@ def test_a_shape_keeps_at_most_its_variants(
 ) -> None:
     monkeypatch.setattr(shape_cache, "MAX_BUILDS", 10**6)
     monkeypatch.setattr(shape_cache, "MAX_LEARNT", 10**6)
-    cache = ShapeCache(str(tmp_path / "shapes.json"))
+    cache = ShapeCache(str(tmp_path / "shapes.cache"))
     for n in range(shape_cache.MAX_VARIANTS + 3):
         text = f"roll 1d6 # take {n + 1}"  # (a comment's number is part of its meaning)
         cache.put(text, parse_request(text), parse_request)
@@ -265,12 +272,24 @@ def hostile_files() -> list[tuple[str, Any]]:
     column["tree"]["columns"]["@t"][1]["@t"][1] = {"@c": [9, 0]}
     fixed = _template("check +5 vs 15")
     fixed["fixed"] = [[0, 5]]
-    nested: Any = 1
-    for _ in range(100_000):
-        nested = [nested]
+    code = _template("check +5 vs 15")
+    code["tree"]["modifier"] = (lambda: 0).__code__
+    real = _template("check +5 vs 15")
+    real["tree"]["target"]["value"] = 15.0
+    a_tuple = _template("check +5 vs 15")
+    a_tuple["tree"]["columns"]["@t"] = tuple(a_tuple["tree"]["columns"]["@t"])
+    a_set = _template("check +5 vs 15")
+    a_set["tree"]["modifier"]["value"] = {frozenset({0})}
+    deep: Any = {"@": "Number", "value": 1}
+    for _ in range(request_cache.MAX_DEPTH):
+        deep = {"@": "Neg", "operand": deep}
+    too_deep = _template("check +5 vs 15")
+    too_deep["tree"]["modifier"] = deep
+    fixed_tuple = _template("check +5 vs 15 adv expertise=d6")
+    fixed_tuple["fixed"] = [tuple(f) for f in fixed_tuple["fixed"]]
     return [
-        ("not JSON", b"{not json"),
-        ("not UTF-8", b"\xff\xfe"),
+        ("not marshal", b"{not marshal"),
+        ("an older d20's JSON", b'{"mac": "' + b"0" * 64 + b'", "shapes": {}}'),
         ("a list", [1, 2]),
         ("shapes not a dict", {"shapes": [1]}),
         ("an entry not a dict", {"shapes": {"check +# vs #": 5}}),
@@ -296,7 +315,16 @@ def hostile_files() -> list[tuple[str, Any]]:
             },
         ),
         ("too many", {"shapes": {f"x{i}": _held(good) for i in range(MAX_CACHE_ENTRIES + 1)}}),
-        ("nested", "<nested>"),
+        ("a code object in a tree", {"shapes": {"check +# vs #": _held(code)}}),
+        ("a float in a tree", {"shapes": {"check +# vs #": _held(real)}}),
+        ("a tuple for a list", {"shapes": {"check +# vs #": _held(a_tuple)}}),
+        ("a set in a tree", {"shapes": {"check +# vs #": _held(a_set)}}),
+        ("a tree nested too deep", {"shapes": {"check +# vs #": _held(too_deep)}}),
+        (
+            "a fixed number a tuple",
+            {"shapes": {"check +# vs # adv expertise=d#": {"2=6": fixed_tuple}}},
+        ),
+        ("nested past marshal's limit", "<nested>"),
         ("huge", "<huge>"),
     ]
 
@@ -305,17 +333,17 @@ def hostile_files() -> list[tuple[str, Any]]:
 def test_a_hostile_file_is_dropped_silently_and_rebuilt(
     what: str, content: Any, tmp_path: Path
 ) -> None:
-    path = tmp_path / "shapes.json"
+    path = tmp_path / "shapes.cache"
     if isinstance(content, bytes):
         path.write_bytes(content)
-    elif content == "<nested>":
-        path.write_text("[" * 100_000 + "]" * 100_000)
+    elif content == "<nested>":  # (under the MAC: marshal's dumps never writes it)
+        written(path, {"shapes": "<nested>"}, splice=("<nested>", b"[\x01\0\0\0" * 100_000))
     elif content == "<huge>":
         path.write_text(" " * (MAX_CACHE_FILE_BYTES + 1))
     elif isinstance(content, dict):
         written(path, content)  # as this user's d20 would: the checks behind the MAC
     else:
-        path.write_text(json.dumps(content))
+        path.write_bytes(marshal.dumps(content))  # (no MAC)
     warnings: list[str] = []  # the debug log's
     cache = ShapeCache(str(path), debug=warnings.append)
     for text in ("check +3 vs 12", "check +4 vs 13", "roll 1d6"):
@@ -331,7 +359,7 @@ def test_a_hostile_file_is_dropped_silently_and_rebuilt(
 def test_a_well_formed_template_of_another_meaning_is_not_served(tmp_path: Path) -> None:
     """A template that names another verb than its text (hand-made: d20 never writes
     one) is a miss: the grammar reads the text."""
-    path = tmp_path / "shapes.json"
+    path = tmp_path / "shapes.cache"
     entry = _template("check +5 vs 15")
     entry["shape"] = "save +# vs #"
     written(path, {"shapes": {"save +# vs #": _held(entry)}})
@@ -343,7 +371,7 @@ def test_errors_and_carets_through_standard_input_are_the_grammars(tmp_path: Pat
     """Fillings of every shape (many of them errors), as a batch on standard input with
     the shapes warm, print exactly what they print with the caches off."""
     cache_home = tmp_path / "cache"
-    learnt(cache_home / "d20cli" / "shapes.json", *SHAPES)
+    learnt(cache_home / "d20cli" / "shapes.cache", *SHAPES)
     lines = [f for text in SHAPES for f in fillings(text, 12, seed=7)]
     batch = "".join(f"{line}\n" for line in lines)
     errors = 0

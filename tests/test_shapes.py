@@ -39,7 +39,7 @@ def cold(text: str) -> object:
 
 @pytest.mark.parametrize("text", SHAPES)
 def test_random_fillings_give_what_the_grammar_gives(text: str, tmp_path: Path) -> None:
-    cache = ShapeCache(str(tmp_path / "shapes.json"))
+    cache = ShapeCache(str(tmp_path / "shapes.cache"))
     cache.put(text, parse_request(text), parse_request)
     assert cache.get(text) in (None, parse_request(text))
     hits = refused = 0
@@ -95,7 +95,7 @@ def test_texts_without_a_shape(text: str) -> None:
 def test_numbers_that_are_part_of_the_meaning_stay_fixed(tmp_path: Path) -> None:
     """`expertise=d6`: only d4, d6, d8 are read; the d20 of `1d20 adv`: adv needs one plain
     d20; two rank adjustments add up: those numbers must be the same to use the shape."""
-    cache = ShapeCache(str(tmp_path / "shapes.json"))
+    cache = ShapeCache(str(tmp_path / "shapes.cache"))
     for text in ("check +5 vs 15 adv expertise=d6", "roll 1d20+5 adv", "attempt trained +1 -2"):
         cache.builds = 0
         cache.put(text, parse_request(text), parse_request)
@@ -111,7 +111,7 @@ def test_numbers_that_are_part_of_the_meaning_stay_fixed(tmp_path: Path) -> None
 
 
 def test_columns_follow_the_numbers_lengths(tmp_path: Path) -> None:
-    cache = ShapeCache(str(tmp_path / "shapes.json"))
+    cache = ShapeCache(str(tmp_path / "shapes.cache"))
     cache.put("check +5 vs 15 adv", parse_request("check +5 vs 15 adv"), parse_request)
     got = cache.get("check +12345 vs 1 adv")
     assert got == parse_request("check +12345 vs 1 adv")
@@ -132,7 +132,7 @@ def test_columns_follow_the_numbers_lengths(tmp_path: Path) -> None:
     ],
 )
 def test_a_filling_the_grammar_refuses_is_not_served(text: str, tmp_path: Path) -> None:
-    cache = ShapeCache(str(tmp_path / "shapes.json"))
+    cache = ShapeCache(str(tmp_path / "shapes.cache"))
     parts = shapes.split(text)
     assert parts is not None
     # the same shape with small numbers, learnt first
@@ -155,7 +155,7 @@ def _filled(fill: object, *args: object) -> object:
 def test_a_ready_template_fills_as_the_template_does(text: str, tmp_path: Path) -> None:
     """`shapes.Ready` (a template filled once, made into constructors) gives exactly what
     `shapes.fill` (walk, decode, check) gives for every filling, and refuses the same."""
-    cache = ShapeCache(str(tmp_path / "shapes.json"))
+    cache = ShapeCache(str(tmp_path / "shapes.cache"))
     cache.put(text, parse_request(text), parse_request)
     held = cache._load().get(shapes.key(shapes.split(text)[0]))  # type: ignore[index]
     if held is None:

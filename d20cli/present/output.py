@@ -26,7 +26,7 @@ from itertools import accumulate
 
 from d20cli.errors import D20Error
 from d20cli.present.render import Line, render_result
-from d20cli.results import JSON_ENCODER, Result, show_as
+from d20cli.results import Result, json_encoder, show_as
 from d20cli.visible import json_visible, visible, visible_lines
 
 TYPE_CHECKING = False
@@ -247,7 +247,7 @@ class Output:
         self._write(json_visible(text) + "\n")
 
     def json(self, obj: Any) -> None:
-        self.json_line(JSON_ENCODER.encode(obj))
+        self.json_line(json_encoder().encode(obj))
 
     def error(self, err: D20Error, as_json: bool = False) -> None:
         """The one-line message (and the text with a caret under the column) on stderr;

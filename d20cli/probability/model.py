@@ -9,7 +9,7 @@ from fractions import Fraction
 
 from d20cli.frozen import FrozenDict, field, frozen_error, sealable
 from d20cli.number_format import STR_BITS, decimal, exact_fraction, exact_ratio
-from d20cli.results import JSON_ENCODER, Result, Shown
+from d20cli.results import Result, Shown, json_encoder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -144,7 +144,7 @@ class Odds(Shown):
         own = self.__dict__
         text: str | None = own.get("_json_text")
         if text is None:
-            text = JSON_ENCODER.encode(self.to_json())
+            text = json_encoder().encode(self.to_json())
             if "_sealed" in own:
                 own["_json_text"] = text
         return text

@@ -19,8 +19,10 @@ part of the meaning, so each is a template of its own), so requests that alterna
 words do not evict each other's template (issue 43 item 4). A new variant of a full shape
 empties the shape's variants first (d20cli.bounded's policy: `VARIANTS`).
 
-Where: $XDG_CACHE_HOME/d20cli/shapes.json (default ~/.cache/d20cli/shapes.json);
-`D20_NO_CACHE=1` turns it off with the request cache. Bounded like the request cache:
+Where: $XDG_CACHE_HOME/d20cli/shapes.cache (default ~/.cache/d20cli/shapes.cache);
+`D20_NO_CACHE=1` turns it off with the request cache. Stored as the request cache is
+(marshal's data under a MAC; an older d20's `shapes.json` is removed when this file is
+first written). Bounded like the request cache:
 at most MAX_CACHE_ENTRIES shapes (the most recently learnt) of MAX_VARIANTS templates
 each, MAX_CACHE_FILE_BYTES in all and MAX_ENTRY_BYTES a template, trimmed in one linear
 pass, written atomically; keyed by the modules that wrote it (the grammar's,
@@ -28,21 +30,21 @@ d20cli/language/shapes.py, the probes' and this one), so any change to them empt
 
 The file is not trusted: it is used only under the MAC of this user's key, as the request
 cache is (a template's slots swapped in a file copied from elsewhere or edited would read
-`check +2 vs 18` as +18 vs 2); a file that is too big, fails the MAC, is not JSON or not
-a cache of shapes, or holds an entry that is not a template of its own shape, is dropped
-as a whole and rebuilt, told to the debug log only (`D20_DEBUG=1`); a template filled is
+`check +2 vs 18` as +18 vs 2); a file that is too big, fails the MAC, is not marshal's
+data or not a cache of shapes (plain data: each template's tree is walked before its
+first fill), or holds an entry that is not a template of its own shape, is dropped as a
+whole and rebuilt, told to the debug log only (`D20_DEBUG=1`); a template filled is
 checked as strictly as a cached request (parse_cache.decode) and by the grammar's own
 limits, and anything doubtful is parsed.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 from d20cli.bounded import Bounded, declare
 from d20cli.language import shapes
-from d20cli.store.request_cache import MAX_ENTRY_BYTES, CacheFile, debug
+from d20cli.store.request_cache import MAX_ENTRY_BYTES, CacheFile, debug, entry_bytes, plain
 from d20cli.store.request_cache import shape_path as shape_path
 
 TYPE_CHECKING = False
@@ -82,11 +84,22 @@ def variant(template: dict[str, Any]) -> str:
     return ",".join(f"{i}={digits}" for i, digits in template["fixed"])
 
 
+def _fixed(number: Any) -> bool:
+    """Whether a template's fixed number is one: [its slot, its digits]."""
+    return (
+        type(number) is list
+        and len(number) == 2
+        and type(number[0]) is int
+        and (type(number[1]) is str)
+    )
+
+
 class ShapeCache(CacheFile):
     """The templates of request shapes, by shape."""
 
     NAME = "shape cache"
     SECTION = "shapes"
+    RETIRED = "shapes.json"
 
     def __init__(self, path: str | None, debug: Callable[[str], None] = debug) -> None:
         super().__init__(path, debug)
@@ -96,16 +109,16 @@ class ShapeCache(CacheFile):
 
     def _bad_entries(self, entries: dict[str, Any]) -> str | None:
         for shape, held in entries.items():
-            if not isinstance(held, dict) or not 0 < len(held) <= MAX_VARIANTS:
+            if type(held) is not dict or not 0 < len(held) <= MAX_VARIANTS:
                 return "an entry is not a shape's templates"
             for name, entry in held.items():
                 if not (
-                    isinstance(entry, dict)
+                    type(entry) is dict
                     and entry.keys() == _KEYS
                     and entry["shape"] == shape
-                    and isinstance(entry["fixed"], list)
-                    and all(isinstance(f, list) and len(f) == 2 for f in entry["fixed"])
-                    and isinstance(entry["tree"], dict)
+                    and type(entry["fixed"]) is list
+                    and all(_fixed(f) for f in entry["fixed"])
+                    and type(entry["tree"]) is dict
                     and name == variant(entry)
                 ):
                     return "an entry is not a template of its shape"
@@ -128,6 +141,9 @@ class ShapeCache(CacheFile):
                 ready = self.ready.get(id(entry))
                 if ready is not None and ready[0] is entry:
                     return ready[1].fill(pieces, numbers, text)
+                if not plain(entry["tree"]):  # (before its first fill; a ready one was)
+                    self._drop("a template is not plain data")
+                    return None
                 request = shapes.fill(entry, pieces, numbers, text)
                 self.ready[id(entry)] = (entry, shapes.Ready(entry))  # (filled: it is sound)
                 return request
@@ -163,9 +179,9 @@ class ShapeCache(CacheFile):
         if built is None:
             return
         shape, entry = built
-        if len(json.dumps(entry)) > MAX_ENTRY_BYTES:
+        if entry_bytes(entry) > MAX_ENTRY_BYTES:
             return
         held: Bounded[str, Any] = VARIANTS.new()
         held.update(self._load().get(shape) or {})
         held[variant(entry)] = entry  # (a full shape is emptied first)
-        self._remember(shape, held)
+        self._remember(shape, dict(held))  # (a plain dict: marshal writes no subclass)
