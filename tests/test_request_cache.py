@@ -188,3 +188,94 @@ def test_the_stamp_names_every_module_parsing_imports(tmp_path: Path) -> None:
     for name in ("requests.cache", "shapes.cache"):
         listed = fields_of(tmp_path / "cache" / "d20cli" / name)["modules"]
         assert needed <= set(listed), needed - set(listed)
+
+
+def test_plain_data_is_what_json_holds() -> None:
+    """Every value a cache file's entry is walked for before its use (marshal's format
+    holds more kinds than JSON: each of them is refused), bounded in depth and in values
+    (a list that holds itself, or one shared at every level, ends at the bound)."""
+    from d20cli.language.parse_cache import encode
+    from d20cli.store.request_cache import MAX_DEPTH, plain
+
+    entry = encode(parse_request("group +1 adv, -2 vs 12"))
+    assert plain(entry) and plain({"a": [1, True, None, "x", {}, []]})
+    for bad in (
+        (lambda: 0).__code__,
+        1.5,
+        1j,
+        (1, 2),
+        {1},
+        frozenset(),
+        b"x",
+        ...,
+        StopIteration,
+        {1: "a key not a string"},
+        {"a": [1, 2.0]},
+        {"@t": (1,)},
+    ):
+        assert not plain(bad) and not plain({"x": [bad]}), bad
+    deep: Any = 1
+    for _ in range(MAX_DEPTH):
+        deep = [deep]
+    assert plain(deep) and not plain([deep])
+    itself: list[Any] = []
+    itself.append(itself)
+    assert not plain(itself)
+    shared: Any = [1]
+    for _ in range(100):
+        shared = [shared, shared]  # 2**100 values on the way down
+    assert not plain(shared)
+    assert not plain(list(range(request_cache.MAX_ENTRY_BYTES + 1)))
+
+
+def test_marshal_reads_only_what_the_mac_vouches_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file whose MAC fails (another key, or its body changed) is dropped before
+    marshal sees a byte of it."""
+    path = tmp_path / "requests.cache"
+    cache = ParseCache(str(path))
+    cache.put("check +5 vs 15", parse_request("check +5 vs 15"))
+    cache.save()
+    good = path.read_bytes()
+    key = cache_key()
+    assert key is not None
+    body = unsealed(good, key)
+    assert body is not None
+    loads = marshal.loads
+    seen: list[bytes] = []
+    monkeypatch.setattr(request_cache.marshal, "loads", lambda b: seen.append(b) or loads(b))
+    for data in (
+        sealed(body, bytes(b ^ 1 for b in key)),  # another key
+        good[:-1] + bytes([good[-1] ^ 1]),  # a byte of the body changed
+        good[:-1],  # cut short
+        good[len(request_cache.MAGIC) :],  # no MAGIC
+    ):
+        path.write_bytes(data)
+        said: list[str] = []
+        assert ParseCache(str(path), debug=said.append).get("check +5 vs 15") is None
+        assert len(said) == 1 and "its MAC does not match" in said[0]
+    assert seen == []
+    path.write_bytes(good)
+    assert ParseCache(str(path)).get("check +5 vs 15") == parse_request("check +5 vs 15")
+    assert seen == [body]
+
+
+def test_an_older_json_cache_is_removed_when_the_new_one_is_first_written(
+    tmp_path: Path,
+) -> None:
+    """The JSON files of an older d20 (`requests.json`, `shapes.json`) are not read: each
+    goes when its marshal file is first written beside it; a file of another name stays."""
+    folder = tmp_path / "cache" / "d20cli"
+    folder.mkdir(parents=True)
+    old = b'{"mac": "' + b"0" * 64 + b'", "stamp": "3", "modules": [], "requests": {}}'
+    for name in ("requests.json", "shapes.json", "notes.json"):
+        (folder / name).write_bytes(old)
+    result, said = rolled(tmp_path, "check", "+5", "vs", "15", "--dice", "10", debug=True)
+    assert result["total"] == 15 and said == ""
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "notes.json",
+        "requests.cache",
+        "shapes.cache",
+    ]
+    assert list(genuine(folder / "requests.cache")["requests"]) == ["check +5 vs 15"]
