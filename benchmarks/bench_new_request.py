@@ -12,7 +12,7 @@ BENCH_RUNS change the defaults). Each request is a fresh `d20 ... --no-log` proc
    scores).
 2. The shapes get warm the way they do at a table: a first pass runs one request of
    each shape (its first use parses it and learns the shape into
-   $XDG_CACHE_HOME/d20cli/shapes.json; a sign is part of a shape, so `check +5 vs 15`
+   $XDG_CACHE_HOME/d20cli/shapes.cache; a sign is part of a shape, so `check +5 vs 15`
    and `check -1 vs 12` are two). Those texts are not among the measured ones.
 3. The 200 requests, none of them seen before, are each run once and timed: median
    and 90th percentile. In the same loop, each is also run with the caches off
@@ -171,7 +171,7 @@ def main() -> None:
     once([D20, "roll", "1d20", "--no-log"], off)  # bytecode written
     for args in warm:  # the first pass: one request of each shape learns it
         once([D20, *args], env)
-    shapes_file = Path(env["XDG_CACHE_HOME"]) / "d20cli" / "shapes.json"
+    shapes_file = Path(env["XDG_CACHE_HOME"]) / "d20cli" / "shapes.cache"
     size = shapes_file.stat().st_size
     # One loop, so a busy machine weighs on every figure alike: each new request with the
     # shapes warm and with the caches off, `python -c pass`, and a repeated request.
@@ -183,7 +183,7 @@ def main() -> None:
         again_times.append(once([D20, *warm[i % len(warm)]], env))
     base = statistics.median(base_times)
     print(f"{'python -c pass (between the requests)':<52} median {base:6.1f} ms  x 1.0")
-    print(f"  {len(warm)} shapes warmed up ({size:,} bytes of shapes.json)")
+    print(f"  {len(warm)} shapes warmed up ({size:,} bytes of shapes.cache)")
     row(f"{len(measured)} new requests, shapes warm", new_times, base, "60 ms median (5.5x)")
     row("a repeated request (parse cache)", again_times, base, "-")
     row("the same new requests, caches off (D20_NO_CACHE=1)", off_times, base, "- (before)")

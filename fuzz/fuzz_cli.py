@@ -11,7 +11,7 @@ The first byte of an input picks what the rest is:
 - 1: standard input (any bytes) to `d20` with the options on its first line;
 - 2: the characters file (`characters.toml`), then rolls `--as` a character in it,
   `char list` and `char show`;
-- 3: the parse cache (`requests.json`), then requests that look it up;
+- 3: the parse cache (`requests.cache`), then requests that look it up;
 - 4: the config file (`config.toml`), then requests, `config show` and `config set`;
 - 5: a roll table (`tables/loot.toml`), then `table loot`, `table check`, `table show`
   and `odds table loot`.

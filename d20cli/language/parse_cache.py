@@ -1,5 +1,6 @@
-"""Parsed requests as JSON and back: the codec of the cache of parsed requests
-(d20cli.store.request_cache keeps the file).
+"""Parsed requests as plain data (what JSON holds) and back: the codec of the disk caches
+(d20cli.store.request_cache keeps them, with marshal) and of the requests the roll log
+and a sealed session keep (as JSON).
 
 Each dataclass is tagged by its name, and only the classes of `CLASSES` (the requests of
 d20cli.language.requests and the dice-expression nodes of d20cli.dice.tree) may be named:

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 MAX_CACHE_ENTRIES = 256
-MAX_CACHE_FILE_BYTES = 1_000_000  # about 1.5 ms to read at start-up (MAC and marshal)
+MAX_CACHE_FILE_BYTES = 1_000_000  # 2 to 12 ms to read at start-up (docs/limits.md)
 MAX_ENTRY_BYTES = 100_000  # a bigger request (a group of many hundred members) is parsed
 MAX_MODULES = 1_000  # modules a file may name (the package has about 140)
 MAX_DEPTH = MAX_JSON_DEPTH + 8  # levels of an entry's data (a template's tree in its shape's)
