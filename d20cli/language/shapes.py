@@ -49,8 +49,7 @@ if TYPE_CHECKING:
 MAX_SHAPE_TEXT = 500  # characters of a text that has a shape
 MAX_SLOTS = 40  # numbers in it
 
-_DIGITS = re.compile(r"[0-9]+")
-_LEADING_ZERO = re.compile(r"(?<![0-9])0[0-9]")  # a number written with a leading zero
+_NUMBERS = re.compile(r"([0-9]+)")  # (a group: `split` keeps the numbers between pieces)
 _VERB = re.compile(r"[\s,]")
 
 #: Where a slot's number may land: (class, field) -> (lowest, highest, highest when read
@@ -87,12 +86,14 @@ def split(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     has no shape (see the module doc)."""
     if len(text) > MAX_SHAPE_TEXT or not text.isascii() or not text.isprintable():
         return None
-    numbers = tuple(_DIGITS.findall(text))
+    parts = _NUMBERS.split(text)  # piece, number, piece, ..., piece: one pass
+    numbers = tuple(parts[1::2])
     if not numbers or len(numbers) > MAX_SLOTS:
         return None
-    if _LEADING_ZERO.search(text):
-        return None
-    return tuple(_DIGITS.split(text)), numbers
+    for number in numbers:  # (each is a whole run of digits)
+        if number[0] == "0" and len(number) > 1:
+            return None  # a leading zero
+    return tuple(parts[0::2]), numbers
 
 
 def key(pieces: tuple[str, ...]) -> str:
