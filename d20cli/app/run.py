@@ -392,7 +392,16 @@ def request(text: str, opts: Options, out: Output, context: Context | None = Non
             if prepared is not None:
                 context.say_notes(text, opts, out)  # now: the prepared line will not
                 context.prepared.keep(text, prepared)
-                results = prepared.results(context.roller(opts))
+                roller = context.roller(opts)
+                results: Iterable[Result]
+                if prepared.single:  # one result (most requests): rolled here, as `run` does
+                    results = (
+                        rolls.one(
+                            prepared.request, prepared.resolve, roller, prepared.work, prepared.plan
+                        ),
+                    )
+                else:
+                    results = prepared.results(roller)
             else:
                 step = None if meter is None else meter.step
                 results = results_of(text, opts, out, context, step)
