@@ -73,9 +73,11 @@ _MET = declare(
 _READY = declare(
     "shape_cache.ready",
     256,
-    holds="a template filled once this run -> it made ready (shapes.Ready), by identity",
+    holds="a template filled once this run -> it compiled into one function (shapes.Ready), "
+    "by identity",
     buys="10,000 new lines in one run (benchmarks/bench_new_lines.py): a line of a known "
-    "shape built by its constructors, not walked and decoded (see docs/performance.md)",
+    "shape built by one generated function of its constructors, not walked and decoded: "
+    "Ready.fill 28 µs a line (38 µs as nested closures; see docs/performance.md)",
 )
 _KEYS = frozenset({"shape", "fixed", "tree"})
 
