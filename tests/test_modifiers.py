@@ -12,7 +12,15 @@ import pytest
 import d20cli
 from d20cli.dice.distribution import distribution
 from d20cli.dice.evaluate import evaluate, never_ends
-from d20cli.dice.modifiers import MODIFIERS, UNIQUE, Explode, Modifier, Rule, rule_classes
+from d20cli.dice.modifiers import (
+    MODIFIERS,
+    UNIQUE,
+    Compare,
+    Explode,
+    Modifier,
+    Rule,
+    rule_classes,
+)
 from d20cli.dice.roller import ForcedRoller
 from d20cli.dice.tree import Dice
 from d20cli.errors import BudgetError, ParseError
@@ -147,3 +155,33 @@ def test_a_rule_step_is_a_no_op_unless_its_class_overrides_it() -> None:
     assert not rule.one_by_one and not rule.finishes and rule.rolls_again(Dice(1, 6)) is None
     assert rule.link({1: 1, 2: 1}) == {1: 1, 2: 1}
     assert rule.select([3, 1]) is None and rule.tally([[0]], [3], [True], None, 1) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["5d8!", "3d6!>=5", "2d10!<3", "4d6!!=6", "3d6!<>1", "2dF!", "1d%!>95", "3d{1,2,2}!>=2"],
+)
+def test_an_explosion_expects_the_dice_its_faces_give(text: str) -> None:
+    """The dice an explosion rolls on average (the budget's check before rolling) are
+    counted from its faces: the ones its point matches, among every face of one die."""
+    e = parse_expression(text)
+    assert isinstance(e, Dice) and e.explode is not None
+    point = e.explode_point()
+    assert point == (e.explode.point or Compare("=", e.hi))
+    faces = e.face_values()
+    exploding = sum(1 for v in faces if point.matches(v))
+    expected = e.explode.expected_dice(e, 7)
+    assert (expected.num, expected.den) == (7 * len(faces), len(faces) - exploding)
+
+
+def test_an_explosion_past_the_budget_is_refused_before_rolling(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, err = d20(["--no-log", "roll", "600000d2!"], capsys)
+    assert status == 2 and out == ""
+    assert err.startswith("d20: error: '600000d2!' needs more than 1,000,000 dice")
+    assert "with its explosions it rolls about 1,200,000 on average" in err
+    status, out, _ = d20(
+        ["--no-log", "--json", "roll", "3d{1,2,2}!>=2", "--dice", "1,1,2,1"], capsys
+    )
+    assert status == 0 and json.loads(out)["total"] == 5

@@ -221,3 +221,12 @@ def test_the_shell_keeps_no_odds_line_it_cannot_find_again() -> None:
     assert len(session.context.odds_lines) == 0
     printed = out.getvalue().splitlines()
     assert len(set(printed)) == 1 and printed[0] == batch(lines.splitlines())[1].splitlines()[0]
+
+
+def test_a_new_line_whose_dice_fail_is_an_error_of_its_line_and_the_rest_runs() -> None:
+    """A plain line rolled at once the first time (and from its prepared line the next)
+    says its dice's error, placed in its line, each time; the lines after it roll."""
+    status, out, err = batch(["roll 1d6/(1d1-1)", "roll 1d6/(1d1-1)", "roll 1d4 --dice 3 -q"])
+    assert (status, out) == (2, "3\n")
+    said = "division by zero in '1d6/(1d1-1)' ('1d1-1' is 0)"
+    assert err == f"d20: error at line 1: {said}\nd20: error at line 2: {said}\n"

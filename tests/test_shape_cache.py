@@ -54,16 +54,17 @@ def test_a_second_run_serves_a_new_text_of_the_shape(tmp_path: Path) -> None:
 def test_a_run_learns_a_few_shapes_only(tmp_path: Path) -> None:
     """A batch of many new shapes does not pay for probing each (MAX_BUILDS a run)."""
     cache = ShapeCache(str(tmp_path / "shapes.cache"))
-    for i in range(10):
+    for i in range(shape_cache.MAX_BUILDS + 2):
         text = "check +5 vs 15" + " adv" * i
         cache.put(text, parse_request(text), parse_request)
     assert len(cache._load()) == shape_cache.MAX_BUILDS
 
 
-def test_a_run_learns_the_shapes_it_misses_again() -> None:
+def test_a_run_learns_the_shapes_it_misses_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past the first MAX_BUILDS, a shape is learnt at its second miss in the run (a
     batch's new texts of a shape it meets again), AGAIN templates a shape at most, and
     MAX_LEARNT shapes in all."""
+    monkeypatch.setattr(shape_cache, "MAX_BUILDS", 4)  # (fewer shapes to meet past it)
     cache = ShapeCache("unused.json")  # (never read nor saved here)
     cache._entries = {}
     grammar: list[str] = []
@@ -93,10 +94,13 @@ def test_a_run_learns_the_shapes_it_misses_again() -> None:
     assert len(grammar) == 5 and cache.builds <= shape_cache.MAX_LEARNT
 
 
-def test_past_the_first_few_a_run_learns_the_shapes_it_meets_twice(tmp_path: Path) -> None:
+def test_past_the_first_few_a_run_learns_the_shapes_it_meets_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """After MAX_BUILDS, a shape is learnt the second time the run meets it: a batch of
     new lines learns the shapes it repeats (each then read without pyparsing), and a
     shape met once costs no probing."""
+    monkeypatch.setattr(shape_cache, "MAX_BUILDS", 4)  # (fewer shapes to meet past it)
     cache = ShapeCache(str(tmp_path / "shapes.cache"))
     once = [f"check +5 vs 15{' adv' * i}" for i in range(shape_cache.MAX_BUILDS + 3)]
     for text in once:
@@ -221,6 +225,7 @@ def test_a_batch_learns_the_shapes_it_asks_for_again(
     at their first line, the others at their second, and every later line of them is
     read from its shape (each printing what the grammar's reading prints)."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(shape_cache, "MAX_BUILDS", 4)  # (of the six shapes, two past it)
     missed: list[str] = []
     real = ShapeCache.get
 

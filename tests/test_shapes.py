@@ -7,9 +7,12 @@ are the grammar's: tests/test_shape_cache.py runs them through standard input)."
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from shape_fillings import SHAPES, fillings
 
 from d20cli.errors import ParseError
@@ -173,3 +176,18 @@ def test_a_ready_template_fills_as_the_template_does(text: str, tmp_path: Path) 
             assert got == want and type(got) is type(want), filled
             served += want is not shapes.Refused
     assert served >= 1
+
+
+@given(st.text(alphabet="0123456789d+- #x", max_size=40))
+def test_a_shape_splits_at_every_run_of_digits(text: str) -> None:
+    """`split` cuts the text at each whole run of digits (0-9), and a text with a number
+    written with a leading zero has no shape."""
+    parts = shapes.split(text)
+    numbers = re.findall(r"[0-9]+", text)
+    if not numbers or re.search(r"(?<![0-9])0[0-9]", text):
+        assert parts is None
+        return
+    assert parts is not None
+    pieces, found = parts
+    assert list(found) == numbers and list(pieces) == re.split(r"[0-9]+", text)
+    assert shapes.join(pieces, found) == text

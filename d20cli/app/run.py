@@ -185,14 +185,14 @@ class ReadLine(NamedTuple):
 def _target_word(words: Sequence[str]) -> int | None:
     """Where an attack names a combatant as its target (`vs AC goblin-2`, `vs goblin-2`):
     the word's index, else None (a number, or a word of the language)."""
-    from d20cli.language.vocabulary import COMPLETION_WORDS
+    from d20cli.language.vocabulary import COMPLETION_LOWER
 
     for i, w in enumerate(words[:-1]):
         if w.lower() != "vs":
             continue
         j = i + 2 if words[i + 1].lower() == "ac" and i + 2 < len(words) else i + 1
         name = words[j]
-        if name[:1].isalpha() and name.lower() not in {c.lower() for c in COMPLETION_WORDS}:
+        if name[:1].isalpha() and name.lower() not in COMPLETION_LOWER:
             return j
     return None
 
@@ -392,7 +392,16 @@ def request(text: str, opts: Options, out: Output, context: Context | None = Non
             if prepared is not None:
                 context.say_notes(text, opts, out)  # now: the prepared line will not
                 context.prepared.keep(text, prepared)
-                results = prepared.results(context.roller(opts))
+                roller = context.roller(opts)
+                results: Iterable[Result]
+                if prepared.single:  # one result (most requests): rolled here, as `run` does
+                    results = (
+                        rolls.one(
+                            prepared.request, prepared.resolve, roller, prepared.work, prepared.plan
+                        ),
+                    )
+                else:
+                    results = prepared.results(roller)
             else:
                 step = None if meter is None else meter.step
                 results = results_of(text, opts, out, context, step)

@@ -554,10 +554,14 @@ class Explode(Rule):
         )
 
     def expected_dice(self, e: Dice, n: int) -> Expected:
-        values = e.face_values()
-        faces = len(values)
         point = e.explode_point()
-        exploding = sum(1 for v in values if point.matches(v))  # fewer than faces: checked
+        custom = e.custom
+        if custom is None:  # the faces lo..hi
+            lo, hi = e._range
+            faces, exploding = hi - lo + 1, point.count_in(lo, hi)
+        else:
+            faces, exploding = len(custom), sum(1 for v in custom if point.matches(v))
+        # (fewer exploding than faces: `never_ends` checked it)
         if self.chain_limit is not None:  # at most chain_limit extra dice each
             return Expected(n * (1 + self.chain_limit), 1, "explosions", True)
         # each chain rolls 1/(1-p) dice on average, p = exploding/faces: in all, num/den

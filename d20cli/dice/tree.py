@@ -116,6 +116,8 @@ class Dice(Bounded):
     _marking: tuple[Rule, ...] = field(
         init=False, repr=False, compare=False, hash=False, default=()
     )
+    # and the faces that explode (`explode_point`), read on every roll of an explosion
+    _point: Compare | None = field(init=False, repr=False, compare=False, hash=False, default=None)
 
     precedence: ClassVar[int] = _ATOM
 
@@ -160,6 +162,8 @@ class Dice(Bounded):
         else:
             lo, hi = 1, 1  # computed sides: rolled as a concrete die (`with_sides`)
         put(self, "_range", (lo, hi))
+        if self.explode is not None:
+            put(self, "_point", self.explode.point or Compare("=", hi))
 
     def parts(self) -> tuple[str, str, str]:
         """The text of the count, of the sides and of the modifiers with the label."""
@@ -303,8 +307,8 @@ class Dice(Bounded):
 
     def explode_point(self) -> Compare:
         """The faces that explode: the explosion's compare point, else the highest face."""
-        assert self.explode is not None
-        return self.explode.point or Compare("=", self.hi)
+        assert self._point is not None
+        return self._point
 
 
 #: The modifier fields of a `Dice` (MODIFIERS' order), read at once, and their values when

@@ -49,8 +49,7 @@ if TYPE_CHECKING:
 MAX_SHAPE_TEXT = 500  # characters of a text that has a shape
 MAX_SLOTS = 40  # numbers in it
 
-_DIGITS = re.compile(r"[0-9]+")
-_LEADING_ZERO = re.compile(r"(?<![0-9])0[0-9]")  # a number written with a leading zero
+_NUMBERS = re.compile(r"([0-9]+)")  # (a group: `split` keeps the numbers between pieces)
 _VERB = re.compile(r"[\s,]")
 
 #: Where a slot's number may land: (class, field) -> (lowest, highest, highest when read
@@ -87,12 +86,14 @@ def split(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     has no shape (see the module doc)."""
     if len(text) > MAX_SHAPE_TEXT or not text.isascii() or not text.isprintable():
         return None
-    numbers = tuple(_DIGITS.findall(text))
+    parts = _NUMBERS.split(text)  # piece, number, piece, ..., piece: one pass
+    numbers = tuple(parts[1::2])
     if not numbers or len(numbers) > MAX_SLOTS:
         return None
-    if _LEADING_ZERO.search(text):
-        return None
-    return tuple(_DIGITS.split(text)), numbers
+    for number in numbers:  # (each is a whole run of digits)
+        if number[0] == "0" and len(number) > 1:
+            return None  # a leading zero
+    return tuple(parts[0::2]), numbers
 
 
 def key(pieces: tuple[str, ...]) -> str:
@@ -274,40 +275,29 @@ def _check(request: Any, text: str, found: Iterable[Any] | None = None) -> None:
         raise Refused("a request of another verb")
 
 
-# --- a template made ready: filled again without walking it ---------------------------------
+# --- a template made ready: compiled into one function ----------------------------------
 
-Build: TypeAlias = "Callable[[_Fill], Any]"
-
-
-class _Fill:
-    """One text's numbers as a `Ready` template reads them."""
-
-    __slots__ = ("found", "numbers", "pieces", "segments", "text")
-
-    def __init__(self, pieces: tuple[str, ...], numbers: tuple[str, ...], text: str) -> None:
-        self.pieces, self.numbers, self.text = pieces, numbers, text
-        self.segments: list[tuple[int, int]] | None = None  # (`start`: a column's only)
-        self.found: list[Any] = []
-
-    def start(self, k: int) -> int:
-        """Where segment `k` of the text starts (`starts`)."""
-        segments = self.segments
-        if segments is None:
-            segments = self.segments = starts(self.pieces, self.numbers)
-        return segments[k][0]
+#: A ready template's function: (pieces, numbers, text) -> (the request, the dice and roll
+#: requests it built, which `_check` reads).
+Build: TypeAlias = "Callable[[tuple[str, ...], tuple[str, ...], str], tuple[Any, tuple[Any, ...]]]"
 
 
 class Ready:
-    """A template `fill` has read once, made into builders: filling it again calls the
-    request's constructors with the text's numbers, without walking the template's JSON or
-    decoding it. Every check `fill` makes that a text's numbers can change is made here too
-    (the fixed digits, each slot's limits as the grammar and parse_cache.decode state them,
-    the entry's size against the text's length, the constructors' own checks and `_check`);
-    the rest (the classes, the fields' types, the nesting) depend on the template alone and
-    passed when `fill` read it. So `Ready(...).fill` gives what `fill` gives, or Refused
-    where it refuses (a property test holds them equal)."""
+    """A template `fill` has read once, compiled into one function: filling it again
+    calls the request's constructors with the text's numbers, in one generated function
+    (as results.RESULT_JSON's writer is generated), without walking the template's JSON
+    or decoding it. Every check `fill` makes that a text's numbers can change is made
+    here too (the fixed digits, each slot's limits as the grammar and parse_cache.decode
+    state them, the entry's size against the text's length, the constructors' own checks
+    and `_check`); the rest (the classes, the fields' types, the nesting) depend on the
+    template alone and passed when `fill` read it. So `Ready(...).fill` gives what `fill`
+    gives, or Refused where it refuses (a property test holds them equal).
 
-    __slots__ = ("build", "fixed", "longest", "nodes", "widest")
+    The generated source holds only names it made and integers it checked: every class,
+    field value and string of the template is a constant of the function's namespace, and
+    a field name that is not one of its class's fields is ValueError."""
+
+    __slots__ = ("build", "fixed", "longest", "nodes", "source", "widest")
 
     def __init__(self, entry: Any) -> None:
         """`entry`: a template `fill` has just filled without error."""
@@ -315,8 +305,12 @@ class Ready:
         self.nodes = 0  # the JSON objects a filled entry holds (parse_cache's node count)
         self.longest = 0  # its longest string
         self.widest = 0  # its longest tuple (but members and sides, bounded alone)
-        varies, made = self._part(entry["tree"], "", "", False, parse_cache.classes())
-        self.build: Build = made if varies else (lambda f: made)
+        code = _Code()
+        value = self._part(code, entry["tree"], "", "", False, parse_cache.classes())
+        self.source = code.source(value)
+        space = dict(code.space)
+        exec(self.source, space)  # (the source holds no text of the template: see above)
+        self.build: Build = space["build"]
 
     def fill(self, pieces: tuple[str, ...], numbers: tuple[str, ...], text: str) -> Any:
         for i, digits in self.fixed:
@@ -326,115 +320,147 @@ class Ready:
             raise Refused("an entry is larger than its text allows")
         if self.longest > max(len(text), 32) or self.widest > len(text) + 1:
             raise Refused("a string or tuple longer than the text allows")
-        f = _Fill(pieces, numbers, text)
         try:
-            request = self.build(f)
+            request, found = self.build(pieces, numbers, text)
         except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as err:
             raise Refused(str(err)) from None
-        _check(request, text, f.found)
+        _check(request, text, found)
         return request
 
     def _part(
-        self, node: Any, cls: str, field: str, in_request: bool, classes: dict[str, type]
-    ) -> tuple[bool, Any]:
-        """A part of the template: (False, its value) when no number of the text changes
-        it, else (True, the function that builds it from a `_Fill`)."""
+        self,
+        code: _Code,
+        node: Any,
+        cls: str,
+        field: str,
+        in_request: bool,
+        classes: dict[str, type],
+    ) -> str:
+        """A part of the template: the expression of its value in the generated function
+        (a constant's name when no number of the text changes it, else a local's), its
+        statements written into `code` in the order the template is walked."""
         if not isinstance(node, dict):
             if isinstance(node, str):
                 self.longest = max(self.longest, len(node))
-            return False, node
+            return code.constant(node)
         if "@s" in node:
             rule = RULES[(cls, field)]
-            return True, _slot(node["@s"], node.get("neg", 0), rule, field, in_request)
+            return code.slot(node["@s"], node.get("neg", 0), rule, field, in_request)
         if "@c" in node:
             k, offset = node["@c"]
-            return True, lambda f: f.start(k) + offset + 1
+            return code.column(k, offset)
         self.nodes += 1
         if "@r" in node:
-            return True, _text
+            return "text"
         if "@t" in node:
             items = node["@t"]
             if field not in ("members", "sides"):
                 self.widest = max(self.widest, len(items))
             inner = field if field == "columns" else field + "[]"
-            parts = [self._part(x, cls, inner, in_request, classes) for x in items]
-            if not any(varies for varies, _ in parts):
-                return False, tuple(value for _, value in parts)
-            return True, _tuple(tuple(parts))
+            parts = [self._part(code, x, cls, inner, in_request, classes) for x in items]
+            if not any(code.varies(p) for p in parts):
+                return code.constant(tuple(code.space[p] for p in parts))
+            return code.local("(" + "".join(f"{p}, " for p in parts) + ")")
         made = classes[node["@"]]
         inside = made in parse_cache.REQUESTS or made is Target
-        fixed: dict[str, Any] = {}
-        varied: list[tuple[str, Build]] = []
+        names = {f.name for f in fields(made) if f.init}
+        kwargs: list[tuple[str, str]] = []
         for name, value in node.items():
             if name != "@":
-                varies, part = self._part(value, node["@"], name, inside, classes)
-                if varies:
-                    varied.append((name, part))
-                else:
-                    fixed[name] = part
-        if not varied:
-            return False, made(**fixed)
-        return True, _instance(made, fixed, tuple(varied), issubclass(made, _CHECKED))
+                if name not in names:
+                    raise ValueError(f"{node['@']} has no field {name[:40]!r}")
+                kwargs.append((name, self._part(code, value, node["@"], name, inside, classes)))
+        if not any(code.varies(p) for _, p in kwargs):
+            return code.constant(made(**{name: code.space[p] for name, p in kwargs}))
+        call = f"{code.constant(made)}({', '.join(f'{name}={p}' for name, p in kwargs)})"
+        return code.local(call, found=issubclass(made, _CHECKED))
 
 
 _CHECKED = (tree.Dice, RollRequest)  # (what `_check` reads)
 
 
-def _text(f: _Fill) -> str:
-    return f.text
+class _Code:
+    """The generated function of a `Ready` template as it is written: its statements, its
+    namespace of constants (`k0`, `k1`, ...) and its locals (`v0`, `v1`, ...)."""
 
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.space: dict[str, Any] = {"Refused": Refused, "limits": parse_cache.limits}
+        self.found: list[str] = []  # the locals holding what `_check` reads
+        self.made = 0
 
-def _slot(i: int, neg: int, rule: tuple[int, int, int | None], field: str, inside: bool) -> Build:
-    """The number of slot `i` (negated with `neg`), held to the grammar's limits (`rule`)
-    and to those parse_cache.decode holds the field's values to (parse_cache.limits), one
-    range of digits where those do not depend on the text's length."""
-    low, high, neg_high = rule
-    top = neg_high if neg and neg_high is not None else high
-    if parse_cache.text_limits(field):
+    def _name(self, prefix: str) -> str:
+        self.made += 1
+        return f"{prefix}{self.made}"
 
-        def slot_in_text(f: _Fill) -> int:
-            digits = f.numbers[i]
-            if len(digits) > 12:
-                raise Refused(f"{digits[:20]} has too many digits")
-            n = int(digits)
-            if not low <= n <= top:
-                raise Refused(f"{n} does not fit {field}")
-            value = -n if neg else n
-            least, most = parse_cache.limits(field, inside, len(f.text))
-            if not least <= value <= most:
-                raise Refused(f"{field} {value} is outside {least:,}..{most:,}")
+    def constant(self, value: Any) -> str:
+        name = self._name("k")
+        self.space[name] = value
+        return name
+
+    def varies(self, name: str) -> bool:
+        return name not in self.space
+
+    def local(self, expression: str, found: bool = False) -> str:
+        name = self._name("v")
+        self.lines.append(f"    {name} = {expression}")
+        if found:
+            self.found.append(name)
+        return name
+
+    def slot(
+        self, i: int, neg: int, rule: tuple[int, int, int | None], field: str, inside: bool
+    ) -> str:
+        """The number of slot `i` (negated with `neg`), held to the grammar's limits
+        (`rule`) and to those parse_cache.decode holds the field's values to
+        (parse_cache.limits), one range of digits where those do not depend on the text's
+        length."""
+        if type(i) is not int or neg not in (0, 1):
+            raise ValueError("a bad slot")
+        low, high, neg_high = rule
+        top = neg_high if neg and neg_high is not None else high
+        digits, n = self._name("d"), self._name("n")
+        what = self.constant(field)
+        if not parse_cache.text_limits(field):
+            least, most = parse_cache.limits(field, inside, 0)  # (the value, sign included)
+            if neg:
+                low, top = max(low, -most), min(top, -least)
+            else:
+                low, top = max(low, least), min(top, most)
+        self.lines += [
+            f"    {digits} = numbers[{i}]",
+            f"    if len({digits}) > 12:",
+            f"        raise Refused({digits}[:20] + ' has too many digits')",
+            f"    {n} = int({digits})",
+            f"    if not {int(low)} <= {n} <= {int(top)}:",
+            f"        raise Refused(f'{{{n}}} does not fit {{{what}}}')",
+        ]
+        value = self.local(f"-{n}") if neg else n
+        if not parse_cache.text_limits(field):
             return value
+        self.lines += [
+            f"    least, most = limits({what}, {inside}, len(text))",
+            f"    if not least <= {value} <= most:",
+            f"        raise Refused(f'{{{what}}} {{{value}}} is outside {{least:,}}..{{most:,}}')",
+        ]
+        return value
 
-        return slot_in_text
-    least, most = parse_cache.limits(field, inside, 0)  # (of the value, its sign included)
-    low, top = (max(low, -most), min(top, -least)) if neg else (max(low, least), min(top, most))
+    def column(self, k: int, offset: int) -> str:
+        """Where segment `k` of the text (`starts`: piece 0, number 0, piece 1, ...) starts,
+        plus `offset`, counted from 1."""
+        if type(k) is not int or type(offset) is not int or k < 0:
+            raise ValueError("a bad column")
+        if k == 0:
+            return self.constant(offset + 1)
+        lengths = [f"len({'numbers' if j % 2 else 'pieces'}[{j // 2}])" for j in range(k)]
+        return self.local(" + ".join([*lengths, str(offset + 1)]))
 
-    def slot(f: _Fill) -> int:
-        digits = f.numbers[i]
-        if len(digits) > 12:
-            raise Refused(f"{digits[:20]} has too many digits")
-        n = int(digits)
-        if not low <= n <= top:
-            raise Refused(f"{n} does not fit {field}")
-        return -n if neg else n
-
-    return slot
-
-
-def _tuple(parts: tuple[tuple[bool, Any], ...]) -> Build:
-    return lambda f: tuple([p(f) if varies else p for varies, p in parts])
-
-
-def _instance(
-    cls: type, fixed: dict[str, Any], varied: tuple[tuple[str, Build], ...], checked: bool
-) -> Build:
-    def instance(f: _Fill) -> Any:
-        kwargs = dict(fixed)
-        for name, part in varied:
-            kwargs[name] = part(f)
-        obj = cls(**kwargs)
-        if checked:
-            f.found.append(obj)
-        return obj
-
-    return instance
+    def source(self, value: str) -> str:
+        found = "".join(f"{name}, " for name in self.found)
+        return "\n".join(
+            [
+                "def build(pieces, numbers, text):",
+                *self.lines,
+                f"    return {value}, ({found})",
+            ]
+        )

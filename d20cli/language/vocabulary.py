@@ -569,6 +569,8 @@ KEYWORDS: tuple[str, ...] = (
 #: What completion offers after a verb: the keywords, and the words that are keywords only
 #: in their place (after `vs`, after `fortune spend`), so they stay usable as labels.
 COMPLETION_WORDS: tuple[str, ...] = (*KEYWORDS, *DEFENSE_WORDS, *FORTUNE_USES, "DC", "AC")
+#: The same in lower case: a word after `vs` that is none of them names a combatant.
+COMPLETION_LOWER: frozenset[str] = frozenset(w.lower() for w in COMPLETION_WORDS)
 
 
 #: The words of each kind of request word, as completion offers them: a kind of
