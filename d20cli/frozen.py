@@ -32,7 +32,6 @@ then sealed read-only).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator
 from operator import attrgetter
 from types import CodeType, FunctionType
@@ -60,8 +59,6 @@ class _Missing:
 
 
 MISSING: Any = _Missing()
-
-_CLASSVAR = re.compile(r"\s*(?:typing\.)?ClassVar\b")
 
 
 class Field:
@@ -189,7 +186,7 @@ def _read_fields(cls: type) -> tuple[Field, ...]:
     annotations: dict[str, Any] = cls.__dict__.get("__annotations__", {})  # noqa: RUF063
     found: list[Field] = []
     for name, annotation in annotations.items():
-        if isinstance(annotation, str) and _CLASSVAR.match(annotation):
+        if isinstance(annotation, str) and _is_classvar(annotation):
             continue
         value = cls.__dict__.get(name, MISSING)
         if type(value).__name__ == "Field" and not isinstance(value, Field):
@@ -209,6 +206,13 @@ def _read_fields(cls: type) -> tuple[Field, ...]:
                 setattr(cls, name, f.default)
         found.append(f)
     return tuple(found)
+
+
+def _is_classvar(annotation: str) -> bool:
+    """Whether a string annotation is a ClassVar, as dataclasses reads it (`ClassVar` or
+    `typing.ClassVar`, then a character that is not part of a name)."""
+    text = annotation.lstrip().removeprefix("typing.")
+    return text.startswith("ClassVar") and not (text[8:9].isalnum() or text[8:9] == "_")
 
 
 def _slots_of(cls: type) -> Iterator[str]:

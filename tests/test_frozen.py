@@ -310,3 +310,15 @@ def test_a_sealable_class_is_set_until_it_seals_itself() -> None:
         del odds.notes
     with pytest.raises(TypeError, match="defines no __setattr__"):
         sealable(type("Plain", (), {"__annotations__": {"a": "int"}}))
+
+
+def test_a_classvar_annotation_is_read_as_dataclasses_reads_it() -> None:
+    """`_is_classvar` is the pattern dataclasses matches string annotations with
+    (`\\s*(?:typing\\.)?ClassVar\\b`), without compiling a pattern at start-up."""
+    import re
+
+    pattern = re.compile(r"\s*(?:typing\.)?ClassVar\b")
+    texts = ("ClassVar[int]", "  typing.ClassVar[str]", "ClassVar", "ClassVar ", "ClassVars")
+    texts += ("ClassVar_x", "ClassVar9", "int", "typing.ClassVarX", "tuple[ClassVar]", "ClassVar.x")
+    for text in texts:
+        assert own_fields._is_classvar(text) == bool(pattern.match(text)), text
