@@ -11,7 +11,6 @@ command (`char`, `log`, `systems`, ...) goes to the typer app with the options r
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 
@@ -223,8 +222,10 @@ def main(argv: list[str] | None = None) -> int:
             os.dup2(devnull, sys.stdout.fileno())
             return int(ExitStatus.OK)
         except KeyboardInterrupt:
-            with contextlib.suppress(OutputFailed, ValueError, OSError):
+            try:
                 sys.stdout.flush()
+            except (OutputFailed, ValueError, OSError):
+                pass
             return int(ExitStatus.INTERRUPTED)
         except NotSaved as failed:  # the results it could not log were not shown
             from d20cli.present.output import Output
@@ -245,8 +246,10 @@ def entry() -> NoReturn:
     An exception that escapes `main` (a bug: its traceback) ends it the usual way."""
     status = main()
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):  # a stream already reported as failed
+        try:
             stream.flush()
+        except Exception:  # a stream already reported as failed
+            pass
     os._exit(status)
 
 

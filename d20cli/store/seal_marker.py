@@ -10,13 +10,15 @@ the session's changes and the runs rolling in it apart."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
-from collections.abc import Iterator
 
 from d20cli.errors import StateError
 from d20cli.store.files import atomic_write, open_lock, xdg_dir
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import TracebackType
 
 CHANGES = [0]
 
@@ -42,8 +44,10 @@ def mark(sealed: bool) -> None:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             atomic_write(path, "a sealed session is open: d20 unseal ends it\n")
         else:
-            with contextlib.suppress(FileNotFoundError):
+            try:
                 os.remove(path)
+            except FileNotFoundError:
+                pass
     except OSError as err:
         raise StateError(
             f"cannot {'write' if sealed else 'remove'} {path}: {err.strerror or err}"
@@ -85,28 +89,48 @@ def _flock(fd: int, how: str, wait: bool = True) -> bool:
     return True
 
 
-@contextlib.contextmanager
-def changing(wait: float | None = None) -> Iterator[None]:
-    """Held while `d20 seal` or `d20 unseal` changes the session: StateError when a run
-    is still rolling in it after `wait` seconds (default WAIT)."""
-    gate = _lock_file(".gate")
-    try:
-        _flock(gate, "exclusive")  # new leases wait here: this is never starved
-        lease = _lock_file(".lock")
+class changing:
+    """Held while `d20 seal` or `d20 unseal` changes the session (`with changing():`):
+    StateError when a run is still rolling in it after `wait` seconds (default WAIT). A
+    class, not a `contextlib.contextmanager`: every run imports this module."""
+
+    def __init__(self, wait: float | None = None) -> None:
+        self.wait = WAIT if wait is None else wait
+
+    def __enter__(self) -> None:
+        gate = _lock_file(".gate")
         try:
-            deadline = time.monotonic() + (WAIT if wait is None else wait)
-            while not _flock(lease, "exclusive", wait=False):
-                if time.monotonic() > deadline:
-                    raise StateError(
-                        "a run is rolling in the sealed session (a batch on standard input "
-                        "or a shell); the session is not changed: try again when it ends"
-                    )
-                time.sleep(0.01)
-            yield
-        finally:
+            _flock(gate, "exclusive")  # new leases wait here: this is never starved
+            lease = _lock_file(".lock")
+            try:
+                deadline = time.monotonic() + self.wait
+                while not _flock(lease, "exclusive", wait=False):
+                    if time.monotonic() > deadline:
+                        raise StateError(
+                            "a run is rolling in the sealed session (a batch on standard "
+                            "input or a shell); the session is not changed: try again when "
+                            "it ends"
+                        )
+                    time.sleep(0.01)
+            except BaseException:
+                os.close(lease)
+                raise
+        except BaseException:
+            os.close(gate)
+            raise
+        self._fds = lease, gate
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        lease, gate = self._fds
+        try:
             os.close(lease)
-    finally:
-        os.close(gate)
+        finally:
+            os.close(gate)
 
 
 class Lease:
