@@ -7,6 +7,7 @@ order) is computed on first use. No system module imports pyparsing.
 
 from __future__ import annotations
 
+import sys
 from importlib import import_module
 
 from d20cli.errors import RulesError
@@ -40,8 +41,12 @@ def system_id(name: str) -> str:
 
 
 def get_system(name: str) -> System:
-    """The system with this id or alias (imports only its module)."""
-    module = import_module(f"d20cli.rules.{system_id(name)}")
+    """The system with this id or alias (imports only its module; one imported before is
+    taken from sys.modules, as a line of a batch asks for it each time)."""
+    path = f"d20cli.rules.{name}"
+    module = sys.modules.get(path) if name in SYSTEM_IDS else None
+    if module is None:
+        module = import_module(f"d20cli.rules.{system_id(name)}")
     system: System = module.SYSTEM
     return system
 
