@@ -129,6 +129,24 @@ def test_a_mistyped_verb_gets_did_you_mean_everywhere(capsys: pytest.CaptureFixt
     assert "did you mean check?" in d20(["chekc", "+5", "vs", "15"], capsys)[2]
 
 
+def test_a_new_line_in_a_batch_rolls_as_it_does_alone_whatever_its_system_s_spelling() -> None:
+    lines = ["check +5 vs 15 adv", "roll 4d6kh3+2", "attack +3 vs AC 12 dmg 1d8+2"]
+    alone = [batch([line], Options(json=True, seed=4))[1] for line in lines]
+    assert "".join(alone) == batch(lines[:1], Options(json=True, seed=4))[1] + "".join(alone[1:])
+    run_seeded = batch([f"{line} --seed 4" for line in lines], Options(json=True))[1]
+    assert run_seeded == "".join(alone)
+    for spelling in ("mm", "MM", "mutants"):  # the system read by id, alias or case
+        status, out, err = batch(["check +5 vs 15 --seed 3"], Options(json=True, system=spelling))
+        assert (status, err) == (0, "") and '"system": "mm"' in out
+
+
+def test_help_is_asked_only_before_a_comment_or_the_end_of_the_options() -> None:
+    assert "Usage: d20 check" in batch(["check +5 vs 15 -h"])[1]
+    status, out, err = batch(["check +5 vs 15 # -h --help", "check +5 vs 15 -- --help"])
+    assert (status, out) == (2, "")  # each read as words of its request, not as help
+    assert err.count("d20: error at line") == 2 and "Usage" not in err
+
+
 def test_a_verb_help_on_standard_input_is_the_shell_help() -> None:
     status, out, err = batch(["check --help"])
     assert (status, err) == (0, "")

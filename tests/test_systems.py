@@ -47,6 +47,13 @@ def test_aliases(name: str, sid: str) -> None:
     assert get_system(name).id == sid
 
 
+def test_a_system_imported_before_is_its_module_s_and_a_spelling_is_still_read() -> None:
+    for sid in SYSTEM_IDS:  # (the second time from sys.modules: the same system)
+        assert get_system(sid) is get_system(sid) is sys.modules[f"d20cli.rules.{sid}"].SYSTEM
+    assert get_system(" MM ") is get_system("mm") is get_system("mutants")
+    assert get_system("Level_Up").id == "levelup"
+
+
 def test_every_alias_names_a_system() -> None:
     assert set(ALIASES.values()) <= set(SYSTEM_IDS)
 

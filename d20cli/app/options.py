@@ -422,6 +422,8 @@ def looks_like_option(token: str) -> bool:
 
 def wants_help(tokens: Sequence[str]) -> bool:
     """Whether `--help` or `-h` is among the options of `tokens` (before `--` or `#`)."""
+    if "--help" not in tokens and "-h" not in tokens:  # (most lines: one look at each)
+        return False
     for token in tokens:
         if token == "--" or token.startswith("#"):
             return False

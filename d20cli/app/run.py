@@ -392,7 +392,7 @@ def request(text: str, opts: Options, out: Output, context: Context | None = Non
             if prepared is not None:
                 context.say_notes(text, opts, out)  # now: the prepared line will not
                 context.prepared.keep(text, prepared)
-                roller = context.roller(opts)
+                roller = prepared.roller if prepared.roller is not None else context.roller(opts)
                 results: Iterable[Result]
                 if prepared.single:  # one result (most requests): rolled here, as `run` does
                     results = (
@@ -412,7 +412,7 @@ def request(text: str, opts: Options, out: Output, context: Context | None = Non
         except (D20Error, RecursionError) as err:
             _close(meter)
             return _failed(err, text, opts, out, [])
-        work = context.work_for(opts)
+        work = context.work_for(opts) if prepared is None else prepared.work
         said = prepared is not None  # (its notes were said above)
         return _rolled(text, opts, out, context, results, log, work, said, meter)
     finally:

@@ -180,14 +180,14 @@ class Plan(NamedTuple):
 def plan(request: Request) -> Plan:
     """The `Plan` of a request (a walk of its expressions: a caller that rolls the same
     request again keeps it)."""
+    from d20cli.dice.evaluate import fewest_dice
+
     units = each_roll(request)
     least = least_nx = results = 0
     for unit in units:
         parts = getattr(unit, "members", None) or getattr(unit, "sides", None) or ()
         results += unit.repeat * max(len(parts), 1)
         if unit.verb == "roll":
-            from d20cli.dice.evaluate import fewest_dice
-
             expr = getattr(unit, "expr", None)
             if expr is not None:
                 least += unit.repeat * fewest_dice(expr)
