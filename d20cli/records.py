@@ -23,15 +23,19 @@ if TYPE_CHECKING:
     from typing import Generic as Generic
     from typing import NamedTuple as NamedTuple
 
-#: What a class body may not define (collections.namedtuple's own), and what it defines
-#: that is not copied onto the tuple class.
+#: What a class body may not define (collections.namedtuple's own).
 _PROHIBITED = frozenset(
-    ("__new__", "__init__", "__slots__", "__getnewargs__", "_fields", "_field_defaults")
-) | frozenset(("_make", "_replace", "_asdict", "_source"))
-_SPECIAL = frozenset(("__module__", "__name__", "__annotations__", "__qualname__"))
+    {"__new__", "__init__", "__slots__", "__getnewargs__", "_fields", "_field_defaults"}
+    | {"_make", "_replace", "_asdict", "_source"}
+)
+#: What a class body defines that is not copied onto the tuple class.
+_SPECIAL = frozenset({"__module__", "__name__", "__annotations__", "__qualname__"})
 
 
 class _RecordMeta(type):
+    """Makes `class X(NamedTuple)` the namedtuple of X's annotated fields (as typing's
+    NamedTupleMeta does, without reading the annotations)."""
+
     def __new__(cls, name: str, bases: tuple[type, ...], ns: dict[str, Any]) -> Any:
         if bases != (_Record,):
             raise TypeError("a NamedTuple inherits from NamedTuple alone")
