@@ -54,7 +54,14 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from d20cli.bounded import Bounded, declare
-from d20cli.dice.roller import DEFAULT_BUDGET, DEFAULT_WORK, RandomRoller, Roller, make_roller
+from d20cli.dice.roller import (
+    DEFAULT_BUDGET,
+    DEFAULT_WORK,
+    RandomRoller,
+    Roller,
+    generator,
+    make_roller,
+)
 from d20cli.errors import (
     BudgetError,
     D20Error,
@@ -992,7 +999,7 @@ def _random() -> random.Random:
     try:
         return _THREAD.rng  # type: ignore[no-any-return]
     except AttributeError:
-        rng = _THREAD.rng = random.Random(int.from_bytes(os.urandom(16), "big"))
+        rng = _THREAD.rng = generator()
         return rng
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from d20cli.app.options import Options
 from d20cli.bounded import Bounded, declare
-from d20cli.dice.roller import RandomRoller, Roller, make_roller
+from d20cli.dice.roller import RandomRoller, Roller, generator, make_roller
 from d20cli.errors import NotSaved, ParseError, StateError
 from d20cli.frozen import replace
 from d20cli.language.notes import may_hold, stray_labels, unvalued_words
@@ -336,7 +336,7 @@ class Context(Lookups):
         # not a memo: one per character, dice source and webhook, each holding rows not
         # yet written
         self.logs: dict[tuple[str | None, bool, bool, str | None], RollLog | None] = {}
-        self._rng: random.Random | None = None if seed is None else _generator(seed)
+        self._rng: random.Random | None = None if seed is None else generator(seed)
         self._rollers: Bounded[int, RandomRoller] = ROLLERS.new()  # by budget: one or two a run
         self._last_log: tuple[Options, RollLog | None] | None = None  # log_for's last answer
         # label words and peer readings already said (say_notes): one said again
@@ -616,7 +616,7 @@ class Context(Lookups):
         roller = self._rollers.get(budget)
         if roller is None:  # one roller per budget serves every request without its own seed
             if self._rng is None:
-                self._rng = _generator(int.from_bytes(os.urandom(16), "big"))
+                self._rng = generator()
             roller = self._rollers[budget] = RandomRoller(self._rng, budget)
         roller.count = 0
         return roller
@@ -693,11 +693,3 @@ def _names_a_party(spec: str) -> bool:
 def _printed_size(kept: tuple[object, str]) -> int:
     """The weight of an odds line kept in `Lookups.odds_lines`: its JSON's characters."""
     return len(kept[1])
-
-
-def _generator(seed: int) -> random.Random:
-    """The run's generator of dice, seeded (`random` is imported where dice are rolled:
-    `d20 odds` rolls none, 1.5 ms of its start)."""
-    import random
-
-    return random.Random(seed)
