@@ -156,13 +156,10 @@ def run(
             opts = prepared.opts
             roller = prepared.roller if prepared.roller is not None else context.roller(opts)
             log = context.log_for(opts, out)
-            if not prepared.single:
-                rolled: Iterable[Result] = prepared.results(roller)
-            else:  # one result (most requests): rolled here, not by a generator
-                try:
-                    rolled = (prepared.one(roller),)
-                except (D20Error, RecursionError) as err:
-                    return _failed(err, text, opts, out, [])
+            try:  # (one result, most requests, is rolled now: not by a generator)
+                rolled = prepared.rolled(roller)
+            except (D20Error, RecursionError) as err:
+                return _failed(err, text, opts, out, [])
             # its notes were said when it was prepared (once a run: Context.say_notes)
             return _rolled(text, opts, out, context, rolled, log, prepared.work, said=True)
     return request(text, opts, out, context)
@@ -393,15 +390,8 @@ def request(text: str, opts: Options, out: Output, context: Context | None = Non
                 context.say_notes(text, opts, out)  # now: the prepared line will not
                 context.prepared.keep(text, prepared)
                 roller = prepared.roller if prepared.roller is not None else context.roller(opts)
-                results: Iterable[Result]
-                if prepared.single:  # one result (most requests): rolled here, as `run` does
-                    results = (
-                        rolls.one(
-                            prepared.request, prepared.resolve, roller, prepared.work, prepared.plan
-                        ),
-                    )
-                else:
-                    results = prepared.results(roller)
+                # (its first roll, as `run` rolls it again, but not through its memo)
+                results: Iterable[Result] = prepared.rolled(roller, remember=False)
             else:
                 step = None if meter is None else meter.step
                 results = results_of(text, opts, out, context, step)

@@ -8,7 +8,7 @@ again by the very options object it was prepared for (`Settings`, opaque here).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from d20cli.frozen import frozen
 from d20cli.records import Generic
@@ -58,10 +58,14 @@ class PreparedLine(Generic["Settings"]):
         """Its results, rolled with `roller` (d20cli.rolling.rolls.results)."""
         return rolls.results(self.request, self.resolve, roller, 1, self.work, self.plan)
 
-    def one(self, roller: Roller) -> Result:
-        """The result of a request of one result (`single`), rolled as `results` rolls it,
-        without a generator (a batch rolls a line after another)."""
-        return rolls.one(self.request, self.resolve, roller, self.work, self.plan, self.memo)
+    def rolled(self, roller: Roller, remember: bool = True) -> Iterable[Result]:
+        """Its results, rolled with `roller`: a request of one result (`single`) is rolled
+        now, as `results` rolls it, without a generator (a batch rolls a line after
+        another), and through its memo when `remember`; any other, by `results`."""
+        if not self.single:
+            return self.results(roller)
+        memo = self.memo if remember else None
+        return (rolls.one(self.request, self.resolve, roller, self.work, self.plan, memo),)
 
 
 def prepare(
