@@ -512,9 +512,7 @@ class RollLog:
         # a write failed or was interrupted: the rows stay buffered, and `close` does not
         # wait for a lock again
         self.troubled = False
-        self._ms = -1  # the time of the last row, and its text (a batch rolls many per ms)
-        self._stamp = ""
-        self._stamps = Stamps()
+        self._stamps = Stamps()  # the rows' times (a batch writes many a second)
         self._bytes = 0  # of the buffered rows, and of every row of the run
         self._run_bytes = 0
         self._full = False  # the run has added MAX_RUN_BYTES: the rest is not logged
@@ -542,11 +540,9 @@ class RollLog:
             )
             return
         self._bytes += size
-        ms = time.time_ns() // 1_000_000  # the time, written once a millisecond
-        if ms != self._ms:
-            self._ms, self._stamp = ms, self._stamps.of(ms)
+        at = self._stamps.of(time.time_ns() // 1_000_000)
         row: tuple[Any, ...] = (
-            self._stamp,
+            at,
             self.character,
             result.system,
             result.verb,
@@ -559,7 +555,7 @@ class RollLog:
         # then the house rules' JSON, and a sealed session's session, position, replay and
         # receipt: nothing for a row of neither (most rows, which the table writes in fewer
         # columns)
-        sealed = None if self.seal is None else self.seal(result, self._stamp, self.character)
+        sealed = None if self.seal is None else self.seal(result, at, self.character)
         if house is not None or sealed:
             row = (*row, house, *(sealed or ()))
         self._rows.append(row)
