@@ -246,3 +246,46 @@ def test_stdin_lines_holds_no_more_than_the_limit_of_a_giant_line(tmp_path: Path
         "error: line 6 is longer than 10,000 characters; it was skipped",
     ]
     assert peak < 2_000_000, peak
+
+
+def test_a_batch_freezes_what_exists_when_a_line_has_imported_modules() -> None:
+    """Standard input's lines tell the cycle collector that what exists is there for good
+    (gc.freeze) before the first line, and again only after a line that imported a module;
+    so a collection during a long batch looks only at what its lines made."""
+    import gc
+    import types
+
+    from d20cli.app.stdin import frozen_as_imported
+
+    gc.unfreeze()
+    lines = frozen_as_imported(iter(["roll 1d6", "roll 1d8", "roll 1d10"]))
+    try:
+        assert next(lines) == "roll 1d6"
+        assert gc.get_freeze_count() > 0  # the start's objects
+        gc.unfreeze()
+        assert next(lines) == "roll 1d8"
+        assert gc.get_freeze_count() == 0  # nothing imported since: not told again
+        sys.modules["d20cli_test_imported"] = types.ModuleType("d20cli_test_imported")
+        assert next(lines) == "roll 1d10"
+        assert gc.get_freeze_count() > 0  # a line imported a module: told again
+    finally:
+        sys.modules.pop("d20cli_test_imported", None)
+        gc.unfreeze()
+
+
+def test_a_batch_leaves_nothing_frozen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When standard input's batch ends, what it froze is the collector's again (a process
+    that goes on, as a test's does, collects it)."""
+    import gc
+    import io
+
+    from d20cli.app.options import Options
+    from d20cli.app.stdin import run_stdin
+
+    gc.unfreeze()
+    monkeypatch.setattr(sys, "stdin", io.StringIO("roll 1d1\nroll 2d1\n"))
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    assert run_stdin(Options(json=True)) == 0
+    assert [json.loads(line)["total"] for line in out.getvalue().splitlines()] == [1, 2]
+    assert gc.get_freeze_count() == 0
