@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from d20cli.language.shapes import join, split
+from d20cli.language.shapes import is_word, join, split
 
 SHAPES = [
     "check +5 vs 15",
@@ -79,6 +79,14 @@ SHAPES = [
     "roll 1d20+5 vs 15; 2d6+3",
     "roll I hit for [[1d8+3]] and [[1d6]] fire",
     "roll 8d6cs>5cf<2",
+    "roll 2d6+3 [fire]",
+    "roll 3d8ro1+2 [fire]",
+    "roll 1d8[slashing] + 2d6[fire] + 3",
+    "attack +5 vs AC 15 dmg 1d8+3 [slashing]",
+    "check +5 [stealth] vs 15",
+    "check [sleight of hand] +5 vs 15 adv",
+    "save +3 [dex] vs 14",
+    "roll 1d6 [5]",
 ]
 
 _EDGES = [0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 19, 20, 21, 99, 100, 101, 999, 1000, 1001]
@@ -86,10 +94,19 @@ _EDGES += [10**6 - 1, 10**6, 10**6 + 1, 10**9 - 1, 10**9, 10**11 - 1, 10**11]
 _EDGES += [10**12 - 1, 10**12, 10**13]
 
 
+#: A label slot's fillings besides its own: other words, the grammar's keywords, the
+#: longest, numbers, and labels that are no slot (spaces at an edge, two spaces, a digit).
+_LABELS = ["cold", "Necrotic", "sleight of hand", "adv", "dis", "vs", "DC", "AC", "d", "x"]
+_LABELS += ["kh", "crit", "min", "expertise", "a" * 32, "a" * 33, "5", "0", "12"]
+_LABELS += [" fire", "fire ", "fi  re", "2nd hit", "fire1"]
+
+
 def number(rng: random.Random, original: str) -> str:
     """One slot's filling: often the original (so fixed slots match), often an edge of a
-    limit, sometimes a leading zero or a long number."""
+    limit, sometimes a leading zero or a long number; a label's, another label."""
     roll = rng.random()
+    if is_word(original):
+        return original if roll < 0.3 else rng.choice(_LABELS)
     if roll < 0.3:
         return original
     if roll < 0.35:

@@ -80,6 +80,46 @@ def test_a_shape_is_the_text_with_its_numbers_as_slots() -> None:
     assert shapes.key(("roll ", " # a\\b")) == "roll # \\# a\\\\b"
 
 
+def test_a_labels_words_are_a_slot() -> None:
+    """Letters and single spaces filling a label's brackets, at most MAX_WORD of them, are
+    a slot of their own; any other label stays in the shape's pieces."""
+    parts = shapes.split("roll 1d8[slashing] + 2d6[fire] + 3")
+    assert parts is not None
+    assert parts[1] == ("1", "8", "slashing", "2", "6", "fire", "3")
+    assert shapes.key(parts[0]) == "roll #d#[#] + #d#[#] + #"
+    assert shapes.split("check +5 [sleight of hand] vs 15") == (
+        ("check +", " [", "] vs ", ""),
+        ("5", "sleight of hand", "15"),
+    )
+    word = "a" * shapes.MAX_WORD
+    for label in (" fire", "fire ", "fire  x", "2nd hit", "fire1", word + "a"):
+        found = shapes.split(f"roll 2d6 [{label}]")
+        assert found is not None and all(not shapes.is_word(s) for s in found[1]), label
+    assert shapes.split(f"roll 2d6 [{word}]") == (("roll ", "d", " [", "]"), ("2", "6", word))
+
+
+def test_texts_of_other_labels_share_one_template(tmp_path: Path) -> None:
+    """`roll 3d8ro1+2 [fire]` learnt serves `[cold]` and any other label's words as the
+    grammar reads them; a number in the label's place (`[5]`, a template of its own, the
+    number fixed) is not read as a label, nor a label as a number."""
+    cache = ShapeCache(str(tmp_path / "shapes.cache"))
+    for text in ("roll 3d8ro1+2 [fire]", "roll 1d6 [5]"):
+        cache.builds = 0
+        cache.put(text, parse_request(text), parse_request)
+    for text in ("roll 4d6ro1+1 [cold]", "roll 2d10ro2+0 [Sneak Attack]", "roll 3d8ro1+2 [vs]"):
+        assert cache.get(text) == parse_request(text), text
+    assert len(cache._load()["roll #d#ro#+# [#]"]) == 1
+    assert cache.get("roll 1d6 [5]") == parse_request("roll 1d6 [5]")
+    assert cache.get("roll 1d6 [6]") is None  # (the number of a label is part of its text)
+    held = cache._load()["roll #d# [#]"]
+    assert list(held) == ["2=5"]
+    cache.put("roll 1d6 [fire]", parse_request("roll 1d6 [fire]"), parse_request)
+    assert sorted(cache._load()["roll #d# [#]"]) == ["", "2=5"]
+    for text in ("roll 2d4 [cold]", "roll 1d6 [adv]"):
+        assert cache.get(text) == parse_request(text), text
+    assert cache.get("roll 2d4 [7]") is None
+
+
 @pytest.mark.parametrize(
     "text",
     [

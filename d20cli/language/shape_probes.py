@@ -1,7 +1,9 @@
 """Learning a request shape's template (d20cli.language.shapes) from a text the grammar
-has just parsed, by parsing probes: the text with its numbers changed must differ from it
-in exactly those numbers, each at one field of `shapes.RULES` (else a number is fixed).
-The grammar comes in as `parse`, so this module never imports it."""
+has just parsed, by parsing probes: the text with its slots changed must differ from it
+in exactly those slots, each number at one field of `shapes.RULES` and each label's words
+at one field of `shapes.LABELS` (else the slot is fixed). A label's probe is another
+label, its words with letters put in front. The grammar comes in as `parse`, so this
+module never imports it."""
 
 from __future__ import annotations
 
@@ -12,7 +14,18 @@ from d20cli.errors import ParseError
 from d20cli.frozen import MISSING, fields
 from d20cli.language import parse_cache
 from d20cli.language.requests import RollRequest
-from d20cli.language.shapes import RULES, Refused, fill, instances, join, key, split, starts
+from d20cli.language.shapes import (
+    LABELS,
+    RULES,
+    Refused,
+    fill,
+    instances,
+    is_word,
+    join,
+    key,
+    split,
+    starts,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -62,13 +75,16 @@ def _at(data: Any, path: Path) -> tuple[Any, str | int]:
     return (data["@t"] if isinstance(last, int) else data), last
 
 
-def _site(base: Any, probe: Any, value: int, new: int) -> tuple[Path, bool] | None:
-    """Where a slot's number lands: the one leaf that changed from `value` to `new`
-    (or from -value to -new), at a field of RULES. None if it is not so."""
+def _site(base: Any, probe: Any, value: int | str, new: int | str) -> tuple[Path, bool] | None:
+    """Where a slot lands: the one leaf that changed from `value` to `new` (or, for a
+    number, from -value to -new), at a field of RULES (of LABELS, for a label's words).
+    None if it is not so."""
     found: list[Any] = []
     if not _diff(base, probe, "", "", (), found) or len(found) != 1:
         return None
     path, cls, field, a, b = found[0]
+    if isinstance(value, str) or isinstance(new, str):
+        return (path, False) if (cls, field) in LABELS and (a, b) == (value, new) else None
     if isinstance(a, bool) or not isinstance(a, int) or isinstance(b, bool):
         return None
     rule = RULES.get((cls, field))
@@ -81,17 +97,26 @@ def _site(base: Any, probe: Any, value: int, new: int) -> tuple[Path, bool] | No
     return None
 
 
+def _new_word(word: str, i: int) -> str:
+    """A label's probe: other words, of its slot `i` alone."""
+    return "q" * (i + 1) + word
+
+
 def _all_at_once(
     base: Any, pieces: tuple[str, ...], numbers: tuple[str, ...], parse: Callable[[str], Any]
-) -> dict[int, tuple[Path, bool, int]] | None:
-    """Each slot's place from one probe that changes every number to a value of its own
+) -> dict[int, tuple[Path, bool, int | str]] | None:
+    """Each slot's place from one probe that changes every slot to a value of its own
     (no two slots share one): each leaf that changed must be one slot's (value, new) or
-    (-value, -new) at a field of RULES, and each slot must own exactly one. None if not."""
-    if any(len(n) > 12 for n in numbers):
+    (-value, -new) at a field of RULES (a label's, at a field of LABELS), and each slot
+    must own exactly one. None if not."""
+    if any(len(n) > 12 for n in numbers if not is_word(n)):
         return None
-    values = [int(n) for n in numbers]
-    news: list[int] = []
-    for v in values:
+    values: list[int | str] = [n if is_word(n) else int(n) for n in numbers]
+    news: list[int | str] = []
+    for i, v in enumerate(values):
+        if isinstance(v, str):
+            news.append(_new_word(v, i))
+            continue
         new = next(
             p for p in (v + 1, v + 2, v + 3, *range(v + 4, v + 8 + len(values))) if p not in news
         )
@@ -104,8 +129,18 @@ def _all_at_once(
     found: list[Any] = []
     if not _diff(base, probe, "", "", (), found):
         return None
-    sites: dict[int, tuple[Path, bool, int]] = {}
+    sites: dict[int, tuple[Path, bool, int | str]] = {}
     for path, cls, field, a, b in found:
+        if type(a) is str and type(b) is str and (cls, field) in LABELS:
+            owners = [
+                (i, False)
+                for i, (v, new) in enumerate(zip(values, news, strict=True))
+                if (a, b) == (v, new)
+            ]
+            if len(owners) != 1 or owners[0][0] in sites:
+                return None
+            sites[owners[0][0]] = (path, False, b)
+            continue
         rule = RULES.get((cls, field))
         if rule is None or type(a) is not int or type(b) is not int:
             return None
@@ -113,7 +148,10 @@ def _all_at_once(
             (i, neg)
             for i, (v, new) in enumerate(zip(values, news, strict=True))
             for neg in (False, True)
-            if (a, b) == ((-v, -new) if neg else (v, new)) and (not neg or rule[2] is not None)
+            if isinstance(v, int)
+            and isinstance(new, int)
+            and (a, b) == ((-v, -new) if neg else (v, new))
+            and (not neg or rule[2] is not None)
         ]
         if len(owners) != 1 or owners[0][0] in sites:
             return None
@@ -166,29 +204,30 @@ def build(
     except TypeError:
         return None
     template = _encode(request, text)
-    free: dict[int, int] = {}  # slot -> the probe value that showed where it lands
-    # First every number changed at once (one parse serves a common shape), then, if
-    # that does not show each number's place, one number at a time.
+    free: dict[int, int | str] = {}  # slot -> the probe value that showed where it lands
+    # First every slot changed at once (one parse serves a common shape), then, if that
+    # does not show each slot's place, one slot at a time.
     sites = _all_at_once(base, pieces, numbers, parse)
     if sites is not None:
         for i, (path, neg, new) in sites.items():
             box, last = _at(template, path)
-            box[last] = {"@s": i, "neg": 1} if neg else {"@s": i}
+            box[last] = _marker(i, neg, isinstance(new, str))
             free[i] = new
     for i, number in enumerate(numbers):
-        if len(number) > 12 or sites is not None:
+        if sites is not None or (len(number) > 12 and not is_word(number)):
             continue
-        for new in _probes(int(number)):
+        value: int | str = number if is_word(number) else int(number)
+        for new in [_new_word(number, i)] if isinstance(value, str) else _probes(value):
             changed = (*numbers[:i], str(new), *numbers[i + 1 :])
             probe_text = join(pieces, changed)
             try:
                 probe = _encode(parse(probe_text), probe_text)
             except ParseError:
                 continue
-            site = _site(base, probe, int(number), new)
+            site = _site(base, probe, value, new)
             if site is not None:
                 box, last = _at(template, site[0])
-                box[last] = {"@s": i, "neg": 1} if site[1] else {"@s": i}
+                box[last] = _marker(i, site[1], isinstance(value, str))
                 free[i] = new
             break
     if not _mark_columns(template, pieces, numbers):
@@ -220,6 +259,14 @@ def build(
         if warm != cold:
             return None
     return entry["shape"], entry
+
+
+def _marker(i: int, neg: bool, word: bool) -> dict[str, int]:
+    """A template's slot: a label's words (`@w`), or a number (`@s`, `neg`: read with its
+    '-' as one negative number)."""
+    if word:
+        return {"@w": i}
+    return {"@s": i, "neg": 1} if neg else {"@s": i}
 
 
 def _mark_columns(data: Any, pieces: tuple[str, ...], numbers: tuple[str, ...]) -> bool:

@@ -20,8 +20,15 @@ A fill the grammar would refuse is `Refused` (a miss: the caller parses the
 text, so errors and carets always come from the grammar); a template that is not one
 `build` could have written is ValueError (or KeyError, TypeError).
 
-Only ASCII, printable texts of at most MAX_SHAPE_TEXT characters with 1 to MAX_SLOTS numbers
-written without leading zeros have a shape.
+A label's words in brackets are a slot too, a word slot (`roll 2d6+3 [fire]` and `roll
+1d8+1 [cold]` share the shape `roll #d#+# [#]`), when they are letters and single spaces,
+at most MAX_WORD characters, and land at a field of `LABELS` (the grammar keeps a bracket's
+text as it is, whatever its words: a probe with another label shows where it lands); any
+other label stays part of the shape's pieces, as before. A word slot takes only a word and
+a number slot only digits (`[5]` and `[fire]` share a shape, not a template).
+
+Only ASCII, printable texts of at most MAX_SHAPE_TEXT characters with 1 to MAX_SLOTS slots,
+their numbers written without leading zeros, have a shape.
 """
 
 from __future__ import annotations
@@ -47,9 +54,14 @@ if TYPE_CHECKING:
     from typing import Any, TypeAlias
 
 MAX_SHAPE_TEXT = 500  # characters of a text that has a shape
-MAX_SLOTS = 40  # numbers in it
+MAX_SLOTS = 40  # numbers and labels in it
+MAX_WORD = 32  # characters of a label that is a slot
 
-_NUMBERS = re.compile(r"([0-9]+)")  # (a group: `split` keeps the numbers between pieces)
+#: A slot: a run of digits, or a label's words (letters, single spaces) filling its brackets.
+#: (A group: `split` keeps the slots between the pieces.)
+_SLOTS = re.compile(
+    rf"([0-9]+|(?<=\[)(?=[A-Za-z ]{{1,{MAX_WORD}}}\])[A-Za-z]+(?: [A-Za-z]+)*(?=\]))"
+)
 _VERB = re.compile(r"[\s,]")
 
 #: Where a slot's number may land: (class, field) -> (lowest, highest, highest when read
@@ -76,24 +88,35 @@ RULES: dict[tuple[str, str], tuple[int, int, int | None]] = {
     ("RollRequest", "repeat"): (1, MAX_NX, None),
 }
 
+#: Where a word slot (a label's words) may land: the fields that keep a bracket's text as it
+#: is typed (the dice grammar's `[label]` of a term, the check grammar's `[name]`).
+LABELS: frozenset[tuple[str, str]] = frozenset(
+    {("Dice", "label"), ("Number", "label"), ("CheckRequest", "name")}
+)
+
 
 class Refused(Exception):
     """A text's numbers do not fit its shape's template (the grammar decides)."""
 
 
 def split(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    """The text's pieces around its numbers and the numbers (as typed), or None when it
-    has no shape (see the module doc)."""
+    """The text's pieces around its slots and the slots (as typed: the numbers, and the
+    labels' words, `is_word`), or None when it has no shape (see the module doc)."""
     if len(text) > MAX_SHAPE_TEXT or not text.isascii() or not text.isprintable():
         return None
-    parts = _NUMBERS.split(text)  # piece, number, piece, ..., piece: one pass
+    parts = _SLOTS.split(text)  # piece, slot, piece, ..., piece: one pass
     numbers = tuple(parts[1::2])
     if not numbers or len(numbers) > MAX_SLOTS:
         return None
-    for number in numbers:  # (each is a whole run of digits)
+    for number in numbers:  # (each is a whole run of digits, or a word)
         if number[0] == "0" and len(number) > 1:
             return None  # a leading zero
     return tuple(parts[0::2]), numbers
+
+
+def is_word(slot: str) -> bool:
+    """Whether a slot of `split` is a label's words (else it is a number)."""
+    return not slot[0].isdigit()
 
 
 def key(pieces: tuple[str, ...]) -> str:
@@ -162,6 +185,8 @@ class _Filler:
             return node
         if "@s" in node:
             return self.slot(node, cls, field)
+        if "@w" in node:
+            return self.word(node, cls, field)
         if "@c" in node:
             return self.column(node, field)
         if "@t" in node:
@@ -190,12 +215,30 @@ class _Filler:
         if neg and neg_high is None:
             raise ValueError(f"{cls}.{field} is never negative")
         digits = self.numbers[i]
+        if is_word(digits):
+            raise Refused("a label where a number goes")
         if len(digits) > 12:
             raise Refused(f"{digits[:20]} has too many digits")
         n = int(digits)
         if not low <= n <= (neg_high if neg and neg_high is not None else high):
             raise Refused(f"{n} does not fit {cls}.{field}")
         return -n if neg else n
+
+    def word(self, node: dict[str, Any], cls: str, field: str) -> str:
+        i = node["@w"]
+        if (
+            len(node) != 1
+            or type(i) is not int
+            or not 0 <= i < len(self.numbers)
+            or i in self.used
+            or (cls, field) not in LABELS
+        ):
+            raise ValueError("a bad word slot")
+        self.used.add(i)
+        word = self.numbers[i]
+        if not is_word(word):
+            raise Refused("a number where a label goes")
+        return word
 
     def column(self, node: dict[str, Any], field: str) -> int:
         place = node["@c"]
@@ -346,6 +389,10 @@ class Ready:
         if "@s" in node:
             rule = RULES[(cls, field)]
             return code.slot(node["@s"], node.get("neg", 0), rule, field, in_request)
+        if "@w" in node:
+            if (cls, field) not in LABELS:
+                raise ValueError(f"{cls}.{field} holds no label")
+            return code.word(node["@w"])
         if "@c" in node:
             k, offset = node["@c"]
             return code.column(k, offset)
@@ -444,6 +491,18 @@ class _Code:
             f"        raise Refused(f'{{{what}}} {{{value}}} is outside {{least:,}}..{{most:,}}')",
         ]
         return value
+
+    def word(self, i: int) -> str:
+        """The label's words of slot `i` (a number there is Refused)."""
+        if type(i) is not int:
+            raise ValueError("a bad slot")
+        word = self._name("w")
+        self.lines += [
+            f"    {word} = numbers[{i}]",
+            f"    if {word}[0].isdigit():",
+            "        raise Refused('a number where a label goes')",
+        ]
+        return word
 
     def column(self, k: int, offset: int) -> str:
         """Where segment `k` of the text (`starts`: piece 0, number 0, piece 1, ...) starts,
