@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from d20cli.dice.roller import DEFAULT_BUDGET, DEFAULT_WORK
 from d20cli.errors import ASCII_DIGITS, BudgetError, ParseError, foreign_digit, not_a_digit
 from d20cli.frozen import fields, frozen, replace
-from d20cli.language.vocabulary import CHECK_VERBS, DEFAULT_SYSTEM, SYSTEM_IDS
+from d20cli.language.vocabulary import CHECK_VERBS, DEFAULT_SYSTEM, SYSTEM_IDS, VERBS
 from d20cli.rolling.limits import MAX_BUDGET, MAX_REPEAT, MAX_ROLLED_RUNS, MAX_WORK
 from d20cli.store.files import env_flag
 
@@ -520,8 +520,6 @@ def check_taken(verb: str, opts: Options, tokens: Sequence[str] = ()) -> None:
     """ParseError for an option in `opts` that `d20 VERB` does not take (verb "odds":
     `d20 odds`), with a caret under it in `tokens`: an option is never silently ignored.
     A word that is no verb (a character's macro) takes every option."""
-    from d20cli.language.vocabulary import VERBS
-
     if opts is NO_OPTIONS or (verb not in VERBS and verb != "odds"):
         return
     for spec in OPTIONS:

@@ -44,7 +44,7 @@ from d20cli.app.tallies import (
 from d20cli.dice.roller import Roller
 from d20cli.errors import BudgetError, D20Error, ExitStatus, ParseError
 from d20cli.frozen import replace
-from d20cli.language.vocabulary import SYSTEM_IDS, TABLE, VERBS
+from d20cli.language.vocabulary import COMPLETION_LOWER, SYSTEM_IDS, TABLE, VERBS
 from d20cli.present.output import Output, color_wanted
 from d20cli.present.render import quiet_text, render_result
 from d20cli.records import NamedTuple
@@ -182,8 +182,6 @@ class ReadLine(NamedTuple):
 def _target_word(words: Sequence[str]) -> int | None:
     """Where an attack names a combatant as its target (`vs AC goblin-2`, `vs goblin-2`):
     the word's index, else None (a number, or a word of the language)."""
-    from d20cli.language.vocabulary import COMPLETION_LOWER
-
     for i, w in enumerate(words[:-1]):
         if w.lower() != "vs":
             continue

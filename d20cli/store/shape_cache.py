@@ -14,8 +14,9 @@ MAX_LEARNT in all), so a batch of new lines learns the shapes it repeats and doe
 pay for probing a shape it meets once. The first few are learnt at once because a batch
 of new lines meets most of its shapes again: learnt at their second line, each cost one
 parse more (bench_new_lines.py's 10,000 never-seen lines, of 16 shapes: 32 parses with
-all of them learnt at once, one parse more for each learnt at its second line), while a shape met only once costs its probes, about one
-parse, for nothing (100 lines of 100 shapes: 107 parses with 4, 123 with 32).
+all of them learnt at once, one parse more for each learnt at its second line), while a
+shape met only once costs its probes, about one parse, for nothing (100 lines of 100
+shapes: 107 parses with 4, 123 with 32).
 
 A shape holds up to MAX_VARIANTS templates, one for each set of numbers it keeps fixed
 (`check +# vs # adv expertise=d#` with expertise=d6 and with expertise=d8: the die is
