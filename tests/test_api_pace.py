@@ -261,3 +261,22 @@ def test_odds_of_a_known_request_are_the_odds_computed_once() -> None:
         assert rules.value.column == 16
         with pytest.raises(d20cli.D20Error, match="odds take one roll"):
             d20cli.odds("1d20; 2d6")
+
+
+def test_odds_show_as_text_whoever_imported_the_engine_first() -> None:
+    """`d20cli.odds` takes the odds engine from the modules already imported (no import
+    statement a call); the odds still print as `d20 odds` does when something else (the
+    command line's path) imported the engine before the odds' text."""
+    import subprocess
+    import sys
+
+    code = (
+        "import d20cli, d20cli.probability.engine, sys\n"
+        "assert 'd20cli.present.odds_view' not in sys.modules\n"
+        "print(d20cli.odds('1d6'))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert proc.stdout.startswith("odds roll 1d6  [levelup]")
+    assert "mean 3.5" in proc.stdout
