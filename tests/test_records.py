@@ -54,6 +54,47 @@ def test_a_record_is_the_namedtuple_typing_would_make() -> None:
     assert light == (3, 0, "camp") and hash(light) == hash(typed)
 
 
+def test_its_tuple_class_behaves_as_collections_makes_it() -> None:
+    """The class is made without collections.namedtuple's compiling of `__new__`: every
+    part of it is the same as typing's (signature, defaults, keywords, errors, methods,
+    docstrings, names, pickling and copying)."""
+    import copy
+    import inspect
+
+    ours, theirs = inspect.signature(Light), inspect.signature(Typed)
+    assert ours == theirs.replace(  # (typing annotates `__new__`; records reads no annotation)
+        parameters=[p.replace(annotation=p.empty) for p in theirs.parameters.values()]
+    )
+    assert Light.__new__.__defaults__ == Typed.__new__.__defaults__ == (0, "")
+    assert Light.__new__.__doc__ == "Create new instance of Light(x, y, label)"
+    assert Light(y=2, x=1) == Typed(y=2, x=1) == (1, 2, "")
+    for call in (lambda cls: cls(), lambda cls: cls(1, z=2), lambda cls: cls(1, 2, "a", 4)):
+        with pytest.raises(TypeError) as ours:
+            call(Light)
+        with pytest.raises(TypeError) as theirs:
+            call(Typed)
+        assert str(ours.value).replace("Light", "Typed") == str(theirs.value)
+    assert Light._make([1, 2, "a"]) == Typed._make([1, 2, "a"])
+    with pytest.raises(TypeError, match="Expected 3 arguments, got 2"):
+        Light._make([1, 2])
+    assert Light(1)._replace(y=5) == Light(1, 5)
+    with pytest.raises(ValueError, match="unexpected field names: \\['z'\\]"):
+        Light(1)._replace(z=5)
+    assert Light.__match_args__ == Typed.__match_args__ == ("x", "y", "label")
+    assert Light(1).__getnewargs__() == (1, 0, "")
+    assert Light.x.__doc__ == Typed.x.__doc__ == "Alias for field number 0"
+    assert Light.__slots__ == () and not hasattr(Light(1), "__dict__")
+    for method in ("__new__", "_replace", "__repr__", "_asdict", "__getnewargs__"):
+        assert getattr(Light, method).__qualname__ == f"Light.{method}"
+        assert getattr(Light, method).__doc__ == getattr(Typed, method).__doc__.replace(
+            "Typed", "Light"
+        )
+    assert copy.copy(Light(4)) == Light(4) and type(copy.deepcopy(Light(4))) is Light
+    match Light(7, 8):
+        case Light(x, y):
+            assert (x, y) == (7, 8)
+
+
 def test_its_own_methods_and_properties_are_kept() -> None:
     assert Light(1).moved(20) == Light(21) and Light(1).moved(20).far
     assert not Light(1).far
@@ -73,6 +114,11 @@ def test_it_refuses_what_typing_refuses() -> None:
             a: int
 
             def _replace(self) -> None: ...  # type: ignore[misc]
+
+    with pytest.raises(ValueError, match="underscore"):
+
+        class _Hidden(records.NamedTuple):
+            _a: int
 
     with pytest.raises(TypeError, match="alone"):
 
