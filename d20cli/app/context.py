@@ -491,10 +491,11 @@ class Context(Lookups):
         15` without --as: the roll is made at +0, which is allowed, but rarely what was
         meant); a form a major peer reads as another number (`5d10>7`: Roll20 counts 7 or
         more; d20cli.language.peer_readings). Said before the result is shown."""
-        if opts.as_ is not None and not may_hold(text):
+        held = may_hold(text)
+        if opts.as_ is not None and not held:
             return  # (most requests: nothing to look at, and no parse)
         request = self.parse(text)
-        if may_hold(text):
+        if held:
             from d20cli.language.peer_readings import readings
 
             for reading in readings(request, text):
