@@ -298,7 +298,9 @@ def cache_table() -> str:
     ]
     mine = [c for c in CACHES.values() if c.module.startswith("d20cli.")]
     for c in sorted(mine, key=lambda c: (c.module, c.name)):
-        where = c.module.removeprefix("d20cli.").replace(".", "/") + ".py"
+        where = c.module.removeprefix("d20cli.").replace(".", "/")
+        package = sys.modules[c.module].__file__ or ""  # (a package's: its __init__.py)
+        where += "/__init__.py" if package.endswith("__init__.py") else ".py"
         bound = f"{c.kind}({c.size:,}" + (f", most={c.most:,} values" if c.most else "") + ")"
         rows.append(f"| `{c.name}` | `{where}` | {bound} | {cell(c.holds)} | {cell(c.buys)} |")
     return "\n".join([CACHES_BEGIN, "", *rows, "", CACHES_END])

@@ -11,6 +11,7 @@ from cache_helpers import fields_of, written
 
 from d20cli.language.grammar import parse_request
 from d20cli.language.parse_cache import classes, decode, encode
+from d20cli.language.vocabulary import SYSTEM_IDS
 from d20cli.store.request_cache import MAX_CACHE_ENTRIES, ParseCache, cache_path
 
 REQUESTS = [
@@ -288,6 +289,35 @@ def test_no_system_imports_typing_for_a_repeated_request(tmp_path: Path) -> None
     for words in requests:
         _loaded(words, ("typing",), tmp_path)
         assert "LOADED []" in _loaded(words, ("typing",), tmp_path), words
+
+
+#: A plain check of each system (Pen & Dagger's: an attempt on a rank).
+PLAIN_CHECKS = {
+    "levelup": "check +5 vs 15 adv expertise=d6",
+    "reglamento": "check +5 vs 15 adv",
+    "mm": "check +5 vs 15",
+    "pendagger": "check trained +1",
+}
+
+
+@pytest.mark.parametrize("sid", SYSTEM_IDS)
+def test_a_plain_request_does_not_import_the_encounter_rules(sid: str, tmp_path: Path) -> None:
+    """A check, a roll and the odds of a check, in every system, start without the
+    encounter rules (issue 43 item 5): d20cli.rules.encounter and d20cli.rules.initiative
+    (1.2 ms of a 46 ms start) and the system's own rules/<system>/encounter.py are
+    imported at the first read of `System.harm` or `System.initiative`, which only the
+    encounter commands make: neither parsed (the first run) nor from the caches (the
+    second). `init add`, which rolls initiative, imports them (the guard's names are
+    right)."""
+    module = f"d20cli.rules.{sid}"
+    heavy = (module, "d20cli.rules.encounter", "d20cli.rules.initiative", f"{module}.encounter")
+    check = PLAIN_CHECKS[sid]
+    for words in (check, "roll 1d20+5", f"odds {check}"):
+        for _ in range(2):
+            out = _loaded(f"{words} -s {sid}", heavy, tmp_path)
+            assert f"LOADED [{module!r}]" in out and f"[{sid}]" in out, (words, out)
+    out = _loaded(f"init add gob +2 -s {sid} --dice 4", heavy, tmp_path)
+    assert f"LOADED {list(heavy)!r}" in out and "gob  6  d20 4  +2" in out, out
 
 
 def test_a_roll_parsed_cold_builds_only_the_dice_grammar(tmp_path: Path) -> None:

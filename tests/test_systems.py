@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from dataclasses import replace
+from collections.abc import Mapping
+from dataclasses import fields, replace
 
 import pytest
 
@@ -17,6 +18,7 @@ from d20cli.language.vocabulary import ALIASES, SYSTEM_IDS
 from d20cli.results import Die
 from d20cli.rules import System, get_system
 from d20cli.rules.common import Evaluated, d20_die, evaluate
+from d20cli.rules.encounter import CheckRule
 
 
 def test_ids_in_order() -> None:
@@ -145,6 +147,236 @@ def test_get_system_imports_only_its_module() -> None:
         "assert 'd20cli.rules.levelup' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_system_imports_its_encounter_rules_at_their_first_use() -> None:
+    """`System.harm` and `System.initiative` are read from the module the system names
+    (`encounter`) when first asked for: getting a system imports neither it nor
+    d20cli.rules.encounter and d20cli.rules.initiative; the first read imports them, and
+    every read after gives the same objects, the module's HARM and INITIATIVE."""
+    code = (
+        "import sys\n"
+        "from d20cli.rules import SYSTEMS\n"
+        "shared = ('d20cli.rules.encounter', 'd20cli.rules.initiative')\n"
+        "assert not [m for m in shared if m in sys.modules]\n"
+        "for system in SYSTEMS:\n"
+        "    name = system.encounter\n"
+        "    assert name == f'd20cli.rules.{system.id}.encounter', name\n"
+        "    assert name not in sys.modules, name\n"
+        "    harm = system.harm\n"
+        "    rules = sys.modules[name]\n"
+        "    assert harm is rules.HARM and system.harm is harm, name\n"
+        "    assert system.initiative is rules.INITIATIVE is system.initiative, name\n"
+        "assert all(m in sys.modules for m in shared)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_system_without_encounter_rules_has_no_harm_and_no_initiative() -> None:
+    system = replace(get_system("levelup"), encounter=None)
+    assert system.harm is None and system.initiative is None
+    assert system.resolve(parse_request("check +5 vs 15"), ForcedRoller([10])).total == 15
+
+
+#: Each system's encounter rules as they were while its module built them at import
+#: (issue 43 item 5 moved them to rules/<system>/encounter.py): the fields of its Harm,
+#: then of its InitiativeRule, a function by its name.
+ENCOUNTER_RULES = {
+    "levelup": (
+        {
+            "hit_points": True,
+            "hurt": "harm_hurt",
+            "heal": "plain_heal",
+            "turn_start": "harm_turn_start",
+            "conditions": (
+                "blinded",
+                "bloodied",
+                "charmed",
+                "confused",
+                "deafened",
+                "doomed",
+                "fatigued",
+                "frightened",
+                "grappled",
+                "incapacitated",
+                "invisible",
+                "paralyzed",
+                "petrified",
+                "poisoned",
+                "prone",
+                "rattled",
+                "restrained",
+                "slowed",
+                "stunned",
+                "unconscious",
+            ),
+            "against": {
+                "blinded": "adv",
+                "paralyzed": "adv",
+                "petrified": "adv",
+                "restrained": "adv",
+                "stunned": "adv",
+                "unconscious": "adv",
+                "invisible": "dis",
+            },
+            "summary": (
+                "0 HP: a monster is dead, a character dying (death saves at the start of its turn)"
+            ),
+            "checking": {
+                "blinded": (
+                    CheckRule(verbs=("attack",), labels=(), word="dis", says="attack rolls"),
+                ),
+                "poisoned": (
+                    CheckRule(verbs=("check",), labels=(), word="dis", says="ability checks"),
+                    CheckRule(verbs=("attack",), labels=(), word="dis", says="attack rolls"),
+                ),
+                "frightened": (
+                    CheckRule(verbs=("check",), labels=(), word="dis", says="ability checks"),
+                ),
+                "prone": (
+                    CheckRule(verbs=("attack",), labels=(), word="dis", says="attack rolls"),
+                ),
+                "restrained": (
+                    CheckRule(
+                        verbs=("save",),
+                        labels=("dex", "dexterity"),
+                        word="dis",
+                        says="Dexterity saves",
+                    ),
+                    CheckRule(verbs=("attack",), labels=(), word="dis", says="attack rolls"),
+                ),
+                "paralyzed": (
+                    CheckRule(
+                        verbs=("save",),
+                        labels=("str", "strength", "dex", "dexterity"),
+                        word="fails",
+                        says="a Strength or Dexterity save fails automatically",
+                    ),
+                ),
+                "petrified": (
+                    CheckRule(
+                        verbs=("save",),
+                        labels=("str", "strength", "dex", "dexterity"),
+                        word="fails",
+                        says="a Strength or Dexterity save fails automatically",
+                    ),
+                ),
+                "stunned": (
+                    CheckRule(
+                        verbs=("save",),
+                        labels=("str", "strength", "dex", "dexterity"),
+                        word="fails",
+                        says="a Strength or Dexterity save fails automatically",
+                    ),
+                ),
+                "unconscious": (
+                    CheckRule(
+                        verbs=("save",),
+                        labels=("str", "strength", "dex", "dexterity"),
+                        word="fails",
+                        says="a Strength or Dexterity save fails automatically",
+                    ),
+                ),
+            },
+            "no_turn": ["dead"],
+        },
+        {
+            "entries": ("dex", "dexterity"),
+            "roll": "roll",
+            "summary": (
+                "a Dexterity check: d20 + the init entry, else the dex entry (expertise, adv, dis)"
+            ),
+        },
+    ),
+    "reglamento": (
+        {
+            "hit_points": True,
+            "hurt": "harm_hurt",
+            "heal": "plain_heal",
+            "turn_start": "nothing_at_start",
+            "conditions": ("blinded", "prone", "stunned", "unconscious"),
+            "against": {},
+            "summary": "0 HP: down (out of the fight)",
+            "checking": {},
+            "no_turn": ["down"],
+        },
+        {
+            "entries": ("dex", "dexterity"),
+            "roll": "roll",
+            "summary": "a DEX roll: d20 + the init entry, else the dex attribute (ADV, DISADV)",
+        },
+    ),
+    "mm": (
+        {
+            "hit_points": False,
+            "hurt": "hurt",
+            "heal": "heal",
+            "turn_start": "nothing_at_start",
+            "conditions": (
+                "bruised",
+                "dazed",
+                "defenseless",
+                "hindered",
+                "impaired",
+                "incapacitated",
+                "prone",
+                "staggered",
+                "stunned",
+                "vulnerable",
+            ),
+            "against": {},
+            "summary": (
+                "damage: a toughness resistance against DC 15 + rank (bruised, dazed, staggered, "
+                "incapacitated)"
+            ),
+            "checking": {},
+            "no_turn": ["incapacitated"],
+        },
+        {
+            "entries": ("agility", "agl"),
+            "roll": "roll",
+            "summary": (
+                "an initiative check: d20 + the init entry, else the agility rank (circumstances)"
+            ),
+        },
+    ),
+    "pendagger": (
+        {
+            "hit_points": True,
+            "hurt": "hurt",
+            "heal": "plain_heal",
+            "turn_start": "nothing_at_start",
+            "conditions": ("blinded", "frightened", "prone", "stunned", "unconscious"),
+            "against": {},
+            "summary": "0 HP: defeated (a hero's fate: a luck roll the DM calls for)",
+            "checking": {},
+            "no_turn": ["defeated"],
+        },
+        {
+            "entries": ("dex", "dexterity"),
+            "roll": "roll_initiative",
+            "summary": (
+                "d20 + the init entry, else the Dexterity modifier: floor((dex score - 10) / 2)"
+            ),
+        },
+    ),
+}
+
+
+def _named(value: object) -> object:
+    if callable(value) and hasattr(value, "__name__"):
+        return value.__name__
+    if isinstance(value, frozenset):
+        return sorted(value)
+    return dict(value) if isinstance(value, Mapping) else value
+
+
+@pytest.mark.parametrize("sid", SYSTEM_IDS)
+def test_a_system_s_encounter_rules_are_the_ones_its_module_built(sid: str) -> None:
+    system = get_system(sid)
+    rules = (system.harm, system.initiative)
+    got = tuple({f.name: _named(getattr(o, f.name)) for f in fields(o)} for o in rules)
+    assert got == ENCOUNTER_RULES[sid]
 
 
 def test_a_check_request_knows_the_kinds_of_word_it_was_given() -> None:

@@ -13,6 +13,7 @@ No rules of a particular system live here.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from d20cli.dice import evaluate as evaluation
@@ -568,8 +569,15 @@ class System:
     rule word (None: the system's default) (the odds of a large group are computed from
     it); verb_odds: verb -> the odds of a verb a walk does not give (`VerbOdds`: pendagger's
     `scores`, a distribution, and `fortune`, none); fortune: fortune dice (see Fortune);
-    initiative: how a combatant rolls initiative (rules/initiative.py); harm: damage,
-    healing and 0 HP in an encounter (rules/encounter.py);
+    encounter: the dotted name of the module of the system's encounter rules
+    (`d20cli.rules.levelup.encounter`; None: the system has none), whose `HARM` is
+    `harm` (damage, healing and 0 HP in an encounter, rules/encounter.py) and whose
+    `INITIATIVE` is `initiative` (how a combatant rolls initiative, rules/initiative.py).
+    They are read from it at their first use, the module imported then (as
+    `rules.get_system` imports a system: taken from `sys.modules`, else with
+    `__import__`): only the encounter commands read them, so a plain roll, check or odds
+    imports neither that module nor rules/encounter.py and rules/initiative.py
+    (docs/performance.md, "Start-up");
     check_plan: how a request is rolled and graded when it is one d20 check (`CheckPlan`;
     None for any other request), raising the errors its resolver would: the odds of such a
     check are computed from the plan, grading each (face, total) once; contest_plan: the
@@ -587,8 +595,7 @@ class System:
     verb_odds: Mapping[str, VerbOdds] = field(default_factory=dict)
     fortune: Fortune | None = None
     house_words: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    initiative: InitiativeRule | None = None
-    harm: Harm | None = None
+    encounter: str | None = None
     offers: Mapping[str, Offer] = field(default_factory=dict)
     check_plan: Callable[[Request], CheckPlan | None] | None = None
     contest_plan: Callable[[Request], ContestPlan | None] | None = None
@@ -597,6 +604,34 @@ class System:
     instead: Mapping[str, str] = field(default_factory=dict)
     lacks: Mapping[str, str] = field(default_factory=dict)
     forms: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def harm(self) -> Harm | None:
+        """Damage, healing and 0 HP in an encounter: the `HARM` of the module named by
+        `encounter` (imported now if it was not), None for a system without one."""
+        rules = self._encounter_rules()
+        harm: Harm | None = None if rules is None else rules.HARM
+        return harm
+
+    @property
+    def initiative(self) -> InitiativeRule | None:
+        """How a combatant rolls initiative: the `INITIATIVE` of the module named by
+        `encounter` (imported now if it was not), None for a system without one."""
+        rules = self._encounter_rules()
+        initiative: InitiativeRule | None = None if rules is None else rules.INITIATIVE
+        return initiative
+
+    def _encounter_rules(self) -> Any:
+        """The module of the system's encounter rules (None: it has none): taken from
+        `sys.modules` once imported, else imported with `__import__` (as `get_system`
+        imports a system's module: `importlib` would import `warnings` too)."""
+        name = self.encounter
+        if name is None:
+            return None
+        module = sys.modules.get(name)
+        if module is None:
+            module = __import__(name, fromlist=["HARM", "INITIATIVE"])
+        return module
 
     def outcome_names(self, verb: str) -> dict[str, str]:
         """Each outcome id's one name in a result of `verb`, which the roll, its odds, the

@@ -40,7 +40,6 @@ from d20cli.rules.common import (
     System,
     resolver,
 )
-from d20cli.rules.initiative import InitiativeRule, from_check
 from d20cli.rules.mm.checks import (
     CHECK_VERBS,
     CIRCUMSTANCES,
@@ -66,7 +65,6 @@ from d20cli.rules.mm.checks import (
     grade_routine,
     raise_degree,
 )
-from d20cli.rules.mm.harm import HARM
 from d20cli.rules.mm.opposed import (
     _resolve_compare,
     _resolve_opposed,
@@ -159,12 +157,7 @@ SYSTEM = System(
     aliases=("mutants", "m&m", "mnm"),
     words=WORDS,
     house_words=HOUSE_WORDS,
-    harm=HARM,
-    initiative=InitiativeRule(
-        ("agility", "agl"),
-        from_check(resolve),
-        "an initiative check: d20 + the init entry, else the agility rank (circumstances)",
-    ),
+    encounter="d20cli.rules.mm.encounter",
     offers=OFFERS,
     check_plan=check_plan,
     verb_outcomes=VERB_OUTCOMES,

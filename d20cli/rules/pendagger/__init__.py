@@ -50,7 +50,6 @@ from d20cli.rules.common import (
     house_words_of,
     resolver,
 )
-from d20cli.rules.initiative import InitiativeRule
 from d20cli.rules.offers import offer
 from d20cli.rules.pendagger.attempts import (
     ATTEMPT_VERBS,
@@ -71,8 +70,6 @@ from d20cli.rules.pendagger.fortune import (
     fortune_result,
     spend_fortune,
 )
-from d20cli.rules.pendagger.harm import HARM
-from d20cli.rules.pendagger.initiative import roll_initiative
 from d20cli.rules.pendagger.ladder import (
     ID,
     LEVEL_LABELS,
@@ -190,12 +187,7 @@ SYSTEM = System(
     takes=TAKES,
     instead=INSTEAD,
     lacks=LACKS,
-    harm=HARM,
-    initiative=InitiativeRule(
-        ("dex", "dexterity"),
-        roll_initiative,
-        "d20 + the init entry, else the Dexterity modifier: floor((dex score - 10) / 2)",
-    ),
+    encounter="d20cli.rules.pendagger.encounter",
     offers={
         **{verb: offer(kinds) for verb, kinds in TAKES.items()},
         "scores": offer(("players",)),
