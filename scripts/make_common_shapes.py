@@ -36,13 +36,16 @@ MODULE = ROOT / "d20cli" / "language" / "common_shapes.py"
 def _dice() -> list[str]:
     """Dice expressions as players type them: the count and sides of a die, each common
     modifier (none; keep and drop highest and lowest; explode, compound; reroll once and
-    reroll; each die at least, at most), with no constant, `+N` or `-N`, and with no
-    label or one."""
+    reroll; each die at least, at most), with no constant, `+N` or `-N`; and those that
+    damage rolls use (all but kl, dh, mi and ma) with a label too."""
     modifiers = ("", "kh3", "kl1", "dh1", "dl1", "!", "!!", "ro1", "r1", "ro<2", "mi2", "ma5")
+    unlabelled = {"kl1", "dh1", "mi2", "ma5"}
     dice = {"": "2d6", "kh3": "4d6", "kl1": "2d20", "dh1": "4d6", "dl1": "4d6"}
     out = []
     for label in ("", " [fire]"):
         for modifier in modifiers:
+            if label and modifier in unlabelled:
+                continue
             base = dice.get(modifier, "3d8") + modifier
             for constant in ("", "+3", "-1"):
                 out.append(f"roll {base}{constant}{label}")
@@ -110,11 +113,15 @@ SENTENCES: tuple[str, ...] = (
     "check +5 vs 15 dis expertise=d6",
     "attack +5 vs AC 15 dmg 1d8+3",
     "attack -1 vs AC 12 dmg 1d6-1",
+    "attack -1 vs AC 12 dmg 1d6+1",
+    "attack +5 vs AC 15 dmg 1d8-1",
     "attack +5 vs AC 15 dmg 1d8",
     "attack +5 vs AC 15 dmg 2d6+3 adv",
     "attack +5 vs AC 15 dmg 2d6+3 dis",
     "attack +5 vs 15 dmg 1d8+3",
     "attack -1 vs 12 dmg 1d6-1",
+    "attack -1 vs 12 dmg 1d6+1",
+    "attack +5 vs 15 dmg 1d8-1",
     "attack +5 vs AC 15",
     "attack +5 vs 15",
 )

@@ -4,7 +4,7 @@ grammar, the shapes or the request classes, run `python scripts/make_common_shap
 (tests/test_common_shapes.py fails while this module is out of date). Not formatted by
 ruff (pyproject.toml): one template a line.
 
-TEMPLATES: {shape: {variant: template}} (151 shapes, 153 templates), as the
+TEMPLATES: {shape: {variant: template}} (143 shapes, 145 templates), as the
 shape cache's file holds them (d20cli.store.shape_cache), each built by
 d20cli.language.shape_probes.build from one of SENTENCES as the grammar parsed it. The
 shape cache reads them when the user's file has none of a text's shape that fills
@@ -61,12 +61,6 @@ SENTENCES: tuple[str, ...] = (
     'roll 4d6kh3 [fire]',
     'roll 4d6kh3+3 [fire]',
     'roll 4d6kh3-1 [fire]',
-    'roll 2d20kl1 [fire]',
-    'roll 2d20kl1+3 [fire]',
-    'roll 2d20kl1-1 [fire]',
-    'roll 4d6dh1 [fire]',
-    'roll 4d6dh1+3 [fire]',
-    'roll 4d6dh1-1 [fire]',
     'roll 4d6dl1 [fire]',
     'roll 4d6dl1+3 [fire]',
     'roll 4d6dl1-1 [fire]',
@@ -85,12 +79,6 @@ SENTENCES: tuple[str, ...] = (
     'roll 3d8ro<2 [fire]',
     'roll 3d8ro<2+3 [fire]',
     'roll 3d8ro<2-1 [fire]',
-    'roll 3d8mi2 [fire]',
-    'roll 3d8mi2+3 [fire]',
-    'roll 3d8mi2-1 [fire]',
-    'roll 3d8ma5 [fire]',
-    'roll 3d8ma5+3 [fire]',
-    'roll 3d8ma5-1 [fire]',
     'roll d20',
     'roll d20+5',
     'roll d20-1',
@@ -166,11 +154,15 @@ SENTENCES: tuple[str, ...] = (
     'check +5 vs 15 dis expertise=d6',
     'attack +5 vs AC 15 dmg 1d8+3',
     'attack -1 vs AC 12 dmg 1d6-1',
+    'attack -1 vs AC 12 dmg 1d6+1',
+    'attack +5 vs AC 15 dmg 1d8-1',
     'attack +5 vs AC 15 dmg 1d8',
     'attack +5 vs AC 15 dmg 2d6+3 adv',
     'attack +5 vs AC 15 dmg 2d6+3 dis',
     'attack +5 vs 15 dmg 1d8+3',
     'attack -1 vs 12 dmg 1d6-1',
+    'attack -1 vs 12 dmg 1d6+1',
+    'attack +5 vs 15 dmg 1d8-1',
     'attack +5 vs AC 15',
     'attack +5 vs 15',
 )
@@ -181,6 +173,9 @@ TEMPLATES: dict[str, dict[str, dict[str, Any]]] = {
     },
     'attack +# vs # dmg #d#+#': {
         '': {'shape': 'attack +# vs # dmg #d#+#', 'fixed': [], 'tree': {'@': 'CheckRequest', 'verb': 'attack', 'text': {'@r': 1}, 'modifier': {'@': 'Number', 'value': {'@s': 0}}, 'target': {'@': 'Target', 'kind': 'number', 'value': {'@s': 1}}, 'damage': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 2}, 'sides': {'@s': 3}}, 'rest': {'@t': [{'@t': ['+', {'@': 'Number', 'value': {'@s': 4}}]}]}}, 'columns': {'@t': [{'@t': ['verb', {'@c': [0, 0]}]}, {'@t': ['modifier', {'@c': [0, 7]}]}, {'@t': ['target', {'@c': [2, 1]}]}, {'@t': ['dmg', {'@c': [4, 1]}]}]}}},
+    },
+    'attack +# vs # dmg #d#-#': {
+        '': {'shape': 'attack +# vs # dmg #d#-#', 'fixed': [], 'tree': {'@': 'CheckRequest', 'verb': 'attack', 'text': {'@r': 1}, 'modifier': {'@': 'Number', 'value': {'@s': 0}}, 'target': {'@': 'Target', 'kind': 'number', 'value': {'@s': 1}}, 'damage': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 2}, 'sides': {'@s': 3}}, 'rest': {'@t': [{'@t': ['-', {'@': 'Number', 'value': {'@s': 4}}]}]}}, 'columns': {'@t': [{'@t': ['verb', {'@c': [0, 0]}]}, {'@t': ['modifier', {'@c': [0, 7]}]}, {'@t': ['target', {'@c': [2, 1]}]}, {'@t': ['dmg', {'@c': [4, 1]}]}]}}},
     },
     'attack +# vs AC #': {
         '': {'shape': 'attack +# vs AC #', 'fixed': [], 'tree': {'@': 'CheckRequest', 'verb': 'attack', 'text': {'@r': 1}, 'modifier': {'@': 'Number', 'value': {'@s': 0}}, 'target': {'@': 'Target', 'kind': 'number', 'value': {'@s': 1}}, 'columns': {'@t': [{'@t': ['verb', {'@c': [0, 0]}]}, {'@t': ['modifier', {'@c': [0, 7]}]}, {'@t': ['target_name', {'@c': [2, 4]}]}, {'@t': ['target', {'@c': [2, 1]}]}]}}},
@@ -197,8 +192,17 @@ TEMPLATES: dict[str, dict[str, dict[str, Any]]] = {
     'attack +# vs AC # dmg #d#+# dis': {
         '': {'shape': 'attack +# vs AC # dmg #d#+# dis', 'fixed': [], 'tree': {'@': 'CheckRequest', 'verb': 'attack', 'text': {'@r': 1}, 'modifier': {'@': 'Number', 'value': {'@s': 0}}, 'target': {'@': 'Target', 'kind': 'number', 'value': {'@s': 1}}, 'dis': 1, 'damage': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 2}, 'sides': {'@s': 3}}, 'rest': {'@t': [{'@t': ['+', {'@': 'Number', 'value': {'@s': 4}}]}]}}, 'columns': {'@t': [{'@t': ['verb', {'@c': [0, 0]}]}, {'@t': ['modifier', {'@c': [0, 7]}]}, {'@t': ['target_name', {'@c': [2, 4]}]}, {'@t': ['target', {'@c': [2, 1]}]}, {'@t': ['dmg', {'@c': [4, 1]}]}, {'@t': ['dis', {'@c': [10, 1]}]}]}}},
     },
+    'attack +# vs AC # dmg #d#-#': {
+        '': {'shape': 'attack +# vs AC # dmg #d#-#', 'fixed': [], 'tree': {'@': 'CheckRequest', 'verb': 'attack', 'text': {'@r': 1}, 'modifier': {'@': 'Number', 'value': {'@s': 0}}, 'target': {'@': 'Target', 'kind': 'number', 'value': {'@s': 1}}, 'damage': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 2}, 'sides': {'@s': 3}}, 'rest': {'@t': [{'@t': ['-', {'@': 'Number', 'value': {'@s': 4}}]}]}}, 'columns': {'@t': [{'@t': ['verb', {'@c': [0, 0]}]}, {'@t': ['modifier', {'@c': [0, 7]}]}, {'@t': ['target_name', {'@c': [2, 4]}]}, {'@t': ['target', {'@c': [2, 1]}]}, {'@t': ['dmg', {'@c': [4, 1]}]}]}}},
+    },
+    'attack -# vs # dmg #d#+#': {
+        '': {'shape': 'attack -# vs # dmg #d#+#', 'fixed': [], 'tree': {'@': 'CheckRequest', 'verb': 'attack', 'text': {'@r': 1}, 'modifier': {'@': 'Neg', 'operand': {'@': 'Number', 'value': {'@s': 0}}}, 'target': {'@': 'Target', 'kind': 'number', 'value': {'@s': 1}}, 'damage': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 2}, 'sides': {'@s': 3}}, 'rest': {'@t': [{'@t': ['+', {'@': 'Number', 'value': {'@s': 4}}]}]}}, 'columns': {'@t': [{'@t': ['verb', {'@c': [0, 0]}]}, {'@t': ['modifier', {'@c': [0, 7]}]}, {'@t': ['target', {'@c': [2, 1]}]}, {'@t': ['dmg', {'@c': [4, 1]}]}]}}},
+    },
     'attack -# vs # dmg #d#-#': {
         '': {'shape': 'attack -# vs # dmg #d#-#', 'fixed': [], 'tree': {'@': 'CheckRequest', 'verb': 'attack', 'text': {'@r': 1}, 'modifier': {'@': 'Neg', 'operand': {'@': 'Number', 'value': {'@s': 0}}}, 'target': {'@': 'Target', 'kind': 'number', 'value': {'@s': 1}}, 'damage': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 2}, 'sides': {'@s': 3}}, 'rest': {'@t': [{'@t': ['-', {'@': 'Number', 'value': {'@s': 4}}]}]}}, 'columns': {'@t': [{'@t': ['verb', {'@c': [0, 0]}]}, {'@t': ['modifier', {'@c': [0, 7]}]}, {'@t': ['target', {'@c': [2, 1]}]}, {'@t': ['dmg', {'@c': [4, 1]}]}]}}},
+    },
+    'attack -# vs AC # dmg #d#+#': {
+        '': {'shape': 'attack -# vs AC # dmg #d#+#', 'fixed': [], 'tree': {'@': 'CheckRequest', 'verb': 'attack', 'text': {'@r': 1}, 'modifier': {'@': 'Neg', 'operand': {'@': 'Number', 'value': {'@s': 0}}}, 'target': {'@': 'Target', 'kind': 'number', 'value': {'@s': 1}}, 'damage': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 2}, 'sides': {'@s': 3}}, 'rest': {'@t': [{'@t': ['+', {'@': 'Number', 'value': {'@s': 4}}]}]}}, 'columns': {'@t': [{'@t': ['verb', {'@c': [0, 0]}]}, {'@t': ['modifier', {'@c': [0, 7]}]}, {'@t': ['target_name', {'@c': [2, 4]}]}, {'@t': ['target', {'@c': [2, 1]}]}, {'@t': ['dmg', {'@c': [4, 1]}]}]}}},
     },
     'attack -# vs AC # dmg #d#-#': {
         '': {'shape': 'attack -# vs AC # dmg #d#-#', 'fixed': [], 'tree': {'@': 'CheckRequest', 'verb': 'attack', 'text': {'@r': 1}, 'modifier': {'@': 'Neg', 'operand': {'@': 'Number', 'value': {'@s': 0}}}, 'target': {'@': 'Target', 'kind': 'number', 'value': {'@s': 1}}, 'damage': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 2}, 'sides': {'@s': 3}}, 'rest': {'@t': [{'@t': ['-', {'@': 'Number', 'value': {'@s': 4}}]}]}}, 'columns': {'@t': [{'@t': ['verb', {'@c': [0, 0]}]}, {'@t': ['modifier', {'@c': [0, 7]}]}, {'@t': ['target_name', {'@c': [2, 4]}]}, {'@t': ['target', {'@c': [2, 1]}]}, {'@t': ['dmg', {'@c': [4, 1]}]}]}}},
@@ -388,20 +392,11 @@ TEMPLATES: dict[str, dict[str, dict[str, Any]]] = {
     'roll #d#dh#': {
         '': {'shape': 'roll #d#dh#', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'keep': {'@': 'Keep', 'kind': 'dh', 'n': {'@s': 2}}}}},
     },
-    'roll #d#dh# [fire]': {
-        '': {'shape': 'roll #d#dh# [fire]', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'keep': {'@': 'Keep', 'kind': 'dh', 'n': {'@s': 2}}, 'label': 'fire'}}},
-    },
     'roll #d#dh#+#': {
         '': {'shape': 'roll #d#dh#+#', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'keep': {'@': 'Keep', 'kind': 'dh', 'n': {'@s': 2}}}, 'rest': {'@t': [{'@t': ['+', {'@': 'Number', 'value': {'@s': 3}}]}]}}}},
     },
-    'roll #d#dh#+# [fire]': {
-        '': {'shape': 'roll #d#dh#+# [fire]', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'keep': {'@': 'Keep', 'kind': 'dh', 'n': {'@s': 2}}}, 'rest': {'@t': [{'@t': ['+', {'@': 'Number', 'value': {'@s': 3}, 'label': 'fire'}]}]}}}},
-    },
     'roll #d#dh#-#': {
         '': {'shape': 'roll #d#dh#-#', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'keep': {'@': 'Keep', 'kind': 'dh', 'n': {'@s': 2}}}, 'rest': {'@t': [{'@t': ['-', {'@': 'Number', 'value': {'@s': 3}}]}]}}}},
-    },
-    'roll #d#dh#-# [fire]': {
-        '': {'shape': 'roll #d#dh#-# [fire]', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'keep': {'@': 'Keep', 'kind': 'dh', 'n': {'@s': 2}}}, 'rest': {'@t': [{'@t': ['-', {'@': 'Number', 'value': {'@s': 3}, 'label': 'fire'}]}]}}}},
     },
     'roll #d#dl#': {
         '': {'shape': 'roll #d#dl#', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'keep': {'@': 'Keep', 'kind': 'dl', 'n': {'@s': 2}}}}},
@@ -442,56 +437,29 @@ TEMPLATES: dict[str, dict[str, dict[str, Any]]] = {
     'roll #d#kl#': {
         '': {'shape': 'roll #d#kl#', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'keep': {'@': 'Keep', 'kind': 'kl', 'n': {'@s': 2}}}}},
     },
-    'roll #d#kl# [fire]': {
-        '': {'shape': 'roll #d#kl# [fire]', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'keep': {'@': 'Keep', 'kind': 'kl', 'n': {'@s': 2}}, 'label': 'fire'}}},
-    },
     'roll #d#kl#+#': {
         '': {'shape': 'roll #d#kl#+#', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'keep': {'@': 'Keep', 'kind': 'kl', 'n': {'@s': 2}}}, 'rest': {'@t': [{'@t': ['+', {'@': 'Number', 'value': {'@s': 3}}]}]}}}},
-    },
-    'roll #d#kl#+# [fire]': {
-        '': {'shape': 'roll #d#kl#+# [fire]', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'keep': {'@': 'Keep', 'kind': 'kl', 'n': {'@s': 2}}}, 'rest': {'@t': [{'@t': ['+', {'@': 'Number', 'value': {'@s': 3}, 'label': 'fire'}]}]}}}},
     },
     'roll #d#kl#-#': {
         '': {'shape': 'roll #d#kl#-#', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'keep': {'@': 'Keep', 'kind': 'kl', 'n': {'@s': 2}}}, 'rest': {'@t': [{'@t': ['-', {'@': 'Number', 'value': {'@s': 3}}]}]}}}},
     },
-    'roll #d#kl#-# [fire]': {
-        '': {'shape': 'roll #d#kl#-# [fire]', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'keep': {'@': 'Keep', 'kind': 'kl', 'n': {'@s': 2}}}, 'rest': {'@t': [{'@t': ['-', {'@': 'Number', 'value': {'@s': 3}, 'label': 'fire'}]}]}}}},
-    },
     'roll #d#ma#': {
         '': {'shape': 'roll #d#ma#', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'maximum': {'@s': 2}}}},
-    },
-    'roll #d#ma# [fire]': {
-        '': {'shape': 'roll #d#ma# [fire]', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'maximum': {'@s': 2}, 'label': 'fire'}}},
     },
     'roll #d#ma#+#': {
         '': {'shape': 'roll #d#ma#+#', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'maximum': {'@s': 2}}, 'rest': {'@t': [{'@t': ['+', {'@': 'Number', 'value': {'@s': 3}}]}]}}}},
     },
-    'roll #d#ma#+# [fire]': {
-        '': {'shape': 'roll #d#ma#+# [fire]', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'maximum': {'@s': 2}}, 'rest': {'@t': [{'@t': ['+', {'@': 'Number', 'value': {'@s': 3}, 'label': 'fire'}]}]}}}},
-    },
     'roll #d#ma#-#': {
         '': {'shape': 'roll #d#ma#-#', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'maximum': {'@s': 2}}, 'rest': {'@t': [{'@t': ['-', {'@': 'Number', 'value': {'@s': 3}}]}]}}}},
-    },
-    'roll #d#ma#-# [fire]': {
-        '': {'shape': 'roll #d#ma#-# [fire]', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'maximum': {'@s': 2}}, 'rest': {'@t': [{'@t': ['-', {'@': 'Number', 'value': {'@s': 3}, 'label': 'fire'}]}]}}}},
     },
     'roll #d#mi#': {
         '': {'shape': 'roll #d#mi#', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'minimum': {'@s': 2}}}},
     },
-    'roll #d#mi# [fire]': {
-        '': {'shape': 'roll #d#mi# [fire]', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'minimum': {'@s': 2}, 'label': 'fire'}}},
-    },
     'roll #d#mi#+#': {
         '': {'shape': 'roll #d#mi#+#', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'minimum': {'@s': 2}}, 'rest': {'@t': [{'@t': ['+', {'@': 'Number', 'value': {'@s': 3}}]}]}}}},
     },
-    'roll #d#mi#+# [fire]': {
-        '': {'shape': 'roll #d#mi#+# [fire]', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'minimum': {'@s': 2}}, 'rest': {'@t': [{'@t': ['+', {'@': 'Number', 'value': {'@s': 3}, 'label': 'fire'}]}]}}}},
-    },
     'roll #d#mi#-#': {
         '': {'shape': 'roll #d#mi#-#', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'minimum': {'@s': 2}}, 'rest': {'@t': [{'@t': ['-', {'@': 'Number', 'value': {'@s': 3}}]}]}}}},
-    },
-    'roll #d#mi#-# [fire]': {
-        '': {'shape': 'roll #d#mi#-# [fire]', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Arithmetic', 'first': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'minimum': {'@s': 2}}, 'rest': {'@t': [{'@t': ['-', {'@': 'Number', 'value': {'@s': 3}, 'label': 'fire'}]}]}}}},
     },
     'roll #d#r#': {
         '': {'shape': 'roll #d#r#', 'fixed': [], 'tree': {'@': 'RollRequest', 'text': {'@r': 1}, 'expr': {'@': 'Dice', 'count': {'@s': 0}, 'sides': {'@s': 1}, 'reroll': {'@': 'Reroll', 'point': {'@': 'Compare', 'op': '=', 'value': {'@s': 2}}}}}},
