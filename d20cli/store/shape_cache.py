@@ -17,6 +17,16 @@ parse more (10,000 never-seen lines of 24 shapes, bench_new_lines.py: 68 parses 
 learnt at once, 48 with all), while a shape met only once costs its probes, about one
 parse, for nothing (100 lines of 100 shapes: 107 parses with 4, 123 with 32).
 
+The shapes of common requests are shipped with d20 (d20cli.language.common_shapes,
+generated from the grammar by scripts/make_common_shapes.py): a text whose shape the file
+has no template of that fills is read from a shipped one, imported at the first such text,
+through the same fill and `ready` memo. Those are trusted as code (no MAC) and still
+walked by `plain` before their first fill; one that is Refused leaves the text to the
+grammar (and the file learns its shape as it learns any), one that is not a template of
+its shape is passed over (the debug log), the file kept. A text a shipped template serves
+teaches the file nothing, so a new user's batch of common forms is read without
+pyparsing and writes no file. With the cache off (`D20_NO_CACHE=1`) neither is used.
+
 A shape holds up to MAX_VARIANTS templates, one for each set of numbers it keeps fixed
 (`check +# vs # adv expertise=d#` with expertise=d6 and with expertise=d8: the die is
 part of the meaning, so each is a template of its own), so requests that alternate such
