@@ -114,7 +114,7 @@ def test_random_fillings_of_a_shipped_shape_give_what_the_grammar_gives(
     """With an empty file, each text is read from the shipped template (its first fill,
     then the compiled one, shapes.Ready) or left to the grammar; what is read is exactly
     what the grammar gives, and a text the grammar refuses is never read."""
-    cache = ShapeCache(str(tmp_path / "shapes.cache"))
+    cache = ShapeCache(str(tmp_path / "shapes.cache"), common=True)
     assert cache.get(text) == parse_request(text)  # the sentence itself is served
     for filled in fillings(text, FILLINGS, seed=43):
         want = cold(filled)
@@ -131,7 +131,7 @@ def test_a_refused_shipped_template_leaves_the_text_to_the_grammar(tmp_path: Pat
     """`expertise=d4` is a shipped shape of other fixed numbers (d6 and d8): the grammar
     reads the text, and the user's file learns its template as it learns any; a text a
     shipped template serves teaches it nothing."""
-    cache = ShapeCache(str(tmp_path / "shapes.cache"))
+    cache = ShapeCache(str(tmp_path / "shapes.cache"), common=True)
     context = Context(None, None, cache)
     text = "check +5 vs 15 adv expertise=d4"
     shape = "check +# vs # adv expertise=d#"
@@ -142,14 +142,14 @@ def test_a_refused_shipped_template_leaves_the_text_to_the_grammar(tmp_path: Pat
     assert context.parse("check +3 vs 12 adv") == parse_request("check +3 vs 12 adv")
     assert list(cache._load()) == [shape]  # (served by the shipped shape: not learnt)
     cache.save()
-    again = ShapeCache(str(tmp_path / "shapes.cache"), common={})  # (the file alone)
+    again = ShapeCache(str(tmp_path / "shapes.cache"))  # (the file alone)
     assert again.get("check +2 vs 11 adv expertise=d4") == parse_request(
         "check +2 vs 11 adv expertise=d4"
     )
 
 
 def test_with_the_cache_off_the_grammar_reads_every_text() -> None:
-    cache = ShapeCache(None)
+    cache = ShapeCache(None, common=True)
     assert cache.get("check +3 vs 12") is None
     assert cache.common is None  # (not even imported)
 
@@ -159,7 +159,7 @@ def test_a_bad_shipped_template_is_passed_over_and_the_file_kept(tmp_path: Path)
     first fill as the file's are; one that fails is told to the debug log and the
     grammar reads the text; the user's file is not dropped for it."""
     path = tmp_path / "shapes.cache"
-    learnt = ShapeCache(str(path), common={})
+    learnt = ShapeCache(str(path))
     learnt.put("roll 4d6kh3u", parse_request("roll 4d6kh3u"), parse_request)
     learnt.save()
     template: dict[str, Any] = dict(common_shapes.TEMPLATES["check +# vs #"][""])

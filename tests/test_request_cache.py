@@ -148,14 +148,14 @@ def test_a_file_without_a_key_is_dropped_and_a_key_is_made(tmp_path: Path, kind:
     cls = ParseCache if kind == "requests.cache" else ShapeCache
     first = cls(str(path))
     if isinstance(first, ParseCache):
-        first.put("check +5 vs 15 lucky", parse_request("check +5 vs 15 lucky"))
+        first.put("check +5 vs 15", parse_request("check +5 vs 15"))
     else:
-        first.put("check +5 vs 15 lucky", parse_request("check +5 vs 15 lucky"), parse_request)
+        first.put("check +5 vs 15", parse_request("check +5 vs 15"), parse_request)
     first.save()
     Path(request_cache.key_path()).unlink()
     said: list[str] = []
     again = cls(str(path), debug=said.append)
-    assert again.get("check +5 vs 15 lucky") is None
+    assert again.get("check +5 vs 15") is None
     assert len(said) == 1 and "its MAC does not match" in said[0]
     again.save()
     assert os.stat(request_cache.key_path()).st_mode & 0o777 == 0o600

@@ -27,13 +27,11 @@ from d20cli.store.request_cache import MAX_CACHE_ENTRIES, MAX_CACHE_FILE_BYTES, 
 from d20cli.store.shape_cache import ShapeCache, shape_path
 
 ROOT = Path(__file__).resolve().parent.parent
-#: No shapes shipped with d20 (d20cli.language.common_shapes): the tests of the file alone
-FILE_ONLY: dict[str, Any] = {}
 
 
 def learnt(path: Path, *texts: str) -> ShapeCache:
     """A shapes file at `path` that has learnt the shapes of `texts` (saved)."""
-    cache = ShapeCache(str(path), common=FILE_ONLY)
+    cache = ShapeCache(str(path))
     for text in texts:
         cache.builds = 0
         cache.put(text, parse_request(text), parse_request)
@@ -49,17 +47,13 @@ def test_a_second_run_serves_a_new_text_of_the_shape(tmp_path: Path) -> None:
     path = tmp_path / "shapes.cache"
     learnt(path, "check +5 vs 15")
     assert list(raw(path)["shapes"]) == ["check +# vs #"]
-    assert ShapeCache(str(path), common=FILE_ONLY).get("check +3 vs 12") == parse_request(
-        "check +3 vs 12"
-    )
-    assert (
-        ShapeCache(str(path), common=FILE_ONLY).get("check +3 vs 12 adv") is None
-    )  # another shape
+    assert ShapeCache(str(path)).get("check +3 vs 12") == parse_request("check +3 vs 12")
+    assert ShapeCache(str(path)).get("check +3 vs 12 adv") is None  # another shape
 
 
 def test_a_run_learns_a_few_shapes_only(tmp_path: Path) -> None:
     """A batch of many new shapes does not pay for probing each (MAX_BUILDS a run)."""
-    cache = ShapeCache(str(tmp_path / "shapes.cache"), common=FILE_ONLY)
+    cache = ShapeCache(str(tmp_path / "shapes.cache"))
     for i in range(shape_cache.MAX_BUILDS + 2):
         text = "check +5 vs 15" + " adv" * i
         cache.put(text, parse_request(text), parse_request)
@@ -71,7 +65,7 @@ def test_a_run_learns_the_shapes_it_misses_again(monkeypatch: pytest.MonkeyPatch
     batch's new texts of a shape it meets again), AGAIN templates a shape at most, and
     MAX_LEARNT shapes in all."""
     monkeypatch.setattr(shape_cache, "MAX_BUILDS", 4)  # (fewer shapes to meet past it)
-    cache = ShapeCache("unused.json", common=FILE_ONLY)  # (never read nor saved here)
+    cache = ShapeCache("unused.json")  # (never read nor saved here)
     cache._entries = {}
     grammar: list[str] = []
 
@@ -107,7 +101,7 @@ def test_past_the_first_few_a_run_learns_the_shapes_it_meets_twice(
     new lines learns the shapes it repeats (each then read without pyparsing), and a
     shape met once costs no probing."""
     monkeypatch.setattr(shape_cache, "MAX_BUILDS", 4)  # (fewer shapes to meet past it)
-    cache = ShapeCache(str(tmp_path / "shapes.cache"), common=FILE_ONLY)
+    cache = ShapeCache(str(tmp_path / "shapes.cache"))
     once = [f"check +5 vs 15{' adv' * i}" for i in range(shape_cache.MAX_BUILDS + 3)]
     for text in once:
         cache.put(text, parse_request(text), parse_request)
@@ -123,7 +117,7 @@ def test_the_file_stays_small(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(shape_cache, "MAX_BUILDS", 10**6)
     monkeypatch.setattr(shape_cache, "MAX_LEARNT", 10**6)
     path = tmp_path / "shapes.cache"
-    cache = ShapeCache(str(path), common=FILE_ONLY)
+    cache = ShapeCache(str(path))
     first = None
     for i in range(MAX_CACHE_ENTRIES + 20):
         text = f"roll 1d6 # {'x' * i}"  # a comment of its own: a shape of its own
@@ -142,7 +136,7 @@ def test_big_templates_keep_the_file_within_its_bytes(
     monkeypatch.setattr(shape_cache, "MAX_LEARNT", 10**6)
     monkeypatch.setattr(request_cache, "MAX_CACHE_FILE_BYTES", 50_000)  # (the files' one writer)
     path = tmp_path / "shapes.cache"
-    cache = ShapeCache(str(path), common=FILE_ONLY)
+    cache = ShapeCache(str(path))
     for n in range(1, 34):  # up to 480 characters (MAX_SHAPE_TEXT 500)
         text = "group " + ", ".join(["+1 adv bonus"] * n) + " vs 12"
         cache.put(text, parse_request(text), parse_request)
@@ -160,7 +154,7 @@ def test_big_templates_keep_the_file_within_its_bytes(
     room = 50_000 - request_cache._HEAD_BYTES
     assert used <= room < used + entry_bytes(older[0]) + entry_bytes(older[1])
     assert "group +# adv bonus vs #" not in kept  # the oldest went
-    assert ShapeCache(str(path), common=FILE_ONLY).get(text.replace("12", "9")) == parse_request(
+    assert ShapeCache(str(path)).get(text.replace("12", "9")) == parse_request(
         text.replace("12", "9")
     )
 
@@ -176,7 +170,7 @@ def test_a_changed_language_empties_it_silently(tmp_path: Path) -> None:
     learnt(path, "check +5 vs 15")
     written(path, {"shapes": raw(path)["shapes"]}, stamp="1:older")
     said: list[str] = []
-    assert ShapeCache(str(path), debug=said.append, common=FILE_ONLY).get("check +3 vs 12") is None
+    assert ShapeCache(str(path), debug=said.append).get("check +3 vs 12") is None
     assert len(said) == 1 and "is of other modules" in said[0]  # not dropped as bad
 
 
@@ -202,7 +196,7 @@ def test_alternating_fixed_words_keep_a_template_each(
     learnt(path, "check +5 vs 15 adv expertise=d6", "check +2 vs 11 adv expertise=d8")
     held = raw(path)["shapes"]["check +# vs # adv expertise=d#"]
     assert list(held) == ["2=6", "2=8"]
-    cache = ShapeCache(str(path), common=FILE_ONLY)
+    cache = ShapeCache(str(path))
     for n in range(6):
         text = f"check +{n} vs {10 + n} adv expertise=d{(6, 8)[n % 2]}"
         assert cache.get(text) == parse_request(text)
@@ -261,7 +255,7 @@ def test_a_shape_keeps_at_most_its_variants(
 ) -> None:
     monkeypatch.setattr(shape_cache, "MAX_BUILDS", 10**6)
     monkeypatch.setattr(shape_cache, "MAX_LEARNT", 10**6)
-    cache = ShapeCache(str(tmp_path / "shapes.cache"), common=FILE_ONLY)
+    cache = ShapeCache(str(tmp_path / "shapes.cache"))
     for n in range(shape_cache.MAX_VARIANTS + 3):
         text = f"roll 1d6 # take {n + 1}"  # (a comment's number is part of its meaning)
         cache.put(text, parse_request(text), parse_request)
@@ -358,13 +352,13 @@ def test_a_hostile_file_is_dropped_silently_and_rebuilt(
     else:
         path.write_bytes(marshal.dumps(content))  # (no MAC)
     warnings: list[str] = []  # the debug log's
-    cache = ShapeCache(str(path), debug=warnings.append, common=FILE_ONLY)
+    cache = ShapeCache(str(path), debug=warnings.append)
     for text in ("check +3 vs 12", "check +4 vs 13", "roll 1d6"):
         assert cache.get(text) is None, what
     assert len(warnings) == 1 and "was dropped" in warnings[0], (what, warnings)
     cache.put("check +3 vs 12", parse_request("check +3 vs 12"), parse_request)
     cache.save()
-    again = ShapeCache(str(path), debug=warnings.append, common=FILE_ONLY)
+    again = ShapeCache(str(path), debug=warnings.append)
     assert again.get("check +6 vs 11") == parse_request("check +6 vs 11")
     assert len(warnings) == 1
 
@@ -376,7 +370,7 @@ def test_a_well_formed_template_of_another_meaning_is_not_served(tmp_path: Path)
     entry = _template("check +5 vs 15")
     entry["shape"] = "save +# vs #"
     written(path, {"shapes": {"save +# vs #": _held(entry)}})
-    context = Context(None, None, ShapeCache(str(path), common=FILE_ONLY))
+    context = Context(None, None, ShapeCache(str(path)))
     assert context.parse("save +3 vs 12") == parse_request("save +3 vs 12")
 
 

@@ -20,12 +20,13 @@ parse, for nothing (100 lines of 100 shapes: 107 parses with 4, 123 with 32).
 The shapes of common requests are shipped with d20 (d20cli.language.common_shapes,
 generated from the grammar by scripts/make_common_shapes.py): a text whose shape the file
 has no template of that fills is read from a shipped one, imported at the first such text,
-through the same fill and `ready` memo. Those are trusted as code (no MAC) and still
-walked by `plain` before their first fill; one that is Refused leaves the text to the
-grammar (and the file learns its shape as it learns any), one that is not a template of
-its shape is passed over (the debug log), the file kept. A text a shipped template serves
-teaches the file nothing, so a new user's batch of common forms is read without
-pyparsing and writes no file. With the cache off (`D20_NO_CACHE=1`) neither is used.
+through the same fill and `ready` memo (a run's cache: `ShapeCache(path, common=True)`).
+Those are trusted as code (no MAC) and still walked by `plain` before their first fill;
+one that is Refused leaves the text to the grammar (and the file learns its shape as it
+learns any), one that is not a template of its shape is passed over (the debug log), the
+file kept. A text a shipped template serves teaches the file nothing, so a new user's
+batch of common forms is read without pyparsing and writes no file. With the cache off
+(`D20_NO_CACHE=1`) neither is used.
 
 A shape holds up to MAX_VARIANTS templates, one for each set of numbers it keeps fixed
 (`check +# vs # adv expertise=d#` with expertise=d6 and with expertise=d8: the die is
@@ -121,16 +122,20 @@ class ShapeCache(CacheFile):
         self,
         path: str | None,
         debug: Callable[[str], None] = debug,
-        common: dict[str, dict[str, Any]] | None = None,
+        common: bool | dict[str, dict[str, Any]] = False,
     ) -> None:
-        """`common`: the templates shipped with d20 (None: d20cli.language.common_shapes',
-        imported at the first text the file has none for; {} for none, as the tests of
-        the file alone use)."""
+        """`common`: the shipped templates to read a text with when the file has none of
+        its shape that fills: True for d20cli.language.common_shapes', imported at the
+        first such text (a run's cache: d20cli.app.context), a dict for those, False for
+        none (the file alone)."""
         super().__init__(path, debug)
         self.builds = 0
         self.met: Bounded[str, int] = _MET.new()
         self.ready: Bounded[int, tuple[Any, shapes.Ready]] = _READY.new()
-        self.common = common
+        # (None: d20cli.language.common_shapes', not imported yet)
+        self.common: dict[str, dict[str, Any]] | None = (
+            None if common is True else common if isinstance(common, dict) else {}
+        )
 
     def _bad_entries(self, entries: dict[str, Any]) -> str | None:
         for shape, held in entries.items():
