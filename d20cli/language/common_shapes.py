@@ -10,7 +10,7 @@ TEMPLATES: {shape: {variant: template}} (143 shapes, 145 templates), as the
 shape cache's file holds them (d20cli.store.shape_cache), each built by
 d20cli.language.shape_probes.build from one of SENTENCES as the grammar parsed it. The
 shape cache reads them when the user's file has none of a text's shape that fills
-(imported at that first need only: about 1.2 ms from its bytecode).
+(imported at that first need only: about 1.3 ms from its bytecode).
 """
 
 from __future__ import annotations
