@@ -57,3 +57,16 @@ def forged(path: Path, change: Callable[[dict[str, Any]], None]) -> None:
     fields = marshal.loads(data[request_cache._HEAD_BYTES :])
     change(fields)
     path.write_bytes(head + marshal.dumps(fields, request_cache._MARSHAL))
+
+
+def unshipped(*texts: str) -> None:
+    """Fail unless no text's shape is among those shipped with d20
+    (d20cli.language.common_shapes): a test of what a run learns or parses needs a text
+    that the shipped shapes do not serve (pick another if the list has grown)."""
+    from d20cli.language.common_shapes import TEMPLATES
+    from d20cli.language.shapes import key, split
+
+    for text in texts:
+        parts = split(text)
+        shape = None if parts is None else key(parts[0])
+        assert shape not in TEMPLATES, f"{text!r}: its shape is shipped with d20"

@@ -7,7 +7,7 @@ import marshal
 from pathlib import Path
 
 import pytest
-from cache_helpers import fields_of, written
+from cache_helpers import fields_of, unshipped, written
 
 from d20cli.language.grammar import parse_request
 from d20cli.language.parse_cache import classes, decode, encode
@@ -211,11 +211,12 @@ def test_a_new_request_of_a_known_shape_does_not_import_pyparsing(tmp_path: Path
     numbers in them start without pyparsing, or json (the text is written to the parse
     cache with marshal: read from sys.modules)."""
     heavy = ("pyparsing", "d20cli.language.grammar", "dataclasses", "inspect", "typing", "json")
-    pairs = [
-        ("attack +7 vs 16 dmg 1d8+4", "attack +4 vs 12 dmg 2d6+3"),
-        ("roll 4d6kh3", "roll 5d8kh2"),
-        ("roll 1d20+5 adv", "roll 1d20+2 adv"),
+    pairs = [  # (shapes d20 does not ship, d20cli.language.common_shapes)
+        ("attack +7 vs 16 dmg 1d8+4 lucky", "attack +4 vs 12 dmg 2d6+3 lucky"),
+        ("roll 4d6kh3u", "roll 5d8kh2u"),
+        ("roll 1d20+5 adv # init", "roll 1d20+2 adv # init"),
     ]
+    unshipped(*(text for pair in pairs for text in pair))
     for first, new in pairs:
         runs = [_loaded(words, heavy, tmp_path) for words in (first, new)]
         assert "LOADED ['pyparsing'" in runs[0]  # the first of its shape is parsed
@@ -228,11 +229,12 @@ def test_a_repeated_request_does_not_import_the_shapes(tmp_path: Path) -> None:
     modules are imported at the first text it does not hold (and the probes only to
     learn a shape)."""
     heavy = ("d20cli.store.shape_cache", "d20cli.language.shapes", "d20cli.language.shape_probes")
-    first = _loaded("check +5 vs 15", heavy, tmp_path)  # parsed, its shape learnt
+    unshipped("check +5 vs 15 lucky")
+    first = _loaded("check +5 vs 15 lucky", heavy, tmp_path)  # parsed, its shape learnt
     assert f"LOADED {list(heavy)!r}" in first
-    again = _loaded("check +5 vs 15", heavy, tmp_path)
-    assert "LOADED []" in again and "check +5 vs 15" in again
-    new = _loaded("check +5 vs 12", heavy, tmp_path)  # read from its shape, nothing learnt
+    again = _loaded("check +5 vs 15 lucky", heavy, tmp_path)
+    assert "LOADED []" in again and "check +5 vs 15 lucky" in again
+    new = _loaded("check +5 vs 12 lucky", heavy, tmp_path)  # from its shape, nothing learnt
     assert f"LOADED {list(heavy[:2])!r}" in new
 
 
@@ -248,15 +250,17 @@ def test_odds_of_a_cached_request_do_not_import_pyparsing(tmp_path: Path) -> Non
     heavy = ("pyparsing", "d20cli.language.grammar", "dataclasses", "inspect", "threading")
     heavy += ("d20cli.dice.distribution", "typing", "random", "json")
     heavy += ("contextlib", "importlib", "warnings")
-    first = "odds check +5 vs 15 adv expertise=d6"
-    runs = [
-        _loaded(words, heavy, tmp_path)
-        for words in (first, "odds check +2 vs 11 adv expertise=d8", first)
-    ]
+    first = "odds check +5 vs 15 adv lucky expertise=d6"
+    second = "odds check +2 vs 11 adv lucky expertise=d8"
+    unshipped(first[5:], second[5:])  # (d20cli.language.common_shapes: learnt here)
+    runs = [_loaded(words, heavy, tmp_path) for words in (first, second, first)]
     assert all("LOADED ['pyparsing'" in run for run in runs[:2])  # each first of its kind
     printed = [run.split("LOADED")[0] for run in runs]  # (what `d20 odds` printed)
     assert "LOADED []" in runs[2] and printed[2] == printed[0]
-    for words in ("odds check +3 vs 12 adv expertise=d6", "odds check +4 vs 14 adv expertise=d8"):
+    for words in (
+        "odds check +3 vs 12 adv lucky expertise=d6",
+        "odds check +4 vs 14 adv lucky expertise=d8",
+    ):
         cached = _loaded(words, heavy, tmp_path)
         cold = _loaded(words, heavy, tmp_path / "cold")
         assert "LOADED []" in cached and "Critical success" in cached

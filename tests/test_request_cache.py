@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cache_helpers import fields_of, forged
+from cache_helpers import fields_of, forged, unshipped
 
 from d20cli.language.grammar import parse_request
 from d20cli.store import request_cache
@@ -64,27 +64,30 @@ def test_a_request_entry_that_holds_another_modifier_rolls_the_texts(
 ) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # the key d20 made
     requests = tmp_path / "cache" / "d20cli" / "requests.cache"
-    first, _ = rolled(tmp_path, "check", "+5", "vs", "15", "--dice", "10")
+    unshipped("check +5 vs 15 lucky")  # (parsed: d20cli.language.common_shapes has none)
+    first, _ = rolled(tmp_path, "check", "+5", "vs", "15", "lucky", "--dice", "10")
     assert (first["modifier"], first["total"]) == (5, 15)
     real = fields_of(requests)
-    assert real["requests"]["check +5 vs 15"]["modifier"] == {"@": "Number", "value": 5}
+    assert real["requests"]["check +5 vs 15 lucky"]["modifier"] == {"@": "Number", "value": 5}
 
     def modifier_15(data: dict[str, Any]) -> None:
-        data["requests"]["check +5 vs 15"]["modifier"]["value"] = 15
+        data["requests"]["check +5 vs 15 lucky"]["modifier"]["value"] = 15
 
     forged(requests, modifier_15)
     assert fields_of(requests)["stamp"] == real["stamp"]  # the real stamp, and its MAC
     assert fields_of(requests)["mac"] == real["mac"]
-    assert fields_of(requests)["requests"]["check +5 vs 15"]["modifier"]["value"] == 15
+    assert fields_of(requests)["requests"]["check +5 vs 15 lucky"]["modifier"]["value"] == 15
 
-    again, said = rolled(tmp_path, "check", "+5", "vs", "15", "--dice", "10", debug=True)
+    again, said = rolled(tmp_path, "check", "+5", "vs", "15", "lucky", "--dice", "10", debug=True)
     assert (again["modifier"], again["total"], again["target"]) == (5, 15, 15)
     assert "parse cache" in said and "was dropped and is rebuilt" in said
     rebuilt = genuine(requests)
     assert all(data["modifier"]["value"] != 15 for data in rebuilt["requests"].values())
     # the next runs: the text's meaning, and nothing to say, debug log or not
     for debug in (True, False):
-        third, said = rolled(tmp_path, "check", "+5", "vs", "15", "--dice", "10", debug=debug)
+        third, said = rolled(
+            tmp_path, "check", "+5", "vs", "15", "lucky", "--dice", "10", debug=debug
+        )
         assert (third["total"], said) == (15, "")
 
 
@@ -93,26 +96,27 @@ def test_a_shape_entry_with_its_numbers_swapped_rolls_the_texts(
 ) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     shapes = tmp_path / "cache" / "d20cli" / "shapes.cache"
-    rolled(tmp_path, "check", "+5", "vs", "15")  # learns `check +# vs #`
-    template = fields_of(shapes)["shapes"]["check +# vs #"][""]["tree"]  # (no fixed number)
+    unshipped("check +5 vs 15 lucky")
+    rolled(tmp_path, "check", "+5", "vs", "15", "lucky")  # learns `check +# vs # lucky`
+    template = fields_of(shapes)["shapes"]["check +# vs # lucky"][""]["tree"]  # (no fixed number)
     assert template["modifier"]["value"] == {"@s": 0}
     assert template["target"]["value"] == {"@s": 1}
     real = fields_of(shapes)
 
     def swapped(data: dict[str, Any]) -> None:
-        tree = data["shapes"]["check +# vs #"][""]["tree"]
+        tree = data["shapes"]["check +# vs # lucky"][""]["tree"]
         tree["modifier"]["value"], tree["target"]["value"] = {"@s": 1}, {"@s": 0}
 
     forged(shapes, swapped)  # the real stamp and MAC kept
     assert fields_of(shapes)["mac"] == real["mac"] and fields_of(shapes) != real
 
-    result, said = rolled(tmp_path, "check", "+2", "vs", "18", "--dice", "10", debug=True)
+    result, said = rolled(tmp_path, "check", "+2", "vs", "18", "lucky", "--dice", "10", debug=True)
     assert (result["modifier"], result["target"], result["total"]) == (2, 18, 12)
     assert result["success"] is False
     assert "shape cache" in said and "was dropped and is rebuilt" in said
-    relearnt = genuine(shapes)["shapes"]["check +# vs #"][""]["tree"]
+    relearnt = genuine(shapes)["shapes"]["check +# vs # lucky"][""]["tree"]
     assert relearnt["modifier"]["value"] == {"@s": 0}  # learnt again from the grammar
-    result, said = rolled(tmp_path, "check", "+3", "vs", "17", "--dice", "10", debug=True)
+    result, said = rolled(tmp_path, "check", "+3", "vs", "17", "lucky", "--dice", "10", debug=True)
     assert (result["modifier"], result["target"], said) == (3, 17, "")
 
 
@@ -184,7 +188,8 @@ def test_the_stamp_names_every_module_parsing_imports(tmp_path: Path) -> None:
     package = str(ROOT / "d20cli") + os.sep
     needed = {line.removeprefix(package) for line in proc.stdout.split()}
     assert {"language/grammar.py", "language/shapes.py", "dice/evaluate.py"} <= needed
-    rolled(tmp_path, "check", "+5", "vs", "15")
+    unshipped("check +5 vs 15 lucky")  # (both files are written)
+    rolled(tmp_path, "check", "+5", "vs", "15", "lucky")
     for name in ("requests.cache", "shapes.cache"):
         listed = fields_of(tmp_path / "cache" / "d20cli" / name)["modules"]
         assert needed <= set(listed), needed - set(listed)
@@ -271,11 +276,11 @@ def test_an_older_json_cache_is_removed_when_the_new_one_is_first_written(
     old = b'{"mac": "' + b"0" * 64 + b'", "stamp": "3", "modules": [], "requests": {}}'
     for name in ("requests.json", "shapes.json", "notes.json"):
         (folder / name).write_bytes(old)
-    result, said = rolled(tmp_path, "check", "+5", "vs", "15", "--dice", "10", debug=True)
+    result, said = rolled(tmp_path, "check", "+5", "vs", "15", "lucky", "--dice", "10", debug=True)
     assert result["total"] == 15 and said == ""
     assert sorted(p.name for p in folder.iterdir()) == [
         "notes.json",
         "requests.cache",
         "shapes.cache",
     ]
-    assert list(genuine(folder / "requests.cache")["requests"]) == ["check +5 vs 15"]
+    assert list(genuine(folder / "requests.cache")["requests"]) == ["check +5 vs 15 lucky"]

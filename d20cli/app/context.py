@@ -155,7 +155,8 @@ class Lookups:
         if self.shapes is None and self._shape_file is not None:
             from d20cli.store.shape_cache import ShapeCache
 
-            self.shapes, self._shape_file = ShapeCache(self._shape_file), None
+            self.shapes = ShapeCache(self._shape_file, common=True)  # (and d20's own shapes)
+            self._shape_file = None
         return self.shapes
 
     def with_character(self, opts: Options) -> Options:

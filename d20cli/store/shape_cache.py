@@ -18,6 +18,17 @@ all of them learnt at once, one parse more for each learnt at its second line), 
 shape met only once costs its probes, about one parse, for nothing (100 lines of 100
 shapes: 107 parses with 4, 123 with 32).
 
+The shapes of common requests are shipped with d20 (d20cli.language.common_shapes,
+generated from the grammar by scripts/make_common_shapes.py): a text whose shape the file
+has no template of that fills is read from a shipped one, imported at the first such text,
+through the same fill and `ready` memo (a run's cache: `ShapeCache(path, common=True)`).
+Those are trusted as code (no MAC) and still walked by `plain` before their first fill;
+one that is Refused leaves the text to the grammar (and the file learns its shape as it
+learns any), one that is not a template of its shape is passed over (the debug log), the
+file kept. A text a shipped template serves teaches the file nothing, so a new user's
+batch of common forms is read without pyparsing and writes no file. With the cache off
+(`D20_NO_CACHE=1`) neither is used.
+
 A shape holds up to MAX_VARIANTS templates, one for each set of numbers it keeps fixed
 (`check +# vs # adv expertise=d#` with expertise=d6 and with expertise=d8: the die is
 part of the meaning, so each is a template of its own), so requests that alternate such
@@ -108,11 +119,24 @@ class ShapeCache(CacheFile):
     SECTION = "shapes"
     RETIRED = "shapes.json"
 
-    def __init__(self, path: str | None, debug: Callable[[str], None] = debug) -> None:
+    def __init__(
+        self,
+        path: str | None,
+        debug: Callable[[str], None] = debug,
+        common: bool | dict[str, dict[str, Any]] = False,
+    ) -> None:
+        """`common`: the shipped templates to read a text with when the file has none of
+        its shape that fills: True for d20cli.language.common_shapes', imported at the
+        first such text (a run's cache: d20cli.app.context), a dict for those, False for
+        none (the file alone)."""
         super().__init__(path, debug)
         self.builds = 0
         self.met: Bounded[str, int] = _MET.new()
         self.ready: Bounded[int, tuple[Any, shapes.Ready]] = _READY.new()
+        # (None: d20cli.language.common_shapes', not imported yet)
+        self.common: dict[str, dict[str, Any]] | None = (
+            None if common is True else common if isinstance(common, dict) else {}
+        )
 
     def _bad_entries(self, entries: dict[str, Any]) -> str | None:
         for shape, held in entries.items():
@@ -132,24 +156,49 @@ class ShapeCache(CacheFile):
         return None
 
     def get(self, text: str) -> Any:
-        """The request `text` means, from its shape's template; None when there is none or
-        it does not fit (then the grammar reads the text)."""
+        """The request `text` means, from a template of its shape that fills: the user's
+        file's, else one shipped with d20 (d20cli.language.common_shapes, imported at the
+        first text the file has none for); None when there is none or none fits (then the
+        grammar reads the text, and `put` learns its shape into the file)."""
         if self.path is None:
             return None
         parts = shapes.split(text)
         if parts is None:
             return None
         pieces, numbers = parts
-        held = self._load().get(shapes.key(pieces))
-        if held is None:
+        shape = shapes.key(pieces)
+        held = self._load().get(shape)
+        if held is not None:
+            request = self._fill(held, pieces, numbers, text, True)
+            if request is not None:
+                return request
+        if self.common is None:
+            from d20cli.language.common_shapes import TEMPLATES  # (at the first need)
+
+            self.common = TEMPLATES
+        shipped = self.common.get(shape)
+        if shipped is None:
             return None
+        return self._fill(shipped, pieces, numbers, text, False)
+
+    def _fill(
+        self,
+        held: dict[str, Any],
+        pieces: tuple[str, ...],
+        numbers: tuple[str, ...],
+        text: str,
+        own: bool,
+    ) -> Any:
+        """The request from the first of a shape's templates (`held`) that fills; None if
+        none does. `own`: the templates are the file's, so a bad one drops the file; a
+        shipped one (trusted as code, checked all the same) is only passed over."""
         for entry in held.values():  # (a template of other fixed numbers is Refused)
             try:
                 ready = self.ready.get(id(entry))
                 if ready is not None and ready[0] is entry:
                     return ready[1].fill(pieces, numbers, text)
                 if not plain(entry["tree"]):  # (before its first fill; a ready one was)
-                    self._drop("a template is not plain data")
+                    self._bad("a template is not plain data", own)
                     return None
                 request = shapes.fill(entry, pieces, numbers, text)
                 self.ready[id(entry)] = (entry, shapes.Ready(entry))  # (filled: it is sound)
@@ -157,9 +206,17 @@ class ShapeCache(CacheFile):
             except shapes.Refused:
                 continue
             except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as err:
-                self._drop(f"an entry is not a template of its shape ({err})")
+                self._bad(f"an entry is not a template of its shape ({err})", own)
                 return None
         return None
+
+    def _bad(self, why: str, own: bool) -> None:
+        """A template that cannot be used: the file's drops the file; a shipped one is told
+        to the debug log (the grammar reads the text)."""
+        if own:
+            self._drop(why)
+        else:
+            self.debug(f"a shipped shape (d20cli.language.common_shapes) is not used: {why}")
 
     def put(self, text: str, request: Any, parse: Callable[[str], Any]) -> None:
         """Learn the shape of `text`, which the grammar (`parse`) read as `request`: at
