@@ -37,7 +37,8 @@ def _dice() -> list[str]:
     """Dice expressions as players type them: the count and sides of a die, each common
     modifier (none; keep and drop highest and lowest; explode, compound; reroll once and
     reroll; each die at least, at most), with no constant, `+N` or `-N`; and those that
-    damage rolls use (all but kl, dh, mi and ma) with a label too."""
+    damage rolls use (all but kl, dh, mi and ma) with a label too (a label's words are a
+    slot of the shape, d20cli.language.shapes: `[fire]` stands for any of them)."""
     modifiers = ("", "kh3", "kl1", "dh1", "dl1", "!", "!!", "ro1", "r1", "ro<2", "mi2", "ma5")
     unlabelled = {"kl1", "dh1", "mi2", "ma5"}
     dice = {"": "2d6", "kh3": "4d6", "kl1": "2d20", "dh1": "4d6", "dl1": "4d6"}
@@ -51,24 +52,6 @@ def _dice() -> list[str]:
                 out.append(f"roll {base}{constant}{label}")
     return out
 
-
-#: Damage types as labels. A label's words are part of its shape (d20cli.language.shapes):
-#: each label is a shape of its own, so the common damage forms are listed with each.
-DAMAGE_TYPES = (
-    "acid",
-    "bludgeoning",
-    "cold",
-    "fire",
-    "force",
-    "lightning",
-    "necrotic",
-    "piercing",
-    "poison",
-    "psychic",
-    "radiant",
-    "slashing",
-    "thunder",
-)
 
 #: The common sentences, in the order they are built (a shape met again is built again:
 #: the last of a shape and variant is kept; each must give the same template).
@@ -93,9 +76,6 @@ SENTENCES: tuple[str, ...] = (
     "roll 1d8+1d6-1",
     "roll 2d6+3+1d6",
     "roll 1d8+3 [slashing] + 2d6 [fire]",
-    # the common damage forms with each damage type
-    *(f"roll 2d6+3 [{kind}]" for kind in DAMAGE_TYPES if kind != "fire"),
-    *(f"roll 3d8ro1+2 [{kind}]" for kind in DAMAGE_TYPES if kind != "fire"),
     # checks, saves and attacks of the default system
     *(
         f"{verb} {modifier}{target}{adv}"
