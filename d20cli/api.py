@@ -85,6 +85,7 @@ from d20cli.rolling.dice_memo import MAX_MEMO_TEXT, Call, DiceMemo, Draw, MemoSp
 from d20cli.rolling.limits import MAX_BUDGET, MAX_REPEAT, MAX_ROLLED_RUNS, MAX_WORK
 from d20cli.rules import DEFAULT_SYSTEM as _DEFAULT_ID
 from d20cli.rules import SYSTEM_IDS, get_system
+from d20cli.rules.common import imported
 from d20cli.rules.house import HouseDefaults, with_house
 from d20cli.store.as_character import read_through
 from d20cli.store.characters import Character
@@ -264,16 +265,12 @@ def odds(
 
 def _odds_engine() -> ModuleType:
     """d20cli.probability.engine, the odds' text made ready (present.odds_view makes
-    `str(odds)` the text): imported at the first odds, then taken from sys.modules (two
-    import statements cost 3 µs a call, three quarters of `odds` of a request asked
-    before)."""
-    engine = sys.modules.get("d20cli.probability.engine")
-    if engine is not None and "d20cli.present.odds_view" in sys.modules:
-        return engine
-    from d20cli.present import odds_view  # noqa: F401
-    from d20cli.probability import engine as imported
-
-    return imported
+    `str(odds)` the text): imported at the first odds, then taken from sys.modules
+    (rules.common.imported: two import statements cost 3 µs a call, three quarters of
+    `odds` of a request asked before)."""
+    imported("d20cli.present.odds_view", "chance_rows")
+    engine: ModuleType = imported("d20cli.probability.engine", "odds_of")
+    return engine
 
 
 def sweep(

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cache_helpers import fields_of, written
+from cache_helpers import fields_of, unshipped, written
 
 from d20cli.language import grammar, parse_cache
 from d20cli.language.grammar import parse_request
@@ -309,11 +309,12 @@ def test_long_unique_requests_keep_the_file_small_and_trimming_is_bounded(
 
 def test_a_cli_run_with_a_hostile_cache_rolls_silently_and_rebuilds_it(tmp_path: Path) -> None:
     cache = tmp_path / "cache" / "d20cli"
-    cache_with(cache / "requests.cache", {"roll 1d6": DEEP, "check +5 vs 15": 5})
+    unshipped("check +5 vs 15 lucky")  # (a shape d20 ships is not written to the cache)
+    cache_with(cache / "requests.cache", {"roll 1d6": DEEP, "check +5 vs 15 lucky": 5})
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "D20_NO_LOG": "1"}
     for _ in range(2):
         proc = subprocess.run(
-            [sys.executable, "-m", "d20cli", "check", "+5", "vs", "15", "-q"],
+            [sys.executable, "-m", "d20cli", "check", "+5", "vs", "15", "lucky", "-q"],
             capture_output=True,
             text=True,
             env=env,
@@ -323,7 +324,7 @@ def test_a_cli_run_with_a_hostile_cache_rolls_silently_and_rebuilds_it(tmp_path:
         assert (proc.returncode, proc.stdout.strip(), proc.stderr) in {
             (0, str(n), "") for n in range(6, 26)
         }
-    assert "check +5 vs 15" in fields_of(cache / "requests.cache")["requests"]  # rebuilt
+    assert "check +5 vs 15 lucky" in fields_of(cache / "requests.cache")["requests"]  # rebuilt
 
 
 def test_the_limits_are_stated_once_in_the_vocabulary() -> None:

@@ -247,7 +247,7 @@ def test_the_process_ends_only_after_all_it_wrote(tmp_path: Path) -> None:
     of a bad line and its status come through, and every roll is in the roll log."""
     import sqlite3
 
-    lines = "roll 1d6\n" * 20_000 + "roll 1d0\n" + "check +5 vs 15\n" * 5
+    lines = "roll 1d6\n" * 20_000 + "roll 1d0\n" + "check +5 vs 15 lucky\n" * 5  # (learnt)
     run = subprocess.run(
         [sys.executable, "-m", "d20cli", "--json"],
         input=lines,

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from collections.abc import Mapping
 from dataclasses import fields, replace
+from pathlib import Path
 
 import pytest
 
@@ -421,3 +422,44 @@ def test_plain_and_negative_numbers_roll_nothing() -> None:
     assert evaluate(None, ForcedRoller([]), "modifier").text == ""
     ev = evaluate(parse_request("save -1d4").modifier, ForcedRoller([3]), "modifier")
     assert (ev.total, ev.dice, ev.text) == (-3, (Die(4, 3, True, "modifier"),), "-1d4")
+
+
+def test_a_module_another_thread_is_still_importing_is_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`rules.common.imported` (how a system, its encounter rules and the API's odds engine
+    are found again) takes a module from sys.modules only when it is whole: one another
+    thread is still importing (there, but its code still running) is waited for, so a bot
+    answering from several threads never reads a system half made."""
+    import threading
+    import types
+
+    from d20cli.rules.common import imported
+
+    gate = types.ModuleType("d20cli_test_gate")
+    gate.entered, gate.release = threading.Event(), threading.Event()  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "d20cli_test_gate", gate)
+    (tmp_path / "d20cli_test_slow.py").write_text(
+        "import d20cli_test_gate\n"
+        "d20cli_test_gate.entered.set()\n"
+        "d20cli_test_gate.release.wait(60)\n"
+        "VALUE = 1\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "d20cli_test_slow", raising=False)
+    first = threading.Thread(target=__import__, args=("d20cli_test_slow",))
+    first.start()
+    got: list[object] = []
+    try:
+        assert gate.entered.wait(60)  # type: ignore[attr-defined]
+        assert "d20cli_test_slow" in sys.modules  # there, half made
+        found = lambda: getattr(imported("d20cli_test_slow", "VALUE"), "VALUE", 0)  # noqa: E731
+        second = threading.Thread(target=lambda: got.append(found()))  # (as it returns)
+        second.start()
+        second.join(2)  # (time to take a half-made module, were it taken: it waits instead)
+    finally:
+        gate.release.set()  # type: ignore[attr-defined]
+        first.join(60)
+    second.join(60)
+    assert got == [1]
+    sys.modules.pop("d20cli_test_slow", None)

@@ -7,11 +7,9 @@ order) is computed on first use. No system module imports pyparsing.
 
 from __future__ import annotations
 
-import sys
-
 from d20cli.errors import RulesError
 from d20cli.language.vocabulary import ALIASES, DEFAULT_SYSTEM, SYSTEM_IDS
-from d20cli.rules.common import System
+from d20cli.rules.common import System, imported
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,12 +38,8 @@ def system_id(name: str) -> str:
 
 
 def get_system(name: str) -> System:
-    """The system with this id or alias (imports only its module; one imported before is
-    taken from sys.modules, as a line of a batch asks for it each time; else with
-    `__import__`, as importing `importlib` would import `warnings` too, 0.5 ms of a start)."""
-    module = sys.modules.get(f"d20cli.rules.{name}") if name in SYSTEM_IDS else None
-    if module is None:
-        module = __import__(f"d20cli.rules.{system_id(name)}", fromlist=["SYSTEM"])
+    """The system with this id or alias (imports only its module, once: `imported`)."""
+    module = imported(f"d20cli.rules.{name if name in SYSTEM_IDS else system_id(name)}", "SYSTEM")
     system: System = module.SYSTEM
     return system
 

@@ -543,6 +543,18 @@ class VerbOdds(NamedTuple):
     refused: str | None = None
 
 
+def imported(name: str, attribute: str) -> Any:
+    """The module `name` (which defines `attribute`), imported once: taken from sys.modules
+    when it is there whole, as a line of a batch or a bot's call asks for it each time;
+    else with `__import__`, which also waits for another thread that is still importing it
+    (a module in sys.modules is not yet whole while its code runs: its spec says
+    `_initializing`). Not `importlib`: it would import `warnings` too, 0.5 ms of a start."""
+    module = sys.modules.get(name)
+    if module is None or getattr(getattr(module, "__spec__", None), "_initializing", False):
+        module = __import__(name, fromlist=[attribute])
+    return module
+
+
 @frozen
 class System:
     """One rule system: its id, title, verbs and outcome tiers, and its resolver.
@@ -622,16 +634,9 @@ class System:
         return initiative
 
     def _encounter_rules(self) -> Any:
-        """The module of the system's encounter rules (None: it has none): taken from
-        `sys.modules` once imported, else imported with `__import__` (as `get_system`
-        imports a system's module: `importlib` would import `warnings` too)."""
+        """The module of the system's encounter rules (None: it has none; `imported`)."""
         name = self.encounter
-        if name is None:
-            return None
-        module = sys.modules.get(name)
-        if module is None:
-            module = __import__(name, fromlist=["HARM", "INITIATIVE"])
-        return module
+        return None if name is None else imported(name, "HARM")
 
     def outcome_names(self, verb: str) -> dict[str, str]:
         """Each outcome id's one name in a result of `verb`, which the roll, its odds, the

@@ -126,14 +126,14 @@ class ShapeCache(CacheFile):
         common: bool | dict[str, dict[str, Any]] = False,
     ) -> None:
         """`common`: the shipped templates to read a text with when the file has none of
-        its shape that fills: True for d20cli.language.common_shapes', imported at the
+        its shape that fills: True for d20cli.language.common_shapes's, imported at the
         first such text (a run's cache: d20cli.app.context), a dict for those, False for
         none (the file alone)."""
         super().__init__(path, debug)
         self.builds = 0
         self.met: Bounded[str, int] = _MET.new()
         self.ready: Bounded[int, tuple[Any, shapes.Ready]] = _READY.new()
-        # (None: d20cli.language.common_shapes', not imported yet)
+        # (None: d20cli.language.common_shapes's, not imported yet)
         self.common: dict[str, dict[str, Any]] | None = (
             None if common is True else common if isinstance(common, dict) else {}
         )
