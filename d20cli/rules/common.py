@@ -585,9 +585,8 @@ class System:
     (`d20cli.rules.levelup.encounter`; None: the system has none), whose `HARM` is
     `harm` (damage, healing and 0 HP in an encounter, rules/encounter.py) and whose
     `INITIATIVE` is `initiative` (how a combatant rolls initiative, rules/initiative.py).
-    They are read from it at their first use, the module imported then (as
-    `rules.get_system` imports a system: taken from `sys.modules`, else with
-    `__import__`): only the encounter commands read them, so a plain roll, check or odds
+    They are read from it at their first use, the module imported then (`imported`, as
+    `rules.get_system` imports a system): only the encounter commands read them, so a plain roll, check or odds
     imports neither that module nor rules/encounter.py and rules/initiative.py
     (docs/performance.md, "Start-up");
     check_plan: how a request is rolled and graded when it is one d20 check (`CheckPlan`;
