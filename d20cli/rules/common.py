@@ -586,9 +586,9 @@ class System:
     `harm` (damage, healing and 0 HP in an encounter, rules/encounter.py) and whose
     `INITIATIVE` is `initiative` (how a combatant rolls initiative, rules/initiative.py).
     They are read from it at their first use, the module imported then (`imported`, as
-    `rules.get_system` imports a system): only the encounter commands read them, so a plain roll, check or odds
-    imports neither that module nor rules/encounter.py and rules/initiative.py
-    (docs/performance.md, "Start-up");
+    `rules.get_system` imports a system): only the encounter commands read them, so a
+    plain roll, check or odds imports neither that module nor rules/encounter.py and
+    rules/initiative.py (docs/performance.md, "Start-up");
     check_plan: how a request is rolled and graded when it is one d20 check (`CheckPlan`;
     None for any other request), raising the errors its resolver would: the odds of such a
     check are computed from the plan, grading each (face, total) once; contest_plan: the

@@ -87,8 +87,8 @@ _MET = declare(
 _READY = declare(
     "shape_cache.ready",
     256,
-    holds="a template filled once this run -> it compiled into one function (shapes.Ready), "
-    "by identity",
+    holds="a template filled this run -> it compiled into one function (shapes.Ready) at its "
+    "second fill (a command fills it once), by identity",
     buys="10,000 new lines in one run (benchmarks/bench_new_lines.py): a line of a known "
     "shape built by one generated function of its constructors, not walked and decoded: "
     "Ready.fill 28 µs a line (38 µs as nested closures; see docs/performance.md)",
@@ -132,7 +132,7 @@ class ShapeCache(CacheFile):
         super().__init__(path, debug)
         self.builds = 0
         self.met: Bounded[str, int] = _MET.new()
-        self.ready: Bounded[int, tuple[Any, shapes.Ready]] = _READY.new()
+        self.ready: Bounded[int, tuple[Any, shapes.Ready | None]] = _READY.new()
         # (None: d20cli.language.common_shapes's, not imported yet)
         self.common: dict[str, dict[str, Any]] | None = (
             None if common is True else common if isinstance(common, dict) else {}
@@ -195,13 +195,17 @@ class ShapeCache(CacheFile):
         for entry in held.values():  # (a template of other fixed numbers is Refused)
             try:
                 ready = self.ready.get(id(entry))
-                if ready is not None and ready[0] is entry:
-                    return ready[1].fill(pieces, numbers, text)
-                if not plain(entry["tree"]):  # (before its first fill; a ready one was)
+                if ready is not None and ready[0] is entry:  # (filled before: it is sound)
+                    made = ready[1]
+                    if made is None:  # filled a second time: made ready now (once a run)
+                        made = shapes.Ready(entry)
+                        self.ready[id(entry)] = (entry, made)
+                    return made.fill(pieces, numbers, text)
+                if not plain(entry["tree"]):  # (before its first fill)
                     self._bad("a template is not plain data", own)
                     return None
                 request = shapes.fill(entry, pieces, numbers, text)
-                self.ready[id(entry)] = (entry, shapes.Ready(entry))  # (filled: it is sound)
+                self.ready[id(entry)] = (entry, None)  # (a command fills it once: not compiled)
                 return request
             except shapes.Refused:
                 continue
