@@ -16,9 +16,10 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from cache_helpers import fields_of
 from shape_fillings import fillings
 
-from d20cli.app.context import Context
+from d20cli.app.context import KEPT, Context
 from d20cli.errors import ParseError
 from d20cli.language import common_shapes
 from d20cli.language.grammar import parse_request
@@ -204,8 +205,8 @@ def _batch(lines: list[str], env: dict[str, str]) -> tuple[str, str]:
 def test_a_new_users_batch_of_common_forms_imports_no_pyparsing(tmp_path: Path) -> None:
     """In a new home (tests/conftest.py: XDG directories of the test's own), a batch of
     lines of the shipped forms is read from the shipped shapes: no pyparsing, the output
-    of the grammar's reading (the caches off), and nothing learnt or written to the
-    user's caches."""
+    of the grammar's reading (the caches off), and nothing learnt; the run's first KEPT
+    texts are put in the parse cache, so a line typed again is read from there."""
     cache = tmp_path / "cache"
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
     env.pop("D20_NO_CACHE", None)
@@ -215,4 +216,31 @@ def test_a_new_users_batch_of_common_forms_imports_no_pyparsing(tmp_path: Path) 
     assert loaded_off == "['pyparsing']"
     assert printed == off and len(printed.splitlines()) == len(LINES)
     assert not (cache / "d20cli" / "shapes.cache").exists()  # the file learnt nothing
-    assert not (cache / "d20cli" / "requests.cache").exists()  # (nothing was parsed)
+    kept = fields_of(cache / "d20cli" / "requests.cache")["requests"]
+    assert len(LINES) <= KEPT and list(kept) == [*LINES[:-1], "roll 2d6+5"]  # (typed again,
+    # a line is read from the parse cache: the first KEPT of a run are put there)
+
+
+def test_a_command_typed_again_is_read_from_the_parse_cache(tmp_path: Path) -> None:
+    """A command the shipped shapes served is put in the parse cache (Context: KEPT), so
+    typed again it is read from there: neither the shapes' modules nor the shipped ones
+    are imported, and writing the cache imported neither the grammar nor `tempfile`."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "D20_NO_LOG": "1"}
+    env.pop("D20_NO_CACHE", None)
+    code = (
+        "import sys\n"
+        "from d20cli.__main__ import main\n"
+        "main(['check', '+4', 'vs', '13', '-q'])\n"
+        "print([m for m in ('d20cli.store.shape_cache', 'd20cli.language.common_shapes',"
+        " 'pyparsing', 'tempfile') if m in sys.modules])\n"
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+        )
+        for _ in range(2)
+    ]
+    assert [r.returncode for r in runs] == [0, 0] and runs[0].stderr == runs[1].stderr == ""
+    first, second = (r.stdout.splitlines()[-1] for r in runs)
+    assert first == "['d20cli.store.shape_cache', 'd20cli.language.common_shapes']"
+    assert second == "[]"

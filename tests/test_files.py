@@ -361,3 +361,32 @@ def test_a_deeply_nested_export_row_is_one_line(tmp_path: Path, field: str) -> N
     assert run.returncode == 2, run.stderr
     assert run.stderr.startswith(f"d20: error: row 1 of the export: '{field}' nests more")
     assert len(run.stderr.splitlines()) == 1
+
+
+def test_a_temporary_is_new_private_and_never_a_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """atomic_write's temporary (files._temporary): a new file of a random name, 0600,
+    created with O_EXCL, so a file or a symbolic link already at a name is never opened;
+    another name is tried when one is taken."""
+    import stat
+
+    from d20cli.store import files
+
+    fd, path = files._temporary(str(tmp_path), "cache")
+    os.close(fd)
+    assert os.path.dirname(path) == str(tmp_path)
+    assert os.path.basename(path).startswith(".cache.") and path.endswith(".tmp")
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    other, second = files._temporary(str(tmp_path), "cache")
+    os.close(other)
+    assert second != path
+    target = tmp_path / "target"
+    names = iter([b"taken", b"fresh"])
+    link = tmp_path / f".cache.{b'taken'.hex()}.tmp"
+    link.symlink_to(target)  # a link planted at the first name: O_EXCL refuses it
+    monkeypatch.setattr(os, "urandom", lambda n: next(names))
+    fd, path = files._temporary(str(tmp_path), "cache")
+    os.close(fd)
+    assert path == str(tmp_path / f".cache.{b'fresh'.hex()}.tmp")
+    assert not target.exists() and link.is_symlink()

@@ -37,6 +37,12 @@ if TYPE_CHECKING:
     from d20cli.store.shape_cache import ShapeCache
     from d20cli.store.state import State
 
+#: Texts of a run read from a shape (a template of the user's file, or one shipped with
+#: d20) that are put in the parse cache too, the first KEPT of the run: a command typed
+#: again is then read from there, without the shapes' modules (2 ms of its start); the
+#: other lines of a batch are not, as most are never seen again (an entry is encoded).
+KEPT = 32
+
 # The memos of a run (`Lookups`, `Context`): made per run, declared here once.
 PARSED = declare(
     "Lookups.parsed",
@@ -131,6 +137,7 @@ class Lookups:
         self._default_budget: int | None = None
         self._default_work: int | None = None
         self._default_character: str | None = None  # "" once read and there is none
+        self._kept = 0  # texts read from a shape and put in the parse cache this run
 
     def parse(self, text: str) -> Request:
         request = self.parsed.get(text)
@@ -139,6 +146,9 @@ class Lookups:
             shapes = self.shape_cache() if request is None else None
             if shapes is not None:
                 request = shapes.get(text)
+                if request is not None and self.disk is not None and self._kept < KEPT:
+                    self._kept += 1  # (typed again, it is read from the parse cache)
+                    self.disk.put(text, request)
             if request is None:
                 from d20cli.language.grammar import parse_request
 
