@@ -91,7 +91,7 @@ def frozen_as_imported(lines: Iterable[str | D20Error]) -> Iterator[str | D20Err
     """`lines`, the cycle collector told before each one that what exists now is there
     for good (`gc.freeze`) if a module was imported since it was last told: at the first
     line, what the start made, and after a line that imported the grammar (pyparsing's
-    elements, 30,000 objects) or a system's rules, what that made. A collection then looks
+    elements, 26,000 objects) or a system's rules, what that made. A collection then looks
     only at what the lines made since: 10,000 new lines on standard input spent about
     60 ms in the collector (40 of them in one pass over every object of the modules and the
     grammar), 25 ms so (docs/performance.md, "Start-up"). A module is imported once, so the
