@@ -466,11 +466,6 @@ def _repeat_meter(opts: Options, out: Output) -> Meter | None:
     if not opts.summary and _is_terminal(out.stdout):
         return None
     color = color_wanted(out.stderr, opts.color_choice() == "never")
-    if opts.summary:
-        # The tally's @dataclass is made before the bar's thread may import rich, which
-        # imports typing: dataclasses reads typing from sys.modules without importing it,
-        # so one made while another thread runs typing's import would read it half made.
-        import d20cli.present.tally  # noqa: F401
     return Meter(out.stderr, "tallying" if opts.summary else "rolling", None, color).start()
 
 

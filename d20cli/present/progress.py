@@ -80,6 +80,13 @@ class Meter:
         if self._thread is None and not self._stop.is_set():
             import threading
 
+            # The bar's thread imports rich, which imports typing; `dataclasses` reads
+            # typing from sys.modules without importing it, so a @dataclass made here
+            # meanwhile (the tally of --summary) would read it half made. It is imported
+            # here first (a meter is made for a terminal only, whose output imports rich
+            # and typing anyway).
+            import typing  # noqa: F401
+
             self._thread = threading.Thread(target=self._show, name="d20-progress", daemon=True)
             self._thread.start()
         return self
